@@ -1,0 +1,3 @@
+from irpool.cli import main
+
+main()

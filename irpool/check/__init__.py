@@ -1,0 +1,1 @@
+"""Stage 3: checks driven by op declarations, and shape inference."""

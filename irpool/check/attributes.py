@@ -1,0 +1,173 @@
+"""Stage 3a: `<data>` attributes read and checked against an op's declaration, generically."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from irpool.diagnostics import Collector
+from irpool.graph.model import Layer
+from irpool.ops.base import Attr, AttrType, Op
+from irpool.parse.source_map import SourceMap
+from irpool.parse.values import (
+    Finding,
+    Reading,
+    read_bool,
+    read_element_type,
+    read_enum,
+    read_partial_shape,
+    read_uint_list,
+    read_unsigned,
+)
+
+_FINDING_CODES = {"rejected": "IR204", "reinterpreted": "IR205", "noncanonical": "IR211"}
+
+
+def _read_uint(text: str) -> Reading[int]:
+    value = read_unsigned(text)
+    if value is None:
+        return Reading(None, Finding("rejected", f'"{text}" is not an unsigned integer'))
+    return Reading(value)
+
+
+_READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
+    AttrType.UINT_LIST: lambda _, text: read_uint_list(text),
+    AttrType.UINT: lambda _, text: _read_uint(text),
+    AttrType.BOOL: lambda _, text: read_bool(text),
+    AttrType.ENUM: lambda attr, text: read_enum(text, attr.choices),
+    AttrType.ELEMENT_TYPE: lambda _, text: read_element_type(text),
+    AttrType.SHAPE: lambda _, text: read_partial_shape(text),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    values: dict[str, Any]
+    present: frozenset[str]
+    # False when the runtime would refuse a value, so shape inference is pointless.
+    usable: bool
+
+
+def read_attributes(op: type[Op], layer: Layer, source: SourceMap, sink: Collector) -> Attributes:
+    data = layer.data
+    given = {str(k): str(v) for k, v in data.attrib.items()} if data is not None else {}
+    own = {attr.name: attr for attr in op.own_attributes()}
+    family = {attr.name: attr for attr in op.attributes}
+    usable = True
+
+    def report(code: str, message: str, attribute: str | None) -> None:
+        span = (
+            source.attribute(data, attribute)
+            if data is not None and attribute
+            else source.element(data if data is not None else layer.element)
+        )
+        sink.add(code, message, span, layer.ref)
+
+    if data is None and op.needs_data:
+        report("IR215", f"{op.label()} needs a <data> element", None)
+        usable = False
+
+    explained: set[str] = set()
+    for name in given:
+        if name in own:
+            continue
+        if name in family:
+            since = family[name].since
+            report(
+                "IR208",
+                f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
+                f"{op.label()} ignores it",
+                name,
+            )
+        elif name in op.ignored_attributes:
+            report("IR212", f"{op.label()} has no attribute {name}; OpenVINO ignores it", name)
+        elif (target := _near_miss(name, own)) is not None:
+            explained.add(target)
+            effect = (
+                f"the declared {target} applies"
+                if target in given
+                else f"{target} keeps its default {own[target].describe_default()}"
+            )
+            report(
+                "IR209",
+                f'{op.label()} has no attribute "{name}"; did you mean "{target}"? OpenVINO '
+                f"ignores it, so {effect}",
+                name,
+            )
+        else:
+            report("IR210", f"{op.label()} has no attribute {name}; OpenVINO ignores it", name)
+
+    values: dict[str, Any] = {}
+    for name, attr in own.items():
+        text = given.get(name)
+        values[name] = attr.default
+        if text is None:
+            if attr.mandatory:
+                report(
+                    "IR215", f"{name} is missing; OpenVINO refuses {op.label()} without it", None
+                )
+                usable = False
+            elif attr.required and name not in explained:
+                report(
+                    "IR203",
+                    f"{name} is missing; the specification requires it, and OpenVINO silently "
+                    f"uses {attr.describe_default()}",
+                    None,
+                )
+            continue
+        reading = _READERS[attr.type](attr, text)
+        if reading.finding is not None:
+            effect = ""
+            if reading.value is None and reading.finding.kind == "reinterpreted":
+                effect = f"; OpenVINO ignores it and uses {attr.describe_default()}"
+            report(
+                _FINDING_CODES[reading.finding.kind],
+                f"{name}: {reading.finding.message}{effect}",
+                name,
+            )
+        if reading.value is None:
+            usable = usable and reading.finding is not None and reading.finding.kind != "rejected"
+            continue
+        values[name] = reading.value
+        usable = _check_range(op, attr, reading.value, report) and usable
+    return Attributes(values, frozenset(given), usable)
+
+
+def _check_range(
+    op: type[Op], attr: Attr, value: Any, report: Callable[[str, str, str | None], None]
+) -> bool:
+    """Limits the runtime enforces at read time; False when it would refuse the value."""
+    if attr.min_value is not None and isinstance(value, tuple):
+        low = [v for v in value if v < attr.min_value]
+        if low:
+            report(
+                "IR206",
+                f"{attr.name} must be at least {attr.min_value}, got {','.join(map(str, value))}",
+                attr.name,
+            )
+            return False
+    since = attr.choice_since.get(value) if isinstance(value, str) else None
+    if since is not None and op.version < since:
+        report(
+            "IR208",
+            f'{attr.name}="{value}" needs {op.type_name}-{since} (opset{since}); '
+            f"OpenVINO refuses it on {op.label()}",
+            attr.name,
+        )
+        return False
+    return True
+
+
+def _normalized(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def _near_miss(name: str, own: dict[str, Attr]) -> str | None:
+    """A real attribute the name was probably meant to be (case, `_` for `-`, a typo)."""
+    by_normal = {_normalized(real): real for real in own}
+    if _normalized(name) in by_normal:
+        return by_normal[_normalized(name)]
+    close = difflib.get_close_matches(_normalized(name), list(by_normal), n=1, cutoff=0.8)
+    return by_normal[close[0]] if close else None

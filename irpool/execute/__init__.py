@@ -1,0 +1,1 @@
+"""Stage 4: NumPy execution."""

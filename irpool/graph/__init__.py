@@ -1,0 +1,1 @@
+"""Stage 2: the graph model built from a parsed document, and the weights file."""

@@ -1,0 +1,111 @@
+"""Dimensions as OpenVINO intervals, and shapes that may have a dynamic rank.
+
+Text forms follow OpenVINO's own printing: `5`, `?`, `1..10`, `..7`, `4..`; a shape prints
+as `[1,3,?,1..10]`, a dynamic rank as `[...]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    """The interval [low, high]; `high is None` means unbounded."""
+
+    low: int
+    high: int | None
+
+    @staticmethod
+    def static(value: int) -> Dim:
+        return Dim(value, value)
+
+    @staticmethod
+    def dynamic() -> Dim:
+        return Dim(0, None)
+
+    @property
+    def is_static(self) -> bool:
+        return self.low == self.high
+
+    @property
+    def value(self) -> int:
+        """The static length; only valid when `is_static`."""
+        if self.high != self.low:
+            raise ValueError(f"dimension {self} is not static")
+        return self.low
+
+    def __str__(self) -> str:
+        if self.is_static:
+            return str(self.low)
+        if self.high is None:
+            return "?" if self.low == 0 else f"{self.low}.."
+        return f"..{self.high}" if self.low == 0 else f"{self.low}..{self.high}"
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """`dims is None` means the rank itself is unknown."""
+
+    dims: tuple[Dim, ...] | None
+
+    @staticmethod
+    def dynamic() -> Shape:
+        return Shape(None)
+
+    @staticmethod
+    def of(*values: int) -> Shape:
+        return Shape(tuple(Dim.static(v) for v in values))
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.dims is None else len(self.dims)
+
+    @property
+    def is_static(self) -> bool:
+        return self.dims is not None and all(d.is_static for d in self.dims)
+
+    def values(self) -> tuple[int, ...]:
+        """Static lengths; only valid when `is_static`."""
+        if self.dims is None:
+            raise ValueError("shape has a dynamic rank")
+        return tuple(d.value for d in self.dims)
+
+    def __iter__(self) -> Iterator[Dim]:
+        return iter(self.dims or ())
+
+    def __len__(self) -> int:
+        return len(self.dims or ())
+
+    def __getitem__(self, index: int) -> Dim:
+        if self.dims is None:
+            raise IndexError("shape has a dynamic rank")
+        return self.dims[index]
+
+    def __str__(self) -> str:
+        if self.dims is None:
+            return "[...]"
+        return "[" + ",".join(str(d) for d in self.dims) + "]"
+
+    def element_count_bound(self) -> int | None:
+        """An upper bound of the element count, or None when unbounded."""
+        if self.dims is None:
+            return None
+        count = 1
+        for dim in self.dims:
+            if dim.high is None:
+                return None
+            count *= dim.high
+        return count
+
+    def contains(self, concrete: tuple[int, ...]) -> bool:
+        """Whether a concrete shape fits this (possibly dynamic) shape."""
+        if self.dims is None:
+            return True
+        if len(concrete) != len(self.dims):
+            return False
+        return all(
+            d.low <= n and (d.high is None or n <= d.high)
+            for d, n in zip(self.dims, concrete, strict=True)
+        )

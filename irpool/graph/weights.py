@@ -1,0 +1,57 @@
+"""The `.bin` beside an IR file, opened once and read by (offset, size) without copying."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class WeightsProblem:
+    code: str  # IR401: no usable file; IR402: the range is past its end
+    message: str
+
+
+class Weights:
+    """A read-only view of a weights file; `problem` says why there is none."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.problem: str | None = None
+        self._data: mmap.mmap | bytes = b""
+        if path is None:
+            self.problem = "no weights file was given"
+            return
+        try:
+            # Never open anything but a regular file: a FIFO would block, a device never ends.
+            info = os.stat(path)
+            if not stat.S_ISREG(info.st_mode):
+                self.problem = f"{path.name} is not a regular file"
+                return
+            with open(path, "rb") as handle:
+                if info.st_size:
+                    self._data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except FileNotFoundError:
+            self.problem = f"{path.name} does not exist"
+        except OSError as error:
+            self.problem = f"cannot read {path.name}: {error.strerror or error}"
+
+    @property
+    def size(self) -> int:
+        return len(self._data)
+
+    def read(self, offset: int, size: int) -> memoryview | WeightsProblem:
+        """The bytes at [offset, offset+size), or why they are not there."""
+        if self.problem is not None:
+            return WeightsProblem("IR401", f"the weights are unavailable: {self.problem}")
+        end = offset + size
+        if end > len(self._data):
+            return WeightsProblem(
+                "IR402",
+                f"offset {offset} + size {size} = {end} is past the end of "
+                f"{self.path.name if self.path else 'the weights'} ({len(self._data)} bytes)",
+            )
+        return memoryview(self._data)[offset:end]

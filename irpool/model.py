@@ -1,0 +1,90 @@
+"""The Python API: `load` does the per-model work once; `validate` returns what it found."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from irpool.check.shapes import Inference, infer_graph
+from irpool.diagnostics import Collector, Diagnostic
+from irpool.graph.build import build_graph
+from irpool.graph.model import Graph, Layer
+from irpool.graph.shape import Shape
+from irpool.graph.weights import Weights
+from irpool.ops.base import TensorInfo
+from irpool.parse.xml_reader import Document, read_document
+from irpool.rules import Severity
+
+
+def display_path(path: Path) -> str:
+    """Paths in reports: relative to the working directory when below it, POSIX separators."""
+    resolved = path.resolve()
+    cwd = Path.cwd()
+    if resolved.is_relative_to(cwd):
+        return resolved.relative_to(cwd).as_posix()
+    return path.as_posix()
+
+
+class Model:
+    """A loaded IR file: its document, graph, weights, and everything checking inferred."""
+
+    def __init__(
+        self,
+        document: Document,
+        graph: Graph,
+        weights: Weights,
+        inference: Inference,
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        self.document = document
+        self.graph = graph
+        self.weights = weights
+        self.inference = inference
+        self._diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+
+    @property
+    def path(self) -> Path:
+        return self.document.path
+
+    def validate(self) -> list[Diagnostic]:
+        """Every problem found, sorted by position."""
+        return list(self._diagnostics)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self._diagnostics)
+
+    def layer(self, name: str) -> Layer:
+        for layer in self.graph.layers.values():
+            if layer.name == name:
+                return layer
+        raise KeyError(f'no layer named "{name}"')
+
+    def outputs_of(self, layer: Layer) -> list[TensorInfo] | None:
+        """The inferred (or, where irpool cannot infer, declared) tensors a layer produces."""
+        return self.inference.outputs.get(layer.id)
+
+    def output_shapes(self) -> dict[str, list[Shape]]:
+        """Layer name -> inferred output shapes, for every layer irpool could infer."""
+        return {
+            layer.name: [info.shape for info in self.inference.outputs[layer.id]]
+            for layer in self.graph.layers.values()
+            if layer.id in self.inference.outputs and layer.id not in self.inference.trusted
+        }
+
+
+def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = None) -> Model:
+    """Read, build and check an IR file.
+
+    Raises `IRError` (carrying diagnostics) only when the file cannot be read as IR at all:
+    unreadable, malformed XML, unsafe XML, not `<net>`, or an unsupported IR version.
+    """
+    xml_path = Path(path)
+    shown = display_path(xml_path)
+    document = read_document(xml_path, shown)
+    sink = Collector(shown)
+    graph = build_graph(document, sink)
+    bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
+    weights_file = Weights(bin_path)
+    inference = infer_graph(document, graph, weights_file, sink)
+    return Model(document, graph, weights_file, inference, sink.diagnostics)

@@ -1,0 +1,1 @@
+"""One module per op; each registers its versions with `irpool.ops.registry.register`."""

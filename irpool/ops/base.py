@@ -1,0 +1,155 @@
+"""What an op module declares: its attributes (once, for every version), shape inference, kernel.
+
+An op family (AvgPool) is one module with one class per op version (AvgPool-1, -14, -16).
+Every class lists the family's full attribute table; `Attr.since` tells which version
+introduced an attribute and `Attr.choice_since` which version introduced an enum value, so
+the generic attribute checker can say "dilations belongs to AvgPool-16" without op code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.graph.shape import Shape
+from irpool.graph.weights import WeightsProblem
+
+KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
+
+
+class AttrType(Enum):
+    UINT_LIST = "list of unsigned integers"
+    UINT = "unsigned integer"
+    BOOL = "boolean"
+    ENUM = "enum"
+    ELEMENT_TYPE = "element type"
+    SHAPE = "shape"
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """One `<data>` attribute as the runtime reads it.
+
+    `default` is what the runtime silently uses when the attribute is absent. `required`
+    marks attributes the specification requires (missing: an error naming the default);
+    `mandatory` marks those the runtime itself refuses to do without.
+    """
+
+    name: str
+    type: AttrType
+    default: Any = None
+    required: bool = False
+    mandatory: bool = False
+    choices: tuple[str, ...] = ()
+    choice_since: Mapping[str, int] = field(default_factory=dict)
+    since: int = 1
+    min_value: int | None = None
+
+    def describe_default(self) -> str:
+        if isinstance(self.default, tuple):
+            return '"' + ",".join(str(v) for v in self.default) + '"' if self.default else "empty"
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        return f'"{self.default}"'
+
+
+@dataclass(frozen=True, slots=True)
+class TensorInfo:
+    """What flows along an edge at check time: type, shape and, for constants, the value."""
+
+    element_type: str
+    shape: Shape
+    value: NDArray[Any] | None = None
+    # Taken from the file's declaration, not inferred: whether it is constant is unknown.
+    trusted: bool = False
+
+
+class ShapeError(Exception):
+    """The runtime's own shape inference would fail; `code` is the rule to report."""
+
+    def __init__(self, message: str, code: str = "IR303", attribute: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.attribute = attribute
+
+
+class NotInferable(Exception):
+    """An input is only known by its declaration, so the layer's outputs are trusted too."""
+
+
+class LayerContext:
+    """What an op sees of its layer while it is checked: findings go back through `report`."""
+
+    def __init__(
+        self,
+        present: frozenset[str],
+        report: Callable[[str, str, str | None], None],
+        load_weights: Callable[[int, int], memoryview | WeightsProblem],
+    ) -> None:
+        self.present = present
+        self._report = report
+        self._load = load_weights
+
+    def report(self, code: str, message: str, attribute: str | None = None) -> None:
+        self._report(code, message, attribute)
+
+    def read_weights(self, offset: int, size: int) -> memoryview | WeightsProblem:
+        """The bytes of a Const, or why they cannot be read."""
+        return self._load(offset, size)
+
+
+class Op:
+    """Base class of one op version. Subclasses declare the ClassVars and override methods."""
+
+    type_name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    version: ClassVar[int]
+    opsets: ClassVar[range]
+    attributes: ClassVar[tuple[Attr, ...]] = ()
+    # Attributes that the specification shows but the runtime never reads.
+    ignored_attributes: ClassVar[tuple[str, ...]] = ()
+    input_names: ClassVar[tuple[str, ...]] = ()
+    output_count: ClassVar[int] = 1
+    needs_data: ClassVar[bool] = False
+
+    def __init__(self, attrs: Mapping[str, Any]) -> None:
+        self.attrs = dict(attrs)
+
+    @classmethod
+    def label(cls) -> str:
+        return f"{cls.type_name}-{cls.version}"
+
+    @classmethod
+    def own_attributes(cls) -> tuple[Attr, ...]:
+        return tuple(a for a in cls.attributes if a.since <= cls.version)
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        """Output types and shapes; raises ShapeError where the runtime would fail."""
+        raise NotImplementedError
+
+    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+        """Execute on concrete arrays (shapes already checked by `infer`)."""
+        raise NotImplementedError(f"{self.label()} cannot be executed by irpool")
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def numpy_dtype(element_type: str) -> np.dtype[Any] | None:
+    """The NumPy dtype that holds an element type exactly (bf16 is decoded to f32)."""
+    return _NUMPY_DTYPES.get(element_type)
+
+
+_NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
+    name: np.dtype(dtype)
+    for name, dtype in {
+        "f32": "<f4", "f16": "<f2", "f64": "<f8", "i8": "i1", "i16": "<i2", "i32": "<i4",
+        "i64": "<i8", "u8": "u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "boolean": "?",
+    }.items()
+}  # fmt: skip

@@ -1,0 +1,88 @@
+"""Const-1 (`Const`, alias of `Constant`): a tensor read from the `.bin` at `offset`/`size`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.graph.shape import Shape
+from irpool.graph.weights import WeightsProblem
+from irpool.ops.base import (
+    KNOWN_OPSETS,
+    Attr,
+    AttrType,
+    LayerContext,
+    Op,
+    ShapeError,
+    TensorInfo,
+    numpy_dtype,
+)
+from irpool.ops.registry import register
+from irpool.parse.values import ELEMENT_TYPES
+
+
+def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | None:
+    """Little-endian bytes -> array; bf16 widens exactly to f32; sub-byte types give None."""
+    if element_type == "bf16":
+        halves = np.frombuffer(raw, dtype="<u2", count=count)
+        return (halves.astype(np.uint32) << 16).view(np.float32)
+    dtype = numpy_dtype(element_type)
+    if dtype is None:
+        return None
+    return np.frombuffer(raw, dtype=dtype, count=count)
+
+
+@register
+class Constant(Op):
+    """Const-1: `element_type`, `shape`, and `offset`/`size` in bytes within the `.bin`."""
+
+    type_name = "Const"
+    aliases = ("Constant",)
+    version = 1
+    opsets = KNOWN_OPSETS
+    needs_data = True
+    attributes = (
+        Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
+        Attr("shape", AttrType.SHAPE, default=Shape(())),
+        Attr("offset", AttrType.UINT, mandatory=True),
+        Attr("size", AttrType.UINT, mandatory=True),
+    )
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        element_type: str = self.attrs["element_type"]
+        shape: Shape = self.attrs["shape"]
+        if element_type == "dynamic":
+            raise ShapeError("a Const needs a concrete element_type", "IR204", "element_type")
+        if not shape.is_static:
+            raise ShapeError(f"a Const needs a static shape, not {shape}", "IR204", "shape")
+        count = int(np.prod(shape.values(), dtype=object))
+        needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
+        offset: int = self.attrs["offset"]
+        size: int = self.attrs["size"]
+        raw = ctx.read_weights(offset, size)
+        if isinstance(raw, WeightsProblem):
+            raise ShapeError(raw.message, raw.code, "size" if raw.code == "IR402" else None)
+        if size < needed:
+            raise ShapeError(
+                f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
+                f"need {needed}",
+                "IR403",
+                "size",
+            )
+        if size > needed:
+            ctx.report(
+                "IR404",
+                f"size is {size} bytes, but shape {shape} of {element_type} needs only {needed}; "
+                "OpenVINO ignores the rest",
+                "size",
+            )
+        value = decode(raw, element_type, count)
+        if value is not None:
+            value = value.reshape(shape.values())
+        return [TensorInfo(element_type, shape, value)]
+
+    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+        raise AssertionError("Const values are loaded at check time")

@@ -1,0 +1,42 @@
+"""Parameter-1: a model input. Its `shape` attribute, not its port dims, defines the type."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.graph.shape import Shape
+from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.registry import register
+
+
+@register
+class Parameter(Op):
+    """Parameter-1: `shape` (`1,3,?,1..10`, `...`, `""` for a scalar) and `element_type`."""
+
+    type_name = "Parameter"
+    version = 1
+    opsets = KNOWN_OPSETS
+    needs_data = True
+    attributes = (
+        Attr("shape", AttrType.SHAPE, default=Shape(())),
+        Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
+    )
+
+    @property
+    def shape(self) -> Shape:
+        shape: Shape = self.attrs["shape"]
+        return shape
+
+    @property
+    def element_type(self) -> str:
+        element_type: str = self.attrs["element_type"]
+        return element_type
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return [TensorInfo(self.element_type, self.shape)]
+
+    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+        raise AssertionError("Parameters are bound by the runner, not computed")

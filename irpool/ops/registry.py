@@ -1,0 +1,82 @@
+"""The op registry: (type, opset) -> op class. Modules register themselves with `@register`."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+from typing import TypeVar
+
+from irpool.ops.base import KNOWN_OPSETS, Op
+
+OpClass = TypeVar("OpClass", bound=type[Op])
+
+_BY_TYPE: dict[str, list[type[Op]]] = {}
+_OPSET = re.compile(r"opset(\d+)\Z")
+
+
+def register(cls: OpClass) -> OpClass:
+    for name in (cls.type_name, *cls.aliases):
+        _BY_TYPE.setdefault(name.lower(), []).append(cls)
+    return cls
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """The op class for a layer, or why there is none."""
+
+    op: type[Op] | None
+    # The type as the op spells it, when the layer's spelling differs only in case.
+    canonical_type: str | None = None
+    # None: irpool does not model the type; otherwise the reason the runtime rejects it.
+    error: str | None = None
+
+
+def lookup(type_name: str, version: str) -> Lookup:
+    _load_all()
+    family = _BY_TYPE.get(type_name.lower())
+    if family is None:
+        return Lookup(None)
+    spellings = {name for cls in family for name in (cls.type_name, *cls.aliases)}
+    canonical = type_name if type_name in spellings else family[0].type_name
+    match = _OPSET.match(version)
+    opset = int(match.group(1)) if match else None
+    if opset is None or opset not in KNOWN_OPSETS:
+        return Lookup(
+            None,
+            canonical,
+            f'"{version}" is not an opset OpenVINO knows (opset1..opset{KNOWN_OPSETS[-1]})',
+        )
+    for cls in family:
+        if opset in cls.opsets:
+            return Lookup(cls, canonical)
+    return Lookup(None, canonical, f"{version} has no {canonical}; {_available(family)}")
+
+
+def _available(family: list[type[Op]]) -> str:
+    spans = ", ".join(
+        f"{cls.label()} in opset{cls.opsets[0]}..opset{cls.opsets[-1]}" for cls in family
+    )
+    return f"it exists as {spans}"
+
+
+def all_ops() -> list[type[Op]]:
+    _load_all()
+    return list(dict.fromkeys(cls for family in _BY_TYPE.values() for cls in family))
+
+
+_loaded = False
+
+
+def _load_all() -> None:
+    """Import every module of this package once, so a new op needs no list to edit."""
+    global _loaded
+    if _loaded:
+        return
+    import irpool.ops as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name not in ("base", "registry"):
+            importlib.import_module(f"irpool.ops.{module.name}")
+    _loaded = True

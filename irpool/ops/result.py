@@ -1,0 +1,28 @@
+"""Result-1: a model output; one input, no attributes, no output ports."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.ops.base import KNOWN_OPSETS, LayerContext, Op, TensorInfo
+from irpool.ops.registry import register
+
+
+@register
+class Result(Op):
+    """Result-1: passes its input through as a model output."""
+
+    type_name = "Result"
+    version = 1
+    opsets = KNOWN_OPSETS
+    input_names = ("data",)
+    output_count = 0
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return []
+
+    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+        return [inputs[0]]

@@ -1,0 +1,1 @@
+"""Stage 1: reading IR XML (hardened), values as OpenVINO reads them, and source positions."""

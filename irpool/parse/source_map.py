@@ -1,0 +1,123 @@
+"""Where things are in the raw text: spans of elements, attribute values and element text.
+
+lxml gives each element only the line its start tag ends on. Columns (and, later, byte
+edits for --fix) need the raw text, so the start tags are scanned once, lazily, the first
+time a diagnostic needs a column, and matched to lxml's elements in document order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from irpool.diagnostics import Span
+
+_TOKEN = re.compile(
+    r"""<!--.*?-->
+      | <!\[CDATA\[.*?\]\]>
+      | <\?.*?\?>
+      | <![^>]*>
+      | </[^>]*>
+      | <(?P<tag>[^\s/>!?]+)(?P<attrs>(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>""",
+    re.S | re.X,
+)
+_ATTRIBUTE = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+
+
+@dataclass(frozen=True, slots=True)
+class StartTag:
+    start: int  # offset of "<"
+    end: int  # offset just after ">"
+    attrs: str
+    attrs_offset: int
+    self_closing: bool
+
+
+class SourceMap:
+    """Maps lxml elements to character offsets in the decoded source text."""
+
+    def __init__(self, text: str, root: etree._Element) -> None:
+        self.text = text
+        self._root = root
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._tags: dict[etree._Element, StartTag] | None = None
+
+    def _build(self) -> dict[etree._Element, StartTag]:
+        tags: list[StartTag] = []
+        for match in _TOKEN.finditer(self.text):
+            if match.group("tag") is None:
+                continue
+            tags.append(
+                StartTag(
+                    start=match.start(),
+                    end=match.end(),
+                    attrs=match.group("attrs"),
+                    attrs_offset=match.start("attrs"),
+                    self_closing=match.group(0).endswith("/>"),
+                )
+            )
+        elements = [el for el in self._root.iter() if isinstance(el.tag, str)]
+        # The root may be preceded by nothing but the prolog; any mismatch means the scan
+        # cannot be trusted, and positions fall back to lxml's line numbers.
+        if len(tags) != len(elements):
+            return {}
+        return dict(zip(elements, tags, strict=True))
+
+    def _tag(self, element: etree._Element) -> StartTag | None:
+        if self._tags is None:
+            self._tags = self._build()
+        return self._tags.get(element)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of a character offset."""
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        return index + 1, offset - self._line_starts[index] + 1
+
+    def span(self, start: int, end: int) -> Span:
+        line, column = self.position(start)
+        end_line, end_column = self.position(end)
+        return Span(line, column, end_line, end_column)
+
+    def element(self, element: etree._Element) -> Span:
+        """The element's start tag (or its line when the scan could not place it)."""
+        tag = self._tag(element)
+        if tag is None:
+            return Span.at_line(element.sourceline or 1)
+        return self.span(tag.start, tag.end)
+
+    def attribute_offsets(self, element: etree._Element, name: str) -> tuple[int, int] | None:
+        """Offsets of an attribute's value, without its quotes."""
+        tag = self._tag(element)
+        if tag is None:
+            return None
+        for match in _ATTRIBUTE.finditer(tag.attrs):
+            if match.group(1) == name:
+                group = 2 if match.group(2) is not None else 3
+                return tag.attrs_offset + match.start(group), tag.attrs_offset + match.end(group)
+        return None
+
+    def attribute(self, element: etree._Element, name: str) -> Span:
+        offsets = self.attribute_offsets(element, name)
+        if offsets is None:
+            return self.element(element)
+        return self.span(*offsets)
+
+    def text_offsets(self, element: etree._Element) -> tuple[int, int] | None:
+        """Offsets of the text directly inside an element, up to its first child or end tag."""
+        tag = self._tag(element)
+        if tag is None or tag.self_closing:
+            return None
+        end = self.text.find("<", tag.end)
+        return tag.end, (end if end >= 0 else len(self.text))
+
+    def element_text(self, element: etree._Element) -> Span:
+        offsets = self.text_offsets(element)
+        if offsets is None:
+            return self.element(element)
+        start, end = offsets
+        if start == end:  # an empty element: point at the end tag
+            return self.span(start, start + 1)
+        return self.span(start, end)

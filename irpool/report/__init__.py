@@ -1,0 +1,1 @@
+"""Stage 5: formatters. Each renders diagnostic records and nothing else."""
