@@ -1,0 +1,45 @@
+"""The `irpool` command group and the entry point that guarantees no traceback escapes."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+COMMANDS = ("validate", "rules")
+
+
+class UsageError(click.UsageError):
+    """Bad invocation (exit 2), raised where click's own parameter checks cannot see."""
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="irpool")
+def cli() -> None:
+    """Check and run OpenVINO IR pooling models exactly as the runtime reads them."""
+
+
+def _register_commands() -> None:
+    for name in COMMANDS:
+        module = importlib.import_module(f"irpool.cli.{name}")
+        cli.add_command(module.command, name)
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=True)
+    except Exception as error:  # the last line of defence: never a traceback
+        if os.environ.get("IRPOOL_DEBUG"):
+            raise
+        click.echo(
+            f"irpool: internal error: {type(error).__name__}: {error} "
+            "(set IRPOOL_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        sys.exit(EXIT_USAGE)
+
+
+_register_commands()
