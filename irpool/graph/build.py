@@ -102,16 +102,14 @@ def _read_port_precision(
             )
         return None
     reading = read_precision(text)
-    if reading.finding is not None:
-        # Only output precisions are parsed by the runtime; on inputs a bad one is ignored.
-        code = "IR110" if reading.value is None else "IR211"
-        if side == "output" or code == "IR211":
-            sink.add(
-                code,
-                f"{side} port {element.get('id')} precision: {reading.finding.message}",
-                doc.source.attribute(element, "precision"),
-                layer.ref,
-            )
+    # The runtime parses output precisions only; a bad one on an input port is ignored.
+    if reading.finding is not None and side == "output":
+        sink.add(
+            "IR110",
+            f"output port {element.get('id')} precision: {reading.finding.message}",
+            doc.source.attribute(element, "precision"),
+            layer.ref,
+        )
     return reading.value
 
 

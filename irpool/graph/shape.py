@@ -36,6 +36,9 @@ class Dim:
             raise ValueError(f"dimension {self} is not static")
         return self.low
 
+    def __repr__(self) -> str:
+        return f"Dim({self})"
+
     def __str__(self) -> str:
         if self.is_static:
             return str(self.low)
@@ -82,6 +85,9 @@ class Shape:
         if self.dims is None:
             raise IndexError("shape has a dynamic rank")
         return self.dims[index]
+
+    def __repr__(self) -> str:
+        return f"Shape({self})"
 
     def __str__(self) -> str:
         if self.dims is None:

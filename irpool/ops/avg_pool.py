@@ -12,6 +12,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from irpool.execute.window import Window
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, cdiv
 from irpool.ops.registry import register
@@ -214,9 +215,17 @@ class AvgPoolBase(Op):
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         from irpool.execute.avg_pool import avg_pool
 
-        return [
-            avg_pool(inputs[0], self.axes(Shape.of(*inputs[0].shape)), self.attrs["exclude-pad"])
+        axes = self.axes(Shape.of(*inputs[0].shape))
+        windows = [
+            Window(a.size.value, a.out.value, a.kernel, a.stride, a.dilation, a.pad_begin)
+            for a in axes
         ]
+        # The runtime divides by the full kernel only when padding counts and some pad,
+        # on any axis, is non-zero; otherwise by the number of real taps.
+        count_padding = not self.attrs["exclude-pad"] and any(
+            a.pad_begin or a.pad_end for a in axes
+        )
+        return [avg_pool(inputs[0], windows, count_padding)]
 
 
 def _csv(values: Sequence[int]) -> str:

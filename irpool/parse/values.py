@@ -137,22 +137,18 @@ def read_element_type(text: str) -> Reading[str]:
 PRECISIONS: dict[str, str] = {
     "FP32": "f32", "FP16": "f16", "BF16": "bf16", "FP64": "f64", "I4": "i4", "I8": "i8",
     "I16": "i16", "I32": "i32", "I64": "i64", "U1": "u1", "BIN": "u1", "U4": "u4", "U8": "u8",
-    "U16": "u16", "U32": "u32", "U64": "u64", "BOOL": "boolean", "DYNAMIC": "dynamic",
-    "UNSPECIFIED": "dynamic",
+    "U16": "u16", "U32": "u32", "U64": "u64", "BOOL": "boolean", "UNSPECIFIED": "dynamic",
+    "STRING": "string",
 }  # fmt: skip
 
 
 def read_precision(text: str) -> Reading[str]:
-    """A port `precision`: the serializer's names (FP32) or element type names (f32)."""
+    """A port `precision`: exactly the serializer's names (FP32) or element type names (f32)."""
     if text in PRECISIONS:
         return Reading(PRECISIONS[text])
-    upper = text.upper()
-    if upper in PRECISIONS:
-        return Reading(PRECISIONS[upper], Finding("noncanonical", f'"{text}" is written "{upper}"'))
-    element = read_element_type(text)
-    if element.value is not None:
-        return Reading(element.value)
-    return _rejected(f'"{text}" is not a precision (FP32, FP16, I64, ...)')
+    if text in ELEMENT_TYPES or text in _ELEMENT_ALIASES or text == "string":
+        return Reading(_ELEMENT_ALIASES.get(text, text))
+    return _rejected(f'"{text}" is not a precision (FP32, FP16, I64, ..., or f32, f16, i64, ...)')
 
 
 def precision_name(element_type: str) -> str:

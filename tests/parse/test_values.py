@@ -1,0 +1,204 @@
+"""Attribute and dim text read as OpenVINO 2026.4 reads it (each row checked on the runtime)."""
+
+from __future__ import annotations
+
+import pytest
+
+from irpool.parse.values import (
+    read_bool,
+    read_dim,
+    read_element_type,
+    read_enum,
+    read_partial_shape,
+    read_precision,
+    read_uint_list,
+    read_unsigned,
+)
+
+WRAP = 1 << 64
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("2,2", (2, 2), None),
+        ("2, 2", (2, 2), None),
+        (" 2 ,2 ", (2, 2), None),
+        ("2\t,2", (2, 2), None),
+        ("02,2", (2, 2), None),
+        ("", (), None),
+        ("2,2,", (2, 2), "noncanonical"),
+        ("3x,3", (3, 3), "reinterpreted"),
+        ("2.7,2", (2, 2), "reinterpreted"),
+        ("2e1,2", (2, 2), "reinterpreted"),
+        ("0x2,2", (0, 2), "reinterpreted"),
+        ("2;2", (2,), "reinterpreted"),
+        ("2 2", (2,), "reinterpreted"),
+        ("-1,2", (WRAP - 1, 2), "reinterpreted"),
+        ("2,,2", None, "rejected"),
+        ("2,2,,", None, "rejected"),
+        (",2,2", None, "rejected"),
+        ("2, ", None, "rejected"),
+        ("a,2", None, "rejected"),
+        ("+2,2", None, "rejected"),
+    ],
+)
+def test_uint_list(text: str, value: tuple[int, ...] | None, kind: str | None) -> None:
+    reading = read_uint_list(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("true", True, None),
+        ("false", False, None),
+        ("1", True, None),
+        ("0", False, None),
+        ("True", True, "noncanonical"),
+        ("FALSE", False, "noncanonical"),
+        ("yes", None, "reinterpreted"),
+        ("", None, "reinterpreted"),
+    ],
+)
+def test_bool(text: str, value: bool | None, kind: str | None) -> None:
+    reading = read_bool(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("same_upper", "same_upper", None),
+        ("SAME_UPPER", "same_upper", "noncanonical"),
+        ("Ceil_Torch", "ceil_torch", "noncanonical"),
+        ("notset", None, "rejected"),
+        ("", None, "rejected"),
+    ],
+)
+def test_enum(text: str, value: str | None, kind: str | None) -> None:
+    choices = ("explicit", "same_upper", "same_lower", "valid", "floor", "ceil", "ceil_torch")
+    reading = read_enum(text, choices)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "shape", "kind"),
+    [
+        ("1,3,32,32", "[1,3,32,32]", None),
+        (" 1 , 3 ", "[1,3]", None),
+        ("[1,3]", "[1,3]", None),
+        ("[ 1,3 ]", "[1,3]", None),
+        ("01,3", "[1,3]", None),
+        ("-1,3", "[?,3]", None),
+        ("?,3", "[?,3]", None),
+        ("1, ?", "[1,?]", None),
+        ("1..10", "[1..10]", None),
+        ("..5", "[..5]", None),
+        ("5..", "[5..]", None),
+        ("0..5", "[..5]", None),
+        ("-1..5", "[..5]", None),
+        ("2..2", "[2]", None),
+        ("...", "[...]", None),
+        ("[...]", "[...]", None),
+        ("", "[]", None),
+        ("[]", "[]", None),
+        ("10..5", "[?]", "reinterpreted"),
+        ("1..-1", "[?]", "reinterpreted"),
+        ("-2", "[0]", "reinterpreted"),
+        ("-3", "[0]", "reinterpreted"),
+        ("9999999999999999999", "[0]", "reinterpreted"),
+        ("1x,3", None, "rejected"),
+        ("1.5,3", None, "rejected"),
+        ("+1,3", None, "rejected"),
+        ("1 2", None, "rejected"),
+        ("1,,3", None, "rejected"),
+        ("1,3,", None, "rejected"),
+        ("a", None, "rejected"),
+        ("1..?", None, "rejected"),
+        ("[1,3", None, "rejected"),
+        ("1 ..5", None, "rejected"),
+        ("1e3", None, "rejected"),
+    ],
+)
+def test_partial_shape(text: str, shape: str | None, kind: str | None) -> None:
+    reading = read_partial_shape(text)
+    assert (str(reading.value) if reading.value is not None else None) == shape
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("16", 16, None),
+        ("-1", -1, None),
+        ("0", 0, None),
+        (" 1 ", 1, "noncanonical"),
+        ("+3", 3, "noncanonical"),
+        ("03", 3, "noncanonical"),
+        ("1.5", 1, "reinterpreted"),
+        ("1..10", 1, "reinterpreted"),
+        ("?", None, "rejected"),
+        ("abc", None, "rejected"),
+        ("", None, "rejected"),
+        ("-2", None, "rejected"),
+    ],
+)
+def test_dim(text: str, value: int | None, kind: str | None) -> None:
+    reading = read_dim(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("f32", "f32", None),
+        ("F32", "f32", "noncanonical"),
+        ("BF16", "bf16", "noncanonical"),
+        ("undefined", "dynamic", "noncanonical"),
+        ("FP32", None, "rejected"),
+        ("float32", None, "rejected"),
+        ("BOOL", None, "rejected"),
+        ("", None, "rejected"),
+    ],
+)
+def test_element_type(text: str, value: str | None, kind: str | None) -> None:
+    reading = read_element_type(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("FP32", "f32", None),
+        ("I64", "i64", None),
+        ("BIN", "u1", None),
+        ("UNSPECIFIED", "dynamic", None),
+        ("f32", "f32", None),
+        ("boolean", "boolean", None),
+        ("undefined", "dynamic", None),
+        ("fp16", None, "rejected"),
+        ("F32", None, "rejected"),
+        ("DYNAMIC", None, "rejected"),
+        ("bool", None, "rejected"),
+        ("FOO", None, "rejected"),
+        ("", None, "rejected"),
+    ],
+)
+def test_precision(text: str, value: str | None, kind: str | None) -> None:
+    reading = read_precision(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("11", 11), (" 11", 11), ("+1", 1), ("01", 1), ("11 ", None), ("11.0", None), ("-1", None)],
+)
+def test_unsigned(text: str, value: int | None) -> None:
+    assert read_unsigned(text) == value
