@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
+
+from numpy.typing import NDArray
 
 from irpool.check.shapes import Inference, infer_graph
 from irpool.diagnostics import Collector, Diagnostic
+from irpool.execute.bind import ModelInput
+from irpool.execute.runner import Plan, build_plan, execute
 from irpool.graph.build import build_graph
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
@@ -41,6 +47,7 @@ class Model:
         self.weights = weights
         self.inference = inference
         self._diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+        self._plan: Plan | None = None
 
     @property
     def path(self) -> Path:
@@ -53,6 +60,31 @@ class Model:
     @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self._diagnostics)
+
+    def run(
+        self,
+        inputs: Mapping[str, Any],
+        *,
+        cast: bool = False,
+        on_cast: Callable[[str], None] | None = None,
+    ) -> dict[str, NDArray[Any]]:
+        """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output).
+
+        Returns {Result layer name: array}. Raises `InvalidModelError` when validation found
+        errors, `InputError` for inputs that do not fit, `ExecutionError` for what irpool
+        cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
+        element type is converted within its kind and `on_cast` is told.
+        """
+        if self._plan is None:
+            self._plan = build_plan(self)
+        return execute(self, self._plan, inputs, cast, on_cast)
+
+    @property
+    def inputs(self) -> list[ModelInput]:
+        """The Parameters in XML order, with the names each answers to."""
+        if self._plan is None:
+            self._plan = build_plan(self)
+        return list(self._plan.parameters)
 
     def layer(self, name: str) -> Layer:
         for layer in self.graph.layers.values():
@@ -81,8 +113,8 @@ def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = 
     """
     xml_path = Path(path)
     shown = display_path(xml_path)
-    document = read_document(xml_path, shown)
     sink = Collector(shown)
+    document = read_document(xml_path, sink)
     graph = build_graph(document, sink)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)

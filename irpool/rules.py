@@ -53,7 +53,7 @@ _RULES = (
         "IR102",
         "unsafe-xml",
         E,
-        "rejects",
+        "ignores",
         "A DOCTYPE, entity declaration or external reference, which irpool never resolves.",
     ),
     Rule("IR103", "root-not-net", E, "rejects", "The root element is not <net>."),
@@ -82,10 +82,12 @@ _RULES = (
         "IR107",
         "duplicate-port-id",
         E,
-        "reinterprets",
+        "rejects",
         "Two ports of one layer share an id; edges can reach only the first.",
     ),
-    Rule("IR108", "no-layers", E, "rejects", "The model has no layers."),
+    Rule(
+        "IR108", "no-layers", E, "ignores", "The model has no layers, so nothing to check or run."
+    ),
     Rule("IR109", "missing-precision", E, "rejects", "An output port has no precision."),
     Rule("IR110", "invalid-precision", E, "rejects", "A port precision names no element type."),
     Rule(
@@ -136,7 +138,8 @@ _RULES = (
         "invalid-attribute-value",
         E,
         "rejects",
-        "An attribute value OpenVINO cannot parse (bad list, unknown enum, bad type).",
+        "An attribute value OpenVINO cannot parse or refuses (bad list, unknown enum, an enum "
+        "value from a later op version, bad type).",
     ),
     Rule(
         "IR205",

@@ -112,8 +112,8 @@ def read_attributes(op: type[Op], layer: Layer, source: SourceMap, sink: Collect
             elif attr.required and name not in explained:
                 report(
                     "IR203",
-                    f"{name} is missing; the specification requires it, and OpenVINO silently "
-                    f"uses {attr.describe_default()}",
+                    f"{name} is missing; the specification requires it (OpenVINO falls back "
+                    f"to {attr.describe_default()})",
                     None,
                 )
             continue
@@ -151,7 +151,7 @@ def _check_range(
     since = attr.choice_since.get(value) if isinstance(value, str) else None
     if since is not None and op.version < since:
         report(
-            "IR208",
+            "IR204",
             f'{attr.name}="{value}" needs {op.type_name}-{since} (opset{since}); '
             f"OpenVINO refuses it on {op.label()}",
             attr.name,

@@ -19,11 +19,12 @@ _SINK_TYPES = ("result", "assign")
 def build_graph(doc: Document, sink: Collector) -> Graph:
     check_structure(doc, sink)
     layers = _read_layers(doc, sink)
-    producers = _read_edges(doc, layers, sink)
-    _check_fan_in(doc, layers, producers, sink)
+    producers, broken = _read_edges(doc, layers, sink)
+    _check_fan_in(doc, layers, producers, broken, sink)
     connections = [Connection(src[0], src[1], dst[0], dst[1]) for dst, src in producers.items()]
     order = _topological_order(doc, layers, connections, sink)
-    reachable = _reachable(doc, layers, producers, sink)
+    # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
+    reachable = _reachable(doc, layers, producers, sink, warn=not broken)
     return Graph(layers, connections, producers, order, reachable)
 
 
@@ -142,18 +143,23 @@ _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 
 def _read_edges(
     doc: Document, layers: dict[int, Layer], sink: Collector
-) -> dict[tuple[int, int], tuple[int, int]]:
+) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
+    """Producers by (layer, input index), and the to-layers of edges that could not be
+    resolved (None when even that is unreadable)."""
     producers: dict[tuple[int, int], tuple[int, int]] = {}
     incoming: dict[tuple[int, int], int] = {}
+    broken: set[int | None] = set()
     for container in _children(doc.root, "edges")[:1]:
         for edge in _children(container, "edge"):
             numbers = [read_unsigned(edge.get(name, "")) for name in _EDGE_ATTRIBUTES]
             if None in numbers:
-                continue  # the schema check has reported it
+                broken.add(numbers[2])  # the schema check has reported it
+                continue
             from_layer, from_port, to_layer, to_port = (n for n in numbers if n is not None)
             source = _edge_end(doc, edge, layers, from_layer, from_port, "from", sink)
             target = _edge_end(doc, edge, layers, to_layer, to_port, "to", sink)
             if source is None or target is None:
+                broken.add(to_layer)
                 continue
             incoming[target] = incoming.get(target, 0) + 1
             if incoming[target] == 1:
@@ -167,7 +173,7 @@ def _read_edges(
                     doc.source.element(edge),
                     layer.ref,
                 )
-    return producers
+    return producers, broken
 
 
 def _edge_end(
@@ -216,9 +222,12 @@ def _check_fan_in(
     doc: Document,
     layers: dict[int, Layer],
     producers: dict[tuple[int, int], tuple[int, int]],
+    broken: set[int | None],
     sink: Collector,
 ) -> None:
     for layer in layers.values():
+        if layer.id in broken or None in broken:
+            continue  # its edge is there but broken, and already reported
         for index, port in enumerate(layer.inputs):
             if (layer.id, index) not in producers:
                 sink.add(
@@ -282,6 +291,7 @@ def _reachable(
     layers: dict[int, Layer],
     producers: dict[tuple[int, int], tuple[int, int]],
     sink: Collector,
+    warn: bool,
 ) -> frozenset[int]:
     """Layers the runtime builds: those some sink depends on, plus every Parameter."""
     inputs_of: dict[int, list[int]] = {}
@@ -302,7 +312,7 @@ def _reachable(
                 seen.add(source)
                 stack.append(source)
     seen.update(i for i, layer in layers.items() if layer.type.lower() == "parameter")
-    if sinks:
+    if sinks and warn:
         for layer in layers.values():
             if layer.id not in seen:
                 sink.add(

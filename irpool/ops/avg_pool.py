@@ -18,6 +18,8 @@ from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, Tensor
 from irpool.ops.registry import register
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
+# A negative list value wraps around 2**64 when OpenVINO reads it; anything this large is one.
+WRAPPED = 1 << 63
 ROUNDINGS = ("floor", "ceil", "ceil_torch")
 
 ATTRIBUTES = (
@@ -73,6 +75,8 @@ def _out_length(
     length: int, pad_begin: int, dilated: int, stride: int, rounding: str, size: int
 ) -> int:
     """Output length for one bound; `length` is the padded size L, `size` the real size D."""
+    if stride >= WRAPPED:
+        return 1  # the runtime's arithmetic on a wrapped stride leaves a single window
     span = max(length - dilated, 0)
     if rounding == "floor":
         return span // stride + 1
@@ -147,6 +151,20 @@ class AvgPoolBase(Op):
                 raise ShapeError(
                     f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
                 )
+        for name, values in (("pads_begin", pads_begin), ("pads_end", pads_end)):
+            if any(v >= WRAPPED for v in values):
+                raise ShapeError(
+                    f"{name} has a negative value; it wraps around 2**64 and OpenVINO fails "
+                    "(Cannot get length of dynamic dimension)",
+                    attribute=name,
+                )
+        if any(v >= WRAPPED for v in strides):
+            ctx.report(
+                "IR214",
+                "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
+                "axis), but its CPU plugin cannot compile the layer",
+                "strides",
+            )
         if self.version >= 16 and not self.attrs["dilations"]:
             ctx.report(
                 "IR214",

@@ -1,0 +1,92 @@
+"""One test per rule code: every rule in irpool.rules.RULES has a fixture under tests/rules/.
+
+A fixture is `tests/rules/<CODE>_<what>.xml` (plus `.bin` when it has a Const). Line 2 of
+every fixture is an XML comment listing ALL the diagnostics the file must produce, as
+`CODE@line:column`, e.g. `<!-- expect: IR301@28:11 IR301@37:11 -->`. The comparison is
+exact (a missing diagnostic, an extra one, or a wrong position fails), so noise is caught.
+
+Conditions that cannot be a static file (IR100: a path that cannot be read) are created by
+the tests below and listed in SYNTHETIC, so the coverage test still sees them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import irpool
+from irpool.rules import RULES
+
+RULES_DIR = Path(__file__).parent / "rules"
+FIXTURES = sorted(RULES_DIR.glob("*.xml"))
+
+_EXPECT_LINE = re.compile(r"<!-- expect:(?P<items>(?:\s+IR\d{3}@\d+:\d+)*)\s*-->")
+_ITEM = re.compile(r"(IR\d{3})@(\d+):(\d+)")
+_NAME = re.compile(r"(IR\d{3})_[A-Za-z0-9_]+")
+
+Found = tuple[str, int, int]
+
+# Rule codes whose fixture is created by a test in this module instead of a file.
+SYNTHETIC = {"IR100": "test_ir100_unreadable_path"}
+
+
+def expected(path: Path) -> list[Found]:
+    """The (code, line, column) list written on line 2 of a fixture."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    match = _EXPECT_LINE.fullmatch(lines[1].strip()) if len(lines) > 1 else None
+    if match is None:
+        raise AssertionError(f"{path.name}: line 2 must be <!-- expect: CODE@line:col ... -->")
+    items = [(code, int(line), int(column)) for code, line, column in _ITEM.findall(match["items"])]
+    return sorted(items)
+
+
+def diagnose(path: Path) -> list[Found]:
+    """Everything irpool reports for a file, whether it loads or raises IRError."""
+    try:
+        diagnostics = irpool.load(path).validate()
+    except irpool.IRError as error:
+        diagnostics = error.diagnostics
+    return sorted((d.code, d.line, d.column) for d in diagnostics)
+
+
+def fixture_code(path: Path) -> str:
+    match = _NAME.fullmatch(path.stem)
+    if match is None:
+        raise AssertionError(f"{path.name}: fixtures are named <CODE>_<what>.xml")
+    return match.group(1)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture_diagnostics(path: Path) -> None:
+    assert diagnose(path) == expected(path)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture_triggers_its_own_rule(path: Path) -> None:
+    code = fixture_code(path)
+    assert code in RULES, f"{path.name} is named after {code}, which is not in RULES"
+    assert code in {found[0] for found in expected(path)}, f"{path.name} never expects {code}"
+
+
+def test_every_rule_has_a_fixture() -> None:
+    covered = {fixture_code(path) for path in FIXTURES} | set(SYNTHETIC)
+    missing = sorted(set(RULES) - covered)
+    assert not missing, f"rules without a fixture in tests/rules/: {', '.join(missing)}"
+
+
+def test_synthetic_cases_are_real_rules() -> None:
+    assert set(SYNTHETIC) <= set(RULES)
+    for test_name in SYNTHETIC.values():
+        assert test_name in globals(), f"{test_name} is listed in SYNTHETIC but not defined"
+
+
+def test_ir100_unreadable_path(tmp_path: Path) -> None:
+    # Tests run as root, so file permissions cannot make a file unreadable; a directory
+    # named like an IR file cannot be read as one either.
+    target = tmp_path / "IR100_directory.xml"
+    target.mkdir()
+    with pytest.raises(irpool.IRError) as raised:
+        irpool.load(target)
+    assert sorted((d.code, d.line, d.column) for d in raised.value.diagnostics) == [("IR100", 1, 1)]
