@@ -1,0 +1,157 @@
+"""`irpool run MODEL.xml --input [NAME=]FILE ...`: execute a model with the NumPy engine.
+
+Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cli.app import EXIT_FINDINGS, UsageError
+from irpool.diagnostics import IRError
+from irpool.execute.errors import InvalidModelError
+from irpool.model import Model, load
+from irpool.report import text as text_report
+from irpool.rules import Severity
+
+
+def _fail(message: str) -> None:
+    click.echo(f"irpool run: {message}", err=True)
+    sys.exit(EXIT_FINDINGS)
+
+
+def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
+    """An .npy array, or an .npz's arrays by key; never unpickles (allow_pickle=False)."""
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        _fail(f"input file {path} does not exist")
+    except (OSError, ValueError) as error:
+        _fail(f"cannot read input file {path} as .npy/.npz: {error}")
+    if isinstance(loaded, np.lib.npyio.NpzFile):
+        with loaded:
+            return {key: loaded[key] for key in loaded.files}
+    return loaded  # type: ignore[no-any-return]
+
+
+def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any]]:
+    """`NAME=FILE` binds by name, `FILE` by position (Parameters in XML order), .npz by keys."""
+    inputs: dict[str, NDArray[Any]] = {}
+    position = 0
+    parameters = model.inputs
+    for spec in specs:
+        name, sep, file_text = spec.partition("=")
+        if not sep or Path(spec).exists():
+            name, file_text = "", spec
+        loaded = _load_array_file(Path(file_text))
+        if isinstance(loaded, dict):
+            if name:
+                raise UsageError(f"--input {spec}: an .npz binds by its own keys; drop '{name}='")
+            pairs = list(loaded.items())
+        elif name:
+            pairs = [(name, loaded)]
+        else:
+            if position >= len(parameters):
+                _fail(
+                    f"--input {spec}: the model has only {len(parameters)} input(s): "
+                    + ", ".join(p.describe() for p in parameters)
+                )
+            pairs = [(parameters[position].name, loaded)]
+            position += 1
+        for key, array in pairs:
+            if key in inputs:
+                _fail(f'input "{key}" is given twice')
+            inputs[key] = array
+    return inputs
+
+
+def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
+    if destination.suffix == ".npz":
+        np.savez(destination, **outputs)  # type: ignore[arg-type]
+    elif len(outputs) == 1:
+        np.save(destination, next(iter(outputs.values())))
+    else:
+        raise UsageError(
+            f"--output {destination}: the model has {len(outputs)} results; use an .npz file"
+        )
+
+
+def describe(name: str, array: NDArray[Any]) -> str:
+    shape = "x".join(str(n) for n in array.shape) or "scalar"
+    if array.size == 0:
+        return f"{name}: shape {shape}, {array.dtype}, empty"
+    values = array.astype(np.float64)
+    return (
+        f"{name}: shape {shape}, {array.dtype}, min {values.min():.6g}, max {values.max():.6g}, "
+        f"mean {values.mean():.6g}"
+    )
+
+
+@click.command()
+@click.argument(
+    "model_path", metavar="MODEL.xml", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--input",
+    "-i",
+    "input_specs",
+    multiple=True,
+    metavar="[NAME=]FILE",
+    help="An .npy for one input (by position, or NAME=), or an .npz keyed by names.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the result to OUT.npy (one result) or all results to OUT.npz.",
+)
+@click.option(
+    "--weights",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The .bin to use; default: the .bin beside MODEL.xml.",
+)
+@click.option(
+    "--cast",
+    is_flag=True,
+    help="Convert an input whose dtype differs from its Parameter (within a kind).",
+)
+def command(
+    model_path: Path,
+    input_specs: tuple[str, ...],
+    output: Path | None,
+    weights: Path | None,
+    cast: bool,
+) -> None:
+    """Run MODEL.xml on NumPy inputs and print or save its results."""
+    if output is not None and output.suffix not in (".npy", ".npz"):
+        raise UsageError(f"--output {output}: use a .npy or .npz file")
+    try:
+        model = load(model_path, weights)
+    except IRError as error:
+        click.echo(text_report.render(error.diagnostics, 1), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
+    diagnostics = model.validate()
+    if any(d.severity is not Severity.INFO for d in diagnostics):
+        click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
+    try:
+        outputs = model.run(
+            gather_inputs(model, input_specs),
+            cast=cast,
+            on_cast=lambda note: click.echo(f"irpool run: {note}", err=True),
+        )
+    except InvalidModelError:
+        _fail("the model has errors (above); it is not run")
+    except IRError as error:
+        _fail(str(error))
+    if output is not None:
+        save_outputs(outputs, output)
+        click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)
+    else:
+        for name, array in outputs.items():
+            click.echo(describe(name, array))

@@ -1,0 +1,152 @@
+"""Inputs matched to Parameters by name, checked against their shape and element type.
+
+No silent casts: a dtype that differs from the Parameter's `element_type` is an error unless
+the caller allows casting, and then only within a kind (float64 -> float32, int64 -> int32,
+int -> float), never float -> int, and every conversion is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.errors import InputError
+from irpool.graph.model import Layer
+from irpool.graph.shape import Shape
+from irpool.ops.base import numpy_dtype
+from irpool.ops.parameter import Parameter
+
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInput:
+    layer: Layer
+    op: Parameter
+    names: tuple[str, ...]  # the layer name first, then the output port's tensor names
+
+    @property
+    def name(self) -> str:
+        return self.layer.name
+
+    def describe(self) -> str:
+        return f'"{self.name}" ({self.op.element_type} {self.op.shape})'
+
+
+def model_input(layer: Layer, op: Parameter) -> ModelInput:
+    names = [layer.name]
+    if layer.outputs:
+        port_names = layer.outputs[0].element.get("names", "")
+        names += [n.replace("\\,", ",").strip() for n in _UNESCAPED_COMMA.split(port_names)]
+    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)))
+
+
+def bind(
+    inputs: Mapping[str, Any],
+    parameters: list[ModelInput],
+    cast: bool,
+    on_cast: Callable[[str], None] | None,
+) -> dict[int, NDArray[Any]]:
+    """Parameter layer id -> array, or InputError naming the Parameter, expected and given."""
+    by_name = {name: p for p in parameters for name in p.names}
+    known = ", ".join(p.describe() for p in parameters) or "none"
+    bound: dict[int, NDArray[Any]] = {}
+    for name, value in inputs.items():
+        parameter = by_name.get(name)
+        if parameter is None:
+            raise InputError(f'no input named "{name}"; the model\'s inputs are: {known}')
+        if parameter.layer.id in bound:
+            raise InputError(f"input {parameter.describe()} is given twice")
+        bound[parameter.layer.id] = _check(parameter, np.asarray(value), cast, on_cast)
+    missing = [p.describe() for p in parameters if p.layer.id not in bound]
+    if missing:
+        raise InputError(f"missing input(s): {', '.join(missing)}")
+    return bound
+
+
+def _check(
+    parameter: ModelInput,
+    array: NDArray[Any],
+    cast: bool,
+    on_cast: Callable[[str], None] | None,
+) -> NDArray[Any]:
+    element_type = parameter.op.element_type
+    array = _check_dtype(parameter, array, element_type, cast, on_cast)
+    shape: Shape = parameter.op.shape
+    if not shape.contains(array.shape):
+        raise InputError(
+            f"input {parameter.describe()}: expected shape {shape}, got "
+            f"{Shape.of(*array.shape)}{_shape_detail(shape, array.shape)}"
+        )
+    return array
+
+
+def _check_dtype(
+    parameter: ModelInput,
+    array: NDArray[Any],
+    element_type: str,
+    cast: bool,
+    on_cast: Callable[[str], None] | None,
+) -> NDArray[Any]:
+    if element_type == "dynamic":
+        if numpy_dtype_name(array.dtype) is None:
+            raise InputError(f"input {parameter.describe()}: unsupported dtype {array.dtype}")
+        return array
+    # NumPy cannot hold bf16: such inputs come as float32 and are rounded to bf16 (--cast).
+    expected = np.dtype(np.float32) if element_type == "bf16" else numpy_dtype(element_type)
+    if expected is None:
+        raise InputError(
+            f"input {parameter.describe()}: element type {element_type} cannot be held by NumPy"
+        )
+    if array.dtype == expected and element_type != "bf16":
+        return array
+    if not cast:
+        hint = "float32 values rounded to bf16" if element_type == "bf16" else expected.name
+        raise InputError(
+            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype} "
+            "(--cast / cast=True converts within a kind, and says so)"
+        )
+    if not np.can_cast(array.dtype, expected, casting="same_kind"):
+        raise InputError(
+            f"input {parameter.describe()}: cannot cast {array.dtype} to {element_type}, even "
+            "with casting (only within a kind, or integer to float)"
+        )
+    converted = array.astype(expected)
+    if element_type == "bf16":
+        converted = round_to_bf16(converted)
+    if on_cast is not None:
+        on_cast(f'input "{parameter.name}": cast {array.dtype} to {element_type}')
+    return converted
+
+
+def round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """float32 rounded to the nearest bf16 (ties to even), kept as float32."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    return ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
+
+
+def numpy_dtype_name(dtype: np.dtype[Any]) -> str | None:
+    """The element type name of a NumPy dtype, if irpool can execute it."""
+    for name in ("f32", "f16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
+        if numpy_dtype(name) == dtype:
+            return name
+    return None
+
+
+def _shape_detail(shape: Shape, given: tuple[int, ...]) -> str:
+    if shape.dims is None:
+        return ""
+    if len(shape.dims) != len(given):
+        return f" (rank {len(given)}, expected rank {len(shape.dims)})"
+    bad = [
+        f"dim {i} is {n}, expected {d}"
+        for i, (d, n) in enumerate(zip(shape.dims, given, strict=True))
+        if not (d.low <= n and (d.high is None or n <= d.high))
+    ]
+    return " (" + "; ".join(bad) + ")"
