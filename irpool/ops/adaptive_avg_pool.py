@@ -31,7 +31,7 @@ class AdaptiveAvgPool8(Op):
         rank = data.shape.rank
         if rank is not None and rank not in (3, 4, 5):
             raise ShapeError(f"AdaptiveAvgPool takes a 3D, 4D or 5D input, got {data.shape}")
-        if size.shape.rank == 0:
+        if size.shape.rank == 0 and rank is not None:  # only read when the rank is known
             raise ShapeError("output_size is a scalar; it must be a 1-D tensor")
         spatial = size.shape[0] if size.shape.rank else Dim.dynamic()
         if rank is not None and spatial.is_static and spatial.value != rank - 2:

@@ -20,10 +20,11 @@ from irpool.ops.registry import register
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 # A negative list value wraps around 2**64 when OpenVINO reads it; anything this large is one.
 WRAPPED = 1 << 63
+UINT64 = 1 << 64
 ROUNDINGS = ("floor", "ceil", "ceil_torch")
 
 ATTRIBUTES = (
-    Attr("kernel", AttrType.UINT_LIST, default=(), required=True),
+    Attr("kernel", AttrType.UINT_LIST, default=(), required=True, min_value=1),
     Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
     Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True),
     Attr("pads_end", AttrType.UINT_LIST, default=(), required=True),
@@ -83,8 +84,19 @@ def _out_length(
     windows = cdiv(span, stride)
     if rounding == "ceil":
         return windows + 1
-    # ceil_torch: the last window must start inside the data or the begin padding.
-    return windows + 1 if windows * stride <= size + pad_begin - 1 else windows
+    # ceil_torch: the last window must start inside the data or the begin padding. The
+    # runtime computes D + pads_begin - 1 unsigned, so at 0 it wraps and keeps the window.
+    limit = (size + pad_begin - 1) % UINT64
+    return windows + 1 if windows * stride <= limit else windows
+
+
+def padding_total(pads: tuple[int, int]) -> int | None:
+    """pads_begin + pads_end as the runtime adds them to a dim: a signed 64-bit sum, where -1
+    (a wrapped negative pad) makes the dim dynamic and lower sums count as 0."""
+    total = sum(pads) % UINT64
+    if total >= WRAPPED:
+        total -= UINT64
+    return None if total == -1 else max(total, 0)
 
 
 def axis_out(
@@ -98,11 +110,19 @@ def axis_out(
 ) -> Dim:
     if auto_pad in ("same_upper", "same_lower") and not size.is_static:
         return Dim.dynamic()
-    pad_begin, pad_end = pads
+    padding = padding_total(pads)
+    if padding is None:
+        if size.is_static:
+            raise ShapeError(
+                "pads_begin + pads_end is -1 after wrapping negative pads; OpenVINO fails "
+                "(Cannot get length of dynamic dimension)",
+                attribute="pads_end",
+            )
+        size, padding = Dim(size.low, None), 0
     dilated = (kernel - 1) * dilation + 1
 
     def bound(value: int) -> int:
-        return _out_length(value + pad_begin + pad_end, pad_begin, dilated, stride, rounding, value)
+        return _out_length(value + padding, pads[0], dilated, stride, rounding, value)
 
     low = bound(size.low)
     return Dim(low, None if size.high is None else bound(size.high))
@@ -151,13 +171,6 @@ class AvgPoolBase(Op):
                 raise ShapeError(
                     f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
                 )
-        for name, values in (("pads_begin", pads_begin), ("pads_end", pads_end)):
-            if any(v >= WRAPPED for v in values):
-                raise ShapeError(
-                    f"{name} has a negative value; it wraps around 2**64 and OpenVINO fails "
-                    "(Cannot get length of dynamic dimension)",
-                    attribute=name,
-                )
         if any(v >= WRAPPED for v in strides):
             ctx.report(
                 "IR214",
@@ -196,8 +209,8 @@ class AvgPoolBase(Op):
         for index, axis in enumerate(axes):
             if not axis.size.is_static:
                 continue  # the runtime checks windows only on static dims
-            padded = axis.size.value + axis.pad_begin + axis.pad_end
-            if axis.kernel < 1 or axis.dilated_kernel > padded:
+            padded = axis.size.value + (padding_total((axis.pad_begin, axis.pad_end)) or 0)
+            if axis.kernel < 1 or axis.dilated_kernel >= WRAPPED or axis.dilated_kernel > padded:
                 raise ShapeError(
                     f"on spatial axis {index} the kernel after dilation ({axis.dilated_kernel}) "
                     f"is larger than the padded input ({padded})",
