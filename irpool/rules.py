@@ -5,10 +5,15 @@ compile fails), `reinterprets` it (loads, but runs something other than what is 
 `ignores` it (loads and runs as written; the text is noise or an unchecked claim), or
 `crashes` (the CPU plugin aborts compiling it). Errors whose runtime is not `rejects` are
 irpool's strictness rules: the file loads, but does not say exactly what runs.
+
+Each rule also carries its documentation (`doc`, a `wrong` and a `right` IR snippet, and what
+`--fix` does, if anything), so `irpool rule CODE`, the SARIF rule table and the docs are all
+read from here and cannot drift from the rule itself.
 """
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
@@ -36,33 +41,121 @@ class Rule:
     severity: Severity
     runtime: Runtime
     summary: str
+    # Documentation: what the rule checks, why it matters, how to fix it.
+    doc: str = ""
+    # The smallest IR (or other) text that triggers the rule, and the same text corrected.
+    wrong: str = ""
+    right: str = ""
+    # What `irpool validate --fix` rewrites; empty when no fix is certain.
+    fix: str = ""
 
     @property
     def is_strictness(self) -> bool:
         """An error that OpenVINO itself would not raise at read time."""
         return self.severity is Severity.ERROR and self.runtime != "rejects"
 
+    @property
+    def fixable(self) -> bool:
+        return bool(self.fix)
+
+
+def _text(block: str) -> str:
+    """Docs and snippets are written indented in this file; store them flush left."""
+    return textwrap.dedent(block).strip("\n")
+
 
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 _RULES = (
     # IR1xx: the file, its XML and the IR skeleton
-    Rule("IR100", "file-unreadable", E, "rejects", "The file cannot be opened or read."),
-    Rule("IR101", "xml-syntax", E, "rejects", "The file is not well-formed XML."),
+    Rule(
+        "IR100",
+        "file-unreadable",
+        E,
+        "rejects",
+        "The file cannot be opened or read.",
+        doc=_text("""
+            The path names something irpool cannot read as a file: it is missing, a directory,
+            a broken symbolic link, or unreadable for the current user. OpenVINO cannot read it
+            either. Make the file a readable regular file (check permissions and links).
+        """),
+        wrong="$ chmod 000 model.xml && irpool validate model.xml",
+        right="$ chmod 644 model.xml && irpool validate model.xml",
+    ),
+    Rule(
+        "IR101",
+        "xml-syntax",
+        E,
+        "rejects",
+        "The file is not well-formed XML.",
+        doc=_text("""
+            The file is not well-formed XML (a mismatched end tag, an unescaped `&` or `<`,
+            a truncated file), so OpenVINO's XML reader refuses it. irpool reports every syntax
+            error the parser recovers from, each at its own line and column. Fix the markup;
+            write `&amp;` and `&lt;` for a literal `&` and `<` in names.
+        """),
+        wrong=_text("""
+            <layer id="1" name="conv&pool" type="AvgPool" version="opset1">
+        """),
+        right=_text("""
+            <layer id="1" name="conv&amp;pool" type="AvgPool" version="opset1">
+        """),
+    ),
     Rule(
         "IR102",
         "unsafe-xml",
         E,
         "ignores",
         "A DOCTYPE, entity declaration or external reference, which irpool never resolves.",
+        doc=_text("""
+            The file has a DOCTYPE, so it may declare entities or reference external files.
+            IR never needs either, OpenVINO's reader does not expand them, and expanding them
+            is how XML bombs and file disclosure attacks work, so irpool stops reading. Delete
+            the DOCTYPE and write every value literally.
+        """),
+        wrong=_text("""
+            <!DOCTYPE net [<!ENTITY k "2,2">]>
+            <net name="model" version="11">
+        """),
+        right=_text("""
+            <net name="model" version="11">
+        """),
     ),
-    Rule("IR103", "root-not-net", E, "rejects", "The root element is not <net>."),
+    Rule(
+        "IR103",
+        "root-not-net",
+        E,
+        "rejects",
+        "The root element is not <net>.",
+        doc=_text("""
+            An OpenVINO IR `.xml` has `<net>` as its root element; anything else is not IR
+            (often another XML file caught by a glob). Point irpool at IR files only, for
+            example with `files:` in a pre-commit hook, or fix the root element.
+        """),
+        wrong=_text("""
+            <model name="model" version="11">
+        """),
+        right=_text("""
+            <net name="model" version="11">
+        """),
+    ),
     Rule(
         "IR104",
         "unsupported-ir-version",
         E,
         "rejects",
         "The <net> version is missing or not 10 or 11.",
+        doc=_text("""
+            OpenVINO 2026.4 reads IR versions 10 and 11 only; a missing or other version is
+            refused before any layer is read. Re-export the model with a current converter,
+            which writes version 11.
+        """),
+        wrong=_text("""
+            <net name="model" version="12">
+        """),
+        right=_text("""
+            <net name="model" version="11">
+        """),
     ),
     Rule(
         "IR105",
@@ -70,6 +163,18 @@ _RULES = (
         E,
         "rejects",
         "An element or attribute breaks the IR structure (schemas/ir.xsd).",
+        doc=_text("""
+            The XML is well-formed but not shaped like IR: a required attribute is missing
+            (a layer's `name`, an edge's `to-port`), or an element appears where the runtime
+            does not look for it. The structure irpool checks against is published as
+            `schemas/ir.xsd`. Add the missing attribute or move the element.
+        """),
+        wrong=_text("""
+            <layer id="1" type="AvgPool" version="opset1">
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+        """),
     ),
     Rule(
         "IR106",
@@ -77,6 +182,19 @@ _RULES = (
         E,
         "reinterprets",
         "Two layers share an id; OpenVINO keeps only the last one.",
+        doc=_text("""
+            Layer ids must be unique. When two layers share one, OpenVINO silently keeps the
+            later layer and edges to that id reach it, so the earlier layer vanishes from the
+            model that runs. Give every layer its own id and update the edges.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool_a" type="AvgPool" version="opset1">...</layer>
+            <layer id="1" name="pool_b" type="AvgPool" version="opset1">...</layer>
+        """),
+        right=_text("""
+            <layer id="1" name="pool_a" type="AvgPool" version="opset1">...</layer>
+            <layer id="2" name="pool_b" type="AvgPool" version="opset1">...</layer>
+        """),
     ),
     Rule(
         "IR107",
@@ -84,18 +202,99 @@ _RULES = (
         E,
         "rejects",
         "Two ports of one layer share an id; edges can reach only the first.",
+        doc=_text("""
+            Port ids are unique within a layer (inputs and outputs together). With a duplicate,
+            an edge naming that id can only reach the first port, and OpenVINO refuses the
+            layer. Number the ports of each layer uniquely.
+        """),
+        wrong=_text("""
+            <output>
+              <port id="1" precision="FP32"><dim>1</dim></port>
+              <port id="1" precision="FP32"><dim>1</dim></port>
+            </output>
+        """),
+        right=_text("""
+            <output>
+              <port id="1" precision="FP32"><dim>1</dim></port>
+              <port id="2" precision="FP32"><dim>1</dim></port>
+            </output>
+        """),
     ),
     Rule(
-        "IR108", "no-layers", E, "ignores", "The model has no layers, so nothing to check or run."
+        "IR108",
+        "no-layers",
+        E,
+        "ignores",
+        "The model has no layers, so nothing to check or run.",
+        doc=_text("""
+            The model has no layers, so it has no inputs, no outputs and nothing to run or
+            check. The file was probably truncated or written by a tool that failed;
+            regenerate it.
+        """),
+        wrong=_text("""
+            <net name="model" version="11"><layers/><edges/></net>
+        """),
+        right=_text("""
+            <net name="model" version="11">
+              <layers><layer id="0" name="input" type="Parameter" version="opset1">...</layer>
+                ...</layers>
+              <edges>...</edges>
+            </net>
+        """),
     ),
-    Rule("IR109", "missing-precision", E, "rejects", "An output port has no precision."),
-    Rule("IR110", "invalid-precision", E, "rejects", "A port precision names no element type."),
+    Rule(
+        "IR109",
+        "missing-precision",
+        E,
+        "rejects",
+        "An output port has no precision.",
+        doc=_text("""
+            Every output port states the element type it produces in `precision`; OpenVINO
+            refuses an output port without one. Add the precision the op produces (FP32 for
+            an AvgPool on f32 data).
+        """),
+        wrong=_text("""
+            <port id="1"><dim>1</dim><dim>3</dim><dim>16</dim><dim>16</dim></port>
+        """),
+        right=_text("""
+            <port id="1" precision="FP32"><dim>1</dim><dim>3</dim><dim>16</dim><dim>16</dim></port>
+        """),
+    ),
+    Rule(
+        "IR110",
+        "invalid-precision",
+        E,
+        "rejects",
+        "A port precision names no element type.",
+        doc=_text("""
+            An output port's `precision` must name an element type, in the IR spelling
+            (FP32, FP16, I64, ...) or the short one (f32, f16, i64, ...). OpenVINO refuses any
+            other name on an output port. Write the element type the port carries.
+        """),
+        wrong=_text("""
+            <port id="1" precision="FLOAT">
+        """),
+        right=_text("""
+            <port id="1" precision="FP32">
+        """),
+    ),
     Rule(
         "IR111",
         "invalid-dim",
         E,
         "rejects",
         "A <dim> is not an integer >= -1, so OpenVINO refuses the file.",
+        doc=_text("""
+            A `<dim>` holds a non-negative integer, or -1 for a dimension that is not static.
+            Text such as `?` or a value below -1 makes OpenVINO refuse the file. Write the
+            number, or -1 for a dynamic dimension.
+        """),
+        wrong=_text("""
+            <dim>?</dim>
+        """),
+        right=_text("""
+            <dim>-1</dim>
+        """),
     ),
     Rule(
         "IR112",
@@ -103,6 +302,19 @@ _RULES = (
         E,
         "reinterprets",
         "A <dim> such as 1.5 or 1..10 that OpenVINO reads as a different number.",
+        doc=_text("""
+            OpenVINO reads a `<dim>` as the integer at the start of its text and ignores the
+            rest, so `2.5` is read as 2 and `1..10` as 1: the file says something other than
+            what runs. Write the integer (irpool's `--fix` writes the value shape inference
+            gives, or the value the runtime reads).
+        """),
+        wrong=_text("""
+            <dim>2.5</dim>
+        """),
+        right=_text("""
+            <dim>2</dim>
+        """),
+        fix="rewrites the <dim> to the integer the runtime uses",
     ),
     Rule(
         "IR113",
@@ -110,6 +322,18 @@ _RULES = (
         W,
         "ignores",
         "A <dim> with surrounding whitespace or a leading + or zero.",
+        doc=_text("""
+            The `<dim>` means the number it starts with, but OpenVINO's serializer never writes
+            whitespace, a `+` sign or leading zeros, and other tools may read such text
+            differently. Write the plain integer.
+        """),
+        wrong=_text("""
+            <dim> 016 </dim>
+        """),
+        right=_text("""
+            <dim>16</dim>
+        """),
+        fix="rewrites the <dim> as a plain integer",
     ),
     # IR2xx: ops and attributes
     Rule(
@@ -118,6 +342,19 @@ _RULES = (
         E,
         "rejects",
         "The layer's version names no opset that has this op.",
+        doc=_text("""
+            A layer's `version` names the opset its op comes from. OpenVINO refuses an opset
+            that does not exist or that has no op of this type (AvgPool is in opset1 to
+            opset16, AdaptiveAvgPool in opset8 to opset16). Name an opset that has the op
+            version you mean: opset1 for AvgPool-1, opset14 for AvgPool-14, opset16 for
+            AvgPool-16.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset17">
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+        """),
     ),
     Rule(
         "IR202",
@@ -125,6 +362,21 @@ _RULES = (
         W,
         "ignores",
         "An op type irpool does not model; its declared outputs are trusted.",
+        doc=_text("""
+            irpool models the pooling ops and their plumbing only. For any other op type (one
+            warning per type), irpool does not check attributes or infer shapes: it trusts
+            the layer's declared output dims and keeps checking downstream. Nothing is wrong
+            with the file; if the model is expected to contain such ops, ignore the rule in
+            the configuration.
+        """),
+        wrong=_text("""
+            <layer id="1" name="relu" type="Relu" version="opset1">
+        """),
+        right=_text("""
+            # pyproject.toml
+            [tool.irpool]
+            ignore = ["IR202"]
+        """),
     ),
     Rule(
         "IR203",
@@ -132,6 +384,18 @@ _RULES = (
         E,
         "reinterprets",
         "An attribute the specification requires is missing; a default silently applies.",
+        doc=_text("""
+            The operation specification requires the attribute, but OpenVINO accepts the layer
+            without it and silently applies a default (exclude-pad falls back to true, pads to
+            zeros). A reader of the file cannot see what runs. Write the attribute with the
+            value you mean.
+        """),
+        wrong=_text("""
+            <data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" />
+        """),
+        right=_text("""
+            <data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" exclude-pad="true" />
+        """),
     ),
     Rule(
         "IR204",
@@ -140,6 +404,19 @@ _RULES = (
         "rejects",
         "An attribute value OpenVINO cannot parse or refuses (bad list, unknown enum, an enum "
         "value from a later op version, bad type).",
+        doc=_text("""
+            OpenVINO cannot parse or refuses the value: an enum outside its allowed values, an
+            enum value that only a later op version has (`rounding_type="ceil_torch"` before
+            AvgPool-14), a list that is not comma-separated integers, an element type it does
+            not know. The model fails to load. Write one of the allowed values, or use the op
+            version that has it.
+        """),
+        wrong=_text("""
+            <data auto_pad="notset" kernel="2,2" strides="2,2" ... />
+        """),
+        right=_text("""
+            <data auto_pad="explicit" kernel="2,2" strides="2,2" ... />
+        """),
     ),
     Rule(
         "IR205",
@@ -147,6 +424,18 @@ _RULES = (
         E,
         "reinterprets",
         "An attribute value OpenVINO reads as something else (3x as 3, -1 wrapped, yes ignored).",
+        doc=_text("""
+            OpenVINO accepts the value but reads it as something other than what is written:
+            it stops at trailing junk (`3x` is 3), wraps negative unsigned values around 2**64,
+            and ignores a boolean it cannot read (`yes`), keeping the default. Write the value
+            the way the runtime reads it.
+        """),
+        wrong=_text("""
+            <data kernel="3x,3" exclude-pad="yes" strides="1,1" pads_begin="0,0" pads_end="0,0" />
+        """),
+        right=_text("""
+            <data kernel="3,3" exclude-pad="true" strides="1,1" pads_begin="0,0" pads_end="0,0" />
+        """),
     ),
     Rule(
         "IR206",
@@ -154,6 +443,16 @@ _RULES = (
         E,
         "rejects",
         "An attribute value outside its allowed range (zero strides or dilations).",
+        doc=_text("""
+            The value parses but is outside the range the op allows; a stride or dilation of
+            0 makes OpenVINO's shape inference fail. Use values of at least 1.
+        """),
+        wrong=_text("""
+            <data kernel="2,2" strides="0,2" pads_begin="0,0" pads_end="0,0" exclude-pad="true" />
+        """),
+        right=_text("""
+            <data kernel="2,2" strides="1,2" pads_begin="0,0" pads_end="0,0" exclude-pad="true" />
+        """),
     ),
     Rule(
         "IR207",
@@ -161,6 +460,19 @@ _RULES = (
         E,
         "rejects",
         "List attributes whose lengths disagree with each other or with the input rank.",
+        doc=_text("""
+            kernel, strides, pads_begin, pads_end and dilations each hold one value per spatial
+            axis of the input (rank - 2). When the lengths disagree, OpenVINO's shape inference
+            fails. Give every list one value per spatial axis.
+        """),
+        wrong=_text("""
+            <!-- input [1,3,32] has one spatial axis -->
+            <data kernel="2" strides="2,2" pads_begin="0" pads_end="0" exclude-pad="true" />
+        """),
+        right=_text("""
+            <!-- input [1,3,32] has one spatial axis -->
+            <data kernel="2" strides="2" pads_begin="0" pads_end="0" exclude-pad="true" />
+        """),
     ),
     Rule(
         "IR208",
@@ -168,6 +480,19 @@ _RULES = (
         E,
         "reinterprets",
         "An attribute or value that belongs to another version of the op.",
+        doc=_text("""
+            The attribute exists only in another version of the op (`dilations` in AvgPool-16).
+            The older version ignores it, so the layer does not run what is written. Use the
+            opset that has the attribute, or drop it.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+              <data dilations="2,2" kernel="2,2" ... />
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+              <data dilations="2,2" kernel="2,2" ... />
+        """),
     ),
     Rule(
         "IR209",
@@ -175,14 +500,52 @@ _RULES = (
         E,
         "reinterprets",
         "A near miss of a real attribute name; OpenVINO ignores it and uses the default.",
+        doc=_text("""
+            The name is a near miss of a real attribute (`exclude_pad` for `exclude-pad`).
+            OpenVINO ignores unknown attributes, so the real one keeps its default and the
+            value written here has no effect. Spell the attribute as the op defines it.
+        """),
+        wrong=_text("""
+            <data kernel="2,2" strides="2,2" pads_begin="1,1" pads_end="1,1" exclude_pad="false" />
+        """),
+        right=_text("""
+            <data kernel="2,2" strides="2,2" pads_begin="1,1" pads_end="1,1" exclude-pad="false" />
+        """),
     ),
-    Rule("IR210", "unknown-attribute", W, "ignores", "An attribute the op does not read."),
+    Rule(
+        "IR210",
+        "unknown-attribute",
+        W,
+        "ignores",
+        "An attribute the op does not read.",
+        doc=_text("""
+            The op has no attribute of this name and OpenVINO ignores it. It is noise that a
+            reader may take for a setting. Remove it.
+        """),
+        wrong=_text("""
+            <data kernel="2,2" strides="2,2" foo="1" ... />
+        """),
+        right=_text("""
+            <data kernel="2,2" strides="2,2" ... />
+        """),
+    ),
     Rule(
         "IR211",
         "non-canonical-spelling",
         W,
         "ignores",
         "A type name, enum value or list in a spelling OpenVINO accepts but never writes.",
+        doc=_text("""
+            OpenVINO accepts the spelling (enum values and type names in any case, a `<Net>`
+            root) but its serializer never writes it, and other tools may not accept it.
+            Write the canonical spelling.
+        """),
+        wrong=_text("""
+            <data auto_pad="SAME_UPPER" kernel="2,2" strides="2,2" ... />
+        """),
+        right=_text("""
+            <data auto_pad="same_upper" kernel="2,2" strides="2,2" ... />
+        """),
     ),
     Rule(
         "IR212",
@@ -190,6 +553,18 @@ _RULES = (
         N,
         "ignores",
         "An attribute the specification shows but the runtime ignores.",
+        doc=_text("""
+            The specification shows the attribute (AdaptiveAvgPool-8's example carries
+            `output_type`), but the runtime never reads it. It is harmless; remove it so the
+            file shows only what runs.
+        """),
+        wrong=_text("""
+            <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
+              <data output_type="i64" />
+        """),
+        right=_text("""
+            <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
+        """),
     ),
     Rule(
         "IR213",
@@ -197,6 +572,21 @@ _RULES = (
         N,
         "ignores",
         "Declared pads under same_*/valid that the runtime replaces with its own.",
+        doc=_text("""
+            With auto_pad same_upper, same_lower or valid, OpenVINO computes the pads itself
+            and ignores pads_begin/pads_end. When the declared pads differ from the computed
+            ones, the file shows pads that never apply. Write the pads the runtime computes
+            (as OpenVINO's serializer does); `--fix` does it.
+        """),
+        wrong=_text("""
+            <!-- input [1,3,32,32] -->
+            <data auto_pad="same_upper" kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="1,1"/>
+        """),
+        right=_text("""
+            <!-- input [1,3,32,32] -->
+            <data auto_pad="same_upper" kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0"/>
+        """),
+        fix="rewrites pads_begin/pads_end to the pads the runtime computes",
     ),
     Rule(
         "IR214",
@@ -204,6 +594,20 @@ _RULES = (
         E,
         "crashes",
         "A configuration that OpenVINO reads but its CPU plugin cannot compile.",
+        doc=_text("""
+            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
+            empty or missing dilations (which the serializer itself can write), or a negative
+            stride that wraps around 2**64. Write explicit dilations (all 1 for none) and
+            positive strides.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+              <data dilations="" kernel="2,2" strides="2,2" ... />
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+              <data dilations="1,1" kernel="2,2" strides="2,2" ... />
+        """),
     ),
     Rule(
         "IR215",
@@ -211,6 +615,17 @@ _RULES = (
         E,
         "rejects",
         "An attribute (or <data> element) the runtime cannot do without is missing.",
+        doc=_text("""
+            Some attributes have no default at all: a Const needs its `offset`, `size`,
+            `shape` and `element_type`, a Parameter its `<data>` with `shape` and
+            `element_type`. OpenVINO refuses the layer without them. Write them.
+        """),
+        wrong=_text("""
+            <data element_type="i64" shape="2" offset="0" />
+        """),
+        right=_text("""
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
     ),
     # IR3xx: shapes and types
     Rule(
@@ -219,6 +634,22 @@ _RULES = (
         E,
         "ignores",
         "A declared <dim> differs from the inferred one; OpenVINO silently uses the inferred.",
+        doc=_text("""
+            Every port declares its shape in `<dim>` elements, but OpenVINO never reads them:
+            it infers each shape from the inputs and attributes and silently uses that. A
+            declared dim that differs is a false statement about the model (the AvgPool-1
+            specification's own examples declare 32x32 where the runtime gives 16x16). Write
+            the inferred value, or -1 where it is not static; `--fix` does it.
+        """),
+        wrong=_text("""
+            <!-- AvgPool kernel 2,2 strides 2,2 on [1,3,32,32] -->
+            <port id="1" precision="FP32"><dim>1</dim><dim>3</dim><dim>32</dim><dim>32</dim></port>
+        """),
+        right=_text("""
+            <!-- AvgPool kernel 2,2 strides 2,2 on [1,3,32,32] -->
+            <port id="1" precision="FP32"><dim>1</dim><dim>3</dim><dim>16</dim><dim>16</dim></port>
+        """),
+        fix="rewrites the <dim> to the value shape inference gives (-1 when not static)",
     ),
     Rule(
         "IR302",
@@ -226,6 +657,19 @@ _RULES = (
         E,
         "ignores",
         "A port declares a different number of dims than the inferred rank.",
+        doc=_text("""
+            The port declares more or fewer `<dim>` elements than the rank shape inference
+            gives; OpenVINO ignores the declaration. Declare one `<dim>` per axis of the
+            inferred shape (and none for a dynamic rank).
+        """),
+        wrong=_text("""
+            <!-- the pool's output is [1,1,2] -->
+            <port id="1" precision="FP32"><dim>1</dim><dim>1</dim><dim>2</dim><dim>1</dim></port>
+        """),
+        right=_text("""
+            <!-- the pool's output is [1,1,2] -->
+            <port id="1" precision="FP32"><dim>1</dim><dim>1</dim><dim>2</dim></port>
+        """),
     ),
     Rule(
         "IR303",
@@ -233,6 +677,20 @@ _RULES = (
         E,
         "rejects",
         "The op's shape inference fails on its inputs and attributes.",
+        doc=_text("""
+            The op cannot produce an output for these inputs and attributes (a kernel larger
+            than the padded input, a window entirely in the padding with exclude-pad, an input
+            of the wrong rank), so OpenVINO refuses the model. `irpool explain` shows each
+            layer's inputs and window geometry. Fix the attributes or the input shape.
+        """),
+        wrong=_text("""
+            <!-- input [1,1,4] -->
+            <data kernel="5" strides="1" pads_begin="0" pads_end="0" exclude-pad="true" />
+        """),
+        right=_text("""
+            <!-- input [1,1,4] -->
+            <data kernel="3" strides="1" pads_begin="0" pads_end="0" exclude-pad="true" />
+        """),
     ),
     Rule(
         "IR304",
@@ -240,6 +698,21 @@ _RULES = (
         E,
         "reinterprets",
         "AdaptiveAvgPool output_size is not an i32/i64 1-D tensor of rank-2 values >= 1.",
+        doc=_text("""
+            AdaptiveAvgPool's second input gives the output size per spatial axis. The
+            specification requires a 1-D i32 or i64 tensor of values of at least 1; OpenVINO
+            accepts other types (truncating them silently) and zero or negative sizes (giving
+            empty or undefined outputs). Make output_size an i64 (or i32) Const of positive
+            values.
+        """),
+        wrong=_text("""
+            <layer id="1" name="output_size" type="Const" version="opset1">
+              <data element_type="f32" shape="2" offset="0" size="8" />
+        """),
+        right=_text("""
+            <layer id="1" name="output_size" type="Const" version="opset1">
+              <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
     ),
     Rule(
         "IR305",
@@ -247,6 +720,19 @@ _RULES = (
         E,
         "ignores",
         "A port precision differs from the element type that actually flows.",
+        doc=_text("""
+            The port's `precision` names another element type than the one that flows through
+            it (an AvgPool's output has its input's type). OpenVINO uses the real type and
+            ignores the declaration. Write the real type.
+        """),
+        wrong=_text("""
+            <!-- the pool's input is f32 -->
+            <port id="1" precision="FP16">
+        """),
+        right=_text("""
+            <!-- the pool's input is f32 -->
+            <port id="1" precision="FP32">
+        """),
     ),
     # IR4xx: weights
     Rule(
@@ -255,6 +741,13 @@ _RULES = (
         E,
         "rejects",
         "Const layers need a .bin file that is missing or not a regular file.",
+        doc=_text("""
+            Const layers read their values from the weights file, by default the `.bin` beside
+            the `.xml` with the same stem. It is missing or not a regular file, so the model
+            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+        """),
+        wrong="$ ls\nmodel.xml",
+        right="$ ls\nmodel.bin  model.xml",
     ),
     Rule(
         "IR402",
@@ -262,6 +755,19 @@ _RULES = (
         E,
         "rejects",
         "A Const's offset and size reach past the end of the .bin.",
+        doc=_text("""
+            The Const's bytes are `offset` to `offset + size` in the `.bin`, and that range
+            ends past the end of the file: the `.bin` is truncated or belongs to another
+            model. Use the `.bin` written with this `.xml`.
+        """),
+        wrong=_text("""
+            <!-- model.bin is 8 bytes -->
+            <data element_type="i64" shape="1" offset="8" size="8" />
+        """),
+        right=_text("""
+            <!-- model.bin is 8 bytes -->
+            <data element_type="i64" shape="1" offset="0" size="8" />
+        """),
     ),
     Rule(
         "IR403",
@@ -269,6 +775,17 @@ _RULES = (
         E,
         "rejects",
         "A Const's size is smaller than its shape and element type need.",
+        doc=_text("""
+            `size` must hold every element of `shape` at the width of `element_type`
+            (2 x i64 = 16 bytes). With fewer bytes OpenVINO refuses the Const. Write the size
+            the shape needs.
+        """),
+        wrong=_text("""
+            <data element_type="i64" shape="2" offset="0" size="8" />
+        """),
+        right=_text("""
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
     ),
     Rule(
         "IR404",
@@ -276,10 +793,35 @@ _RULES = (
         W,
         "ignores",
         "A Const's size is larger than its shape needs; the extra bytes are ignored.",
+        doc=_text("""
+            `size` is larger than the shape needs; OpenVINO reads only the bytes the shape
+            needs and ignores the rest. Usually the element type or shape is not what the
+            writer meant. Make size, shape and element type agree.
+        """),
+        wrong=_text("""
+            <data element_type="i32" shape="1" offset="0" size="8" />
+        """),
+        right=_text("""
+            <data element_type="i32" shape="1" offset="0" size="4" />
+        """),
     ),
     # IR5xx: the graph
     Rule(
-        "IR501", "unknown-edge-layer", E, "rejects", "An edge names a layer id that does not exist."
+        "IR501",
+        "unknown-edge-layer",
+        E,
+        "rejects",
+        "An edge names a layer id that does not exist.",
+        doc=_text("""
+            An edge's `from-layer` or `to-layer` names no layer of the model, so OpenVINO
+            cannot connect it. Point the edge at an existing layer id.
+        """),
+        wrong=_text("""
+            <edge from-layer="5" from-port="0" to-layer="1" to-port="0" />
+        """),
+        right=_text("""
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+        """),
     ),
     Rule(
         "IR502",
@@ -287,6 +829,19 @@ _RULES = (
         E,
         "rejects",
         "An edge names a port that is not an output (from) or input (to) port of its layer.",
+        doc=_text("""
+            Edges run from an output port (`from-port`) to an input port (`to-port`). The
+            named port does not exist on that layer, or is on the wrong side. Use the port
+            ids declared in the layers' `<output>` and `<input>`.
+        """),
+        wrong=_text("""
+            <!-- layer 1 has input port 0 and output port 1 -->
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="1" />
+        """),
+        right=_text("""
+            <!-- layer 1 has input port 0 and output port 1 -->
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+        """),
     ),
     Rule(
         "IR503",
@@ -294,14 +849,58 @@ _RULES = (
         E,
         "rejects",
         "An input port has no incoming edge or more than one.",
+        doc=_text("""
+            Every input port takes exactly one edge. With none the op has no operand; with two
+            it is ambiguous. OpenVINO refuses both. Connect each input port once.
+        """),
+        wrong=_text("""
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            <edge from-layer="3" from-port="0" to-layer="1" to-port="0" />
+        """),
+        right=_text("""
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+        """),
     ),
-    Rule("IR504", "cycle", E, "rejects", "The edges form a cycle."),
+    Rule(
+        "IR504",
+        "cycle",
+        E,
+        "rejects",
+        "The edges form a cycle.",
+        doc=_text("""
+            A model is a directed acyclic graph; these edges lead from a layer back to itself,
+            so there is no order to run the layers in. OpenVINO refuses the model. Remove the
+            edge that closes the cycle.
+        """),
+        wrong=_text("""
+            <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+            <edge from-layer="2" from-port="1" to-layer="1" to-port="0" />
+        """),
+        right=_text("""
+            <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+        """),
+    ),
     Rule(
         "IR505",
         "unreachable-layer",
         W,
         "ignores",
         "A layer no Result depends on; OpenVINO silently drops it.",
+        doc=_text("""
+            No Result depends on the layer, so OpenVINO drops it when it builds the model: it
+            never runs, and nothing it declares is checked by the runtime. Connect it to a
+            Result or delete it.
+        """),
+        wrong=_text("""
+            <!-- layer 3 "unused" feeds nothing -->
+            <edge from-layer="0" from-port="0" to-layer="3" to-port="0" />
+        """),
+        right=_text("""
+            <!-- layer 3 "unused" feeds a Result -->
+            <edge from-layer="0" from-port="0" to-layer="3" to-port="0" />
+            <edge from-layer="3" from-port="1" to-layer="4" to-port="0" />
+        """),
     ),
     Rule(
         "IR506",
@@ -309,8 +908,43 @@ _RULES = (
         E,
         "rejects",
         "A layer has a different number of input or output ports than its op.",
+        doc=_text("""
+            Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
+            AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
+            another count cannot be built. Declare exactly the op's ports, all inside one
+            `<input>` and one `<output>` element.
+        """),
+        wrong=_text("""
+            <output>
+              <port id="1" precision="FP32">...</port>
+              <port id="2" precision="FP32">...</port>
+            </output>
+        """),
+        right=_text("""
+            <output>
+              <port id="1" precision="FP32">...</port>
+            </output>
+        """),
     ),
-    Rule("IR507", "no-result", W, "ignores", "The model has no Result, so it has no outputs."),
+    Rule(
+        "IR507",
+        "no-result",
+        W,
+        "ignores",
+        "The model has no Result, so it has no outputs.",
+        doc=_text("""
+            Without a Result layer the model has no outputs, and OpenVINO drops every layer as
+            unreachable. Add a Result fed by the output you want.
+        """),
+        wrong=_text("""
+            <!-- layers: input (Parameter), pool (AvgPool); no Result -->
+        """),
+        right=_text("""
+            <layer id="2" name="output" type="Result" version="opset1">
+              <input><port id="0" precision="FP32">...</port></input>
+            </layer>
+        """),
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
