@@ -1,11 +1,17 @@
-"""`path:line:col: CODE severity message [layer id "name"]`, then a summary line."""
+"""Human formats. `concise`: one `path:line:col: CODE severity message [layer id "name"]` line
+per diagnostic. `text` (the default): the same line, then the offending source line with a
+caret under the exact value, the rule's name and where its documentation is, and the fix
+`--fix` would make. Both end with a summary line."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from irpool.diagnostics import Diagnostic
-from irpool.rules import Severity
+from irpool.rules import RULES, Severity
+
+TAB_WIDTH = 4
+MAX_EXCERPT = 160  # columns of source shown around the caret
 
 
 def render_line(d: Diagnostic) -> str:
@@ -21,6 +27,63 @@ def summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
 
 
 def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
+    """The concise report: one line per diagnostic, then the summary line."""
     lines = [render_line(d) for d in diagnostics]
     lines.append(summary(diagnostics, files))
     return "\n".join(lines) + "\n"
+
+
+def render_full(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, str],
+    fixes: Mapping[Diagnostic, str],
+) -> str:
+    """Each diagnostic with its source excerpt; `sources` maps a path to the file's text and
+    `fixes` a diagnostic to what `--fix` would write."""
+    blocks = []
+    for d in diagnostics:
+        lines = [render_line(d)]
+        gutter = len(str(d.line)) + 1
+        source = sources.get(d.path)
+        if source is not None:
+            lines += excerpt(source, d, gutter)
+        pad = " " * gutter
+        lines.append(f"{pad}= rule: {RULES[d.code].name} (irpool rule {d.code})")
+        if d in fixes:
+            lines.append(f"{pad}= fix: {fixes[d]} (irpool validate --fix)")
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def excerpt(source: str, d: Diagnostic, gutter: int) -> list[str]:
+    """The diagnostic's first line, and a caret line under its columns (1-based, end
+    exclusive; a range running past the line is underlined to the line's end)."""
+    lines = source.split("\n")
+    if not 1 <= d.line <= len(lines):
+        return []
+    raw = lines[d.line - 1].rstrip("\r")
+    start = min(max(d.column, 1), len(raw) + 1) - 1
+    end = d.end_column - 1 if d.end_line == d.line else len(raw)
+    end = min(max(end, start + 1), max(len(raw), start + 1))
+    shown = _printable(raw).expandtabs(TAB_WIDTH)
+    left = len(raw[:start].expandtabs(TAB_WIDTH))
+    width = max(len(raw[:end].expandtabs(TAB_WIDTH)) - left, 1)
+    shown, left, width = _window(shown, left, width)
+    number = str(d.line).rjust(gutter - 1)
+    return [f"{number} | {shown}".rstrip(), f"{' ' * gutter}| {' ' * left}{'^' * width}"]
+
+
+def _printable(line: str) -> str:
+    """Control characters would garble a terminal; show them as one replacement each."""
+    return "".join(c if c == "\t" or (c >= " " and c != "\x7f") else "\ufffd" for c in line)
+
+
+def _window(shown: str, left: int, width: int) -> tuple[str, int, int]:
+    """A long line (minified XML) is cut to MAX_EXCERPT columns around the caret."""
+    if len(shown) <= MAX_EXCERPT:
+        return shown, left, width
+    begin = max(0, min(left - MAX_EXCERPT // 3, len(shown) - MAX_EXCERPT))
+    prefix = "..." if begin else ""
+    suffix = "..." if begin + MAX_EXCERPT < len(shown) else ""
+    width = max(min(width, begin + MAX_EXCERPT - left), 1)
+    return prefix + shown[begin : begin + MAX_EXCERPT] + suffix, left - begin + len(prefix), width
