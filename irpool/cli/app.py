@@ -9,7 +9,7 @@ import sys
 import click
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("validate", "run", "rules")
+COMMANDS = ("validate", "run", "rules", "rule", "explain")
 
 
 class UsageError(click.UsageError):

@@ -1,0 +1,189 @@
+"""`irpool explain MODEL.xml`: every layer in topological order with its input shapes, its
+output shape as inferred and as declared, and each pooling layer's geometry per axis (window,
+stride, dilation, effective pads, number of windows), so a person can see why a dim is what
+it is.
+
+Exit codes: 0 explained (whatever the model's findings), 1 the file cannot be read as IR,
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+
+import click
+import numpy as np
+
+from irpool.cli.app import EXIT_FINDINGS
+from irpool.diagnostics import IRError
+from irpool.graph.model import Layer
+from irpool.graph.shape import Dim, Shape
+from irpool.model import Model, load
+from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
+from irpool.ops.avg_pool import AvgPoolBase
+from irpool.ops.base import TensorInfo
+from irpool.report import explain as explain_report
+from irpool.report import text as text_report
+from irpool.report.explain import AxisRow, LayerRow
+from irpool.rules import Severity
+
+
+def declared_text(values: tuple[int, ...] | None) -> str:
+    if values is None:
+        return "(unreadable)"
+    return "[" + ",".join("?" if v == -1 else str(v) for v in values) + "]"
+
+
+def tensor_text(info: TensorInfo | None) -> str:
+    """A shape, and a small constant's values, which often decide the next layer's shape."""
+    if info is None:
+        return "?"
+    shown = str(info.shape)
+    if info.value is not None and 0 < info.value.size <= 8:
+        shown += "=" + ",".join(str(v) for v in np.ravel(info.value).tolist())
+    return shown
+
+
+def _input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
+    infos: list[TensorInfo | None] = []
+    for index in range(len(layer.inputs)):
+        source = model.graph.producers.get((layer.id, index))
+        produced = None if source is None else model.inference.outputs.get(source[0])
+        infos.append(
+            produced[source[1]] if produced and source and source[1] < len(produced) else None
+        )
+    return infos
+
+
+def _differs(declared: tuple[int, ...] | None, inferred: Shape) -> bool:
+    if declared is None or inferred.dims is None:
+        return False
+    if len(declared) != len(inferred.dims):
+        return True
+    return any(
+        value != (dim.value if dim.is_static else -1)
+        for value, dim in zip(declared, inferred.dims, strict=True)
+    )
+
+
+def _avg_pool_axes(op: AvgPoolBase, data: TensorInfo) -> tuple[str, list[AxisRow]]:
+    settings = (
+        f"auto_pad={op.attrs['auto_pad']} rounding_type={op.attrs['rounding_type']} "
+        f"exclude-pad={'true' if op.attrs['exclude-pad'] else 'false'}"
+    )
+    declared_begin, declared_end = op.attrs["pads_begin"], op.attrs["pads_end"]
+    rows = []
+    for index, axis in enumerate(op.axes(data.shape)):
+        pads = f"{axis.pad_begin},{axis.pad_end}"
+        if index < min(len(declared_begin), len(declared_end)):
+            declared = f"{declared_begin[index]},{declared_end[index]}"
+            if declared != pads:  # same_*/valid: the runtime's own pads replace these
+                pads += f" (declared {declared})"
+        rows.append(
+            AxisRow(
+                size=str(axis.size),
+                window=str(axis.kernel),
+                stride=str(axis.stride),
+                dilation=str(axis.dilation),
+                pads=pads,
+                windows=str(axis.out),
+            )
+        )
+    return settings, rows
+
+
+def _bin_sizes(size: Dim, out: Dim) -> str:
+    """AdaptiveAvgPool bin i spans [floor(i*D/O), ceil((i+1)*D/O)): its sizes vary."""
+    if not (size.is_static and out.is_static) or out.value == 0:
+        return "?"
+    d, o = size.value, out.value
+    sizes = {math.ceil((i + 1) * d / o) - (i * d) // o for i in range(o)}
+    low, high = min(sizes), max(sizes)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def _adaptive_axes(data: TensorInfo, output: TensorInfo) -> tuple[str, list[AxisRow]]:
+    rows = [
+        AxisRow(str(size), _bin_sizes(size, out), "-", "-", "-", str(out))
+        for size, out in zip(
+            (data.shape.dims or ())[2:], (output.shape.dims or ())[2:], strict=False
+        )
+    ]
+    return "adaptive bins", rows
+
+
+def explain_rows(model: Model) -> list[LayerRow]:
+    """One row per layer irpool could order, in topological order."""
+    rows = []
+    for layer_id in model.graph.order:
+        layer = model.graph.layers[layer_id]
+        op = model.inference.ops.get(layer_id)
+        inputs = _input_infos(model, layer)
+        trusted = layer_id in model.inference.trusted
+        outputs = None if trusted else model.inference.outputs.get(layer_id)
+        inferred = [str(info.shape) for info in outputs] if outputs is not None else None
+        declared = [declared_text(port.declared) for port in layer.outputs]
+        differs = outputs is not None and any(
+            _differs(port.declared, info.shape)
+            for port, info in zip(layer.outputs, outputs, strict=False)
+        )
+        settings, axes = "", list[AxisRow]()
+        data = inputs[0] if inputs else None
+        if outputs and data is not None and data.shape.dims is not None:
+            if isinstance(op, AvgPoolBase):
+                settings, axes = _avg_pool_axes(op, data)
+            elif isinstance(op, AdaptiveAvgPool8) and outputs[0].shape.dims is not None:
+                settings, axes = _adaptive_axes(data, outputs[0])
+        rows.append(
+            LayerRow(
+                id=layer.id,
+                name=layer.name,
+                op=op.label() if op is not None else f"{layer.type} ({layer.version})",
+                inputs=[tensor_text(info) for info in inputs],
+                inferred=inferred,
+                declared=declared,
+                differs=differs,
+                pooling=settings,
+                axes=axes,
+            )
+        )
+    return rows
+
+
+@click.command()
+@click.argument(
+    "model_path", metavar="MODEL.xml", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--weights",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The .bin to use; default: the .bin beside MODEL.xml.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+)
+def command(model_path: Path, weights: Path | None, output_format: str) -> None:
+    """Show each layer's shapes (inferred and declared) and pooling geometry, in order."""
+    try:
+        model = load(model_path, weights)
+    except IRError as error:
+        click.echo(text_report.render(error.diagnostics, 1), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
+    rows = explain_rows(model)
+    skipped = len(model.graph.layers) - len(rows)
+    if output_format == "json":
+        click.echo(explain_report.render_json(rows), nl=False)
+    else:
+        click.echo(explain_report.render_text(model.document.display_path, rows, skipped), nl=False)
+        found = Counter(d.severity.value for d in model.validate())
+        counts = ", ".join(
+            f"{found[s.value]} {s.value}{'s' if found[s.value] != 1 else ''}" for s in Severity
+        )
+        click.echo(f"Findings: {counts}; `irpool validate {model_path}` lists them.", err=True)

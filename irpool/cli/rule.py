@@ -1,0 +1,53 @@
+"""`irpool rule CODE`: one rule's full documentation, read from the rule catalog itself."""
+
+from __future__ import annotations
+
+import textwrap
+
+import click
+
+from irpool.cli.app import UsageError
+from irpool.rules import RULES, RULES_BY_NAME, Rule
+
+RUNTIME = {
+    "rejects": "OpenVINO refuses such a file",
+    "reinterprets": "OpenVINO loads it but runs something other than what is written",
+    "ignores": "OpenVINO loads it and ignores what is written",
+    "crashes": "OpenVINO reads it but its CPU plugin cannot compile it",
+}
+
+
+def find_rule(name: str) -> Rule:
+    """A rule by code (any case) or by name."""
+    rule = RULES.get(name.upper()) or RULES_BY_NAME.get(name.lower())
+    if rule is None:
+        raise UsageError(f"no rule {name!r}; `irpool rules` lists them all")
+    return rule
+
+
+def render(rule: Rule) -> str:
+    indent = "    "
+    lines = [
+        f"{rule.code} {rule.name}",
+        "",
+        f"Default severity: {rule.severity.value}. Runtime: {RUNTIME[rule.runtime]}.",
+        f"Fix: `irpool validate --fix` {rule.fix}." if rule.fix else "Fix: by hand.",
+        "",
+        rule.summary,
+        "",
+        rule.doc,
+        "",
+        "Wrong:",
+        textwrap.indent(rule.wrong, indent),
+        "",
+        "Right:",
+        textwrap.indent(rule.right, indent),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@click.command()
+@click.argument("code")
+def command(code: str) -> None:
+    """Explain rule CODE (e.g. IR301 or declared-dim-mismatch), with a wrong and a right IR."""
+    click.echo(render(find_rule(code)), nl=False)
