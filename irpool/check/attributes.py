@@ -118,17 +118,15 @@ def read_attributes(op: type[Op], layer: Layer, source: SourceMap, sink: Collect
                 )
             continue
         reading = _READERS[attr.type](attr, text)
-        if reading.finding is not None:
-            effect = ""
-            if reading.value is None and reading.finding.kind == "reinterpreted":
-                effect = f"; OpenVINO ignores it and uses {attr.describe_default()}"
-            report(
-                _FINDING_CODES[reading.finding.kind],
-                f"{name}: {reading.finding.message}{effect}",
-                name,
-            )
+        finding = reading.finding
+        if finding is not None:
+            # A value the runtime ignores (a bogus boolean) leaves the default in force.
+            ignored = reading.value is None and finding.kind == "reinterpreted"
+            effect = f"; OpenVINO ignores it and uses {attr.describe_default()}" if ignored else ""
+            report(_FINDING_CODES[finding.kind], f"{name}: {finding.message}{effect}", name)
+            if finding.kind == "rejected":
+                usable = False
         if reading.value is None:
-            usable = usable and reading.finding is not None and reading.finding.kind != "rejected"
             continue
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
