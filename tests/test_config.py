@@ -211,3 +211,9 @@ def test_glob_matching(pattern: str, path: str, expected: bool) -> None:
 def test_a_file_that_cannot_be_read_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "missing.toml", False, tmp_path)
+
+
+def test_unknown_rule_on_the_command_line_only_warns(runner: CliRunner, project: Path) -> None:
+    code, found, stderr = codes(runner, "--ignore", "IR213,IR999", "models/a.xml")
+    assert code == 1 and found == {"models/a.xml": ["IR301"] * 4}
+    assert "--ignore names no rule: 'IR999'" in stderr

@@ -264,3 +264,11 @@ def test_fixed_file_reads_in_openvino_with_the_same_shapes(
                 str(p) for p in attributes["pads_end"]
             )
     assert os.path.getsize(model) == len(render(RIGHT, newline="\r\n", bom=True))
+
+
+def test_a_file_named_twice_is_checked_and_fixed_once(runner: CliRunner, tmp_path: Path) -> None:
+    model = tmp_path / "model.xml"
+    model.write_bytes(render(WRONG))
+    code, stdout, _ = fix(runner, "--fix", "--jobs", "2", str(model), str(tmp_path))
+    assert code == 0 and f"Fixed {FIXED_COUNT} problems in 1 file." in stdout
+    assert "Checked 1 file:" in stdout and model.read_bytes() == render(RIGHT)

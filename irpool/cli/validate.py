@@ -20,9 +20,17 @@ from typing import Literal
 import click
 
 from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
-from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config
+from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config, resolve
 from irpool.diagnostics import Diagnostic, IRError
-from irpool.fix import FixError, apply_fixes, find_fixes, unified_diff, verify, write_atomically
+from irpool.fix import (
+    Fix,
+    FixError,
+    apply_fixes,
+    find_fixes,
+    unified_diff,
+    verify,
+    write_atomically,
+)
 from irpool.model import Model, display_path, load
 from irpool.report import github, sarif, summary, text
 from irpool.report import json as json_report
@@ -39,15 +47,20 @@ class ConfigProblem(click.ClickException):
 
 
 def ir_files(paths: tuple[Path, ...]) -> Iterator[Path]:
-    """Files as given; directories searched recursively for *.xml, in sorted order."""
+    """Files as given; directories searched recursively for *.xml, in sorted order. A file
+    named twice is checked once (two --fix workers must never write the same file)."""
+    seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
             found = sorted(p for p in path.rglob("*.xml") if p.is_file())
             if not found:
                 raise UsageError(f"no .xml files under {path}")
-            yield from found
         else:
-            yield path
+            found = [path]
+        for file in found:
+            if file.resolve() not in seen:
+                seen.add(file.resolve())
+                yield file
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +88,6 @@ class Outcome:
     note: str | None = None
 
 
-def check_file(path: Path, weights: Path | None) -> list[Diagnostic]:
-    try:
-        return load(path, weights).validate()
-    except IRError as error:
-        return error.diagnostics
-
-
 def lint(job: Job) -> Outcome:
     """Validate one file under the configuration, fixing it if asked."""
     shown = display_path(job.path)
@@ -94,26 +100,29 @@ def lint(job: Job) -> Outcome:
     kept = job.config.apply(raw, job.path)
     fixes = find_fixes(model, kept)
     if job.mode == "check" or not fixes:
-        return _outcome(shown, model, kept, job)
+        return _outcome(shown, model, kept, fixes, job)
     data = job.path.read_bytes()
     weights = job.weights or job.path.with_suffix(".bin")
     try:
         fixed = apply_fixes(data, model, fixes)
         verify(fixed, weights, raw, fixes)
     except FixError as error:
-        return replace(_outcome(shown, model, kept, job), note=f"{shown}: not fixed: {error}")
+        note = f"{shown}: not fixed: {error}"
+        return replace(_outcome(shown, model, kept, fixes, job), note=note)
     count = sum(len(fix.resolves) for fix in fixes)
     if job.mode == "diff":
         diff = unified_diff(shown, data, fixed, model)
-        return replace(_outcome(shown, model, kept, job), fixed=count, diff=diff)
+        return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
     write_atomically(job.path, fixed)
-    model = load(job.path, job.weights)
+    model = load(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
-    return replace(_outcome(shown, model, kept, job), fixed=count)
+    return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
 
 
-def _outcome(shown: str, model: Model, kept: list[Diagnostic], job: Job) -> Outcome:
-    hints = {d: fix.message for fix in find_fixes(model, kept) for d in fix.resolves}
+def _outcome(
+    shown: str, model: Model, kept: list[Diagnostic], fixes: list[Fix], job: Job
+) -> Outcome:
+    hints = {d: fix.message for fix in fixes for d in fix.resolves}
     source = model.document.source.text if job.want_source else None
     return Outcome(shown, tuple(kept), hints, source=source)
 
@@ -152,10 +161,13 @@ def _configure(
         raise ConfigProblem(str(error)) from None
     for warning in config.warnings:
         click.echo(f"irpool: warning: {warning}", err=True)
-    chosen = _selectors(select)
+    chosen, dropped = _selectors(select), _selectors(ignore)
+    for option, selectors in (("--select", chosen), ("--ignore", dropped)):
+        for selector in selectors or ():
+            if not resolve((selector,)):
+                click.echo(f"irpool: warning: {option} names no rule: '{selector}'", err=True)
     if chosen is not None:
         config = replace(config, select=chosen)
-    dropped = _selectors(ignore)
     if dropped is not None:
         config = replace(config, ignore=dropped)
     if fail_on is not None:
@@ -266,7 +278,7 @@ def command(
         raise UsageError("--fix writes the files and --diff only shows the changes; pick one")
     config = _configure(config_path, isolated, select, ignore, fail_on)
     files = list(ir_files(paths))
-    if weights is not None and len(files) != 1:
+    if weights is not None and (len(paths) != 1 or len(files) != 1):
         raise UsageError("--weights needs exactly one .xml file")
     chosen_format = output_format or config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"

@@ -28,8 +28,7 @@ def rule_help(rule: Rule) -> tuple[str, str]:
     fix = f"\n\n`irpool validate --fix` {rule.fix}." if rule.fix else ""
     text = f"{doc}\n\nWrong:\n{rule.wrong}\n\nRight:\n{rule.right}{fix}"
     markdown = (
-        f"{doc}\n\nWrong:\n\n```xml\n{rule.wrong}\n```\n\n"
-        f"Right:\n\n```xml\n{rule.right}\n```{fix}"
+        f"{doc}\n\nWrong:\n\n```xml\n{rule.wrong}\n```\n\nRight:\n\n```xml\n{rule.right}\n```{fix}"
     )
     return text, markdown
 
