@@ -272,3 +272,18 @@ def test_a_file_named_twice_is_checked_and_fixed_once(runner: CliRunner, tmp_pat
     code, stdout, _ = fix(runner, "--fix", "--jobs", "2", str(model), str(tmp_path))
     assert code == 0 and f"Fixed {FIXED_COUNT} problems in 1 file." in stdout
     assert "Checked 1 file:" in stdout and model.read_bytes() == render(RIGHT)
+
+
+def test_a_file_that_cannot_be_written_is_reported_not_crashed(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = tmp_path / "model.xml"
+    model.write_bytes(render(WRONG))
+
+    def read_only(*_: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("irpool.cli.validate.write_atomically", read_only)
+    code, _, stderr = fix(runner, "--fix", str(model))
+    assert code == 1 and "not fixed: Permission denied" in stderr
+    assert model.read_bytes() == render(WRONG)

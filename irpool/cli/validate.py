@@ -101,19 +101,21 @@ def lint(job: Job) -> Outcome:
     fixes = find_fixes(model, kept)
     if job.mode == "check" or not fixes:
         return _outcome(shown, model, kept, fixes, job)
-    data = job.path.read_bytes()
     weights = job.weights or job.path.with_suffix(".bin")
     try:
+        data = job.path.read_bytes()
         fixed = apply_fixes(data, model, fixes)
         verify(fixed, weights, raw, fixes)
-    except FixError as error:
-        note = f"{shown}: not fixed: {error}"
+        if job.mode == "fix":
+            write_atomically(job.path, fixed)
+    except (FixError, OSError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        note = f"{shown}: not fixed: {reason}"
         return replace(_outcome(shown, model, kept, fixes, job), note=note)
     count = sum(len(fix.resolves) for fix in fixes)
     if job.mode == "diff":
         diff = unified_diff(shown, data, fixed, model)
         return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
-    write_atomically(job.path, fixed)
     model = load(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
     return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
