@@ -1,0 +1,45 @@
+"""AdaptiveAvgPool on NumPy arrays: box means as per-axis averaging matrices.
+
+A box's volume is the product of its per-axis lengths, so each axis's matrix carries its
+own 1/length and the product of all of them is the mean. Output 1x1 reduces whole planes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.geometry import adaptive_matrix
+from irpool.execute.matmul import Matmul
+from irpool.execute.whole import Whole
+
+
+def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
+    """Mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)) per axis; 0 gives an empty axis."""
+    strategy, divisor = plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
+    return run_blocks(x, output_size, strategy, divisor)
+
+
+@lru_cache(maxsize=256)
+def plan(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
+) -> tuple[Strategy, NDArray[np.float64] | None]:
+    work, sums = compute_dtype(dtype), exact(dtype)
+    matrices = [adaptive_matrix(size, out) for size, out in zip(spatial, output_size, strict=True)]
+    lengths = [np.maximum(m.sum(axis=0), 1.0) for m in matrices]
+    divisor = None
+    if sums:
+        divisor = np.ones(())
+        for length in lengths:
+            divisor = np.multiply.outer(divisor, length)
+    if all(out == 1 for out in output_size):
+        volume = prod(spatial)
+        return Whole(volume, None if sums else max(volume, 1), work), divisor
+    if not sums:
+        matrices = [m / length for m, length in zip(matrices, lengths, strict=True)]
+    return Matmul(matrices, work), divisor

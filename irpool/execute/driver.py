@@ -1,0 +1,157 @@
+"""Runs a pooling strategy over blocks of N×C planes and applies the element-type rules.
+
+Numerics (issue: f32 in/out agreeing with the CPU plugin): f32 and f16 are computed in
+f32 (f16 rounds once, at the end), f64 in f64. Integer and boolean inputs are summed in
+f64, which is exact below 2**53, divided exactly and rounded half to even, as the CPU
+plugin does. Blocks bound memory to the input plus the output plus a few blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+# Worker threads over blocks of planes (NumPy and BLAS release the GIL). One by default, so
+# irpool is compared with single-thread runtimes; IRPOOL_THREADS=2 uses both cores.
+THREADS = max(1, int(os.environ.get("IRPOOL_THREADS", "1")))
+PARALLEL_MIN_BYTES = 1 << 21  # measured: below this, threads cost more than they save
+_pool: ThreadPoolExecutor | None = None
+_local = threading.local()
+
+
+def compute_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    if dtype == np.float64:
+        return np.dtype(np.float64)
+    if dtype.kind == "f":
+        return np.dtype(np.float32)
+    return np.dtype(np.float64)
+
+
+def exact(dtype: np.dtype[Any]) -> bool:
+    """Integers need exact sums and one exact division, or half-to-even rounding goes wrong."""
+    return dtype.kind != "f"
+
+
+class Scratch:
+    """Reusable flat buffers, one per slot, kept per thread across calls.
+
+    Fresh multi-megabyte buffers cost page faults on every call (measured: up to twice
+    the run time of a large pooling), so each thread keeps its largest buffers.
+    """
+
+    def __init__(self) -> None:
+        self._buffers: dict[int, NDArray[Any]] = {}
+
+    def array(self, slot: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> NDArray[Any]:
+        size = int(np.prod(shape))
+        buffer = self._buffers.get(slot)
+        if buffer is None or buffer.size < size or buffer.dtype != dtype:
+            buffer = np.empty(size, dtype)
+            self._buffers[slot] = buffer
+        return buffer[:size].reshape(shape)
+
+
+class Strategy(Protocol):
+    """Pools a block [b, *spatial] (compute dtype, C-contiguous) into dst [b, *out].
+
+    In exact mode it writes window sums (the driver divides); otherwise window means.
+    """
+
+    chunk_bytes: int
+
+    def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None: ...
+
+
+def run_blocks(
+    x: NDArray[Any],
+    out_spatial: tuple[int, ...],
+    strategy: Strategy,
+    divisor: NDArray[np.float64] | None,
+) -> NDArray[Any]:
+    """Apply `strategy` block by block; `divisor` (exact mode) is the divisor grid."""
+    x = np.ascontiguousarray(x)
+    out = np.empty((*x.shape[:2], *out_spatial), x.dtype)
+    if out.size == 0:
+        return out
+    if x.size == 0:
+        out.fill(0)
+        return out
+    planes = x.shape[0] * x.shape[1]
+    source = x.reshape(planes, *x.shape[2:])
+    target = out.reshape(planes, *out_spatial)
+    work = compute_dtype(x.dtype)
+    plane_bytes = max(1, source[0].size * work.itemsize)
+    threads = THREADS if planes * plane_bytes >= PARALLEL_MIN_BYTES else 1
+    # Each thread holds its own blocks: share the block budget so memory stays the same.
+    block = max(1, min(-(-planes // threads), strategy.chunk_bytes // (plane_bytes * threads)))
+    spans = [(start, min(planes, start + block)) for start in range(0, planes, block)]
+
+    def work_on(share: list[tuple[int, int]]) -> None:
+        scratch = _scratch()
+        with np.errstate(over="ignore", invalid="ignore"):
+            for start, stop in share:
+                _run_block(source[start:stop], target[start:stop], strategy, divisor, scratch)
+
+    if threads == 1 or len(spans) == 1:
+        work_on(spans)
+    else:
+        list(_workers().map(work_on, _deal(spans, threads)))
+    return out
+
+
+def _run_block(
+    src: NDArray[Any],
+    target: NDArray[Any],
+    strategy: Strategy,
+    divisor: NDArray[np.float64] | None,
+    scratch: Scratch,
+) -> None:
+    work = compute_dtype(src.dtype)
+    if src.dtype == work:
+        strategy.run(src, target, scratch)
+        return
+    converted = scratch.array(-1, src.shape, work)
+    np.copyto(converted, src, casting="unsafe")
+    values = scratch.array(-2, target.shape, work)
+    strategy.run(converted, values, scratch)
+    _finish(values, divisor, target)
+
+
+def release_scratch() -> None:
+    """Free this thread's kept buffers (for long-lived processes, and to measure cold calls)."""
+    _local.scratch = None
+
+
+def _scratch() -> Scratch:
+    scratch: Scratch | None = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = Scratch()
+    return scratch
+
+
+def _deal(spans: list[tuple[int, int]], threads: int) -> Iterator[list[tuple[int, int]]]:
+    for index in range(threads):
+        yield spans[index::threads]
+
+
+def _workers() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="irpool")
+    return _pool
+
+
+def _finish(
+    values: NDArray[Any], divisor: NDArray[np.float64] | None, target: NDArray[Any]
+) -> None:
+    """Exact division and half-to-even rounding for integers; one rounding for f16."""
+    if divisor is not None:
+        np.divide(values, divisor, out=values)
+        np.rint(values, out=values)
+    np.copyto(target, values, casting="unsafe")

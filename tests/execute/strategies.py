@@ -1,0 +1,41 @@
+"""Every strategy that can run a configuration, so tests can check each one, not just the pick."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute import avg_pool as avg_pool_module
+from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.geometry import Axis, divisor_grid
+from irpool.execute.matmul import Matmul
+from irpool.execute.sliding import Sliding
+from irpool.execute.whole import Whole
+from irpool.execute.window import Window
+
+
+def avg_pool_strategies(
+    windows: Sequence[Window], count_padding: bool, dtype: np.dtype[Any]
+) -> dict[str, Strategy]:
+    axes = [Axis(w) for w in windows]
+    work, sums = compute_dtype(dtype), exact(dtype)
+    found: dict[str, Strategy] = {
+        "sliding": Sliding(tuple(w.size for w in windows), windows, count_padding, work, sums),
+        "matmul": Matmul(avg_pool_module._matrices(axes, count_padding, sums), work),
+    }
+    if all(avg_pool_module._covers_all(a) for a in axes):
+        count = prod(w.kernel if count_padding else w.size for w in windows)
+        found["whole"] = Whole(prod(w.size for w in windows), None if sums else count, work)
+    return found
+
+
+def run_avg_pool(
+    x: NDArray[Any], windows: Sequence[Window], count_padding: bool, strategy: Strategy
+) -> NDArray[Any]:
+    axes = [Axis(w) for w in windows]
+    divisor = divisor_grid(axes, count_padding) if exact(x.dtype) else None
+    return run_blocks(x, tuple(w.out for w in windows), strategy, divisor)
