@@ -1,0 +1,161 @@
+"""`irpool run` through click's CliRunner: binding, every input error, outputs, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from irpool.cli import cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"  # Parameter "input": f32 [1,2,5,5]
+POOL_INPUT = EXAMPLES / "valid" / "avgpool1_4d.input.npy"
+DYNAMIC = EXAMPLES / "valid" / "avgpool14_dynamic.xml"  # f32 [?,3,1..10,?]
+CHANNEL_0 = [[3, 4.5, 6], [10.5, 12, 13.5], [18, 19.5, 21]]
+
+
+def _save(tmp_path: Path, name: str, array: np.ndarray) -> Path:
+    path = tmp_path / name
+    np.save(path, array)
+    return path
+
+
+def _run(runner: CliRunner, *args: str | Path) -> tuple[int, str]:
+    result = runner.invoke(cli, ["run", *map(str, args)])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def test_prints_name_shape_dtype_and_statistics(runner: CliRunner) -> None:
+    code, output = _run(runner, POOL, "--input", POOL_INPUT)
+    assert code == 0, output
+    assert output.strip() == "output: shape 1x2x3x3, float32, min 3, max 46, mean 24.5"
+
+
+def test_output_npy_holds_the_runtime_values(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out.npy"
+    code, output = _run(runner, POOL, "-i", f"input={POOL_INPUT}", "-o", out)
+    assert code == 0, output
+    np.testing.assert_allclose(np.load(out)[0, 0], CHANNEL_0)
+
+
+def test_output_npz_is_keyed_by_result_name(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "out.npz"
+    code, _ = _run(runner, POOL, "-i", POOL_INPUT, "-o", out)
+    assert code == 0
+    with np.load(out) as results:
+        assert results.files == ["output"]
+
+
+def test_npz_input_binds_by_keys(runner: CliRunner, tmp_path: Path) -> None:
+    bundle = tmp_path / "in.npz"
+    np.savez(bundle, input=np.load(POOL_INPUT))
+    code, output = _run(runner, POOL, "-i", bundle)
+    assert code == 0, output
+
+
+def test_dynamic_model_reinfers_from_the_input(runner: CliRunner, tmp_path: Path) -> None:
+    x = _save(tmp_path, "x.npy", np.ones((6, 3, 4, 6), np.float32))
+    code, output = _run(runner, DYNAMIC, "-i", x)
+    assert code == 0, output
+    assert output.startswith("output: shape 6x3x2x3, float32")
+
+
+@pytest.mark.parametrize(
+    ("model", "array", "message"),
+    [
+        (
+            POOL,
+            np.ones((1, 2, 5), np.float32),
+            'input "input" (f32 [1,2,5,5]): expected shape [1,2,5,5], got [1,2,5] '
+            "(rank 3, expected rank 4)",
+        ),
+        (POOL, np.ones((1, 2, 5, 6), np.float32), "got [1,2,5,6] (dim 3 is 6, expected 5)"),
+        (
+            POOL,
+            np.ones((1, 2, 5, 5), np.float64),
+            'input "input" (f32 [1,2,5,5]): expected dtype float32, got float64',
+        ),
+        (POOL, np.ones((1, 2, 5, 5), np.int32), "expected dtype float32, got int32"),
+        (DYNAMIC, np.ones((1, 3, 11, 4), np.float32), "dim 2 is 11, expected 1..10"),
+        (DYNAMIC, np.ones((1, 4, 5, 5), np.float32), "dim 1 is 4, expected 3"),
+    ],
+)
+def test_input_that_does_not_fit_is_exit_1(
+    runner: CliRunner, tmp_path: Path, model: Path, array: np.ndarray, message: str
+) -> None:
+    code, output = _run(runner, model, "-i", _save(tmp_path, "x.npy", array))
+    assert code == 1
+    assert message in output
+
+
+def test_cast_converts_within_a_kind_and_says_so(runner: CliRunner, tmp_path: Path) -> None:
+    x = _save(tmp_path, "x.npy", np.load(POOL_INPUT).astype(np.float64))
+    code, output = _run(runner, POOL, "-i", x, "--cast")
+    assert code == 0, output
+    assert 'irpool run: input "input": cast float64 to f32' in output
+
+
+def test_cast_never_turns_floats_into_integers(runner: CliRunner, tmp_path: Path) -> None:
+    model = EXAMPLES / "valid" / "adaptive_avg_pool8_3d.xml"
+    code, output = _run(runner, model, "-i", _save(tmp_path, "x.npy", np.ones((1, 1, 5), "f4")))
+    assert code == 0, output  # same dtype: fine
+    x = _save(tmp_path, "y.npy", np.ones((1, 1, 5), np.complex64))
+    code, output = _run(runner, model, "-i", x, "--cast")
+    assert code == 1 and "cannot cast complex64 to f32" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], 'missing input(s): "input" (f32 [1,2,5,5])'),
+        (["-i", "nope=IN"], 'no input named "nope"; the model\'s inputs are: "input"'),
+        (["-i", "IN", "-i", "IN"], "the model has only 1 input(s)"),
+        (["-i", "input=IN", "-i", "input=IN"], 'input "input" is given twice'),
+        (["-i", "missing.npy"], "input file missing.npy does not exist"),
+    ],
+)
+def test_missing_extra_and_unknown_inputs_are_exit_1(
+    runner: CliRunner, args: list[str], message: str
+) -> None:
+    code, output = _run(runner, POOL, *[a.replace("IN", str(POOL_INPUT)) for a in args])
+    assert code == 1
+    assert message in output
+
+
+def test_a_file_that_is_not_numpy_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:
+    bogus = tmp_path / "x.npy"
+    bogus.write_text("not an array")
+    code, output = _run(runner, POOL, "-i", bogus)
+    assert code == 1 and "cannot read input file" in output
+
+
+def test_invalid_model_is_not_run(runner: CliRunner) -> None:
+    model = EXAMPLES / "broken" / "zero_stride.xml"
+    code, output = _run(runner, model, "-i", POOL_INPUT)
+    assert code == 1
+    assert "IR206 error strides must be at least 1" in output
+    assert "the model has errors (above); it is not run" in output
+
+
+def test_unreadable_model_prints_its_diagnostics(runner: CliRunner) -> None:
+    code, output = _run(runner, EXAMPLES / "broken" / "malformed_xml.xml")
+    assert code == 1 and "IR101 error" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "out.txt"], "use a .npy or .npz file"),
+        ([], "Missing argument"),
+        (["--bogus"], "No such option"),
+    ],
+)
+def test_usage_errors_are_exit_2(runner: CliRunner, args: list[str], message: str) -> None:
+    full = [*args] if args == [] else [str(POOL), "-i", str(POOL_INPUT), *args]
+    result = runner.invoke(cli, ["run", *full])
+    assert result.exit_code == 2
+    assert message in result.output
