@@ -1,0 +1,292 @@
+"""Pooling workloads: irpool's kernels vs OpenVINO's CPU plugin and other single-thread peers.
+
+Run `python benchmarks/run.py`. Every engine uses one thread (BLAS included); inputs are
+already in memory; times are medians; a separate column runs irpool on two threads. irpool
+is called through the ops' `compute`, the path the model runner uses. Optional peers
+(openvino, torch, onnxruntime) are skipped when missing. Writes benchmarks/results/latest.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from irpool.execute import driver
+from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
+from irpool.ops.avg_pool import AvgPool14
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+RESULTS = Path(__file__).parent / "results" / "latest.json"
+Bench = Callable[[], object]
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    shape: tuple[int, ...]
+    target: float  # irpool / OpenVINO, at most
+    kernel: int = 0  # 0: AdaptiveAvgPool to `output`
+    stride: int = 1
+    pad: int = 0
+    exclude_pad: bool = True
+    output: int = 1
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape) - 2
+
+    @property
+    def describe(self) -> str:
+        if not self.kernel:
+            return f"AdaptiveAvgPool {'x'.join(map(str, self.shape))} -> {self.output}"
+        mode = "excl" if self.exclude_pad else "incl"
+        return (
+            f"AvgPool {'x'.join(map(str, self.shape))} k{self.kernel} s{self.stride} "
+            f"p{self.pad} {mode}"
+        )
+
+
+WORKLOADS = [
+    Workload("W1", (1, 64, 112, 112), 1.5, kernel=3, stride=2, pad=1),
+    Workload("W2", (1, 192, 28, 28), 1.5, kernel=3, stride=1, pad=1),
+    Workload("W3", (1, 32, 224, 224), 1.5, kernel=7, stride=1, pad=3, exclude_pad=False),
+    Workload("W4", (8, 2048, 7, 7), 1.0),
+    Workload("W5a", (1, 512, 14, 14), 0.5, output=5),
+    Workload("W5b", (1, 256, 13, 13), 0.5, output=6),
+    Workload("W6", (1, 64, 16, 56, 56), 2.0, kernel=3, stride=2, pad=1),
+    Workload("W7", (32, 64, 56, 56), 1.5, kernel=2, stride=2),
+    Workload("W8", (1, 3, 8, 8), 1.0, kernel=2, stride=2),
+    Workload("K31", (1, 32, 112, 112), 0.5, kernel=31, stride=1, pad=15),
+]
+MEMORY_WORKLOADS = ("W3", "W7")
+
+
+def median_seconds(bench: Bench, budget: float) -> float:
+    """Median of repeated calls, after a warm-up, for about `budget` seconds."""
+    bench()
+    times: list[float] = []
+    deadline = time.perf_counter() + budget
+    while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 10_000):
+        start = time.perf_counter()
+        bench()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def irpool_bench(w: Workload, x: np.ndarray) -> Bench:
+    if not w.kernel:
+        size = np.full(w.rank, w.output, np.int64)
+        adaptive = AdaptiveAvgPool8({})
+        return lambda: adaptive.compute([x, size])
+    attrs = {
+        "kernel": (w.kernel,) * w.rank,
+        "strides": (w.stride,) * w.rank,
+        "pads_begin": (w.pad,) * w.rank,
+        "pads_end": (w.pad,) * w.rank,
+        "exclude-pad": w.exclude_pad,
+        "auto_pad": "explicit",
+        "rounding_type": "floor",
+    }
+    pool = AvgPool14(attrs)
+    return lambda: pool.compute([x])
+
+
+def floor_bench(w: Workload, x: np.ndarray, out_size: int) -> Bench:
+    """Reading the input once and writing the output once."""
+    out = np.empty(out_size, np.float32)
+    return lambda: (np.add.reduce(x, axis=None), out.fill(1.0))
+
+
+def openvino_bench(w: Workload, x: np.ndarray) -> Bench | None:
+    try:
+        ov = importlib.import_module("openvino")
+        ops = importlib.import_module("openvino.opset14")
+    except ImportError:
+        return None
+    param = ops.parameter(list(x.shape), np.float32)
+    if w.kernel:
+        pads = [w.pad] * w.rank
+        node = ops.avg_pool(
+            param, [w.stride] * w.rank, pads, pads, [w.kernel] * w.rank, w.exclude_pad, "floor"
+        )
+    else:
+        size = ops.constant(np.full(w.rank, w.output, np.int64))
+        node = importlib.import_module("openvino.opset8").adaptive_avg_pool(param, size)
+    config = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+    request = ov.Core().compile_model(ov.Model([node], [param]), "CPU", config)
+    request = request.create_infer_request()
+    request.set_input_tensor(ov.Tensor(x, shared_memory=True))
+    return lambda: request.infer()
+
+
+def torch_bench(w: Workload, x: np.ndarray) -> Bench | None:
+    try:
+        torch = importlib.import_module("torch")
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    functional = torch.nn.functional
+    tensor = torch.from_numpy(x)
+    if not w.kernel:
+        adaptive = getattr(functional, f"adaptive_avg_pool{w.rank}d")
+        return lambda: adaptive(tensor, w.output)
+    pool = getattr(functional, f"avg_pool{w.rank}d")
+    include = not w.exclude_pad
+    return lambda: pool(tensor, w.kernel, w.stride, w.pad, count_include_pad=include)
+
+
+def onnxruntime_bench(w: Workload, x: np.ndarray) -> Bench | None:
+    try:
+        ort = importlib.import_module("onnxruntime")
+        onnx = importlib.import_module("onnx")
+    except ImportError:
+        return None
+    helper = onnx.helper
+    if w.kernel:
+        node = helper.make_node(
+            "AveragePool", ["x"], ["y"], kernel_shape=[w.kernel] * w.rank,
+            strides=[w.stride] * w.rank, pads=[w.pad] * (2 * w.rank),
+            count_include_pad=int(not w.exclude_pad),
+        )  # fmt: skip
+    elif w.output == 1:
+        node = helper.make_node("GlobalAveragePool", ["x"], ["y"])
+    else:
+        return None  # ONNX has no adaptive pooling
+    graph = helper.make_graph(
+        [node], "pool",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    return lambda: session.run(None, {"x": x})
+
+
+def geometric_mean(ratios: list[float]) -> float:
+    finite = [r for r in ratios if np.isfinite(r)]
+    return float(np.exp(np.mean(np.log(finite)))) if finite else float("nan")
+
+
+def peak_memory(bench: Bench) -> int:
+    """Peak traced allocation of one call, its kept buffers included."""
+    driver.release_scratch()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    bench()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def versions() -> dict[str, str]:
+    found = {"python": platform.python_version(), "numpy": np.__version__}
+    for name in ("openvino", "torch", "onnxruntime"):
+        try:
+            found[name] = importlib.import_module(name).__version__
+        except ImportError:
+            found[name] = "missing"
+    return found
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def main() -> None:
+    if any(os.environ.get(name) != "1" for name in THREAD_VARIABLES):
+        # BLAS reads its thread count when NumPy is imported: restart with one thread.
+        os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
+    parser.add_argument("--only", nargs="*", help="workload names to run")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    rows: list[dict[str, Any]] = []
+    peers = {"openvino": openvino_bench, "torch": torch_bench, "onnxruntime": onnxruntime_bench}
+    print(f"{machine()}\n{versions()}\n")
+    names = ("irpool", "openvino", "torch", "ort", "floor", "irpool2T")
+    header = f"{'':5} " + " ".join(f"{n:>9}" for n in names)
+    print(f"{header} {'ratio':>6} {'target':>6} {'2T':>5}  (microseconds, medians)")
+    for w in WORKLOADS:
+        if args.only and w.name not in args.only:
+            continue
+        x = rng.random(w.shape, dtype=np.float32)
+        ours = irpool_bench(w, x)
+        result = ours()
+        out = result[0] if isinstance(result, list) else result
+        times = {"irpool": median_seconds(ours, args.budget)}
+        driver.THREADS = 2  # both cores, threads over N×C blocks; reported separately
+        times["irpool_2t"] = median_seconds(ours, args.budget)
+        driver.THREADS = 1
+        times["floor"] = median_seconds(floor_bench(w, x, out.size), args.budget)
+        for name, make in peers.items():
+            bench = make(w, x)
+            times[name] = median_seconds(bench, args.budget) if bench else float("nan")
+        ratio = times["irpool"] / times["openvino"]
+        ratio_2t = times["irpool_2t"] / times["openvino"]
+        row: dict[str, Any] = {
+            "name": w.name, "workload": w.describe, "target": w.target, "ratio": ratio,
+            "ratio_2_threads": ratio_2t,
+            "microseconds": {k: v * 1e6 for k, v in times.items()},
+        }  # fmt: skip
+        if w.name in MEMORY_WORKLOADS:
+            row["peak_bytes"] = peak_memory(ours)
+            row["input_output_bytes"] = x.nbytes + out.nbytes
+        rows.append(row)
+        us = row["microseconds"]
+        cells = " ".join(
+            f"{us[k]:9.1f}"
+            for k in ("irpool", "openvino", "torch", "onnxruntime", "floor", "irpool_2t")
+        )
+        verdict = "ok" if ratio <= w.target else "MISS"
+        print(
+            f"{w.name:5} {cells} {ratio:6.2f} {w.target:6.1f} {ratio_2t:5.2f}  {verdict:4}  "
+            f"{w.describe}"
+        )
+    geomean = geometric_mean([r["ratio"] for r in rows])
+    geomean_2t = geometric_mean([r["ratio_2_threads"] for r in rows])
+    print(f"\ngeometric mean irpool/openvino: {geomean:.2f} (target 1.0); ", end="")
+    print(f"irpool on 2 threads: {geomean_2t:.2f}")
+    for r in rows:
+        if "peak_bytes" in r:
+            factor = r["peak_bytes"] / r["input_output_bytes"]
+            print(
+                f"peak memory {r['name']}: {r['peak_bytes'] / 2**20:.1f} MiB, "
+                f"{factor:.2f}x input+output"
+            )
+    RESULTS.parent.mkdir(exist_ok=True)
+    report = {
+        "machine": machine(), "versions": versions(), "geomean": geomean,
+        "geomean_2_threads": geomean_2t, "rows": rows,
+    }  # fmt: skip
+    RESULTS.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
