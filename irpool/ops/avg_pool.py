@@ -6,12 +6,13 @@ formula and two examples are wrong.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from numpy.typing import NDArray
 
+from irpool.execute.avg_pool import avg_pool
 from irpool.execute.window import Window
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, cdiv
@@ -133,6 +134,10 @@ class AvgPoolBase(Op):
     attributes = ATTRIBUTES
     input_names = ("data",)
 
+    def __init__(self, attrs: Mapping[str, Any]) -> None:
+        super().__init__(attrs)
+        self._geometry_cache: dict[tuple[int, ...], tuple[tuple[Window, ...], bool]] = {}
+
     def spatial_attributes(self) -> tuple[tuple[int, ...], ...]:
         kernel: tuple[int, ...] = self.attrs["kernel"]
         count = len(kernel)
@@ -244,19 +249,25 @@ class AvgPoolBase(Op):
                 )
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        from irpool.execute.avg_pool import avg_pool
-
-        axes = self.axes(Shape.of(*inputs[0].shape))
-        windows = [
-            Window(a.size.value, a.out.value, a.kernel, a.stride, a.dilation, a.pad_begin)
-            for a in axes
-        ]
-        # The runtime divides by the full kernel only when padding counts and some pad,
-        # on any axis, is non-zero; otherwise by the number of real taps.
-        count_padding = not self.attrs["exclude-pad"] and any(
-            a.pad_begin or a.pad_end for a in axes
-        )
+        windows, count_padding = self._geometry(inputs[0].shape)
         return [avg_pool(inputs[0], windows, count_padding)]
+
+    def _geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
+        """Kernel geometry for a concrete input shape; cached, as runs repeat shapes."""
+        cache = self._geometry_cache
+        if shape not in cache:
+            axes = self.axes(Shape.of(*shape))
+            windows = tuple(
+                Window(a.size.value, a.out.value, a.kernel, a.stride, a.dilation, a.pad_begin)
+                for a in axes
+            )
+            # The runtime divides by the full kernel only when padding counts and some pad,
+            # on any axis, is non-zero; otherwise by the number of real taps.
+            count_padding = not self.attrs["exclude-pad"] and any(
+                a.pad_begin or a.pad_end for a in axes
+            )
+            cache[shape] = windows, count_padding
+        return cache[shape]
 
 
 def _csv(values: Sequence[int]) -> str:
