@@ -46,19 +46,19 @@ from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
-
-try:
-    import openvino as ov
-    from openvino import opset1, opset8, opset14, opset16
-except ImportError as error:
-    raise SystemExit(
-        "tools/gen_conformance.py needs the real OpenVINO runtime (>= 2026.4), which is not "
-        "installed.\n"
-        "Install it with: pip install -e '.[oracle]'   (or: pip install 'openvino>=2026.4')"
-    ) from error
+from ov_builders import (
+    ELEMENT_TYPES,
+    TESTED_OPENVINO,
+    adaptive_avg_pool,
+    avg_pool,
+    join,
+    output_size_const,
+    ov,
+    parameter,
+    result,
+)
 
 DEFAULT_OUT = Path("tests/conformance")
-TESTED_OPENVINO = "2026.4"
 DEVICE = "CPU"
 COMPILE_CONFIG: dict[str, str] = {"INFERENCE_PRECISION_HINT": "f32"}
 CASE_FILES = ("model.xml", "model.bin", "inputs.npz", "outputs.npz")
@@ -66,15 +66,6 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 Array = NDArray[Any]
 
-ELEMENT_TYPES: dict[str, type[np.generic]] = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i8": np.int8,
-    "u8": np.uint8,
-    "i32": np.int32,
-    "i64": np.int64,
-}
 # Tolerances per output element type: |irpool - cpu| <= atol + rtol * |cpu|.
 TOLERANCES: dict[str, dict[str, Any]] = {
     "f32": {
@@ -125,74 +116,6 @@ NOTES: dict[str, str] = {
     "dynamic_rank": "The CPU plugin rejects Parameters of dynamic rank ('...'), so the corpus "
     "has no dynamic-rank model (tests/golden covers their shape inference).",
 }
-
-
-def _as_list(values: Sequence[int]) -> list[int]:
-    return [int(value) for value in values]
-
-
-def _join(values: Sequence[int]) -> str:
-    return "x".join(str(value) for value in values)
-
-
-# --------------------------------------------------------------------------------------------
-# Node helpers. Every node gets an explicit friendly name, which becomes the XML `name`.
-# --------------------------------------------------------------------------------------------
-
-
-def parameter(name: str, shape: str, element_type: str = "f32") -> ov.Node:
-    """A Parameter whose shape uses OpenVINO's syntax: "1,3,?,?", "?,3,1..10,4..", "..."."""
-    return opset1.parameter(ov.PartialShape(shape), ELEMENT_TYPES[element_type], name=name)
-
-
-def result(name: str, source: ov.Node) -> ov.Node:
-    return opset1.result(source, name=name)
-
-
-_AVG_POOL_BUILDERS: dict[int, Callable[..., ov.Node]] = {
-    1: opset1.avg_pool,
-    14: opset14.avg_pool,
-    16: opset16.avg_pool,
-}
-
-
-def avg_pool(
-    name: str,
-    source: ov.Node,
-    version: int,
-    kernel: Sequence[int],
-    strides: Sequence[int],
-    pads_begin: Sequence[int] | None = None,
-    pads_end: Sequence[int] | None = None,
-    *,
-    auto_pad: str = "explicit",
-    rounding: str = "floor",
-    exclude_pad: bool = True,
-    dilations: Sequence[int] | None = None,
-) -> ov.Node:
-    """An AvgPool of the given version (1, 14 or 16); missing pads are zeros."""
-    zeros = [0] * len(kernel)
-    options: dict[str, Any] = {"dilations": _as_list(dilations)} if dilations is not None else {}
-    return _AVG_POOL_BUILDERS[version](
-        source,
-        strides=_as_list(strides),
-        pads_begin=_as_list(pads_begin) if pads_begin is not None else zeros,
-        pads_end=_as_list(pads_end) if pads_end is not None else zeros,
-        kernel_shape=_as_list(kernel),
-        exclude_pad=exclude_pad,
-        rounding_type=rounding,
-        auto_pad=auto_pad,
-        name=name,
-        **options,
-    )
-
-
-def adaptive_avg_pool(name: str, source: ov.Node, output_size: ov.Node) -> ov.Node:
-    return opset8.adaptive_avg_pool(source, output_size, name=name)
-
-
-def output_size_const(name: str, values: Sequence[int], index_type: str) -> ov.Node:
-    return opset1.constant(np.array(values, dtype=ELEMENT_TYPES[index_type]), name=name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,7 +221,7 @@ def avg_pool_case(
         "excl" if exclude_pad else "incl",
     ]
     if dilations is not None:
-        parts.append(f"dil{_join(dilations)}")
+        parts.append(f"dil{join(dilations)}")
     if element_type != "f32":
         parts.append(element_type)
     if tag:
@@ -309,10 +232,10 @@ def avg_pool_case(
     if auto_pad == "explicit" or pads_begin is not None or pads_end is not None:
         declared = "" if auto_pad == "explicit" else "declared "
         zeros = [0] * len(kernel)
-        pads = f" {declared}pads {_join(pads_begin or zeros)}/{_join(pads_end or zeros)}"
+        pads = f" {declared}pads {join(pads_begin or zeros)}/{join(pads_end or zeros)}"
     description = (
-        f"AvgPool-{version} {element_type} [{shape}] k{_join(kernel)} s{_join(strides)}"
-        + (f" d{_join(dilations)}" if dilations is not None else "")
+        f"AvgPool-{version} {element_type} [{shape}] k{join(kernel)} s{join(strides)}"
+        + (f" d{join(dilations)}" if dilations is not None else "")
         + f"{pads} {auto_pad} {rounding} exclude-pad={str(exclude_pad).lower()}"
         + (f", input {list(input_shape)}" if input_shape is not None else "")
     )
@@ -352,7 +275,7 @@ def adaptive_case(
     parts = [
         "adaptive8",
         f"r{len(output_size) + 2}",
-        f"to{_join(output_size)}",
+        f"to{join(output_size)}",
         f"size_{index_type}",
     ]
     if element_type != "f32":

@@ -29,32 +29,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
-import numpy as np
-
-try:
-    import openvino as ov
-    from openvino import opset1, opset8, opset14, opset16
-except ImportError as error:
-    raise SystemExit(
-        "tools/gen_golden.py needs the real OpenVINO runtime (>= 2026.4), which is not installed.\n"
-        "Install it with: pip install -e '.[oracle]'   (or: pip install 'openvino>=2026.4')"
-    ) from error
+from ov_builders import (
+    TESTED_OPENVINO,
+    adaptive_avg_pool,
+    avg_pool,
+    join,
+    output_size_const,
+    ov,
+    parameter,
+    result,
+)
 
 DEFAULT_OUT = Path("tests/golden")
-TESTED_OPENVINO = "2026.4"
-
-ELEMENT_TYPES: dict[str, type[np.generic]] = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i32": np.int32,
-    "i64": np.int64,
-}
-AVG_POOL_BUILDERS: dict[int, Callable[..., ov.Node]] = {
-    1: opset1.avg_pool,
-    14: opset14.avg_pool,
-    16: opset16.avg_pool,
-}
 
 
 class Case(Protocol):
@@ -67,65 +53,8 @@ class Case(Protocol):
 
 
 # --------------------------------------------------------------------------------------------
-# Node helpers. Every node gets an explicit friendly name, which becomes the XML `name`.
-# --------------------------------------------------------------------------------------------
-
-
-def parameter(name: str, shape: str, element_type: str = "f32") -> ov.Node:
-    """A Parameter whose shape uses OpenVINO's syntax: "1,3,?,?", "?,3,1..10,4..", "..."."""
-    return opset1.parameter(ov.PartialShape(shape), ELEMENT_TYPES[element_type], name=name)
-
-
-def result(name: str, source: ov.Node) -> ov.Node:
-    return opset1.result(source, name=name)
-
-
-def avg_pool(
-    name: str,
-    source: ov.Node,
-    version: int,
-    kernel: Sequence[int],
-    strides: Sequence[int],
-    pads_begin: Sequence[int] | None = None,
-    pads_end: Sequence[int] | None = None,
-    *,
-    auto_pad: str = "explicit",
-    rounding: str = "floor",
-    exclude_pad: bool = True,
-    dilations: Sequence[int] | None = None,
-) -> ov.Node:
-    """An AvgPool of the given version (1, 14 or 16); missing pads are zeros."""
-    zeros = [0] * len(kernel)
-    options: dict[str, Any] = {"dilations": list(dilations)} if dilations is not None else {}
-    return AVG_POOL_BUILDERS[version](
-        source,
-        strides=list(strides),
-        pads_begin=list(pads_begin) if pads_begin is not None else zeros,
-        pads_end=list(pads_end) if pads_end is not None else zeros,
-        kernel_shape=list(kernel),
-        exclude_pad=exclude_pad,
-        rounding_type=rounding,
-        auto_pad=auto_pad,
-        name=name,
-        **options,
-    )
-
-
-def adaptive_avg_pool(name: str, source: ov.Node, output_size: ov.Node) -> ov.Node:
-    return opset8.adaptive_avg_pool(source, output_size, name=name)
-
-
-def output_size_const(name: str, values: Sequence[int], index_type: str) -> ov.Node:
-    return opset1.constant(np.array(values, dtype=ELEMENT_TYPES[index_type]), name=name)
-
-
-# --------------------------------------------------------------------------------------------
 # Case kinds
 # --------------------------------------------------------------------------------------------
-
-
-def _join(values: Sequence[int]) -> str:
-    return "x".join(str(value) for value in values)
 
 
 @dataclass(frozen=True)
@@ -159,7 +88,7 @@ class AvgPoolCase:
             "excl" if self.exclude_pad else "incl",
         ]
         if self.dilations is not None:
-            parts.append(f"dil{_join(self.dilations)}")
+            parts.append(f"dil{join(self.dilations)}")
         if self.element_type != "f32":
             parts.append(self.element_type)
         if self.tag:
@@ -199,7 +128,7 @@ class AdaptiveCase:
         parts = [
             "adaptive8",
             f"r{len(self.output_size) + 2}",
-            f"to{_join(self.output_size)}",
+            f"to{join(self.output_size)}",
             f"size_{self.index_type}",
         ]
         if self.element_type != "f32":
