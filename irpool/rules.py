@@ -335,6 +335,33 @@ _RULES = (
         """),
         fix="rewrites the <dim> as a plain integer",
     ),
+    Rule(
+        "IR114",
+        "unsupported-xml",
+        E,
+        "ignores",
+        "XML that IR never contains and irpool does not read: a processing instruction, an "
+        "encoding other than UTF-8, or a size beyond irpool's limits.",
+        doc=_text("""
+            OpenVINO writes IR as plain UTF-8 XML: no processing instructions, no other
+            encodings, short values, shallow nesting. A linter that reads files from strangers
+            bounds what it reads, so irpool refuses a file over 256 MiB, a tag or text over
+            1 MiB, and nesting deeper than 256 elements, and reports processing instructions
+            (OpenVINO skips them; other tools may act on them) and encodings other than UTF-8
+            (OpenVINO's reader decodes some of them differently from other XML readers). The
+            limits are documented in docs/hardening.md. Write the file as OpenVINO's
+            serializer does.
+        """),
+        wrong=_text("""
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <?xml-stylesheet href="http://example.com/ir.xsl"?>
+            <net name="model" version="11">
+        """),
+        right=_text("""
+            <?xml version="1.0"?>
+            <net name="model" version="11">
+        """),
+    ),
     # IR2xx: ops and attributes
     Rule(
         "IR201",

@@ -1,4 +1,9 @@
-"""The `.bin` beside an IR file, opened once and read by (offset, size) without copying."""
+"""The `.bin` beside an IR file, opened once and read by (offset, size) without copying.
+
+Only that one path is ever opened, and only if it is a regular file: it is mapped, not read,
+so a large `.bin` costs address space, not memory, and a Const's range is checked against
+the file's size (Python integers: an offset near 2**64 cannot wrap) before a byte is touched.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,18 +33,25 @@ class Weights:
             self.problem = "no weights file was given"
             return
         try:
-            # Never open anything but a regular file: a FIFO would block, a device never ends.
-            info = os.stat(path)
-            if not stat.S_ISREG(info.st_mode):
-                self.problem = f"{path.name} is not a regular file"
-                return
-            with open(path, "rb") as handle:
-                if info.st_size:
-                    self._data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            # Opened without blocking and checked on the descriptor: a FIFO would block a
+            # plain open forever, a device never ends, and checking the path first would race.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC)
         except FileNotFoundError:
             self.problem = f"{path.name} does not exist"
+            return
         except OSError as error:
             self.problem = f"cannot read {path.name}: {error.strerror or error}"
+            return
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                self.problem = f"{path.name} is not a regular file"
+            elif info.st_size:
+                self._data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        except OSError as error:
+            self.problem = f"cannot read {path.name}: {error.strerror or error}"
+        finally:
+            os.close(fd)  # the mapping keeps its own reference to the file
 
     @property
     def size(self) -> int:

@@ -1,8 +1,9 @@
 """Where things are in the raw text: spans of elements, attribute values and element text.
 
 lxml gives each element only the line its start tag ends on. Columns (and, later, byte
-edits for --fix) need the raw text, so the start tags are scanned once, lazily, the first
-time a diagnostic needs a column, and matched to lxml's elements in document order.
+edits for --fix) need the raw text, so the text is decoded, its lines found and its start
+tags scanned once each, lazily, the first time a diagnostic needs them; a clean file never
+pays for them. Start tags are matched to lxml's elements in document order.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from lxml import etree
 
@@ -39,11 +41,20 @@ class StartTag:
 class SourceMap:
     """Maps lxml elements to character offsets in the decoded source text."""
 
-    def __init__(self, text: str, root: etree._Element) -> None:
-        self.text = text
+    def __init__(self, data: bytes, root: etree._Element, codec: str) -> None:
+        self._data = data
+        self._codec = "utf-8-sig" if codec == "utf-8" else codec
         self._root = root
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
         self._tags: dict[etree._Element, StartTag] | None = None
+
+    @cached_property
+    def text(self) -> str:
+        """The decoded source; a BOM is not part of line 1's columns."""
+        return self._data.decode(self._codec, errors="replace")
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        return [0] + [m.end() for m in re.finditer("\n", self.text)]
 
     def _build(self) -> dict[etree._Element, StartTag]:
         tags: list[StartTag] = []

@@ -38,13 +38,42 @@ def _rejected(message: str) -> Reading[T]:
     return Reading(None, Finding("rejected", message))
 
 
+SHOWN_CHARS = 60  # longer texts are cut in messages: a hostile value can be a megabyte
+
+
+def show(text: str) -> str:
+    """`text` quoted for a message, cut short when it is long."""
+    if len(text) <= SHOWN_CHARS:
+        return f'"{text}"'
+    return f'"{text[:SHOWN_CHARS]}..." ({len(text)} characters)'
+
+
+# Every 64-bit number has at most 20 digits. Longer digit strings are out of range whatever
+# they say, and are never converted: that costs time quadratic in their length, and Python
+# refuses more than 4,300 digits.
+_MAX_DIGITS = 20
+_OUT_OF_RANGE: int = 10**_MAX_DIGITS
+
+
+def _integer(digits: str) -> int:
+    """A signed digit string as an int, or +-10**20 (beyond any 64-bit value) when longer."""
+    if len(digits.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+        return -_OUT_OF_RANGE if digits.startswith("-") else _OUT_OF_RANGE
+    return int(digits)
+
+
 _UNSIGNED = re.compile(r"\s*\+?(\d+)\Z")
 
 
 def read_unsigned(text: str) -> int | None:
-    """A whole-text unsigned integer (layer ids, IR version, Const offset/size)."""
+    """A whole-text unsigned 64-bit integer (layer ids, IR version, Const offset/size)."""
+    if text.isascii() and text.isdigit() and len(text) < _MAX_DIGITS:
+        return int(text)  # the common case, without a regex
     match = _UNSIGNED.match(text)
-    return int(match.group(1)) if match else None
+    if match is None:
+        return None
+    value = _integer(match.group(1))
+    return value if value < UINT64_WRAP else None
 
 
 _LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S)
@@ -68,23 +97,25 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
         match = _LIST_ITEM.match(item)
         if match is None:
             if item.strip() == "":
-                return _rejected(f'"{text}" has an empty item; OpenVINO cannot parse it')
-            return _rejected(f'cannot parse "{item.strip()}" in "{text}" as an unsigned integer')
-        number, rest = int(match.group(1)), match.group(2)
+                return _rejected(f"{show(text)} has an empty item; OpenVINO cannot parse it")
+            return _rejected(
+                f"cannot parse {show(item.strip())} in {show(text)} as an unsigned integer"
+            )
+        number, rest = _integer(match.group(1)), match.group(2)
+        if not -UINT64_WRAP < number < UINT64_WRAP:
+            return _rejected(f"{show(match.group(1))} in {show(text)} does not fit in 64 bits")
         if number < 0:
             values.append(number + UINT64_WRAP)
             problems.append(f"{number} wraps around to {number + UINT64_WRAP}")
-        elif number >= UINT64_WRAP:
-            return _rejected(f'"{match.group(1)}" in "{text}" does not fit in 64 bits')
         else:
             values.append(number)
         if rest.strip():
-            problems.append(f'"{item.strip()}" is read as {match.group(1)}')
+            problems.append(f"{show(item.strip())} is read as {number}")
     parsed = tuple(values)
     if problems:
         return Reading(parsed, Finding("reinterpreted", "; ".join(problems)))
     if trailing_comma:
-        return Reading(parsed, Finding("noncanonical", f'"{text}" ends with a comma'))
+        return Reading(parsed, Finding("noncanonical", f"{show(text)} ends with a comma"))
     return Reading(parsed)
 
 
@@ -99,7 +130,7 @@ def read_bool(text: str) -> Reading[bool]:
         if text not in _TRUE + _FALSE:
             return Reading(value, Finding("noncanonical", f'"{text}" is written "{lowered}"'))
         return Reading(value)
-    return Reading(None, Finding("reinterpreted", f'"{text}" is not true/false/1/0'))
+    return Reading(None, Finding("reinterpreted", f"{show(text)} is not true/false/1/0"))
 
 
 def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
@@ -110,7 +141,7 @@ def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
             return Reading(lowered, Finding("noncanonical", f'"{text}" is written "{lowered}"'))
         return Reading(lowered)
     allowed = ", ".join(choices)
-    return _rejected(f'"{text}" is not one of {allowed}')
+    return _rejected(f"{show(text)} is not one of {allowed}")
 
 
 ELEMENT_TYPES: dict[str, int] = {
@@ -131,7 +162,7 @@ def read_element_type(text: str) -> Reading[str]:
     if canonical in ELEMENT_TYPES:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
     hint = _precision_hint(text)
-    return _rejected(f'"{text}" is not an element type{hint}')
+    return _rejected(f"{show(text)} is not an element type{hint}")
 
 
 PRECISIONS: dict[str, str] = {
@@ -144,11 +175,20 @@ PRECISIONS: dict[str, str] = {
 
 def read_precision(text: str) -> Reading[str]:
     """A port `precision`: exactly the serializer's names (FP32) or element type names (f32)."""
-    if text in PRECISIONS:
-        return Reading(PRECISIONS[text])
-    if text in ELEMENT_TYPES or text in _ELEMENT_ALIASES or text == "string":
-        return Reading(_ELEMENT_ALIASES.get(text, text))
-    return _rejected(f'"{text}" is not a precision (FP32, FP16, I64, ..., or f32, f16, i64, ...)')
+    known = _PRECISION_READINGS.get(text)
+    if known is not None:
+        return known
+    return _rejected(
+        f"{show(text)} is not a precision (FP32, FP16, I64, ..., or f32, f16, i64, ...)"
+    )
+
+
+# Every port has a precision: the valid ones are read once, here.
+_PRECISION_READINGS: dict[str, Reading[str]] = {
+    **{name: Reading(_ELEMENT_ALIASES.get(name, name)) for name in (*ELEMENT_TYPES, "string")},
+    **{alias: Reading(element) for alias, element in _ELEMENT_ALIASES.items()},
+    **{name: Reading(element) for name, element in PRECISIONS.items()},
+}
 
 
 def precision_name(element_type: str) -> str:
@@ -169,19 +209,21 @@ _DIM = re.compile(r"(\s*)([+-]?\d+)(.*)\Z", re.S)
 
 def read_dim(text: str) -> Reading[int]:
     """A port `<dim>`: a signed integer read from the start of the text, at least -1."""
+    if text.isascii() and text.isdigit() and (text[0] != "0" or text == "0") and len(text) < 19:
+        return Reading(int(text))  # the common case, canonical, without a regex
     match = _DIM.match(text)
     if match is None:
-        return _rejected(f'"{text}" is not an integer; a <dim> is a number, or -1 for dynamic')
-    value = int(match.group(2))
+        return _rejected(f"{show(text)} is not an integer; a <dim> is a number, or -1 for dynamic")
+    value = _integer(match.group(2))
     if value < -1:
-        return _rejected(f"{value} is below -1")
+        return _rejected(f"{show(match.group(2))} is below -1")
     if value > INT64_MAX:
-        return _rejected(f"{match.group(2)} does not fit in 64 bits")
+        return _rejected(f"{show(match.group(2))} does not fit in 64 bits")
     rest = match.group(3)
     if rest.strip():
-        return Reading(value, Finding("reinterpreted", f'"{text.strip()}" is read as {value}'))
+        return Reading(value, Finding("reinterpreted", f"{show(text.strip())} is read as {value}"))
     if match.group(1) or rest or match.group(2) != str(value):
-        return Reading(value, Finding("noncanonical", f'"{text}" is written "{value}"'))
+        return Reading(value, Finding("noncanonical", f'{show(text)} is written "{value}"'))
     return Reading(value)
 
 
@@ -205,7 +247,9 @@ def read_partial_shape(text: str) -> Reading[Shape]:
             continue
         match = _SHAPE_DIM.match(item)
         if item == "" or match is None or (match.group(1) is None and match.group(3) is None):
-            return _rejected(f'"{text}" is not a shape: cannot read "{item}" as a dimension')
+            return _rejected(
+                f"{show(text)} is not a shape: cannot read {show(item)} as a dimension"
+            )
         dim, problem = _shape_dim(item, match)
         dims.append(dim)
         if problem:
@@ -219,19 +263,19 @@ def read_partial_shape(text: str) -> Reading[Shape]:
 def _shape_dim(item: str, match: re.Match[str]) -> tuple[Dim, str | None]:
     low_text, dots, high_text = match.groups()
     if dots is None:
-        value = int(low_text)
+        value = _integer(low_text)
         if value == -1:
             return Dim.dynamic(), None
         if value < -1 or value > INT64_MAX:
-            return Dim.static(0), f'"{item}" is read as 0'
+            return Dim.static(0), f"{show(item)} is read as 0"
         return Dim.static(value), None
-    low = int(low_text) if low_text is not None else 0
-    high = int(high_text) if high_text is not None else None
+    low = _integer(low_text) if low_text is not None else 0
+    high = _integer(high_text) if high_text is not None else None
     if (low < -1 or low > INT64_MAX) or (high is not None and (high < -1 or high > INT64_MAX)):
-        return Dim.dynamic(), f'"{item}" is read as ?'
+        return Dim.dynamic(), f"{show(item)} is read as ?"
     if high == -1:  # `..-1` is `?`; `a..-1` is read as `?` too, dropping the lower bound
-        return Dim.dynamic(), (None if low_text is None else f'"{item}" is read as ?')
+        return Dim.dynamic(), (None if low_text is None else f"{show(item)} is read as ?")
     low = max(low, 0)
     if high is not None and high < low:
-        return Dim.dynamic(), f'"{item}" is an empty interval, read as ?'
+        return Dim.dynamic(), f"{show(item)} is an empty interval, read as ?"
     return Dim(low, high), None

@@ -1,31 +1,50 @@
-"""Stage 1: bytes -> a hardened lxml tree with a source map, or diagnostics saying why not."""
+"""Stage 1: bytes -> a hardened lxml tree with a source map, or diagnostics saying why not.
+
+The file is data from a stranger, so reading is bounded before lxml sees a byte: only a
+regular file of at most MAX_FILE_BYTES is read, it must be UTF-8 text, it must not have a
+DOCTYPE (so no entity and no DTD is ever declared, let alone expanded or fetched), and no tag
+or text may exceed MAX_RUN_BYTES. lxml then parses with entity resolution, DTD loading and
+network access off (a second line of defence), and with libxml2's own limits, of which the
+nesting depth (MAX_DEPTH) is the one a file can reach. docs/hardening.md lists the limits.
+"""
 
 from __future__ import annotations
 
 import codecs
+import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from lxml import etree
 
 from irpool.diagnostics import Collector, IRError, Span
 from irpool.parse.source_map import SourceMap
-from irpool.parse.values import read_unsigned
+from irpool.parse.values import read_unsigned, show
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 
+MAX_FILE_BYTES = 256 << 20  # 5x the 100,000-layer benchmark model
+MAX_RUN_BYTES = 1 << 20  # the longest tag (with its attributes) or text between two tags
+MAX_DEPTH = 256  # libxml2's nesting limit without XML_PARSE_HUGE; IR nests about 10 deep
 
-def hardened_parser() -> etree.XMLParser:
-    """No entity expansion, no DTD, no network: the file is data from a stranger."""
+
+def hardened_parser(encoding: str = "utf-8") -> etree.XMLParser:
+    """No entity expansion, no DTD, no network, libxml2's limits on, and the encoding the
+    reader checked (libxml2 never picks one from the bytes on its own)."""
     return etree.XMLParser(
+        encoding=encoding,
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
         dtd_validation=False,
         huge_tree=False,
+        remove_blank_text=True,  # indentation is not data; dropping it makes the tree smaller
         remove_comments=False,
-        collect_ids=False,
+        # Not collect_ids=False: with it, lxml 6.1 opens a DOCTYPE's external DTD after all
+        # (tests/hardening/test_hostile_xml.py shows it with inotify).
     )
 
 
@@ -43,38 +62,65 @@ def read_document(path: Path, sink: Collector) -> Document:
 
     Findings that do not stop reading (a `<Net>` root) go to `sink`.
     """
+    return parse_document(_read_bounded(path, sink), path, sink)
+
+
+_FILE_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _read_bounded(path: Path, sink: Collector) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES.
+
+    Opened without blocking and checked on the open descriptor: a plain open of a FIFO
+    blocks forever, a device never ends, and checking the path first would race.
+    """
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        sink.add("IR100", f"cannot read the file: {error.strerror or error}", Span.at_line(1))
-        raise IRError(f"{sink.path}: cannot read the file", sink.diagnostics) from None
-    return parse_document(data, path, sink)
+        _stop(sink, "IR100", f"cannot read the file: {error.strerror or error}", "unreadable")
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        _stop(sink, "IR100", f"cannot read the file: it is {kind}", "unreadable")
+    with open(fd, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        _stop(
+            sink,
+            "IR114",
+            f"the file is larger than {MAX_FILE_BYTES >> 20} MiB, the most irpool reads "
+            "(docs/hardening.md)",
+            "too large",
+        )
+    return data
+
+
+def _stop(
+    sink: Collector, code: str, message: str, reason: str, span: Span | None = None
+) -> NoReturn:
+    sink.add(code, message, span or Span.at_line(1))
+    raise IRError(f"{sink.path}: {reason}", sink.diagnostics)
 
 
 def parse_document(data: bytes, path: Path, sink: Collector) -> Document:
-    parser = hardened_parser()
+    codec = _check_bytes(data, sink)
+    parser = hardened_parser(codec)
     try:
-        tree = etree.ElementTree(etree.fromstring(data, parser))
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as error:
         _report_syntax(data, error, list(parser.error_log), sink)
         raise IRError(f"{sink.path}: malformed XML", sink.diagnostics) from None
-    except ValueError as error:  # lxml refuses some inputs before parsing (e.g. bad encodings)
-        sink.add("IR101", f"cannot parse the file as XML: {error}", Span.at_line(1))
-        raise IRError(f"{sink.path}: malformed XML", sink.diagnostics) from None
 
-    root = tree.getroot()
-    docinfo = tree.docinfo
-    text = _decode(data, docinfo.encoding)
-    source = SourceMap(text, root)
-    if docinfo.doctype or docinfo.internalDTD is not None:
-        offset = max(text.find("<!DOCTYPE"), 0)
-        sink.add(
-            "IR102",
-            "the file has a DOCTYPE; IR never needs one, and irpool does not read DTDs or "
-            "expand entities",
-            source.span(offset, offset + len("<!DOCTYPE")),
-        )
-        raise IRError(f"{sink.path}: unsafe XML", sink.diagnostics)
+    source = SourceMap(data, root, codec)
+    if data.find(b"<?", _declaration_end(data)) >= 0:  # a cheap test before walking the tree
+        _report_processing_instructions(root, source, sink)
 
     tag = etree.QName(root).localname if isinstance(root.tag, str) else ""
     if tag.lower() != "net":
@@ -86,12 +132,159 @@ def parse_document(data: bytes, path: Path, sink: Collector) -> Document:
     version_text = root.get("version")
     version = read_unsigned(version_text) if version_text is not None else None
     if version not in SUPPORTED_IR_VERSIONS:
-        shown = "missing" if version_text is None else f'"{version_text}"'
+        shown = "missing" if version_text is None else show(version_text)
         span = source.element(root) if version_text is None else source.attribute(root, "version")
         sink.add("IR104", f"IR version is {shown}; OpenVINO reads only 10 and 11", span)
         raise IRError(f"{sink.path}: unsupported IR version", sink.diagnostics)
     assert version is not None
     return Document(path, sink.path, root, source, version)
+
+
+# Encodings that would hide markup from the byte-level checks below: UTF-16 and UTF-32
+# announce themselves by a byte order mark or by the NULs around "<", EBCDIC by "<?xm".
+_WIDE_ENCODINGS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+    (b"<\0\0\0", "UTF-32"),
+    (b"\0\0\0<", "UTF-32"),
+    (b"<\0", "UTF-16"),
+    (b"\0<", "UTF-16"),
+    (b"\x4c\x6f\xa7\x94", "EBCDIC"),
+)
+_DECLARED_ENCODING = re.compile(rb"<\?xml\s[^>]*?\bencoding\s*=\s*([\"'])([^\"'>]*)\1")
+# OpenVINO's reader (pugixml) decodes latin-1 when the declaration, at the very start of a
+# file without a BOM, says exactly one of these names (any case); anything else as UTF-8.
+_OPENVINO_LATIN1 = ("iso-8859-1", "latin1")
+# The prolog may hold only the declaration, comments, processing instructions and blanks
+# before a DOCTYPE. Atomic groups: no backtracking, so the scan is linear however it ends.
+_PROLOG_DOCTYPE = re.compile(rb"(?>\s|<\?.*?\?>|<!--.*?-->)*+<!DOCTYPE", re.S)
+_LONG_RUN = re.compile(rb"<[^<]{%d}" % MAX_RUN_BYTES)
+
+
+def _check_bytes(data: bytes, sink: Collector) -> str:
+    """Refuse, before any parsing, what must never reach the XML parser; returns the codec
+    the file is read with (utf-8, or latin-1 where OpenVINO reads latin-1 too)."""
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    for mark, name in _WIDE_ENCODINGS:
+        if data.startswith(mark, bom):
+            _stop(sink, "IR114", f"the file is {name}; IR is UTF-8", "not UTF-8")
+    codec = _declared_codec(data, bom, sink)
+    nul = data.find(b"\0")
+    if nul >= 0:
+        _stop(
+            sink,
+            "IR101",
+            "the file contains a NUL byte: it is binary, not XML text",
+            "not XML",
+            _position(data, nul, nul + 1, codec),
+        )
+    doctype = _PROLOG_DOCTYPE.match(data, bom)
+    if doctype is not None:
+        start = doctype.end() - len(b"<!DOCTYPE")
+        _stop(
+            sink,
+            "IR102",
+            "the file has a DOCTYPE; IR never needs one, and irpool does not read DTDs or "
+            "expand entities",
+            "unsafe XML",
+            _position(data, start, doctype.end(), codec),
+        )
+    first_tag = data.find(b"<")
+    long_run = _LONG_RUN.search(data)
+    if first_tag > MAX_RUN_BYTES or (first_tag < 0 and len(data) > MAX_RUN_BYTES):
+        start = 0
+    elif long_run is not None:
+        start = long_run.start()
+    else:
+        return codec
+    _stop(
+        sink,
+        "IR114",
+        f"a tag or text longer than {MAX_RUN_BYTES >> 20} MiB starts here; irpool reads "
+        "values of at most that size (docs/hardening.md)",
+        "too large",
+        _position(data, start, start + 1, codec),
+    )
+
+
+def _declared_codec(data: bytes, bom: int, sink: Collector) -> str:
+    """utf-8, or iso8859-1 when both OpenVINO and irpool read the file as latin-1; any
+    other declared encoding is refused, since the two readers would see different text."""
+    declared = _DECLARED_ENCODING.match(data, bom)
+    if declared is None:
+        return "utf-8"
+    name = declared.group(2).decode("ascii", "replace")
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        codec = ""
+    if codec in ("utf-8", "ascii"):
+        return "utf-8"
+    if not bom and name.lower() in _OPENVINO_LATIN1:
+        return "iso8859-1"
+    _stop(
+        sink,
+        "IR114",
+        f"the file declares encoding={show(name)}; irpool reads UTF-8 (and latin-1 declared "
+        'as "ISO-8859-1", which OpenVINO reads the same way), since other encodings are '
+        "decoded differently by OpenVINO and by other XML readers",
+        "not UTF-8",
+        _position(data, declared.start(2), declared.end(2), "utf-8"),
+    )
+
+
+def _declaration_end(data: bytes) -> int:
+    """The offset just after the XML declaration, or 0 when there is none."""
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    return data.find(b"?>", bom) + 2 if data.startswith(b"<?xml", bom) else 0
+
+
+def _position(data: bytes, start: int, end: int, codec: str) -> Span:
+    """The span of a byte range, in the characters the source map counts (BOM excluded)."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line = data.count(b"\n", 0, start) + 1
+    skip = len(codecs.BOM_UTF8) if line == 1 and data.startswith(codecs.BOM_UTF8) else 0
+    column = len(data[line_start + skip : start].decode(codec, "replace")) + 1
+    width = len(data[start:end].decode(codec, "replace"))
+    return Span(line, column, line, column + max(width, 1))
+
+
+def _report_processing_instructions(
+    root: etree._Element, source: SourceMap, sink: Collector
+) -> None:
+    before = reversed(list(root.itersiblings(etree.PI, preceding=True)))
+    found = [*before, *root.iter(etree.PI), *root.itersiblings(etree.PI)]
+    cursor = 0
+    for instruction in found:
+        start = source.text.find(f"<?{instruction.target}", cursor)
+        if start < 0:
+            span = Span.at_line(instruction.sourceline or 1)
+        else:
+            cursor = start + 1
+            span = source.span(start, start + 2 + len(instruction.target))
+        sink.add(
+            "IR114",
+            f"processing instruction <?{show(instruction.target)[1:-1]}?>: IR never has one; "
+            "OpenVINO skips it, other tools may act on it",
+            span,
+        )
+
+
+# libxml2 messages replaced by plainer ones: its limits name a parser flag, not the limit.
+_PLAIN_MESSAGES = {
+    "Excessive depth": (
+        "IR114",
+        f"elements are nested more than {MAX_DEPTH} deep, the most irpool reads "
+        "(OpenVINO's own IR nests about 10 deep)",
+    ),
+    "Resource limit exceeded": ("IR114", "the file exceeds a limit of the XML parser"),
+    "Invalid bytes in character encoding": (
+        "IR101",
+        "invalid UTF-8 here: IR is UTF-8 text",
+    ),
+}
 
 
 def _report_syntax(
@@ -108,15 +301,9 @@ def _report_syntax(
         column = min(max(column - 1, 1), max(len(text.rstrip("\r")), 1))
         if "tag mismatch" in message:
             column = text.rfind("</", 0, column) + 1 or column
-        sink.add("IR101", message, Span(line, column, line, column + 1))
-
-
-def _decode(data: bytes, encoding: str | None) -> str:
-    name = encoding or "utf-8"
-    try:
-        codec = codecs.lookup(name).name
-        if codec == "utf-8":
-            codec = "utf-8-sig"  # a BOM is not part of line 1's columns
-        return data.decode(codec)
-    except (LookupError, UnicodeDecodeError):
-        return data.decode("latin-1")
+        span = Span(line, column, line, column + 1)
+        plain = next((plain for key, plain in _PLAIN_MESSAGES.items() if key in message), None)
+        if plain is not None:
+            sink.add(*plain, span)
+            return  # what libxml2 says after these is only their consequences
+        sink.add("IR101", message, span)

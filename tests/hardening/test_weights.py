@@ -1,0 +1,120 @@
+"""The `.bin`: missing, empty, short, absurd offsets and sizes, not a regular file; and never a
+file other than the `.xml`'s sibling `.bin` (or `--weights`) is opened."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import irpool
+from irpool.cli import cli
+from tests.hardening import ir
+from tests.hardening.watch import OpenWatch
+
+UINT64_MAX = (1 << 64) - 1
+OUTPUT_SIZE = (2, 2)
+BIN = ir.weights(OUTPUT_SIZE)
+
+
+def diagnose(path: Path, weights: Path | None = None) -> list[tuple[str, str]]:
+    try:
+        found = irpool.load(path, weights).validate()
+    except irpool.IRError as error:
+        found = error.diagnostics
+    return [(d.code, d.message) for d in found]
+
+
+def with_const(offset: str, size: str) -> str:
+    return ir.adaptive_model(out_size=OUTPUT_SIZE).replace(
+        'offset="0" size="16"', f'offset="{offset}" size="{size}"'
+    )
+
+
+def test_missing_bin_without_const_is_fine(tmp_path: Path) -> None:
+    assert diagnose(ir.write(tmp_path, ir.pool_model())) == []
+
+
+def test_empty_bin_without_const_is_fine(tmp_path: Path) -> None:
+    assert diagnose(ir.write(tmp_path, ir.pool_model(), b"")) == []
+
+
+def test_missing_bin_with_const(tmp_path: Path) -> None:
+    found = diagnose(ir.write(tmp_path, ir.adaptive_model()))
+    assert [code for code, _ in found] == ["IR401"]
+    assert "model.bin does not exist" in found[0][1]
+
+
+def test_empty_bin_with_const(tmp_path: Path) -> None:
+    found = diagnose(ir.write(tmp_path, ir.adaptive_model(), b""))
+    assert [code for code, _ in found] == ["IR402"]
+    assert "offset 0 + size 16 = 16 is past the end of model.bin (0 bytes)" in found[0][1]
+
+
+def test_bin_shorter_than_the_const_needs(tmp_path: Path) -> None:
+    found = diagnose(ir.write(tmp_path, ir.adaptive_model(), BIN[:12]))
+    assert [code for code, _ in found] == ["IR402"]
+
+
+@pytest.mark.parametrize(
+    ("offset", "size", "code"),
+    [
+        (str(UINT64_MAX), "16", "IR402"),  # offset + size wraps to 15 in 64 bits
+        ("8", str(UINT64_MAX), "IR402"),  # a read of 16 EiB
+        (str(UINT64_MAX - 7), "8", "IR402"),  # wraps to exactly 0
+        (str(1 << 64), "16", "IR204"),  # not a 64-bit number: OpenVINO refuses it
+        ("0", "9" * 5000, "IR204"),  # more digits than Python converts
+        ("-8", "16", "IR204"),
+    ],
+)
+def test_offsets_and_sizes_near_two_to_the_64(
+    tmp_path: Path, offset: str, size: str, code: str
+) -> None:
+    found = diagnose(ir.write(tmp_path, with_const(offset, size), BIN))
+    assert code in [c for c, _ in found], found
+
+
+def test_size_does_not_make_irpool_read_it(tmp_path: Path) -> None:
+    """A Const of 2**40 elements in a tiny .bin: refused on sizes, nothing allocated."""
+    text = with_const("0", str(1 << 43)).replace('shape="2"', f'shape="{1 << 40}"')
+    found = diagnose(ir.write(tmp_path, text, BIN))
+    assert "IR402" in [c for c, _ in found]
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_bin_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    path = ir.write(tmp_path, ir.adaptive_model())
+    (os.mkdir if kind == "directory" else os.mkfifo)(path.with_suffix(".bin"))
+    found: list[tuple[str, str]] = []
+    worker = threading.Thread(target=lambda: found.extend(diagnose(path)), daemon=True)
+    worker.start()
+    worker.join(5)  # a plain open of a FIFO would block here forever
+    assert not worker.is_alive()
+    assert [code for code, _ in found] == ["IR401"]
+    assert "model.bin is not a regular file" in found[0][1]
+
+
+def test_only_the_sibling_bin_is_opened(tmp_path: Path) -> None:
+    path = ir.write(tmp_path, ir.adaptive_model(), BIN)
+    for decoy in ("model.bin.bak", "other.bin", "model.xml.bin", "weights.bin"):
+        (tmp_path / decoy).write_bytes(BIN)
+    with OpenWatch(tmp_path) as watch:
+        result = CliRunner().invoke(cli, ["validate", "--isolated", str(path)])
+    assert result.exit_code == 0, result.output
+    assert set(watch.opened) == {path, path.with_suffix(".bin")}
+
+
+def test_weights_option_replaces_the_sibling(tmp_path: Path) -> None:
+    path = ir.write(tmp_path, ir.adaptive_model(), b"")  # the sibling would be too short
+    chosen = tmp_path / "chosen.bin"
+    chosen.write_bytes(BIN)
+    with OpenWatch(tmp_path) as watch:
+        result = CliRunner().invoke(
+            cli, ["validate", "--isolated", "--weights", str(chosen), str(path)]
+        )
+    assert result.exit_code == 0, result.output
+    assert path.with_suffix(".bin") not in watch.opened
+    assert chosen in watch.opened
