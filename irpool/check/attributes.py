@@ -1,4 +1,8 @@
-"""Stage 3a: `<data>` attributes read and checked against an op's declaration, generically."""
+"""Stage 3a: `<data>` attributes read and checked against an op's declaration, generically.
+
+Reading is a pure function of the op and the attribute text, so the checker reads each
+distinct `<data>` once however many layers repeat it, and places the findings per layer.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from irpool.diagnostics import Collector
-from irpool.graph.model import Layer
 from irpool.ops.base import Attr, AttrType, Op
-from irpool.parse.source_map import SourceMap
 from irpool.parse.values import (
     Finding,
     Reading,
@@ -20,6 +21,7 @@ from irpool.parse.values import (
     read_partial_shape,
     read_uint_list,
     read_unsigned,
+    show,
 )
 
 _FINDING_CODES = {"rejected": "IR204", "reinterpreted": "IR205", "noncanonical": "IR211"}
@@ -28,7 +30,7 @@ _FINDING_CODES = {"rejected": "IR204", "reinterpreted": "IR205", "noncanonical":
 def _read_uint(text: str) -> Reading[int]:
     value = read_unsigned(text)
     if value is None:
-        return Reading(None, Finding("rejected", f'"{text}" is not an unsigned integer'))
+        return Reading(None, Finding("rejected", f"{show(text)} is not an unsigned 64-bit integer"))
     return Reading(value)
 
 
@@ -42,28 +44,31 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
 }
 
 
+# A rule code, its message, and the attribute it is about (None: the <data> element itself,
+# or the layer when there is no <data>).
+AttributeFinding = tuple[str, str, str | None]
+
+
 @dataclass(frozen=True, slots=True)
 class Attributes:
     values: dict[str, Any]
     present: frozenset[str]
     # False when the runtime would refuse a value, so shape inference is pointless.
     usable: bool
+    findings: tuple[AttributeFinding, ...]
 
 
-def read_attributes(op: type[Op], layer: Layer, source: SourceMap, sink: Collector) -> Attributes:
-    data = layer.data
-    given = {str(k): str(v) for k, v in data.attrib.items()} if data is not None else {}
+def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> Attributes:
+    """The attributes of a `<data>` element (its items in order; None when the layer has
+    none) as the runtime reads them for `op`, with every finding."""
+    given = dict(data) if data is not None else {}
     own = {attr.name: attr for attr in op.own_attributes()}
     family = {attr.name: attr for attr in op.attributes}
     usable = True
+    findings: list[AttributeFinding] = []
 
     def report(code: str, message: str, attribute: str | None) -> None:
-        span = (
-            source.attribute(data, attribute)
-            if data is not None and attribute
-            else source.element(data if data is not None else layer.element)
-        )
-        sink.add(code, message, span, layer.ref)
+        findings.append((code, message, attribute))
 
     if data is None and op.needs_data:
         report("IR215", f"{op.label()} needs a <data> element", None)
@@ -130,7 +135,7 @@ def read_attributes(op: type[Op], layer: Layer, source: SourceMap, sink: Collect
             continue
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
-    return Attributes(values, frozenset(given), usable)
+    return Attributes(values, frozenset(given), usable, tuple(findings))
 
 
 def _check_range(
@@ -142,7 +147,8 @@ def _check_range(
         if low:
             report(
                 "IR206",
-                f"{attr.name} must be at least {attr.min_value}, got {','.join(map(str, value))}",
+                f"{attr.name} must be at least {attr.min_value}, got "
+                f"{show(','.join(map(str, value)))}",
                 attr.name,
             )
             return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 
 from lxml import etree
 
@@ -28,64 +29,69 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     return Graph(layers, connections, producers, order, reachable)
 
 
-def _children(element: etree._Element, tag: str) -> list[etree._Element]:
-    return [child for child in element if child.tag == tag]
+def _first(element: etree._Element, tag: str) -> etree._Element | None:
+    """The first child with this tag: the runtime reads only the first of a repeated one."""
+    return next(element.iterchildren(tag), None)
 
 
 def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
-    for container in _children(doc.root, "layers")[:1]:
-        for element in _children(container, "layer"):
-            layer_id = read_unsigned(element.get("id", ""))
-            if layer_id is None:
-                continue  # the schema check has reported it
-            layer = Layer(
-                id=layer_id,
-                name=element.get("name", ""),
-                type=element.get("type", ""),
-                version=element.get("version", ""),
-                element=element,
-                data=next(iter(_children(element, "data")), None),
+    container = _first(doc.root, "layers")
+    for element in () if container is None else container.iterchildren("layer"):
+        layer_id = read_unsigned(element.get("id", ""))
+        if layer_id is None:
+            continue  # the schema check has reported it
+        sections: dict[str, etree._Element] = {}
+        for child in element:  # plain iteration: lxml's tag filters are slower
+            sections.setdefault(child.tag, child)
+        layer = Layer(
+            id=layer_id,
+            name=element.get("name", ""),
+            type=element.get("type", ""),
+            version=element.get("version", ""),
+            element=element,
+            data=sections.get("data"),
+        )
+        if layer_id in layers:
+            earlier = first_seen[layer_id]
+            sink.add(
+                "IR106",
+                f'layer id {layer_id} is already used by "{layers[layer_id].name}" on line '
+                f"{earlier.sourceline}; OpenVINO keeps only this later layer",
+                doc.source.attribute(element, "id"),
+                layer.ref,
             )
-            if layer_id in layers:
-                earlier = first_seen[layer_id]
-                sink.add(
-                    "IR106",
-                    f'layer id {layer_id} is already used by "{layers[layer_id].name}" on line '
-                    f"{earlier.sourceline}; OpenVINO keeps only this later layer",
-                    doc.source.attribute(element, "id"),
-                    layer.ref,
-                )
-            else:
-                first_seen[layer_id] = element
-            layer.inputs = _read_ports(doc, layer, "input", sink)
-            layer.outputs = _read_ports(doc, layer, "output", sink)
-            layers[layer_id] = layer
+        else:
+            first_seen[layer_id] = element
+        layer.inputs = _read_ports(doc, layer, sections.get("input"), "input", sink)
+        layer.outputs = _read_ports(doc, layer, sections.get("output"), "output", sink)
+        layers[layer_id] = layer
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     return layers
 
 
-def _read_ports(doc: Document, layer: Layer, side: str, sink: Collector) -> list[Port]:
+def _read_ports(
+    doc: Document, layer: Layer, group: etree._Element | None, side: str, sink: Collector
+) -> list[Port]:
     ports: list[Port] = []
     seen: set[int] = set()
-    for group in _children(layer.element, side)[:1]:
-        for element in _children(group, "port"):
-            port_id = read_unsigned(element.get("id", ""))
-            if port_id is None:
-                continue  # the schema check has reported it
-            if port_id in seen:
-                sink.add(
-                    "IR107",
-                    f"{side} port id {port_id} appears twice in {layer.describe()}; edges can "
-                    "reach only the first",
-                    doc.source.attribute(element, "id"),
-                    layer.ref,
-                )
-            seen.add(port_id)
-            precision = _read_port_precision(doc, layer, element, side, sink)
-            ports.append(Port(port_id, element, _read_dims(doc, layer, element, sink), precision))
+    for element in () if group is None else group.iterchildren("port"):
+        port_id = read_unsigned(element.get("id", ""))
+        if port_id is None:
+            continue  # the schema check has reported it
+        if port_id in seen:
+            sink.add(
+                "IR107",
+                f"{side} port id {port_id} appears twice in {layer.describe()}; edges can "
+                "reach only the first",
+                doc.source.attribute(element, "id"),
+                layer.ref,
+            )
+        seen.add(port_id)
+        precision = _read_port_precision(doc, layer, element, side, sink)
+        ports.append(Port(port_id, element, _read_dims(doc, layer, element, sink), precision))
     return ports
 
 
@@ -117,25 +123,39 @@ def _read_port_precision(
 _DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}
 
 
+CACHED_RANK = 8  # ports with more dims are read directly, so the cache stays small
+
+
+def _read_dim_texts(texts: tuple[str, ...]) -> tuple[tuple[int, ...] | None, bool]:
+    """A port's dims as the runtime reads them (None if one cannot be read), and whether any
+    dim has a finding. Ports repeat the same few dims, so short ones are cached."""
+    readings = [read_dim(text) for text in texts]
+    values = tuple(r.value for r in readings if r.value is not None)
+    clean = all(r.finding is None for r in readings)
+    return (values if len(values) == len(texts) else None), clean
+
+
+_read_dim_texts_cached = lru_cache(maxsize=1024)(_read_dim_texts)
+
+
 def _read_dims(
     doc: Document, layer: Layer, port: etree._Element, sink: Collector
 ) -> tuple[int, ...] | None:
-    values: list[int] = []
-    readable = True
-    for index, dim in enumerate(_children(port, "dim")):
-        reading = read_dim(dim.text or "")
-        if reading.finding is not None:
-            sink.add(
-                _DIM_CODES[reading.finding.kind],
-                f"port {port.get('id')} dim {index}: {reading.finding.message}",
-                doc.source.element_text(dim),
-                layer.ref,
-            )
-        if reading.value is None:
-            readable = False
-        else:
-            values.append(reading.value)
-    return tuple(values) if readable else None
+    dims = [child for child in port if child.tag == "dim"]
+    texts = tuple(dim.text or "" for dim in dims)
+    read = _read_dim_texts_cached if len(texts) <= CACHED_RANK else _read_dim_texts
+    values, clean = read(texts)
+    if not clean:
+        for index, dim in enumerate(dims):
+            finding = read_dim(dim.text or "").finding
+            if finding is not None:
+                sink.add(
+                    _DIM_CODES[finding.kind],
+                    f"port {port.get('id')} dim {index}: {finding.message}",
+                    doc.source.element_text(dim),
+                    layer.ref,
+                )
+    return values
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
@@ -149,13 +169,15 @@ def _read_edges(
     producers: dict[tuple[int, int], tuple[int, int]] = {}
     incoming: dict[tuple[int, int], int] = {}
     broken: set[int | None] = set()
-    for container in _children(doc.root, "edges")[:1]:
-        for edge in _children(container, "edge"):
-            numbers = [read_unsigned(edge.get(name, "")) for name in _EDGE_ATTRIBUTES]
-            if None in numbers:
-                broken.add(numbers[2])  # the schema check has reported it
+    container = _first(doc.root, "edges")
+    if container is not None:
+        for edge in container.iterchildren("edge"):
+            from_layer, from_port, to_layer, to_port = (
+                read_unsigned(edge.get(name, "")) for name in _EDGE_ATTRIBUTES
+            )
+            if from_layer is None or from_port is None or to_layer is None or to_port is None:
+                broken.add(to_layer)  # the schema check has reported it
                 continue
-            from_layer, from_port, to_layer, to_port = (n for n in numbers if n is not None)
             source = _edge_end(doc, edge, layers, from_layer, from_port, "from", sink)
             target = _edge_end(doc, edge, layers, to_layer, to_port, "to", sink)
             if source is None or target is None:
@@ -193,13 +215,11 @@ def _edge_end(
             doc.source.attribute(edge, f"{side}-layer"),
         )
         return None
-    if side == "from":
-        index, wrong = layer.output_index(port_id), layer.input_index(port_id)
-        kind, other = "output", "input"
-    else:
-        index, wrong = layer.input_index(port_id), layer.output_index(port_id)
-        kind, other = "input", "output"
+    outgoing = side == "from"
+    index = layer.output_index(port_id) if outgoing else layer.input_index(port_id)
     if index is None:
+        kind, other = ("output", "input") if outgoing else ("input", "output")
+        wrong = layer.input_index(port_id) if outgoing else layer.output_index(port_id)
         hint = (
             (
                 f"; port {port_id} is an {other} port, and edges run from an output port to "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -17,6 +18,9 @@ class Port:
     precision: str | None  # the element type the precision names, if it names one
 
 
+LINEAR_PORTS = 8  # up to this many ports, a scan beats building an index
+
+
 @dataclass(slots=True, eq=False)
 class Layer:
     id: int
@@ -27,6 +31,9 @@ class Layer:
     data: etree._Element | None
     inputs: list[Port] = field(default_factory=list)
     outputs: list[Port] = field(default_factory=list)
+    # (is output, port id) -> position of the first such port; built on first use, once the
+    # builder has set the ports, so resolving many edges into a wide layer stays linear.
+    _positions: dict[tuple[bool, int], int] | None = field(default=None, repr=False)
 
     @property
     def ref(self) -> tuple[str, str]:
@@ -37,21 +44,31 @@ class Layer:
 
     def input_index(self, port_id: int) -> int | None:
         """The operand index of an input port id: its position among the <input> ports."""
-        for index, port in enumerate(self.inputs):
-            if port.id == port_id:
-                return index
-        return None
+        return self._position(False, port_id)
 
     def output_index(self, port_id: int) -> int | None:
-        for index, port in enumerate(self.outputs):
-            if port.id == port_id:
-                return index
-        return None
+        return self._position(True, port_id)
+
+    def _position(self, output: bool, port_id: int) -> int | None:
+        ports = self.outputs if output else self.inputs
+        if len(ports) <= LINEAR_PORTS:
+            for index, port in enumerate(ports):
+                if port.id == port_id:
+                    return index
+            return None
+        if self._positions is None:
+            positions: dict[tuple[bool, int], int] = {}
+            for side, ports in ((False, self.inputs), (True, self.outputs)):
+                for index, port in enumerate(ports):
+                    positions.setdefault((side, port.id), index)
+            self._positions = positions
+        return self._positions.get((output, port_id))
 
 
-@dataclass(frozen=True, slots=True)
-class Connection:
-    """An edge resolved to operand positions: output `source` of one layer feeds input `target`."""
+class Connection(NamedTuple):
+    """An edge resolved to operand positions: output `source` of one layer feeds input `target`.
+
+    A named tuple: a model can have 100,000 of them, and tuples are built in C."""
 
     source_layer: int
     source_index: int

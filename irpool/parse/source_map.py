@@ -45,7 +45,6 @@ class SourceMap:
         self._data = data
         self._codec = "utf-8-sig" if codec == "utf-8" else codec
         self._root = root
-        self._tags: dict[etree._Element, StartTag] | None = None
 
     @cached_property
     def text(self) -> str:
@@ -56,31 +55,32 @@ class SourceMap:
     def _line_starts(self) -> list[int]:
         return [0] + [m.end() for m in re.finditer("\n", self.text)]
 
-    def _build(self) -> dict[etree._Element, StartTag]:
-        tags: list[StartTag] = []
-        for match in _TOKEN.finditer(self.text):
-            if match.group("tag") is None:
-                continue
-            tags.append(
-                StartTag(
-                    start=match.start(),
-                    end=match.end(),
-                    attrs=match.group("attrs"),
-                    attrs_offset=match.start("attrs"),
-                    self_closing=match.group(0).endswith("/>"),
-                )
-            )
-        elements = [el for el in self._root.iter() if isinstance(el.tag, str)]
+    @cached_property
+    def _tag_starts(self) -> dict[etree._Element, int]:
+        """The offset of each element's start tag: the k-th start tag in the text is the k-th
+        element in document order. Only offsets are kept (a large file has millions of
+        tags); a tag's parts are read again when a diagnostic needs them."""
+        starts = [match.start() for match in _TOKEN.finditer(self.text) if match.lastgroup]
+        elements = list(self._root.iter(etree.Element))
         # The root may be preceded by nothing but the prolog; any mismatch means the scan
         # cannot be trusted, and positions fall back to lxml's line numbers.
-        if len(tags) != len(elements):
+        if len(starts) != len(elements):
             return {}
-        return dict(zip(elements, tags, strict=True))
+        return dict(zip(elements, starts, strict=True))
 
     def _tag(self, element: etree._Element) -> StartTag | None:
-        if self._tags is None:
-            self._tags = self._build()
-        return self._tags.get(element)
+        start = self._tag_starts.get(element)
+        if start is None:
+            return None
+        match = _TOKEN.match(self.text, start)
+        assert match is not None and match.lastgroup, "a start tag was found here before"
+        return StartTag(
+            start=start,
+            end=match.end(),
+            attrs=match.group("attrs"),
+            attrs_offset=match.start("attrs"),
+            self_closing=match.group(0).endswith("/>"),
+        )
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based line and column of a character offset."""
