@@ -47,7 +47,7 @@ def plan(
         count = prod(w.kernel if count_padding else w.size for w in windows)
         return Whole(prod(w.size for w in windows), None if sums else count, work), divisor
     spatial = tuple(w.size for w in windows)
-    sliding = Sliding(spatial, windows, count_padding, work, sums)
+    sliding = Sliding(spatial, windows, count_padding, work, sums, planes)
     matmul = Matmul(_matrices(axes, count_padding, sums), work)
     best = sliding if sliding.estimate(planes) <= matmul.estimate(planes) else matmul
     return best, divisor

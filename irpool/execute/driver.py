@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from math import prod
 from typing import Any, Protocol
 
 import numpy as np
@@ -49,7 +50,7 @@ class Scratch:
         self._buffers: dict[int, NDArray[Any]] = {}
 
     def array(self, slot: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> NDArray[Any]:
-        size = int(np.prod(shape))
+        size = prod(shape)  # math.prod: np.prod costs microseconds per call
         buffer = self._buffers.get(slot)
         if buffer is None or buffer.size < size or buffer.dtype != dtype:
             buffer = np.empty(size, dtype)

@@ -1,25 +1,34 @@
-"""Separable sliding sums built from shifted slices: the strategy for small kernels.
+"""Separable window sums over stride phases: the strategy for small kernels.
 
-Wins when the kernel is small (cost grows with the sum of kernel sizes, k-1 additions per
-axis). Each axis is summed in one of two modes:
+Wins when the kernel is small: each axis costs k-1 additions per output, so the cost grows
+with the kernel (`matmul` does not). Each axis is one pass from `size` to `out` positions.
 
-* dense: sums at every start position, as long 1-D additions over the whole flat block
-  (row-crossing values appear only at border positions, which are recomputed, or at
-  positions no output reads). NumPy pays about 25 ns per inner loop, so long flat loops
-  beat row-by-row slicing even when the stride makes half the work wasted.
-* select: only the strided windows; wins when rows are long (an outer axis of a 5-D
-  input), when the stride is large, or on a strided last axis after dense passes, where
-  it reads only the positions the outputs need.
+Output o reads input o*stride + t for each tap t = j*dilation - pad_begin. Writing
+t = q*stride + r, that is element o + q of phase r (input positions r, r + stride, ...), so
+a pass adds shifted phases. Measured facts about NumPy decide how:
 
-Modes are chosen by an estimated cost. The last step reads the remaining strided
-positions and scales by 1/prod(kernel) in one pass; exclude-pad border outputs are then
-corrected per axis (the real-tap count is a product of per-axis counts).
+* An addition runs at ~12 elements/ns only when every operand is contiguous; strided rows
+  shorter than its 8192-element buffer are copied through it (2-3x slower), and element
+  strides cost ~0.27 ns per element.
+* `copyto` moves strided rows at nearly contiguous speed, and casting a uint64 view of
+  float32 pairs to uint32 keeps one float of each pair twice as fast as a strided copy.
+
+So a "flat" pass first lays each phase out like the output (row copies; the uint64 cast on
+a last axis with stride 2; nothing at stride 1, where the block itself is the phase) and
+then adds each term as one long contiguous slice of the whole block. Those slices spill
+across row ends only at border outputs (a tap in the padding or past the phase), which are
+recomputed from their real taps. A "view" pass adds strided views directly: it wins when
+rows are long. The mode of each pass and the order of the axes are chosen by estimated
+cost. The last pass writes the output, which is scaled by 1/prod(kernel); exclude-pad border
+outputs are then corrected per axis (the real-tap count is a product of per-axis counts).
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from math import prod
 from typing import Any
 
@@ -27,23 +36,135 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
-from irpool.execute.geometry import Axis
+from irpool.execute.geometry import Axis, divisor_grid
 from irpool.execute.window import Window
 
-# Measured on the reference machine (ns): a contiguous element (about 12 per ns for a NumPy
-# binary op, in cache or not), a strided element, one inner loop of a NumPy call, and one
-# NumPy call from Python.
-FLAT_NS = 0.085
-STRIDED_NS = 0.27
-ROW_NS = 25.0
+# Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a
+# uint64 -> uint32 cast, of an operation or copy with element strides; per row of a row
+# copy, of an operation on rows NumPy cannot merge, and of a column (a 1-D view with one
+# cache line per element); per NumPy call from Python (with its views).
+FLAT_NS = 0.11
+GRID_NS = 0.16  # a multiplication by a grid broadcast over the planes
+CAST_NS = 0.13
+STRIDED_NS = 0.28
+COPY_ROW_NS = 3.5
+ROW_NS = 11.0
+COLUMN_NS = 1.4
 CALL_NS = 1500.0
+# Inputs larger than COLD_BYTES come from memory, where only streaming reads (contiguous,
+# or one 1-D strided sweep) keep full bandwidth: extra ns per element that a first pass
+# reads as strided rows, and per element and phase that it casts.
+COLD_BYTES = 1 << 24
+COLD_NS = 0.24
+COLD_CAST_NS = 0.08
+# Extra ns for each strided operand NumPy copies through its buffer, per element and per
+# row; rows of BUFFER elements or more are used in place.
+BUFFERED_NS = 0.045
+BUFFERED_ROW_NS = 3.5
+BUFFER = 2048
 
-DENSE, SELECT, SKIP = "dense", "select", "skip"
-Pass = tuple[int, str, tuple[slice, ...]]  # axis, mode, view a selecting pass reads through
+# How a pass reads its input: strided views in place (no flat slices); the input itself,
+# summing at every position and keeping every stride-th ("dense"); or phases laid out by
+# row copies, by uint64 -> uint32 casts, or as 1-D strided flat views.
+VIEW, DENSE, COPY, CAST, STRIDED = "view", "dense", "copy", "cast", "strided"
+CAST_OK = sys.byteorder == "little"  # the low word of a uint64 pair is its first float
+SUMS = 9  # scratch slot of a flat pass's sums when they need compacting; phases use 2..8
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One axis: `lead` (per plane) x `size` x `inner` elements become `out` along it."""
+
+    axis: int
+    kind: str
+    lead: int
+    size: int
+    inner: int
+    out: int
+    stride: int
+    layout: int  # flat kinds: length of the axis in the phases' and the sums' layout
+    phases: tuple[tuple[int, int], ...]  # flat kinds: (phase r, entries valid per row)
+    terms: tuple[tuple[int, int], ...]  # (phase r, shift q): tap q*stride + r; dense: (0, tap)
+    interior: tuple[int, int]  # outputs [lo, hi) summed in bulk
+    borders: tuple[tuple[int, tuple[int, ...]], ...]  # other outputs and their real taps
+
+    @property
+    def step(self) -> int:
+        """Layout positions between consecutive outputs."""
+        return self.stride if self.kind == DENSE else 1
+
+    @property
+    def compacts(self) -> bool:
+        """Whether the sums are copied from their layout into the output afterwards."""
+        return self.layout != self.out or self.step > 1
+
+    def shape(self, lead: int, length: int) -> tuple[int, ...]:
+        """3-D (lead, length, inner), or 2-D on the last axis so a column is a 1-D view."""
+        return (lead, length) if self.inner == 1 else (lead, length, self.inner)
+
+    def cost(self, cold: bool = False) -> tuple[float, int]:
+        """Estimated ns per plane and NumPy calls per block; `cold`: the input is in memory."""
+        lo, hi = self.interior
+        source = self.lead * self.size * self.inner
+        if not cold:
+            penalty = 0.0
+        elif self.kind == CAST:
+            penalty = source * COLD_CAST_NS * len(self.phases)
+        elif self.kind == COPY or (self.kind == VIEW and 1 < self.inner < BUFFER):
+            penalty = source * COLD_NS
+        else:
+            penalty = 0.0
+        adds = max(1, len(self.terms) - 1) if hi > lo else 0
+        bulk = self.lead * (hi - lo) * self.inner
+        if self.kind == VIEW:
+            if self.inner > 1:
+                rate = FLAT_NS + 2 * _buffered_ns(self.inner)
+                rows = 0
+            else:  # rows merge into one strided loop only when they are back to back
+                rate = STRIDED_NS
+                merged = lo == 0 and hi == self.out and self.size == self.stride * self.out
+                rows = 0 if merged else self.lead
+            ns, calls = adds * (bulk * rate + rows * ROW_NS), adds
+        else:
+            elements = self.lead * self.layout * self.inner
+            rate = STRIDED_NS if self.kind == STRIDED else FLAT_NS
+            ns, calls = adds * elements * rate, adds
+            if self.kind == COPY:
+                copied = sum(valid for _, valid in self.phases) * self.lead * self.inner
+                ns += copied * _copy_ns(self.inner)
+                calls += len(self.phases)
+            elif self.kind == CAST:
+                ns += len(self.phases) * elements * CAST_NS
+                calls += 2 * len(self.phases)
+            if self.compacts:
+                ns += bulk * _copy_ns(self.inner)
+                calls += 1
+        for _, taps in self.borders:
+            ops = max(1, len(taps) - 1)
+            ns += ops * _slice_ns(self.lead, self.inner)
+            calls += ops
+        return ns + penalty, calls
+
+
+def _copy_ns(inner: int) -> float:
+    """Per element of a copy of rows of `inner` elements (element strides when 1)."""
+    return STRIDED_NS if inner == 1 else FLAT_NS + COPY_ROW_NS / inner
+
+
+def _buffered_ns(inner: int) -> float:
+    """Extra per element for one operand with strided rows of `inner` elements."""
+    return 0.0 if inner >= BUFFER else BUFFERED_NS + BUFFERED_ROW_NS / inner
+
+
+def _slice_ns(lead: int, inner: int) -> float:
+    """An operation on one index of an axis: `lead` rows of `inner` elements."""
+    if inner == 1:
+        return lead * COLUMN_NS
+    return lead * (ROW_NS + inner * (FLAT_NS + 2 * _buffered_ns(inner)))
 
 
 class Sliding:
-    """Window sums by shifted-slice additions, one pass per axis, modes picked by cost."""
+    """Window sums by shifted phase additions, one pass per axis, kinds picked by cost."""
 
     chunk_bytes = 1 << 23
 
@@ -54,134 +175,165 @@ class Sliding:
         count_padding: bool,
         work: np.dtype[Any],
         exact: bool,
+        planes: int,
+        kind: str | None = None,
     ) -> None:
-        itemsize = work.itemsize
+        """Plans for `planes` N×C planes; `kind` forces one pass kind where it applies (tests)."""
         self.axes = [Axis(w) for w in windows]
-        options = [self._options(a) for a in self.axes]
-        plans = [self._schedule(modes) for modes in itertools.product(*options)]
-        self.plane_ns, self.calls, self.passes, self.gather = min(plans, key=lambda p: p[0])
-        self.plane_bytes = prod(spatial) * itemsize
+        self.plane_bytes = prod(spatial) * work.itemsize
         self.scale = None if exact else 1.0 / prod(w.kernel for w in windows)
         self.corrections = [] if exact or count_padding else self._corrections()
-        self.calls += len(self.corrections) + 1
+        self.reciprocals: NDArray[Any] | None = None
+        cast = CAST_OK and work.itemsize == 4
+        block = max(1, min(planes, self.chunk_bytes // max(1, self.plane_bytes)))
+        cold = planes * self.plane_bytes > COLD_BYTES
+        orders = itertools.permutations(range(len(windows)))
+        plans = [self._schedule(order, spatial, cast, block, cold, kind) for order in orders]
+        self.plane_ns, self.calls, self.passes = min(
+            plans, key=lambda p: p[0] * block + p[1] * CALL_NS
+        )
+        # Means: scale by 1/prod(kernel) and correct the exclude-pad borders one slice at a
+        # time, or multiply by the reciprocal divisors in one pass, whichever is cheaper.
+        out_size = prod(w.out for w in windows)
+        scale_ns, scale_calls = out_size * FLAT_NS, 1 + len(self.corrections)
+        for index, _, _ in self.corrections:
+            lead = prod(w.out for w in windows[:index])
+            scale_ns += _slice_ns(lead, out_size // lead // windows[index].out)
+        grid_ns = out_size * GRID_NS
+        cheaper = grid_ns * block + CALL_NS < scale_ns * block + scale_calls * CALL_NS
+        if self.corrections and cheaper:
+            self.reciprocals = (1.0 / divisor_grid(self.axes, count_padding)).astype(work)
+            self.corrections = []
+            scale_ns, scale_calls = grid_ns, 1
+        self.plane_ns += scale_ns
+        self.calls += scale_calls
 
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
         blocks = -(-planes * self.plane_bytes // self.chunk_bytes)
         return planes * self.plane_ns + blocks * self.calls * CALL_NS
 
-    @staticmethod
-    def _options(axis: Axis) -> tuple[str, ...]:
-        w = axis.window
-        if (w.out - 1) * w.stride >= w.size:  # dense sums would need positions past the input
-            return (SELECT,)
-        if w.kernel == 1 and w.pad_begin == 0:
-            return (SKIP,)
-        return DENSE, SELECT
-
-    def _schedule(self, modes: tuple[str, ...]) -> tuple[float, int, list[Pass], tuple[slice, ...]]:
-        """Order the passes and estimate ns per plane and NumPy calls per block.
-
-        Selecting passes run first, except on the last axis, where a selecting pass (strided
-        reads) runs last and also applies the strides the dense passes left pending.
-        """
-        last = len(modes) - 1
-        order = [i for i, m in enumerate(modes) if m == SELECT and i != last]
-        order += [i for i, m in enumerate(modes) if m != SELECT]
-        order += [last] if modes[last] == SELECT and last not in order else []
-        sizes = [a.window.size for a in self.axes]
-        pending = [False] * len(modes)
+    def _schedule(
+        self,
+        order: tuple[int, ...],
+        spatial: tuple[int, ...],
+        cast: bool,
+        block: int,
+        cold: bool,
+        force: str | None,
+    ) -> tuple[float, int, list[Pass]]:
+        """The cheapest kind for each axis in this order: ns per plane, calls, passes."""
+        sizes = list(spatial)
         ns, calls = 0.0, 0
         passes: list[Pass] = []
-        for i in order:
-            w = self.axes[i].window
-            if modes[i] != SELECT:
-                pending[i] = w.stride > 1 or w.out < w.size
-                if modes[i] == DENSE:
-                    ns += (w.kernel - 1) * prod(sizes) * FLAT_NS
-                    passes.append((i, DENSE, ()))
-            else:
-                view = self._view(pending)
-                sizes = [
-                    a.window.out if p else s
-                    for a, p, s in zip(self.axes, pending, sizes, strict=True)
-                ]
-                sizes[i] = w.out
-                strided = any(
-                    p and self.axes[j].window.stride > 1 for j, p in enumerate(pending) if j > i
-                )
-                ns += (w.kernel - 1) * prod(sizes) * self._rate(sizes[i + 1 :], strided)
-                pending = [False] * len(modes)
-                passes.append((i, SELECT, view))
-            borders = len(self.axes[i].borders) * w.kernel
-            ns += borders * prod(sizes) / max(1, sizes[i]) * self._rate(sizes[i + 1 :], False)
-            calls += w.kernel - 1 + borders
-        gather = self._view(pending)
-        if any(pending):
-            tail = [a.window.out for a in self.axes[max(i for i, p in enumerate(pending) if p) :]]
-            strided = pending[last] and self.axes[last].window.stride > 1
-            rate = self._rate(tail, strided)
-        else:
-            rate = FLAT_NS
-        ns += prod(a.window.out for a in self.axes) * rate
-        return ns, calls, passes, gather
+        for index in order:
+            w = self.axes[index].window
+            if w.kernel == 1 and w.stride == 1 and w.pad_begin == 0 and w.out == w.size:
+                continue  # identity
+            lead, inner = prod(sizes[:index]), prod(sizes[index + 1 :])
+            first = cold and not passes
+            options = [(p, *p.cost(first)) for p in self._options(index, lead, inner, cast)]
+            forced = [o for o in options if o[0].kind == force]
+            step, step_ns, step_calls = min(
+                forced or options, key=lambda o: o[1] * block + o[2] * CALL_NS
+            )
+            ns, calls = ns + step_ns, calls + step_calls
+            passes.append(step)
+            sizes[index] = w.out
+        return ns, calls, passes
 
-    def _view(self, pending: list[bool]) -> tuple[slice, ...]:
-        """Reads the outputs' positions along axes whose strides are still pending."""
-        return (
-            slice(None),
-            *(
-                slice(0, (a.window.out - 1) * a.window.stride + 1, a.window.stride)
-                if p
-                else slice(None)
-                for a, p in zip(self.axes, pending, strict=True)
-            ),
-        )
+    def _options(self, index: int, lead: int, inner: int, cast: bool) -> list[Pass]:
+        """Every way to run the pass over axis `index`."""
+        w = self.axes[index].window
+        s, n = w.stride, w.size
+        taps = [j * w.dilation - w.pad_begin for j in range(w.kernel)]
+        terms = tuple((t % s, t // s) for t in taps)
+        dense = tuple((0, t) for t in taps)
+        used = sorted({r for r, _ in terms})
+        layouts: list[tuple[str, int, tuple[tuple[int, int], ...]]]
+        layouts = [(DENSE, n, ((0, n),))]
+        if s > 1:
+            valid = [min(w.out, -(-(n - r) // s)) for r in used]
+            layouts.append((COPY, w.out, tuple(zip(used, valid, strict=True))))
+            if inner == 1 and n % s == 0:
+                layouts.append((STRIDED, n // s, tuple((r, n // s) for r in used)))
+            if inner == 1 and s == 2 and cast and n % 2 == 0:
+                layouts.append((CAST, n // 2, tuple((r, n // 2) for r in used)))
+        options = [self._pass(index, VIEW, lead, inner, w.out, (), terms)]
+        for kind, layout, phases in layouts:
+            if kind == DENSE:
+                options.append(self._pass(index, kind, lead, inner, layout, phases, dense))
+            elif layout >= w.out:
+                options.append(self._pass(index, kind, lead, inner, layout, phases, terms))
+        return options
 
-    @staticmethod
-    def _rate(inner: Sequence[int], strided: bool) -> float:
-        length = prod(inner)
-        if strided or length == 1:
-            return STRIDED_NS
-        return FLAT_NS + ROW_NS / length
+    def _pass(
+        self,
+        index: int,
+        kind: str,
+        lead: int,
+        inner: int,
+        layout: int,
+        phases: tuple[tuple[int, int], ...],
+        terms: tuple[tuple[int, int], ...],
+    ) -> Pass:
+        """A pass whose bulk covers the outputs every term can be read for."""
+        axis = self.axes[index]
+        w = axis.window
+        if kind == VIEW:
+            lo, hi = axis.interior
+        elif kind == DENSE:  # outputs whose taps all lie in the row
+            shifts = [t for _, t in terms]
+            first, last = max(0, -min(shifts)), w.size - 1 - max(0, max(shifts))
+            lo = min(w.out, -(-first // w.stride))
+            hi = max(lo, min(w.out, last // w.stride + 1 if last >= 0 else 0))
+        else:  # each term must stay inside its phase's valid entries of the same row
+            valid = dict(phases)
+            lo = max([0, *(-q for _, q in terms)])
+            hi = max(lo, min([w.out, *(valid[r] - q for r, q in terms)]))
+        borders = tuple((o, tuple(axis.real_taps(o))) for o in range(w.out) if not lo <= o < hi)
+        return Pass(
+            index, kind, lead, w.size, inner, w.out, w.stride, layout, phases, terms, (lo, hi),
+            borders,
+        )  # fmt: skip
 
-    def _corrections(self) -> list[tuple[tuple[slice, ...], NDArray[np.float64]]]:
+    def _corrections(self) -> list[tuple[int, int, float]]:
         """Exclude-pad: border outputs divide by their real-tap count, not by the kernel."""
         result = []
         for index, axis in enumerate(self.axes):
-            lo, hi = axis.interior
             k = axis.window.kernel
-            counts = axis.counts
-            factors = np.where(counts > 0, k / np.maximum(counts, 1), 0.0)
-            trailing = (1,) * (len(self.axes) - index - 1)
-            for start, stop in ((0, lo), (hi, axis.window.out)):
-                if stop > start:
-                    where = (slice(None),) * (index + 1) + (slice(start, stop),)
-                    result.append((where, factors[start:stop].reshape(-1, *trailing)))
+            for o in axis.borders:
+                count = int(axis.counts[o])
+                result.append((index, o, k / count if count else 0.0))
         return result
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None:
         current = src
-        for step, (index, mode, view) in enumerate(self.passes):
-            axis = self.axes[index]
-            if mode == DENSE:
-                target = scratch.array(step % 2, current.shape, src.dtype)
-                _dense(current, target, index + 1, axis)
+        shape = list(src.shape)
+        for step, p in enumerate(self.passes):
+            shape[p.axis + 1] = p.out
+            last = step == len(self.passes) - 1
+            target = dst if last else scratch.array(step % 2, tuple(shape), src.dtype)
+            if p.kind == VIEW:
+                _view(p, current, target)
             else:
-                source = current[view]
-                shape = list(source.shape)
-                shape[index + 1] = axis.window.out
-                target = scratch.array(step % 2, tuple(shape), src.dtype)
-                _select(source, target, index + 1, axis)
+                _flat(p, current, target, scratch)
             current = target
-        final = current[self.gather]
         if self.scale is None:
-            np.copyto(dst, final)
+            if current is not dst:
+                np.copyto(dst, current)
+        elif self.reciprocals is not None:
+            planes = dst.shape[0]
+            grid = self.reciprocals.reshape(-1)
+            np.multiply(current.reshape(planes, -1), grid, out=dst.reshape(planes, -1))
         else:
-            np.multiply(final, self.scale, out=dst, dtype=dst.dtype)
-        for where, factors in self.corrections:
-            part = dst[where]
-            np.multiply(part, factors, out=part, dtype=dst.dtype)
+            np.multiply(current, self.scale, out=dst, dtype=dst.dtype)
+        planes = dst.shape[0]
+        for index, o, factor in self.corrections:
+            lead = planes * prod(dst.shape[1 : index + 1])
+            rows = dst.reshape(lead, dst.shape[index + 1], -1)[:, o]
+            part = rows[:, 0] if rows.shape[1] == 1 else rows
+            np.multiply(part, factor, out=part, dtype=dst.dtype)
 
 
 def _sum_into(target: NDArray[Any], terms: Sequence[NDArray[Any]]) -> None:
@@ -195,43 +347,61 @@ def _sum_into(target: NDArray[Any], terms: Sequence[NDArray[Any]]) -> None:
             np.add(target, term, out=target)
 
 
-def _fill_borders(
-    source: NDArray[Any], target: NDArray[Any], ax: int, axis: Axis, position: int
-) -> None:
-    """Recompute the border outputs of `axis` from their real taps only."""
-    w = axis.window
-    for o in axis.borders:
-        taps = [source[_at(ax, t)] for t in axis.real_taps(o)]
-        _sum_into(target[_at(ax, o * w.stride if position else o)], taps)
+def _borders(p: Pass, source: NDArray[Any], target: NDArray[Any]) -> None:
+    """Recompute the border outputs from their real taps only."""
+    for o, taps in p.borders:
+        _sum_into(target[:, o], [source[:, t] for t in taps])
 
 
-def _at(ax: int, where: int | slice) -> tuple[int | slice, ...]:
-    """Index of `where` along array axis `ax`."""
-    return (*(slice(None),) * ax, where)
-
-
-def _dense(source: NDArray[Any], target: NDArray[Any], ax: int, axis: Axis) -> None:
-    """Sums at every start position along `ax` (same shape), as flat shifted additions."""
-    w = axis.window
-    inner = prod(source.shape[ax + 1 :])
-    flat_in, flat_out = source.reshape(-1), target.reshape(-1)
-    total = flat_in.size
-    shifts = [(j * w.dilation - w.pad_begin) * inner for j in range(w.kernel)]
-    lo, hi = max(0, -shifts[0]), min(total, total - shifts[-1])
+def _view(p: Pass, a: NDArray[Any], v: NDArray[Any]) -> None:
+    """Add strided views of the input directly; only the outputs [lo, hi) in bulk."""
+    lead = a.shape[0] * p.lead
+    source, target = a.reshape(p.shape(lead, p.size)), v.reshape(p.shape(lead, p.out))
+    lo, hi = p.interior
     if hi > lo:
-        _sum_into(flat_out[lo:hi], [flat_in[lo + s : hi + s] for s in shifts])
-    _fill_borders(source, target, ax, axis, position=True)
+        s = p.stride
+        views = [source[:, (lo + q) * s + r : (hi - 1 + q) * s + r + 1 : s] for r, q in p.terms]
+        _sum_into(target[:, lo:hi], views)
+    _borders(p, source, target)
 
 
-def _select(source: NDArray[Any], target: NDArray[Any], ax: int, axis: Axis) -> None:
-    """Sums of the strided windows along `ax` only (the axis shrinks or grows to `out`)."""
-    w = axis.window
-    lo, hi = axis.interior
+def _flat(p: Pass, a: NDArray[Any], v: NDArray[Any], scratch: Scratch) -> None:
+    """Lay out the phases like the output, then add each term as one contiguous slice."""
+    lead = a.shape[0] * p.lead
+    source, target = a.reshape(p.shape(lead, p.size)), v.reshape(p.shape(lead, p.out))
+    flat = a.reshape(-1)
+    phases: dict[int, NDArray[Any]] = {}
+    for slot, (r, valid) in enumerate(p.phases, start=2):
+        if p.kind == DENSE:
+            phases[r] = flat
+        elif p.kind == STRIDED:
+            phases[r] = flat[r :: p.stride]
+        else:
+            phase = scratch.array(slot, p.shape(lead, p.layout), a.dtype)
+            if p.kind == COPY:
+                np.copyto(phase[:, :valid], source[:, r :: p.stride][:, :valid])
+            else:
+                _cast_phase(flat, phase.reshape(-1), r)
+            phases[r] = phase.reshape(-1)
+    lo, hi = p.interior
     if hi > lo:
-        span = (hi - lo - 1) * w.stride + 1
-        taps = [
-            source[_at(ax, slice(t, t + span, w.stride))]
-            for t in (axis.tap(lo, j) for j in range(w.kernel))
-        ]
-        _sum_into(target[_at(ax, slice(lo, hi))], taps)
-    _fill_borders(source, target, ax, axis, position=False)
+        step = p.step
+        sums = scratch.array(SUMS, p.shape(lead, p.layout), a.dtype) if p.compacts else target
+        start = lo * step * p.inner
+        stop = ((lead - 1) * p.layout + (hi - 1) * step + 1) * p.inner
+        terms = [phases[r][start + q * p.inner : stop + q * p.inner] for r, q in p.terms]
+        _sum_into(sums.reshape(-1)[start:stop], terms)
+        if p.compacts:
+            np.copyto(target[:, lo:hi], sums[:, lo * step : (hi - 1) * step + 1 : step])
+    _borders(p, source, target)
+
+
+def _cast_phase(flat: NDArray[Any], phase: NDArray[Any], r: int) -> None:
+    """Phase r (0 or 1) of a last axis with stride 2: one uint32 word of each uint64 pair."""
+    words = phase.view(np.uint32)
+    if r == 0:
+        np.copyto(words, flat.view(np.uint64), casting="unsafe")
+        return
+    # Pairs starting at element 1; the last odd element has no partner inside the block.
+    np.copyto(words[:-1], flat[1:-1].view(np.uint64), casting="unsafe")
+    words[-1] = flat[-1:].view(np.uint32)[0]

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute import avg_pool as avg_pool_module
+from irpool.execute import sliding
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.geometry import Axis, divisor_grid
 from irpool.execute.matmul import Matmul
@@ -23,10 +24,14 @@ def avg_pool_strategies(
 ) -> dict[str, Strategy]:
     axes = [Axis(w) for w in windows]
     work, sums = compute_dtype(dtype), exact(dtype)
+    spatial = tuple(w.size for w in windows)
     found: dict[str, Strategy] = {
-        "sliding": Sliding(tuple(w.size for w in windows), windows, count_padding, work, sums),
+        "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
         "matmul": Matmul(avg_pool_module._matrices(axes, count_padding, sums), work),
     }
+    # Each way a sliding pass can read its phases, wherever it applies.
+    for kind in (sliding.VIEW, sliding.DENSE, sliding.COPY, sliding.CAST, sliding.STRIDED):
+        found[f"sliding-{kind}"] = Sliding(spatial, windows, count_padding, work, sums, 1, kind)
     if all(avg_pool_module._covers_all(a) for a in axes):
         count = prod(w.kernel if count_padding else w.size for w in windows)
         found["whole"] = Whole(prod(w.size for w in windows), None if sums else count, work)
