@@ -177,8 +177,10 @@ class Sliding:
         exact: bool,
         planes: int,
         kind: str | None = None,
+        grid: bool | None = None,
     ) -> None:
-        """Plans for `planes` N×C planes; `kind` forces one pass kind where it applies (tests)."""
+        """Plans for `planes` N×C planes. Tests force choices made by cost: `kind`, one pass
+        kind wherever it applies; `grid`, the reciprocal divisor grid for exclude-pad means."""
         self.axes = [Axis(w) for w in windows]
         self.plane_bytes = prod(spatial) * work.itemsize
         self.scale = None if exact else 1.0 / prod(w.kernel for w in windows)
@@ -201,7 +203,7 @@ class Sliding:
             scale_ns += _slice_ns(lead, out_size // lead // windows[index].out)
         grid_ns = out_size * GRID_NS
         cheaper = grid_ns * block + CALL_NS < scale_ns * block + scale_calls * CALL_NS
-        if self.corrections and cheaper:
+        if self.corrections and (cheaper if grid is None else grid):
             self.reciprocals = (1.0 / divisor_grid(self.axes, count_padding)).astype(work)
             self.corrections = []
             scale_ns, scale_calls = grid_ns, 1

@@ -29,9 +29,14 @@ def avg_pool_strategies(
         "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
         "matmul": Matmul(avg_pool_module._matrices(axes, count_padding, sums), work),
     }
-    # Each way a sliding pass can read its phases, wherever it applies.
+    # Each way a sliding pass can read its phases, wherever it applies, and both ways to
+    # divide exclude-pad borders.
     for kind in (sliding.VIEW, sliding.DENSE, sliding.COPY, sliding.CAST, sliding.STRIDED):
         found[f"sliding-{kind}"] = Sliding(spatial, windows, count_padding, work, sums, 1, kind)
+    for grid in (False, True):
+        found[f"sliding-grid-{grid}"] = Sliding(
+            spatial, windows, count_padding, work, sums, 1, grid=grid
+        )
     if all(avg_pool_module._covers_all(a) for a in axes):
         count = prod(w.kernel if count_padding else w.size for w in windows)
         found["whole"] = Whole(prod(w.size for w in windows), None if sums else count, work)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,3 +103,51 @@ def test_blocks_and_non_contiguous_input() -> None:
     for name, strategy in avg_pool_strategies(windows, False, x.dtype).items():
         strategy.chunk_bytes = 4 * 6 * 9 * 7  # seven planes per block
         assert_matches(run_avg_pool(swapped, windows, False, strategy), want, name)
+
+
+def padded_sums(x: np.ndarray, windows: list[Window], count_padding: bool) -> np.ndarray:
+    """AvgPool in f64 by summing strided slices of a zero-padded copy, one per tap."""
+    pads = [(w.pad_begin, max(0, (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation
+             + 1 - w.size - w.pad_begin)) for w in windows]  # fmt: skip
+    data = np.pad(x.astype(np.float64), [(0, 0), (0, 0), *pads])
+    real = np.pad(np.ones(x.shape[2:]), pads)
+    sums = np.zeros((*x.shape[:2], *(w.out for w in windows)))
+    counts = np.zeros(tuple(w.out for w in windows))
+    for taps in itertools.product(*(range(w.kernel) for w in windows)):
+        where = tuple(
+            slice(j * w.dilation, j * w.dilation + (w.out - 1) * w.stride + 1, w.stride)
+            for j, w in zip(taps, windows, strict=True)
+        )
+        sums += data[(slice(None), slice(None), *where)]
+        counts += real[where]
+    divisor = np.prod([w.kernel for w in windows]) if count_padding else np.maximum(counts, 1)
+    return (sums / divisor).astype(x.dtype)
+
+
+def square(size: int, kernel: int, stride: int, pad: int, rank: int = 2) -> list[Window]:
+    out = (size + 2 * pad - kernel) // stride + 1
+    return [Window(size, out, kernel, stride, 1, pad)] * rank
+
+
+@pytest.mark.parametrize(
+    ("shape", "windows", "count_padding"),
+    [
+        pytest.param((1, 5, 112, 112), square(112, 3, 2, 1), False, id="W1"),
+        pytest.param((1, 7, 28, 28), square(28, 3, 1, 1), False, id="W2"),
+        pytest.param((1, 3, 224, 224), square(224, 7, 1, 3), True, id="W3"),
+        pytest.param((1, 3, 16, 56, 56), [square(16, 3, 2, 1)[0], *square(56, 3, 2, 1)], False,
+                     id="W6"),
+        pytest.param((2, 3, 56, 56), square(56, 2, 2, 0), False, id="W7"),
+        pytest.param((1, 3, 8, 8), square(8, 2, 2, 0), False, id="W8"),
+        pytest.param((1, 2, 112, 112), square(112, 31, 1, 15), False, id="K31"),
+    ],
+)  # fmt: skip
+def test_benchmark_geometries(
+    shape: tuple[int, ...], windows: list[Window], count_padding: bool
+) -> None:
+    """The benchmark's workloads (fewer planes), through every strategy that applies."""
+    x = random_data(shape, np.dtype(np.float32), 0)
+    want = padded_sums(x, windows, count_padding)
+    assert_matches(avg_pool(x, windows, count_padding), want, "chosen")
+    for name, strategy in avg_pool_strategies(windows, count_padding, x.dtype).items():
+        assert_matches(run_avg_pool(x, windows, count_padding, strategy), want, name)
