@@ -48,14 +48,21 @@ class Scratch:
 
     def __init__(self) -> None:
         self._buffers: dict[int, NDArray[Any]] = {}
+        # The last view handed out per slot: asked again with the same shape, it is reused
+        # (making a view costs about a microsecond, and a pooling asks for many per call).
+        self._views: dict[int, NDArray[Any]] = {}
 
     def array(self, slot: int, shape: tuple[int, ...], dtype: np.dtype[Any]) -> NDArray[Any]:
+        view = self._views.get(slot)
+        if view is not None and view.shape == shape and view.dtype == dtype:
+            return view
         size = prod(shape)  # math.prod: np.prod costs microseconds per call
         buffer = self._buffers.get(slot)
         if buffer is None or buffer.size < size or buffer.dtype != dtype:
             buffer = np.empty(size, dtype)
             self._buffers[slot] = buffer
-        return buffer[:size].reshape(shape)
+        view = self._views[slot] = buffer[:size].reshape(shape)
+        return view
 
 
 class Strategy(Protocol):
