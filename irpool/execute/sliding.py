@@ -7,20 +7,23 @@ Output o reads input o*stride + t for each tap t = j*dilation - pad_begin. Writi
 t = q*stride + r, that is element o + q of phase r (input positions r, r + stride, ...), so
 a pass adds shifted phases. Measured facts about NumPy decide how:
 
-* An addition runs at ~12 elements/ns only when every operand is contiguous; strided rows
-  shorter than its 8192-element buffer are copied through it (2-3x slower), and element
-  strides cost ~0.27 ns per element.
+* An addition runs at full speed (~0.1 ns per element) only when every operand is
+  contiguous; strided rows shorter than ~2048 elements go through its buffer (2-3x slower),
+  and element strides cost ~0.28 ns per element.
 * `copyto` moves strided rows at nearly contiguous speed, and casting a uint64 view of
   float32 pairs to uint32 keeps one float of each pair twice as fast as a strided copy.
+* Each NumPy call costs about a microsecond, so blocks stay large (megabytes).
 
-So a "flat" pass first lays each phase out like the output (row copies; the uint64 cast on
-a last axis with stride 2; nothing at stride 1, where the block itself is the phase) and
-then adds each term as one long contiguous slice of the whole block. Those slices spill
-across row ends only at border outputs (a tap in the padding or past the phase), which are
-recomputed from their real taps. A "view" pass adds strided views directly: it wins when
-rows are long. The mode of each pass and the order of the axes are chosen by estimated
-cost. The last pass writes the output, which is scaled by 1/prod(kernel); exclude-pad border
-outputs are then corrected per axis (the real-tap count is a product of per-axis counts).
+So a pass is one of five kinds. "copy", "cast" and "strided" lay each phase out like the
+output (row copies; the uint64 cast on a last axis with stride 2; 1-D strided views of the
+flat block) and add each term as one long slice of the whole block; "dense" sums at every
+input position with slices of the block itself and keeps every stride-th. Flat slices
+spill across row ends only at border outputs (a tap in the padding or past the phase),
+which are then recomputed from their real taps. "view" adds strided views in place: it
+wins when rows are long. The kind of each pass and the order of the axes are chosen by
+estimated cost. The last pass writes the output, then scaled by 1/prod(kernel) with the
+exclude-pad borders corrected per axis (the real-tap count is a product of per-axis
+counts), or multiplied by the reciprocal divisor grid when that is cheaper.
 """
 
 from __future__ import annotations
@@ -105,15 +108,6 @@ class Pass:
     def cost(self, cold: bool = False) -> tuple[float, int]:
         """Estimated ns per plane and NumPy calls per block; `cold`: the input is in memory."""
         lo, hi = self.interior
-        source = self.lead * self.size * self.inner
-        if not cold:
-            penalty = 0.0
-        elif self.kind == CAST:
-            penalty = source * COLD_CAST_NS * len(self.phases)
-        elif self.kind == COPY or (self.kind == VIEW and 1 < self.inner < BUFFER):
-            penalty = source * COLD_NS
-        else:
-            penalty = 0.0
         adds = max(1, len(self.terms) - 1) if hi > lo else 0
         bulk = self.lead * (hi - lo) * self.inner
         if self.kind == VIEW:
@@ -143,7 +137,16 @@ class Pass:
             ops = max(1, len(taps) - 1)
             ns += ops * _slice_ns(self.lead, self.inner)
             calls += ops
-        return ns + penalty, calls
+        return ns + (self._cold_ns() if cold else 0.0), calls
+
+    def _cold_ns(self) -> float:
+        """Extra ns per plane when the input comes from memory and is read unevenly."""
+        source = self.lead * self.size * self.inner
+        if self.kind == CAST:
+            return source * COLD_CAST_NS * len(self.phases)
+        if self.kind == COPY or (self.kind == VIEW and 1 < self.inner < BUFFER):
+            return source * COLD_NS
+        return 0.0
 
 
 def _copy_ns(inner: int) -> float:
