@@ -3,8 +3,9 @@
 Run `python benchmarks/run.py`. Every engine uses one thread (BLAS included); inputs are
 already in memory; times are medians; a separate column runs irpool on two threads. irpool
 is called through the ops' `compute`, the path the model runner uses; irpool and OpenVINO
-take turns call by call, so load on the machine hits both alike. Optional peers
-(openvino, torch, onnxruntime) are skipped when missing. Writes benchmarks/results/latest.json.
+are measured in three alternating rounds, so load that comes and goes hits both alike.
+Optional peers (openvino, torch, onnxruntime) are skipped when missing. Writes
+benchmarks/results/latest.json.
 """
 
 from __future__ import annotations
@@ -77,27 +78,27 @@ MEMORY_WORKLOADS = ("W3", "W7")
 
 def median_seconds(bench: Bench, budget: float) -> float:
     """Median of repeated calls, after a warm-up, for about `budget` seconds."""
-    return interleaved_medians({"bench": bench}, budget)["bench"]
-
-
-def interleaved_medians(benches: dict[str, Bench], budget: float) -> dict[str, float]:
-    """Median of each bench's calls, taken in turns for about `budget` seconds.
-
-    Taking turns gives every engine the same share of a loaded machine's good and bad
-    moments, so their ratio is steadier than that of medians taken one after the other.
-    """
-    for bench in benches.values():
-        bench()
-    times: dict[str, list[float]] = {name: [] for name in benches}
+    bench()
+    times: list[float] = []
     deadline = time.perf_counter() + budget
-    rounds = 0
-    while rounds < 5 or (time.perf_counter() < deadline and rounds < 10_000):
+    while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 10_000):
+        start = time.perf_counter()
+        bench()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def alternating_medians(benches: dict[str, Bench], budget: float, rounds: int) -> dict[str, float]:
+    """Each bench's median over `rounds` rounds, each taking every bench's median in turn.
+
+    Whole runs in turn, not single calls: each engine keeps its data in cache as it would
+    when called back to back, while load that comes and goes on the machine hits all alike.
+    """
+    found: dict[str, list[float]] = {name: [] for name in benches}
+    for _ in range(rounds):
         for name, bench in benches.items():
-            start = time.perf_counter()
-            bench()
-            times[name].append(time.perf_counter() - start)
-        rounds += 1
-    return {name: statistics.median(values) for name, values in times.items()}
+            found[name].append(median_seconds(bench, budget / rounds))
+    return {name: statistics.median(values) for name, values in found.items()}
 
 
 def on_two_threads(bench: Bench) -> Bench:
@@ -272,7 +273,7 @@ def main() -> None:
         reference = openvino_bench(w, x)
         if reference is not None:
             paired["openvino"] = reference
-        times = interleaved_medians(paired, 3 * args.budget)
+        times = alternating_medians(paired, 3 * args.budget, rounds=3)
         times.setdefault("openvino", float("nan"))
         times["floor"] = median_seconds(floor_bench(w, x, out.size), args.budget)
         for name, make in peers.items():
