@@ -11,7 +11,7 @@ import pytest
 
 from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
 from irpool.execute.avg_pool import avg_pool
-from irpool.execute.driver import release_scratch
+from irpool.execute.driver import Scratch, release_scratch
 from irpool.execute.window import Window
 
 from .strategies import avg_pool_strategies, run_avg_pool
@@ -95,3 +95,16 @@ def test_peak_memory_adaptive() -> None:
     x = np.ones((8, 256, 56, 56), np.float32)
     peak = peak_bytes(lambda: adaptive_avg_pool(x, (7, 7)))
     assert peak <= 4 * (x.nbytes + x.nbytes // 64)
+
+
+def test_scratch_reuses_buffers_and_views() -> None:
+    """A slot keeps one buffer: the same shape gets the same view, a larger one regrows it."""
+    scratch = Scratch()
+    first = scratch.array(0, (2, 3), np.dtype(np.float32))
+    assert scratch.array(0, (2, 3), np.dtype(np.float32)) is first
+    smaller = scratch.array(0, (5,), np.dtype(np.float32))
+    assert np.shares_memory(smaller, first)
+    larger = scratch.array(0, (4, 4), np.dtype(np.float32))
+    assert larger.shape == (4, 4) and not np.shares_memory(larger, first)
+    assert scratch.array(0, (2, 3), np.dtype(np.float64)).dtype == np.float64
+    assert scratch.array(1, (2, 3), np.dtype(np.float32)) is not first
