@@ -94,14 +94,21 @@ def test_adaptive_matches_brute_force(sizes: list[tuple[int, int]], dtype: str, 
     )
 
 
-def test_blocks_and_non_contiguous_input() -> None:
+@pytest.mark.parametrize(
+    "windows",
+    [
+        [Window(6, 3, 3, 2, 1, 1), Window(9, 9, 3, 1, 1, 1)],
+        [Window(6, 3, 3, 2, 1, 1), Window(10, 5, 3, 2, 1, 1)],  # stride-2 last axis: casts
+    ],
+)
+def test_blocks_and_non_contiguous_input(windows: list[Window]) -> None:
     """Many N×C planes run in several blocks; a transposed input gives the same answer."""
-    x = np.random.default_rng(0).normal(size=(3, 40, 6, 9)).astype(np.float32)
-    windows = [Window(6, 3, 3, 2, 1, 1), Window(9, 9, 3, 1, 1, 1)]
+    shape = (3, 40, *(w.size for w in windows))
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
     swapped = np.ascontiguousarray(x.transpose(1, 0, 2, 3)).transpose(1, 0, 2, 3)
     want = reference.avg_pool(x, windows, False)
     for name, strategy in avg_pool_strategies(windows, False, x.dtype).items():
-        strategy.chunk_bytes = 4 * 6 * 9 * 7  # seven planes per block
+        strategy.chunk_bytes = 4 * windows[0].size * windows[1].size * 7  # 7 planes per block
         assert_matches(run_avg_pool(swapped, windows, False, strategy), want, name)
 
 
