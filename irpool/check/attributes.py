@@ -30,7 +30,9 @@ _FINDING_CODES = {"rejected": "IR204", "reinterpreted": "IR205", "noncanonical":
 def _read_uint(text: str) -> Reading[int]:
     value = read_unsigned(text)
     if value is None:
-        return Reading(None, Finding("rejected", f"{show(text)} is not an unsigned 64-bit integer"))
+        return Reading(
+            None, Finding("rejected", f"{show(text)} is not an unsigned integer below 2**63")
+        )
     return Reading(value)
 
 

@@ -18,6 +18,7 @@ FindingKind = Literal["rejected", "reinterpreted", "noncanonical"]
 
 UINT64_WRAP = 1 << 64
 INT64_MAX = (1 << 63) - 1
+INT64_MIN = -(1 << 63)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,23 +58,28 @@ _OUT_OF_RANGE: int = 10**_MAX_DIGITS
 
 def _integer(digits: str) -> int:
     """A signed digit string as an int, or +-10**20 (beyond any 64-bit value) when longer."""
-    if len(digits.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
-        return -_OUT_OF_RANGE if digits.startswith("-") else _OUT_OF_RANGE
-    return int(digits)
+    negative = digits.startswith("-")
+    significant = digits.lstrip("+-").lstrip("0")
+    if len(significant) > _MAX_DIGITS:
+        return -_OUT_OF_RANGE if negative else _OUT_OF_RANGE
+    value = int(significant or "0")
+    return -value if negative else value
 
 
 _UNSIGNED = re.compile(r"\s*\+?(\d+)\Z")
 
 
 def read_unsigned(text: str) -> int | None:
-    """A whole-text unsigned 64-bit integer (layer ids, IR version, Const offset/size)."""
+    """A whole-text unsigned integer (layer ids, IR version, Const offset/size). OpenVINO reads
+    them as signed 64-bit integers (stoll), so 2**63 and above are refused."""
     if text.isascii() and text.isdigit() and len(text) < _MAX_DIGITS:
-        return int(text)  # the common case, without a regex
-    match = _UNSIGNED.match(text)
-    if match is None:
-        return None
-    value = _integer(match.group(1))
-    return value if value < UINT64_WRAP else None
+        value = int(text)  # the common case, without a regex
+    else:
+        match = _UNSIGNED.match(text)
+        if match is None:
+            return None
+        value = _integer(match.group(1))
+    return value if value <= INT64_MAX else None
 
 
 _LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S)
@@ -82,8 +88,9 @@ _LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S)
 def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
     """A comma-separated list of unsigned integers (kernel, strides, pads_*, dilations).
 
-    Each item is read like strtoull: leading blanks skipped, a leading minus wraps around
-    2**64, anything after the digits is ignored. One trailing comma is tolerated.
+    Each item is read as a signed 64-bit integer (leading blanks skipped, anything after the
+    digits ignored, out of range refused) and then taken as unsigned, so a minus wraps around
+    2**64. One trailing comma is tolerated.
     """
     if text == "":
         return Reading(())
@@ -102,8 +109,11 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
                 f"cannot parse {show(item.strip())} in {show(text)} as an unsigned integer"
             )
         number, rest = _integer(match.group(1)), match.group(2)
-        if not -UINT64_WRAP < number < UINT64_WRAP:
-            return _rejected(f"{show(match.group(1))} in {show(text)} does not fit in 64 bits")
+        if not INT64_MIN <= number <= INT64_MAX:
+            return _rejected(
+                f"{show(match.group(1))} in {show(text)} does not fit in a signed 64-bit "
+                "integer, which OpenVINO reads first"
+            )
         if number < 0:
             values.append(number + UINT64_WRAP)
             problems.append(f"{number} wraps around to {number + UINT64_WRAP}")

@@ -15,7 +15,7 @@ from irpool.cli import cli
 from tests.hardening import ir
 from tests.hardening.watch import OpenWatch
 
-UINT64_MAX = (1 << 64) - 1
+INT64_MAX = (1 << 63) - 1
 OUTPUT_SIZE = (2, 2)
 BIN = ir.weights(OUTPUT_SIZE)
 
@@ -62,15 +62,16 @@ def test_bin_shorter_than_the_const_needs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("offset", "size", "code"),
     [
-        (str(UINT64_MAX), "16", "IR402"),  # offset + size wraps to 15 in 64 bits
-        ("8", str(UINT64_MAX), "IR402"),  # a read of 16 EiB
-        (str(UINT64_MAX - 7), "8", "IR402"),  # wraps to exactly 0
-        (str(1 << 64), "16", "IR204"),  # not a 64-bit number: OpenVINO refuses it
+        (str(INT64_MAX), "16", "IR402"),  # offset + size overflows 64 bits
+        ("8", str(INT64_MAX), "IR402"),  # a read of 8 EiB
+        (str(INT64_MAX - 7), "8", "IR402"),
+        (str(1 << 63), "16", "IR204"),  # OpenVINO reads these with stoll: it refuses 2**63
+        (str((1 << 64) - 1), "16", "IR204"),
         ("0", "9" * 5000, "IR204"),  # more digits than Python converts
         ("-8", "16", "IR204"),
     ],
 )
-def test_offsets_and_sizes_near_two_to_the_64(
+def test_offsets_and_sizes_near_the_64_bit_limits(
     tmp_path: Path, offset: str, size: str, code: str
 ) -> None:
     found = diagnose(ir.write(tmp_path, with_const(offset, size), BIN))
