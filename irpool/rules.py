@@ -341,19 +341,20 @@ _RULES = (
         E,
         "ignores",
         "XML that IR never contains and irpool does not read: a processing instruction, an "
-        "encoding other than UTF-8, or a size beyond irpool's limits.",
+        "encoding other than UTF-8 or latin-1, or a size beyond irpool's limits.",
         doc=_text("""
             OpenVINO writes IR as plain UTF-8 XML: no processing instructions, no other
             encodings, short values, shallow nesting. A linter that reads files from strangers
-            bounds what it reads, so irpool refuses a file over 256 MiB, a tag or text over
-            1 MiB, and nesting deeper than 256 elements, and reports processing instructions
-            (OpenVINO skips them; other tools may act on them) and encodings other than UTF-8
-            (OpenVINO's reader decodes some of them differently from other XML readers). The
-            limits are documented in docs/hardening.md. Write the file as OpenVINO's
+            bounds what it reads, so irpool refuses a file over 128 MiB, a tag or text over
+            1 MiB, and nesting deeper than 256 elements. It also reports processing
+            instructions (OpenVINO skips them; other tools may act on them) and any encoding but
+            UTF-8 and latin-1 declared as "ISO-8859-1" or "latin1": OpenVINO's reader decodes
+            every other one as UTF-8, so it and other XML readers would see different text.
+            The limits are documented in docs/hardening.md. Write the file as OpenVINO's
             serializer does.
         """),
         wrong=_text("""
-            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <?xml version="1.0" encoding="windows-1252"?>
             <?xml-stylesheet href="http://example.com/ir.xsl"?>
             <net name="model" version="11">
         """),
