@@ -77,6 +77,6 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "available_memory", lambda: 250)
-    expected = r'"pool".*needs 72 bytes with 200 bytes already live, but only 250 bytes'
+    expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
         irpool.load(POOL).run({"input": np.zeros((1, 2, 5, 5), np.float32)})

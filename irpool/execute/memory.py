@@ -1,9 +1,20 @@
-"""How much memory the machine can give, so a run can refuse before allocating."""
+"""How much memory the machine can give and a run will take, so it can refuse before
+allocating."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from math import prod
 from pathlib import Path
+
+from irpool.ops.base import numpy_dtype
+
+# What a pooling kernel holds besides its output: the driver works through blocks of N x C
+# planes of at most 8 MiB (a few alive at once), and per-output geometry (divisor grids,
+# per-axis matrices) in f64.
+BLOCK_ALLOWANCE = 64 << 20
+GEOMETRY_BYTES_PER_OUTPUT = 8
 
 
 def available_memory() -> int:
@@ -18,6 +29,19 @@ def available_memory() -> int:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return 1 << 62  # unknown: do not refuse
+
+
+def tensor_bytes(shape: Sequence[int], element_type: str) -> int:
+    """The size of a NumPy array holding a tensor (bf16 is held as f32; unknown types are
+    counted at 8 bytes an element, the widest)."""
+    dtype = numpy_dtype("f32" if element_type == "bf16" else element_type)
+    return prod(shape) * (dtype.itemsize if dtype is not None else 8)
+
+
+def working_bytes(output_shape: Sequence[int]) -> int:
+    """An upper estimate of the memory a kernel needs besides its output, which depends on
+    one output plane, never on N x C (the driver processes blocks of planes)."""
+    return BLOCK_ALLOWANCE + prod(output_shape[2:]) * GEOMETRY_BYTES_PER_OUTPUT
 
 
 def format_bytes(count: int) -> str:

@@ -11,15 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
-from irpool.execute.memory import available_memory, format_bytes
+from irpool.execute.memory import available_memory, format_bytes, tensor_bytes, working_bytes
 from irpool.graph.model import Layer
 from irpool.graph.shape import Shape
-from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, numpy_dtype
+from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.const import Constant
 from irpool.ops.parameter import Parameter
 from irpool.ops.result import Result
@@ -119,7 +118,7 @@ def execute(
         for index, info in enumerate(infos)
     }
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
-    _check_memory(plan, shapes, types, tensors)
+    _check_memory(plan, shapes, types)
     remaining = dict(plan.readers)
     outputs: dict[str, NDArray[Any]] = {}
     for step in plan.steps:
@@ -167,30 +166,32 @@ def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict
     return {ref: info.shape for ref, info in infos.items()}
 
 
-def _check_memory(
-    plan: Plan, shapes: dict[Ref, Shape], types: dict[Ref, str], tensors: dict[Ref, NDArray[Any]]
-) -> None:
-    """Refuse before allocating: simulate the live tensors and compare the peak with RAM."""
+def _check_memory(plan: Plan, shapes: dict[Ref, Shape], types: dict[Ref, str]) -> None:
+    """Refuse before allocating anything: replay the run's allocations (each layer's output,
+    freed after its last reader, and the kernel's working memory while it computes) and
+    compare the peak with the memory available now. Inputs and constants are already in
+    memory, so only what the run adds is counted."""
     available = available_memory()
-    sizes = {ref: array.nbytes for ref, array in tensors.items()}
-    live = sum(sizes.values())
+    held: dict[Ref, int] = {}
+    live = 0
     remaining = dict(plan.readers)
     for step in plan.steps:
         if isinstance(step.op, Result):
-            continue
-        shape = shapes[(step.layer.id, 0)]
-        dtype = numpy_dtype(types.get((step.layer.id, 0), "f64"))
-        itemsize = dtype.itemsize if dtype is not None else 8
-        needed = int(np.prod(shape.values(), dtype=object)) * itemsize
-        if live + needed > available:
+            continue  # its tensor stays held: it is returned
+        ref = (step.layer.id, 0)
+        shape, element_type = shapes[ref], types.get(ref, "dynamic")
+        output = tensor_bytes(shape.values(), element_type)
+        working = working_bytes(shape.values())
+        if live + output + working > available:
             raise ExecutionError(
-                f"{step.layer.describe()}: its output {shape} needs {format_bytes(needed)} "
-                f"with {format_bytes(live)} already live, but only {format_bytes(available)} "
-                "of memory is available"
+                f"{step.layer.describe()}: its output {shape} ({element_type}) needs "
+                f"{format_bytes(output)}, and computing it up to {format_bytes(working)} more, "
+                f"with {format_bytes(live)} held for other layers; only "
+                f"{format_bytes(available)} of memory is available"
             )
-        sizes[(step.layer.id, 0)] = needed
-        live += needed
-        for ref in step.inputs:
-            remaining[ref] -= 1
-            if remaining[ref] == 0 and ref not in plan.constants:
-                live -= sizes.get(ref, 0)
+        held[ref] = output
+        live += output
+        for source in step.inputs:
+            remaining[source] -= 1
+            if remaining[source] == 0:
+                live -= held.pop(source, 0)
