@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from functools import lru_cache
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -37,6 +37,7 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
 def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
+    port_readings: dict[PortText, PortReading] = {}
     container = _first(doc.root, "layers")
     for element in () if container is None else container.iterchildren("layer"):
         layer_id = read_unsigned(element.get("id", ""))
@@ -64,98 +65,110 @@ def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
             )
         else:
             first_seen[layer_id] = element
-        layer.inputs = _read_ports(doc, layer, sections.get("input"), "input", sink)
-        layer.outputs = _read_ports(doc, layer, sections.get("output"), "output", sink)
+        for side in ("input", "output"):
+            group = sections.get(side)
+            ports = [] if group is None else _read_ports(doc, layer, group, port_readings, sink)
+            setattr(layer, f"{side}s", ports)
         layers[layer_id] = layer
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     return layers
 
 
+# A port as written: its side, id and precision attributes, and the text of each <dim>.
+PortText = tuple[str, str, str | None, tuple[str, ...]]
+# Where a port finding points: an attribute of the port, one of its dims (by index), or,
+# with None, the port element.
+Where = str | int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PortReading:
+    """A port as the runtime reads it. Ports repeat (the same dims, the same precision), so
+    each distinct text is read once per model and its findings placed on every copy."""
+
+    id: int | None  # None: unreadable (the schema check reports it)
+    precision: str | None  # the element type the precision names, if it names one
+    declared: tuple[int, ...] | None  # dims as the runtime reads them; None if one cannot be
+    findings: tuple[tuple[str, str, Where], ...]
+
+
 def _read_ports(
-    doc: Document, layer: Layer, group: etree._Element | None, side: str, sink: Collector
+    doc: Document,
+    layer: Layer,
+    group: etree._Element,
+    readings: dict[PortText, PortReading],
+    sink: Collector,
 ) -> list[Port]:
     ports: list[Port] = []
     seen: set[int] = set()
-    for element in () if group is None else group.iterchildren("port"):
-        port_id = read_unsigned(element.get("id", ""))
-        if port_id is None:
-            continue  # the schema check has reported it
-        if port_id in seen:
+    for element in group:  # plain iteration: lxml's tag filters are slower
+        if element.tag != "port":
+            continue
+        dims = [child for child in element if child.tag == "dim"]
+        text = (
+            str(group.tag),
+            element.get("id", ""),
+            element.get("precision"),
+            tuple([dim.text or "" for dim in dims]),
+        )
+        reading = readings.get(text)
+        if reading is None:
+            reading = readings[text] = read_port(*text)
+        for code, message, where in reading.findings:
+            if isinstance(where, int):
+                span = doc.source.element_text(dims[where])
+            elif where is not None:
+                span = doc.source.attribute(element, where)
+            else:
+                span = doc.source.element(element)
+            sink.add(code, message, span, layer.ref)
+        if reading.id is None:
+            continue
+        if reading.id in seen:
             sink.add(
                 "IR107",
-                f"{side} port id {port_id} appears twice in {layer.describe()}; edges can "
-                "reach only the first",
+                f"{group.tag} port id {reading.id} appears twice in {layer.describe()}; edges "
+                "can reach only the first",
                 doc.source.attribute(element, "id"),
                 layer.ref,
             )
-        seen.add(port_id)
-        precision = _read_port_precision(doc, layer, element, side, sink)
-        ports.append(Port(port_id, element, _read_dims(doc, layer, element, sink), precision))
+        seen.add(reading.id)
+        ports.append(Port(reading.id, element, reading.declared, reading.precision))
     return ports
-
-
-def _read_port_precision(
-    doc: Document, layer: Layer, element: etree._Element, side: str, sink: Collector
-) -> str | None:
-    text = element.get("precision")
-    if text is None:
-        if side == "output":
-            sink.add(
-                "IR109",
-                f"output port {element.get('id')} has no precision; OpenVINO requires one",
-                doc.source.element(element),
-                layer.ref,
-            )
-        return None
-    reading = read_precision(text)
-    # The runtime parses output precisions only; a bad one on an input port is ignored.
-    if reading.finding is not None and side == "output":
-        sink.add(
-            "IR110",
-            f"output port {element.get('id')} precision: {reading.finding.message}",
-            doc.source.attribute(element, "precision"),
-            layer.ref,
-        )
-    return reading.value
 
 
 _DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}
 
 
-CACHED_RANK = 8  # ports with more dims are read directly, so the cache stays small
-
-
-def _read_dim_texts(texts: tuple[str, ...]) -> tuple[tuple[int, ...] | None, bool]:
-    """A port's dims as the runtime reads them (None if one cannot be read), and whether any
-    dim has a finding. Ports repeat the same few dims, so short ones are cached."""
-    readings = [read_dim(text) for text in texts]
-    values = tuple(r.value for r in readings if r.value is not None)
-    clean = all(r.finding is None for r in readings)
-    return (values if len(values) == len(texts) else None), clean
-
-
-_read_dim_texts_cached = lru_cache(maxsize=1024)(_read_dim_texts)
-
-
-def _read_dims(
-    doc: Document, layer: Layer, port: etree._Element, sink: Collector
-) -> tuple[int, ...] | None:
-    dims = [child for child in port if child.tag == "dim"]
-    texts = tuple(dim.text or "" for dim in dims)
-    read = _read_dim_texts_cached if len(texts) <= CACHED_RANK else _read_dim_texts
-    values, clean = read(texts)
-    if not clean:
-        for index, dim in enumerate(dims):
-            finding = read_dim(dim.text or "").finding
-            if finding is not None:
-                sink.add(
-                    _DIM_CODES[finding.kind],
-                    f"port {port.get('id')} dim {index}: {finding.message}",
-                    doc.source.element_text(dim),
-                    layer.ref,
-                )
-    return values
+def read_port(
+    side: str, id_text: str, precision_text: str | None, dim_texts: tuple[str, ...]
+) -> PortReading:
+    """A port read from its text alone, with every finding."""
+    findings: list[tuple[str, str, Where]] = []
+    precision = None
+    if precision_text is None:
+        if side == "output":
+            findings.append(
+                ("IR109", f"output port {id_text} has no precision; OpenVINO requires one", None)
+            )
+    else:
+        reading = read_precision(precision_text)
+        precision = reading.value
+        # The runtime parses output precisions only; a bad one on an input port is ignored.
+        if reading.finding is not None and side == "output":
+            message = f"output port {id_text} precision: {reading.finding.message}"
+            findings.append(("IR110", message, "precision"))
+    values: list[int] = []
+    for index, text in enumerate(dim_texts):
+        dim = read_dim(text)
+        if dim.finding is not None:
+            message = f"port {id_text} dim {index}: {dim.finding.message}"
+            findings.append((_DIM_CODES[dim.finding.kind], message, index))
+        if dim.value is not None:
+            values.append(dim.value)
+    declared = tuple(values) if len(values) == len(dim_texts) else None
+    return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
