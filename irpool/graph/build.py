@@ -65,10 +65,10 @@ def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
             )
         else:
             first_seen[layer_id] = element
-        for side in ("input", "output"):
-            group = sections.get(side)
-            ports = [] if group is None else _read_ports(doc, layer, group, port_readings, sink)
-            setattr(layer, f"{side}s", ports)
+        layer.inputs, layer.outputs = (
+            _read_ports(doc, layer, group, port_readings, sink) if group is not None else []
+            for group in (sections.get("input"), sections.get("output"))
+        )
         layers[layer_id] = layer
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
