@@ -75,29 +75,10 @@ class Gap:
             return False
 
 
-def _has_dynamic_input_type(model: irpool.Model) -> bool:
-    return any(i.op.element_type == "dynamic" for i in model.inputs)
-
-
 # docs/hardening.md, "Known gaps"; each is pinned by test_known_gap at the end of this file.
 KNOWN_GAPS = {
-    # The CPU plugin compiles no model whose input has a dynamic rank. OpenVINO reads it, and
-    # it runs elsewhere or after Model.reshape, so irpool accepts it (golden corpus).
-    "dynamic-rank input": Gap("doesn't support Parameter operation with dynamic rank"),
-    # Nor one whose input has a dynamic element type (element_type="dynamic", or none).
-    "dynamic element type input": Gap(
-        "memory descriptor|incompatible descriptors", model=_has_dynamic_input_type
-    ),
     # Layers of ops irpool does not model are not checked, and IR202 says so.
     "unmodelled op": Gap("", frozenset({"IR202"})),
-    # OpenVINO checks exclude-pad's "kernel larger than the pads" only on static dims when it
-    # reads the file; the CPU plugin checks it on dynamic dims too, when it compiles.
-    "exclude-pad pads on a dynamic dim": Gap(r"get_exclude_pad\(\) \|\| \(\(kernel > pad_begin\)"),
-    # opset17 exists but has neither Result nor Constant (Parameter, yes); irpool's op
-    # registry offers both in opset1..opset17.
-    "Result or Const in opset17": Gap(
-        "Opset opset17 doesn't contain the operation with type: (Result|Constant)"
-    ),
 }
 
 
@@ -399,13 +380,24 @@ def _opset17_result() -> str:
     )
 
 
-GAP_MODELS = {
-    "dynamic-rank input": _dynamic_rank,
-    "dynamic element type input": _dynamic_element_type,
-    "unmodelled op": _unmodelled_op,
-    "exclude-pad pads on a dynamic dim": _exclude_pad_dynamic,
-    "Result or Const in opset17": _opset17_result,
+GAP_MODELS = {"unmodelled op": _unmodelled_op}
+
+# Rejections the fuzzer found that irpool now reports (they were gaps): rule each gets.
+CLOSED_GAPS = {
+    "dynamic-rank input": (_dynamic_rank, "IR214"),
+    "dynamic element type input": (_dynamic_element_type, "IR214"),
+    "exclude-pad pads on a dynamic dim": (_exclude_pad_dynamic, "IR214"),
+    "Result in opset17": (_opset17_result, "IR201"),
 }
+
+
+@pytest.mark.parametrize("name", CLOSED_GAPS)
+def test_closed_gap_is_an_error(name: str, oracle: Oracle, tmp_path: Path) -> None:
+    build, code = CLOSED_GAPS[name]
+    path = ir.write(tmp_path, build())
+    assert oracle.judge(path).rejected, f"OpenVINO now accepts the {name} model"
+    findings, _ = irpool_findings(path)
+    assert (code, "error") in findings
 
 
 def test_every_known_gap_has_a_model() -> None:

@@ -205,15 +205,30 @@ class AvgPoolBase(Op):
         if channels.is_static and channels.value == 0:
             raise ShapeError(f"the channel count of input {data.shape} is zero")
         axes = self.axes(data.shape)
-        self._check_windows(axes)
+        self._check_windows(axes, ctx)
         self._report_overwritten_pads(axes, ctx)
         return [TensorInfo(data.element_type, Shape((batch, channels, *(a.out for a in axes))))]
 
-    def _check_windows(self, axes: list[Axis]) -> None:
+    def _check_windows(self, axes: list[Axis], ctx: LayerContext) -> None:
         exclude_pad: bool = self.attrs["exclude-pad"]
         for index, axis in enumerate(axes):
+            in_padding = exclude_pad and (
+                axis.dilated_kernel <= axis.pad_begin or axis.dilated_kernel <= axis.pad_end
+            )
+            pads_name = "pads_begin" if axis.dilated_kernel <= axis.pad_begin else "pads_end"
+            problem = (
+                f"on spatial axis {index} the kernel after dilation ({axis.dilated_kernel}) "
+                f"fits entirely in the padding (pads {axis.pad_begin}/{axis.pad_end}), which "
+                "exclude-pad=true does not allow"
+            )
             if not axis.size.is_static:
-                continue  # the runtime checks windows only on static dims
+                # read_model checks windows only on static dims; the CPU plugin checks this
+                # one on dynamic dims too, when it compiles.
+                if in_padding:
+                    ctx.report(
+                        "IR214", f"{problem}; the CPU plugin refuses to compile it", pads_name
+                    )
+                continue
             padded = axis.size.value + (padding_total((axis.pad_begin, axis.pad_end)) or 0)
             if axis.kernel < 1 or axis.dilated_kernel >= WRAPPED or axis.dilated_kernel > padded:
                 raise ShapeError(
@@ -221,15 +236,8 @@ class AvgPoolBase(Op):
                     f"is larger than the padded input ({padded})",
                     attribute="kernel",
                 )
-            if exclude_pad and (
-                axis.dilated_kernel <= axis.pad_begin or axis.dilated_kernel <= axis.pad_end
-            ):
-                raise ShapeError(
-                    f"on spatial axis {index} the kernel after dilation ({axis.dilated_kernel}) "
-                    f"fits entirely in the padding (pads {axis.pad_begin}/{axis.pad_end}), "
-                    "which exclude-pad=true does not allow",
-                    attribute="pads_begin" if axis.dilated_kernel <= axis.pad_begin else "pads_end",
-                )
+            if in_padding:
+                raise ShapeError(problem, attribute=pads_name)
 
     def _report_overwritten_pads(self, axes: list[Axis], ctx: LayerContext) -> None:
         auto_pad: str = self.attrs["auto_pad"]

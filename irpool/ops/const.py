@@ -11,7 +11,6 @@ from numpy.typing import NDArray
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import (
-    KNOWN_OPSETS,
     Attr,
     AttrType,
     LayerContext,
@@ -42,7 +41,7 @@ class Constant(Op):
     type_name = "Const"
     aliases = ("Constant",)
     version = 1
-    opsets = KNOWN_OPSETS
+    opsets = range(1, 17)  # opset17 has Parameter but no Constant
     needs_data = True
     attributes = (
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),

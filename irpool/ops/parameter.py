@@ -36,6 +36,21 @@ class Parameter(Op):
         return element_type
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        # OpenVINO reads both, but its CPU plugin compiles neither (reshape the model first).
+        if self.shape.dims is None:
+            ctx.report(
+                "IR214",
+                "the CPU plugin cannot compile a model whose input has a "
+                'dynamic rank (shape "..."); give the Parameter a rank',
+                "shape",
+            )
+        if self.element_type == "dynamic":
+            ctx.report(
+                "IR214",
+                "the CPU plugin cannot compile a model whose input has a "
+                "dynamic element type; give the Parameter an element_type",
+                "element_type",
+            )
         return [TensorInfo(self.element_type, self.shape)]
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.ops.base import KNOWN_OPSETS, LayerContext, Op, TensorInfo
+from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.registry import register
 
 
@@ -17,7 +17,7 @@ class Result(Op):
 
     type_name = "Result"
     version = 1
-    opsets = KNOWN_OPSETS
+    opsets = range(1, 17)  # opset17 has Parameter but no Result
     input_names = ("data",)
     output_count = 0
 
