@@ -158,15 +158,16 @@ def apply_fixes(data: bytes, model: Model, fixes: Sequence[Fix]) -> bytes:
         exact = False
     if not exact or codec.startswith(("utf-16", "utf-32")):
         raise FixError(f"cannot map the {codec} text to its bytes exactly")
-    pieces: list[bytes] = []
-    position = 0
-    for fix in fixes:
-        start = len(bom) + len(text[: fix.start].encode(codec))
-        end = start + len(text[fix.start : fix.end].encode(codec))
-        if start < position:
+    pieces: list[bytes] = [bom]
+    position = len(bom)  # byte offset of `text_position`, both advancing fix by fix
+    text_position = 0
+    for fix in sorted(fixes, key=lambda f: f.start):
+        if fix.start < text_position:
             raise FixError("two fixes overlap")
+        start = position + len(text[text_position : fix.start].encode(codec))
+        end = start + len(text[fix.start : fix.end].encode(codec))
         pieces += [data[position:start], fix.text.encode(codec)]
-        position = end
+        position, text_position = end, fix.end
     pieces.append(data[position:])
     return b"".join(pieces)
 

@@ -146,7 +146,7 @@ def test_caret_sits_under_the_exact_columns(
     line: str, column: int, end_column: int, caret: str
 ) -> None:
     diagnostic = Diagnostic("IR301", Severity.ERROR, "m", "a.xml", 2, column, 2, end_column)
-    shown = text.excerpt(f"first\n{line}\r\nlast", diagnostic, gutter=8)
+    shown = text.excerpt(f"first\n{line}\r\nlast".split("\n"), diagnostic, gutter=8)
     assert shown[0] == "      2 | " + line.expandtabs(text.TAB_WIDTH)
     assert shown[1] == caret
 
@@ -155,7 +155,7 @@ def test_excerpt_of_a_long_line_is_cut_around_the_caret() -> None:
     line = "<data " + "x" * 500 + ' kernel="3" />'
     column = line.index("3") + 1
     diagnostic = Diagnostic("IR205", Severity.ERROR, "m", "a.xml", 1, column, 1, column + 1)
-    source_line, caret_line = text.excerpt(line, diagnostic, gutter=2)
+    source_line, caret_line = text.excerpt([line], diagnostic, gutter=2)
     assert len(source_line) < 200 and source_line.startswith("1 | ...")
     assert source_line[caret_line.index("^")] == "3"
 

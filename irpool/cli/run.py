@@ -86,10 +86,11 @@ def describe(name: str, array: NDArray[Any]) -> str:
     shape = "x".join(str(n) for n in array.shape) or "scalar"
     if array.size == 0:
         return f"{name}: shape {shape}, {array.dtype}, empty"
-    values = array.astype(np.float64)
+    # min and max need no copy; the mean accumulates in f64 without widening the array.
+    mean = array.mean(dtype=np.float64)
     return (
-        f"{name}: shape {shape}, {array.dtype}, min {values.min():.6g}, max {values.max():.6g}, "
-        f"mean {values.mean():.6g}"
+        f"{name}: shape {shape}, {array.dtype}, min {float(array.min()):.6g}, "
+        f"max {float(array.max()):.6g}, mean {mean:.6g}"
     )
 
 

@@ -41,12 +41,15 @@ def render_full(
     """Each diagnostic with its source excerpt; `sources` maps a path to the file's text and
     `fixes` a diagnostic to what `--fix` would write."""
     blocks = []
+    split: dict[str, list[str]] = {}  # each file's lines, split once however many findings
     for d in diagnostics:
         lines = [render_line(d)]
         gutter = len(str(d.line)) + 1
         source = sources.get(d.path)
         if source is not None:
-            lines += excerpt(source, d, gutter)
+            if d.path not in split:
+                split[d.path] = source.split("\n")
+            lines += excerpt(split[d.path], d, gutter)
         pad = " " * gutter
         lines.append(f"{pad}= rule: {RULES[d.code].name} (irpool rule {d.code})")
         if d in fixes:
@@ -55,10 +58,9 @@ def render_full(
     return "\n".join(blocks)
 
 
-def excerpt(source: str, d: Diagnostic, gutter: int) -> list[str]:
+def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int) -> list[str]:
     """The diagnostic's first line, and a caret line under its columns (1-based, end
     exclusive; a range running past the line is underlined to the line's end)."""
-    lines = source.split("\n")
     if not 1 <= d.line <= len(lines):
         return []
     raw = lines[d.line - 1].rstrip("\r")
