@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import NamedTuple
 
 from lxml import etree
@@ -84,11 +83,3 @@ class Graph:
     producers: dict[tuple[int, int], tuple[int, int]]
     order: list[int]  # topological order of the layers outside cycles
     reachable: frozenset[int]
-
-    @cached_property
-    def consumers(self) -> dict[tuple[int, int], list[tuple[int, int]]]:
-        """(layer id, output index) -> every (layer id, input index) it feeds."""
-        result: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        for target, source in self.producers.items():
-            result.setdefault(source, []).append(target)
-        return result

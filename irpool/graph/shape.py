@@ -94,17 +94,6 @@ class Shape:
             return "[...]"
         return "[" + ",".join(str(d) for d in self.dims) + "]"
 
-    def element_count_bound(self) -> int | None:
-        """An upper bound of the element count, or None when unbounded."""
-        if self.dims is None:
-            return None
-        count = 1
-        for dim in self.dims:
-            if dim.high is None:
-                return None
-            count *= dim.high
-        return count
-
     def contains(self, concrete: tuple[int, ...]) -> bool:
         """Whether a concrete shape fits this (possibly dynamic) shape."""
         if self.dims is None:

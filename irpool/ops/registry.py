@@ -61,11 +61,6 @@ def _available(family: list[type[Op]]) -> str:
     return f"it exists as {spans}"
 
 
-def all_ops() -> list[type[Op]]:
-    _load_all()
-    return list(dict.fromkeys(cls for family in _BY_TYPE.values() for cls in family))
-
-
 _loaded = False
 
 
