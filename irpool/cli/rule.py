@@ -49,5 +49,8 @@ def render(rule: Rule) -> str:
 @click.command()
 @click.argument("code")
 def command(code: str) -> None:
-    """Explain rule CODE (e.g. IR301 or declared-dim-mismatch), with a wrong and a right IR."""
+    """Document one rule, with a wrong and a right IR snippet.
+
+    CODE is a rule code or name, such as IR301 or declared-dim-mismatch.
+    """
     click.echo(render(find_rule(code)), nl=False)
