@@ -56,6 +56,7 @@ from ov_builders import (
     ov,
     parameter,
     result,
+    two_inputs_two_outputs,
 )
 
 DEFAULT_OUT = Path("tests/conformance")
@@ -374,21 +375,6 @@ def chain_int_one_channel(name: str) -> ov.Model:
     first = avg_pool("pool_a", data, 1, (2,), (2,))
     second = avg_pool("pool_b", first, 1, (2,), (1,), (1,), (0,), exclude_pad=False)
     return ov.Model([result("out", second)], [data], name)
-
-
-def two_inputs_two_outputs(name: str) -> ov.Model:
-    """Two independent branches of different ranks and element types."""
-    image = parameter("image", "2,3,16,16")
-    signal = parameter("signal", "2,8,?", "f16")
-    image_pool = avg_pool(
-        "image_pool", image, 16, (3, 3), (2, 2), auto_pad="same_upper", dilations=(2, 2)
-    )
-    signal_pool = avg_pool("signal_pool", signal, 1, (4,), (2,), (1,), (1,), exclude_pad=False)
-    return ov.Model(
-        [result("image_out", image_pool), result("signal_out", signal_pool)],
-        [image, signal],
-        name,
-    )
 
 
 def shared_input_two_outputs(name: str) -> ov.Model:

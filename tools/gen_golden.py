@@ -38,6 +38,7 @@ from ov_builders import (
     ov,
     parameter,
     result,
+    two_inputs_two_outputs,
 )
 
 DEFAULT_OUT = Path("tests/golden")
@@ -195,21 +196,6 @@ def chain_three_versions(name: str) -> ov.Model:
     size = output_size_const("output_size", (32, 32), "i32")
     adaptive = adaptive_avg_pool("adaptive", second, size)
     return ov.Model([result("out", adaptive)], [data], name)
-
-
-def two_inputs_two_outputs(name: str) -> ov.Model:
-    """Two independent branches of different ranks and element types."""
-    image = parameter("image", "2,3,16,16")
-    signal = parameter("signal", "2,8,?", "f16")
-    image_pool = avg_pool(
-        "image_pool", image, 16, (3, 3), (2, 2), auto_pad="same_upper", dilations=(2, 2)
-    )
-    signal_pool = avg_pool("signal_pool", signal, 1, (4,), (2,), (1,), (1,), exclude_pad=False)
-    return ov.Model(
-        [result("image_out", image_pool), result("signal_out", signal_pool)],
-        [image, signal],
-        name,
-    )
 
 
 def shared_input_two_outputs(name: str) -> ov.Model:

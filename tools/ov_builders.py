@@ -32,6 +32,7 @@ __all__ = [
     "ov",
     "parameter",
     "result",
+    "two_inputs_two_outputs",
 ]
 
 TESTED_OPENVINO = "2026.4"
@@ -107,3 +108,19 @@ def adaptive_avg_pool(name: str, source: ov.Node, output_size: ov.Node) -> ov.No
 
 def output_size_const(name: str, values: Sequence[int], index_type: str) -> ov.Node:
     return opset1.constant(np.array(values, dtype=ELEMENT_TYPES[index_type]), name=name)
+
+
+# A graph case both corpora share: shapes for the golden set, values for conformance.
+def two_inputs_two_outputs(name: str) -> ov.Model:
+    """Two independent branches of different ranks and element types."""
+    image = parameter("image", "2,3,16,16")
+    signal = parameter("signal", "2,8,?", "f16")
+    image_pool = avg_pool(
+        "image_pool", image, 16, (3, 3), (2, 2), auto_pad="same_upper", dilations=(2, 2)
+    )
+    signal_pool = avg_pool("signal_pool", signal, 1, (4,), (2,), (1,), (1,), exclude_pad=False)
+    return ov.Model(
+        [result("image_out", image_pool), result("signal_out", signal_pool)],
+        [image, signal],
+        name,
+    )
