@@ -5,8 +5,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from pathlib import Path
 
 import click
+
+from irpool.diagnostics import IRError
+from irpool.model import Model, load
+from irpool.report import text as text_report
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("validate", "run", "rules", "rule", "explain")
@@ -14,6 +19,26 @@ COMMANDS = ("validate", "run", "rules", "rule", "explain")
 
 class UsageError(click.UsageError):
     """Bad invocation (exit 2), raised where click's own parameter checks cannot see."""
+
+
+# The argument and option every single-model command (run, explain) takes.
+model_argument = click.argument(
+    "model_path", metavar="MODEL.xml", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+weights_option = click.option(
+    "--weights",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The .bin to use; default: the .bin beside MODEL.xml.",
+)
+
+
+def load_or_exit(model_path: Path, weights: Path | None) -> Model:
+    """The model, or its diagnostics on stderr and exit 1 when it cannot be read as IR."""
+    try:
+        return load(model_path, weights)
+    except IRError as error:
+        click.echo(text_report.render(error.diagnostics, 1), nl=False, err=True)
+        sys.exit(EXIT_FINDINGS)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

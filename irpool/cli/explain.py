@@ -10,23 +10,20 @@ Exit codes: 0 explained (whatever the model's findings), 1 the file cannot be re
 from __future__ import annotations
 
 import math
-import sys
 from collections import Counter
 from pathlib import Path
 
 import click
 import numpy as np
 
-from irpool.cli.app import EXIT_FINDINGS
-from irpool.diagnostics import IRError
+from irpool.cli.app import load_or_exit, model_argument, weights_option
 from irpool.graph.model import Layer
 from irpool.graph.shape import Dim, Shape
-from irpool.model import Model, load
+from irpool.model import Model
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
 from irpool.report import explain as explain_report
-from irpool.report import text as text_report
 from irpool.report.explain import AxisRow, LayerRow
 from irpool.rules import Severity
 
@@ -154,14 +151,8 @@ def explain_rows(model: Model) -> list[LayerRow]:
 
 
 @click.command()
-@click.argument(
-    "model_path", metavar="MODEL.xml", type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
-@click.option(
-    "--weights",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The .bin to use; default: the .bin beside MODEL.xml.",
-)
+@model_argument
+@weights_option
 @click.option(
     "--format",
     "output_format",
@@ -171,11 +162,7 @@ def explain_rows(model: Model) -> list[LayerRow]:
 )
 def command(model_path: Path, weights: Path | None, output_format: str) -> None:
     """Show each layer's shapes (inferred and declared) and pooling geometry, in order."""
-    try:
-        model = load(model_path, weights)
-    except IRError as error:
-        click.echo(text_report.render(error.diagnostics, 1), nl=False, err=True)
-        sys.exit(EXIT_FINDINGS)
+    model = load_or_exit(model_path, weights)
     rows = explain_rows(model)
     skipped = len(model.graph.layers) - len(rows)
     if output_format == "json":

@@ -13,10 +13,10 @@ import click
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cli.app import EXIT_FINDINGS, UsageError
+from irpool.cli.app import EXIT_FINDINGS, UsageError, load_or_exit, model_argument, weights_option
 from irpool.diagnostics import IRError
 from irpool.execute.errors import InvalidModelError
-from irpool.model import Model, load
+from irpool.model import Model
 from irpool.report import text as text_report
 from irpool.rules import Severity
 
@@ -95,9 +95,7 @@ def describe(name: str, array: NDArray[Any]) -> str:
 
 
 @click.command()
-@click.argument(
-    "model_path", metavar="MODEL.xml", type=click.Path(exists=True, dir_okay=False, path_type=Path)
-)
+@model_argument
 @click.option(
     "--input",
     "-i",
@@ -112,11 +110,7 @@ def describe(name: str, array: NDArray[Any]) -> str:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the result to OUT.npy (one result) or all results to OUT.npz.",
 )
-@click.option(
-    "--weights",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The .bin to use; default: the .bin beside MODEL.xml.",
-)
+@weights_option
 @click.option(
     "--cast",
     is_flag=True,
@@ -132,11 +126,7 @@ def command(
     """Run MODEL.xml on NumPy inputs and print or save its results."""
     if output is not None and output.suffix not in (".npy", ".npz"):
         raise UsageError(f"--output {output}: use a .npy or .npz file")
-    try:
-        model = load(model_path, weights)
-    except IRError as error:
-        click.echo(text_report.render(error.diagnostics, 1), nl=False, err=True)
-        sys.exit(EXIT_FINDINGS)
+    model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
         click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
