@@ -20,6 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lxml import etree
+
 from irpool.diagnostics import Diagnostic, IRError
 from irpool.graph.model import Layer, Port
 from irpool.model import Model, load
@@ -58,7 +60,7 @@ def find_fixes(model: Model, selected: Sequence[Diagnostic]) -> list[Fix]:
     fixes: list[Fix] = []
     for layer in model.graph.layers.values():
         for port, info in _ports_with_tensors(model, layer):
-            fixes.extend(_dim_fixes(model, port, info, by_position))
+            fixes.extend(_dim_fixes(model, layer.port_element(port), info, by_position))
         fixes.extend(_pad_fixes(model, layer, by_position))
     return sorted(fixes, key=lambda fix: fix.start)
 
@@ -83,12 +85,12 @@ def _ports_with_tensors(model: Model, layer: Layer) -> Iterator[tuple[Port, Tens
 
 def _dim_fixes(
     model: Model,
-    port: Port,
+    port: etree._Element,
     info: TensorInfo | None,
     by_position: dict[tuple[int, int], list[Diagnostic]],
 ) -> Iterator[Fix]:
     source = model.document.source
-    dims = port.element.findall("dim")
+    dims = port.findall("dim")
     expected: list[int] | None = None
     if info is not None and info.shape.dims is not None and len(info.shape.dims) == len(dims):
         expected = [d.value if d.is_static else -1 for d in info.shape.dims]

@@ -9,9 +9,10 @@ are placed on each layer: validation stays linear in the file, with a small cons
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from irpool.check.attributes import Attributes, read_attributes
 from irpool.diagnostics import Collector
@@ -64,6 +65,28 @@ class _Outcome:
     reports: tuple[Report, ...]
 
 
+# Where in its layer a finding points, so that repeated layers can share findings:
+#   ("layer", attribute | None)  the <layer> element, or one of its attributes
+#   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
+#   ("op", attribute | None)     an attribute of <data> if there is one, else the layer
+#   ("port", Port, attribute | None) and ("dim", Port, index)
+Locator = tuple[Any, ...]
+# A layer's findings: rule code, message, where.
+LayerFinding = tuple[str, str, Locator]
+
+
+@dataclass(frozen=True, slots=True)
+class _LayerOutcome:
+    """Everything checking a layer gives: its op, its outputs (None: trust the declared
+    ports) and its findings. Layers alike in every input to the check share one."""
+
+    op: Op
+    outputs: list[TensorInfo] | None
+    findings: tuple[LayerFinding, ...]
+    # Keeps the input tensors whose ids are part of the key alive (and so their ids unique).
+    inputs: tuple[TensorInfo | None, ...]
+
+
 class _Checker:
     def __init__(self, doc: Document, graph: Graph, weights: Weights, sink: Collector) -> None:
         self.doc = doc
@@ -77,62 +100,82 @@ class _Checker:
         self._lookups: dict[tuple[str, str], Lookup] = {}
         self._configured: dict[Hashable, tuple[Attributes, Op]] = {}
         self._inferred: dict[Hashable, _Outcome] = {}
+        self._checked: dict[Hashable, _LayerOutcome] = {}
+        self._declared: dict[int, list[TensorInfo] | None] = {}
 
     def run(self) -> Inference:
+        layers = self.graph.layers
         for layer_id in self.graph.order:
-            self._check_layer(self.graph.layers[layer_id])
+            self._check_layer(layers[layer_id])
         return self.result
 
     def _check_layer(self, layer: Layer) -> None:
-        inputs = [self._input(layer, index) for index in range(len(layer.inputs))]
+        inputs = tuple([self._producer_info(layer, index) for index in range(len(layer.inputs))])
         key = (layer.type, layer.version)
         found = self._lookups.get(key) or self._lookups.setdefault(key, lookup(*key))
         if found.op is None:
+            findings: list[LayerFinding] = []
+            self._compare_inputs(layer, inputs, findings)
+            self._place(layer, findings)
             self._report_lookup(layer, found.canonical_type, found.error)
             self._trust(layer)
             return
-        if found.canonical_type is not None and layer.type != found.canonical_type:
-            self.sink.add(
-                "IR211",
-                f'type "{layer.type}" is written "{found.canonical_type}"',
-                self.doc.source.attribute(layer.element, "type"),
-                layer.ref,
-            )
-        attributes, op = self._configure(found.op, layer)
-        self.result.ops[layer.id] = op
-        ports_ok = self._check_port_counts(layer, op)
-        known_inputs = [info for info in inputs if info is not None]
-        if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
-            self._trust(layer)
-            return
-        outcome = self._infer(op, attributes, known_inputs)
-        for code, message, attribute in outcome.reports:
-            self._report(layer, code, message, attribute)
+        # The ports are shared tuples (see graph.build), and equal inputs are the same
+        # objects along a repeated chain, so identities make a cheap, exact key.
+        memo_key = (
+            found.op,
+            layer.type,
+            layer.version,
+            layer.data_items,
+            id(layer.inputs),
+            id(layer.outputs),
+            *[id(info) for info in inputs],
+        )
+        outcome = self._checked.get(memo_key)
+        if outcome is None:
+            outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)
+        self.result.ops[layer.id] = outcome.op
+        if outcome.findings:
+            self._place(layer, outcome.findings)
         if outcome.outputs is None:
             self._trust(layer)
-            return
-        self.result.outputs[layer.id] = outcome.outputs
-        for port, info in zip(layer.outputs, outcome.outputs, strict=False):
-            self._compare(layer, port, info, "output")
+        else:
+            self.result.outputs[layer.id] = outcome.outputs
 
-    def _configure(self, op_class: type[Op], layer: Layer) -> tuple[Attributes, Op]:
-        """The layer's attributes and op, read once per distinct `<data>`; findings placed
-        on this layer. Layers that share a configuration share the (immutable) op."""
-        data = layer.data
-        items = None if data is None else tuple(data.items())
+    def _check_fresh(
+        self, layer: Layer, found: Lookup, inputs: tuple[TensorInfo | None, ...]
+    ) -> _LayerOutcome:
+        assert found.op is not None
+        findings: list[LayerFinding] = []
+        self._compare_inputs(layer, inputs, findings)
+        if found.canonical_type is not None and layer.type != found.canonical_type:
+            message = f'type "{layer.type}" is written "{found.canonical_type}"'
+            findings.append(("IR211", message, ("layer", "type")))
+        attributes, op = self._configure(found.op, layer.data_items)
+        findings.extend(
+            (code, message, ("data", name)) for code, message, name in attributes.findings
+        )
+        ports_ok = self._check_port_counts(layer, op, findings)
+        known_inputs = [info for info in inputs if info is not None]
+        if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
+            return _LayerOutcome(op, None, tuple(findings), inputs)
+        inferred = self._infer(op, attributes, known_inputs)
+        findings.extend((code, message, ("op", name)) for code, message, name in inferred.reports)
+        if inferred.outputs is not None:
+            for port, info in zip(layer.outputs, inferred.outputs, strict=False):
+                self._compare(port, info, "output", findings)
+        return _LayerOutcome(op, inferred.outputs, tuple(findings), inputs)
+
+    def _configure(
+        self, op_class: type[Op], items: tuple[tuple[str, str], ...] | None
+    ) -> tuple[Attributes, Op]:
+        """The attributes and op of a `<data>`, read once per distinct one. Layers that share
+        a configuration share the (immutable) op."""
         key = (op_class, items)
         configured = self._configured.get(key)
         if configured is None:
             attributes = read_attributes(op_class, items)
             configured = self._configured[key] = (attributes, op_class(attributes.values))
-        attributes = configured[0]
-        source = self.doc.source
-        for code, message, attribute in attributes.findings:
-            if data is None:
-                span = source.element(layer.element)
-            else:
-                span = source.attribute(data, attribute) if attribute else source.element(data)
-            self.sink.add(code, message, span, layer.ref)
         return configured
 
     def _infer(self, op: Op, attributes: Attributes, inputs: list[TensorInfo]) -> _Outcome:
@@ -160,23 +203,66 @@ class _Checker:
             self._inferred[key] = outcome
         return outcome
 
-    def _input(self, layer: Layer, index: int) -> TensorInfo | None:
-        """The producer's tensor for one input, after checking the input port's own claim."""
+    def _producer_info(self, layer: Layer, index: int) -> TensorInfo | None:
+        """The tensor one input receives, if its producer's outputs are known."""
         source = self.graph.producers.get((layer.id, index))
         if source is None:
             return None
         produced = self.result.outputs.get(source[0])
         if produced is None or source[1] >= len(produced):
             return None
-        info = produced[source[1]]
-        self._compare(layer, layer.inputs[index], info, "input")
-        return info
+        return produced[source[1]]
+
+    def _compare_inputs(
+        self, layer: Layer, inputs: tuple[TensorInfo | None, ...], findings: list[LayerFinding]
+    ) -> None:
+        """Each input port's own claim against the tensor it receives."""
+        for port, info in zip(layer.inputs, inputs, strict=True):
+            if info is not None:
+                self._compare(port, info, "input", findings)
 
     def _trust(self, layer: Layer) -> None:
-        infos = [declared_info(port) for port in layer.outputs]
         self.result.trusted.add(layer.id)
-        if all(info is not None for info in infos):
-            self.result.outputs[layer.id] = [info for info in infos if info is not None]
+        key = id(layer.outputs)
+        if key not in self._declared:
+            infos = [declared_info(port) for port in layer.outputs]
+            known = [info for info in infos if info is not None]
+            self._declared[key] = known if len(known) == len(infos) else None
+        declared = self._declared[key]
+        if declared is not None:
+            self.result.outputs[layer.id] = declared
+
+    def _place(self, layer: Layer, findings: Iterable[LayerFinding]) -> None:
+        """Report findings on this layer, at the places their locators name."""
+        source = self.doc.source
+        for code, message, locator in findings:
+            if code == "IR401":
+                if self.weights_reported:
+                    continue  # one missing .bin is one problem, however many Consts need it
+                self.weights_reported = True
+            kind = locator[0]
+            if kind == "layer":
+                name = locator[1]
+                span = (
+                    source.attribute(layer.element, name) if name else source.element(layer.element)
+                )
+            elif kind in ("data", "op"):
+                data, name = layer.data, locator[1]
+                if data is not None and name:
+                    span = source.attribute(data, name)
+                elif data is not None and kind == "data":
+                    span = source.element(data)
+                else:
+                    span = source.element(layer.element)
+            elif kind == "port":
+                element = layer.port_element(locator[1])
+                name = locator[2]
+                span = source.attribute(element, name) if name else source.element(element)
+            else:
+                element = layer.port_element(locator[1])
+                dims = [child for child in element if child.tag == "dim"]
+                span = source.element_text(dims[locator[2]])
+            self.sink.add(code, message, span, layer.ref)
 
     def _report_lookup(self, layer: Layer, canonical: str | None, error: str | None) -> None:
         if canonical is not None:
@@ -197,7 +283,8 @@ class _Checker:
                 layer.ref,
             )
 
-    def _check_port_counts(self, layer: Layer, op: Op) -> bool:
+    @staticmethod
+    def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
         for side, ports, expected in (
             ("input", layer.inputs, len(op.input_names)),
@@ -206,75 +293,54 @@ class _Checker:
             if len(ports) != expected:
                 names = ", ".join(op.input_names) if side == "input" and expected else ""
                 detail = f" ({names})" if names else ""
-                self.sink.add(
-                    "IR506",
-                    f"{layer.describe()} has {len(ports)} {side} port(s); {op.label()} has "
-                    f"{expected}{detail}",
-                    self.doc.source.element(layer.element),
-                    layer.ref,
+                message = (
+                    f"the layer has {len(ports)} {side} port(s); {op.label()} has "
+                    f"{expected}{detail}"
                 )
+                findings.append(("IR506", message, ("layer", None)))
                 ok = False
         return ok
-
-    def _report(self, layer: Layer, code: str, message: str, attribute: str | None) -> None:
-        if code == "IR401":
-            if self.weights_reported:
-                return  # one missing .bin is one problem, however many Consts need it
-            self.weights_reported = True
-        data = layer.data
-        span = (
-            self.doc.source.attribute(data, attribute)
-            if data is not None and attribute
-            else self.doc.source.element(layer.element)
-        )
-        self.sink.add(code, message, span, layer.ref)
 
     @cached_property
     def _type_counts(self) -> Counter[str]:
         return Counter(layer.type.lower() for layer in self.graph.layers.values())
 
-    def _compare(self, layer: Layer, port: Port, info: TensorInfo, side: str) -> None:
-        """Report every declared dim (and the precision) that differs from the inferred tensor."""
+    @staticmethod
+    def _compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> None:
+        """Every declared dim (and the precision) that differs from the inferred tensor."""
         declared = port.declared
         where = f"{side} port {port.id}"
         if declared is not None and declared != _claim(info.shape):
             inferred = info.shape
             if inferred.dims is None or (declared == () and inferred.rank == 0):
                 if declared and inferred.dims is None:
-                    self._mismatch_rank(layer, port, where, len(declared), "a dynamic rank")
+                    message = (
+                        f"{where} declares {len(declared)} dim(s), but the inferred shape has "
+                        "a dynamic rank"
+                    )
+                    findings.append(("IR302", message, ("port", port, None)))
             elif len(declared) != len(inferred.dims):
-                self._mismatch_rank(layer, port, where, len(declared), f"rank {inferred.rank}")
+                message = (
+                    f"{where} declares {len(declared)} dim(s), but the inferred shape has "
+                    f"rank {inferred.rank}"
+                )
+                findings.append(("IR302", message, ("port", port, None)))
             else:
-                dims = port.element.findall("dim")
                 for index, (value, dim) in enumerate(zip(declared, inferred.dims, strict=True)):
                     expected = dim.value if dim.is_static else -1
                     if value != expected:
                         hint = "" if dim.is_static else " (write -1 for a non-static dim)"
-                        self.sink.add(
-                            "IR301",
+                        message = (
                             f"{where} dim {index}: declared {value}, inferred {dim}{hint} "
-                            f"(shape {inferred})",
-                            self.doc.source.element_text(dims[index]),
-                            layer.ref,
+                            f"(shape {inferred})"
                         )
+                        findings.append(("IR301", message, ("dim", port, index)))
         if port.precision is not None and info.element_type not in ("dynamic", port.precision):
-            self.sink.add(
-                "IR305",
-                f"{where} precision says {port.element.get('precision')}, but the tensor is "
-                f"{info.element_type} (write {precision_name(info.element_type)})",
-                self.doc.source.attribute(port.element, "precision"),
-                layer.ref,
+            message = (
+                f"{where} precision says {port.precision_text}, but the tensor is "
+                f"{info.element_type} (write {precision_name(info.element_type)})"
             )
-
-    def _mismatch_rank(
-        self, layer: Layer, port: Port, where: str, count: int, inferred: str
-    ) -> None:
-        self.sink.add(
-            "IR302",
-            f"{where} declares {count} dim(s), but the inferred shape has {inferred}",
-            self.doc.source.element(port.element),
-            layer.ref,
-        )
+            findings.append(("IR305", message, ("port", port, "precision")))
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:

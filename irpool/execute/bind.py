@@ -41,7 +41,7 @@ class ModelInput:
 def model_input(layer: Layer, op: Parameter) -> ModelInput:
     names = [layer.name]
     if layer.outputs:
-        port_names = layer.outputs[0].element.get("names", "")
+        port_names = layer.port_element(layer.outputs[0]).get("names", "")
         names += [n.replace("\\,", ",").strip() for n in _UNESCAPED_COMMA.split(port_names)]
     return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)))
 

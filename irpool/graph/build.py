@@ -20,6 +20,8 @@ _SINK_TYPES = ("result", "assign")
 def build_graph(doc: Document, sink: Collector) -> Graph:
     check_structure(doc, sink)
     layers = _read_layers(doc, sink)
+    if not layers and not sink.has_errors:
+        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     producers, broken = _read_edges(doc, layers, sink)
     _check_fan_in(doc, layers, producers, broken, sink)
     connections = [Connection(src[0], src[1], dst[0], dst[1]) for dst, src in producers.items()]
@@ -37,22 +39,24 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
 def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
-    port_readings: dict[PortText, PortReading] = {}
+    groups = _GroupReader(doc, sink)
     container = _first(doc.root, "layers")
     for element in () if container is None else container.iterchildren("layer"):
-        layer_id = read_unsigned(element.get("id", ""))
+        get = element.get
+        layer_id = read_unsigned(get("id", ""))
         if layer_id is None:
             continue  # the schema check has reported it
+        data_items = None
         sections: dict[str, etree._Element] = {}
         for child in element:  # plain iteration: lxml's tag filters are slower
-            sections.setdefault(child.tag, child)
+            tag = child.tag
+            if tag == "data":
+                if data_items is None:
+                    data_items = tuple(child.items())
+            elif tag not in sections:
+                sections[tag] = child
         layer = Layer(
-            id=layer_id,
-            name=element.get("name", ""),
-            type=element.get("type", ""),
-            version=element.get("version", ""),
-            element=element,
-            data=sections.get("data"),
+            layer_id, get("name", ""), get("type", ""), get("version", ""), element, data_items
         )
         if layer_id in layers:
             earlier = first_seen[layer_id]
@@ -65,13 +69,13 @@ def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
             )
         else:
             first_seen[layer_id] = element
-        layer.inputs, layer.outputs = (
-            _read_ports(doc, layer, group, port_readings, sink) if group is not None else []
-            for group in (sections.get("input"), sections.get("output"))
-        )
+        group = sections.get("input")
+        if group is not None:
+            layer.inputs = groups.read(layer, group, "input")
+        group = sections.get("output")
+        if group is not None:
+            layer.outputs = groups.read(layer, group, "output")
         layers[layer_id] = layer
-    if not layers and not sink.has_errors:
-        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     return layers
 
 
@@ -80,12 +84,13 @@ PortText = tuple[str, str, str | None, tuple[str, ...]]
 # Where a port finding points: an attribute of the port, one of its dims (by index), or,
 # with None, the port element.
 Where = str | int | None
+# A finding of a port group: rule code, message, the port's position, and where in it.
+GroupFinding = tuple[str, str, int, Where]
 
 
 @dataclass(frozen=True, slots=True)
 class PortReading:
-    """A port as the runtime reads it. Ports repeat (the same dims, the same precision), so
-    each distinct text is read once per model and its findings placed on every copy."""
+    """A port as the runtime reads it, from its text alone, with every finding."""
 
     id: int | None  # None: unreadable (the schema check reports it)
     precision: str | None  # the element type the precision names, if it names one
@@ -93,49 +98,83 @@ class PortReading:
     findings: tuple[tuple[str, str, Where], ...]
 
 
-def _read_ports(
-    doc: Document,
-    layer: Layer,
-    group: etree._Element,
-    readings: dict[PortText, PortReading],
-    sink: Collector,
-) -> list[Port]:
-    ports: list[Port] = []
-    seen: set[int] = set()
-    for element in group:  # plain iteration: lxml's tag filters are slower
-        if element.tag != "port":
-            continue
-        dims = [child for child in element if child.tag == "dim"]
-        text = (
-            str(group.tag),
-            element.get("id", ""),
-            element.get("precision"),
-            tuple([dim.text or "" for dim in dims]),
-        )
-        reading = readings.get(text)
-        if reading is None:
-            reading = readings[text] = read_port(*text)
-        for code, message, where in reading.findings:
-            if isinstance(where, int):
-                span = doc.source.element_text(dims[where])
-            elif where is not None:
-                span = doc.source.attribute(element, where)
-            else:
-                span = doc.source.element(element)
-            sink.add(code, message, span, layer.ref)
-        if reading.id is None:
-            continue
-        if reading.id in seen:
-            sink.add(
-                "IR107",
-                f"{group.tag} port id {reading.id} appears twice in {layer.describe()}; edges "
-                "can reach only the first",
-                doc.source.attribute(element, "id"),
-                layer.ref,
+class _GroupReader:
+    """Reads `<input>`/`<output>` elements. Real models repeat them (the same ports, dims
+    and precisions layer after layer), so each distinct serialization is read once, its
+    ports shared by every layer that writes it, and its findings placed on each of them."""
+
+    def __init__(self, doc: Document, sink: Collector) -> None:
+        self.doc = doc
+        self.sink = sink
+        self.groups: dict[bytes, tuple[tuple[Port, ...], tuple[GroupFinding, ...]]] = {}
+        self.ports: dict[PortText, PortReading] = {}
+
+    def read(self, layer: Layer, group: etree._Element, side: str) -> tuple[Port, ...]:
+        key = etree.tostring(group, with_tail=False)
+        known = self.groups.get(key)
+        if known is None:
+            known = self.groups[key] = self._read(group, side)
+        ports, findings = known
+        if findings:
+            self._place(layer, group, side, findings)
+        return ports
+
+    def _read(
+        self, group: etree._Element, side: str
+    ) -> tuple[tuple[Port, ...], tuple[GroupFinding, ...]]:
+        ports: list[Port] = []
+        findings: list[GroupFinding] = []
+        seen: set[int] = set()
+        elements = [child for child in group if child.tag == "port"]
+        for position, element in enumerate(elements):
+            precision_text = element.get("precision")
+            text = (
+                side,
+                element.get("id", ""),
+                precision_text,
+                tuple([dim.text or "" for dim in element if dim.tag == "dim"]),
             )
-        seen.add(reading.id)
-        ports.append(Port(reading.id, element, reading.declared, reading.precision))
-    return ports
+            reading = self.ports.get(text)
+            if reading is None:
+                reading = self.ports[text] = read_port(*text)
+            findings.extend(
+                (code, message, position, where) for code, message, where in reading.findings
+            )
+            if reading.id is None:
+                continue
+            if reading.id in seen:
+                message = (
+                    f"{side} port id {reading.id} appears twice in this layer; edges can reach "
+                    "only the first"
+                )
+                findings.append(("IR107", message, position, "id"))
+            seen.add(reading.id)
+            ports.append(
+                Port(
+                    reading.id, side, position, reading.declared, reading.precision, precision_text
+                )
+            )
+        return tuple(ports), tuple(findings)
+
+    def _place(
+        self,
+        layer: Layer,
+        group: etree._Element,
+        side: str,
+        findings: tuple[GroupFinding, ...],
+    ) -> None:
+        elements = [child for child in group if child.tag == "port"]
+        source = self.doc.source
+        for code, message, position, where in findings:
+            element = elements[position]
+            if isinstance(where, int):
+                dims = [child for child in element if child.tag == "dim"]
+                span = source.element_text(dims[where])
+            elif where is not None:
+                span = source.attribute(element, where)
+            else:
+                span = source.element(element)
+            self.sink.add(code, message, span, layer.ref)
 
 
 _DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}
@@ -266,7 +305,7 @@ def _check_fan_in(
                 sink.add(
                     "IR503",
                     f"input port {port.id} of {layer.describe()} has no incoming edge",
-                    doc.source.element(port.element),
+                    doc.source.element(layer.port_element(port)),
                     layer.ref,
                 )
 

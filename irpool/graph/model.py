@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from lxml import etree
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Port:
+    """A port as the runtime reads it. Layers whose `<input>` (or `<output>`) is written
+    identically share one tuple of these, so a port holds no element of its own: a layer
+    finds the element again with `port_element`, which only diagnostics need."""
+
     id: int
-    element: etree._Element
+    side: str  # "input" or "output"
+    position: int  # among the <port> children of the layer's first <input>/<output>
     # Declared dims as the runtime reads them (-1: dynamic); None if a dim cannot be read.
     declared: tuple[int, ...] | None
     precision: str | None  # the element type the precision names, if it names one
+    precision_text: str | None  # the attribute as written
 
 
 LINEAR_PORTS = 8  # up to this many ports, a scan beats building an index
@@ -27,12 +34,22 @@ class Layer:
     type: str
     version: str
     element: etree._Element
-    data: etree._Element | None
-    inputs: list[Port] = field(default_factory=list)
-    outputs: list[Port] = field(default_factory=list)
+    # The first <data> element's attributes in document order; None without one.
+    data_items: tuple[tuple[str, str], ...] | None
+    inputs: tuple[Port, ...] = ()
+    outputs: tuple[Port, ...] = ()
     # (is output, port id) -> position of the first such port; built on first use, once the
     # builder has set the ports, so resolving many edges into a wide layer stays linear.
     _positions: dict[tuple[bool, int], int] | None = field(default=None, repr=False)
+
+    @property
+    def data(self) -> etree._Element | None:
+        """The <data> element the runtime reads (the first one)."""
+        return next(self.element.iterchildren("data"), None)
+
+    def port_element(self, port: Port) -> etree._Element:
+        group = next(self.element.iterchildren(port.side))
+        return next(itertools.islice(group.iterchildren("port"), port.position, None))
 
     @property
     def ref(self) -> tuple[str, str]:
