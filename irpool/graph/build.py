@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import cache
 
 from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.model import Connection, Graph, Layer, Port
-from irpool.parse.schema import check_structure
+from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_dim, read_precision, read_unsigned
 from irpool.parse.xml_reader import Document
 
@@ -18,8 +19,9 @@ _SINK_TYPES = ("result", "assign")
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    check_structure(doc, sink)
+    structure = StructureCheck(doc)
     layers = _read_layers(doc, sink)
+    structure.report(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     producers, broken = _read_edges(doc, layers, sink)
@@ -39,25 +41,26 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
 def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
-    groups = _GroupReader(doc, sink)
+    bodies = _BodyReader(doc, sink)
     container = _first(doc.root, "layers")
     for element in () if container is None else container.iterchildren("layer"):
         get = element.get
         layer_id = read_unsigned(get("id", ""))
         if layer_id is None:
             continue  # the schema check has reported it
-        data_items = None
-        sections: dict[str, etree._Element] = {}
-        for child in element:  # plain iteration: lxml's tag filters are slower
-            tag = child.tag
-            if tag == "data":
-                if data_items is None:
-                    data_items = tuple(child.items())
-            elif tag not in sections:
-                sections[tag] = child
+        body = bodies.read(element)
         layer = Layer(
-            layer_id, get("name", ""), get("type", ""), get("version", ""), element, data_items
+            layer_id,
+            get("name", ""),
+            get("type", ""),
+            get("version", ""),
+            element,
+            body.data_items,
+            body.inputs,
+            body.outputs,
         )
+        if body.findings:
+            bodies.place(layer, body.findings)
         if layer_id in layers:
             earlier = first_seen[layer_id]
             sink.add(
@@ -69,12 +72,6 @@ def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
             )
         else:
             first_seen[layer_id] = element
-        group = sections.get("input")
-        if group is not None:
-            layer.inputs = groups.read(layer, group, "input")
-        group = sections.get("output")
-        if group is not None:
-            layer.outputs = groups.read(layer, group, "output")
         layers[layer_id] = layer
     return layers
 
@@ -84,8 +81,9 @@ PortText = tuple[str, str, str | None, tuple[str, ...]]
 # Where a port finding points: an attribute of the port, one of its dims (by index), or,
 # with None, the port element.
 Where = str | int | None
-# A finding of a port group: rule code, message, the port's position, and where in it.
-GroupFinding = tuple[str, str, int, Where]
+# A finding in a layer's ports: rule code, message, the side and position of the port among
+# the <port>s of the layer's first <input> or <output>, and where in the port.
+PortFinding = tuple[str, str, str, int, Where]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,32 +96,64 @@ class PortReading:
     findings: tuple[tuple[str, str, Where], ...]
 
 
-class _GroupReader:
-    """Reads `<input>`/`<output>` elements. Real models repeat them (the same ports, dims
-    and precisions layer after layer), so each distinct serialization is read once, its
-    ports shared by every layer that writes it, and its findings placed on each of them."""
+# A port's id, position, dims, precision and precision text, as Port holds them.
+_PortValues = tuple[int, int, tuple[int, ...] | None, str | None, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    """What a layer's children say: its first <data>'s attributes and its ports."""
+
+    data_items: tuple[tuple[str, str], ...] | None
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+    findings: tuple[PortFinding, ...]
+
+
+class _BodyReader:
+    """Reads what is inside `<layer>` elements. Real models repeat it (the same `<data>`,
+    ports, dims and precisions, layer after layer), so each distinct serialization is read
+    once and shared by every layer that writes it; its findings are placed on each of them.
+    Ports that read alike are one shared tuple, which makes the checks' memo key cheap."""
 
     def __init__(self, doc: Document, sink: Collector) -> None:
         self.doc = doc
         self.sink = sink
-        self.groups: dict[bytes, tuple[tuple[Port, ...], tuple[GroupFinding, ...]]] = {}
+        self.bodies: dict[bytes, _Body] = {}
         self.ports: dict[PortText, PortReading] = {}
+        self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
 
-    def read(self, layer: Layer, group: etree._Element, side: str) -> tuple[Port, ...]:
-        key = etree.tostring(group, with_tail=False)
-        known = self.groups.get(key)
-        if known is None:
-            known = self.groups[key] = self._read(group, side)
-        ports, findings = known
-        if findings:
-            self._place(layer, group, side, findings)
-        return ports
+    def read(self, element: etree._Element) -> _Body:
+        text = etree.tostring(element, with_tail=False)
+        # The start tag (id, name, type, version) ends at the first ">": serialized
+        # attribute values have theirs escaped.
+        key = text[text.find(b">") + 1 :]
+        body = self.bodies.get(key)
+        if body is None:
+            body = self.bodies[key] = self._read(element)
+        return body
 
-    def _read(
-        self, group: etree._Element, side: str
-    ) -> tuple[tuple[Port, ...], tuple[GroupFinding, ...]]:
-        ports: list[Port] = []
-        findings: list[GroupFinding] = []
+    def _read(self, element: etree._Element) -> _Body:
+        data_items = None
+        groups: dict[str, etree._Element] = {}
+        for child in element:  # plain iteration: lxml's tag filters are slower
+            tag = child.tag
+            if tag == "data":
+                if data_items is None:
+                    data_items = tuple(child.items())
+            elif tag not in groups:
+                groups[tag] = child
+        findings: list[PortFinding] = []
+        inputs, outputs = (
+            () if group is None else self._read_ports(group, side, findings)
+            for side, group in (("input", groups.get("input")), ("output", groups.get("output")))
+        )
+        return _Body(data_items, inputs, outputs, tuple(findings))
+
+    def _read_ports(
+        self, group: etree._Element, side: str, findings: list[PortFinding]
+    ) -> tuple[Port, ...]:
+        readings: list[_PortValues] = []
         seen: set[int] = set()
         elements = [child for child in group if child.tag == "port"]
         for position, element in enumerate(elements):
@@ -138,7 +168,7 @@ class _GroupReader:
             if reading is None:
                 reading = self.ports[text] = read_port(*text)
             findings.extend(
-                (code, message, position, where) for code, message, where in reading.findings
+                (code, message, side, position, where) for code, message, where in reading.findings
             )
             if reading.id is None:
                 continue
@@ -147,26 +177,25 @@ class _GroupReader:
                     f"{side} port id {reading.id} appears twice in this layer; edges can reach "
                     "only the first"
                 )
-                findings.append(("IR107", message, position, "id"))
+                findings.append(("IR107", message, side, position, "id"))
             seen.add(reading.id)
-            ports.append(
-                Port(
-                    reading.id, side, position, reading.declared, reading.precision, precision_text
-                )
+            readings.append(
+                (reading.id, position, reading.declared, reading.precision, precision_text)
             )
-        return tuple(ports), tuple(findings)
+        key = (side, tuple(readings))
+        ports = self.port_tuples.get(key)
+        if ports is None:
+            ports = self.port_tuples[key] = tuple(
+                Port(id, side, position, declared, precision, text)
+                for id, position, declared, precision, text in readings
+            )
+        return ports
 
-    def _place(
-        self,
-        layer: Layer,
-        group: etree._Element,
-        side: str,
-        findings: tuple[GroupFinding, ...],
-    ) -> None:
-        elements = [child for child in group if child.tag == "port"]
+    def place(self, layer: Layer, findings: tuple[PortFinding, ...]) -> None:
         source = self.doc.source
-        for code, message, position, where in findings:
-            element = elements[position]
+        for code, message, side, position, where in findings:
+            group = next(layer.element.iterchildren(side))
+            element = [child for child in group if child.tag == "port"][position]
             if isinstance(where, int):
                 dims = [child for child in element if child.tag == "dim"]
                 span = source.element_text(dims[where])
@@ -210,23 +239,22 @@ def read_port(
     return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))
 
 
-_EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
-
-
 def _read_edges(
     doc: Document, layers: dict[int, Layer], sink: Collector
 ) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
     """Producers by (layer, input index), and the to-layers of edges that could not be
     resolved (None when even that is unreadable)."""
     producers: dict[tuple[int, int], tuple[int, int]] = {}
-    incoming: dict[tuple[int, int], int] = {}
     broken: set[int | None] = set()
+    number = cache(read_unsigned)  # ids and port numbers repeat across edges
     container = _first(doc.root, "edges")
     if container is not None:
         for edge in container.iterchildren("edge"):
-            from_layer, from_port, to_layer, to_port = (
-                read_unsigned(edge.get(name, "")) for name in _EDGE_ATTRIBUTES
-            )
+            get = edge.get
+            from_layer = number(get("from-layer", ""))
+            from_port = number(get("from-port", ""))
+            to_layer = number(get("to-layer", ""))
+            to_port = number(get("to-port", ""))
             if from_layer is None or from_port is None or to_layer is None or to_port is None:
                 broken.add(to_layer)  # the schema check has reported it
                 continue
@@ -235,8 +263,7 @@ def _read_edges(
             if source is None or target is None:
                 broken.add(to_layer)
                 continue
-            incoming[target] = incoming.get(target, 0) + 1
-            if incoming[target] == 1:
+            if target not in producers:
                 producers[target] = source
             else:
                 layer = layers[target[0]]

@@ -1,0 +1,116 @@
+"""Layers written alike are read and checked once (graph.build, check.shapes): every one of
+them must still get its own findings, at its own positions, with its own id and name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import irpool
+
+# One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
+# dim " 4" is non-canonical (IR113) and its output declares 5 where 4 is inferred (IR301).
+POOL = """\
+		<layer id="{id}" name="{name}" type="AvgPool" version="opset1">
+			<data kernel="3,3" strides="1,1" pads_begin="1,1" pads_end="1,1" exclude-pad="true" />
+			<input>
+				<port id="0" precision="FP32">
+					<dim>1</dim>
+					<dim>1</dim>
+					<dim>4</dim>
+					<dim> 4</dim>
+				</port>
+			</input>
+			<output>
+				<port id="1" precision="FP32">
+					<dim>1</dim>
+					<dim>1</dim>
+					<dim>4</dim>
+					<dim>5</dim>
+				</port>
+			</output>
+		</layer>
+"""
+HEAD = """\
+<?xml version="1.0"?>
+<net name="repeated" version="11">
+	<layers>
+		<layer id="0" name="input" type="Parameter" version="opset1">
+			<data shape="1,1,4,4" element_type="f32" />
+			<output>
+				<port id="0" precision="FP32">
+					<dim>1</dim>
+					<dim>1</dim>
+					<dim>4</dim>
+					<dim>4</dim>
+				</port>
+			</output>
+		</layer>
+"""
+RESULT = """\
+		<layer id="{id}" name="output" type="Result" version="opset1">
+			<input>
+				<port id="0" precision="FP32">
+					<dim>1</dim>
+					<dim>1</dim>
+					<dim>4</dim>
+					<dim>4</dim>
+				</port>
+			</input>
+		</layer>
+	</layers>
+	<edges>
+"""
+EDGE = '\t\t<edge from-layer="{a}" from-port="{port}" to-layer="{b}" to-port="0" />\n'
+
+
+def write_chain(path: Path, count: int) -> list[int]:
+    """A Parameter, `count` identical pools and a Result; returns each pool's first line."""
+    text = HEAD
+    starts = []
+    for index in range(1, count + 1):
+        starts.append(text.count("\n") + 1)
+        text += POOL.format(id=index, name=f"pool {index}")
+    text += RESULT.format(id=count + 1)
+    for index in range(1, count + 2):
+        text += EDGE.format(a=index - 1, port=0 if index == 1 else 1, b=index)
+    path.write_text(text + "\t</edges>\n</net>\n", encoding="utf-8")
+    return starts
+
+
+def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path) -> None:
+    starts = write_chain(tmp_path / "chain.xml", 5)
+    findings = irpool.load(tmp_path / "chain.xml").validate()
+    by_layer: dict[str | None, list[tuple[str, int, int, str]]] = {}
+    for d in findings:
+        by_layer.setdefault(d.layer_name, []).append((d.code, d.line, d.column, d.message))
+    assert sorted(by_layer) == [f"pool {index}" for index in range(1, 6)]
+    relative = {
+        name: sorted(
+            (code, line - starts[int(name.split()[1]) - 1], column, message)
+            for code, line, column, message in found
+        )
+        for name, found in by_layer.items()
+        if name is not None
+    }
+    # The first pool's findings, exactly: the " 4" and the 5 (lines 7 and 15 after <layer>).
+    assert [(code, line, column) for code, line, column, _ in relative["pool 1"]] == [
+        ("IR113", 7, 11),
+        ("IR301", 15, 11),
+    ]
+    assert all(found == relative["pool 1"] for found in relative.values())
+    assert {d.layer_id for d in findings} == {str(index) for index in range(1, 6)}
+
+
+def test_findings_in_repeated_ports_point_into_each_layer(tmp_path: Path) -> None:
+    """Port findings of a shared body are placed per layer, and so are the shape checks."""
+    path = tmp_path / "chain.xml"
+    write_chain(path, 2)
+    text = path.read_text(encoding="utf-8").replace(
+        '<port id="1" precision="FP32">', '<port id="1" precision="FP32">\n\t\t\t\t\t<dim>7x</dim>'
+    )
+    path.write_text(text, encoding="utf-8")
+    findings = irpool.load(path).validate()
+    reinterpreted = [(d.layer_name, d.line) for d in findings if d.code == "IR112"]
+    lines = text.splitlines()
+    assert [name for name, _ in reinterpreted] == ["pool 1", "pool 2"]
+    assert all("7x" in lines[line - 1] for _, line in reinterpreted)
