@@ -58,6 +58,7 @@ def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
             body.data_items,
             body.inputs,
             body.outputs,
+            body.positions,
         )
         if body.findings:
             bodies.place(layer, body.findings)
@@ -107,6 +108,7 @@ class _Body:
     data_items: tuple[tuple[str, str], ...] | None
     inputs: tuple[Port, ...]
     outputs: tuple[Port, ...]
+    positions: dict[tuple[bool, int], int]  # as Layer.positions
     findings: tuple[PortFinding, ...]
 
 
@@ -148,7 +150,11 @@ class _BodyReader:
             () if group is None else self._read_ports(group, side, findings)
             for side, group in (("input", groups.get("input")), ("output", groups.get("output")))
         )
-        return _Body(data_items, inputs, outputs, tuple(findings))
+        positions: dict[tuple[bool, int], int] = {}
+        for output, ports in ((False, inputs), (True, outputs)):
+            for index, port in enumerate(ports):
+                positions.setdefault((output, port.id), index)
+        return _Body(data_items, inputs, outputs, positions, tuple(findings))
 
     def _read_ports(
         self, group: etree._Element, side: str, findings: list[PortFinding]
@@ -258,11 +264,18 @@ def _read_edges(
             if from_layer is None or from_port is None or to_layer is None or to_port is None:
                 broken.add(to_layer)  # the schema check has reported it
                 continue
-            source = _edge_end(doc, edge, layers, from_layer, from_port, "from", sink)
-            target = _edge_end(doc, edge, layers, to_layer, to_port, "to", sink)
-            if source is None or target is None:
+            producer = layers.get(from_layer)
+            consumer = layers.get(to_layer)
+            source_index = None if producer is None else producer.positions.get((True, from_port))
+            target_index = None if consumer is None else consumer.positions.get((False, to_port))
+            if source_index is None or target_index is None:
+                if source_index is None:
+                    _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink)
+                if target_index is None:
+                    _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink)
                 broken.add(to_layer)
                 continue
+            source, target = (from_layer, source_index), (to_layer, target_index)
             if target not in producers:
                 producers[target] = source
             else:
@@ -277,44 +290,37 @@ def _read_edges(
     return producers, broken
 
 
-def _edge_end(
+def _report_edge_end(
     doc: Document,
     edge: etree._Element,
-    layers: dict[int, Layer],
+    layer: Layer | None,
     layer_id: int,
     port_id: int,
     side: str,
     sink: Collector,
-) -> tuple[int, int] | None:
-    layer = layers.get(layer_id)
+) -> None:
+    """Say why one end of an edge names no port."""
     if layer is None:
         sink.add(
             "IR501",
             f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
             doc.source.attribute(edge, f"{side}-layer"),
         )
-        return None
+        return
     outgoing = side == "from"
-    index = layer.output_index(port_id) if outgoing else layer.input_index(port_id)
-    if index is None:
-        kind, other = ("output", "input") if outgoing else ("input", "output")
-        wrong = layer.input_index(port_id) if outgoing else layer.output_index(port_id)
-        hint = (
-            (
-                f"; port {port_id} is an {other} port, and edges run from an output port to "
-                "an input port"
-            )
-            if wrong is not None
-            else ""
-        )
-        sink.add(
-            "IR502",
-            f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
-            doc.source.attribute(edge, f"{side}-port"),
-            layer.ref,
-        )
-        return None
-    return layer_id, index
+    kind, other = ("output", "input") if outgoing else ("input", "output")
+    wrong = layer.input_index(port_id) if outgoing else layer.output_index(port_id)
+    hint = (
+        f"; port {port_id} is an {other} port, and edges run from an output port to an input port"
+        if wrong is not None
+        else ""
+    )
+    sink.add(
+        "IR502",
+        f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
+        doc.source.attribute(edge, f"{side}-port"),
+        layer.ref,
+    )
 
 
 def _check_fan_in(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -24,9 +25,6 @@ class Port:
     precision_text: str | None  # the attribute as written
 
 
-LINEAR_PORTS = 8  # up to this many ports, a scan beats building an index
-
-
 @dataclass(slots=True, eq=False)
 class Layer:
     id: int
@@ -36,11 +34,11 @@ class Layer:
     element: etree._Element
     # The first <data> element's attributes in document order; None without one.
     data_items: tuple[tuple[str, str], ...] | None
-    inputs: tuple[Port, ...] = ()
-    outputs: tuple[Port, ...] = ()
-    # (is output, port id) -> position of the first such port; built on first use, once the
-    # builder has set the ports, so resolving many edges into a wide layer stays linear.
-    _positions: dict[tuple[bool, int], int] | None = field(default=None, repr=False)
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+    # (is output, port id) -> operand position of the first such port; shared, like the
+    # ports, by the layers written alike.
+    positions: Mapping[tuple[bool, int], int] = field(repr=False)
 
     @property
     def data(self) -> etree._Element | None:
@@ -60,25 +58,10 @@ class Layer:
 
     def input_index(self, port_id: int) -> int | None:
         """The operand index of an input port id: its position among the <input> ports."""
-        return self._position(False, port_id)
+        return self.positions.get((False, port_id))
 
     def output_index(self, port_id: int) -> int | None:
-        return self._position(True, port_id)
-
-    def _position(self, output: bool, port_id: int) -> int | None:
-        ports = self.outputs if output else self.inputs
-        if len(ports) <= LINEAR_PORTS:
-            for index, port in enumerate(ports):
-                if port.id == port_id:
-                    return index
-            return None
-        if self._positions is None:
-            positions: dict[tuple[bool, int], int] = {}
-            for side, ports in ((False, self.inputs), (True, self.outputs)):
-                for index, port in enumerate(ports):
-                    positions.setdefault((side, port.id), index)
-            self._positions = positions
-        return self._positions.get((output, port_id))
+        return self.positions.get((True, port_id))
 
 
 class Connection(NamedTuple):
