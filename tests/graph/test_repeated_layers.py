@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from lxml import etree
+
 import irpool
+from irpool.graph.build import _body_text, _body_texts
+from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
 # dim " 4" is non-canonical (IR113) and its output declares 5 where 4 is inferred (IR301).
@@ -114,3 +119,44 @@ def test_findings_in_repeated_ports_point_into_each_layer(tmp_path: Path) -> Non
     lines = text.splitlines()
     assert [name for name, _ in reinterpreted] == ["pool 1", "pool 2"]
     assert all("7x" in lines[line - 1] for _, line in reinterpreted)
+
+
+def layers_of(xml: str) -> etree._Element:
+    root = etree.fromstring(xml.encode(), hardened_parser())
+    layers = root.find("layers")
+    assert layers is not None
+    return layers
+
+
+PLAIN = (
+    '<net version="11"><layers>'
+    '<layer id="0" name="a&gt;b" type="Parameter"><data shape="1" /></layer>'
+    '<layer id="1" name="c" type="Result"><input><port id="0"><dim>1</dim></port></input></layer>'
+    '<layer id="2" name="d" type="Result"/>'
+    "</layers></net>"
+)
+
+
+def test_body_texts_cut_from_layers_are_each_layers_own() -> None:
+    container = layers_of(PLAIN)
+    elements = list(container)
+    assert _body_texts(container, len(elements)) == [_body_text(e) for e in elements]
+    assert _body_text(elements[0]) == b'<data shape="1"/></layer>'
+    assert _body_text(elements[2]) == b""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ('<layer id="1"', '<!-- a <layer id="9"> --><layer id="1"'),  # a comment could hold one
+        ('<layer id="1"', '<?pi <layer ?><layer id="1"'),
+        ('<layer id="1"', '<layer xmlns:x="urn:x" id="1"'),  # bodies would lose their context
+        ('<layer id="1"', '<other/><layer id="1"'),  # a child that is not a layer
+        ("<dim>1</dim>", '<layer id="5"/>'),  # a layer inside a layer
+        ('<layer id="2" name="d" type="Result"/>', "<layer/>"),  # no attributes: no "<layer "
+    ],
+)
+def test_body_texts_refuse_what_could_cut_wrong(change: tuple[str, str]) -> None:
+    container = layers_of(PLAIN.replace(*change))
+    layer_count = len(list(container.iterchildren("layer")))
+    assert _body_texts(container, layer_count) is None
