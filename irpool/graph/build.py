@@ -9,7 +9,7 @@ from functools import cache
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.model import Connection, Graph, Layer, Port
+from irpool.graph.model import Graph, Layer, Port
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_dim, read_precision, read_unsigned
 from irpool.parse.xml_reader import Document
@@ -26,11 +26,10 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     producers, broken = _read_edges(doc, layers, sink)
     _check_fan_in(doc, layers, producers, broken, sink)
-    connections = [Connection(src[0], src[1], dst[0], dst[1]) for dst, src in producers.items()]
-    order = _topological_order(doc, layers, connections, sink)
+    order = _topological_order(doc, layers, producers, sink)
     # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
     reachable = _reachable(doc, layers, producers, sink, warn=not broken)
-    return Graph(layers, connections, producers, order, reachable)
+    return Graph(layers, producers, order, reachable)
 
 
 def _first(element: etree._Element, tag: str) -> etree._Element | None:
@@ -371,14 +370,17 @@ def _check_fan_in(
 
 
 def _topological_order(
-    doc: Document, layers: dict[int, Layer], connections: list[Connection], sink: Collector
+    doc: Document,
+    layers: dict[int, Layer],
+    producers: dict[tuple[int, int], tuple[int, int]],
+    sink: Collector,
 ) -> list[int]:
     """Kahn's algorithm in XML order (iterative: no recursion limit on deep chains)."""
     indegree = dict.fromkeys(layers, 0)
     successors: dict[int, list[int]] = {layer_id: [] for layer_id in layers}
-    for connection in connections:
-        indegree[connection.target_layer] += 1
-        successors[connection.source_layer].append(connection.target_layer)
+    for (target, _), (source, _) in producers.items():
+        indegree[target] += 1
+        successors[source].append(target)
     ready = deque(layer_id for layer_id, count in indegree.items() if count == 0)
     order: list[int] = []
     while ready:
@@ -389,20 +391,22 @@ def _topological_order(
             if indegree[successor] == 0:
                 ready.append(successor)
     if len(order) < len(layers):
-        _report_cycle(doc, layers, connections, indegree, sink)
+        _report_cycle(doc, layers, producers, indegree, sink)
     return order
 
 
 def _report_cycle(
     doc: Document,
     layers: dict[int, Layer],
-    connections: list[Connection],
+    producers: dict[tuple[int, int], tuple[int, int]],
     indegree: dict[int, int],
     sink: Collector,
 ) -> None:
     """Every layer left with inputs lies on or after a cycle; walking back finds one."""
     stuck = {layer_id for layer_id, count in indegree.items() if count > 0}
-    predecessor = {c.target_layer: c.source_layer for c in connections if c.source_layer in stuck}
+    predecessor = {
+        target: source for (target, _), (source, _) in producers.items() if source in stuck
+    }
     path: list[int] = []
     position: dict[int, int] = {}
     current = next(layer_id for layer_id in layers if layer_id in stuck)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from lxml import etree
 
@@ -64,21 +63,9 @@ class Layer:
         return self.positions.get((True, port_id))
 
 
-class Connection(NamedTuple):
-    """An edge resolved to operand positions: output `source` of one layer feeds input `target`.
-
-    A named tuple: a model can have 100,000 of them, and tuples are built in C."""
-
-    source_layer: int
-    source_index: int
-    target_layer: int
-    target_index: int
-
-
 @dataclass(slots=True, eq=False)
 class Graph:
     layers: dict[int, Layer]  # in XML order
-    connections: list[Connection]
     # (layer id, input index) -> (layer id, output index)
     producers: dict[tuple[int, int], tuple[int, int]]
     order: list[int]  # topological order of the layers outside cycles
