@@ -7,13 +7,12 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
 from irpool.check.shapes import Inference, infer_graph
 from irpool.diagnostics import Collector, Diagnostic
-from irpool.execute.bind import ModelInput
 from irpool.execute.runner import Plan, build_plan, execute
 from irpool.graph.build import build_graph
 from irpool.graph.model import Graph, Layer
@@ -22,6 +21,9 @@ from irpool.graph.weights import Weights
 from irpool.ops.base import TensorInfo
 from irpool.parse.xml_reader import Document, read_document
 from irpool.rules import Severity
+
+if TYPE_CHECKING:
+    from irpool.execute.bind import ModelInput  # only running binds inputs (start-up time)
 
 
 def display_path(path: Path) -> str:

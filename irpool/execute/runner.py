@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
 from irpool.execute.memory import available_memory, format_bytes, tensor_bytes, working_bytes
 from irpool.graph.model import Layer
@@ -24,6 +23,7 @@ from irpool.ops.parameter import Parameter
 from irpool.ops.result import Result
 
 if TYPE_CHECKING:
+    from irpool.execute.bind import ModelInput
     from irpool.model import Model
 
 Ref = tuple[int, int]  # (layer id, output index)
@@ -49,6 +49,10 @@ class Plan:
 
 
 def build_plan(model: Model) -> Plan:
+    # Imported here (and in `execute`): irpool.model imports this module, and validating
+    # should not pay for input binding (start-up time).
+    from irpool.execute.bind import model_input
+
     if model.has_errors:
         errors = [d for d in model.validate() if d.severity.value == "error"]
         raise InvalidModelError(
@@ -109,6 +113,8 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
+    from irpool.execute.bind import bind, round_to_bf16  # see build_plan
+
     bound = bind(inputs, plan.parameters, cast, on_cast)
     tensors: dict[Ref, NDArray[Any]] = dict(plan.constants)
     tensors.update(((layer_id, 0), array) for layer_id, array in bound.items())

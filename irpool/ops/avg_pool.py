@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.avg_pool import avg_pool
-from irpool.execute.window import Window
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, cdiv
 from irpool.ops.registry import register
+
+if TYPE_CHECKING:
+    from irpool.execute.window import Window
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 # A negative list value wraps around 2**64 when OpenVINO reads it; anything this large is one.
@@ -257,11 +258,16 @@ class AvgPoolBase(Op):
                 )
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
+        # Imported here: only running needs the kernels; validating should not load them.
+        from irpool.execute.avg_pool import avg_pool
+
         windows, count_padding = self._geometry(inputs[0].shape)
         return [avg_pool(inputs[0], windows, count_padding)]
 
     def _geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
         """Kernel geometry for a concrete input shape; cached, as runs repeat shapes."""
+        from irpool.execute.window import Window  # only running needs it (start-up time)
+
         cache = self._geometry_cache
         if shape not in cache:
             axes = self.axes(Shape.of(*shape))
