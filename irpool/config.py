@@ -10,7 +10,6 @@ newer irpool still works.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -159,6 +158,8 @@ def load_config(explicit: Path | None, isolated: bool, cwd: Path) -> Config:
 
 def _irpool_table(path: Path, required: bool) -> dict[str, Any] | None:
     """[tool.irpool] of a pyproject.toml; any other TOML file is read as that table itself."""
+    import tomllib  # here: only a configuration file found needs it (start-up time)
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from importlib.metadata import version
 from pathlib import Path
 from typing import Literal
 
@@ -32,8 +30,7 @@ from irpool.fix import (
     write_atomically,
 )
 from irpool.model import Model, display_path, load
-from irpool.report import github, sarif, summary, text
-from irpool.report import json as json_report
+from irpool.report import summary, text
 from irpool.rules import Severity
 
 Mode = Literal["check", "fix", "diff"]
@@ -141,6 +138,9 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
     """Outcomes in the order of `jobs`, whatever order the workers finish in."""
     if workers <= 1 or len(jobs) <= 1:
         return [lint(job) for job in jobs]
+    # Imported here: multiprocessing is slow to import, and most runs use one process.
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
         return list(pool.map(lint, jobs))
 
@@ -180,11 +180,20 @@ def _configure(
 def render_document(output_format: str, outcomes: Sequence[Outcome], statistics: bool) -> str:
     """What goes to stdout (or -o): the diagnostics in the chosen format."""
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    # Each machine format is imported only when chosen (start-up time).
     if output_format == "json":
+        from irpool.report import json as json_report
+
         return json_report.render(diagnostics)
     if output_format == "github":
+        from irpool.report import github
+
         return github.render(diagnostics)
     if output_format == "sarif":
+        from importlib.metadata import version
+
+        from irpool.report import sarif
+
         return sarif.render(diagnostics, version("irpool"))
     if statistics:
         return ""
