@@ -41,16 +41,24 @@ def load_or_exit(model_path: Path, weights: Path | None) -> Model:
         sys.exit(EXIT_FINDINGS)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """Imports a command's module only when that command is used (or help lists them all):
+    `irpool validate` should not pay at start-up for run's engine or explain's report."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        command: click.Command = importlib.import_module(f"irpool.cli.{cmd_name}").command
+        return command
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="irpool")
 def cli() -> None:
     """Check and run OpenVINO IR pooling models exactly as the runtime reads them."""
-
-
-def _register_commands() -> None:
-    for name in COMMANDS:
-        module = importlib.import_module(f"irpool.cli.{name}")
-        cli.add_command(module.command, name)
 
 
 def main() -> None:
@@ -65,6 +73,3 @@ def main() -> None:
             err=True,
         )
         sys.exit(EXIT_USAGE)
-
-
-_register_commands()
