@@ -17,7 +17,7 @@ from typing import Literal
 
 import click
 
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, load_held
 from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config, resolve
 from irpool.diagnostics import Diagnostic, IRError
 from irpool.fix import (
@@ -29,7 +29,7 @@ from irpool.fix import (
     verify,
     write_atomically,
 )
-from irpool.model import Model, display_path, load
+from irpool.model import Model, display_path
 from irpool.report import summary, text
 from irpool.rules import Severity
 
@@ -89,7 +89,7 @@ def lint(job: Job) -> Outcome:
     """Validate one file under the configuration, fixing it if asked."""
     shown = display_path(job.path)
     try:
-        model = load(job.path, job.weights)
+        model = load_held(job.path, job.weights)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
         return Outcome(shown, tuple(kept), source=_read_text(job.path) if job.want_source else None)
@@ -113,7 +113,7 @@ def lint(job: Job) -> Outcome:
     if job.mode == "diff":
         diff = unified_diff(shown, data, fixed, model)
         return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
-    model = load(job.path, job.weights)  # report what the written file says
+    model = load_held(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
     return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
 
