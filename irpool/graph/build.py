@@ -271,6 +271,23 @@ def read_port(
     return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))
 
 
+_EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
+# Each attribute of every <edge> child, in document order: one C-level pass per attribute.
+_EDGE_COLUMNS = [etree.XPath(f"edge/@{name}", smart_strings=False) for name in _EDGE_ATTRIBUTES]
+
+
+def _edge_columns(container: etree._Element) -> list[list[str]]:
+    """The four attributes of each edge as four aligned columns of text. An edge without
+    one reads it as "", as `edge.get(name, "")` would; columns are only taken from XPath
+    when each has one value per edge, which makes them aligned (no attribute repeats)."""
+    count = int(container.xpath("count(edge)"))
+    columns: list[list[str]] = [find(container) for find in _EDGE_COLUMNS]
+    if all(len(column) == count for column in columns):
+        return columns
+    edges = list(container.iterchildren("edge"))
+    return [[edge.get(name, "") for edge in edges] for name in _EDGE_ATTRIBUTES]
+
+
 def _read_edges(
     doc: Document, layers: dict[int, Layer], sink: Collector
 ) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
@@ -278,41 +295,46 @@ def _read_edges(
     resolved (None when even that is unreadable)."""
     producers: dict[tuple[int, int], tuple[int, int]] = {}
     broken: set[int | None] = set()
-    number = cache(read_unsigned)  # ids and port numbers repeat across edges
     container = _first(doc.root, "edges")
-    if container is not None:
-        for edge in container.iterchildren("edge"):
-            get = edge.get
-            from_layer = number(get("from-layer", ""))
-            from_port = number(get("from-port", ""))
-            to_layer = number(get("to-layer", ""))
-            to_port = number(get("to-port", ""))
-            if from_layer is None or from_port is None or to_layer is None or to_port is None:
-                broken.add(to_layer)  # the schema check has reported it
-                continue
-            producer = layers.get(from_layer)
-            consumer = layers.get(to_layer)
-            source_index = None if producer is None else producer.positions.get((True, from_port))
-            target_index = None if consumer is None else consumer.positions.get((False, to_port))
-            if source_index is None or target_index is None:
-                if source_index is None:
-                    _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink)
-                if target_index is None:
-                    _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink)
-                broken.add(to_layer)
-                continue
-            source, target = (from_layer, source_index), (to_layer, target_index)
-            if target not in producers:
-                producers[target] = source
-            else:
-                layer = layers[target[0]]
-                sink.add(
-                    "IR503",
-                    f"input port {to_port} of {layer.describe()} has more than one incoming "
-                    "edge; an input takes exactly one",
-                    doc.source.element(edge),
-                    layer.ref,
-                )
+    if container is None:
+        return producers, broken
+    number = cache(read_unsigned)  # ids and port numbers repeat across edges
+    columns = [map(number, column) for column in _edge_columns(container)]
+    elements: list[etree._Element] = []  # the <edge> elements, once a finding needs them
+
+    def edge_at(index: int) -> etree._Element:
+        if not elements:
+            elements.extend(container.iterchildren("edge"))
+        return elements[index]
+
+    for index, (from_layer, from_port, to_layer, to_port) in enumerate(zip(*columns, strict=True)):
+        if from_layer is None or from_port is None or to_layer is None or to_port is None:
+            broken.add(to_layer)  # the schema check has reported it
+            continue
+        producer = layers.get(from_layer)
+        consumer = layers.get(to_layer)
+        source_index = None if producer is None else producer.positions.get((True, from_port))
+        target_index = None if consumer is None else consumer.positions.get((False, to_port))
+        if source_index is None or target_index is None:
+            edge = edge_at(index)
+            if source_index is None:
+                _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink)
+            if target_index is None:
+                _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink)
+            broken.add(to_layer)
+            continue
+        source, target = (from_layer, source_index), (to_layer, target_index)
+        if target not in producers:
+            producers[target] = source
+        else:
+            layer = layers[to_layer]
+            sink.add(
+                "IR503",
+                f"input port {to_port} of {layer.describe()} has more than one incoming "
+                "edge; an input takes exactly one",
+                doc.source.element(edge_at(index)),
+                layer.ref,
+            )
     return producers, broken
 
 
