@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from dataclasses import dataclass
 from functools import cache
@@ -19,12 +20,13 @@ _SINK_TYPES = ("result", "assign")
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    structure = StructureCheck(doc)
-    layers = _read_layers(doc, sink)
-    structure.report(sink)
+    container = _first(doc.root, "layers")
+    beside = _Beside(container, StructureCheck(doc))
+    layers = _read_layers(doc, container, beside, sink)
+    producers, broken = _read_edges(doc, layers, sink)
+    beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
-    producers, broken = _read_edges(doc, layers, sink)
     _check_fan_in(doc, layers, producers, broken, sink)
     order = _topological_order(doc, layers, producers, sink)
     # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
@@ -32,31 +34,86 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     return Graph(layers, producers, order, reachable)
 
 
+class _Beside:
+    """lxml work that releases the GIL, done on a second thread while the main thread reads
+    the layers in Python: serializing <layers> (cut into the layers' body keys), then the
+    schema check. Both only read the tree."""
+
+    def __init__(self, container: etree._Element | None, structure: StructureCheck) -> None:
+        self._container = container
+        self._structure = structure
+        self._text: bytes | None = None
+        self._error: BaseException | None = None
+        self._serialized = threading.Event()
+        self._thread: threading.Thread | None = None
+        if structure.runs_beside:
+            self._thread = threading.Thread(target=self._work, name="irpool-beside")
+            self._thread.start()
+        else:
+            structure.run()
+            self._serialize()
+
+    def _work(self) -> None:
+        self._serialize()
+        self._structure.run()
+
+    def _serialize(self) -> None:
+        try:
+            if self._container is not None:
+                self._text = etree.tostring(self._container, with_tail=False)
+        except BaseException as error:  # raised again on the main thread
+            self._error = error
+        finally:
+            self._serialized.set()
+
+    def layers_text(self) -> bytes | None:
+        """The serialization of <layers> (None without one)."""
+        self._serialized.wait()
+        if self._error is not None:
+            raise self._error
+        return self._text
+
+    def finish(self, sink: Collector) -> None:
+        """Wait for the schema check and report what it found."""
+        if self._thread is not None:
+            self._thread.join()
+        self._structure.report(sink)
+
+
 def _first(element: etree._Element, tag: str) -> etree._Element | None:
     """The first child with this tag: the runtime reads only the first of a repeated one."""
     return next(element.iterchildren(tag), None)
 
 
-def _read_layers(doc: Document, sink: Collector) -> dict[int, Layer]:
+def _read_layers(
+    doc: Document, container: etree._Element | None, beside: _Beside, sink: Collector
+) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
-    bodies = _BodyReader(doc, sink)
-    container = _first(doc.root, "layers")
     if container is None:
         return layers
+    bodies = _BodyReader(doc, sink)
+    # The start tags first, while <layers> is being serialized beside.
     elements = list(container.iterchildren("layer"))
-    texts = _body_texts(container, len(elements)) or [_body_text(e) for e in elements]
-    for element, text in zip(elements, texts, strict=True):
-        get = element.get
-        layer_id = read_unsigned(get("id", ""))
+    heads = [
+        (read_unsigned(e.get("id", "")), e.get("name", ""), e.get("type", ""), e.get("version", ""))
+        for e in elements
+    ]
+    text = beside.layers_text()
+    texts = (text is not None and _body_texts(text, container, len(elements))) or [
+        _body_text(e) for e in elements
+    ]
+    for element, (layer_id, name, type_, version), body_text in zip(
+        elements, heads, texts, strict=True
+    ):
         if layer_id is None:
             continue  # the schema check has reported it
-        body = bodies.read(element, text)
+        body = bodies.read(element, body_text)
         layer = Layer(
             layer_id,
-            get("name", ""),
-            get("type", ""),
-            get("version", ""),
+            name,
+            type_,
+            version,
             element,
             body.data_items,
             body.inputs,
@@ -88,15 +145,14 @@ def _body_text(element: etree._Element) -> bytes:
     return text[text.find(b">") + 1 :]
 
 
-def _body_texts(container: etree._Element, layer_count: int) -> list[bytes] | None:
-    """`_body_text` of each <layer> child, cut from one serialization of <layers> (a third
+def _body_texts(text: bytes, container: etree._Element, layer_count: int) -> list[bytes] | None:
+    """`_body_text` of each <layer> child, cut from the serialization of <layers> (a third
     cheaper than one call per layer), or None when the cut could go wrong.
 
     Cutting at each "<layer " is exact when every child is a <layer> with attributes, none
     contains another, and no comment or processing instruction can hold that text. The
     layers must not declare namespaces either, since a body is read without its start tag.
     """
-    text: bytes = etree.tostring(container, with_tail=False)
     if b"<!--" in text or b"<?" in text or b"xmlns" in text:
         return None
     pieces = text.split(b"<layer ")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import threading
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -31,40 +30,38 @@ _ELEMENT_PREFIX = re.compile(r"^Element '([^']+)'(?:, attribute '([^']+)')?: ")
 
 
 class StructureCheck:
-    """The schema check of a document, run on a worker thread while the graph is built:
-    libxml2 validates without holding the GIL, so on a large file it costs almost nothing
-    beside reading the layers. The schema does not declare IDs or defaults, so validating
-    only reads the tree, and reading it from the main thread meanwhile is safe."""
+    """The schema check of a document. libxml2 validates without holding the GIL, so `run`
+    may go on a worker thread while the main thread reads the tree: the schema declares no
+    IDs or defaults, so validating only reads the tree too (see `runs_beside`)."""
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
         self._schema = _ir_schema()
         self._valid: bool | None = None
         self._error: BaseException | None = None
-        # The runtime accepts <Net>; the reader reports the spelling itself, and the schema
-        # sees <net>. Renaming writes to the tree, so that rare case is checked right here.
-        if doc.root.tag != "net":
-            self._thread = None
-            spelled = doc.root.tag
-            doc.root.tag = "net"
-            try:
-                self._validate()
-            finally:
-                doc.root.tag = spelled
-        else:
-            self._thread = threading.Thread(target=self._validate, name="irpool-schema")
-            self._thread.start()
 
-    def _validate(self) -> None:
+    @property
+    def runs_beside(self) -> bool:
+        """Whether `run` only reads the tree. The runtime accepts <Net> (the reader reports
+        the spelling itself) and the schema must see <net>: renaming writes to the tree."""
+        return bool(self._doc.root.tag == "net")
+
+    def run(self) -> None:
+        """Validate; never raises (an error is raised again by `report`)."""
+        root = self._doc.root
+        spelled = root.tag
         try:
-            self._valid = self._schema.validate(self._doc.root.getroottree())
+            if spelled != "net":
+                root.tag = "net"
+            self._valid = self._schema.validate(root.getroottree())
         except BaseException as error:  # handed to the main thread by report()
             self._error = error
+        finally:
+            if spelled != "net":
+                root.tag = spelled
 
     def report(self, sink: Collector) -> None:
-        """Wait for the check and report what it found."""
-        if self._thread is not None:
-            self._thread.join()
+        """Report what `run` found."""
         if self._error is not None:
             raise self._error
         if self._valid:
