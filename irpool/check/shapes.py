@@ -111,28 +111,28 @@ class _Checker:
 
     def _check_layer(self, layer: Layer) -> None:
         inputs = tuple([self._producer_info(layer, index) for index in range(len(layer.inputs))])
-        key = (layer.type, layer.version)
-        found = self._lookups.get(key) or self._lookups.setdefault(key, lookup(*key))
-        if found.op is None:
-            findings: list[LayerFinding] = []
-            self._compare_inputs(layer, inputs, findings)
-            self._place(layer, findings)
-            self._report_lookup(layer, found.canonical_type, found.error)
-            self._trust(layer)
-            return
-        # The ports are shared tuples (see graph.build), and equal inputs are the same
-        # objects along a repeated chain, so identities make a cheap, exact key.
+        # The data and ports are shared by the layers written alike (see graph.build), and
+        # equal inputs are the same objects along a repeated chain, so identities make a
+        # cheap, exact key; the layers keep those objects alive.
         memo_key = (
-            found.op,
             layer.type,
             layer.version,
-            layer.data_items,
+            id(layer.data_items),
             id(layer.inputs),
             id(layer.outputs),
             *[id(info) for info in inputs],
         )
         outcome = self._checked.get(memo_key)
         if outcome is None:
+            key = (layer.type, layer.version)
+            found = self._lookups.get(key) or self._lookups.setdefault(key, lookup(*key))
+            if found.op is None:
+                findings: list[LayerFinding] = []
+                self._compare_inputs(layer, inputs, findings)
+                self._place(layer, findings)
+                self._report_lookup(layer, found.canonical_type, found.error)
+                self._trust(layer)
+                return
             outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)
         self.result.ops[layer.id] = outcome.op
         if outcome.findings:

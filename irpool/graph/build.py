@@ -526,7 +526,7 @@ def _reachable(
                 seen.add(source)
                 stack.append(source)
     seen.update(i for i, layer in layers.items() if layer.type.lower() == "parameter")
-    if sinks and warn:
+    if sinks and warn and len(seen) < len(layers):
         for layer in layers.values():
             if layer.id not in seen:
                 sink.add(
