@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -22,8 +23,9 @@ _SINK_TYPES = ("result", "assign")
 def build_graph(doc: Document, sink: Collector) -> Graph:
     container = _first(doc.root, "layers")
     beside = _Beside(container, StructureCheck(doc))
-    layers = _read_layers(doc, container, beside, sink)
-    producers, broken = _read_edges(doc, layers, sink)
+    number = cache(read_unsigned)  # layer ids recur in the edges, port numbers everywhere
+    layers = _read_layers(doc, container, beside, number, sink)
+    producers, broken = _read_edges(doc, layers, number, sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
@@ -86,7 +88,11 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
 
 
 def _read_layers(
-    doc: Document, container: etree._Element | None, beside: _Beside, sink: Collector
+    doc: Document,
+    container: etree._Element | None,
+    beside: _Beside,
+    number: Callable[[str], int | None],
+    sink: Collector,
 ) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, etree._Element] = {}
@@ -96,7 +102,7 @@ def _read_layers(
     # The start tags first, while <layers> is being serialized beside.
     elements = list(container.iterchildren("layer"))
     heads = [
-        (read_unsigned(e.get("id", "")), e.get("name", ""), e.get("type", ""), e.get("version", ""))
+        (number(e.get("id", "")), e.get("name", ""), e.get("type", ""), e.get("version", ""))
         for e in elements
     ]
     text = beside.layers_text()
@@ -345,7 +351,10 @@ def _edge_columns(container: etree._Element) -> list[list[str]]:
 
 
 def _read_edges(
-    doc: Document, layers: dict[int, Layer], sink: Collector
+    doc: Document,
+    layers: dict[int, Layer],
+    number: Callable[[str], int | None],
+    sink: Collector,
 ) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
     """Producers by (layer, input index), and the to-layers of edges that could not be
     resolved (None when even that is unreadable)."""
@@ -354,7 +363,6 @@ def _read_edges(
     container = _first(doc.root, "edges")
     if container is None:
         return producers, broken
-    number = cache(read_unsigned)  # ids and port numbers repeat across edges
     columns = [map(number, column) for column in _edge_columns(container)]
     elements: list[etree._Element] = []  # the <edge> elements, once a finding needs them
 
