@@ -143,6 +143,14 @@ def test_body_texts_cut_from_layers_are_each_layers_own() -> None:
     text = etree.tostring(container, with_tail=False)
     assert _body_texts(text, container, len(elements)) == [_body_text(e) for e in elements]
     assert _body_text(elements[0]) == b'<data shape="1"/></layer>'
+
+
+def test_body_texts_take_question_and_exclamation_marks_in_values() -> None:
+    """Dynamic shapes write "?"; only "<?" and "<!--" make the cut unsafe."""
+    container = layers_of(PLAIN.replace('shape="1"', 'shape="?,1!"'))
+    elements = list(container)
+    text = etree.tostring(container, with_tail=False)
+    assert _body_texts(text, container, len(elements)) == [_body_text(e) for e in elements]
     assert _body_text(elements[2]) == b""
 
 
