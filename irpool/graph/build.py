@@ -12,7 +12,7 @@ from functools import cache
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.model import Graph, Layer, Port
+from irpool.graph.model import Children, Graph, Layer, Port
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_dim, read_precision, read_unsigned
 from irpool.parse.xml_reader import Document
@@ -22,11 +22,11 @@ _SINK_TYPES = ("result", "assign")
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    container = _first(doc.root, "layers")
-    beside = _Beside(container, StructureCheck(doc))
+    beside = _Beside(StructureCheck(doc))
     number = cache(read_unsigned)  # layer ids recur in the edges, port numbers everywhere
-    layers = _read_layers(doc, container, beside, number, sink)
-    producers, broken = _read_edges(doc, layers, number, sink)
+    layers = _read_layers(doc, _first(doc.root, "layers"), number, sink)
+    edges = _read_edges(doc, number)
+    producers, broken = _connect(doc, layers, edges, sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
@@ -38,43 +38,17 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
 
 
 class _Beside:
-    """lxml work that releases the GIL, done on a second thread while the main thread reads
-    the layers in Python: serializing <layers> (cut into the layers' body keys), then the
-    schema check. Both only read the tree."""
+    """The schema check, on a second thread while the main thread reads the graph: libxml2
+    validates without holding the GIL, and validating only reads the tree."""
 
-    def __init__(self, container: etree._Element | None, structure: StructureCheck) -> None:
-        self._container = container
+    def __init__(self, structure: StructureCheck) -> None:
         self._structure = structure
-        self._text: bytes | None = None
-        self._error: BaseException | None = None
-        self._serialized = threading.Event()
         self._thread: threading.Thread | None = None
         if structure.runs_beside:
-            self._thread = threading.Thread(target=self._work, name="irpool-beside")
+            self._thread = threading.Thread(target=structure.run, name="irpool-schema")
             self._thread.start()
         else:
             structure.run()
-            self._serialize()
-
-    def _work(self) -> None:
-        self._serialize()
-        self._structure.run()
-
-    def _serialize(self) -> None:
-        try:
-            if self._container is not None:
-                self._text = etree.tostring(self._container, with_tail=False)
-        except BaseException as error:  # raised again on the main thread
-            self._error = error
-        finally:
-            self._serialized.set()
-
-    def layers_text(self) -> bytes | None:
-        """The serialization of <layers> (None without one)."""
-        self._serialized.wait()
-        if self._error is not None:
-            raise self._error
-        return self._text
 
     def finish(self, sink: Collector) -> None:
         """Wait for the schema check and report what it found."""
@@ -91,37 +65,42 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
 def _read_layers(
     doc: Document,
     container: etree._Element | None,
-    beside: _Beside,
     number: Callable[[str], int | None],
     sink: Collector,
 ) -> dict[int, Layer]:
     layers: dict[int, Layer] = {}
-    first_seen: dict[int, etree._Element] = {}
+    first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
     if container is None:
         return layers
     bodies = _BodyReader(doc, sink)
-    # The start tags first, while <layers> is being serialized beside.
-    elements = list(container.iterchildren("layer"))
-    heads = [
-        (number(e.get("id", "")), e.get("name", ""), e.get("type", ""), e.get("version", ""))
-        for e in elements
-    ]
-    text = beside.layers_text()
-    texts = (text is not None and _body_texts(text, container, len(elements))) or [
-        _body_text(e) for e in elements
-    ]
-    for element, (layer_id, name, type_, version), body_text in zip(
-        elements, heads, texts, strict=True
+    elements = Children(container, "layer")
+    # As str: lxml writes that faster than bytes, and nothing here reads bytes.
+    text: str = etree.tostring(container, with_tail=False, encoding="unicode")
+    cut = _cut(text, container)
+    if cut is None:
+        texts = [_body_text(element) for element in elements.all()]
+        heads = None
+    else:
+        texts, heads = cut
+    if heads is None:
+        heads = [
+            (e.get("id", ""), e.get("name", ""), e.get("type", ""), e.get("version", ""))
+            for e in elements.all()
+        ]
+    for position, ((id_text, name, type_, version), body_text) in enumerate(
+        zip(heads, texts, strict=True)
     ):
+        layer_id = number(id_text)
         if layer_id is None:
             continue  # the schema check has reported it
-        body = bodies.read(element, body_text)
+        body = bodies.read(elements, position, body_text)
         layer = Layer(
             layer_id,
             name,
             type_,
             version,
-            element,
+            elements,
+            position,
             body.data_items,
             body.inputs,
             body.outputs,
@@ -130,50 +109,59 @@ def _read_layers(
         if body.findings:
             bodies.place(layer, body.findings)
         if layer_id in layers:
-            earlier = first_seen[layer_id]
+            earlier = elements[first_seen[layer_id]]
             sink.add(
                 "IR106",
                 f'layer id {layer_id} is already used by "{layers[layer_id].name}" on line '
                 f"{earlier.sourceline}; OpenVINO keeps only this later layer",
-                doc.source.attribute(element, "id"),
+                doc.source.attribute(layer.element, "id"),
                 layer.ref,
             )
         else:
-            first_seen[layer_id] = element
+            first_seen[layer_id] = position
         layers[layer_id] = layer
     return layers
 
 
-def _body_text(element: etree._Element) -> bytes:
+# id, name, type and version as written.
+Head = tuple[str, str, str, str]
+
+
+def _body_text(element: etree._Element) -> str:
     """A layer's serialization after its start tag: its children and its end tag."""
-    text: bytes = etree.tostring(element, with_tail=False)
+    text: str = etree.tostring(element, with_tail=False, encoding="unicode")
     # The start tag (id, name, type, version) ends at the first ">": serialized attribute
     # values have theirs escaped.
-    return text[text.find(b">") + 1 :]
+    return text[text.find(">") + 1 :]
 
 
-# A <layer> start tag as lxml serializes it: attribute values have their ">" escaped.
-_LAYER_START = re.compile(rb"<layer [^>]*>")
+# A <layer> start tag as lxml serializes it (a ">" in a value is escaped), its attributes
+# captured; and those attributes as OpenVINO's serializer writes them, with no escape.
+_LAYER_START = re.compile(r"<layer ([^>]*)>")
+_HEAD = re.compile(
+    r'^id="([^"&]*)" name="([^"&]*)" type="([^"&]*)" version="([^"&]*)"(?: .*)?$', re.M
+)
 
 
-def _body_texts(text: bytes, container: etree._Element, layer_count: int) -> list[bytes] | None:
-    """`_body_text` of each <layer> child, cut from the serialization of <layers> (a third
-    cheaper than one call per layer), or None when the cut could go wrong.
+def _cut(text: str, container: etree._Element) -> tuple[list[str], list[Head] | None] | None:
+    """From the serialization of <layers>: each layer's `_body_text`, and each layer's head
+    when every start tag is written id, name, type, version (the serializer's order) with
+    nothing to unescape. None when the cut could go wrong.
 
     Cutting at each "<layer " is exact when every child is a <layer> with attributes, none
     contains another, and no comment or processing instruction can hold that text. The
     layers must not declare namespaces either, since a body is read without its start tag.
     """
     # A lone "!" or "?" is found at memchr speed; "<!--" and "<?" only where one occurs.
-    if (b"!" in text and b"<!--" in text) or (b"?" in text and b"<?" in text):
-        return None
-    if b"xmlns" in text:
+    if ("!" in text and "<!--" in text) or ("?" in text and "<?" in text) or "xmlns" in text:
         return None
     pieces = _LAYER_START.split(text)
-    if not len(pieces) - 1 == len(container) == layer_count:
+    count = len(pieces) // 2
+    if not count == len(container) == container.xpath("count(layer)"):
         return None
-    pieces[-1] = pieces[-1].removesuffix(b"</layers>")
-    return pieces[1:]
+    pieces[-1] = pieces[-1].removesuffix("</layers>")
+    heads: list[Head] | None = _HEAD.findall("\n".join(pieces[1::2]))
+    return pieces[2::2], heads if heads is not None and len(heads) == count else None
 
 
 # A port as written: its side, id and precision attributes, and the text of each <dim>.
@@ -220,15 +208,15 @@ class _BodyReader:
     def __init__(self, doc: Document, sink: Collector) -> None:
         self.doc = doc
         self.sink = sink
-        self.bodies: dict[bytes, _Body] = {}
+        self.bodies: dict[str, _Body] = {}
         self.ports: dict[PortText, PortReading] = {}
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
 
-    def read(self, element: etree._Element, text: bytes) -> _Body:
-        """The body of a layer, given its `_body_text`."""
+    def read(self, elements: Children, position: int, text: str) -> _Body:
+        """The body of the layer at `position`, given its `_body_text`."""
         body = self.bodies.get(text)
         if body is None:
-            body = self.bodies[text] = self._read(element)
+            body = self.bodies[text] = self._read(elements[position])
         return body
 
     def _read(self, element: etree._Element) -> _Body:
@@ -346,11 +334,11 @@ _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 _EDGE_COLUMNS = [etree.XPath(f"edge/@{name}", smart_strings=False) for name in _EDGE_ATTRIBUTES]
 
 
-def _edge_columns(container: etree._Element) -> list[list[str]]:
-    """The four attributes of each edge as four aligned columns of text. An edge without
-    one reads it as "", as `edge.get(name, "")` would; columns are only taken from XPath
-    when each has one value per edge, which makes them aligned (no attribute repeats)."""
-    count = int(container.xpath("count(edge)"))
+def _edge_columns(container: etree._Element, count: int) -> list[list[str]]:
+    """The four attributes of each of the `count` edges as four aligned columns of text. An
+    edge without one reads it as "", as `edge.get(name, "")` would; columns are only taken
+    from XPath when each has one value per edge, which makes them aligned (an attribute
+    cannot repeat)."""
     columns: list[list[str]] = [find(container) for find in _EDGE_COLUMNS]
     if all(len(column) == count for column in columns):
         return columns
@@ -358,28 +346,35 @@ def _edge_columns(container: etree._Element) -> list[list[str]]:
     return [[edge.get(name, "") for edge in edges] for name in _EDGE_ATTRIBUTES]
 
 
-def _read_edges(
-    doc: Document,
-    layers: dict[int, Layer],
-    number: Callable[[str], int | None],
-    sink: Collector,
+@dataclass(frozen=True, slots=True)
+class _Edges:
+    """The <edge> elements' numbers, columns aligned by edge (None: unreadable)."""
+
+    elements: Children | None
+    from_layers: list[int | None]
+    from_ports: list[int | None]
+    to_layers: list[int | None]
+    to_ports: list[int | None]
+
+
+def _read_edges(doc: Document, number: Callable[[str], int | None]) -> _Edges:
+    container = _first(doc.root, "edges")
+    if container is None:
+        return _Edges(None, [], [], [], [])
+    count = int(container.xpath("count(edge)"))
+    columns = _edge_columns(container, count)
+    return _Edges(Children(container, "edge"), *[list(map(number, c)) for c in columns])
+
+
+def _connect(
+    doc: Document, layers: dict[int, Layer], edges: _Edges, sink: Collector
 ) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
     """Producers by (layer, input index), and the to-layers of edges that could not be
     resolved (None when even that is unreadable)."""
     producers: dict[tuple[int, int], tuple[int, int]] = {}
     broken: set[int | None] = set()
-    container = _first(doc.root, "edges")
-    if container is None:
-        return producers, broken
-    columns = [map(number, column) for column in _edge_columns(container)]
-    elements: list[etree._Element] = []  # the <edge> elements, once a finding needs them
-
-    def edge_at(index: int) -> etree._Element:
-        if not elements:
-            elements.extend(container.iterchildren("edge"))
-        return elements[index]
-
-    for index, (from_layer, from_port, to_layer, to_port) in enumerate(zip(*columns, strict=True)):
+    numbers = zip(edges.from_layers, edges.from_ports, edges.to_layers, edges.to_ports, strict=True)
+    for index, (from_layer, from_port, to_layer, to_port) in enumerate(numbers):
         if from_layer is None or from_port is None or to_layer is None or to_port is None:
             broken.add(to_layer)  # the schema check has reported it
             continue
@@ -388,7 +383,8 @@ def _read_edges(
         source_index = None if producer is None else producer.positions.get((True, from_port))
         target_index = None if consumer is None else consumer.positions.get((False, to_port))
         if source_index is None or target_index is None:
-            edge = edge_at(index)
+            assert edges.elements is not None
+            edge = edges.elements[index]
             if source_index is None:
                 _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink)
             if target_index is None:
@@ -399,12 +395,13 @@ def _read_edges(
         if target not in producers:
             producers[target] = source
         else:
+            assert edges.elements is not None
             layer = layers[to_layer]
             sink.add(
                 "IR503",
                 f"input port {to_port} of {layer.describe()} has more than one incoming "
                 "edge; an input takes exactly one",
-                doc.source.element(edge_at(index)),
+                doc.source.element(edges.elements[index]),
                 layer.ref,
             )
     return producers, broken

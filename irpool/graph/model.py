@@ -24,13 +24,32 @@ class Port:
     precision_text: str | None  # the attribute as written
 
 
+class Children:
+    """The children of one tag under an element, listed on first use: lxml makes a Python
+    object per element, and checking a clean model never needs one."""
+
+    def __init__(self, parent: etree._Element, tag: str) -> None:
+        self._parent = parent
+        self._tag = tag
+        self._list: list[etree._Element] | None = None
+
+    def __getitem__(self, position: int) -> etree._Element:
+        return self.all()[position]
+
+    def all(self) -> list[etree._Element]:
+        if self._list is None:
+            self._list = list(self._parent.iterchildren(self._tag))
+        return self._list
+
+
 @dataclass(slots=True, eq=False)
 class Layer:
     id: int
     name: str
     type: str
     version: str
-    element: etree._Element
+    siblings: Children = field(repr=False)  # the document's <layer> elements
+    position: int  # this layer's among them
     # The first <data> element's attributes in document order; None without one.
     data_items: tuple[tuple[str, str], ...] | None
     inputs: tuple[Port, ...]
@@ -38,6 +57,10 @@ class Layer:
     # (is output, port id) -> operand position of the first such port; shared, like the
     # ports, by the layers written alike.
     positions: Mapping[tuple[bool, int], int] = field(repr=False)
+
+    @property
+    def element(self) -> etree._Element:
+        return self.siblings[self.position]
 
     @property
     def data(self) -> etree._Element | None:

@@ -9,7 +9,7 @@ import pytest
 from lxml import etree
 
 import irpool
-from irpool.graph.build import _body_text, _body_texts
+from irpool.graph.build import _body_text, _cut
 from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
@@ -137,21 +137,56 @@ PLAIN = (
 )
 
 
-def test_body_texts_cut_from_layers_are_each_layers_own() -> None:
+def serialized(container: etree._Element) -> str:
+    return str(etree.tostring(container, with_tail=False, encoding="unicode"))
+
+
+def test_cut_gives_each_layers_own_body() -> None:
     container = layers_of(PLAIN)
     elements = list(container)
-    text = etree.tostring(container, with_tail=False)
-    assert _body_texts(text, container, len(elements)) == [_body_text(e) for e in elements]
-    assert _body_text(elements[0]) == b'<data shape="1"/></layer>'
+    cut = _cut(serialized(container), container)
+    assert cut is not None
+    assert cut[0] == [_body_text(e) for e in elements]
+    assert _body_text(elements[0]) == '<data shape="1"/></layer>'
+    assert _body_text(elements[2]) == ""
+    assert cut[1] is None  # no version: the heads are read element by element
 
 
-def test_body_texts_take_question_and_exclamation_marks_in_values() -> None:
+def test_cut_takes_question_and_exclamation_marks_in_values() -> None:
     """Dynamic shapes write "?"; only "<?" and "<!--" make the cut unsafe."""
     container = layers_of(PLAIN.replace('shape="1"', 'shape="?,1!"'))
-    elements = list(container)
-    text = etree.tostring(container, with_tail=False)
-    assert _body_texts(text, container, len(elements)) == [_body_text(e) for e in elements]
-    assert _body_text(elements[2]) == b""
+    cut = _cut(serialized(container), container)
+    assert cut is not None
+    assert cut[0] == [_body_text(e) for e in container]
+
+
+HEADS = (
+    '<net version="11"><layers>'
+    '<layer id="0" name="in" type="Parameter" version="opset1"><data shape="1" /></layer>'
+    '<layer id="1" name="out" type="Result" version="opset1" output_names="x"/>'
+    "</layers></net>"
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "read_from_text"),
+    [
+        (("", ""), True),
+        (('name="in"', 'name="a&amp;b"'), False),  # an escape: lxml's reading is the truth
+        (('id="0" name="in"', 'name="in" id="0"'), False),  # not the serializer's order
+        ((' version="opset1" output', " output"), False),  # a layer without a version
+    ],
+)
+def test_cut_reads_heads_only_as_the_serializer_writes_them(
+    change: tuple[str, str], read_from_text: bool
+) -> None:
+    container = layers_of(HEADS.replace(*change))
+    cut = _cut(serialized(container), container)
+    assert cut is not None
+    expected = [
+        tuple(e.get(name, "") for name in ("id", "name", "type", "version")) for e in container
+    ]
+    assert cut[1] == (expected if read_from_text else None)
 
 
 @pytest.mark.parametrize(
@@ -165,8 +200,6 @@ def test_body_texts_take_question_and_exclamation_marks_in_values() -> None:
         ('<layer id="2" name="d" type="Result"/>', "<layer/>"),  # no attributes: no "<layer "
     ],
 )
-def test_body_texts_refuse_what_could_cut_wrong(change: tuple[str, str]) -> None:
+def test_cut_refuses_what_could_cut_wrong(change: tuple[str, str]) -> None:
     container = layers_of(PLAIN.replace(*change))
-    layer_count = len(list(container.iterchildren("layer")))
-    text = etree.tostring(container, with_tail=False)
-    assert _body_texts(text, container, layer_count) is None
+    assert _cut(serialized(container), container) is None
