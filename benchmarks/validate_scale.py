@@ -4,6 +4,7 @@ and the peak memory of `irpool run` on one large tensor.
     python benchmarks/validate_scale.py                  # everything (about 2 minutes)
     python benchmarks/validate_scale.py --sizes 10000    # one model size
     python benchmarks/validate_scale.py --no-run         # validation only
+    python benchmarks/validate_scale.py --named          # also with every tensor named
 
 The models are chains of AvgPool and AdaptiveAvgPool layers with their Consts, written by
 OpenVINO's own serializer (tools/gen_scale_models.py) into a temporary directory. Every
@@ -160,19 +161,19 @@ def mib(count: float) -> str:
     return f"{value:,.1f} MiB" if value < 10 else f"{value:,.0f} MiB"
 
 
-def generate(directory: Path, layers: int) -> Path:
+def generate(directory: Path, layers: int, named: bool) -> Path:
     """The model, written by OpenVINO in another process: building 100,000 nodes takes the
     memory of a large process, which forked workers would otherwise report as theirs."""
     script = ROOT / "tools" / "gen_scale_models.py"
     subprocess.run(
-        [sys.executable, script, directory, "--layers", str(layers)],
+        [sys.executable, script, directory, "--layers", str(layers), *["--named"][: int(named)]],
         check=True,
         stdout=subprocess.DEVNULL,
     )
-    return directory / f"chain_{layers}.xml"
+    return directory / f"{'named' if named else 'chain'}_{layers}.xml"
 
 
-def validate_scale(sizes: list[int], repeat: int, directory: Path) -> None:
+def validate_scale(sizes: list[int], repeat: int, directory: Path, named: bool) -> None:
     print("Validation: irpool vs OpenVINO read_model (medians; peak = max resident set)")
     header = (
         f"{'layers':>8} {'XML':>8} | {'read_model':>10} {'peak':>9} | {'irpool':>8} {'ratio':>6} "
@@ -180,8 +181,9 @@ def validate_scale(sizes: list[int], repeat: int, directory: Path) -> None:
     )
     print(header)
     print("-" * len(header))
-    for layers in sizes:
-        path = generate(directory, layers)
+    # Named: every layer written differently (see tools/gen_scale_models.py), marked "n".
+    for layers, each_named in [(n, False) for n in sizes] + [(n, True) for n in sizes if named]:
+        path = generate(directory, layers, each_named)
         megabytes = path.stat().st_size / 1e6
         runs = repeat if layers < 100_000 else max(1, repeat // 3)
         ov = in_worker("openvino", path, runs)
@@ -192,7 +194,8 @@ def validate_scale(sizes: list[int], repeat: int, directory: Path) -> None:
         ours_s = statistics.median(ours["seconds"])
         cli_s = statistics.median(cli_times)
         print(
-            f"{layers:>8,} {megabytes:>6.1f}MB | {ov_s:>9.3f}s {mib(ov['peak']):>9} | "
+            f"{layers:>7,}{'n' if each_named else ' '} {megabytes:>6.1f}MB | "
+            f"{ov_s:>9.3f}s {mib(ov['peak']):>9} | "
             f"{ours_s:>7.3f}s {ours_s / ov_s:>5.2f}x {mib(ours['peak']):>9} | "
             f"{cli_s:>6.3f}s {cli_s / ov_s:>5.2f}x {mib(cli_peak):>9} | {ours_s / megabytes:>11.4f}"
         )
@@ -218,6 +221,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--no-run", action="store_true", help="skip the run memory part")
+    parser.add_argument("--named", action="store_true", help="also every tensor named")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -226,7 +230,7 @@ def main() -> None:
         print(json.dumps({**found, "peak": peak_rss()}))
         return
     with tempfile.TemporaryDirectory(prefix="irpool-scale-") as directory:
-        validate_scale(args.sizes, args.repeat, Path(directory))
+        validate_scale(args.sizes, args.repeat, Path(directory), args.named)
         if not args.no_run:
             run_memory(Path(directory))
 

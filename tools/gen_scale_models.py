@@ -8,6 +8,11 @@ what OpenVINO itself produces, and are not committed (100,000 layers is about 60
 
     python tools/gen_scale_models.py OUT_DIR                  # 1,000, 10,000, 100,000 layers
     python tools/gen_scale_models.py OUT_DIR --layers 5000    # one size
+    python tools/gen_scale_models.py OUT_DIR --named          # every tensor named
+
+With `--named` every output tensor gets its own name, which the serializer writes into the
+layer's <output> port: no two layers are then written alike, the worst case for irpool's
+reading each distinct layer text once.
 
 Needs the real OpenVINO runtime (`pip install -e '.[oracle]'`).
 """
@@ -32,8 +37,9 @@ SIZES = (1_000, 10_000, 100_000)
 INPUT_SHAPE = (1, 2, 8, 8)
 
 
-def chain_model(layers: int) -> ov.Model:
-    """A valid chain of exactly `layers` layers (at least 3: Parameter, one pool, Result)."""
+def chain_model(layers: int, named: bool = False) -> ov.Model:
+    """A valid chain of exactly `layers` layers (at least 3: Parameter, one pool, Result);
+    `named`: every output tensor has a name of its own."""
     if layers < 3:
         raise ValueError("a chain needs at least 3 layers")
     parameter = opset1.parameter(INPUT_SHAPE, np.float32, name="input")
@@ -50,16 +56,19 @@ def chain_model(layers: int) -> ov.Model:
                 name=f"pool_{count}",
             )  # fmt: skip
             count += 1
+        if named:
+            node.output(0).get_tensor().set_names({f"tensor_{count}"})
         turn += 1
     result = opset1.result(node, name="output")
     return ov.Model([result], [parameter], f"chain_{layers}")
 
 
-def write(out_dir: Path, layers: int) -> Path:
-    """Write `chain_<layers>.xml` and `.bin` into `out_dir`; returns the `.xml` path."""
+def write(out_dir: Path, layers: int, named: bool = False) -> Path:
+    """Write `chain_<layers>.xml` (`named_<layers>.xml`) and its `.bin` into `out_dir`;
+    returns the `.xml` path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"chain_{layers}.xml"
-    ov.save_model(chain_model(layers), path, compress_to_fp16=False)
+    path = out_dir / f"{'named' if named else 'chain'}_{layers}.xml"
+    ov.save_model(chain_model(layers, named), path, compress_to_fp16=False)
     return path
 
 
@@ -67,9 +76,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--layers", type=int, action="append", help="a size (repeatable)")
+    parser.add_argument("--named", action="store_true", help="name every output tensor")
     args = parser.parse_args(argv)
     for layers in args.layers or SIZES:
-        path = write(args.out_dir, layers)
+        path = write(args.out_dir, layers, args.named)
         print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 

@@ -199,24 +199,36 @@ class _Body:
     findings: tuple[PortFinding, ...]
 
 
+# The names attribute of a serialized <port> (values are escaped: no quote inside).
+_PORT_NAMES = re.compile(r'(<port [^>]*?) names="[^"]*"')
+
+
 class _BodyReader:
     """Reads what is inside `<layer>` elements. Real models repeat it (the same `<data>`,
     ports, dims and precisions, layer after layer), so each distinct serialization is read
     once and shared by every layer that writes it; its findings are placed on each of them.
-    Ports that read alike are one shared tuple, which makes the checks' memo key cheap."""
+    A port's tensor names are not part of what is read, and models name every tensor, so a
+    body not seen before is looked up again without them. Ports and <data> attributes that
+    read alike are one shared tuple, which makes the checks' memo key cheap."""
 
     def __init__(self, doc: Document, sink: Collector) -> None:
         self.doc = doc
         self.sink = sink
         self.bodies: dict[str, _Body] = {}
+        self.unnamed: dict[str, _Body] = {}  # by the text without port names
         self.ports: dict[PortText, PortReading] = {}
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
+        self.data: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
     def read(self, elements: Children, position: int, text: str) -> _Body:
         """The body of the layer at `position`, given its `_body_text`."""
         body = self.bodies.get(text)
         if body is None:
-            body = self.bodies[text] = self._read(elements[position])
+            unnamed = _PORT_NAMES.sub(r"\1", text)
+            body = self.unnamed.get(unnamed)
+            if body is None:
+                body = self.unnamed[unnamed] = self._read(elements[position])
+            self.bodies[text] = body
         return body
 
     def _read(self, element: etree._Element) -> _Body:
@@ -226,7 +238,8 @@ class _BodyReader:
             tag = child.tag
             if tag == "data":
                 if data_items is None:
-                    data_items = tuple(child.items())
+                    items = tuple(child.items())
+                    data_items = self.data.setdefault(items, items)
             elif tag not in groups:
                 groups[tag] = child
         findings: list[PortFinding] = []

@@ -9,7 +9,7 @@ import pytest
 from lxml import etree
 
 import irpool
-from irpool.graph.build import _body_text, _cut
+from irpool.graph.build import _PORT_NAMES, _body_text, _cut
 from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
@@ -26,7 +26,7 @@ POOL = """\
 				</port>
 			</input>
 			<output>
-				<port id="1" precision="FP32">
+				<port id="1" precision="FP32"{names}>
 					<dim>1</dim>
 					<dim>1</dim>
 					<dim>4</dim>
@@ -68,13 +68,15 @@ RESULT = """\
 EDGE = '\t\t<edge from-layer="{a}" from-port="{port}" to-layer="{b}" to-port="0" />\n'
 
 
-def write_chain(path: Path, count: int) -> list[int]:
-    """A Parameter, `count` identical pools and a Result; returns each pool's first line."""
+def write_chain(path: Path, count: int, named: bool = False) -> list[int]:
+    """A Parameter, `count` identical pools and a Result; returns each pool's first line.
+    `named`: each pool's output has a tensor name of its own, as real models have."""
     text = HEAD
     starts = []
     for index in range(1, count + 1):
         starts.append(text.count("\n") + 1)
-        text += POOL.format(id=index, name=f"pool {index}")
+        names = f' names="tensor {index}"' if named else ""
+        text += POOL.format(id=index, name=f"pool {index}", names=names)
     text += RESULT.format(id=count + 1)
     for index in range(1, count + 2):
         text += EDGE.format(a=index - 1, port=0 if index == 1 else 1, b=index)
@@ -82,8 +84,9 @@ def write_chain(path: Path, count: int) -> list[int]:
     return starts
 
 
-def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path) -> None:
-    starts = write_chain(tmp_path / "chain.xml", 5)
+@pytest.mark.parametrize("named", [False, True])
+def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path, named: bool) -> None:
+    starts = write_chain(tmp_path / "chain.xml", 5, named)
     findings = irpool.load(tmp_path / "chain.xml").validate()
     by_layer: dict[str | None, list[tuple[str, int, int, str]]] = {}
     for d in findings:
@@ -104,6 +107,13 @@ def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path) -> None:
     ]
     assert all(found == relative["pool 1"] for found in relative.values())
     assert {d.layer_id for d in findings} == {str(index) for index in range(1, 6)}
+
+
+def test_port_names_are_left_out_of_the_body_key_but_nothing_else() -> None:
+    body = '<data names="a"/><output><port id="1" precision="FP32" names="t, u"><dim>1</dim>'
+    assert _PORT_NAMES.sub(r"\1", body) == (
+        '<data names="a"/><output><port id="1" precision="FP32"><dim>1</dim>'
+    )
 
 
 def test_findings_in_repeated_ports_point_into_each_layer(tmp_path: Path) -> None:
