@@ -7,7 +7,6 @@ int -> float), never float -> int, and every conversion is reported.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +19,7 @@ from irpool.graph.model import Layer
 from irpool.graph.shape import Shape
 from irpool.ops.base import numpy_dtype
 from irpool.ops.parameter import Parameter
-
-_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+from irpool.parse.values import read_tensor_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +39,7 @@ class ModelInput:
 def model_input(layer: Layer, op: Parameter) -> ModelInput:
     names = [layer.name]
     if layer.outputs:
-        port_names = layer.port_element(layer.outputs[0]).get("names", "")
-        names += [n.replace("\\,", ",").strip() for n in _UNESCAPED_COMMA.split(port_names)]
+        names += read_tensor_names(layer.port_element(layer.outputs[0]).get("names", ""))
     return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)))
 
 

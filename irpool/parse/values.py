@@ -39,6 +39,15 @@ def _rejected(message: str) -> Reading[T]:
     return Reading(None, Finding("rejected", message))
 
 
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+
+
+def read_tensor_names(text: str) -> tuple[str, ...]:
+    """A port's `names`: split at commas not escaped as "\\,", which become commas. Empty
+    names are dropped and blanks kept, as OpenVINO reads them (it does not strip)."""
+    return tuple(dict.fromkeys(n.replace("\\,", ",") for n in _UNESCAPED_COMMA.split(text) if n))
+
+
 SHOWN_CHARS = 60  # longer texts are cut in messages: a hostile value can be a megabyte
 
 
