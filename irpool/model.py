@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
+from irpool.check.names import check_names
 from irpool.check.shapes import Inference, infer_graph
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.runner import Plan, build_plan, execute
@@ -124,6 +125,7 @@ def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = 
         bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
         weights_file = Weights(bin_path)
         inference = infer_graph(document, graph, weights_file, sink)
+        check_names(document, graph, sink)
     return Model(document, graph, weights_file, inference, sink.diagnostics)
 
 

@@ -955,6 +955,54 @@ _RULES = (
         """),
     ),
     Rule(
+        "IR508",
+        "shared-tensor-name",
+        E,
+        "reinterprets",
+        "Output ports of two layers declare the same tensor name.",
+        doc=_text("""
+            A tensor name (a port's `names`) marks one tensor. When two output ports declare
+            the same name, OpenVINO keeps it on one tensor and silently renames it on the
+            others ("a" becomes "a_1"), so `model.input("a")` or `model.output("a")` may find
+            a tensor other than the one the file meant. Give each tensor its own names.
+        """),
+        wrong=_text("""
+            <port id="0" precision="FP32" names="x">...</port>   <!-- Parameter "in" -->
+            <port id="1" precision="FP32" names="x">...</port>   <!-- AvgPool "pool" -->
+        """),
+        right=_text("""
+            <port id="0" precision="FP32" names="x">...</port>
+            <port id="1" precision="FP32" names="pooled">...</port>
+        """),
+    ),
+    Rule(
+        "IR509",
+        "v10-name-collision",
+        E,
+        "rejects",
+        "IR v10: a Parameter's name or the name of a layer feeding a Result collides with a "
+        "tensor name.",
+        doc=_text("""
+            Reading IR v10, OpenVINO adds the name of every Parameter and of every layer that
+            feeds a Result (with ".N" for output N of a layer with several outputs) to that
+            tensor's names, and read_model fails when such a name is taken by another tensor:
+            "Model tensor names have collisions" or "Model operation names have collisions
+            with tensor names". A Parameter with tensor names that feeds a Result directly
+            fails the same way, and so do two Results of one named tensor. Rename the layer
+            or the tensor, or write IR v11, which does not add names.
+        """),
+        wrong=_text("""
+            <net name="model" version="10">
+              <layer id="0" name="in" type="Parameter" ...>   <!-- output names="pool" -->
+              <layer id="1" name="pool" type="AvgPool" ...>   <!-- feeds the Result -->
+        """),
+        right=_text("""
+            <net name="model" version="10">
+              <layer id="0" name="in" type="Parameter" ...>   <!-- output names="in" -->
+              <layer id="1" name="pool" type="AvgPool" ...>
+        """),
+    ),
+    Rule(
         "IR507",
         "no-result",
         W,

@@ -24,7 +24,8 @@ _SINK_TYPES = ("result", "assign")
 def build_graph(doc: Document, sink: Collector) -> Graph:
     beside = _Beside(StructureCheck(doc))
     number = cache(read_unsigned)  # layer ids recur in the edges, port numbers everywhere
-    layers = _read_layers(doc, _first(doc.root, "layers"), number, sink)
+    read = _read_layers(doc, _first(doc.root, "layers"), number, sink)
+    layers = read.layers
     edges = _read_edges(doc, number)
     producers, broken = _connect(doc, layers, edges, sink)
     beside.finish(sink)
@@ -34,7 +35,7 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     order = _topological_order(doc, layers, producers, sink)
     # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
     reachable = _reachable(doc, layers, producers, sink, warn=not broken)
-    return Graph(layers, producers, order, reachable)
+    return Graph(layers, producers, order, reachable, read.repeated_ids, read.names_written)
 
 
 class _Beside:
@@ -62,16 +63,28 @@ def _first(element: etree._Element, tag: str) -> etree._Element | None:
     return next(element.iterchildren(tag), None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Layers:
+    layers: dict[int, Layer]
+    repeated_ids: frozenset[int]  # as Graph's
+    names_written: tuple[str, ...]  # as Graph's
+
+
+# A names attribute as lxml serializes it (its value escaped: no quote inside).
+_NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
+
+
 def _read_layers(
     doc: Document,
     container: etree._Element | None,
     number: Callable[[str], int | None],
     sink: Collector,
-) -> dict[int, Layer]:
+) -> _Layers:
     layers: dict[int, Layer] = {}
     first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
+    repeated: set[int] = set()
     if container is None:
-        return layers
+        return _Layers(layers, frozenset(), ())
     bodies = _BodyReader(doc, sink)
     elements = Children(container, "layer")
     # As str: lxml writes that faster than bytes, and nothing here reads bytes.
@@ -109,6 +122,7 @@ def _read_layers(
         if body.findings:
             bodies.place(layer, body.findings)
         if layer_id in layers:
+            repeated.add(layer_id)
             earlier = elements[first_seen[layer_id]]
             sink.add(
                 "IR106",
@@ -120,7 +134,7 @@ def _read_layers(
         else:
             first_seen[layer_id] = position
         layers[layer_id] = layer
-    return layers
+    return _Layers(layers, frozenset(repeated), tuple(_NAMES_WRITTEN.findall(text)))
 
 
 # id, name, type and version as written.

@@ -1,0 +1,198 @@
+"""Stage 3c: tensor names, as OpenVINO gives them to the tensors of the model it builds.
+
+A name marks one tensor: when output ports of two layers declare the same name, OpenVINO
+keeps it on one tensor and silently renames it on the others ("a" becomes "a_1"), so a
+program asking for "a" may get the other tensor (IR508).
+
+IR v10 has one more step (`update_v10_model` in OpenVINO's model_reader.cpp): the names of
+the Parameters and of the layers feeding Results become tensor names too, and read_model
+fails when one collides with a tensor name already taken (IR509). The step is simulated
+only when every declared name is unique: renaming would make it guesswork, and such a file
+has an IR508 error already.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from irpool.diagnostics import Collector
+from irpool.graph.model import Graph, Layer
+from irpool.parse.values import read_tensor_names, read_unsigned, show
+from irpool.parse.xml_reader import Document
+
+# A tensor: the id of the layer producing it and the output's index.
+Tensor = tuple[int, int]
+# What holds a tensor name in update_v10_model: the tensor of a Parameter or the output of a
+# Result (kind, layer id), or None for a layer name already added.
+Holder = tuple[str, int] | None
+_NAMED_PORTS = etree.XPath("layers/layer/output/port[@names]")
+
+
+@dataclass(slots=True)
+class _Declared:
+    """The tensor names written in the file, by tensor, in document order."""
+
+    names: dict[Tensor, tuple[str, ...]] = field(default_factory=dict)
+    ports: dict[Tensor, etree._Element] = field(default_factory=dict)
+
+
+def check_names(doc: Document, graph: Graph, sink: Collector) -> None:
+    shared = False
+    if _may_repeat(graph.names_written):
+        shared = _report_shared_names(doc, graph, _declared_names(doc, graph), sink)
+    if doc.ir_version == 10 and not shared:
+        _check_v10(doc, graph, sink)
+
+
+def _may_repeat(written: tuple[str, ...]) -> bool:
+    """Whether a tensor name may be declared twice, from every `names` value as serialized
+    (escaping is one to one, and leaves commas alone)."""
+    if not any("," in value for value in written):
+        return len(set(written)) < len(written)
+    every = [name for value in written for name in read_tensor_names(value)]
+    return len(set(every)) < len(every)
+
+
+def _declared_names(doc: Document, graph: Graph) -> _Declared:
+    """Names on the output ports the runtime reads (the first <output> of each layer it
+    builds); only named ports are visited, so an unnamed model costs one XPath pass."""
+    declared = _Declared()
+    for port in _NAMED_PORTS(doc.root):
+        group = port.getparent()
+        element = group.getparent()
+        layer = _layer_of(graph, element)
+        if layer is None or next(element.iterchildren("output")) is not group:
+            continue
+        position = [child for child in group if child.tag == "port"].index(port)
+        index = next((i for i, p in enumerate(layer.outputs) if p.position == position), None)
+        names = read_tensor_names(port.get("names", ""))
+        if index is None or not names:
+            continue
+        tensor = (layer.id, index)
+        if tensor not in declared.names:  # a repeated port id: edges reach the first only
+            declared.names[tensor] = names
+            declared.ports[tensor] = port
+    return declared
+
+
+def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
+    """The layer the runtime builds from this element: none for a layer dropped as
+    unreachable or replaced by a later one with its id."""
+    layer_id = read_unsigned(element.get("id", ""))
+    layer = None if layer_id is None else graph.layers.get(layer_id)
+    if layer is None or layer.id not in graph.reachable:
+        return None
+    if layer.id in graph.repeated_ids and layer.element is not element:
+        return None
+    return layer
+
+
+def _report_shared_names(doc: Document, graph: Graph, declared: _Declared, sink: Collector) -> bool:
+    owners: dict[str, Tensor] = {}
+    found = False
+    for tensor, names in declared.names.items():
+        for name in names:
+            first = owners.setdefault(name, tensor)
+            if first == tensor:
+                continue
+            found = True
+            layer, other = graph.layers[tensor[0]], graph.layers[first[0]]
+            sink.add(
+                "IR508",
+                f"tensor name {show(name)} is also declared on output {first[1]} of "
+                f"{other.describe()}; OpenVINO keeps it on one tensor and renames the "
+                f"others ({show(name + '_1')}, ...)",
+                doc.source.attribute(declared.ports[tensor], "names"),
+                layer.ref,
+            )
+    return found
+
+
+def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
+    """update_v10_model, step by step; the runtime stops at the first collision. It reads
+    the names of the Parameters' tensors and of those the Results take, and only those."""
+    layers = graph.layers
+    declared: dict[Tensor, tuple[str, ...]] = {}
+
+    def declared_names(tensor: Tensor) -> tuple[str, ...]:
+        if tensor not in declared:
+            layer = layers[tensor[0]]
+            port = layer.port_element(layer.outputs[tensor[1]]) if layer.outputs else None
+            declared[tensor] = () if port is None else read_tensor_names(port.get("names", ""))
+        return declared[tensor]
+
+    parameters = [layer for layer in layers.values() if layer.type.lower() == "parameter"]
+    results = [
+        (result, graph.producers[(result.id, 0)])
+        for result in layers.values()
+        if result.type.lower() == "result"
+        and result.id in graph.reachable
+        and (result.id, 0) in graph.producers
+    ]
+    # Who holds each name. A Result's output shares the names of the tensor it takes.
+    holders: dict[str, Holder] = {}
+    added: dict[Tensor, set[str]] = {}
+
+    def names_of(tensor: Tensor) -> set[str]:
+        return set(declared_names(tensor)) | added.get(tensor, set())
+
+    for parameter in parameters:
+        for name in declared_names((parameter.id, 0)):
+            holders[name] = ("parameter", parameter.id)
+    for result, tensor in results:
+        for name in declared_names(tensor):
+            holder = holders.setdefault(name, ("result", result.id))
+            if holder != ("result", result.id):
+                _collision(doc, graph, result, name, holder, sink)
+                return
+    for _, tensor in results:
+        producer = layers[tensor[0]]
+        name = producer.name if len(producer.outputs) == 1 else f"{producer.name}.{tensor[1]}"
+        if name in holders and name not in names_of(tensor):
+            _taken(
+                doc, producer, f"each model output after the layer feeding it ({show(name)})", sink
+            )
+            return
+        holders[name] = None
+        added.setdefault(tensor, set()).add(name)
+    for parameter in parameters:
+        tensor = (parameter.id, 0)
+        if parameter.name in holders and parameter.name not in names_of(tensor):
+            _taken(
+                doc,
+                parameter,
+                f"each model input after its Parameter ({show(parameter.name)})",
+                sink,
+            )
+            return
+        holders[parameter.name] = None
+        added.setdefault(tensor, set()).add(parameter.name)
+
+
+def _collision(
+    doc: Document, graph: Graph, result: Layer, name: str, holder: Holder, sink: Collector
+) -> None:
+    assert holder is not None
+    kind, holder_id = holder
+    other = graph.layers[holder_id]
+    where = "the input of" if kind == "parameter" else "the output of"
+    sink.add(
+        "IR509",
+        f"IR v10: {result.describe()} outputs tensor name {show(name)}, which also names "
+        f'{where} {other.describe()}; read_model fails ("Model tensor names have '
+        'collisions")',
+        doc.source.element(result.element),
+        result.ref,
+    )
+
+
+def _taken(doc: Document, layer: Layer, naming: str, sink: Collector) -> None:
+    sink.add(
+        "IR509",
+        f"IR v10: OpenVINO names {naming}, but another tensor has that name already; "
+        'read_model fails ("Model operation names have collisions with tensor names")',
+        doc.source.attribute(layer.element, "name"),
+        layer.ref,
+    )

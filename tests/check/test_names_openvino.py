@@ -1,0 +1,130 @@
+"""Tensor names against OpenVINO's read_model (irpool/check/names.py).
+
+Small models whose layer names and port `names` come from a four-letter alphabet, so that
+names collide often, in IR v10 and v11. For each:
+
+* when read_model refuses the file, irpool reports IR508 or IR509 (never a false clean);
+* when read_model accepts it, irpool reports no IR509, and IR508 exactly when OpenVINO
+  renamed a tensor (a name with a "_N" suffix appears, which the alphabet never writes);
+* irpool reports no other error: the models are otherwise valid.
+
+The suite runs 300 cases, derandomized; a longer hunt with fresh cases:
+
+    IRPOOL_NAMES_EXAMPLES=5000 python -m pytest tests/check/test_names_openvino.py
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import irpool
+from irpool.rules import Severity
+
+ov = pytest.importorskip("openvino")
+pytestmark = pytest.mark.oracle
+
+NAMES = ("a", "b", "p", "q")
+DIMS = "<dim>1</dim><dim>1</dim><dim>2</dim><dim>2</dim>"
+RENAMED = re.compile(r"_\d+$")
+
+
+@dataclass(frozen=True)
+class Case:
+    version: int
+    parameters: tuple[tuple[str, tuple[str, ...]], ...]  # (layer name, tensor names)
+    pools: tuple[tuple[str, tuple[str, ...], int], ...]  # (layer name, names, source tensor)
+    results: tuple[int, ...]  # the tensor each Result takes
+
+    def xml(self) -> str:
+        """Tensors are numbered: the Parameters first, then the pools; layer ids likewise."""
+        layers, edges = [], []
+
+        def port(port_id: int, names: tuple[str, ...]) -> str:
+            written = f' names="{",".join(names)}"' if names else ""
+            return f'<port id="{port_id}" precision="FP32"{written}>{DIMS}</port>'
+
+        for index, (name, names) in enumerate(self.parameters):
+            layers.append(
+                f'<layer id="{index}" name="{name}" type="Parameter" version="opset1">'
+                f'<data shape="1,1,2,2" element_type="f32"/><output>{port(0, names)}</output>'
+                "</layer>"
+            )
+        for index, (name, names, source) in enumerate(self.pools, start=len(self.parameters)):
+            layers.append(
+                f'<layer id="{index}" name="{name}" type="AvgPool" version="opset1">'
+                '<data kernel="1,1" strides="1,1" pads_begin="0,0" pads_end="0,0" '
+                'exclude-pad="true"/>'
+                f"<input>{port(0, ())}</input><output>{port(1, names)}</output></layer>"
+            )
+            edges.append(self.edge(source, index))
+        first = len(self.parameters) + len(self.pools)
+        for index, source in enumerate(self.results, start=first):
+            layers.append(
+                f'<layer id="{index}" name="result {index}" type="Result" version="opset1">'
+                f"<input>{port(0, ())}</input></layer>"
+            )
+            edges.append(self.edge(source, index))
+        return (
+            f'<?xml version="1.0"?>\n<net name="names" version="{self.version}"><layers>'
+            f"{''.join(layers)}</layers><edges>{''.join(edges)}</edges></net>\n"
+        )
+
+    def edge(self, tensor: int, to_layer: int) -> str:
+        port = 0 if tensor < len(self.parameters) else 1
+        return f'<edge from-layer="{tensor}" from-port="{port}" to-layer="{to_layer}" to-port="0"/>'
+
+
+names = st.lists(st.sampled_from(NAMES), max_size=2, unique=True).map(tuple)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    parameters = tuple(
+        (draw(st.sampled_from(NAMES)), draw(names)) for _ in range(draw(st.integers(1, 2)))
+    )
+    pools: list[tuple[str, tuple[str, ...], int]] = []
+    for _ in range(draw(st.integers(0, 3))):
+        source = draw(st.integers(0, len(parameters) + len(pools) - 1))
+        pools.append((draw(st.sampled_from(NAMES)), draw(names), source))
+    tensors = len(parameters) + len(pools)
+    results = tuple(draw(st.lists(st.integers(0, tensors - 1), min_size=1, max_size=2)))
+    return Case(draw(st.sampled_from((10, 11))), parameters, tuple(pools), results)
+
+
+def openvino_reading(path: Path) -> set[str] | None:
+    """Every tensor name of the model read_model builds, or None when it refuses the file."""
+    try:
+        model = ov.Core().read_model(path)
+    except RuntimeError:
+        return None
+    return {
+        name for op in model.get_ordered_ops() for out in op.outputs() for name in out.get_names()
+    }
+
+
+@settings(
+    max_examples=int(os.environ.get("IRPOOL_NAMES_EXAMPLES", "300")),
+    derandomize="IRPOOL_NAMES_EXAMPLES" not in os.environ,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(case=cases())
+def test_tensor_names_as_openvino_reads_them(case: Case, tmp_path: Path) -> None:
+    path = tmp_path / "model.xml"
+    path.write_text(case.xml(), encoding="utf-8")
+    errors = {d.code for d in irpool.load(path).validate() if d.severity is Severity.ERROR}
+    assert errors <= {"IR508", "IR509"}, case.xml()
+    names = openvino_reading(path)
+    if names is None:
+        assert errors, f"OpenVINO refuses this file, irpool calls it clean:\n{case.xml()}"
+        return
+    assert "IR509" not in errors, case.xml()
+    renamed = any(RENAMED.search(name) for name in names)
+    assert ("IR508" in errors) == renamed, f"renamed: {sorted(names)}\n{case.xml()}"
