@@ -22,34 +22,62 @@ _SINK_TYPES = ("result", "assign")
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    beside = _Beside(StructureCheck(doc))
+    container = _first(doc.root, "layers")
+    beside = _Beside(container, StructureCheck(doc))
     number = cache(read_unsigned)  # layer ids recur in the edges, port numbers everywhere
-    read = _read_layers(doc, _first(doc.root, "layers"), number, sink)
+    edges = _read_edges(doc, number)  # while <layers> is serialized beside
+    read = _read_layers(doc, container, beside.layers_text(), number, sink)
     layers = read.layers
-    edges = _read_edges(doc, number)
     producers, broken = _connect(doc, layers, edges, sink)
-    beside.finish(sink)
-    if not layers and not sink.has_errors:
-        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     _check_fan_in(doc, layers, producers, broken, sink)
     order = _topological_order(doc, layers, producers, sink)
     # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
     reachable = _reachable(doc, layers, producers, sink, warn=not broken)
+    beside.finish(sink)
+    if not layers and not sink.has_errors:
+        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
     return Graph(layers, producers, order, reachable, read.repeated_ids, read.names_written)
 
 
 class _Beside:
-    """The schema check, on a second thread while the main thread reads the graph: libxml2
-    validates without holding the GIL, and validating only reads the tree."""
+    """lxml work that releases the GIL, done on a second thread while the main thread reads
+    in Python: serializing <layers> (which the main thread reads the layers from), then the
+    schema check. Both only read the tree."""
 
-    def __init__(self, structure: StructureCheck) -> None:
+    def __init__(self, container: etree._Element | None, structure: StructureCheck) -> None:
+        self._container = container
         self._structure = structure
+        self._text: str | None = None
+        self._error: BaseException | None = None
+        self._serialized = threading.Event()
         self._thread: threading.Thread | None = None
         if structure.runs_beside:
-            self._thread = threading.Thread(target=structure.run, name="irpool-schema")
+            self._thread = threading.Thread(target=self._work, name="irpool-beside")
             self._thread.start()
         else:
             structure.run()
+            self._serialize()
+
+    def _work(self) -> None:
+        self._serialize()
+        self._structure.run()
+
+    def _serialize(self) -> None:
+        try:
+            if self._container is not None:
+                # As str: lxml writes that faster than bytes, and the reader reads no bytes.
+                self._text = etree.tostring(self._container, with_tail=False, encoding="unicode")
+        except BaseException as error:  # raised again on the main thread
+            self._error = error
+        finally:
+            self._serialized.set()
+
+    def layers_text(self) -> str | None:
+        """The serialization of <layers> (None without one)."""
+        self._serialized.wait()
+        if self._error is not None:
+            raise self._error
+        return self._text
 
     def finish(self, sink: Collector) -> None:
         """Wait for the schema check and report what it found."""
@@ -77,18 +105,18 @@ _NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
 def _read_layers(
     doc: Document,
     container: etree._Element | None,
+    text: str | None,
     number: Callable[[str], int | None],
     sink: Collector,
 ) -> _Layers:
+    """The layers, from `text`, the serialization of <layers> `container`."""
     layers: dict[int, Layer] = {}
     first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
     repeated: set[int] = set()
-    if container is None:
+    if container is None or text is None:
         return _Layers(layers, frozenset(), ())
     bodies = _BodyReader(doc, sink)
     elements = Children(container, "layer")
-    # As str: lxml writes that faster than bytes, and nothing here reads bytes.
-    text: str = etree.tostring(container, with_tail=False, encoding="unicode")
     cut = _cut(text, container)
     if cut is None:
         texts = [_body_text(element) for element in elements.all()]
