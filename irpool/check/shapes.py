@@ -104,13 +104,21 @@ class _Checker:
         self._declared: dict[int, list[TensorInfo] | None] = {}
 
     def run(self) -> Inference:
-        layers = self.graph.layers
+        layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
         for layer_id in self.graph.order:
-            self._check_layer(layers[layer_id])
+            layer = layers[layer_id]
+            inputs: list[TensorInfo | None] = []
+            for index in range(len(layer.inputs)):  # the tensor each input receives, if known
+                source = producers.get((layer_id, index))
+                produced = None if source is None else outputs.get(source[0])
+                if source is None or produced is None or source[1] >= len(produced):
+                    inputs.append(None)
+                else:
+                    inputs.append(produced[source[1]])
+            self._check_layer(layer, tuple(inputs))
         return self.result
 
-    def _check_layer(self, layer: Layer) -> None:
-        inputs = tuple([self._producer_info(layer, index) for index in range(len(layer.inputs))])
+    def _check_layer(self, layer: Layer, inputs: tuple[TensorInfo | None, ...]) -> None:
         # The data and ports are shared by the layers written alike (see graph.build), and
         # equal inputs are the same objects along a repeated chain, so identities make a
         # cheap, exact key; the layers keep those objects alive.
@@ -202,16 +210,6 @@ class _Checker:
         if key is not None:
             self._inferred[key] = outcome
         return outcome
-
-    def _producer_info(self, layer: Layer, index: int) -> TensorInfo | None:
-        """The tensor one input receives, if its producer's outputs are known."""
-        source = self.graph.producers.get((layer.id, index))
-        if source is None:
-            return None
-        produced = self.result.outputs.get(source[0])
-        if produced is None or source[1] >= len(produced):
-            return None
-        return produced[source[1]]
 
     def _compare_inputs(
         self, layer: Layer, inputs: tuple[TensorInfo | None, ...], findings: list[LayerFinding]

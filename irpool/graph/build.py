@@ -579,7 +579,8 @@ def _reachable(
     inputs_of: dict[int, list[int]] = {}
     for (target, _), (source, _) in producers.items():
         inputs_of.setdefault(target, []).append(source)
-    sinks = [i for i, layer in layers.items() if layer.type.lower() in _SINK_TYPES]
+    kinds = {kind: kind.lower() for kind in {layer.type for layer in layers.values()}}
+    sinks = [i for i, layer in layers.items() if kinds[layer.type] in _SINK_TYPES]
     if layers and not sinks:
         sink.add(
             "IR507",
@@ -593,7 +594,7 @@ def _reachable(
             if source not in seen:
                 seen.add(source)
                 stack.append(source)
-    seen.update(i for i, layer in layers.items() if layer.type.lower() == "parameter")
+    seen.update(i for i, layer in layers.items() if kinds[layer.type] == "parameter")
     if sinks and warn and len(seen) < len(layers):
         for layer in layers.values():
             if layer.id not in seen:
