@@ -959,12 +959,13 @@ _RULES = (
         "shared-tensor-name",
         E,
         "reinterprets",
-        "Output ports of two layers declare the same tensor name.",
+        "Two tensors are given the same tensor name.",
         doc=_text("""
-            A tensor name (a port's `names`) marks one tensor. When two output ports declare
-            the same name, OpenVINO keeps it on one tensor and silently renames it on the
-            others ("a" becomes "a_1"), so `model.input("a")` or `model.output("a")` may find
-            a tensor other than the one the file meant. Give each tensor its own names.
+            A tensor name (a port's `names`, or in IR v11 a Result's `output_names`, which name
+            the tensor the Result takes) marks one tensor. When two tensors are given the
+            same name, OpenVINO keeps it on one and silently renames it on the others ("a"
+            becomes "a_1"), so `model.input("a")` or `model.output("a")` may find a tensor
+            other than the one the file meant. Give each tensor its own names.
         """),
         wrong=_text("""
             <port id="0" precision="FP32" names="x">...</port>   <!-- Parameter "in" -->

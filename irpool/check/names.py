@@ -13,7 +13,7 @@ has an IR508 error already.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -28,20 +28,25 @@ Tensor = tuple[int, int]
 # Result (kind, layer id), or None for a layer name already added.
 Holder = tuple[str, int] | None
 _NAMED_PORTS = etree.XPath("layers/layer/output/port[@names]")
+_NAMED_RESULTS = etree.XPath("layers/layer[@output_names]")
 
 
-@dataclass(slots=True)
-class _Declared:
-    """The tensor names written in the file, by tensor, in document order."""
+@dataclass(frozen=True, slots=True)
+class _Declaration:
+    """Tensor names written in the file: a port's `names`, or (IR v11) a Result's
+    `output_names`, which name the tensor the Result takes."""
 
-    names: dict[Tensor, tuple[str, ...]] = field(default_factory=dict)
-    ports: dict[Tensor, etree._Element] = field(default_factory=dict)
+    tensor: Tensor
+    names: tuple[str, ...]
+    layer: Layer  # the layer that writes them
+    element: etree._Element
+    attribute: str
 
 
 def check_names(doc: Document, graph: Graph, sink: Collector) -> None:
     shared = False
     if _may_repeat(graph.names_written):
-        shared = _report_shared_names(doc, graph, _declared_names(doc, graph), sink)
+        shared = _report_shared_names(doc, graph, _declarations(doc, graph), sink)
     if doc.ir_version == 10 and not shared:
         _check_v10(doc, graph, sink)
 
@@ -55,10 +60,10 @@ def _may_repeat(written: tuple[str, ...]) -> bool:
     return len(set(every)) < len(every)
 
 
-def _declared_names(doc: Document, graph: Graph) -> _Declared:
-    """Names on the output ports the runtime reads (the first <output> of each layer it
-    builds); only named ports are visited, so an unnamed model costs one XPath pass."""
-    declared = _Declared()
+def _declarations(doc: Document, graph: Graph) -> list[_Declaration]:
+    """The names on the output ports the runtime reads (the first <output> of each layer it
+    builds) and, in IR v11, on Results, in document order."""
+    found: list[tuple[int, _Declaration]] = []
     for port in _NAMED_PORTS(doc.root):
         group = port.getparent()
         element = group.getparent()
@@ -68,13 +73,18 @@ def _declared_names(doc: Document, graph: Graph) -> _Declared:
         position = [child for child in group if child.tag == "port"].index(port)
         index = next((i for i, p in enumerate(layer.outputs) if p.position == position), None)
         names = read_tensor_names(port.get("names", ""))
-        if index is None or not names:
-            continue
-        tensor = (layer.id, index)
-        if tensor not in declared.names:  # a repeated port id: edges reach the first only
-            declared.names[tensor] = names
-            declared.ports[tensor] = port
-    return declared
+        if index is not None and names:
+            declaration = _Declaration((layer.id, index), names, layer, port, "names")
+            found.append((port.sourceline or 0, declaration))
+    if doc.ir_version > 10:
+        for element in _NAMED_RESULTS(doc.root):
+            layer = _layer_of(graph, element)
+            tensor = None if layer is None else graph.producers.get((layer.id, 0))
+            names = read_tensor_names(element.get("output_names", ""))
+            if layer is not None and layer.type.lower() == "result" and tensor and names:
+                declaration = _Declaration(tensor, names, layer, element, "output_names")
+                found.append((element.sourceline or 0, declaration))
+    return [declaration for _, declaration in sorted(found, key=lambda item: item[0])]
 
 
 def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
@@ -89,23 +99,26 @@ def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
     return layer
 
 
-def _report_shared_names(doc: Document, graph: Graph, declared: _Declared, sink: Collector) -> bool:
+def _report_shared_names(
+    doc: Document, graph: Graph, declarations: list[_Declaration], sink: Collector
+) -> bool:
     owners: dict[str, Tensor] = {}
     found = False
-    for tensor, names in declared.names.items():
-        for name in names:
+    for declaration in declarations:
+        tensor = declaration.tensor
+        for name in declaration.names:
             first = owners.setdefault(name, tensor)
             if first == tensor:
                 continue
             found = True
-            layer, other = graph.layers[tensor[0]], graph.layers[first[0]]
+            other = graph.layers[first[0]]
             sink.add(
                 "IR508",
-                f"tensor name {show(name)} is also declared on output {first[1]} of "
+                f"tensor name {show(name)} also names output {first[1]} of "
                 f"{other.describe()}; OpenVINO keeps it on one tensor and renames the "
                 f"others ({show(name + '_1')}, ...)",
-                doc.source.attribute(declared.ports[tensor], "names"),
-                layer.ref,
+                doc.source.attribute(declaration.element, declaration.attribute),
+                declaration.layer.ref,
             )
     return found
 

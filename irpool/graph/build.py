@@ -98,8 +98,8 @@ class _Layers:
     names_written: tuple[str, ...]  # as Graph's
 
 
-# A names attribute as lxml serializes it (its value escaped: no quote inside).
-_NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
+# A names or output_names attribute as lxml serializes it (its value escaped: no quote).
+_NAMES_WRITTEN = re.compile(r' (?:output_)?names="([^"]*)"')
 
 
 def _read_layers(

@@ -94,6 +94,6 @@ class Graph:
     order: list[int]  # topological order of the layers outside cycles
     reachable: frozenset[int]
     repeated_ids: frozenset[int]  # ids of more than one layer (the runtime keeps the last)
-    # Every `names` attribute value in <layers> as serialized (escaped), possibly more (a
-    # comment can hold one): what may repeat a tensor name.
+    # Every `names` and `output_names` value in <layers> as serialized (escaped), possibly
+    # more (a comment can hold one): what may repeat a tensor name.
     names_written: tuple[str, ...]

@@ -1,7 +1,7 @@
 """Tensor names against OpenVINO's read_model (irpool/check/names.py).
 
-Small models whose layer names and port `names` come from a four-letter alphabet, so that
-names collide often, in IR v10 and v11. For each:
+Small models whose layer names, port `names` and Result `output_names` come from a
+four-letter alphabet, so that names collide often, in IR v10 and v11. For each:
 
 * when read_model refuses the file, irpool reports IR508 or IR509 (never a false clean);
 * when read_model accepts it, irpool reports no IR509, and IR508 exactly when OpenVINO
@@ -40,7 +40,7 @@ class Case:
     version: int
     parameters: tuple[tuple[str, tuple[str, ...]], ...]  # (layer name, tensor names)
     pools: tuple[tuple[str, tuple[str, ...], int], ...]  # (layer name, names, source tensor)
-    results: tuple[int, ...]  # the tensor each Result takes
+    results: tuple[tuple[int, tuple[str, ...]], ...]  # (the tensor it takes, output_names)
 
     def xml(self) -> str:
         """Tensors are numbered: the Parameters first, then the pools; layer ids likewise."""
@@ -65,10 +65,11 @@ class Case:
             )
             edges.append(self.edge(source, index))
         first = len(self.parameters) + len(self.pools)
-        for index, source in enumerate(self.results, start=first):
+        for index, (source, output_names) in enumerate(self.results, start=first):
+            written = f' output_names="{",".join(output_names)}"' if output_names else ""
             layers.append(
-                f'<layer id="{index}" name="result {index}" type="Result" version="opset1">'
-                f"<input>{port(0, ())}</input></layer>"
+                f'<layer id="{index}" name="result {index}" type="Result" version="opset1"'
+                f"{written}><input>{port(0, ())}</input></layer>"
             )
             edges.append(self.edge(source, index))
         return (
@@ -94,7 +95,8 @@ def cases(draw: st.DrawFn) -> Case:
         source = draw(st.integers(0, len(parameters) + len(pools) - 1))
         pools.append((draw(st.sampled_from(NAMES)), draw(names), source))
     tensors = len(parameters) + len(pools)
-    results = tuple(draw(st.lists(st.integers(0, tensors - 1), min_size=1, max_size=2)))
+    result = st.tuples(st.integers(0, tensors - 1), st.one_of(st.just(()), names))
+    results = tuple(draw(st.lists(result, min_size=1, max_size=2)))
     return Case(draw(st.sampled_from((10, 11))), parameters, tuple(pools), results)
 
 
