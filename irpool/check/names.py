@@ -13,6 +13,8 @@ has an IR508 error already.
 
 from __future__ import annotations
 
+import html
+from collections import Counter
 from dataclasses import dataclass
 
 from lxml import etree
@@ -28,7 +30,6 @@ Tensor = tuple[int, int]
 # Result (kind, layer id), or None for a layer name already added.
 Holder = tuple[str, int] | None
 _NAMED_PORTS = etree.XPath("layers/layer/output/port[@names]")
-_NAMED_RESULTS = etree.XPath("layers/layer[@output_names]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,25 +45,58 @@ class _Declaration:
 
 
 def check_names(doc: Document, graph: Graph, sink: Collector) -> None:
+    results = _named_results(doc, graph)
     shared = False
-    if _may_repeat(graph.names_written):
-        shared = _report_shared_names(doc, graph, _declarations(doc, graph), sink)
+    if _may_repeat(graph, results):
+        shared = _report_shared_names(doc, graph, _declarations(doc, graph, results), sink)
     if doc.ir_version == 10 and not shared:
         _check_v10(doc, graph, sink)
 
 
-def _may_repeat(written: tuple[str, ...]) -> bool:
-    """Whether a tensor name may be declared twice, from every `names` value as serialized
-    (escaping is one to one, and leaves commas alone)."""
-    if not any("," in value for value in written):
-        return len(set(written)) < len(written)
-    every = [name for value in written for name in read_tensor_names(value)]
-    return len(set(every)) < len(every)
+def _named_results(doc: Document, graph: Graph) -> list[_Declaration]:
+    """IR v11 Results' `output_names`, as names of the tensors they take."""
+    if doc.ir_version == 10:
+        return []  # v10 reads no output_names
+    found = []
+    kinds = {layer.type for layer in graph.layers.values()}  # a few, however many layers
+    results = {kind for kind in kinds if kind.lower() == "result"}
+    for layer in graph.layers.values():
+        if layer.type not in results or layer.id not in graph.reachable:
+            continue
+        tensor = graph.producers.get((layer.id, 0))
+        names = read_tensor_names(layer.element.get("output_names", ""))
+        if tensor is not None and names:
+            found.append(_Declaration(tensor, names, layer, layer.element, "output_names"))
+    return found
 
 
-def _declarations(doc: Document, graph: Graph) -> list[_Declaration]:
+def _may_repeat(graph: Graph, results: list[_Declaration]) -> bool:
+    """Whether a tensor name may be given to two tensors, cheaply: from every port `names`
+    value as serialized (unescaped only where it holds an escape) and the Results' names.
+    The serializer writes a Result's output_names on the port that feeds it too."""
+    written = Counter(
+        name
+        for value in graph.names_written
+        for name in read_tensor_names(html.unescape(value) if "&" in value else value)
+    )
+    if any(count > 1 for count in written.values()):
+        return True
+    claimed: dict[str, Tensor] = {}
+    for result in results:
+        producer = graph.layers[result.tensor[0]]
+        port = producer.port_element(producer.outputs[result.tensor[1]])
+        own = read_tensor_names(port.get("names", ""))
+        for name in result.names:
+            if (name in written and name not in own) or claimed.setdefault(
+                name, result.tensor
+            ) != result.tensor:
+                return True
+    return False
+
+
+def _declarations(doc: Document, graph: Graph, results: list[_Declaration]) -> list[_Declaration]:
     """The names on the output ports the runtime reads (the first <output> of each layer it
-    builds) and, in IR v11, on Results, in document order."""
+    builds) and the Results', in document order."""
     found: list[tuple[int, _Declaration]] = []
     for port in _NAMED_PORTS(doc.root):
         group = port.getparent()
@@ -76,14 +110,7 @@ def _declarations(doc: Document, graph: Graph) -> list[_Declaration]:
         if index is not None and names:
             declaration = _Declaration((layer.id, index), names, layer, port, "names")
             found.append((port.sourceline or 0, declaration))
-    if doc.ir_version > 10:
-        for element in _NAMED_RESULTS(doc.root):
-            layer = _layer_of(graph, element)
-            tensor = None if layer is None else graph.producers.get((layer.id, 0))
-            names = read_tensor_names(element.get("output_names", ""))
-            if layer is not None and layer.type.lower() == "result" and tensor and names:
-                declaration = _Declaration(tensor, names, layer, element, "output_names")
-                found.append((element.sourceline or 0, declaration))
+    found.extend((result.element.sourceline or 0, result) for result in results)
     return [declaration for _, declaration in sorted(found, key=lambda item: item[0])]
 
 

@@ -98,8 +98,8 @@ class _Layers:
     names_written: tuple[str, ...]  # as Graph's
 
 
-# A names or output_names attribute as lxml serializes it (its value escaped: no quote).
-_NAMES_WRITTEN = re.compile(r' (?:output_)?names="([^"]*)"')
+# A names attribute as lxml serializes it (its value escaped: no quote inside).
+_NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
 
 
 def _read_layers(
@@ -116,8 +116,9 @@ def _read_layers(
     if container is None or text is None:
         return _Layers(layers, frozenset(), ())
     bodies = _BodyReader(doc, sink)
-    elements = Children(container, "layer")
     cut = _cut(text, container)
+    # The cut holds only when every child of <layers> is a <layer>.
+    elements = Children(container, "layer", uniform=cut is not None)
     if cut is None:
         texts = [_body_text(element) for element in elements.all()]
         heads = None

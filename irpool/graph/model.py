@@ -26,14 +26,22 @@ class Port:
 
 class Children:
     """The children of one tag under an element, listed on first use: lxml makes a Python
-    object per element, and checking a clean model never needs one."""
+    object per element, and checking a clean model never needs one. When every child has
+    the tag (`uniform`), a single lookup is a walk in C from the nearer end instead."""
 
-    def __init__(self, parent: etree._Element, tag: str) -> None:
+    def __init__(self, parent: etree._Element, tag: str, uniform: bool = False) -> None:
         self._parent = parent
         self._tag = tag
+        self._uniform = uniform
         self._list: list[etree._Element] | None = None
+        self._count: int | None = None  # len() walks the children too
 
     def __getitem__(self, position: int) -> etree._Element:
+        if self._list is None and self._uniform:
+            if self._count is None:
+                self._count = len(self._parent)
+            count = self._count
+            return self._parent[position if position < count // 2 else position - count]
         return self.all()[position]
 
     def all(self) -> list[etree._Element]:
@@ -94,6 +102,6 @@ class Graph:
     order: list[int]  # topological order of the layers outside cycles
     reachable: frozenset[int]
     repeated_ids: frozenset[int]  # ids of more than one layer (the runtime keeps the last)
-    # Every `names` and `output_names` value in <layers> as serialized (escaped), possibly
-    # more (a comment can hold one): what may repeat a tensor name.
+    # Every `names` value in <layers> as serialized (escaped), possibly more (a comment can
+    # hold one): what may repeat a tensor name.
     names_written: tuple[str, ...]

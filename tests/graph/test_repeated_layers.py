@@ -10,6 +10,7 @@ from lxml import etree
 
 import irpool
 from irpool.graph.build import _PORT_NAMES, _body_text, _cut
+from irpool.graph.model import Children
 from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
@@ -213,3 +214,14 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
 def test_cut_refuses_what_could_cut_wrong(change: tuple[str, str]) -> None:
     container = layers_of(PLAIN.replace(*change))
     assert _cut(serialized(container), container) is None
+
+
+@pytest.mark.parametrize("uniform", [False, True])
+def test_children_finds_each_position_from_either_end(uniform: bool) -> None:
+    layers = "".join(f'<layer id="{i}" name="l{i}"/>' for i in range(9))
+    container = layers_of(f'<net version="11"><layers>{layers}</layers></net>')
+    children = Children(container, "layer", uniform)
+    assert [children[i].get("name") for i in (0, 3, 4, 5, 8, 8, 0)] == [
+        "l0", "l3", "l4", "l5", "l8", "l8", "l0"
+    ]  # fmt: skip
+    assert [element.get("name") for element in children.all()] == [f"l{i}" for i in range(9)]
