@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -75,11 +76,8 @@ class AdaptiveAvgPool8(Op):
                 )
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        # Imported here: only running needs the kernels; validating should not load them.
-        from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-
         data, size = inputs
-        return [adaptive_avg_pool(data, tuple(int(v) for v in np.ravel(size)))]
+        return [_kernel()(data, tuple(int(v) for v in np.ravel(size)))]
 
 
 def _output_dims(values: NDArray[Any]) -> list[Dim]:
@@ -93,3 +91,12 @@ def _output_dims(values: NDArray[Any]) -> list[Dim]:
 
 def _csv(values: NDArray[Any]) -> str:
     return ",".join(str(int(v)) for v in values)
+
+
+@cache
+def _kernel() -> Callable[..., NDArray[Any]]:
+    """The NumPy kernel, imported once on first use: validating never loads it (start-up
+    time), and an import statement in `compute` would cost each call a microsecond."""
+    from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
+
+    return adaptive_avg_pool

@@ -6,8 +6,9 @@ formula and two examples are wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
@@ -258,18 +259,15 @@ class AvgPoolBase(Op):
                 )
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        # Imported here: only running needs the kernels; validating should not load them.
-        from irpool.execute.avg_pool import avg_pool
-
         windows, count_padding = self._geometry(inputs[0].shape)
-        return [avg_pool(inputs[0], windows, count_padding)]
+        return [_kernel()(inputs[0], windows, count_padding)]
 
     def _geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
         """Kernel geometry for a concrete input shape; cached, as runs repeat shapes."""
-        from irpool.execute.window import Window  # only running needs it (start-up time)
+        known = self._geometry_cache
+        if shape not in known:
+            from irpool.execute.window import Window  # only running needs it (start-up time)
 
-        cache = self._geometry_cache
-        if shape not in cache:
             axes = self.axes(Shape.of(*shape))
             windows = tuple(
                 Window(a.size.value, a.out.value, a.kernel, a.stride, a.dilation, a.pad_begin)
@@ -280,8 +278,8 @@ class AvgPoolBase(Op):
             count_padding = not self.attrs["exclude-pad"] and any(
                 a.pad_begin or a.pad_end for a in axes
             )
-            cache[shape] = windows, count_padding
-        return cache[shape]
+            known[shape] = windows, count_padding
+        return known[shape]
 
 
 def _csv(values: Sequence[int]) -> str:
@@ -310,3 +308,12 @@ class AvgPool16(AvgPoolBase):
 
     version = 16
     opsets = range(16, 17)
+
+
+@cache
+def _kernel() -> Callable[..., NDArray[Any]]:
+    """The NumPy kernel, imported once on first use: validating never loads it (start-up
+    time), and an import statement in `compute` would cost each call a microsecond."""
+    from irpool.execute.avg_pool import avg_pool
+
+    return avg_pool
