@@ -24,10 +24,16 @@ class Port:
     precision_text: str | None  # the attribute as written
 
 
+# Lookups walked in C before the children are listed once: a walk costs the distance from
+# the nearer end, so a few (a Result, a finding or two) are cheaper than a list, and many
+# (a fix touching every layer) must not each walk.
+WALKS = 8
+
+
 class Children:
     """The children of one tag under an element, listed on first use: lxml makes a Python
     object per element, and checking a clean model never needs one. When every child has
-    the tag (`uniform`), a single lookup is a walk in C from the nearer end instead."""
+    the tag (`uniform`), the first lookups walk in C from the nearer end instead."""
 
     def __init__(self, parent: etree._Element, tag: str, uniform: bool = False) -> None:
         self._parent = parent
@@ -35,9 +41,11 @@ class Children:
         self._uniform = uniform
         self._list: list[etree._Element] | None = None
         self._count: int | None = None  # len() walks the children too
+        self._walks = 0
 
     def __getitem__(self, position: int) -> etree._Element:
-        if self._list is None and self._uniform:
+        if self._list is None and self._uniform and self._walks < WALKS:
+            self._walks += 1
             if self._count is None:
                 self._count = len(self._parent)
             count = self._count
