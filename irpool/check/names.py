@@ -26,9 +26,9 @@ from irpool.parse.xml_reader import Document
 
 # A tensor: the id of the layer producing it and the output's index.
 Tensor = tuple[int, int]
-# What holds a tensor name in update_v10_model: the tensor of a Parameter or the output of a
-# Result (kind, layer id), or None for a layer name already added.
-Holder = tuple[str, int] | None
+# What holds a tensor name in update_v10_model, with a layer id: "parameter", the tensor
+# of a Parameter; "result", a Result's output; "layer", the tensor of a layer named after it.
+Holder = tuple[str, int]
 _NAMED_PORTS = etree.XPath("layers/layer/output/port[@names]")
 
 
@@ -191,48 +191,68 @@ def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
         producer = layers[tensor[0]]
         name = producer.name if len(producer.outputs) == 1 else f"{producer.name}.{tensor[1]}"
         if name in holders and name not in names_of(tensor):
-            _taken(
-                doc, producer, f"each model output after the layer feeding it ({show(name)})", sink
-            )
+            naming = f"each model output after the layer feeding it ({show(name)})"
+            _taken(doc, graph, producer, naming, holders[name], sink)
             return
-        holders[name] = None
+        holders[name] = ("layer", producer.id)
         added.setdefault(tensor, set()).add(name)
     for parameter in parameters:
         tensor = (parameter.id, 0)
         if parameter.name in holders and parameter.name not in names_of(tensor):
-            _taken(
-                doc,
-                parameter,
-                f"each model input after its Parameter ({show(parameter.name)})",
-                sink,
-            )
+            naming = f"each model input after its Parameter ({show(parameter.name)})"
+            _taken(doc, graph, parameter, naming, holders[parameter.name], sink)
             return
-        holders[parameter.name] = None
+        holders[parameter.name] = ("layer", parameter.id)
         added.setdefault(tensor, set()).add(parameter.name)
+
+
+def _holding(graph: Graph, holder: Holder) -> str:
+    """The tensor that holds a name, said by the layer that produces it."""
+    kind, layer_id = holder
+    if kind == "result":  # the tensor the Result takes
+        layer_id, index = graph.producers[(layer_id, 0)]
+        return f"output {index} of {graph.layers[layer_id].describe()}"
+    layer = graph.layers[layer_id].describe()
+    return f"the output of {layer}" + (", named after it," if kind == "layer" else "")
 
 
 def _collision(
     doc: Document, graph: Graph, result: Layer, name: str, holder: Holder, sink: Collector
 ) -> None:
-    assert holder is not None
+    taken = graph.producers[(result.id, 0)]
     kind, holder_id = holder
-    other = graph.layers[holder_id]
-    where = "the input of" if kind == "parameter" else "the output of"
+    if kind == "parameter" and taken[0] == holder_id:
+        parameter = graph.layers[holder_id].describe()
+        said = (
+            f"{parameter} feeds {result.describe()} directly, and the Result's output, a "
+            f"tensor of its own, takes the Parameter's tensor name {show(name)} too"
+        )
+    elif kind == "result" and graph.producers[(holder_id, 0)] == taken:
+        said = (
+            f"{result.describe()} and {graph.layers[holder_id].describe()} take the same "
+            f"tensor, named {show(name)}, and each Result's output, a tensor of its own, "
+            "takes the name too"
+        )
+    else:
+        said = (
+            f"{result.describe()} outputs tensor name {show(name)}, which also names "
+            f"{_holding(graph, holder)}"
+        )
     sink.add(
         "IR509",
-        f"IR v10: {result.describe()} outputs tensor name {show(name)}, which also names "
-        f'{where} {other.describe()}; read_model fails ("Model tensor names have '
-        'collisions")',
+        f'IR v10: {said}; read_model fails ("Model tensor names have collisions")',
         doc.source.element(result.element),
         result.ref,
     )
 
 
-def _taken(doc: Document, layer: Layer, naming: str, sink: Collector) -> None:
+def _taken(
+    doc: Document, graph: Graph, layer: Layer, naming: str, holder: Holder, sink: Collector
+) -> None:
     sink.add(
         "IR509",
-        f"IR v10: OpenVINO names {naming}, but another tensor has that name already; "
-        'read_model fails ("Model operation names have collisions with tensor names")',
+        f"IR v10: OpenVINO names {naming}, but {_holding(graph, holder)} has that name "
+        'already; read_model fails ("Model operation names have collisions with tensor names")',
         doc.source.attribute(layer.element, "name"),
         layer.ref,
     )
