@@ -955,6 +955,25 @@ _RULES = (
         """),
     ),
     Rule(
+        "IR507",
+        "no-result",
+        W,
+        "ignores",
+        "The model has no Result, so it has no outputs.",
+        doc=_text("""
+            Without a Result layer the model has no outputs, and OpenVINO drops every layer as
+            unreachable. Add a Result fed by the output you want.
+        """),
+        wrong=_text("""
+            <!-- layers: input (Parameter), pool (AvgPool); no Result -->
+        """),
+        right=_text("""
+            <layer id="2" name="output" type="Result" version="opset1">
+              <input><port id="0" precision="FP32">...</port></input>
+            </layer>
+        """),
+    ),
+    Rule(
         "IR508",
         "shared-tensor-name",
         E,
@@ -1001,25 +1020,6 @@ _RULES = (
             <net name="model" version="10">
               <layer id="0" name="in" type="Parameter" ...>   <!-- output names="in" -->
               <layer id="1" name="pool" type="AvgPool" ...>
-        """),
-    ),
-    Rule(
-        "IR507",
-        "no-result",
-        W,
-        "ignores",
-        "The model has no Result, so it has no outputs.",
-        doc=_text("""
-            Without a Result layer the model has no outputs, and OpenVINO drops every layer as
-            unreachable. Add a Result fed by the output you want.
-        """),
-        wrong=_text("""
-            <!-- layers: input (Parameter), pool (AvgPool); no Result -->
-        """),
-        right=_text("""
-            <layer id="2" name="output" type="Result" version="opset1">
-              <input><port id="0" precision="FP32">...</port></input>
-            </layer>
         """),
     ),
 )
