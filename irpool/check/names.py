@@ -83,9 +83,7 @@ def _may_repeat(graph: Graph, results: list[_Declaration]) -> bool:
         return True
     claimed: dict[str, Tensor] = {}
     for result in results:
-        producer = graph.layers[result.tensor[0]]
-        port = producer.port_element(producer.outputs[result.tensor[1]])
-        own = read_tensor_names(port.get("names", ""))
+        own = _port_names(graph, result.tensor)
         for name in result.names:
             if (name in written and name not in own) or claimed.setdefault(
                 name, result.tensor
@@ -112,6 +110,14 @@ def _declarations(doc: Document, graph: Graph, results: list[_Declaration]) -> l
             found.append((port.sourceline or 0, declaration))
     found.extend((result.element.sourceline or 0, result) for result in results)
     return [declaration for _, declaration in sorted(found, key=lambda item: item[0])]
+
+
+def _port_names(graph: Graph, tensor: Tensor) -> tuple[str, ...]:
+    """The names written on the output port of one tensor ((): a layer without outputs)."""
+    layer = graph.layers[tensor[0]]
+    if tensor[1] >= len(layer.outputs):
+        return ()
+    return read_tensor_names(layer.port_element(layer.outputs[tensor[1]]).get("names", ""))
 
 
 def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
@@ -158,9 +164,7 @@ def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
 
     def declared_names(tensor: Tensor) -> tuple[str, ...]:
         if tensor not in declared:
-            layer = layers[tensor[0]]
-            port = layer.port_element(layer.outputs[tensor[1]]) if layer.outputs else None
-            declared[tensor] = () if port is None else read_tensor_names(port.get("names", ""))
+            declared[tensor] = _port_names(graph, tensor)
         return declared[tensor]
 
     parameters = [layer for layer in layers.values() if layer.type.lower() == "parameter"]
