@@ -305,7 +305,8 @@ _RULES = (
         doc=_text("""
             OpenVINO reads a `<dim>` as the integer at the start of its text and ignores the
             rest, so `2.5` is read as 2 and `1..10` as 1: the file says something other than
-            what runs. Write the integer (irpool's `--fix` writes the value shape inference
+            what runs (`4.0` or `4e0`, which still mean 4, are only IR113). Digits must be
+            ASCII: `４` is refused (IR111). Write the integer (irpool's `--fix` writes the value shape inference
             gives, or the value the runtime reads).
         """),
         wrong=_text("""
@@ -321,11 +322,11 @@ _RULES = (
         "non-canonical-dim",
         W,
         "ignores",
-        "A <dim> with surrounding whitespace or a leading + or zero.",
+        "A <dim> with surrounding whitespace, a leading + or zero, or a decimal point (4.0).",
         doc=_text("""
-            The `<dim>` means the number it starts with, but OpenVINO's serializer never writes
-            whitespace, a `+` sign or leading zeros, and other tools may read such text
-            differently. Write the plain integer.
+            The `<dim>` means the number OpenVINO reads from it, but its serializer never
+            writes whitespace, a `+` sign, leading zeros or a fraction that is zero (`4.0`,
+            `4e0`), and other tools may read such text differently. Write the plain integer.
         """),
         wrong=_text("""
             <dim> 016 </dim>

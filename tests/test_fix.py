@@ -67,7 +67,7 @@ TEMPLATE = """<?xml version='1.0' encoding='{encoding}'?>
 \t</edges>
 </net>
 """
-WRONG = {"A": "1.0", "B": "+3", "C": "32", "D": " 32 ", "E": "32", "F": "32", "PE": "1,1"}
+WRONG = {"A": "1.5", "B": "+3", "C": "32", "D": " 32 ", "E": "32", "F": "32", "PE": "1,1"}
 RIGHT = {"A": "1", "B": "3", "C": "16", "D": "16", "E": "16", "F": "16", "PE": "0,0"}
 FIXED_COUNT = 8  # D settles both IR113 and IR301
 

@@ -15,6 +15,7 @@ from irpool.ops.base import Attr, AttrType, Op
 from irpool.parse.values import (
     Finding,
     Reading,
+    ascii_digits_hint,
     read_bool,
     read_element_type,
     read_enum,
@@ -31,7 +32,11 @@ def _read_uint(text: str) -> Reading[int]:
     value = read_unsigned(text)
     if value is None:
         return Reading(
-            None, Finding("rejected", f"{show(text)} is not an unsigned integer below 2**63")
+            None,
+            Finding(
+                "rejected",
+                f"{show(text)} is not an unsigned integer below 2**63" + ascii_digits_hint(text),
+            ),
         )
     return Reading(value)
 

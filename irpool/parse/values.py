@@ -1,5 +1,9 @@
 """Attribute and dim text read exactly as OpenVINO 2026.4 reads it.
 
+Numbers are read with ASCII rules only, as the runtime's C++ parsers do: Python's `int()`,
+`str.isdigit()` and the regex digit and blank classes also accept other scripts' digits and
+blanks (`２`, `٢`), which OpenVINO refuses. Every pattern here is compiled with `re.ASCII`.
+
 Each reader returns what the runtime would use and, when the text does not say exactly that,
 a `Finding`: `rejected` (the runtime refuses the file), `reinterpreted` (it silently uses a
 different value) or `noncanonical` (accepted as written, but spelled unlike OpenVINO's writer).
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
 from irpool.graph.shape import Dim, Shape
@@ -16,6 +21,7 @@ from irpool.graph.shape import Dim, Shape
 T = TypeVar("T")
 FindingKind = Literal["rejected", "reinterpreted", "noncanonical"]
 
+ASCII_BLANKS = " \t\n\r\f\v"  # what C's isspace() skips; str.strip() also takes U+3000
 UINT64_WRAP = 1 << 64
 INT64_MAX = (1 << 63) - 1
 INT64_MIN = -(1 << 63)
@@ -58,6 +64,13 @@ def show(text: str) -> str:
     return f'"{text[:SHOWN_CHARS]}..." ({len(text)} characters)'
 
 
+def ascii_digits_hint(text: str) -> str:
+    """A hint for a number written with another script's digits, which only Python reads."""
+    if any(char.isdigit() and not char.isascii() for char in text):
+        return "; OpenVINO reads only the ASCII digits 0-9"
+    return ""
+
+
 # Every 64-bit number has at most 20 digits. Longer digit strings are out of range whatever
 # they say, and are never converted: that costs time quadratic in their length, and Python
 # refuses more than 4,300 digits.
@@ -75,7 +88,7 @@ def _integer(digits: str) -> int:
     return -value if negative else value
 
 
-_UNSIGNED = re.compile(r"\s*\+?(\d+)\Z")
+_UNSIGNED = re.compile(r"\s*\+?(\d+)\Z", re.ASCII)
 
 
 def read_unsigned(text: str) -> int | None:
@@ -91,7 +104,18 @@ def read_unsigned(text: str) -> int | None:
     return value if value <= INT64_MAX else None
 
 
-_LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S)
+# A decimal number as a person writes it, with a bounded exponent (4.0, 4., 4e0, +4.00).
+_DECIMAL = re.compile(r"[+-]?\d+(\.\d*)?([eE][+-]?\d{1,3})?\Z", re.ASCII)
+
+
+def _same_number(text: str, value: int) -> bool:
+    """Whether `text`, which OpenVINO reads as `value` by ignoring what follows the digits,
+    still means `value` (`4.0`, `4e0`), so the difference is spelling, not a new number."""
+    body = text.strip()
+    return _DECIMAL.match(body) is not None and Decimal(body) == value
+
+
+_LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S | re.ASCII)
 
 
 def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
@@ -109,6 +133,7 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
         items.pop()
     values: list[int] = []
     problems: list[str] = []
+    spellings: list[str] = []
     for item in items:
         match = _LIST_ITEM.match(item)
         if match is None:
@@ -116,6 +141,7 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
                 return _rejected(f"{show(text)} has an empty item; OpenVINO cannot parse it")
             return _rejected(
                 f"cannot parse {show(item.strip())} in {show(text)} as an unsigned integer"
+                + ascii_digits_hint(item)
             )
         number, rest = _integer(match.group(1)), match.group(2)
         if not INT64_MIN <= number <= INT64_MAX:
@@ -129,12 +155,18 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
         else:
             values.append(number)
         if rest.strip():
-            problems.append(f"{show(item.strip())} is read as {number}")
+            spelled = show(item.strip())
+            if _same_number(item, number):
+                spellings.append(f'{spelled} is written "{number}"')
+            else:
+                problems.append(f"{spelled} is read as {number}")
     parsed = tuple(values)
     if problems:
         return Reading(parsed, Finding("reinterpreted", "; ".join(problems)))
     if trailing_comma:
-        return Reading(parsed, Finding("noncanonical", f"{show(text)} ends with a comma"))
+        spellings.append(f"{show(text)} ends with a comma")
+    if spellings:
+        return Reading(parsed, Finding("noncanonical", "; ".join(spellings)))
     return Reading(parsed)
 
 
@@ -223,7 +255,7 @@ def _precision_hint(text: str) -> str:
     return f' (the port precision "{text}" is written "{element}" here)' if element else ""
 
 
-_DIM = re.compile(r"(\s*)([+-]?\d+)(.*)\Z", re.S)
+_DIM = re.compile(r"(\s*)([+-]?\d+)(.*)\Z", re.S | re.ASCII)
 
 
 def read_dim(text: str) -> Reading[int]:
@@ -232,35 +264,39 @@ def read_dim(text: str) -> Reading[int]:
         return Reading(int(text))  # the common case, canonical, without a regex
     match = _DIM.match(text)
     if match is None:
-        return _rejected(f"{show(text)} is not an integer; a <dim> is a number, or -1 for dynamic")
+        return _rejected(
+            f"{show(text)} is not an integer; a <dim> is a number, or -1 for dynamic"
+            + ascii_digits_hint(text)
+        )
     value = _integer(match.group(2))
     if value < -1:
         return _rejected(f"{show(match.group(2))} is below -1")
     if value > INT64_MAX:
         return _rejected(f"{show(match.group(2))} does not fit in 64 bits")
     rest = match.group(3)
-    if rest.strip():
+    if rest.strip() and not _same_number(text, value):
         return Reading(value, Finding("reinterpreted", f"{show(text.strip())} is read as {value}"))
     if match.group(1) or rest or match.group(2) != str(value):
         return Reading(value, Finding("noncanonical", f'{show(text)} is written "{value}"'))
     return Reading(value)
 
 
-_SHAPE_DIM = re.compile(r"(-?\d+)?(\.\.)?(-?\d+)?\Z")
+_SHAPE_DIM = re.compile(r"(-?\d+)?(\.\.)?(-?\d+)?\Z", re.ASCII)
 
 
 def read_partial_shape(text: str) -> Reading[Shape]:
-    """A Parameter `shape`: `1,3,?,1..10`, `[...]`, `""` (scalar), `-1` and `..b` / `a..`."""
-    body = text.strip()
+    """A Parameter `shape`: `1,3,?,1..10`, `[...]`, `""` (scalar), `-1` and `..b` / `a..`.
+    Only ASCII blanks may surround a dim: OpenVINO refuses `\u3000` or a no-break space."""
+    body = text.strip(ASCII_BLANKS)
     if body.startswith("[") and body.endswith("]"):
-        body = body[1:-1].strip()
+        body = body[1:-1].strip(ASCII_BLANKS)
     if body == "...":
         return Reading(Shape.dynamic())
     if body == "":
         return Reading(Shape(()))
     dims: list[Dim] = []
     problems: list[str] = []
-    for item in (piece.strip() for piece in body.split(",")):
+    for item in (piece.strip(ASCII_BLANKS) for piece in body.split(",")):
         if item == "?":
             dims.append(Dim.dynamic())
             continue
@@ -268,6 +304,7 @@ def read_partial_shape(text: str) -> Reading[Shape]:
         if item == "" or match is None or (match.group(1) is None and match.group(3) is None):
             return _rejected(
                 f"{show(text)} is not a shape: cannot read {show(item)} as a dimension"
+                + ascii_digits_hint(item)
             )
         dim, problem = _shape_dim(item, match)
         dims.append(dim)

@@ -41,6 +41,18 @@ WRAP = 1 << 64
         ("2, ", None, "rejected"),
         ("a,2", None, "rejected"),
         ("+2,2", None, "rejected"),
+        # the same number spelled otherwise is noise; a different number is not
+        ("2.0,2", (2, 2), "noncanonical"),
+        ("2.00, 2e0", (2, 2), "noncanonical"),
+        ("2.,2.0e0", (2, 2), "noncanonical"),
+        ("2.0,", (2,), "noncanonical"),
+        ("2.0x,2", (2, 2), "reinterpreted"),
+        ("-2.0,2", (WRAP - 2, 2), "reinterpreted"),
+        # only ASCII digits and blanks: OpenVINO refuses other scripts'
+        ("2, \uff12", None, "rejected"),
+        ("\u0662, 2", None, "rejected"),
+        ("\u00a02", None, "rejected"),
+        ("2,\u3000", None, "rejected"),
     ],
 )
 def test_uint_list(text: str, value: tuple[int, ...] | None, kind: str | None) -> None:
@@ -122,6 +134,13 @@ def test_enum(text: str, value: str | None, kind: str | None) -> None:
         ("[1,3", None, "rejected"),
         ("1 ..5", None, "rejected"),
         ("1e3", None, "rejected"),
+        ("1.0,3", None, "rejected"),
+        ("1,1,4\t", "[1,1,4]", None),
+        ("1,1,4,\uff14", None, "rejected"),
+        ("1,1,\u0664", None, "rejected"),
+        ("1,1,\u30004", None, "rejected"),
+        ("1,1,4\u3000", None, "rejected"),
+        ("[1,1]\u00a0", None, "rejected"),
     ],
 )
 def test_partial_shape(text: str, shape: str | None, kind: str | None) -> None:
@@ -141,6 +160,19 @@ def test_partial_shape(text: str, shape: str | None, kind: str | None) -> None:
         ("03", 3, "noncanonical"),
         ("1.5", 1, "reinterpreted"),
         ("1..10", 1, "reinterpreted"),
+        ("4.0", 4, "noncanonical"),
+        ("4.", 4, "noncanonical"),
+        ("4.00", 4, "noncanonical"),
+        ("4e0", 4, "noncanonical"),
+        ("4.0e0", 4, "noncanonical"),
+        ("-1.0", -1, "noncanonical"),
+        ("4e1", 4, "reinterpreted"),
+        ("4.7", 4, "reinterpreted"),
+        ("4.0x", 4, "reinterpreted"),
+        ("4x", 4, "reinterpreted"),
+        ("\uff14", None, "rejected"),
+        ("\u0664", None, "rejected"),
+        ("\u00a04", None, "rejected"),
         ("?", None, "rejected"),
         ("abc", None, "rejected"),
         ("", None, "rejected"),
@@ -198,7 +230,18 @@ def test_precision(text: str, value: str | None, kind: str | None) -> None:
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("11", 11), (" 11", 11), ("+1", 1), ("01", 1), ("11 ", None), ("11.0", None), ("-1", None)],
+    [
+        ("11", 11),
+        (" 11", 11),
+        ("+1", 1),
+        ("01", 1),
+        ("11 ", None),
+        ("11.0", None),
+        ("-1", None),
+        ("\uff11", None),
+        ("1\u0661", None),
+        ("\u30001", None),
+    ],
 )
 def test_unsigned(text: str, value: int | None) -> None:
     assert read_unsigned(text) == value
