@@ -306,8 +306,8 @@ _RULES = (
             OpenVINO reads a `<dim>` as the integer at the start of its text and ignores the
             rest, so `2.5` is read as 2 and `1..10` as 1: the file says something other than
             what runs (`4.0` or `4e0`, which still mean 4, are only IR113). Digits must be
-            ASCII: `４` is refused (IR111). Write the integer (irpool's `--fix` writes the value shape inference
-            gives, or the value the runtime reads).
+            ASCII: `４` is refused (IR111). Write the integer (irpool's `--fix` writes the value
+            shape inference gives, or the value the runtime reads).
         """),
         wrong=_text("""
             <dim>2.5</dim>
