@@ -14,7 +14,7 @@ from lxml import etree
 from irpool.diagnostics import Collector
 from irpool.graph.model import Children, Graph, Layer, Port
 from irpool.parse.schema import StructureCheck
-from irpool.parse.values import read_dim, read_precision, read_unsigned
+from irpool.parse.values import read_dim, read_precision, read_unsigned, trailing_blank
 from irpool.parse.xml_reader import Document
 
 # Sinks the runtime walks back from; everything else must feed one of them.
@@ -134,7 +134,9 @@ def _read_layers(
     ):
         layer_id = number(id_text)
         if layer_id is None:
-            continue  # the schema check has reported it
+            # The schema check has reported anything but a trailing blank.
+            _report_trailing_blanks(doc, elements[position], ("id",), (id_text, name), sink)
+            continue
         body = bodies.read(elements, position, body_text)
         layer = Layer(
             layer_id,
@@ -382,6 +384,9 @@ def read_port(
         if dim.value is not None:
             values.append(dim.value)
     declared = tuple(values) if len(values) == len(dim_texts) else None
+    blank = trailing_blank(id_text)
+    if blank is not None:  # one the schema check lets through
+        findings.append(("IR105", f"<port> attribute id: {blank}", "id"))
     return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))
 
 
@@ -432,7 +437,10 @@ def _connect(
     numbers = zip(edges.from_layers, edges.from_ports, edges.to_layers, edges.to_ports, strict=True)
     for index, (from_layer, from_port, to_layer, to_port) in enumerate(numbers):
         if from_layer is None or from_port is None or to_layer is None or to_port is None:
-            broken.add(to_layer)  # the schema check has reported it
+            # The schema check has reported anything but a trailing blank.
+            assert edges.elements is not None
+            _report_trailing_blanks(doc, edges.elements[index], _EDGE_ATTRIBUTES, None, sink)
+            broken.add(to_layer)
             continue
         producer = layers.get(from_layer)
         consumer = layers.get(to_layer)
@@ -461,6 +469,22 @@ def _connect(
                 layer.ref,
             )
     return producers, broken
+
+
+def _report_trailing_blanks(
+    doc: Document,
+    element: etree._Element,
+    names: tuple[str, ...],
+    layer: tuple[str | None, str | None] | None,
+    sink: Collector,
+) -> None:
+    """Ids that end with a blank, which XML Schema collapses away but OpenVINO refuses."""
+    for name in names:
+        message = trailing_blank(element.get(name, ""))
+        if message is not None:
+            span = doc.source.attribute(element, name)
+            message = f"<{element.tag}> attribute {name}: {message}"
+            sink.add("IR105", message, span, layer or (None, None))
 
 
 def _report_edge_end(

@@ -115,6 +115,15 @@ def _same_number(text: str, value: int) -> bool:
     return _DECIMAL.match(body) is not None and Decimal(body) == value
 
 
+def trailing_blank(text: str) -> str | None:
+    """Why OpenVINO refuses an id (of a layer, port or edge end) that ends with a blank, or
+    None. XML Schema collapses blanks before it checks a number, so only irpool sees these."""
+    number = text.rstrip(ASCII_BLANKS)
+    if number == text or read_unsigned(number) is None:
+        return None
+    return f"{show(text)} ends with a blank; OpenVINO refuses it as not an unsigned integer"
+
+
 _LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S | re.ASCII)
 
 
