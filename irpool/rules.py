@@ -603,9 +603,10 @@ _RULES = (
         "Declared pads under same_*/valid that the runtime replaces with its own.",
         doc=_text("""
             With auto_pad same_upper, same_lower or valid, OpenVINO computes the pads itself
-            and ignores pads_begin/pads_end. When the declared pads differ from the computed
-            ones, the file shows pads that never apply. Write the pads the runtime computes
-            (as OpenVINO's serializer does); `--fix` does it.
+            and ignores pads_begin/pads_end, even a value it would misread (`-2`, `2.7`); one
+            its reader refuses (`a`, `2,,0`) still fails the file (IR204). When the declared
+            pads differ from the computed ones, the file shows pads that never apply. Write
+            the pads the runtime computes (as OpenVINO's serializer does); `--fix` does it.
         """),
         wrong=_text("""
             <!-- input [1,3,32,32] -->

@@ -131,6 +131,8 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
             continue
         reading = _READERS[attr.type](attr, text)
         finding = reading.finding
+        if finding is not None and finding.kind == "reinterpreted" and _replaced(attr, given, own):
+            finding = None  # a misread value that is never used: the op reports it (IR213)
         if finding is not None:
             # A value the runtime ignores (a bogus boolean) leaves the default in force.
             ignored = reading.value is None and finding.kind == "reinterpreted"
@@ -143,6 +145,17 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
     return Attributes(values, frozenset(given), usable, tuple(findings))
+
+
+def _replaced(attr: Attr, given: dict[str, str], own: dict[str, Attr]) -> bool:
+    """Whether another attribute makes the runtime compute `attr` instead of using its value."""
+    for name, values in attr.replaced_when.items():
+        other = own[name]
+        text = given.get(name)
+        value = other.default if text is None else _READERS[other.type](other, text).value
+        if value in values:
+            return True
+    return False
 
 
 def _check_range(

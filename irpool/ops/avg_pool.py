@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from irpool.execute.window import Window
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
+# auto_pad values under which the runtime computes the pads and never reads the declared ones
+COMPUTED_PADS = {"auto_pad": AUTO_PADS[1:]}
 # A negative list value wraps around 2**64 when OpenVINO reads it; anything this large is one.
 WRAPPED = 1 << 63
 UINT64 = 1 << 64
@@ -29,8 +31,8 @@ ROUNDINGS = ("floor", "ceil", "ceil_torch")
 ATTRIBUTES = (
     Attr("kernel", AttrType.UINT_LIST, default=(), required=True, min_value=1),
     Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
-    Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True),
-    Attr("pads_end", AttrType.UINT_LIST, default=(), required=True),
+    Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),
+    Attr("pads_end", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),
     Attr("exclude-pad", AttrType.BOOL, default=True, required=True),
     Attr("auto_pad", AttrType.ENUM, default="explicit", choices=AUTO_PADS),
     Attr(
@@ -249,7 +251,8 @@ class AvgPoolBase(Op):
             ("pads_begin", [a.pad_begin for a in axes]),
             ("pads_end", [a.pad_end for a in axes]),
         ):
-            declared = list(self.attrs[name])
+            # As written: a negative pad wraps around 2**64 when read, but is never used here.
+            declared = [v - UINT64 if v >= WRAPPED else v for v in self.attrs[name]]
             if name in ctx.present and declared and declared != effective:
                 ctx.report(
                     "IR213",

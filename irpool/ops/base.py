@@ -37,7 +37,9 @@ class Attr:
 
     `default` is what the runtime silently uses when the attribute is absent. `required`
     marks attributes the specification requires (missing: an error naming the default);
-    `mandatory` marks those the runtime itself refuses to do without.
+    `mandatory` marks those the runtime itself refuses to do without. `replaced_when` names
+    another attribute's values under which the runtime computes this one itself (auto_pad
+    same_upper replaces the pads), so a value it would misread is never used.
     """
 
     name: str
@@ -49,6 +51,7 @@ class Attr:
     choice_since: Mapping[str, int] = field(default_factory=dict)
     since: int = 1
     min_value: int | None = None
+    replaced_when: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def describe_default(self) -> str:
         if isinstance(self.default, tuple):
