@@ -512,7 +512,8 @@ _RULES = (
         doc=_text("""
             The attribute exists only in another version of the op (`dilations` in AvgPool-16).
             The older version ignores it, so the layer does not run what is written. Use the
-            opset that has the attribute, or drop it.
+            opset that has the attribute, or drop it. A value that changes nothing
+            (`dilations="1,1"`) is only IR212.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset1">
@@ -581,11 +582,13 @@ _RULES = (
         "ignored-attribute",
         N,
         "ignores",
-        "An attribute the specification shows but the runtime ignores.",
+        "An attribute the runtime ignores: shown by the specification, or a later version's no-op.",
         doc=_text("""
             The specification shows the attribute (AdaptiveAvgPool-8's example carries
-            `output_type`), but the runtime never reads it. It is harmless; remove it so the
-            file shows only what runs.
+            `output_type`), or it belongs to a later version of the op and its value changes
+            nothing (`dilations="1,1"` on AvgPool-1, which has no dilation), but the runtime
+            never reads it. It is harmless; remove it so the file shows only what runs. A
+            later version's attribute that would change something is IR208.
         """),
         wrong=_text("""
             <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">

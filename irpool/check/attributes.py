@@ -85,7 +85,15 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
     for name in given:
         if name in own:
             continue
-        if name in family:
+        if name in family and _neutral(family[name], given[name]):
+            since = family[name].since
+            report(
+                "IR212",
+                f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
+                f"{op.label()} ignores it, and {show(given[name])} changes nothing anyway",
+                name,
+            )
+        elif name in family:
             since = family[name].since
             report(
                 "IR208",
@@ -145,6 +153,16 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
     return Attributes(values, frozenset(given), usable, tuple(findings))
+
+
+def _neutral(attr: Attr, text: str) -> bool:
+    """Whether `text` reads as a list made only of the item that changes nothing."""
+    if attr.neutral_item is None:
+        return False
+    reading = _READERS[attr.type](attr, text)
+    if reading.value is None or (reading.finding and reading.finding.kind != "noncanonical"):
+        return False
+    return bool(reading.value) and all(item == attr.neutral_item for item in reading.value)
 
 
 def _replaced(attr: Attr, given: dict[str, str], own: dict[str, Attr]) -> bool:

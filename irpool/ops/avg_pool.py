@@ -42,7 +42,7 @@ ATTRIBUTES = (
         choices=ROUNDINGS,
         choice_since={"ceil_torch": 14},
     ),
-    Attr("dilations", AttrType.UINT_LIST, default=(), since=16, min_value=1),
+    Attr("dilations", AttrType.UINT_LIST, default=(), since=16, min_value=1, neutral_item=1),
 )
 
 

@@ -39,7 +39,9 @@ class Attr:
     marks attributes the specification requires (missing: an error naming the default);
     `mandatory` marks those the runtime itself refuses to do without. `replaced_when` names
     another attribute's values under which the runtime computes this one itself (auto_pad
-    same_upper replaces the pads), so a value it would misread is never used.
+    same_upper replaces the pads), so a value it would misread is never used. `neutral_item`
+    is the list item that changes nothing (dilation 1): versions before `since` ignore the
+    attribute, so a value made only of it is harmless there.
     """
 
     name: str
@@ -52,6 +54,7 @@ class Attr:
     since: int = 1
     min_value: int | None = None
     replaced_when: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    neutral_item: int | None = None
 
     def describe_default(self) -> str:
         if isinstance(self.default, tuple):
