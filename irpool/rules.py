@@ -166,8 +166,9 @@ _RULES = (
         doc=_text("""
             The XML is well-formed but not shaped like IR: a required attribute is missing
             (a layer's `name`, an edge's `to-port`), or an element appears where the runtime
-            does not look for it. The structure irpool checks against is published as
-            `schemas/ir.xsd`. Add the missing attribute or move the element.
+            does not look for it (an element IR does not define at all is only IR115). The
+            structure irpool checks against is published as `schemas/ir.xsd`. Add the missing
+            attribute or move the element.
         """),
         wrong=_text("""
             <layer id="1" type="AvgPool" version="opset1">
@@ -362,6 +363,31 @@ _RULES = (
         right=_text("""
             <?xml version="1.0"?>
             <net name="model" version="11">
+        """),
+    ),
+    Rule(
+        "IR115",
+        "unknown-element",
+        W,
+        "ignores",
+        "An element IR does not define, which OpenVINO's reader skips.",
+        doc=_text("""
+            The element is not part of IR (a tool's own data, a leftover, or a misspelt or
+            namespaced element such as `<Layer>` or `<ir:data>`). OpenVINO's reader walks only
+            the elements it knows, so it skips this one and everything inside it. That is
+            harmless unless the element was meant to be part of the model: a skipped layer
+            shows up as edges to a missing layer (IR501). A known element in the wrong place,
+            or repeated, is IR105. Remove the element, or spell it as IR does.
+        """),
+        wrong=_text("""
+            <net name="model" version="11">
+              <generator tool="exporter" />
+              <layers>
+        """),
+        right=_text("""
+            <net name="model" version="11">
+              <rt_info><generator tool="exporter" /></rt_info>
+              <layers>
         """),
     ),
     # IR2xx: ops and attributes

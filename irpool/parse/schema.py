@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from copy import deepcopy
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -23,10 +24,50 @@ def schema_path(name: str) -> Path:
 
 @cache
 def _ir_schema() -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(schema_path("ir.xsd")), hardened_parser()))
+    return etree.XMLSchema(_ir_schema_tree())
 
+
+@cache
+def _ir_schema_tree() -> etree._ElementTree:
+    return etree.parse(str(schema_path("ir.xsd")), hardened_parser())
+
+
+@cache
+def _ir_element_names() -> frozenset[str]:
+    """Every element name the schema declares: any other element is one OpenVINO skips."""
+    names = _ir_schema_tree().xpath("//xs:element/@name", namespaces={"xs": XS})
+    return frozenset(str(name) for name in names)
+
+
+XS = "http://www.w3.org/2001/XMLSchema"
+_UNEXPECTED = "This element is not expected."
+# Elements whose children the schema checks (the others hold anything, unchecked).
+_CHECKED = frozenset({"net", "layers", "layer", "input", "output", "port", "dim", "edges", "edge"})
 
 _ELEMENT_PREFIX = re.compile(r"^Element '([^']+)'(?:, attribute '([^']+)')?: ")
+
+
+def _unknown_element(entry: etree._LogEntry) -> str | None:
+    """The name of the element an error is about when the schema does not declare it."""
+    named = _ELEMENT_PREFIX.match(entry.message)
+    if named is None or _UNEXPECTED not in entry.message:
+        return None
+    return None if named.group(1) in _ir_element_names() else named.group(1)
+
+
+def _without_unknown_elements(root: etree._Element) -> etree._Element:
+    """A copy of the document without the elements the schema does not declare."""
+    copy = deepcopy(root)
+    names = _ir_element_names()
+    unknown = [
+        child
+        for element in copy.iter(*_CHECKED)
+        for child in element
+        if isinstance(child.tag, str) and child.tag not in names
+    ]
+    for child in unknown:
+        child.getparent().remove(child)
+    return copy
 
 
 class StructureCheck:
@@ -38,6 +79,7 @@ class StructureCheck:
         self._doc = doc
         self._schema = _ir_schema()
         self._valid: bool | None = None
+        self._entries: list[etree._LogEntry] = []
         self._error: BaseException | None = None
 
     @property
@@ -54,6 +96,14 @@ class StructureCheck:
             if spelled != "net":
                 root.tag = "net"
             self._valid = self._schema.validate(root.getroottree())
+            self._entries = list(self._schema.error_log)
+            unknown = [entry for entry in self._entries if _unknown_element(entry)]
+            if unknown:
+                # libxml2 checks no more of an element's children after one it does not
+                # expect, so an unknown one (only a warning) could hide an error after it.
+                copy = _without_unknown_elements(root)
+                self._schema.validate(copy.getroottree())
+                self._entries = unknown + list(self._schema.error_log)
         except BaseException as error:  # handed to the main thread by report()
             self._error = error
         finally:
@@ -68,18 +118,34 @@ class StructureCheck:
             return
         doc = self._doc
         tree = doc.root.getroottree()
-        for entry in self._schema.error_log:
-            found = tree.xpath(entry.path) if entry.path else []
+        for entry in self._entries:
+            found = _find(tree, entry.path)
             element = found[0] if found and isinstance(found[0], etree._Element) else None
             message = _ELEMENT_PREFIX.sub(_describe_prefix, entry.message.strip())
+            named = _ELEMENT_PREFIX.match(entry.message)
             layer = _layer_of(element)
             if element is None:
                 span = Span.at_line(entry.line)
             else:
-                attribute = _ELEMENT_PREFIX.match(entry.message)
-                name = attribute.group(2) if attribute else None
+                name = named.group(2) if named else None
                 span = doc.source.attribute(element, name) if name else doc.source.element(element)
-            sink.add("IR105", message, span, layer)
+            tag = _unknown_element(entry)
+            if tag is not None:
+                sink.add("IR115", f"<{tag}> is not an IR element; OpenVINO skips it", span, layer)
+            else:
+                sink.add("IR105", message, span, layer)
+
+
+def _find(tree: etree._ElementTree, path: str | None) -> list[object]:
+    """The nodes at libxml2's path of an error; none when the path uses a namespace prefix,
+    which XPath cannot resolve without the document's prefixes."""
+    if not path:
+        return []
+    try:
+        found = tree.xpath(path)
+    except etree.XPathEvalError:
+        return []
+    return found if isinstance(found, list) else []
 
 
 def _describe_prefix(match: re.Match[str]) -> str:

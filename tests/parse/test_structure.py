@@ -1,0 +1,55 @@
+"""Elements IR does not define are skipped by OpenVINO 2026.4.1 wherever they are (each row
+checked with `read_model` and a CPU compile, which run the model as if they were absent), so
+they are IR115 warnings; a known element repeated where the reader reads only the first
+stays an IR105 error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import irpool
+from tests.hardening.ir import pool_model, write
+
+EDGE = '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />'
+UNKNOWN = {
+    "in net": ("<layers>", "<foo/><layers>"),
+    "in layers": ("<layers>", "<layers><foo/>"),
+    "in layer": ("<data kernel", "<foo/><data kernel"),
+    "in output": ("<output>", "<output><foo/>"),
+    "in port": ('names="input">', 'names="input"><foo/>'),
+    "in dim": ("<dim>1</dim>", "<dim>1<foo/></dim>"),
+    "in edges": ("<edges>", "<edges><foo/>"),
+    "in edge": (EDGE, EDGE.replace(" />", "><foo/></edge>")),
+    "misspelt layer": ("<layers>", '<layers><Layer id="9" name="x" type="Relu" version="opset1"/>'),
+    "namespaced": ("<layers>", '<ir:data xmlns:ir="urn:example"/><layers>'),
+}
+
+
+def codes(tmp_path: Path, text: str) -> list[str]:
+    try:
+        found = irpool.load(write(tmp_path, text)).validate()
+    except irpool.IRError as error:
+        found = error.diagnostics
+    return [d.code for d in found]
+
+
+def changed(old: str, new: str) -> str:
+    text = pool_model()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(("old", "new"), UNKNOWN.values(), ids=list(UNKNOWN))
+def test_unknown_element_is_a_warning(tmp_path: Path, old: str, new: str) -> None:
+    assert codes(tmp_path, changed(old, new)) == ["IR115"]
+
+
+def test_unknown_element_does_not_hide_a_later_error(tmp_path: Path) -> None:
+    text = changed(*UNKNOWN["in net"]).replace(EDGE, EDGE.replace(' to-port="0"', ""), 1)
+    assert {"IR115", "IR105"} <= set(codes(tmp_path, text))
+
+
+def test_repeated_section_stays_an_error(tmp_path: Path) -> None:
+    assert "IR105" in codes(tmp_path, changed("<edges>", "<layers/><edges>"))
