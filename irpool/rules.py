@@ -89,29 +89,34 @@ _RULES = (
         "rejects",
         "The file is not well-formed XML.",
         doc=_text("""
-            The file is not well-formed XML (a mismatched end tag, an unescaped `&` or `<`,
-            a truncated file), so OpenVINO's XML reader refuses it. irpool reports every syntax
-            error the parser recovers from, each at its own line and column. Fix the markup;
-            write `&amp;` and `&lt;` for a literal `&` and `<` in names.
+            The file is not well-formed XML (a mismatched end tag, a missing quote, a
+            truncated file), so OpenVINO's XML reader refuses it. irpool reports every syntax
+            error the parser recovers from, each at its own line and column. Fix the markup.
+            (An unescaped `&` or `<`, which OpenVINO's lenient reader takes as written, is
+            IR116.)
         """),
         wrong=_text("""
-            <layer id="1" name="conv&pool" type="AvgPool" version="opset1">
+            <data kernel="2,2" strides="2,2" />
+            </dta>
         """),
         right=_text("""
-            <layer id="1" name="conv&amp;pool" type="AvgPool" version="opset1">
+            <data kernel="2,2" strides="2,2" />
+            </data>
         """),
     ),
     Rule(
         "IR102",
         "unsafe-xml",
         E,
-        "ignores",
+        "reinterprets",
         "A DOCTYPE, entity declaration or external reference, which irpool never resolves.",
         doc=_text("""
             The file has a DOCTYPE, so it may declare entities or reference external files.
-            IR never needs either, OpenVINO's reader does not expand them, and expanding them
-            is how XML bombs and file disclosure attacks work, so irpool stops reading. Delete
-            the DOCTYPE and write every value literally.
+            IR never needs either, and expanding them is how XML bombs and file disclosure
+            attacks work, so irpool stops reading. OpenVINO's reader skips the DOCTYPE and
+            never expands an entity: it reads `name="&n;"` literally as the name `&n;`, where
+            any XML tool reads the declared text, and it refuses a number written as an
+            entity (`kernel="&k;"`). Delete the DOCTYPE and write every value literally.
         """),
         wrong=_text("""
             <!DOCTYPE net [<!ENTITY k "2,2">]>
@@ -388,6 +393,26 @@ _RULES = (
             <net name="model" version="11">
               <rt_info><generator tool="exporter" /></rt_info>
               <layers>
+        """),
+    ),
+    Rule(
+        "IR116",
+        "unescaped-markup",
+        E,
+        "ignores",
+        "A bare & or < (or an undefined entity) that only OpenVINO's lenient reader accepts.",
+        doc=_text("""
+            XML requires `&amp;` and `&lt;` for a literal `&` and `<`. OpenVINO's reader
+            (pugixml) is lenient: it reads `name="conv & pool"` or an undefined `&x;` as
+            written, so the model loads. But the file is not XML: irpool, lxml and every other
+            XML tool refuse it, so it cannot be checked, diffed or converted. Escape the
+            character.
+        """),
+        wrong=_text("""
+            <layer id="1" name="conv & pool" type="AvgPool" version="opset1">
+        """),
+        right=_text("""
+            <layer id="1" name="conv &amp; pool" type="AvgPool" version="opset1">
         """),
     ),
     # IR2xx: ops and attributes

@@ -296,6 +296,26 @@ _PLAIN_MESSAGES = {
 }
 
 
+# libxml2 errors on markup that OpenVINO's reader (pugixml) takes as written (IR116).
+_LENIENT_MARKUP = {
+    "xmlParseEntityRef: no name": 'an unescaped "&" (write "&amp;")',
+    "EntityRef: expecting ';'": 'an unescaped "&" (write "&amp;")',
+    "Unescaped '<' not allowed in attributes values": 'an unescaped "<" (write "&lt;")',
+}
+_UNDEFINED_ENTITY = re.compile(r"Entity '([^']*)' not defined")
+
+
+def _lenient(message: str) -> str | None:
+    """A plain message for markup that only OpenVINO's lenient reader accepts, or None."""
+    what = _LENIENT_MARKUP.get(message.strip())
+    entity = _UNDEFINED_ENTITY.search(message)
+    if entity is not None:
+        what = f'an undefined entity "&{entity.group(1)};"'
+    if what is None:
+        return None
+    return f"{what}: OpenVINO reads it as written, but no XML tool can read the file"
+
+
 def _report_syntax(
     data: bytes, error: etree.XMLSyntaxError, entries: list[Any], sink: Collector
 ) -> None:
@@ -315,4 +335,8 @@ def _report_syntax(
         if plain is not None:
             sink.add(*plain, span)
             return  # what libxml2 says after these is only their consequences
-        sink.add("IR101", message, span)
+        lenient = _lenient(message)
+        if lenient is not None:
+            sink.add("IR116", lenient, span)
+        else:
+            sink.add("IR101", message, span)

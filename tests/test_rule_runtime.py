@@ -1,0 +1,47 @@
+"""Every rule's `runtime` claim is checked against OpenVINO itself: each fixture in tests/rules/
+goes through `read_model` and a CPU `compile_model` (in a worker process, so a plugin abort
+is a verdict, not a lost test run), and the outcome must be what its rule says OpenVINO
+does. A file OpenVINO refuses must also get at least one error from irpool."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from irpool.rules import RULES, Runtime, Severity
+from tests.test_rules import FIXTURES, expected, fixture_code
+
+pytest.importorskip("openvino")
+from tests.test_fuzz_openvino import Oracle  # imported after the skip: it needs openvino
+
+pytestmark = pytest.mark.oracle
+
+# The stages at which OpenVINO fails a file, for each claim (None: it loads and compiles).
+OUTCOMES: dict[Runtime, set[str | None]] = {
+    "rejects": {"read", "compile"},
+    "crashes": {"compile", "crash"},
+    "reinterprets": {None},
+    "ignores": {None},
+}
+
+
+@pytest.fixture(scope="module")
+def oracle() -> Iterator[Oracle]:
+    judge = Oracle()
+    yield judge
+    judge.close()
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_fixture_shows_its_rules_runtime_claim(path: Path, oracle: Oracle) -> None:
+    rule = RULES[fixture_code(path)]
+    verdict = oracle.judge(path)
+    assert verdict.stage in OUTCOMES[rule.runtime], (
+        f"{rule.code} claims OpenVINO {rule.runtime} this file, but "
+        + (f"it fails at {verdict.stage}: {verdict.message}" if verdict.stage else "it loads")
+    )
+    if verdict.rejected:
+        severities = {RULES[code].severity for code, _, _ in expected(path)}
+        assert Severity.ERROR in severities, "OpenVINO refuses the file, irpool gives no error"
