@@ -680,9 +680,11 @@ _RULES = (
         "A configuration that OpenVINO reads but its CPU plugin cannot compile.",
         doc=_text("""
             OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
-            empty or missing dilations (which the serializer itself can write), or a negative
-            stride that wraps around 2**64. Write explicit dilations (all 1 for none) and
-            positive strides.
+            empty or missing dilations (which the serializer itself can write), a negative
+            stride that wraps around 2**64, or a Parameter of dynamic rank (`shape="..."`) or
+            dynamic element type, which the serializer writes for such a model but the CPU
+            plugin refuses (reshape the model to a known rank first). Write explicit dilations
+            (all 1 for none), positive strides, and Parameters with a rank and an element type.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset16">
