@@ -13,7 +13,7 @@ from irpool.ops.base import KNOWN_OPSETS, Op
 OpClass = TypeVar("OpClass", bound=type[Op])
 
 _BY_TYPE: dict[str, list[type[Op]]] = {}
-_OPSET = re.compile(r"opset(\d+)\Z")
+_OPSET = re.compile(r"opset([1-9][0-9]*)\Z")  # as OpenVINO spells it: no "01", ASCII only
 
 
 def register(cls: OpClass) -> OpClass:
