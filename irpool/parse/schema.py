@@ -119,7 +119,7 @@ class StructureCheck:
         doc = self._doc
         tree = doc.root.getroottree()
         for entry in self._entries:
-            found = _find(tree, entry.path)
+            found = _find(tree, entry)
             element = found[0] if found and isinstance(found[0], etree._Element) else None
             message = _ELEMENT_PREFIX.sub(_describe_prefix, entry.message.strip())
             named = _ELEMENT_PREFIX.match(entry.message)
@@ -136,15 +136,18 @@ class StructureCheck:
                 sink.add("IR105", message, span, layer)
 
 
-def _find(tree: etree._ElementTree, path: str | None) -> list[object]:
-    """The nodes at libxml2's path of an error; none when the path uses a namespace prefix,
-    which XPath cannot resolve without the document's prefixes."""
-    if not path:
+def _find(tree: etree._ElementTree, entry: etree._LogEntry) -> list[object]:
+    """The nodes at libxml2's path of an error. A path with a namespace prefix cannot be
+    resolved without the document's prefixes: then the element named by the message, on
+    the error's line."""
+    if not entry.path:
         return []
     try:
-        found = tree.xpath(path)
+        found = tree.xpath(entry.path)
     except etree.XPathEvalError:
-        return []
+        named = _ELEMENT_PREFIX.match(entry.message)
+        tag = named.group(1) if named else None
+        return [e for e in tree.iter(tag) if e.sourceline == entry.line] if tag else []
     return found if isinstance(found, list) else []
 
 

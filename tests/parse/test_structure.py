@@ -27,12 +27,16 @@ UNKNOWN = {
 }
 
 
-def codes(tmp_path: Path, text: str) -> list[str]:
+def diagnose(tmp_path: Path, text: str) -> list[tuple[str, int, int]]:
     try:
         found = irpool.load(write(tmp_path, text)).validate()
     except irpool.IRError as error:
         found = error.diagnostics
-    return [d.code for d in found]
+    return [(d.code, d.line, d.column) for d in found]
+
+
+def codes(tmp_path: Path, text: str) -> list[str]:
+    return [code for code, _, _ in diagnose(tmp_path, text)]
 
 
 def changed(old: str, new: str) -> str:
@@ -42,8 +46,12 @@ def changed(old: str, new: str) -> str:
 
 
 @pytest.mark.parametrize(("old", "new"), UNKNOWN.values(), ids=list(UNKNOWN))
-def test_unknown_element_is_a_warning(tmp_path: Path, old: str, new: str) -> None:
-    assert codes(tmp_path, changed(old, new)) == ["IR115"]
+def test_unknown_element_is_a_warning_at_its_tag(tmp_path: Path, old: str, new: str) -> None:
+    text = changed(old, new)
+    tag = text.index(new) + min(new.index(m) for m in ("<foo", "<Layer", "<ir:") if m in new)
+    line = text.count("\n", 0, tag) + 1
+    column = tag - text.rfind("\n", 0, tag)
+    assert diagnose(tmp_path, text) == [("IR115", line, column)]
 
 
 def test_unknown_element_does_not_hide_a_later_error(tmp_path: Path) -> None:
