@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from irpool.parse.values import (
     read_bool,
@@ -16,6 +18,7 @@ from irpool.parse.values import (
 )
 
 WRAP = 1 << 64
+INT64_MAX = (1 << 63) - 1
 
 
 @pytest.mark.parametrize(
@@ -245,3 +248,27 @@ def test_precision(text: str, value: str | None, kind: str | None) -> None:
 )
 def test_unsigned(text: str, value: int | None) -> None:
     assert read_unsigned(text) == value
+
+
+# The ways to write a number n that OpenVINO reads as n and that still mean n.
+SAME_NUMBER = st.sampled_from(["{}", " {}", "0{}", "{}.0", "{}.", "{}.000", "{}e0", "{}.0E+0"])
+NON_ASCII_DIGITS = st.characters(categories=["Nd"]).filter(lambda c: not c.isascii())
+
+
+@given(st.integers(0, INT64_MAX), SAME_NUMBER)
+def test_same_number_spelled_otherwise_is_only_noncanonical(value: int, spelling: str) -> None:
+    text = spelling.format(value)
+    for reading in (read_dim(text), read_uint_list(f"{text},1")):
+        assert reading.finding is None or reading.finding.kind == "noncanonical", text
+    assert read_dim(text).value == value
+
+
+@given(st.integers(0, 10**6), NON_ASCII_DIGITS, st.integers(0, 6))
+def test_a_non_ascii_digit_is_never_read(value: int, digit: str, where: int) -> None:
+    digits = str(value)
+    text = digits[:where] + digit + digits[where:]
+    assert read_unsigned(text) is None
+    assert read_partial_shape(text).value is None
+    if where == 0:  # nothing before it: OpenVINO finds no number at all
+        assert read_dim(text).value is None
+        assert read_uint_list(text).value is None
