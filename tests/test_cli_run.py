@@ -115,7 +115,6 @@ def test_cast_never_turns_floats_into_integers(runner: CliRunner, tmp_path: Path
         (["-i", "nope=IN"], 'no input named "nope"; the model\'s inputs are: "input"'),
         (["-i", "IN", "-i", "IN"], "the model has only 1 input(s)"),
         (["-i", "input=IN", "-i", "input=IN"], 'input "input" is given twice'),
-        (["-i", "missing.npy"], "input file missing.npy does not exist"),
     ],
 )
 def test_missing_extra_and_unknown_inputs_are_exit_1(
@@ -124,6 +123,53 @@ def test_missing_extra_and_unknown_inputs_are_exit_1(
     code, output = _run(runner, POOL, *[a.replace("IN", str(POOL_INPUT)) for a in args])
     assert code == 1
     assert message in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-i", "{tmp}/missing.npy"], "input file {tmp}/missing.npy does not exist"),
+        (["-i", "{tmp}"], "input file {tmp} is a directory"),
+        (["-i", "input={tmp}"], "input file {tmp} is a directory"),
+        (
+            ["-i", "IN", "-o", "{tmp}/no/such/out.npy"],
+            "--output {tmp}/no/such/out.npy: directory {tmp}/no/such does not exist",
+        ),
+        (["-i", "IN", "-o", "IN/out.npz"], "--output IN/out.npz: IN is not a directory"),
+        (["-i", "IN", "-o", "{tmp}/dir.npy"], "'{tmp}/dir.npy' is a directory"),
+    ],
+)
+def test_file_system_failures_are_exit_2_naming_the_path(
+    runner: CliRunner, tmp_path: Path, args: list[str], message: str
+) -> None:
+    def fill(text: str) -> str:
+        return text.replace("{tmp}", str(tmp_path)).replace("IN", str(POOL_INPUT))
+
+    (tmp_path / "dir.npy").mkdir()
+    code, output = _run(runner, POOL, *map(fill, args))
+    assert code == 2, output
+    assert fill(message) in output
+
+
+def test_an_unreadable_input_file_is_exit_2(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Simulated: the suite may run as root, which reads any file whatever its mode.
+    def refuse(path: Path, allow_pickle: bool) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("irpool.cli.run.np.load", refuse)
+    code, output = _run(runner, POOL, "-i", POOL_INPUT)
+    assert code == 2
+    assert f"cannot read input file {POOL_INPUT}: Permission denied" in output
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux sysfs")
+def test_an_unwritable_output_is_exit_2(runner: CliRunner) -> None:
+    # sysfs refuses new files even to root: a real write failure on any Linux machine.
+    code, output = _run(runner, POOL, "-i", POOL_INPUT, "-o", "/sys/kernel/irpool-out.npy")
+    assert code == 2
+    assert "cannot write --output /sys/kernel/irpool-out.npy: Permission denied" in output
 
 
 def test_a_file_that_is_not_numpy_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:

@@ -1,19 +1,27 @@
 """`irpool run MODEL.xml --input [NAME=]FILE ...`: execute a model with the NumPy engine.
 
-Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage.
+Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
+including an input or output file the system cannot open.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cli.app import EXIT_FINDINGS, UsageError, load_or_exit, model_argument, weights_option
+from irpool.cli.app import (
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    UsageError,
+    load_or_exit,
+    model_argument,
+    weights_option,
+)
 from irpool.diagnostics import IRError
 from irpool.execute.errors import InvalidModelError
 from irpool.model import Model
@@ -21,17 +29,27 @@ from irpool.report import text as text_report
 from irpool.rules import Severity
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
     click.echo(f"irpool run: {message}", err=True)
-    sys.exit(EXIT_FINDINGS)
+    sys.exit(code)
+
+
+def _file_error(what: str, path: Path, error: OSError) -> NoReturn:
+    """A file the system cannot open is a usage error (exit 2) naming the path and why."""
+    reason = error.strerror or str(error)
+    _fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
 
 
 def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     """An .npy array, or an .npz's arrays by key; never unpickles (allow_pickle=False)."""
+    if path.is_dir():
+        _fail(f"input file {path} is a directory", EXIT_USAGE)
     try:
         loaded = np.load(path, allow_pickle=False)
     except FileNotFoundError:
-        _fail(f"input file {path} does not exist")
+        _fail(f"input file {path} does not exist", EXIT_USAGE)
+    except (PermissionError, IsADirectoryError) as error:
+        _file_error("read input file", path, error)
     except (OSError, ValueError) as error:
         _fail(f"cannot read input file {path} as .npy/.npz: {error}")
     if isinstance(loaded, np.lib.npyio.NpzFile):
@@ -71,15 +89,27 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
     return inputs
 
 
+def check_destination(destination: Path) -> None:
+    """Refuse an --output the run could not write before running (exit 2)."""
+    folder = destination.parent
+    if not folder.exists():
+        _fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
+    if not folder.is_dir():
+        _fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
+
+
 def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
-    if destination.suffix == ".npz":
-        np.savez(destination, **outputs)  # type: ignore[arg-type]
-    elif len(outputs) == 1:
-        np.save(destination, next(iter(outputs.values())))
-    else:
+    if destination.suffix != ".npz" and len(outputs) != 1:
         raise UsageError(
             f"--output {destination}: the model has {len(outputs)} results; use an .npz file"
         )
+    try:
+        if destination.suffix == ".npz":
+            np.savez(destination, **outputs)  # type: ignore[arg-type]
+        else:
+            np.save(destination, next(iter(outputs.values())))
+    except OSError as error:
+        _file_error("write --output", destination, error)
 
 
 def describe(name: str, array: NDArray[Any]) -> str:
@@ -126,6 +156,8 @@ def command(
     """Run MODEL.xml on NumPy inputs and print or save its results."""
     if output is not None and output.suffix not in (".npy", ".npz"):
         raise UsageError(f"--output {output}: use a .npy or .npz file")
+    if output is not None:
+        check_destination(output)
     model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
