@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -80,3 +81,57 @@ def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) ->
     expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
         irpool.load(POOL).run({"input": np.zeros((1, 2, 5, 5), np.float32)})
+
+
+def _retyped(tmp_path: Path, element_type: str, precision: str) -> Path:
+    """POOL with another element type on every tensor."""
+    text = POOL.read_text().replace('element_type="f32"', f'element_type="{element_type}"')
+    path = tmp_path / f"pool_{element_type}.xml"
+    path.write_text(text.replace('precision="FP32"', f'precision="{precision}"'))
+    return path
+
+
+def _holding(dtype: str, value: float, index: tuple[int, ...] = (0, 1, 2, 3)) -> np.ndarray:
+    array = np.ones((1, 2, 5, 5), dtype)
+    array[index] = value
+    return array
+
+
+@pytest.mark.parametrize(
+    ("element_type", "precision", "given", "message"),
+    [
+        ("i32", "I32", _holding("f8", np.nan), "cannot cast float64 to i32"),
+        (
+            "i32",
+            "I32",
+            _holding("i8", 1).astype(np.int64) * 2**40,
+            "value 1099511627776 at index [0,0,0,0] does not fit in i32 (-2147483648..2147483647)",
+        ),
+        (
+            "i32",
+            "I32",
+            _holding("i8", -(2**31) - 1, (0, 1, 4, 2)),
+            "value -2147483649 at index [0,1,4,2]",
+        ),
+        ("f32", "FP32", _holding("f8", 1e39), "value 1e+39 at index [0,1,2,3] does not fit in f32"),
+        ("f16", "FP16", _holding("f8", -7e4), "value -70000.0 at index [0,1,2,3] does not fit"),
+        ("f16", "FP16", _holding("i4", 65520), "value 65520 at index [0,1,2,3] does not fit"),
+        ("bf16", "BF16", _holding("f4", 3.4e38), "does not fit in bf16 (largest 3.38953e+38)"),
+    ],
+)
+def test_cast_refuses_values_beyond_the_target_range(
+    tmp_path: Path, element_type: str, precision: str, given: np.ndarray, message: str
+) -> None:
+    model = irpool.load(_retyped(tmp_path, element_type, precision))
+    with pytest.raises(irpool.InputError, match=re.escape(message)):
+        model.run({"input": given}, cast=True)
+
+
+def test_cast_keeps_non_finite_floats_and_rounds_within_range(tmp_path: Path) -> None:
+    x = _holding("f8", np.inf)
+    x[0, 0, 0, 0] = np.nan
+    x[0, 0, 4, 4] = 1 + 2**-30  # rounds to 1 in f32: a cast, not an overflow
+    notes: list[str] = []
+    output = irpool.load(POOL).run({"input": x}, cast=True, on_cast=notes.append)["output"]
+    assert notes == ['input "input": cast float64 to f32']
+    assert np.isnan(output[0, 0, 0, 0]) and np.isinf(output[0, 1, 1, 1])

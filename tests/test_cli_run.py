@@ -99,6 +99,17 @@ def test_cast_converts_within_a_kind_and_says_so(runner: CliRunner, tmp_path: Pa
     assert 'irpool run: input "input": cast float64 to f32' in output
 
 
+def test_cast_of_a_value_beyond_the_range_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:
+    x = np.load(POOL_INPUT).astype(np.float64)
+    x[0, 1, 0, 2] = -1e300
+    code, output = _run(runner, POOL, "-i", _save(tmp_path, "x.npy", x), "--cast")
+    assert code == 1
+    assert (
+        'input "input" (f32 [1,2,5,5]): value -1e+300 at index [0,1,0,2] does not fit in f32 '
+        "(largest 3.40282e+38); it is not cast"
+    ) in output
+
+
 def test_cast_never_turns_floats_into_integers(runner: CliRunner, tmp_path: Path) -> None:
     model = EXAMPLES / "valid" / "adaptive_avg_pool8_3d.xml"
     code, output = _run(runner, model, "-i", _save(tmp_path, "x.npy", np.ones((1, 1, 5), "f4")))
