@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import cache
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -21,9 +22,22 @@ def schema_path(name: str) -> Path:
     return Path(__file__).resolve().parents[2] / "schemas" / name
 
 
-@cache
-def _ir_schema() -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(schema_path("ir.xsd")), hardened_parser()))
+# Schemas no thread is validating with. Validating writes the schema's error_log, so two
+# threads sharing one object lose each other's findings; each validation takes an idle one
+# (list.pop and append are atomic) and the pool grows to the number of threads at once.
+_idle_schemas: list[etree.XMLSchema] = []
+
+
+@contextmanager
+def _ir_schema() -> Iterator[etree.XMLSchema]:
+    try:
+        schema = _idle_schemas.pop()
+    except IndexError:
+        schema = etree.XMLSchema(etree.parse(str(schema_path("ir.xsd")), hardened_parser()))
+    try:
+        yield schema
+    finally:
+        _idle_schemas.append(schema)
 
 
 _ELEMENT_PREFIX = re.compile(r"^Element '([^']+)'(?:, attribute '([^']+)')?: ")
@@ -36,8 +50,7 @@ class StructureCheck:
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
-        self._schema = _ir_schema()
-        self._valid: bool | None = None
+        self._errors: list[etree._LogEntry] = []
         self._error: BaseException | None = None
 
     @property
@@ -53,7 +66,9 @@ class StructureCheck:
         try:
             if spelled != "net":
                 root.tag = "net"
-            self._valid = self._schema.validate(root.getroottree())
+            with _ir_schema() as schema:
+                if not schema.validate(root.getroottree()):
+                    self._errors = list(schema.error_log)
         except BaseException as error:  # handed to the main thread by report()
             self._error = error
         finally:
@@ -64,11 +79,9 @@ class StructureCheck:
         """Report what `run` found."""
         if self._error is not None:
             raise self._error
-        if self._valid:
-            return
         doc = self._doc
         tree = doc.root.getroottree()
-        for entry in self._schema.error_log:
+        for entry in self._errors:
             found = tree.xpath(entry.path) if entry.path else []
             element = found[0] if found and isinstance(found[0], etree._Element) else None
             message = _ELEMENT_PREFIX.sub(_describe_prefix, entry.message.strip())
