@@ -77,6 +77,8 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
 
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a 1 MiB machine every run needs a share of the memory worth checking.
+    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 20)
     monkeypatch.setattr(runner, "available_memory", lambda: 250)
     expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
@@ -135,3 +137,86 @@ def test_cast_keeps_non_finite_floats_and_rounds_within_range(tmp_path: Path) ->
     output = irpool.load(POOL).run({"input": x}, cast=True, on_cast=notes.append)["output"]
     assert notes == ['input "input": cast float64 to f32']
     assert np.isnan(output[0, 0, 0, 0]) and np.isinf(output[0, 1, 1, 1])
+
+
+def test_a_small_run_does_not_read_the_memory_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread() -> int:
+        raise AssertionError("a run needing under 1/16 of the machine's memory reads no more")
+
+    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 40)
+    monkeypatch.setattr(runner, "available_memory", unread)
+    model = irpool.load(POOL)
+    assert model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})["output"].shape == (1, 2, 3, 3)
+
+
+# (IR version, the pool's port names, the Result's output_names, the key OpenVINO's
+# get_any_name gives; None: no such attribute). The Result layer is named "Result_3".
+OUTPUT_NAMES = {
+    "v11 port names: the smallest": (11, "zeta,alpha", None, "alpha"),
+    "v11 output_names replace the port's": (11, "y", "logits", "logits"),
+    "v11 output_names: the smallest": (11, "y", "zz,logits", "logits"),
+    "v11 escaped comma": (11, "y", "b\\,a,c", "b,a"),
+    "v11 empty output_names": (11, "y", "", "y"),
+    "v11 no names: the Result layer's": (11, None, None, "Result_3"),
+    "v10 adds the producing layer's name": (10, "y", None, "pool"),
+    "v10 port names": (10, "zeta,alpha", None, "alpha"),
+    "v10 reads no output_names": (10, "y", "a", "pool"),
+    "v10 no names": (10, None, None, "pool"),
+}
+
+
+def _named(tmp_path: Path, version: int, port_names: str | None, output_names: str | None) -> Path:
+    text = POOL.read_text().replace('version="11"', f'version="{version}"', 1)
+    port = '<port id="1" precision="FP32"'
+    named = f'{port} names="{port_names}">' if port_names is not None else f"{port}>"
+    text = text.replace(f'{port} names="output">', named)
+    result = 'name="Result_3" type="Result" version="opset1"'
+    if output_names is not None:
+        result += f' output_names="{output_names}"'
+    text = text.replace(
+        'name="output" type="Result" version="opset1" output_names="output"', result
+    )
+    path = tmp_path / "named.xml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("version", "port", "declared", "key"), OUTPUT_NAMES.values(), ids=list(OUTPUT_NAMES)
+)
+def test_results_are_keyed_as_openvino_names_them(
+    tmp_path: Path, version: int, port: str | None, declared: str | None, key: str
+) -> None:
+    model = irpool.load(_named(tmp_path, version, port, declared))
+    assert [o.name for o in model.outputs] == [key]
+    assert model.outputs[0].layer.name == "Result_3"
+    assert list(model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})) == [key]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("version", "port", "declared", "key"), OUTPUT_NAMES.values(), ids=list(OUTPUT_NAMES)
+)
+def test_openvino_names_the_outputs_so(
+    tmp_path: Path, version: int, port: str | None, declared: str | None, key: str
+) -> None:
+    ov = pytest.importorskip("openvino")
+    (output,) = ov.Core().read_model(_named(tmp_path, version, port, declared)).outputs
+    names = output.get_names()
+    assert (output.get_any_name() if names else output.get_node().get_friendly_name()) == key
+
+
+def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
+    text = POOL.read_text().replace(
+        "</layers>",
+        '<layer id="3" name="again" type="Result" version="opset1"><input>'
+        '<port id="0" precision="FP32"><dim>1</dim><dim>2</dim><dim>3</dim><dim>3</dim></port>'
+        "</input></layer></layers>",
+    )
+    text = text.replace(
+        "</edges>", '<edge from-layer="1" from-port="1" to-layer="3" to-port="0" /></edges>'
+    )
+    path = tmp_path / "twice.xml"
+    path.write_text(text)
+    outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})
+    assert list(outputs) == ["output", "again"]

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from irpool.cli import cli
+from irpool.cli.run import describe
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"  # Parameter "input": f32 [1,2,5,5]
@@ -32,7 +33,9 @@ def _run(runner: CliRunner, *args: str | Path) -> tuple[int, str]:
 def test_prints_name_shape_dtype_and_statistics(runner: CliRunner) -> None:
     code, output = _run(runner, POOL, "--input", POOL_INPUT)
     assert code == 0, output
-    assert output.strip() == "output: shape 1x2x3x3, float32, min 3, max 46, mean 24.5"
+    assert output.strip() == (
+        'output (Result "output"): shape 1x2x3x3, float32, min 3, max 46, mean 24.5, nan 0, inf 0'
+    )
 
 
 def test_output_npy_holds_the_runtime_values(runner: CliRunner, tmp_path: Path) -> None:
@@ -42,12 +45,45 @@ def test_output_npy_holds_the_runtime_values(runner: CliRunner, tmp_path: Path) 
     np.testing.assert_allclose(np.load(out)[0, 0], CHANNEL_0)
 
 
-def test_output_npz_is_keyed_by_result_name(runner: CliRunner, tmp_path: Path) -> None:
+def test_outputs_are_keyed_by_tensor_name(runner: CliRunner, tmp_path: Path) -> None:
+    """OpenVINO's name for the tensor ("y"), not the Result layer's ("Result_3")."""
+    model = tmp_path / "named.xml"
+    text = POOL.read_text().replace('precision="FP32" names="output"', 'precision="FP32" names="y"')
+    model.write_text(
+        text.replace('name="output" type="Result" version="opset1" output_names="output"',
+                     'name="Result_3" type="Result" version="opset1"')
+    )  # fmt: skip
+    code, output = _run(runner, model, "-i", POOL_INPUT)
+    assert code == 0 and output.startswith('y (Result "Result_3"): shape 1x2x3x3')
     out = tmp_path / "out.npz"
-    code, _ = _run(runner, POOL, "-i", POOL_INPUT, "-o", out)
+    code, _ = _run(runner, model, "-i", POOL_INPUT, "-o", out)
     assert code == 0
     with np.load(out) as results:
-        assert results.files == ["output"]
+        assert results.files == ["y"]
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "shown"),
+    [
+        ([1, 2, 6], "f4", "shape 3, float32, min 1, max 6, mean 3, nan 0, inf 0"),
+        (
+            [INF, 2.5, NAN, 6.5, -INF],
+            "f4",
+            "shape 5, float32, min 2.5, max 6.5, mean 4.5 (finite values), nan 1, inf 2",
+        ),
+        ([NAN, INF], "f2", "shape 2, float16, no finite values, nan 1, inf 1"),
+        ([], "f4", "shape 0, float32, empty"),
+        ([3, -1], "i4", "shape 2, int32, min -1, max 3, mean 1"),
+    ],
+)
+def test_statistics_count_and_leave_out_non_finite_values(
+    values: list[float], dtype: str, shown: str
+) -> None:
+    line = describe("y", "Result_3", np.array(values, dtype))
+    assert line == f'y (Result "Result_3"): {shown}'
 
 
 def test_npz_input_binds_by_keys(runner: CliRunner, tmp_path: Path) -> None:
@@ -61,7 +97,7 @@ def test_dynamic_model_reinfers_from_the_input(runner: CliRunner, tmp_path: Path
     x = _save(tmp_path, "x.npy", np.ones((6, 3, 4, 6), np.float32))
     code, output = _run(runner, DYNAMIC, "-i", x)
     assert code == 0, output
-    assert output.startswith("output: shape 6x3x2x3, float32")
+    assert output.startswith('output (Result "output"): shape 6x3x2x3, float32')
 
 
 @pytest.mark.parametrize(

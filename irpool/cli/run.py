@@ -112,16 +112,30 @@ def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
         _file_error("write --output", destination, error)
 
 
-def describe(name: str, array: NDArray[Any]) -> str:
+def describe(name: str, result: str, array: NDArray[Any]) -> str:
+    """One output: its key and Result layer, shape, dtype, and for floats the NaN and inf
+    counts; min, max and mean are over the finite values only, and say so when some are not."""
     shape = "x".join(str(n) for n in array.shape) or "scalar"
+    head = f'{name} (Result "{result}"): shape {shape}, {array.dtype}'
+    if array.dtype.kind != "f":
+        return f"{head}, {_statistics(array, '')}" if array.size else f"{head}, empty"
+    finite = np.isfinite(array)
+    count = int(np.count_nonzero(finite))
+    nan = int(np.count_nonzero(np.isnan(array)))
+    counts = f"nan {nan}, inf {array.size - count - nan}"
     if array.size == 0:
-        return f"{name}: shape {shape}, {array.dtype}, empty"
+        return f"{head}, empty"
+    if count == 0:
+        return f"{head}, no finite values, {counts}"
+    if count == array.size:
+        return f"{head}, {_statistics(array, '')}, {counts}"
+    return f"{head}, {_statistics(array[finite], ' (finite values)')}, {counts}"
+
+
+def _statistics(values: NDArray[Any], note: str) -> str:
     # min and max need no copy; the mean accumulates in f64 without widening the array.
-    mean = array.mean(dtype=np.float64)
-    return (
-        f"{name}: shape {shape}, {array.dtype}, min {float(array.min()):.6g}, "
-        f"max {float(array.max()):.6g}, mean {mean:.6g}"
-    )
+    mean = values.mean(dtype=np.float64)
+    return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
 @click.command()
@@ -138,7 +152,8 @@ def describe(name: str, array: NDArray[Any]) -> str:
     "--output",
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the result to OUT.npy (one result) or all results to OUT.npz.",
+    help="Write the result to OUT.npy (one result) or all results to OUT.npz, keyed by "
+    "their tensor names.",
 )
 @weights_option
 @click.option(
@@ -176,5 +191,5 @@ def command(
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)
     else:
-        for name, array in outputs.items():
-            click.echo(describe(name, array))
+        for output in model.outputs:
+            click.echo(describe(output.name, output.layer.name, outputs[output.name]))

@@ -30,6 +30,9 @@ class ModelInput:
     layer: Layer
     op: Parameter
     names: tuple[str, ...]  # the layer name first, then the output port's tensor names
+    # An array of exactly this dtype and shape is taken as it is, with no further check
+    # (None: the element type or the shape leaves a choice).
+    exact: tuple[np.dtype[Any], tuple[int, ...]] | None
 
     @property
     def name(self) -> str:
@@ -43,27 +46,38 @@ def model_input(layer: Layer, op: Parameter) -> ModelInput:
     names = [layer.name]
     if layer.outputs:
         names += read_tensor_names(layer.port_element(layer.outputs[0]).get("names", ""))
-    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)))
+    dtype = numpy_dtype(op.element_type)
+    exact = None
+    if dtype is not None and op.element_type != "bf16" and op.shape.is_static:
+        exact = (dtype, tuple(op.shape.values()))
+    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)), exact)
 
 
 def bind(
     inputs: Mapping[str, Any],
     parameters: list[ModelInput],
+    by_name: Mapping[str, ModelInput],
     cast: bool,
     on_cast: Callable[[str], None] | None,
-) -> dict[int, NDArray[Any]]:
-    """Parameter layer id -> array, or InputError naming the Parameter, expected and given."""
-    by_name = {name: p for p in parameters for name in p.names}
-    known = ", ".join(p.describe() for p in parameters) or "none"
-    bound: dict[int, NDArray[Any]] = {}
+) -> dict[tuple[int, int], NDArray[Any]]:
+    """(Parameter layer id, 0) -> array, or InputError naming the Parameter, expected and
+    given. `by_name`: every name of every Parameter (built once per model)."""
+    bound: dict[tuple[int, int], NDArray[Any]] = {}
     for name, value in inputs.items():
         parameter = by_name.get(name)
         if parameter is None:
+            known = ", ".join(p.describe() for p in parameters) or "none"
             raise InputError(f'no input named "{name}"; the model\'s inputs are: {known}')
-        if parameter.layer.id in bound:
+        ref = (parameter.layer.id, 0)
+        if ref in bound:
             raise InputError(f"input {parameter.describe()} is given twice")
-        bound[parameter.layer.id] = _check(parameter, np.asarray(value), cast, on_cast)
-    missing = [p.describe() for p in parameters if p.layer.id not in bound]
+        array = np.asarray(value)
+        if parameter.exact is None or (array.dtype, array.shape) != parameter.exact:
+            array = _check(parameter, array, cast, on_cast)
+        bound[ref] = array
+    if len(bound) == len(parameters):
+        return bound
+    missing = [p.describe() for p in parameters if (p.layer.id, 0) not in bound]
     if missing:
         raise InputError(f"missing input(s): {', '.join(missing)}")
     return bound
