@@ -45,6 +45,20 @@ def test_plan_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_array_equal(first["output"], second["output"])
 
 
+def test_a_static_model_is_not_inferred_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its shapes and peak memory come from validation, once: a run binds and computes."""
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a static model's shapes are known")
+
+    model = irpool.load(CHAIN)
+    x = np.ones((1, 3, 32, 32), np.float32)
+    first = model.run({"input": x})["output"]  # plans the model
+    monkeypatch.setattr(runner, "_reinfer", refuse)
+    monkeypatch.setattr(runner, "_replay", refuse)
+    np.testing.assert_array_equal(model.run({"input": x})["output"], first)
+
+
 @pytest.mark.parametrize(
     ("path", "error"),
     [
