@@ -9,7 +9,7 @@ model is dynamic, and computes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +89,7 @@ def build_plan(model: Model) -> Plan:
     constants: dict[Ref, NDArray[Any]] = {}
     computed: list[tuple[Layer, Op, tuple[Ref, ...]]] = []
     outputs: list[ModelOutput] = []
+    taken: set[str] = set()  # the outputs' keys so far
     for layer_id in graph.order:
         if layer_id not in graph.reachable:
             continue  # OpenVINO drops what no Result needs
@@ -105,7 +106,8 @@ def build_plan(model: Model) -> Plan:
         elif isinstance(op, Constant):
             constants[(layer_id, 0)] = _constant_value(layer, inference.outputs[layer_id][0])
         elif isinstance(op, Result):
-            key = _output_key(model, layer, inputs[0], {output.name for output in outputs})
+            key = _output_key(model, layer, inputs[0], taken)
+            taken.add(key)
             outputs.append(ModelOutput(key, layer, inputs[0]))
         else:
             computed.append((layer, op, inputs))
@@ -125,9 +127,7 @@ def build_plan(model: Model) -> Plan:
     by_name = {name: p for p in parameters for name in p.names}
     plan = Plan(parameters, by_name, constants, steps, outputs, types, None, None)
     if static:
-        plan = Plan(
-            parameters, by_name, constants, steps, outputs, types, shapes, _replay(plan, shapes)
-        )
+        plan = replace(plan, static_shapes=shapes, static_peak=_replay(plan, shapes))
     return plan
 
 
