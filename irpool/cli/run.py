@@ -159,7 +159,8 @@ def _statistics(values: NDArray[Any], note: str) -> str:
 @click.option(
     "--cast",
     is_flag=True,
-    help="Convert an input whose dtype differs from its Parameter (within a kind).",
+    help="Convert an input whose dtype differs from its Parameter (within a kind; a value "
+    "beyond the target's range is refused).",
 )
 def command(
     model_path: Path,
