@@ -4,6 +4,9 @@ give what one thread gives."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -76,3 +79,13 @@ def test_worker_threads_give_what_one_thread_gives(
     assert dealt and set(dealt) == {2}
     for one, two in zip(alone, split, strict=True):
         np.testing.assert_allclose(two, one, rtol=1e-6, atol=1e-7)
+
+
+def test_the_environment_sets_the_worker_threads() -> None:
+    """What the monkeypatched test above stands for: IRPOOL_THREADS, read at import."""
+    probe = "from irpool.execute import driver; print(driver.THREADS)"
+    environment = {**os.environ, "IRPOOL_THREADS": "2"}
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.strip() == "2"
