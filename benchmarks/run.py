@@ -1,11 +1,12 @@
-"""Pooling workloads: irpool's kernels vs OpenVINO's CPU plugin and other single-thread peers.
+"""Pooling workloads: irpool's `model.run` vs OpenVINO's CPU plugin and other single-thread peers.
 
 Run `python benchmarks/run.py`. Every engine uses one thread (BLAS included); inputs are
 already in memory; times are medians; a separate column runs irpool on two threads. irpool
-is called through the ops' `compute`, the path the model runner uses; irpool and OpenVINO
-are measured in three alternating rounds, so load that comes and goes hits both alike.
-Optional peers (openvino, torch, onnxruntime) are skipped when missing. Writes
-benchmarks/results/latest.json.
+is called as users call it, `irpool.load(IR).run({...})` on an IR file written for each
+workload; the `compute` column calls the op's kernel alone, to show the per-call overhead.
+irpool and OpenVINO are measured in three alternating rounds, so load that comes and goes
+hits both alike. Optional peers (openvino, torch, onnxruntime) are skipped when missing.
+Prints the README's table and writes benchmarks/results/latest.json.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -26,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+import irpool
 from irpool.execute import driver
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPool14
@@ -62,7 +65,7 @@ class Workload:
 
 
 WORKLOADS = [
-    Workload("W1", (1, 64, 112, 112), 1.5, kernel=3, stride=2, pad=1),
+    Workload("W1", (1, 64, 112, 112), 2.0, kernel=3, stride=2, pad=1),
     Workload("W2", (1, 192, 28, 28), 1.5, kernel=3, stride=1, pad=1),
     Workload("W3", (1, 32, 224, 224), 1.5, kernel=7, stride=1, pad=3, exclude_pad=False),
     Workload("W4", (8, 2048, 7, 7), 1.0),
@@ -114,7 +117,78 @@ def on_two_threads(bench: Bench) -> Bench:
     return run
 
 
-def irpool_bench(w: Workload, x: np.ndarray) -> Bench:
+def _port(number: int, precision: str, shape: tuple[int, ...], names: str = "") -> str:
+    named = f' names="{names}"' if names else ""
+    dims = "".join(f"<dim>{n}</dim>" for n in shape)
+    return f'<port id="{number}" precision="{precision}"{named}>{dims}</port>'
+
+
+def _layer(number: int, name: str, kind: str, body: str) -> str:
+    return f'<layer id="{number}" name="{name}" type="{kind}" {body}</layer>'
+
+
+def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
+    """The workload as an IR v11 file: Parameter "x" -> the pool -> Result; "y" its output."""
+    parameter = _layer(
+        0, "x", "Parameter",
+        f'version="opset1"><data shape="{",".join(map(str, w.shape))}" element_type="f32"/>'
+        f'<output>{_port(0, "FP32", w.shape, "x")}</output>',
+    )  # fmt: skip
+    pooled = _port(2, "FP32", out_shape, "y")
+    edges = [(0, 0, 2, 0), (2, 2, 3, 0)]
+    if w.kernel:
+        each = {"kernel": w.kernel, "strides": w.stride, "pads_begin": w.pad, "pads_end": w.pad}
+        attributes = " ".join(f'{k}="{",".join([str(v)] * w.rank)}"' for k, v in each.items())
+        mode = str(w.exclude_pad).lower()
+        layers = [
+            _layer(
+                2, "pool", "AvgPool",
+                f'version="opset1"><data {attributes} exclude-pad="{mode}" auto_pad="explicit" '
+                f'rounding_type="floor"/><input>{_port(0, "FP32", w.shape)}</input>'
+                f"<output>{pooled}</output>",
+            )
+        ]  # fmt: skip
+    else:
+        np.full(w.rank, w.output, np.int64).tofile(folder / f"{w.name}.bin")
+        layers = [
+            _layer(
+                1, "size", "Const",
+                f'version="opset1"><data element_type="i64" shape="{w.rank}" offset="0" '
+                f'size="{8 * w.rank}"/><output>{_port(0, "I64", (w.rank,))}</output>',
+            ),
+            _layer(
+                2, "pool", "AdaptiveAvgPool",
+                f'version="opset8"><input>{_port(0, "FP32", w.shape)}'
+                f'{_port(1, "I64", (w.rank,))}</input><output>{pooled}</output>',
+            ),
+        ]  # fmt: skip
+        edges.append((1, 0, 2, 1))
+    returned = _port(0, "FP32", out_shape)
+    result = _layer(3, "result", "Result", f'version="opset1"><input>{returned}</input>')
+    edge_text = "".join(
+        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
+        for a, b, c, d in edges
+    )
+    path = folder / f"{w.name}.xml"
+    path.write_text(
+        f'<?xml version="1.0"?><net name="{w.name}" version="11"><layers>{parameter}'
+        f"{''.join(layers)}{result}</layers><edges>{edge_text}</edges></net>"
+    )
+    return path
+
+
+def irpool_bench(w: Workload, x: np.ndarray, out_shape: tuple[int, ...], folder: Path) -> Bench:
+    """`model.run` on the workload's IR file, as users call irpool."""
+    model = irpool.load(write_ir(w, out_shape, folder))
+    problems = [d for d in model.validate() if d.severity.value != "info"]
+    if problems:
+        raise SystemExit(f"{w.name}: the benchmark's IR has findings: {problems}")
+    inputs = {"x": x}
+    return lambda: model.run(inputs)
+
+
+def compute_bench(w: Workload, x: np.ndarray) -> Bench:
+    """The op's kernel alone (what `model.run` adds is the per-call overhead)."""
     if not w.kernel:
         size = np.full(w.rank, w.output, np.int64)
         adaptive = AdaptiveAvgPool8({})
@@ -208,6 +282,34 @@ def onnxruntime_bench(w: Workload, x: np.ndarray) -> Bench | None:
     return lambda: session.run(None, {"x": x})
 
 
+COLUMNS = ("irpool", "compute", "openvino", "torch", "onnxruntime", "floor", "irpool_2t")
+
+
+def _cell(microseconds: float) -> str:
+    if not np.isfinite(microseconds):
+        return "–"
+    return f"{microseconds:.1f}" if microseconds < 10 else f"{microseconds:.0f}"
+
+
+def readme_table(rows: list[dict[str, Any]], geomean: float) -> str:
+    """The Performance table of the README, as measured."""
+    lines = [
+        "| | workload | irpool | compute | OpenVINO | torch | ort | floor | ratio | target | |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        us = r["microseconds"]
+        cells = " | ".join(_cell(us[k]) for k in COLUMNS[:-1])
+        verdict = "met" if r["ratio"] <= r["target"] else "miss"
+        workload = r["workload"].replace(" -> ", " → ")
+        lines.append(
+            f"| {r['name']} | {workload} | {cells} | {r['ratio']:.2f} | ≤ {r['target']:g} "
+            f"| {verdict} |"
+        )
+    lines.append(f"\nGeometric mean of the ratios: **{geomean:.2f}** (target ≤ 1.0).")
+    return "\n".join(lines)
+
+
 def geometric_mean(ratios: list[float]) -> float:
     finite = [r for r in ratios if np.isfinite(r)]
     return float(np.exp(np.mean(np.log(finite)))) if finite else float("nan")
@@ -258,16 +360,19 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     peers = {"torch": torch_bench, "onnxruntime": onnxruntime_bench}
     print(f"{machine()}\n{versions()}\n")
-    names = ("irpool", "openvino", "torch", "ort", "floor", "irpool2T")
+    names = ("irpool", "compute", "openvino", "torch", "ort", "floor", "irpool2T")
     header = f"{'':5} " + " ".join(f"{n:>9}" for n in names)
     print(f"{header} {'ratio':>6} {'target':>6} {'2T':>5}  (microseconds, medians)")
+    folder = tempfile.TemporaryDirectory(prefix="irpool-bench-")
     for w in WORKLOADS:
         if args.only and w.name not in args.only:
             continue
         x = rng.random(w.shape, dtype=np.float32)
-        ours = irpool_bench(w, x)
-        result = ours()
+        kernel = compute_bench(w, x)
+        result = kernel()
         out = result[0] if isinstance(result, list) else result
+        ours = irpool_bench(w, x, out.shape, Path(folder.name))
+        np.testing.assert_array_equal(next(iter(ours().values())), out)
         # irpool and OpenVINO take turns (the ratio); the others are measured one by one.
         paired = {"irpool": ours, "irpool_2t": on_two_threads(ours)}
         reference = openvino_bench(w, x)
@@ -275,6 +380,7 @@ def main() -> None:
             paired["openvino"] = reference
         times = alternating_medians(paired, 3 * args.budget, rounds=3)
         times.setdefault("openvino", float("nan"))
+        times["compute"] = median_seconds(kernel, args.budget)
         times["floor"] = median_seconds(floor_bench(w, x, out.size), args.budget)
         for name, make in peers.items():
             bench = make(w, x)
@@ -291,15 +397,13 @@ def main() -> None:
             row["input_output_bytes"] = x.nbytes + out.nbytes
         rows.append(row)
         us = row["microseconds"]
-        cells = " ".join(
-            f"{us[k]:9.1f}"
-            for k in ("irpool", "openvino", "torch", "onnxruntime", "floor", "irpool_2t")
-        )
+        cells = " ".join(f"{us[k]:9.1f}" for k in COLUMNS)
         verdict = "ok" if ratio <= w.target else "MISS"
         print(
             f"{w.name:5} {cells} {ratio:6.2f} {w.target:6.1f} {ratio_2t:5.2f}  {verdict:4}  "
             f"{w.describe}"
         )
+    folder.cleanup()
     geomean = geometric_mean([r["ratio"] for r in rows])
     geomean_2t = geometric_mean([r["ratio_2_threads"] for r in rows])
     print(f"\ngeometric mean irpool/openvino: {geomean:.2f} (target 1.0); ", end="")
@@ -311,6 +415,8 @@ def main() -> None:
                 f"peak memory {r['name']}: {r['peak_bytes'] / 2**20:.1f} MiB, "
                 f"{factor:.2f}x input+output"
             )
+    print("\nThe README's table:\n")
+    print(readme_table(rows, geomean))
     RESULTS.parent.mkdir(exist_ok=True)
     report = {
         "machine": machine(), "versions": versions(), "geomean": geomean,

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from irpool.check.names import check_names
 from irpool.check.shapes import Inference, infer_graph
 from irpool.diagnostics import Collector, Diagnostic
-from irpool.execute.runner import Plan, build_plan, execute
+from irpool.execute.runner import ModelOutput, Plan, build_plan, execute
 from irpool.graph.build import build_graph
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
@@ -75,21 +75,30 @@ class Model:
     ) -> dict[str, NDArray[Any]]:
         """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output).
 
-        Returns {Result layer name: array}. Raises `InvalidModelError` when validation found
+        Returns {output name: array}, the name OpenVINO's `get_any_name()` gives each
+        Result's tensor (its Result layer name when the tensor has none; see `outputs`).
+        Safe to call from several threads at once. Raises `InvalidModelError` when validation found
         errors, `InputError` for inputs that do not fit, `ExecutionError` for what irpool
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
         """
-        if self._plan is None:
-            self._plan = build_plan(self)
-        return execute(self, self._plan, inputs, cast, on_cast)
+        return execute(self, self._planned(), inputs, cast, on_cast)
 
     @property
     def inputs(self) -> list[ModelInput]:
         """The Parameters in XML order, with the names each answers to."""
+        return list(self._planned().parameters)
+
+    @property
+    def outputs(self) -> list[ModelOutput]:
+        """The Results in XML order: the key `run` gives each (`name`) and its Result layer."""
+        return list(self._planned().outputs)
+
+    def _planned(self) -> Plan:
+        # Threads racing here each build the same plan; the last one is kept.
         if self._plan is None:
             self._plan = build_plan(self)
-        return list(self._plan.parameters)
+        return self._plan
 
     def layer(self, name: str) -> Layer:
         for layer in self.graph.layers.values():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,20 @@ def test_plan_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     np.testing.assert_array_equal(first["output"], second["output"])
 
 
+def test_a_static_model_is_not_inferred_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its shapes and peak memory come from validation, once: a run binds and computes."""
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a static model's shapes are known")
+
+    model = irpool.load(CHAIN)
+    x = np.ones((1, 3, 32, 32), np.float32)
+    first = model.run({"input": x})["output"]  # plans the model
+    monkeypatch.setattr(runner, "_reinfer", refuse)
+    monkeypatch.setattr(runner, "_replay", refuse)
+    np.testing.assert_array_equal(model.run({"input": x})["output"], first)
+
+
 @pytest.mark.parametrize(
     ("path", "error"),
     [
@@ -76,7 +91,146 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
 
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a 1 MiB machine every run needs a share of the memory worth checking.
+    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 20)
     monkeypatch.setattr(runner, "available_memory", lambda: 250)
     expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
         irpool.load(POOL).run({"input": np.zeros((1, 2, 5, 5), np.float32)})
+
+
+def _retyped(tmp_path: Path, element_type: str, precision: str) -> Path:
+    """POOL with another element type on every tensor."""
+    text = POOL.read_text().replace('element_type="f32"', f'element_type="{element_type}"')
+    path = tmp_path / f"pool_{element_type}.xml"
+    path.write_text(text.replace('precision="FP32"', f'precision="{precision}"'))
+    return path
+
+
+def _holding(dtype: str, value: float, index: tuple[int, ...] = (0, 1, 2, 3)) -> np.ndarray:
+    array = np.ones((1, 2, 5, 5), dtype)
+    array[index] = value
+    return array
+
+
+@pytest.mark.parametrize(
+    ("element_type", "precision", "given", "message"),
+    [
+        ("i32", "I32", _holding("f8", np.nan), "cannot cast float64 to i32"),
+        (
+            "i32",
+            "I32",
+            _holding("i8", 1).astype(np.int64) * 2**40,
+            "value 1099511627776 at index [0,0,0,0] does not fit in i32 (-2147483648..2147483647)",
+        ),
+        (
+            "i32",
+            "I32",
+            _holding("i8", -(2**31) - 1, (0, 1, 4, 2)),
+            "value -2147483649 at index [0,1,4,2]",
+        ),
+        ("f32", "FP32", _holding("f8", 1e39), "value 1e+39 at index [0,1,2,3] does not fit in f32"),
+        ("f16", "FP16", _holding("f8", -7e4), "value -70000.0 at index [0,1,2,3] does not fit"),
+        ("f16", "FP16", _holding("i4", 65520), "value 65520 at index [0,1,2,3] does not fit"),
+        ("bf16", "BF16", _holding("f4", 3.4e38), "does not fit in bf16 (largest 3.38953e+38)"),
+    ],
+)
+def test_cast_refuses_values_beyond_the_target_range(
+    tmp_path: Path, element_type: str, precision: str, given: np.ndarray, message: str
+) -> None:
+    model = irpool.load(_retyped(tmp_path, element_type, precision))
+    with pytest.raises(irpool.InputError, match=re.escape(message)):
+        model.run({"input": given}, cast=True)
+
+
+def test_cast_keeps_non_finite_floats_and_rounds_within_range(tmp_path: Path) -> None:
+    x = _holding("f8", np.inf)
+    x[0, 0, 0, 0] = np.nan
+    x[0, 0, 4, 4] = 1 + 2**-30  # rounds to 1 in f32: a cast, not an overflow
+    notes: list[str] = []
+    output = irpool.load(POOL).run({"input": x}, cast=True, on_cast=notes.append)["output"]
+    assert notes == ['input "input": cast float64 to f32']
+    assert np.isnan(output[0, 0, 0, 0]) and np.isinf(output[0, 1, 1, 1])
+
+
+def test_a_small_run_does_not_read_the_memory_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unread() -> int:
+        raise AssertionError("a run needing under 1/16 of the machine's memory reads no more")
+
+    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 40)
+    monkeypatch.setattr(runner, "available_memory", unread)
+    model = irpool.load(POOL)
+    assert model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})["output"].shape == (1, 2, 3, 3)
+
+
+# (IR version, the pool's port names, the Result's output_names, the key OpenVINO's
+# get_any_name gives; None: no such attribute). The Result layer is named "Result_3".
+OUTPUT_NAMES = {
+    "v11 port names: the smallest": (11, "zeta,alpha", None, "alpha"),
+    "v11 output_names replace the port's": (11, "y", "logits", "logits"),
+    "v11 output_names: the smallest": (11, "y", "zz,logits", "logits"),
+    "v11 escaped comma": (11, "y", "b\\,a,c", "b,a"),
+    "v11 empty output_names": (11, "y", "", "y"),
+    "v11 no names: the Result layer's": (11, None, None, "Result_3"),
+    "v10 adds the producing layer's name": (10, "y", None, "pool"),
+    "v10 port names": (10, "zeta,alpha", None, "alpha"),
+    "v10 reads no output_names": (10, "y", "a", "pool"),
+    "v10 no names": (10, None, None, "pool"),
+}
+
+
+def _named(tmp_path: Path, version: int, port_names: str | None, output_names: str | None) -> Path:
+    text = POOL.read_text().replace('version="11"', f'version="{version}"', 1)
+    port = '<port id="1" precision="FP32"'
+    named = f'{port} names="{port_names}">' if port_names is not None else f"{port}>"
+    text = text.replace(f'{port} names="output">', named)
+    result = 'name="Result_3" type="Result" version="opset1"'
+    if output_names is not None:
+        result += f' output_names="{output_names}"'
+    text = text.replace(
+        'name="output" type="Result" version="opset1" output_names="output"', result
+    )
+    path = tmp_path / "named.xml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("version", "port", "declared", "key"), OUTPUT_NAMES.values(), ids=list(OUTPUT_NAMES)
+)
+def test_results_are_keyed_as_openvino_names_them(
+    tmp_path: Path, version: int, port: str | None, declared: str | None, key: str
+) -> None:
+    model = irpool.load(_named(tmp_path, version, port, declared))
+    assert [o.name for o in model.outputs] == [key]
+    assert model.outputs[0].layer.name == "Result_3"
+    assert list(model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})) == [key]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    ("version", "port", "declared", "key"), OUTPUT_NAMES.values(), ids=list(OUTPUT_NAMES)
+)
+def test_openvino_names_the_outputs_so(
+    tmp_path: Path, version: int, port: str | None, declared: str | None, key: str
+) -> None:
+    ov = pytest.importorskip("openvino")
+    (output,) = ov.Core().read_model(_named(tmp_path, version, port, declared)).outputs
+    names = output.get_names()
+    assert (output.get_any_name() if names else output.get_node().get_friendly_name()) == key
+
+
+def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
+    text = POOL.read_text().replace(
+        "</layers>",
+        '<layer id="3" name="again" type="Result" version="opset1"><input>'
+        '<port id="0" precision="FP32"><dim>1</dim><dim>2</dim><dim>3</dim><dim>3</dim></port>'
+        "</input></layer></layers>",
+    )
+    text = text.replace(
+        "</edges>", '<edge from-layer="1" from-port="1" to-layer="3" to-port="0" /></edges>'
+    )
+    path = tmp_path / "twice.xml"
+    path.write_text(text)
+    outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})
+    assert list(outputs) == ["output", "again"]

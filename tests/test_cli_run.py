@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from irpool.cli import cli
+from irpool.cli.run import describe
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"  # Parameter "input": f32 [1,2,5,5]
@@ -32,7 +33,9 @@ def _run(runner: CliRunner, *args: str | Path) -> tuple[int, str]:
 def test_prints_name_shape_dtype_and_statistics(runner: CliRunner) -> None:
     code, output = _run(runner, POOL, "--input", POOL_INPUT)
     assert code == 0, output
-    assert output.strip() == "output: shape 1x2x3x3, float32, min 3, max 46, mean 24.5"
+    assert output.strip() == (
+        'output (Result "output"): shape 1x2x3x3, float32, min 3, max 46, mean 24.5, nan 0, inf 0'
+    )
 
 
 def test_output_npy_holds_the_runtime_values(runner: CliRunner, tmp_path: Path) -> None:
@@ -42,12 +45,45 @@ def test_output_npy_holds_the_runtime_values(runner: CliRunner, tmp_path: Path) 
     np.testing.assert_allclose(np.load(out)[0, 0], CHANNEL_0)
 
 
-def test_output_npz_is_keyed_by_result_name(runner: CliRunner, tmp_path: Path) -> None:
+def test_outputs_are_keyed_by_tensor_name(runner: CliRunner, tmp_path: Path) -> None:
+    """OpenVINO's name for the tensor ("y"), not the Result layer's ("Result_3")."""
+    model = tmp_path / "named.xml"
+    text = POOL.read_text().replace('precision="FP32" names="output"', 'precision="FP32" names="y"')
+    model.write_text(
+        text.replace('name="output" type="Result" version="opset1" output_names="output"',
+                     'name="Result_3" type="Result" version="opset1"')
+    )  # fmt: skip
+    code, output = _run(runner, model, "-i", POOL_INPUT)
+    assert code == 0 and output.startswith('y (Result "Result_3"): shape 1x2x3x3')
     out = tmp_path / "out.npz"
-    code, _ = _run(runner, POOL, "-i", POOL_INPUT, "-o", out)
+    code, _ = _run(runner, model, "-i", POOL_INPUT, "-o", out)
     assert code == 0
     with np.load(out) as results:
-        assert results.files == ["output"]
+        assert results.files == ["y"]
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "shown"),
+    [
+        ([1, 2, 6], "f4", "shape 3, float32, min 1, max 6, mean 3, nan 0, inf 0"),
+        (
+            [INF, 2.5, NAN, 6.5, -INF],
+            "f4",
+            "shape 5, float32, min 2.5, max 6.5, mean 4.5 (finite values), nan 1, inf 2",
+        ),
+        ([NAN, INF], "f2", "shape 2, float16, no finite values, nan 1, inf 1"),
+        ([], "f4", "shape 0, float32, empty"),
+        ([3, -1], "i4", "shape 2, int32, min -1, max 3, mean 1"),
+    ],
+)
+def test_statistics_count_and_leave_out_non_finite_values(
+    values: list[float], dtype: str, shown: str
+) -> None:
+    line = describe("y", "Result_3", np.array(values, dtype))
+    assert line == f'y (Result "Result_3"): {shown}'
 
 
 def test_npz_input_binds_by_keys(runner: CliRunner, tmp_path: Path) -> None:
@@ -61,7 +97,7 @@ def test_dynamic_model_reinfers_from_the_input(runner: CliRunner, tmp_path: Path
     x = _save(tmp_path, "x.npy", np.ones((6, 3, 4, 6), np.float32))
     code, output = _run(runner, DYNAMIC, "-i", x)
     assert code == 0, output
-    assert output.startswith("output: shape 6x3x2x3, float32")
+    assert output.startswith('output (Result "output"): shape 6x3x2x3, float32')
 
 
 @pytest.mark.parametrize(
@@ -99,6 +135,17 @@ def test_cast_converts_within_a_kind_and_says_so(runner: CliRunner, tmp_path: Pa
     assert 'irpool run: input "input": cast float64 to f32' in output
 
 
+def test_cast_of_a_value_beyond_the_range_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:
+    x = np.load(POOL_INPUT).astype(np.float64)
+    x[0, 1, 0, 2] = -1e300
+    code, output = _run(runner, POOL, "-i", _save(tmp_path, "x.npy", x), "--cast")
+    assert code == 1
+    assert (
+        'input "input" (f32 [1,2,5,5]): value -1e+300 at index [0,1,0,2] does not fit in f32 '
+        "(largest 3.40282e+38); it is not cast"
+    ) in output
+
+
 def test_cast_never_turns_floats_into_integers(runner: CliRunner, tmp_path: Path) -> None:
     model = EXAMPLES / "valid" / "adaptive_avg_pool8_3d.xml"
     code, output = _run(runner, model, "-i", _save(tmp_path, "x.npy", np.ones((1, 1, 5), "f4")))
@@ -115,7 +162,6 @@ def test_cast_never_turns_floats_into_integers(runner: CliRunner, tmp_path: Path
         (["-i", "nope=IN"], 'no input named "nope"; the model\'s inputs are: "input"'),
         (["-i", "IN", "-i", "IN"], "the model has only 1 input(s)"),
         (["-i", "input=IN", "-i", "input=IN"], 'input "input" is given twice'),
-        (["-i", "missing.npy"], "input file missing.npy does not exist"),
     ],
 )
 def test_missing_extra_and_unknown_inputs_are_exit_1(
@@ -124,6 +170,53 @@ def test_missing_extra_and_unknown_inputs_are_exit_1(
     code, output = _run(runner, POOL, *[a.replace("IN", str(POOL_INPUT)) for a in args])
     assert code == 1
     assert message in output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-i", "{tmp}/missing.npy"], "input file {tmp}/missing.npy does not exist"),
+        (["-i", "{tmp}"], "input file {tmp} is a directory"),
+        (["-i", "input={tmp}"], "input file {tmp} is a directory"),
+        (
+            ["-i", "IN", "-o", "{tmp}/no/such/out.npy"],
+            "--output {tmp}/no/such/out.npy: directory {tmp}/no/such does not exist",
+        ),
+        (["-i", "IN", "-o", "IN/out.npz"], "--output IN/out.npz: IN is not a directory"),
+        (["-i", "IN", "-o", "{tmp}/dir.npy"], "'{tmp}/dir.npy' is a directory"),
+    ],
+)
+def test_file_system_failures_are_exit_2_naming_the_path(
+    runner: CliRunner, tmp_path: Path, args: list[str], message: str
+) -> None:
+    def fill(text: str) -> str:
+        return text.replace("{tmp}", str(tmp_path)).replace("IN", str(POOL_INPUT))
+
+    (tmp_path / "dir.npy").mkdir()
+    code, output = _run(runner, POOL, *map(fill, args))
+    assert code == 2, output
+    assert fill(message) in output
+
+
+def test_an_unreadable_input_file_is_exit_2(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Simulated: the suite may run as root, which reads any file whatever its mode.
+    def refuse(path: Path, allow_pickle: bool) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr("irpool.cli.run.np.load", refuse)
+    code, output = _run(runner, POOL, "-i", POOL_INPUT)
+    assert code == 2
+    assert f"cannot read input file {POOL_INPUT}: Permission denied" in output
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs Linux sysfs")
+def test_an_unwritable_output_is_exit_2(runner: CliRunner) -> None:
+    # sysfs refuses new files even to root: a real write failure on any Linux machine.
+    code, output = _run(runner, POOL, "-i", POOL_INPUT, "-o", "/sys/kernel/irpool-out.npy")
+    assert code == 2
+    assert "cannot write --output /sys/kernel/irpool-out.npy: Permission denied" in output
 
 
 def test_a_file_that_is_not_numpy_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:

@@ -69,10 +69,15 @@ def run_cpu(core: Any, path: Path, inputs: dict[str, Array]) -> list[Array]:
 
 
 def run_irpool(core: Any, path: Path, inputs: dict[str, Array]) -> list[Array]:
-    """irpool's outputs, in the Result order OpenVINO reads from the same file."""
+    """irpool's outputs, in the Result order OpenVINO reads from the same file, by the
+    names OpenVINO gives them (the Result's own name when the tensor has none)."""
     results = irpool.load(path).run(inputs)
-    names = [result.get_friendly_name() for result in core.read_model(path).get_results()]
-    return [results[name] for name in names]
+    return [
+        results[
+            output.get_any_name() if output.get_names() else output.get_node().get_friendly_name()
+        ]
+        for output in core.read_model(path).outputs
+    ]
 
 
 @pytest.fixture(scope="module")

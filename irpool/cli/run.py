@@ -1,19 +1,27 @@
 """`irpool run MODEL.xml --input [NAME=]FILE ...`: execute a model with the NumPy engine.
 
-Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage.
+Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
+including an input or output file the system cannot open.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cli.app import EXIT_FINDINGS, UsageError, load_or_exit, model_argument, weights_option
+from irpool.cli.app import (
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    UsageError,
+    load_or_exit,
+    model_argument,
+    weights_option,
+)
 from irpool.diagnostics import IRError
 from irpool.execute.errors import InvalidModelError
 from irpool.model import Model
@@ -21,17 +29,27 @@ from irpool.report import text as text_report
 from irpool.rules import Severity
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
     click.echo(f"irpool run: {message}", err=True)
-    sys.exit(EXIT_FINDINGS)
+    sys.exit(code)
+
+
+def _file_error(what: str, path: Path, error: OSError) -> NoReturn:
+    """A file the system cannot open is a usage error (exit 2) naming the path and why."""
+    reason = error.strerror or str(error)
+    _fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
 
 
 def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     """An .npy array, or an .npz's arrays by key; never unpickles (allow_pickle=False)."""
+    if path.is_dir():
+        _fail(f"input file {path} is a directory", EXIT_USAGE)
     try:
         loaded = np.load(path, allow_pickle=False)
     except FileNotFoundError:
-        _fail(f"input file {path} does not exist")
+        _fail(f"input file {path} does not exist", EXIT_USAGE)
+    except (PermissionError, IsADirectoryError) as error:
+        _file_error("read input file", path, error)
     except (OSError, ValueError) as error:
         _fail(f"cannot read input file {path} as .npy/.npz: {error}")
     if isinstance(loaded, np.lib.npyio.NpzFile):
@@ -71,27 +89,53 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
     return inputs
 
 
+def check_destination(destination: Path) -> None:
+    """Refuse an --output the run could not write before running (exit 2)."""
+    folder = destination.parent
+    if not folder.exists():
+        _fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
+    if not folder.is_dir():
+        _fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
+
+
 def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
-    if destination.suffix == ".npz":
-        np.savez(destination, **outputs)  # type: ignore[arg-type]
-    elif len(outputs) == 1:
-        np.save(destination, next(iter(outputs.values())))
-    else:
+    if destination.suffix != ".npz" and len(outputs) != 1:
         raise UsageError(
             f"--output {destination}: the model has {len(outputs)} results; use an .npz file"
         )
+    try:
+        if destination.suffix == ".npz":
+            np.savez(destination, **outputs)  # type: ignore[arg-type]
+        else:
+            np.save(destination, next(iter(outputs.values())))
+    except OSError as error:
+        _file_error("write --output", destination, error)
 
 
-def describe(name: str, array: NDArray[Any]) -> str:
+def describe(name: str, result: str, array: NDArray[Any]) -> str:
+    """One output: its key and Result layer, shape, dtype, and for floats the NaN and inf
+    counts; min, max and mean are over the finite values only, and say so when some are not."""
     shape = "x".join(str(n) for n in array.shape) or "scalar"
+    head = f'{name} (Result "{result}"): shape {shape}, {array.dtype}'
+    if array.dtype.kind != "f":
+        return f"{head}, {_statistics(array, '')}" if array.size else f"{head}, empty"
+    finite = np.isfinite(array)
+    count = int(np.count_nonzero(finite))
+    nan = int(np.count_nonzero(np.isnan(array)))
+    counts = f"nan {nan}, inf {array.size - count - nan}"
     if array.size == 0:
-        return f"{name}: shape {shape}, {array.dtype}, empty"
+        return f"{head}, empty"
+    if count == 0:
+        return f"{head}, no finite values, {counts}"
+    if count == array.size:
+        return f"{head}, {_statistics(array, '')}, {counts}"
+    return f"{head}, {_statistics(array[finite], ' (finite values)')}, {counts}"
+
+
+def _statistics(values: NDArray[Any], note: str) -> str:
     # min and max need no copy; the mean accumulates in f64 without widening the array.
-    mean = array.mean(dtype=np.float64)
-    return (
-        f"{name}: shape {shape}, {array.dtype}, min {float(array.min()):.6g}, "
-        f"max {float(array.max()):.6g}, mean {mean:.6g}"
-    )
+    mean = values.mean(dtype=np.float64)
+    return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
 @click.command()
@@ -108,13 +152,15 @@ def describe(name: str, array: NDArray[Any]) -> str:
     "--output",
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the result to OUT.npy (one result) or all results to OUT.npz.",
+    help="Write the result to OUT.npy (one result) or all results to OUT.npz, keyed by "
+    "their tensor names.",
 )
 @weights_option
 @click.option(
     "--cast",
     is_flag=True,
-    help="Convert an input whose dtype differs from its Parameter (within a kind).",
+    help="Convert an input whose dtype differs from its Parameter (within a kind; a value "
+    "beyond the target's range is refused).",
 )
 def command(
     model_path: Path,
@@ -126,6 +172,8 @@ def command(
     """Run MODEL.xml on NumPy inputs and print or save its results."""
     if output is not None and output.suffix not in (".npy", ".npz"):
         raise UsageError(f"--output {output}: use a .npy or .npz file")
+    if output is not None:
+        check_destination(output)
     model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
@@ -144,5 +192,5 @@ def command(
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)
     else:
-        for name, array in outputs.items():
-            click.echo(describe(name, array))
+        for output in model.outputs:
+            click.echo(describe(output.name, output.layer.name, outputs[output.name]))

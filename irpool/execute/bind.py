@@ -2,14 +2,17 @@
 
 No silent casts: a dtype that differs from the Parameter's `element_type` is an error unless
 the caller allows casting, and then only within a kind (float64 -> float32, int64 -> int32,
-int -> float), never float -> int, and every conversion is reported.
+int -> float), never float -> int (so NaN and inf never meet an integer type), and every
+conversion is reported. A cast rounds to the nearest value the target holds, but a value
+beyond its range (an integer that would wrap, a finite float that would become inf) is an
+error naming the first one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +30,9 @@ class ModelInput:
     layer: Layer
     op: Parameter
     names: tuple[str, ...]  # the layer name first, then the output port's tensor names
+    # An array of exactly this dtype and shape is taken as it is, with no further check
+    # (None: the element type or the shape leaves a choice).
+    exact: tuple[np.dtype[Any], tuple[int, ...]] | None
 
     @property
     def name(self) -> str:
@@ -40,27 +46,38 @@ def model_input(layer: Layer, op: Parameter) -> ModelInput:
     names = [layer.name]
     if layer.outputs:
         names += read_tensor_names(layer.port_element(layer.outputs[0]).get("names", ""))
-    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)))
+    dtype = numpy_dtype(op.element_type)
+    exact = None
+    if dtype is not None and op.element_type != "bf16" and op.shape.is_static:
+        exact = (dtype, tuple(op.shape.values()))
+    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)), exact)
 
 
 def bind(
     inputs: Mapping[str, Any],
     parameters: list[ModelInput],
+    by_name: Mapping[str, ModelInput],
     cast: bool,
     on_cast: Callable[[str], None] | None,
-) -> dict[int, NDArray[Any]]:
-    """Parameter layer id -> array, or InputError naming the Parameter, expected and given."""
-    by_name = {name: p for p in parameters for name in p.names}
-    known = ", ".join(p.describe() for p in parameters) or "none"
-    bound: dict[int, NDArray[Any]] = {}
+) -> dict[tuple[int, int], NDArray[Any]]:
+    """(Parameter layer id, 0) -> array, or InputError naming the Parameter, expected and
+    given. `by_name`: every name of every Parameter (built once per model)."""
+    bound: dict[tuple[int, int], NDArray[Any]] = {}
     for name, value in inputs.items():
         parameter = by_name.get(name)
         if parameter is None:
+            known = ", ".join(p.describe() for p in parameters) or "none"
             raise InputError(f'no input named "{name}"; the model\'s inputs are: {known}')
-        if parameter.layer.id in bound:
+        ref = (parameter.layer.id, 0)
+        if ref in bound:
             raise InputError(f"input {parameter.describe()} is given twice")
-        bound[parameter.layer.id] = _check(parameter, np.asarray(value), cast, on_cast)
-    missing = [p.describe() for p in parameters if p.layer.id not in bound]
+        array = np.asarray(value)
+        if parameter.exact is None or (array.dtype, array.shape) != parameter.exact:
+            array = _check(parameter, array, cast, on_cast)
+        bound[ref] = array
+    if len(bound) == len(parameters):
+        return bound
+    missing = [p.describe() for p in parameters if (p.layer.id, 0) not in bound]
     if missing:
         raise InputError(f"missing input(s): {', '.join(missing)}")
     return bound
@@ -113,12 +130,54 @@ def _check_dtype(
             f"input {parameter.describe()}: cannot cast {array.dtype} to {element_type}, even "
             "with casting (only within a kind, or integer to float)"
         )
-    converted = array.astype(expected)
+    if expected.kind in "iu":
+        _check_integer_range(parameter, array, expected, element_type)
+    with np.errstate(over="ignore"):  # overflow to inf is found below, by position
+        converted = array.astype(expected)
     if element_type == "bf16":
         converted = round_to_bf16(converted)
+    if expected.kind == "f":
+        _check_float_range(parameter, array, converted, element_type)
     if on_cast is not None:
         on_cast(f'input "{parameter.name}": cast {array.dtype} to {element_type}')
     return converted
+
+
+def _check_integer_range(
+    parameter: ModelInput, array: NDArray[Any], expected: np.dtype[Any], element_type: str
+) -> None:
+    limits = np.iinfo(expected)
+    outside = (array < limits.min) | (array > limits.max)
+    if outside.any():
+        _refuse(parameter, array, outside, f"{element_type} ({limits.min}..{limits.max})")
+
+
+def _check_float_range(
+    parameter: ModelInput, array: NDArray[Any], converted: NDArray[Any], element_type: str
+) -> None:
+    """inf where the source was finite: the value is beyond the target's largest float."""
+    overflowed = np.isinf(converted)
+    if array.dtype.kind == "f":
+        overflowed &= np.isfinite(array)
+    if overflowed.any():
+        largest = BF16_MAX if element_type == "bf16" else float(np.finfo(converted.dtype).max)
+        _refuse(parameter, array, overflowed, f"{element_type} (largest {largest:.6g})")
+
+
+# The largest finite bf16: f32's exponent range with 8 significant bits.
+BF16_MAX = float(np.float32(np.uint32(0x7F7F0000).view(np.float32)))
+
+
+def _refuse(
+    parameter: ModelInput, array: NDArray[Any], bad: NDArray[np.bool_], target: str
+) -> NoReturn:
+    first = int(np.flatnonzero(bad)[0])
+    index = ",".join(str(int(i)) for i in np.unravel_index(first, array.shape))
+    value = array.reshape(-1)[first].item()
+    raise InputError(
+        f"input {parameter.describe()}: value {value} at index [{index}] does not fit in "
+        f"{target}; it is not cast"
+    )
 
 
 def round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:

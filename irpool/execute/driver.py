@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 THREADS = max(1, int(os.environ.get("IRPOOL_THREADS", "1")))
 PARALLEL_MIN_BYTES = 1 << 21  # measured: below this, threads cost more than they save
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()  # callers on several threads create one pool between them
 _local = threading.local()
 
 
@@ -150,9 +151,10 @@ def _deal(spans: list[tuple[int, int]], threads: int) -> Iterator[list[tuple[int
 
 def _workers() -> ThreadPoolExecutor:
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="irpool")
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="irpool")
+        return _pool
 
 
 def _finish(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cache
 from math import prod
 from pathlib import Path
 
@@ -17,18 +18,35 @@ BLOCK_ALLOWANCE = 64 << 20
 GEOMETRY_BYTES_PER_OUTPUT = 8
 
 
+# Reading the memory available costs more than a small run (tens of microseconds): a run
+# whose peak is below 1/CHECK_SHARE of the machine's memory is not checked.
+CHECK_SHARE = 16
+
+
+@cache
+def physical_memory() -> int:
+    """Bytes of memory the machine has (MemTotal on Linux); it does not change, so read once.
+    0 when unknown: every run is then checked."""
+    return _memory("MemTotal", "SC_PHYS_PAGES", 0)
+
+
 def available_memory() -> int:
-    """Bytes available for new allocations (MemAvailable on Linux, free pages elsewhere)."""
+    """Bytes available for new allocations (MemAvailable on Linux, free pages elsewhere);
+    unknown: as much as can be asked, so nothing is refused."""
+    return _memory("MemAvailable", "SC_AVPHYS_PAGES", 1 << 62)
+
+
+def _memory(meminfo_field: str, sysconf_pages: str, unknown: int) -> int:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
+            if line.startswith(f"{meminfo_field}:"):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf(sysconf_pages) * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
-        return 1 << 62  # unknown: do not refuse
+        return unknown
 
 
 def tensor_bytes(shape: Sequence[int], element_type: str) -> int:

@@ -1,26 +1,36 @@
 """Stage 4: execute a checked model in the topological order validation already computed.
 
-The plan (which layers run, where their inputs come from, the Const values) is built once per
-model; each run only binds inputs, re-infers shapes when the model is dynamic, checks memory,
-and computes.
+The plan (which layers run, where their inputs come from, the Const values, element types,
+which tensors each step frees, the outputs' names, and for static models their shapes and
+peak memory) is built once per model; each run only binds inputs, re-infers shapes when the
+model is dynamic, and computes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
 from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
-from irpool.execute.memory import available_memory, format_bytes, tensor_bytes, working_bytes
+from irpool.execute.memory import (
+    CHECK_SHARE,
+    available_memory,
+    format_bytes,
+    physical_memory,
+    tensor_bytes,
+    working_bytes,
+)
 from irpool.graph.model import Layer
 from irpool.graph.shape import Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.const import Constant
 from irpool.ops.parameter import Parameter
 from irpool.ops.result import Result
+from irpool.parse.values import read_tensor_names
 
 if TYPE_CHECKING:
     from irpool.execute.bind import ModelInput
@@ -34,18 +44,32 @@ class Step:
     layer: Layer
     op: Op
     inputs: tuple[Ref, ...]
+    bf16_outputs: tuple[int, ...]  # outputs rounded to bf16 (NumPy holds them as f32)
+    frees: tuple[Ref, ...]  # intermediates this step reads last
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOutput:
+    """A Result: the key of its array is the name OpenVINO's `get_any_name()` gives the
+    tensor it returns, or the Result layer's name when that tensor has none."""
+
+    name: str
+    layer: Layer  # the Result
+    ref: Ref
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
     parameters: list[ModelInput]
+    by_name: dict[str, ModelInput]  # every name an input answers to
     constants: dict[Ref, NDArray[Any]]
-    steps: list[Step]  # every other reachable layer, in topological order
-    results: dict[str, Ref]  # Result layer name -> the tensor it returns
-    # How many steps read each tensor, so intermediates are freed after their last use.
-    readers: dict[Ref, int]
-    # Shapes known from validation; None when they depend on the inputs.
+    steps: list[Step]  # every other reachable layer but Results, in topological order
+    outputs: list[ModelOutput]
+    types: dict[Ref, str]
+    # Shapes and the peak bytes a run adds, known from validation; None when they depend on
+    # the inputs.
     static_shapes: dict[Ref, Shape] | None
+    static_peak: int | None
 
 
 def build_plan(model: Model) -> Plan:
@@ -63,8 +87,9 @@ def build_plan(model: Model) -> Plan:
     graph, inference = model.graph, model.inference
     parameters: list[ModelInput] = []
     constants: dict[Ref, NDArray[Any]] = {}
-    steps: list[Step] = []
-    results: dict[str, Ref] = {}
+    computed: list[tuple[Layer, Op, tuple[Ref, ...]]] = []
+    outputs: list[ModelOutput] = []
+    taken: set[str] = set()  # the outputs' keys so far
     for layer_id in graph.order:
         if layer_id not in graph.reachable:
             continue  # OpenVINO drops what no Result needs
@@ -80,22 +105,85 @@ def build_plan(model: Model) -> Plan:
             parameters.append(model_input(layer, op))
         elif isinstance(op, Constant):
             constants[(layer_id, 0)] = _constant_value(layer, inference.outputs[layer_id][0])
+        elif isinstance(op, Result):
+            key = _output_key(model, layer, inputs[0], taken)
+            taken.add(key)
+            outputs.append(ModelOutput(key, layer, inputs[0]))
         else:
-            if isinstance(op, Result):
-                results[layer.name] = inputs[0]
-            steps.append(Step(layer, op, inputs))
-    readers: dict[Ref, int] = {}
-    for step in steps:
-        for ref in step.inputs:
-            readers[ref] = readers.get(ref, 0) + 1
+            computed.append((layer, op, inputs))
+    types = {
+        (layer_id, index): info.element_type
+        for layer_id, infos in inference.outputs.items()
+        for index, info in enumerate(infos)
+    }
+    steps = _steps(computed, types, constants, outputs)
     shapes = {
         (layer_id, index): info.shape
         for layer_id, infos in inference.outputs.items()
         for index, info in enumerate(infos)
     }
-    static = all(shapes[(s.layer.id, 0)].is_static for s in steps if not isinstance(s.op, Result))
+    static = all(shapes[(s.layer.id, 0)].is_static for s in steps)
     static = static and all(p.op.shape.is_static for p in parameters)
-    return Plan(parameters, constants, steps, results, readers, shapes if static else None)
+    by_name = {name: p for p in parameters for name in p.names}
+    plan = Plan(parameters, by_name, constants, steps, outputs, types, None, None)
+    if static:
+        plan = replace(plan, static_shapes=shapes, static_peak=_replay(plan, shapes))
+    return plan
+
+
+def _steps(
+    computed: list[tuple[Layer, Op, tuple[Ref, ...]]],
+    types: dict[Ref, str],
+    constants: dict[Ref, NDArray[Any]],
+    outputs: list[ModelOutput],
+) -> list[Step]:
+    """Each step with the intermediates to free after it: those it reads last, but never a
+    Const or a tensor a Result returns."""
+    kept = set(constants) | {output.ref for output in outputs}
+    last_reader = {ref: index for index, (_, _, inputs) in enumerate(computed) for ref in inputs}
+    frees: list[list[Ref]] = [[] for _ in computed]
+    for ref, index in last_reader.items():
+        if ref not in kept:
+            frees[index].append(ref)
+    return [
+        Step(
+            layer,
+            op,
+            inputs,
+            tuple(i for i in range(len(layer.outputs)) if types.get((layer.id, i)) == "bf16"),
+            tuple(freed),
+        )
+        for (layer, op, inputs), freed in zip(computed, frees, strict=True)
+    ]
+
+
+def _output_key(model: Model, result: Layer, ref: Ref, taken: set[str]) -> str:
+    """OpenVINO's `get_any_name()` is the smallest of the tensor's names; without names (or
+    when an earlier Result returns the same tensor) the Result layer's name."""
+    names = tensor_names(model, result, ref)
+    candidates = [min(names)] if names else []
+    candidates += [result.name, f"{result.name}#{result.id}"]
+    return next(name for name in candidates if name not in taken)
+
+
+def tensor_names(model: Model, result: Layer, ref: Ref) -> tuple[str, ...]:
+    """The names OpenVINO gives the tensor a Result returns (checked against read_model):
+    IR v11 takes the Result's `output_names` when it has any, else the producing port's
+    `names`; IR v10 takes the port's `names` plus the producing layer's name (`.index`
+    added when it has several outputs), as update_v10_model does."""
+    if model.document.ir_version != 10:
+        declared = read_tensor_names(result.element.get("output_names", ""))
+        if declared:
+            return declared
+    producer = model.graph.layers[ref[0]]
+    names: tuple[str, ...] = ()
+    if ref[1] < len(producer.outputs):
+        port = producer.port_element(producer.outputs[ref[1]])
+        names = read_tensor_names(port.get("names", ""))
+    if model.document.ir_version == 10:
+        suffix = f".{ref[1]}" if len(producer.outputs) > 1 else ""
+        names += (producer.name + suffix,)
+    return names
 
 
 def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
@@ -106,6 +194,14 @@ def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
     return info.value
 
 
+@cache
+def _binding() -> tuple[Callable[..., dict[Ref, NDArray[Any]]], Callable[..., NDArray[Any]]]:
+    """Input binding, imported on the first run (see build_plan), not on every one."""
+    from irpool.execute.bind import bind, round_to_bf16
+
+    return bind, round_to_bf16
+
+
 def execute(
     model: Model,
     plan: Plan,
@@ -113,35 +209,22 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
-    from irpool.execute.bind import bind, round_to_bf16  # see build_plan
-
-    bound = bind(inputs, plan.parameters, cast, on_cast)
-    tensors: dict[Ref, NDArray[Any]] = dict(plan.constants)
-    tensors.update(((layer_id, 0), array) for layer_id, array in bound.items())
-    types = {
-        (layer_id, index): info.element_type
-        for layer_id, infos in model.inference.outputs.items()
-        for index, info in enumerate(infos)
-    }
+    bind, round_to_bf16 = _binding()
+    tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
+    tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
-    _check_memory(plan, shapes, types)
-    remaining = dict(plan.readers)
-    outputs: dict[str, NDArray[Any]] = {}
+    peak = plan.static_peak if plan.static_peak is not None else _replay(plan, shapes)
+    if peak * CHECK_SHARE > physical_memory():
+        _replay(plan, shapes, available_memory())
     for step in plan.steps:
-        arrays = [tensors[ref] for ref in step.inputs]
-        if isinstance(step.op, Result):
-            outputs[step.layer.name] = arrays[0]
-            continue
-        produced = step.op.compute(arrays)
+        produced = step.op.compute([tensors[ref] for ref in step.inputs])
         for index, array in enumerate(produced):
-            if types.get((step.layer.id, index)) == "bf16":
-                array = round_to_bf16(array)
             tensors[(step.layer.id, index)] = array
-        for ref in step.inputs:  # free intermediates after their last reader
-            remaining[ref] -= 1
-            if remaining[ref] == 0 and ref not in plan.constants:
-                del tensors[ref]
-    return outputs
+        for index in step.bf16_outputs:
+            tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
+        for ref in step.frees:
+            del tensors[ref]
+    return {output.name: tensors[output.ref] for output in plan.outputs}
 
 
 def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict[Ref, Shape]:
@@ -156,8 +239,6 @@ def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict
         infos[ref] = model.inference.outputs[ref[0]][ref[1]]
     ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.weights.read)
     for step in plan.steps:
-        if isinstance(step.op, Result):
-            continue
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
         except (ShapeError, NotInferable) as error:
@@ -172,32 +253,28 @@ def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict
     return {ref: info.shape for ref, info in infos.items()}
 
 
-def _check_memory(plan: Plan, shapes: dict[Ref, Shape], types: dict[Ref, str]) -> None:
-    """Refuse before allocating anything: replay the run's allocations (each layer's output,
-    freed after its last reader, and the kernel's working memory while it computes) and
-    compare the peak with the memory available now. Inputs and constants are already in
-    memory, so only what the run adds is counted."""
-    available = available_memory()
+def _replay(plan: Plan, shapes: dict[Ref, Shape], available: int | None = None) -> int:
+    """The peak bytes a run adds: replay its allocations (each layer's output, freed after
+    its last reader, and the kernel's working memory while it computes). Inputs and
+    constants are already in memory. Given the memory `available` now, refuse at the first
+    layer that would exceed it, before anything is allocated."""
     held: dict[Ref, int] = {}
-    live = 0
-    remaining = dict(plan.readers)
+    live = peak = 0
     for step in plan.steps:
-        if isinstance(step.op, Result):
-            continue  # its tensor stays held: it is returned
         ref = (step.layer.id, 0)
-        shape, element_type = shapes[ref], types.get(ref, "dynamic")
+        shape, element_type = shapes[ref], plan.types.get(ref, "dynamic")
         output = tensor_bytes(shape.values(), element_type)
         working = working_bytes(shape.values())
-        if live + output + working > available:
+        if available is not None and live + output + working > available:
             raise ExecutionError(
                 f"{step.layer.describe()}: its output {shape} ({element_type}) needs "
                 f"{format_bytes(output)}, and computing it up to {format_bytes(working)} more, "
                 f"with {format_bytes(live)} held for other layers; only "
                 f"{format_bytes(available)} of memory is available"
             )
+        peak = max(peak, live + output + working)
         held[ref] = output
         live += output
-        for source in step.inputs:
-            remaining[source] -= 1
-            if remaining[source] == 0:
-                live -= held.pop(source, 0)
+        for source in step.frees:
+            live -= held.pop(source, 0)
+    return peak

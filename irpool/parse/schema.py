@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from copy import deepcopy
 from functools import cache
 from importlib import resources
@@ -22,9 +24,22 @@ def schema_path(name: str) -> Path:
     return Path(__file__).resolve().parents[2] / "schemas" / name
 
 
-@cache
-def _ir_schema() -> etree.XMLSchema:
-    return etree.XMLSchema(_ir_schema_tree())
+# Schemas no thread is validating with. Validating writes the schema's error_log, so two
+# threads sharing one object lose each other's findings; each validation takes an idle one
+# (list.pop and append are atomic) and the pool grows to the number of threads at once.
+_idle_schemas: list[etree.XMLSchema] = []
+
+
+@contextmanager
+def _ir_schema() -> Iterator[etree.XMLSchema]:
+    try:
+        schema = _idle_schemas.pop()
+    except IndexError:
+        schema = etree.XMLSchema(etree.parse(str(schema_path("ir.xsd")), hardened_parser()))
+    try:
+        yield schema
+    finally:
+        _idle_schemas.append(schema)
 
 
 @cache
@@ -77,8 +92,6 @@ class StructureCheck:
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
-        self._schema = _ir_schema()
-        self._valid: bool | None = None
         self._entries: list[etree._LogEntry] = []
         self._error: BaseException | None = None
 
@@ -95,15 +108,16 @@ class StructureCheck:
         try:
             if spelled != "net":
                 root.tag = "net"
-            self._valid = self._schema.validate(root.getroottree())
-            self._entries = list(self._schema.error_log)
-            unknown = [entry for entry in self._entries if _unknown_element(entry)]
-            if unknown:
-                # libxml2 checks no more of an element's children after one it does not
-                # expect, so an unknown one (only a warning) could hide an error after it.
-                copy = _without_unknown_elements(root)
-                self._schema.validate(copy.getroottree())
-                self._entries = unknown + list(self._schema.error_log)
+            with _ir_schema() as schema:
+                schema.validate(root.getroottree())
+                self._entries = list(schema.error_log)
+                unknown = [entry for entry in self._entries if _unknown_element(entry)]
+                if unknown:
+                    # libxml2 checks no more of an element's children after one it does not
+                    # expect, so an unknown one (only a warning) could hide an error after it.
+                    copy = _without_unknown_elements(root)
+                    schema.validate(copy.getroottree())
+                    self._entries = unknown + list(schema.error_log)
         except BaseException as error:  # handed to the main thread by report()
             self._error = error
         finally:
@@ -114,8 +128,6 @@ class StructureCheck:
         """Report what `run` found."""
         if self._error is not None:
             raise self._error
-        if self._valid:
-            return
         doc = self._doc
         tree = doc.root.getroottree()
         for entry in self._entries:
