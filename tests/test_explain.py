@@ -60,8 +60,8 @@ def test_adaptive_bins_of_uneven_sizes(runner: CliRunner) -> None:
     )
     pool = next(row for row in json.loads(stdout) if row["op"] == "AdaptiveAvgPool-8")
     for axis in pool["axes"]:
-        size, out = int(axis["size"]), int(axis["windows"])
-        low, _, high = axis["window"].partition("-")
+        size, out = axis["size"], axis["windows"]
+        low, _, high = str(axis["window"]).partition("-")
         assert int(low) <= -(-size // out) and int(high or low) >= size // out
 
 
@@ -72,10 +72,38 @@ def test_json_rows(runner: CliRunner) -> None:
     rows = json.loads(stdout)
     assert code == 0 and [row["name"] for row in rows] == ["input", "pool", "output"]
     pool = rows[1]
-    assert pool["inferred"] == ["[1,3,16,16]"] and pool["declared"] == ["[1,3,32,32]"]
+    assert pool["inputs"] == [{"shape": [1, 3, 32, 32], "value": None}]
+    assert pool["inferred"] == [[1, 3, 16, 16]] and pool["declared"] == [[1, 3, 32, 32]]
     assert pool["differs"] is True
-    assert [axis["pads"] for axis in pool["axes"]] == ["0,0 (declared 0,1)"] * 2
-    assert [axis["windows"] for axis in pool["axes"]] == ["16", "16"]
+    assert pool["axes"][0] == {
+        "size": 32,
+        "window": 2,
+        "stride": 2,
+        "dilation": 1,
+        "pads": [0, 0],
+        "declared_pads": [0, 1],
+        "windows": 16,
+    }
+    assert rows[2]["inferred"] == [] and rows[0]["inputs"] == []
+
+
+@pytest.mark.parametrize(
+    ("example", "layer", "field", "shape"),
+    [
+        ("valid/avgpool14_dynamic.xml", "input", "inferred", [["?", 3, "1..10", "?"]]),
+        ("valid/avgpool14_dynamic.xml", "input", "declared", [["?", 3, "?", "?"]]),
+        ("valid/chain_avgpool_adaptive.xml", "adaptive_pool", "inputs", None),
+    ],
+)
+def test_json_shapes_are_arrays_with_dynamic_dims_as_strings(
+    runner: CliRunner, example: str, layer: str, field: str, shape: object
+) -> None:
+    _, stdout, _ = explain(runner, "--format", "json", str(EXAMPLES / example))
+    row = next(row for row in json.loads(stdout) if row["name"] == layer)
+    if shape is None:  # a Const input carries its values
+        assert row[field][1] == {"shape": [2], "value": [4, 4]}
+    else:
+        assert row[field] == shape
 
 
 def test_layers_irpool_does_not_model_are_marked_not_inferred(runner: CliRunner) -> None:
