@@ -1,0 +1,128 @@
+"""Inline suppression, applied after every check has run: an XML comment
+`<!-- irpool: ignore IR213 -->` (several codes separated by commas or spaces) silences those
+codes for one element and everything inside it.
+
+The element is the one the comment ends the line of (`<dim>7</dim> <!-- irpool: ignore
+IR301 -->`, or `<layer id="1" ...> <!-- irpool: ignore IR213 -->` right after a start tag),
+otherwise the next element beside it (a comment line before `<layer>` covers
+the whole layer, before a `<dim>` only that dim; before `<net>`, the whole file). A
+diagnostic is covered when its position lies inside the element's text. A suppression that
+covers nothing, names a code that is not a rule, has no element to apply to, or is not
+written as above is reported as IR115, so stale suppressions do not pile up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from irpool.diagnostics import Collector, Diagnostic
+from irpool.parse.source_map import SourceMap
+from irpool.parse.xml_reader import Document
+from irpool.rules import RULES
+
+_PREFIX = re.compile(r"\s*irpool:")
+_DIRECTIVE = re.compile(r"\s*irpool:\s*ignore(?P<codes>(?:[\s,]+[^\s,]+)+)[\s,]*")
+_SEPARATORS = re.compile(r"[\s,]+")
+GRAMMAR = "irpool: ignore CODE[, CODE...]"
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    comment: tuple[int, int]  # offsets of the whole comment
+    codes: tuple[str, ...]  # as written, upper-cased; empty when the comment is malformed
+    covers: tuple[int, int] | None  # offsets of the element it applies to
+    target: str  # that element, as a message shows it
+
+    def silences(self, diagnostic: Diagnostic, at: int) -> bool:
+        return (
+            self.covers is not None
+            and diagnostic.code in self.codes
+            and self.covers[0] <= at < self.covers[1]
+        )
+
+
+def _comments(root: etree._Element) -> Iterator[etree._Element]:
+    yield from root.itersiblings(etree.Comment, preceding=True)
+    yield from root.iter(etree.Comment)
+    yield from root.itersiblings(etree.Comment)
+
+
+def _sibling_element(node: etree._Element, preceding: bool) -> etree._Element | None:
+    for sibling in node.itersiblings(preceding=preceding):
+        if isinstance(sibling.tag, str):  # comments and processing instructions are skipped
+            return sibling
+    return None
+
+
+def _shown(element: etree._Element) -> str:
+    identity = f' id="{element.get("id")}"' if element.get("id") is not None else ""
+    return f"<{element.tag}{identity}>"
+
+
+def _target(source: SourceMap, comment: etree._Element, start: int) -> etree._Element | None:
+    """The element the comment trails on its line (an element before it, or the one whose
+    start tag it follows), else the next element beside it."""
+    line = source.position(start)[0]
+    before = _sibling_element(comment, preceding=True)
+    parent = comment.getparent()
+    if before is not None:
+        extent = source.extent(before)
+        if extent is not None and source.position(extent[1] - 1)[0] == line:
+            return before
+    elif parent is not None and source.element(parent).end_line == line:
+        return parent
+    return _sibling_element(comment, preceding=False)
+
+
+def _suppression(source: SourceMap, comment: etree._Element) -> Suppression | None:
+    offsets = source.comment(comment)
+    if offsets is None:  # the source scan could not place the comment
+        return None
+    match = _DIRECTIVE.fullmatch(comment.text or "")
+    codes = tuple(_SEPARATORS.split(match["codes"].strip(" \t\r\n,"))) if match else ()
+    target = _target(source, comment, offsets[0])
+    covers = None if target is None else source.extent(target)
+    shown = "" if target is None else _shown(target)
+    return Suppression(offsets, tuple(code.upper() for code in codes), covers, shown)
+
+
+def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The diagnostics no suppression covers, and IR115 for each suppression at fault."""
+    comments = [c for c in _comments(document.root) if _PREFIX.match(c.text or "")]
+    if not comments:
+        return diagnostics
+    source = document.source
+    found = (_suppression(source, comment) for comment in comments)
+    suppressions = [s for s in found if s is not None]
+    used: set[tuple[int, str]] = set()
+    kept = []
+    for diagnostic in diagnostics:
+        at = source.offset(diagnostic.line, diagnostic.column)
+        covering = [i for i, s in enumerate(suppressions) if s.silences(diagnostic, at)]
+        used.update((i, diagnostic.code) for i in covering)
+        if not covering:
+            kept.append(diagnostic)
+    sink = Collector(document.display_path)
+    for index, suppression in enumerate(suppressions):
+        span = source.span(*suppression.comment)
+        for message in _faults(suppression, {code for i, code in used if i == index}):
+            sink.add("IR115", message, span)
+    return kept + sink.diagnostics
+
+
+def _faults(suppression: Suppression, used: set[str]) -> Iterator[str]:
+    if not suppression.codes:
+        yield f'an irpool comment must read "{GRAMMAR}"'
+        return
+    if suppression.covers is None:
+        yield "this suppression has no element to apply to: put it before or after one"
+        return
+    for code in suppression.codes:
+        if code not in RULES:
+            yield f"{code} in this suppression is not an irpool rule (`irpool rules` lists them)"
+        elif code not in used:
+            yield f"{code} is suppressed on {suppression.target}, but nothing there reports it"
