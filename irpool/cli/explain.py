@@ -23,6 +23,7 @@ from irpool.model import Model
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
+from irpool.report import dot
 from irpool.report import explain as explain_report
 from irpool.report.explain import (
     AxisRow,
@@ -123,6 +124,11 @@ def _adaptive_axes(data: TensorInfo, output: TensorInfo) -> tuple[str, list[Axis
     return "adaptive bins", rows
 
 
+def _op_label(model: Model, layer: Layer) -> str:
+    op = model.inference.ops.get(layer.id)
+    return op.label() if op is not None else f"{layer.type} ({layer.version})"
+
+
 def explain_rows(model: Model) -> list[LayerRow]:
     """One row per layer irpool could order, in topological order."""
     rows = []
@@ -149,7 +155,7 @@ def explain_rows(model: Model) -> list[LayerRow]:
             LayerRow(
                 id=layer.id,
                 name=layer.name,
-                op=op.label() if op is not None else f"{layer.type} ({layer.version})",
+                op=_op_label(model, layer),
                 inputs=[tensor_row(info) for info in inputs],
                 inferred=inferred,
                 declared=declared,
@@ -161,19 +167,46 @@ def explain_rows(model: Model) -> list[LayerRow]:
     return rows
 
 
+def dot_graph(model: Model) -> str:
+    """The model as Graphviz DOT: layers coloured by their worst finding, edges by shape."""
+    findings: dict[str, list[Severity]] = {}
+    for d in model.validate():
+        if d.layer_id is not None:
+            findings.setdefault(d.layer_id, []).append(d.severity)
+    nodes = [
+        dot.Node(layer.id, layer.name, _op_label(model, layer), findings.get(str(layer.id), []))
+        for layer in model.graph.layers.values()
+    ]
+    edges = []
+    for (target, _), (source, port) in sorted(model.graph.producers.items()):
+        produced = model.inference.outputs.get(source)
+        shown = str(produced[port].shape) if produced and port < len(produced) else "?"
+        edges.append(dot.Edge(source, target, shown))
+    return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)
+
+
 @click.command()
 @model_argument
 @weights_option
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "dot"]),
     default="text",
     show_default=True,
+)
+@click.option(
+    "--dot",
+    "output_format",
+    flag_value="dot",
+    help="The graph as Graphviz DOT (same as --format dot): `| dot -Tsvg > model.svg`.",
 )
 def command(model_path: Path, weights: Path | None, output_format: str) -> None:
     """Show each layer's shapes (inferred and declared) and pooling geometry, in order."""
     model = load_or_exit(model_path, weights)
+    if output_format == "dot":
+        click.echo(dot_graph(model), nl=False)
+        return
     rows = explain_rows(model)
     skipped = len(model.graph.layers) - len(rows)
     if output_format == "json":
