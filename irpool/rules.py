@@ -379,7 +379,8 @@ _RULES = (
             rule, when no element follows it, or when it is not written as
             `irpool: ignore CODE[, CODE...]`. OpenVINO ignores comments, so nothing runs
             differently; the comment only misleads readers. Remove the stale code, or the
-            comment. IR115 itself is turned off with `ignore` in the configuration.
+            comment (`--fix` deletes a comment none of whose codes is in use). IR115 itself is
+            turned off with `ignore` in the configuration.
         """),
         wrong=_text("""
             <!-- irpool: ignore IR213, IR301 -->
@@ -391,6 +392,7 @@ _RULES = (
             <!-- irpool: ignore IR213 -->
             <layer id="1" name="pool" type="AvgPool" version="opset1">
         """),
+        fix="deletes a suppression all of whose codes are stale (one still in use is left to you)",
     ),
     # IR2xx: ops and attributes
     Rule(

@@ -8,13 +8,14 @@ otherwise the next element beside it (a comment line before `<layer>` covers
 the whole layer, before a `<dim>` only that dim; before `<net>`, the whole file). A
 diagnostic is covered when its position lies inside the element's text. A suppression that
 covers nothing, names a code that is not a rule, has no element to apply to, or is not
-written as above is reported as IR115, so stale suppressions do not pile up.
+written as above is reported as IR115, so stale suppressions do not pile up; `--fix` deletes
+a suppression all of whose codes are at fault.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from lxml import etree
@@ -112,6 +113,43 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
         for message in _faults(suppression, {code for i, code in used if i == index}):
             sink.add("IR115", message, span)
     return kept + sink.diagnostics
+
+
+def removable(
+    document: Document, diagnostics: Sequence[Diagnostic]
+) -> list[tuple[int, int, tuple[Diagnostic, ...]]]:
+    """Character ranges to delete, each with the IR115 findings it settles: a suppression
+    every part of which is at fault (a stale code cannot be silencing anything, so deleting
+    it changes no other finding). A comment alone on its line goes with its line; a comment
+    that still holds a used code is left for a person to edit."""
+    if not diagnostics:
+        return []
+    source = document.source
+    by_span: dict[tuple[int, int], list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_span.setdefault((d.line, d.column), []).append(d)
+    ranges = []
+    for comment in _comments(document.root):
+        if not _PREFIX.match(comment.text or ""):
+            continue
+        suppression = _suppression(source, comment)
+        if suppression is None:
+            continue
+        faults = by_span.get(source.position(suppression.comment[0]), [])
+        if faults and len(faults) >= max(len(suppression.codes), 1):
+            ranges.append((*_whole_lines(source.text, *suppression.comment), tuple(faults)))
+    return ranges
+
+
+def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
+    """The comment with the blanks before it, and its line when nothing else is on it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    before, after = text[line_start:start], text[end:line_end]
+    if not before.strip() and not after.strip():
+        return line_start, line_end
+    return start - (len(before) - len(before.rstrip(" \t"))), end
 
 
 def _faults(suppression: Suppression, used: set[str]) -> Iterator[str]:

@@ -112,3 +112,22 @@ def test_the_command_line_sees_the_same(runner: CliRunner, tmp_path: Path) -> No
     assert "IR213" not in result.stdout.replace("ignore IR213", "")
     assert ':15:3: IR115 warning IR305 is suppressed on <layer id="1">' in result.stdout
     assert result.stdout.count(" IR301 error ") == 4
+
+
+def test_fix_deletes_suppressions_that_are_wholly_stale(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "model.xml"
+    stale_line = "\t\t<!-- irpool: ignore IR305 -->\n"
+    trailing = " <!-- irpool: ignore IR999 -->"
+    mixed = "\t\t<!-- irpool: ignore IR213 IR305 -->\n"  # IR213 is in use: left alone
+    text = SOURCE.replace(POOL, mixed + POOL, 1).replace(RESULT_TAG, RESULT_TAG + trailing, 1)
+    text = text.replace("\t<edges>\n", "\t<edges>\n" + stale_line, 1)
+    path.write_text(text, encoding="utf-8")
+
+    result = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR115", str(path)])
+    assert result.exit_code == 0, result.output
+    assert path.read_text(encoding="utf-8") == SOURCE.replace(POOL, mixed + POOL, 1)
+    remaining = [d for d in irpool.load(path).validate() if d.code == "IR115"]
+    assert [d.message.split()[0] for d in remaining] == ["IR305"]  # the mixed comment's
+
+    again = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR115", str(path)])
+    assert again.exit_code == 0 and "Fixed" not in again.output
