@@ -93,10 +93,12 @@ def _suppression(source: SourceMap, comment: etree._Element) -> Suppression | No
 
 def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics no suppression covers, and IR115 for each suppression at fault."""
+    source = document.source
+    if not source.mentions("irpool:"):  # most files: no walk over the tree at all
+        return diagnostics
     comments = [c for c in _comments(document.root) if _PREFIX.match(c.text or "")]
     if not comments:
         return diagnostics
-    source = document.source
     found = (_suppression(source, comment) for comment in comments)
     suppressions = [s for s in found if s is not None]
     used: set[tuple[int, str]] = set()

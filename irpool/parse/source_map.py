@@ -133,6 +133,10 @@ class SourceMap:
             return self.span(start, start + 1)
         return self.span(start, end)
 
+    def mentions(self, needle: str) -> bool:
+        """Whether the raw bytes contain `needle` (ASCII), without decoding the text."""
+        return needle.encode("ascii") in self._data
+
     def offset(self, line: int, column: int) -> int:
         """The character offset of a 1-based line and column (the inverse of `position`)."""
         starts = self._line_starts
