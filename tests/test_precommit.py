@@ -156,3 +156,23 @@ def test_the_hook_passes_only_xml_files(repo: Path, published: Path, pre_commit_
     run = pre_commit_run(repo, config, pre_commit_home)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Checked 1 file" in run.stdout and "models/pool.xml" in run.stdout
+
+
+def test_autoupdate_pins_the_newest_commit_as_the_snippet_says(
+    repo: Path, published: Path, pre_commit_home: Path
+) -> None:
+    (snippet,) = SNIPPET.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "pre-commit autoupdate\n    # --bleeding-edge --freeze" in snippet
+    config = repo / ".pre-commit-config.yaml"
+    config.write_text(snippet.replace(PUBLISHED, str(published)), encoding="utf-8")
+    env = os.environ | {"PRE_COMMIT_HOME": str(pre_commit_home)}
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "autoupdate", "--bleeding-edge", "--freeze"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    head = git(published, "rev-parse", "HEAD").strip()
+    assert f"    rev: {head}\n" in config.read_text(encoding="utf-8")  # no tag: a bare sha
