@@ -91,28 +91,34 @@ def _suppression(source: SourceMap, comment: etree._Element) -> Suppression | No
     return Suppression(offsets, tuple(code.upper() for code in codes), covers, shown)
 
 
+def _suppressions(document: Document) -> list[Suppression]:
+    """Every `irpool:` comment of the file, in document order."""
+    if not document.source.mentions("irpool:"):  # most files: no walk over the tree at all
+        return []
+    comments = (c for c in _comments(document.root) if _PREFIX.match(c.text or ""))
+    found = (_suppression(document.source, comment) for comment in comments)
+    return [suppression for suppression in found if suppression is not None]
+
+
 def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics no suppression covers, and IR115 for each suppression at fault."""
+    suppressions = _suppressions(document)
+    if not suppressions:
+        return diagnostics
     source = document.source
-    if not source.mentions("irpool:"):  # most files: no walk over the tree at all
-        return diagnostics
-    comments = [c for c in _comments(document.root) if _PREFIX.match(c.text or "")]
-    if not comments:
-        return diagnostics
-    found = (_suppression(source, comment) for comment in comments)
-    suppressions = [s for s in found if s is not None]
-    used: set[tuple[int, str]] = set()
+    used: list[set[str]] = [set() for _ in suppressions]  # the codes each one silenced
     kept = []
     for diagnostic in diagnostics:
         at = source.offset(diagnostic.line, diagnostic.column)
         covering = [i for i, s in enumerate(suppressions) if s.silences(diagnostic, at)]
-        used.update((i, diagnostic.code) for i in covering)
+        for i in covering:
+            used[i].add(diagnostic.code)
         if not covering:
             kept.append(diagnostic)
     sink = Collector(document.display_path)
-    for index, suppression in enumerate(suppressions):
+    for suppression, silenced in zip(suppressions, used, strict=True):
         span = source.span(*suppression.comment)
-        for message in _faults(suppression, {code for i, code in used if i == index}):
+        for message in _faults(suppression, silenced):
             sink.add("IR115", message, span)
     return kept + sink.diagnostics
 
@@ -131,12 +137,7 @@ def removable(
     for d in diagnostics:
         by_span.setdefault((d.line, d.column), []).append(d)
     ranges = []
-    for comment in _comments(document.root):
-        if not _PREFIX.match(comment.text or ""):
-            continue
-        suppression = _suppression(source, comment)
-        if suppression is None:
-            continue
+    for suppression in _suppressions(document):
         faults = by_span.get(source.position(suppression.comment[0]), [])
         if faults and len(faults) >= max(len(suppression.codes), 1):
             ranges.append((*_whole_lines(source.text, *suppression.comment), tuple(faults)))
