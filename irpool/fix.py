@@ -31,7 +31,7 @@ from irpool.ops.base import TensorInfo
 from irpool.parse.values import read_dim
 
 DIM_CODES = frozenset({"IR112", "IR113", "IR301"})
-UNUSED_SUPPRESSION = "IR115"
+UNUSED_SUPPRESSION = "IR117"
 FIXABLE = DIM_CODES | {"IR213", UNUSED_SUPPRESSION}
 
 

@@ -364,7 +364,7 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR115",
+        "IR117",
         "unused-suppression",
         W,
         "ignores",
@@ -379,7 +379,7 @@ _RULES = (
             rule, when no element follows it, or when it is not written as
             `irpool: ignore CODE[, CODE...]`. OpenVINO ignores comments, so nothing runs
             differently; the comment only misleads readers. Remove the stale code, or the
-            comment (`--fix` deletes a comment none of whose codes is in use). IR115 itself is
+            comment (`--fix` deletes a comment none of whose codes is in use). IR117 itself is
             turned off with `ignore` in the configuration.
         """),
         wrong=_text("""

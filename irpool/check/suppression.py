@@ -8,7 +8,7 @@ otherwise the next element beside it (a comment line before `<layer>` covers
 the whole layer, before a `<dim>` only that dim; before `<net>`, the whole file). A
 diagnostic is covered when its position lies inside the element's text. A suppression that
 covers nothing, names a code that is not a rule, has no element to apply to, or is not
-written as above is reported as IR115, so stale suppressions do not pile up; `--fix` deletes
+written as above is reported as IR117, so stale suppressions do not pile up; `--fix` deletes
 a suppression all of whose codes are at fault.
 """
 
@@ -101,7 +101,7 @@ def _suppressions(document: Document) -> list[Suppression]:
 
 
 def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """The diagnostics no suppression covers, and IR115 for each suppression at fault."""
+    """The diagnostics no suppression covers, and IR117 for each suppression at fault."""
     suppressions = _suppressions(document)
     if not suppressions:
         return diagnostics
@@ -119,14 +119,14 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
     for suppression, silenced in zip(suppressions, used, strict=True):
         span = source.span(*suppression.comment)
         for message in _faults(suppression, silenced):
-            sink.add("IR115", message, span)
+            sink.add("IR117", message, span)
     return kept + sink.diagnostics
 
 
 def removable(
     document: Document, diagnostics: Sequence[Diagnostic]
 ) -> list[tuple[int, int, tuple[Diagnostic, ...]]]:
-    """Character ranges to delete, each with the IR115 findings it settles: a suppression
+    """Character ranges to delete, each with the IR117 findings it settles: a suppression
     every part of which is at fault (a stale code cannot be silencing anything, so deleting
     it changes no other finding). A comment alone on its line goes with its line; a comment
     that still holds a used code is left for a person to edit."""

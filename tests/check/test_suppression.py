@@ -1,5 +1,5 @@
 """Inline suppression (irpool/check/suppression.py): which element a comment covers, and
-IR115 for a suppression at fault. The model is examples/spec's same_upper pool, whose
+IR117 for a suppression at fault. The model is examples/spec's same_upper pool, whose
 findings are IR213 on layer 1's <data>, IR301 on two dims of layer 1's output and IR301 on
 two dims of layer 2's input."""
 
@@ -88,7 +88,7 @@ def test_faulty_suppressions_are_reported(
 ) -> None:
     path = tmp_path / "model.xml"
     path.write_text(SOURCE.replace(POOL, f"\t\t{comment}\n{POOL}", 1), encoding="utf-8")
-    found = [d for d in irpool.load(path).validate() if d.code == "IR115"]
+    found = [d for d in irpool.load(path).validate() if d.code == "IR117"]
     if message is None:
         assert found == []
         return
@@ -99,7 +99,7 @@ def test_faulty_suppressions_are_reported(
 
 def test_a_suppression_with_no_element_after_it(tmp_path: Path) -> None:
     found = findings(tmp_path, ("\t</edges>", "\t\t<!-- irpool: ignore IR301 -->\n\t</edges>"))
-    assert ("IR115", 48) in found and codes(found).count("IR301") == 4
+    assert ("IR117", 48) in found and codes(found).count("IR301") == 4
 
 
 def test_the_command_line_sees_the_same(runner: CliRunner, tmp_path: Path) -> None:
@@ -110,7 +110,7 @@ def test_the_command_line_sees_the_same(runner: CliRunner, tmp_path: Path) -> No
     )
     result = runner.invoke(cli, ["validate", "--isolated", "--format", "concise", str(path)])
     assert "IR213" not in result.stdout.replace("ignore IR213", "")
-    assert ':15:3: IR115 warning IR305 is suppressed on <layer id="1">' in result.stdout
+    assert ':15:3: IR117 warning IR305 is suppressed on <layer id="1">' in result.stdout
     assert result.stdout.count(" IR301 error ") == 4
 
 
@@ -123,11 +123,11 @@ def test_fix_deletes_suppressions_that_are_wholly_stale(runner: CliRunner, tmp_p
     text = text.replace("\t<edges>\n", "\t<edges>\n" + stale_line, 1)
     path.write_text(text, encoding="utf-8")
 
-    result = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR115", str(path)])
+    result = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR117", str(path)])
     assert result.exit_code == 0, result.output
     assert path.read_text(encoding="utf-8") == SOURCE.replace(POOL, mixed + POOL, 1)
-    remaining = [d for d in irpool.load(path).validate() if d.code == "IR115"]
+    remaining = [d for d in irpool.load(path).validate() if d.code == "IR117"]
     assert [d.message.split()[0] for d in remaining] == ["IR305"]  # the mixed comment's
 
-    again = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR115", str(path)])
+    again = runner.invoke(cli, ["validate", "--isolated", "--fix", "--select", "IR117", str(path)])
     assert again.exit_code == 0 and "Fixed" not in again.output
