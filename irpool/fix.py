@@ -22,6 +22,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from irpool.check.suppression import removable
 from irpool.diagnostics import Diagnostic, IRError
 from irpool.graph.model import Layer, Port
 from irpool.model import Model, load
@@ -30,7 +31,8 @@ from irpool.ops.base import TensorInfo
 from irpool.parse.values import read_dim
 
 DIM_CODES = frozenset({"IR112", "IR113", "IR301"})
-FIXABLE = DIM_CODES | {"IR213"}
+UNUSED_SUPPRESSION = "IR117"
+FIXABLE = DIM_CODES | {"IR213", UNUSED_SUPPRESSION}
 
 
 class FixError(Exception):
@@ -51,13 +53,17 @@ class Fix:
 
 def find_fixes(model: Model, selected: Sequence[Diagnostic]) -> list[Fix]:
     """The certain fixes for the selected (reported) diagnostics of a loaded model."""
+    stale = [d for d in selected if d.code == UNUSED_SUPPRESSION]
+    fixes = [
+        Fix(start, end, "", "delete the suppression", resolves)
+        for start, end, resolves in removable(model.document, stale)
+    ]
     by_position: dict[tuple[int, int], list[Diagnostic]] = {}
     for diagnostic in selected:
-        if diagnostic.code in FIXABLE:
+        if diagnostic.code in FIXABLE - {UNUSED_SUPPRESSION}:
             by_position.setdefault((diagnostic.line, diagnostic.column), []).append(diagnostic)
     if not by_position:
-        return []
-    fixes: list[Fix] = []
+        return fixes
     for layer in model.graph.layers.values():
         for port, info in _ports_with_tensors(model, layer):
             fixes.extend(_dim_fixes(model, layer.port_element(port), info, by_position))

@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from irpool.check.names import check_names
 from irpool.check.shapes import Inference, infer_graph
+from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.runner import ModelOutput, Plan, build_plan, execute
 from irpool.graph.build import build_graph
@@ -135,7 +136,8 @@ def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = 
         weights_file = Weights(bin_path)
         inference = infer_graph(document, graph, weights_file, sink)
         check_names(document, graph, sink)
-    return Model(document, graph, weights_file, inference, sink.diagnostics)
+        diagnostics = apply_suppressions(document, sink.diagnostics)
+    return Model(document, graph, weights_file, inference, diagnostics)
 
 
 @contextmanager

@@ -415,6 +415,37 @@ _RULES = (
             <layer id="1" name="conv &amp; pool" type="AvgPool" version="opset1">
         """),
     ),
+    Rule(
+        "IR117",
+        "unused-suppression",
+        W,
+        "ignores",
+        "An `irpool: ignore` comment that suppresses nothing, names no rule, or is malformed.",
+        doc=_text("""
+            A comment `<!-- irpool: ignore IR213 -->` (codes separated by commas or spaces)
+            silences those codes for one element and everything inside it: the element whose
+            line it ends (after an end tag or right after a start tag), otherwise the next
+            element beside it. Before `<layer>` it covers the whole layer, before a `<dim>` only
+            that dim, before `<net>` the whole file. It is reported when one of its codes
+            suppresses nothing there (the finding was fixed, or moved), when a code is not a
+            rule, when no element follows it, or when it is not written as
+            `irpool: ignore CODE[, CODE...]`. OpenVINO ignores comments, so nothing runs
+            differently; the comment only misleads readers. Remove the stale code, or the
+            comment (`--fix` deletes a comment none of whose codes is in use). IR117 itself is
+            turned off with `ignore` in the configuration.
+        """),
+        wrong=_text("""
+            <!-- irpool: ignore IR213, IR301 -->
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+                <!-- declared pads [0,1] are overwritten by same_upper: IR213 is reported,
+                     but no dim differs, so IR301 suppresses nothing -->
+        """),
+        right=_text("""
+            <!-- irpool: ignore IR213 -->
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+        """),
+        fix="deletes a suppression all of whose codes are stale (one still in use is left to you)",
+    ),
     # IR2xx: ops and attributes
     Rule(
         "IR201",

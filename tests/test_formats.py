@@ -8,8 +8,10 @@ and review the diff.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import tomllib
 from pathlib import Path
 
 import jsonschema
@@ -19,7 +21,7 @@ from click.testing import CliRunner
 from irpool.cli import cli
 from irpool.config import FORMATS
 from irpool.diagnostics import Diagnostic
-from irpool.report import github, text
+from irpool.report import fingerprint, github, sarif, text
 from irpool.rules import RULES, Severity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,10 +43,20 @@ def validate(runner: CliRunner, *args: str) -> tuple[int, str, str]:
 
 
 def matches_golden(name: str, actual: str) -> None:
+    # SARIF names the working directory as %SRCROOT%; the golden file names a fixed one.
+    actual = actual.replace(ROOT.as_uri() + "/", "file:///SRCROOT/")
     path = EXPECTED / name
     if UPDATE:
         path.write_text(actual, encoding="utf-8")
     assert actual == path.read_text(encoding="utf-8"), f"{name} differs from the golden file"
+
+
+def sarif_schema() -> jsonschema.protocols.Validator:
+    """The official schema (draft-04), checking formats such as `uri` where it can."""
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema, format_checker=validator.FORMAT_CHECKER)
 
 
 @pytest.mark.parametrize("output_format", FORMATS)
@@ -76,8 +88,7 @@ def test_machine_formats_put_only_the_document_on_stdout(
 def test_sarif_is_valid_sarif_2_1_0_with_what_code_scanning_needs(runner: CliRunner) -> None:
     _, stdout, _ = validate(runner, "--format", "sarif", str(FIXTURES))
     log = json.loads(stdout)
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+    sarif_schema().validate(log)
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
     fired = {result["ruleId"] for result in run["results"]}
@@ -86,11 +97,16 @@ def test_sarif_is_valid_sarif_2_1_0_with_what_code_scanning_needs(runner: CliRun
         assert rule["name"] == RULES[rule["id"]].name
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
         assert RULES[rule["id"]].wrong in rule["help"]["text"]
+        assert rule["helpUri"] == f"{sarif.docs_url()}/rules/{rule['id']}.md"
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": ROOT.as_uri() + "/"}}
     for result in run["results"]:
         assert result["level"] in ("error", "warning", "note")
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
         location = result["locations"][0]["physicalLocation"]
-        assert location["artifactLocation"]["uri"] == "tests/formats/model.xml"
+        assert location["artifactLocation"] == {
+            "uri": "tests/formats/model.xml",
+            "uriBaseId": "%SRCROOT%",
+        }
         region = location["region"]
         assert set(region) == {"startLine", "startColumn", "endLine", "endColumn"}
         assert (region["endLine"], region["endColumn"]) > (
@@ -99,11 +115,73 @@ def test_sarif_is_valid_sarif_2_1_0_with_what_code_scanning_needs(runner: CliRun
         )
 
 
+def test_help_uri_comes_from_the_documentation_url_in_pyproject() -> None:
+    with (ROOT / "pyproject.toml").open("rb") as stream:
+        urls = tomllib.load(stream)["project"]["urls"]
+    assert sarif.docs_url() == urls["Documentation"]
+    assert sarif.help_uri("IR301") == urls["Documentation"] + "/rules/IR301.md"
+
+
+def test_rule_reference_pages_are_generated_from_the_catalog() -> None:
+    """docs/rules/ is what tools/gen_rule_docs.py writes; rerun it after changing a rule."""
+    spec = importlib.util.spec_from_file_location(
+        "gen_rule_docs", ROOT / "tools" / "gen_rule_docs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    expected = generator.pages()
+    committed = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "docs" / "rules").glob("*")}
+    assert set(committed) == set(expected) == {"README.md"} | {f"{code}.md" for code in RULES}
+    for name, content in expected.items():
+        assert committed[name] == content, f"docs/rules/{name} is stale: run tools/gen_rule_docs.py"
+
+
+def _fingerprints(runner: CliRunner, path: Path) -> list[tuple[str, str]]:
+    _, stdout, _ = validate(runner, "--format", "sarif", str(path))
+    return [
+        (result["ruleId"], result["partialFingerprints"]["irpool/element/v1"])
+        for result in json.loads(stdout)["runs"][0]["results"]
+    ]
+
+
+def test_fingerprints_do_not_move_with_lines(runner: CliRunner, tmp_path: Path) -> None:
+    source = (ROOT / FIXTURES / "model.xml").read_text(encoding="utf-8")
+    before, after = tmp_path / "before.xml", tmp_path / "after.xml"
+    before.write_text(source, encoding="utf-8")
+    # Lines above every finding, and a start tag and an attribute list split over lines.
+    moved = source.replace("<layers>", "<!-- a\ncomment -->\n\n<layers>\n", 1)
+    moved = moved.replace('<layer id="1"', '<layer\n\t\t\tid="1"').replace(' foo="1"', '\n foo="1"')
+    after.write_text(moved, encoding="utf-8")
+    first, second = _fingerprints(runner, before), _fingerprints(runner, after)
+    assert len(first) == 8 and first == second
+    assert len({fingerprint for _, fingerprint in first}) == len(first)  # one per finding
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "expected"),
+    [
+        ('<layers><layer id="7"><data kernel="2"/>', '2"', "layers[1]/layer[id=7]/data[1]@kernel"),
+        ("<layers><layer id='7'><data  />", "  />", "layers[1]/layer[id=7]/data[1]"),
+        (
+            "<edges><edge from-layer='0' to-layer='2' to-port='1'/>",
+            "from",
+            "edges[1]/edge[to-layer=2,to-port=1]@from-layer",
+        ),
+        ("<x><a/><a/><!-- <a/> --><a><b>3</b></a></x>", "3", "x[1]/a[3]/b[1]"),
+        ("<x><a/></x>", "</x", "x[1]"),
+    ],
+)
+def test_element_locators(text: str, at: str, expected: str) -> None:
+    offset = text.index(at)
+    assert fingerprint.locate(text, [offset]) == {offset: expected}
+
+
 def test_sarif_of_a_clean_run_is_valid_and_empty(runner: CliRunner) -> None:
     code, stdout, _ = validate(runner, "--format", "sarif", str(FIXTURES / "clean.xml"))
     assert code == 0
     log = json.loads(stdout)
-    jsonschema.validate(log, json.loads(SARIF_SCHEMA.read_text(encoding="utf-8")))
+    sarif_schema().validate(log)
     assert log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"] == []
 
 
@@ -217,3 +295,14 @@ def test_directory_run_prints_a_per_file_summary(runner: CliRunner) -> None:
     table = stdout[stdout.index("  errors  warnings  infos  file") :].splitlines()
     assert "       4         0      1  examples/spec/avgpool1_a_same_upper_k2s2.xml" in table
     assert "2 other files had no findings" in table
+
+
+def test_rules_as_json_list_the_whole_catalog(runner: CliRunner) -> None:
+    result = runner.invoke(cli, ["rules", "--format", "json"])
+    assert result.exit_code == 0
+    catalog = json.loads(result.stdout)
+    assert [entry["code"] for entry in catalog] == list(RULES)
+    keys = {"code", "name", "severity", "runtime", "summary", "fixable"}
+    for entry, rule in zip(catalog, RULES.values(), strict=True):
+        assert set(entry) == keys
+        assert all(entry[key] == getattr(rule, key) for key in keys)

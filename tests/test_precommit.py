@@ -1,10 +1,13 @@
-"""The pre-commit hooks this repository publishes, run end to end the way pre-commit runs
-them: each hook's `entry` with the staged files its `types` select, in a temporary git
-repository. (pre-commit itself needs the network to build its environment, so the test runs
-the hook definition directly.)"""
+"""The pre-commit hooks this repository publishes: first each hook's `entry` run directly with
+the staged files its `files` and `types` select (fast), then the real `pre-commit` tool on the
+README's snippet as pasted, against a local clone of this repository. pre-commit builds the
+hook's environment with pip as configured on the machine (here, local package indexes; pip
+gives up on any unreachable index at once), so no network is needed where pip's indexes are
+local."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -44,7 +47,7 @@ def run_hook(
 ) -> subprocess.CompletedProcess[str]:
     """As pre-commit does: staged files matching `files` and the hook's types, appended to
     the entry and its args."""
-    assert hook["types"] == ["xml"]  # identify tags *.xml as xml
+    assert hook["types"] == ["xml"] and hook["files"] == r"\.xml$"  # identify tags *.xml as xml
     staged = git(repo, "ls-files").split()
     selected = [f for f in staged if f.endswith(".xml") and re.search(files_pattern, f)]
     command = shlex.split(hook["entry"]) + hook.get("args", []) + selected
@@ -91,3 +94,85 @@ def test_validate_hook_fails_on_wrong_dims_then_fix_hook_repairs_them(repo: Path
     assert run_hook(repo, defined["irpool"], r"^models/").returncode == 0
     again = run_hook(repo, defined["irpool-fix"], r"^models/")
     assert again.returncode == 0 and git(repo, "diff") == ""  # idempotent: nothing to redo
+
+
+SNIPPET = re.compile(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", re.S)
+PUBLISHED = "https://github.com/OWNER/irpool"
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This repository as users fetch it: a clone whose `main` is the commit under test."""
+    pytest.importorskip("pre_commit")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout of irpool")
+    clone = tmp_path_factory.mktemp("published") / "irpool.git"
+    git(ROOT, "clone", "-q", "--bare", str(ROOT), str(clone))
+    git(clone, "update-ref", "refs/heads/main", head.stdout.strip())
+    return clone
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the module, so the hook's environment is built once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def pre_commit_run(repo: Path, config: str, home: Path) -> subprocess.CompletedProcess[str]:
+    (repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "pre-commit")
+    env = os.environ | {"PRE_COMMIT_HOME": str(home), "PIP_RETRIES": "0", "PIP_TIMEOUT": "5"}
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/linter.md"])
+def test_the_documented_snippet_works_when_pasted(
+    repo: Path, published: Path, pre_commit_home: Path, document: str
+) -> None:
+    (snippet,) = SNIPPET.findall((ROOT / document).read_text(encoding="utf-8"))
+    assert PUBLISHED in snippet and "rev: main" in snippet
+    run = pre_commit_run(repo, snippet.replace(PUBLISHED, str(published)), pre_commit_home)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "models/pool.xml:29:11: IR301 error" in run.stdout
+    assert "Checked 1 file" in run.stdout and "pom.xml" not in run.stdout
+
+
+def test_the_hook_passes_only_xml_files(repo: Path, published: Path, pre_commit_home: Path) -> None:
+    """identify tags .svg and .xsd as xml too; the hook's `files` keeps them out."""
+    (repo / "pom.xml").unlink()
+    (repo / "diagram.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    (repo / "ir.xsd").write_text('<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema"/>\n')
+    (repo / "notes.txt").write_text("<net/>\n")
+    config = f"repos:\n  - repo: {published}\n    rev: main\n    hooks:\n      - id: irpool\n"
+    run = pre_commit_run(repo, config, pre_commit_home)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Checked 1 file" in run.stdout and "models/pool.xml" in run.stdout
+
+
+def test_autoupdate_pins_the_newest_commit_as_the_snippet_says(
+    repo: Path, published: Path, pre_commit_home: Path
+) -> None:
+    (snippet,) = SNIPPET.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "pre-commit autoupdate\n    # --bleeding-edge --freeze" in snippet
+    config = repo / ".pre-commit-config.yaml"
+    config.write_text(snippet.replace(PUBLISHED, str(published)), encoding="utf-8")
+    env = os.environ | {"PRE_COMMIT_HOME": str(pre_commit_home)}
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "autoupdate", "--bleeding-edge", "--freeze"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    head = git(published, "rev-parse", "HEAD").strip()
+    assert f"    rev: {head}\n" in config.read_text(encoding="utf-8")  # no tag: a bare sha

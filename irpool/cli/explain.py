@@ -23,25 +23,36 @@ from irpool.model import Model
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
+from irpool.report import dot
 from irpool.report import explain as explain_report
-from irpool.report.explain import AxisRow, LayerRow
+from irpool.report.explain import (
+    AxisRow,
+    DimValue,
+    LayerRow,
+    ShapeValue,
+    TensorRow,
+    shape_value,
+)
 from irpool.rules import Severity
 
 
-def declared_text(values: tuple[int, ...] | None) -> str:
+def dim_value(dim: Dim) -> DimValue:
+    return dim.value if dim.is_static else str(dim)
+
+
+def declared_value(values: tuple[int, ...] | None) -> ShapeValue | str:
     if values is None:
-        return "(unreadable)"
-    return "[" + ",".join("?" if v == -1 else str(v) for v in values) + "]"
+        return "unreadable"
+    return ["?" if v == -1 else v for v in values]
 
 
-def tensor_text(info: TensorInfo | None) -> str:
-    """A shape, and a small constant's values, which often decide the next layer's shape."""
+def tensor_row(info: TensorInfo | None) -> TensorRow | None:
     if info is None:
-        return "?"
-    shown = str(info.shape)
+        return None
+    value = None
     if info.value is not None and 0 < info.value.size <= 8:
-        shown += "=" + ",".join(str(v) for v in np.ravel(info.value).tolist())
-    return shown
+        value = np.ravel(info.value).tolist()
+    return TensorRow(shape_value(info.shape), value)
 
 
 def _input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
@@ -74,42 +85,48 @@ def _avg_pool_axes(op: AvgPoolBase, data: TensorInfo) -> tuple[str, list[AxisRow
     declared_begin, declared_end = op.attrs["pads_begin"], op.attrs["pads_end"]
     rows = []
     for index, axis in enumerate(op.axes(data.shape)):
-        pads = f"{axis.pad_begin},{axis.pad_end}"
+        pads = [axis.pad_begin, axis.pad_end]
+        declared = None
         if index < min(len(declared_begin), len(declared_end)):
-            declared = f"{declared_begin[index]},{declared_end[index]}"
-            if declared != pads:  # same_*/valid: the runtime's own pads replace these
-                pads += f" (declared {declared})"
+            declared = [declared_begin[index], declared_end[index]]
         rows.append(
             AxisRow(
-                size=str(axis.size),
-                window=str(axis.kernel),
-                stride=str(axis.stride),
-                dilation=str(axis.dilation),
+                size=dim_value(axis.size),
+                window=axis.kernel,
+                stride=axis.stride,
+                dilation=axis.dilation,
                 pads=pads,
-                windows=str(axis.out),
+                # same_*/valid: the runtime's own pads replace the declared ones
+                declared_pads=declared if declared != pads else None,
+                windows=dim_value(axis.out),
             )
         )
     return settings, rows
 
 
-def _bin_sizes(size: Dim, out: Dim) -> str:
+def _bin_sizes(size: Dim, out: Dim) -> DimValue:
     """AdaptiveAvgPool bin i spans [floor(i*D/O), ceil((i+1)*D/O)): its sizes vary."""
     if not (size.is_static and out.is_static) or out.value == 0:
         return "?"
     d, o = size.value, out.value
     sizes = {math.ceil((i + 1) * d / o) - (i * d) // o for i in range(o)}
     low, high = min(sizes), max(sizes)
-    return str(low) if low == high else f"{low}-{high}"
+    return low if low == high else f"{low}-{high}"
 
 
 def _adaptive_axes(data: TensorInfo, output: TensorInfo) -> tuple[str, list[AxisRow]]:
     rows = [
-        AxisRow(str(size), _bin_sizes(size, out), "-", "-", "-", str(out))
+        AxisRow(dim_value(size), _bin_sizes(size, out), None, None, None, None, dim_value(out))
         for size, out in zip(
             (data.shape.dims or ())[2:], (output.shape.dims or ())[2:], strict=False
         )
     ]
     return "adaptive bins", rows
+
+
+def _op_label(model: Model, layer: Layer) -> str:
+    op = model.inference.ops.get(layer.id)
+    return op.label() if op is not None else f"{layer.type} ({layer.version})"
 
 
 def explain_rows(model: Model) -> list[LayerRow]:
@@ -121,8 +138,8 @@ def explain_rows(model: Model) -> list[LayerRow]:
         inputs = _input_infos(model, layer)
         trusted = layer_id in model.inference.trusted
         outputs = None if trusted else model.inference.outputs.get(layer_id)
-        inferred = [str(info.shape) for info in outputs] if outputs is not None else None
-        declared = [declared_text(port.declared) for port in layer.outputs]
+        inferred = [shape_value(info.shape) for info in outputs] if outputs is not None else None
+        declared = [declared_value(port.declared) for port in layer.outputs]
         differs = outputs is not None and any(
             _differs(port.declared, info.shape)
             for port, info in zip(layer.outputs, outputs, strict=False)
@@ -138,8 +155,8 @@ def explain_rows(model: Model) -> list[LayerRow]:
             LayerRow(
                 id=layer.id,
                 name=layer.name,
-                op=op.label() if op is not None else f"{layer.type} ({layer.version})",
-                inputs=[tensor_text(info) for info in inputs],
+                op=_op_label(model, layer),
+                inputs=[tensor_row(info) for info in inputs],
                 inferred=inferred,
                 declared=declared,
                 differs=differs,
@@ -150,19 +167,46 @@ def explain_rows(model: Model) -> list[LayerRow]:
     return rows
 
 
+def dot_graph(model: Model) -> str:
+    """The model as Graphviz DOT: layers coloured by their worst finding, edges by shape."""
+    findings: dict[str, list[Severity]] = {}
+    for d in model.validate():
+        if d.layer_id is not None:
+            findings.setdefault(d.layer_id, []).append(d.severity)
+    nodes = [
+        dot.Node(layer.id, layer.name, _op_label(model, layer), findings.get(str(layer.id), []))
+        for layer in model.graph.layers.values()
+    ]
+    edges = []
+    for (target, _), (source, port) in sorted(model.graph.producers.items()):
+        produced = model.inference.outputs.get(source)
+        shown = str(produced[port].shape) if produced and port < len(produced) else "?"
+        edges.append(dot.Edge(source, target, shown))
+    return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)
+
+
 @click.command()
 @model_argument
 @weights_option
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "dot"]),
     default="text",
     show_default=True,
+)
+@click.option(
+    "--dot",
+    "output_format",
+    flag_value="dot",
+    help="The graph as Graphviz DOT (same as --format dot): `| dot -Tsvg > model.svg`.",
 )
 def command(model_path: Path, weights: Path | None, output_format: str) -> None:
     """Show each layer's shapes (inferred and declared) and pooling geometry, in order."""
     model = load_or_exit(model_path, weights)
+    if output_format == "dot":
+        click.echo(dot_graph(model), nl=False)
+        return
     rows = explain_rows(model)
     skipped = len(model.graph.layers) - len(rows)
     if output_format == "json":

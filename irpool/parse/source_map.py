@@ -132,3 +132,50 @@ class SourceMap:
         if start == end:  # an empty element: point at the end tag
             return self.span(start, start + 1)
         return self.span(start, end)
+
+    def mentions(self, needle: str) -> bool:
+        """Whether the raw bytes contain `needle` (ASCII), without decoding the text."""
+        return needle.encode("ascii") in self._data
+
+    def offset(self, line: int, column: int) -> int:
+        """The character offset of a 1-based line and column (the inverse of `position`)."""
+        starts = self._line_starts
+        return starts[min(max(line, 1), len(starts)) - 1] + column - 1
+
+    def extent(self, element: etree._Element) -> tuple[int, int] | None:
+        """Offsets from an element's start tag to the end of its end tag, children included."""
+        tag = self._tag(element)
+        if tag is None:
+            return None
+        if tag.self_closing:
+            return tag.start, tag.end
+        depth = 0
+        for token in _TOKEN.finditer(self.text, tag.end):
+            if token.lastgroup:
+                depth += 0 if token.group(0).endswith("/>") else 1
+            elif token.group(0).startswith("</"):
+                if depth == 0:
+                    return tag.start, token.end()
+                depth -= 1
+        return tag.start, len(self.text)
+
+    @cached_property
+    def _comment_starts(self) -> dict[etree._Element, int]:
+        """The offset of each comment, matched to lxml's comments in document order (those
+        before and after the root element included)."""
+        starts = [m.start() for m in _TOKEN.finditer(self.text) if m.group(0).startswith("<!--")]
+        comments = [
+            *reversed(list(self._root.itersiblings(etree.Comment, preceding=True))),
+            *self._root.iter(etree.Comment),
+            *self._root.itersiblings(etree.Comment),
+        ]
+        if len(starts) != len(comments):
+            return {}
+        return dict(zip(comments, starts, strict=True))
+
+    def comment(self, comment: etree._Element) -> tuple[int, int] | None:
+        """Offsets of a whole comment, `<!--` to `-->`."""
+        start = self._comment_starts.get(comment)
+        if start is None:
+            return None
+        return start, self.text.index("-->", start + 4) + 3

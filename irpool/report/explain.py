@@ -1,4 +1,7 @@
-"""`irpool explain` tables: a row per layer, and per pooling layer a row per spatial axis."""
+"""`irpool explain` tables: a row per layer, and per pooling layer a row per spatial axis.
+
+The rows hold structured values, so `--format json` gives shapes as arrays (a static dim as
+an int, a dynamic one as OpenVINO prints it: "?", "1..8") and the text table formats them."""
 
 from __future__ import annotations
 
@@ -6,18 +9,66 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from irpool.graph.shape import Shape
+
+DimValue = int | str
+# A shape as a list of dims; None when its rank is unknown.
+ShapeValue = list[DimValue] | None
+
+
+def shape_value(shape: Shape) -> ShapeValue:
+    if shape.dims is None:
+        return None
+    return [dim.value if dim.is_static else str(dim) for dim in shape.dims]
+
+
+def shape_text(shape: ShapeValue) -> str:
+    if shape is None:
+        return "[...]"
+    return "[" + ",".join(str(dim) for dim in shape) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class TensorRow:
+    """A tensor a layer consumes; `value` holds a small constant's values, which often decide
+    the next layer's shape."""
+
+    shape: ShapeValue
+    value: list[int | float] | None = None
+
+    def text(self) -> str:
+        shown = shape_text(self.shape)
+        if self.value is not None:
+            shown += "=" + ",".join(str(v) for v in self.value)
+        return shown
+
 
 @dataclass(frozen=True, slots=True)
 class AxisRow:
-    """One spatial axis: input size, window (or adaptive bin sizes), stride, dilation,
-    effective pads (begin,end) and the number of windows, which is the output size."""
+    """One spatial axis: input size, window (or the range of adaptive bin sizes, "2-3"),
+    stride, dilation, effective pads [begin, end] with the declared ones when the runtime
+    replaces them, and the number of windows, which is the output size."""
 
-    size: str
-    window: str
-    stride: str
-    dilation: str
-    pads: str
-    windows: str
+    size: DimValue
+    window: DimValue
+    stride: int | None
+    dilation: int | None
+    pads: list[int] | None
+    declared_pads: list[int] | None
+    windows: DimValue
+
+    def cells(self) -> tuple[str, ...]:
+        pads = "-" if self.pads is None else ",".join(map(str, self.pads))
+        if self.declared_pads is not None:
+            pads += f" (declared {','.join(map(str, self.declared_pads))})"
+        return (
+            str(self.size),
+            str(self.window),
+            "-" if self.stride is None else str(self.stride),
+            "-" if self.dilation is None else str(self.dilation),
+            pads,
+            str(self.windows),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,9 +76,9 @@ class LayerRow:
     id: int
     name: str
     op: str
-    inputs: list[str]
-    inferred: list[str] | None  # None: not inferred (declared outputs trusted)
-    declared: list[str]
+    inputs: list[TensorRow | None]  # None: nothing connected, or its producer not ordered
+    inferred: list[ShapeValue] | None  # None: not inferred (declared outputs trusted)
+    declared: list[ShapeValue | str]  # "unreadable" when a <dim> cannot be read
     differs: bool
     pooling: str
     axes: list[AxisRow]
@@ -45,6 +96,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     return lines
 
 
+def _declared_text(shape: ShapeValue | str) -> str:
+    return "(unreadable)" if isinstance(shape, str) else shape_text(shape)
+
+
 def render_text(path: str, rows: Sequence[LayerRow], skipped: int) -> str:
     header = ("id", "name", "op", "inputs", "output (inferred)", "declared", "")
     body = [
@@ -52,9 +107,13 @@ def render_text(path: str, rows: Sequence[LayerRow], skipped: int) -> str:
             str(row.id),
             row.name,
             row.op,
-            " ".join(row.inputs) or "-",
-            (" ".join(row.inferred) or "-") if row.inferred is not None else "not inferred",
-            " ".join(row.declared) or "-",
+            " ".join("?" if t is None else t.text() for t in row.inputs) or "-",
+            (
+                " ".join(shape_text(shape) for shape in row.inferred) or "-"
+                if row.inferred is not None
+                else "not inferred"
+            ),
+            " ".join(_declared_text(shape) for shape in row.declared) or "-",
             "DIFFERS" if row.differs else "",
         )
         for row in rows
@@ -66,10 +125,7 @@ def render_text(path: str, rows: Sequence[LayerRow], skipped: int) -> str:
         if not row.axes:
             continue
         lines += ["", f'layer {row.id} "{row.name}" {row.op}: {row.pooling}']
-        axes = [
-            (str(i), a.size, a.window, a.stride, a.dilation, a.pads, a.windows)
-            for i, a in enumerate(row.axes)
-        ]
+        axes = [(str(i), *axis.cells()) for i, axis in enumerate(row.axes)]
         axis_header = ("axis", "size", "window", "stride", "dilation", "pads", "windows")
         lines += ["  " + line for line in _table(axis_header, axes, right={0, 1, 2, 3, 4, 6})]
     if skipped:

@@ -1,20 +1,51 @@
 """SARIF 2.1.0, as GitHub code scanning accepts it: one run whose driver lists the rules that
-fired (id, name, short and full description, help), and one result per diagnostic with a
-relative URI and a full region. Validated in the tests against the OASIS schema."""
+fired (id, name, short and full description, help, and a helpUri to the rule's page in
+docs/rules/), and one result per diagnostic with a URI relative to %SRCROOT% (the working
+directory, given in `originalUriBaseIds`), a full region, and a partial fingerprint that
+names the rule and the element (not the line), so a finding keeps its identity when lines
+move. Validated in the tests against the OASIS schema."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from functools import cache
+from importlib import metadata
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from irpool.diagnostics import Diagnostic
+from irpool.report.fingerprint import digest, locate
 from irpool.rules import RULES, Rule, Severity
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+SRCROOT = "%SRCROOT%"
+FINGERPRINT = "irpool/element/v1"
+
+
+@cache
+def docs_url() -> str | None:
+    """The `Documentation` URL of irpool's [project.urls], read when a SARIF log is made
+    (importing metadata costs start-up time); None when irpool is not installed."""
+    try:
+        urls = metadata.metadata("irpool").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "documentation":
+            return url.strip().rstrip("/")
+    return None
+
+
+def help_uri(code: str) -> str | None:
+    """The rule's reference page, docs/rules/CODE.md (written by tools/gen_rule_docs.py)."""
+    base = docs_url()
+    return None if base is None else f"{base}/rules/{code}.md"
 
 
 def flowed(doc: str) -> str:
@@ -35,7 +66,7 @@ def rule_help(rule: Rule) -> tuple[str, str]:
 
 def _descriptor(rule: Rule) -> dict[str, Any]:
     text, markdown = rule_help(rule)
-    return {
+    descriptor = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
@@ -43,16 +74,61 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
         "help": {"text": text, "markdown": markdown},
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
     }
+    uri = help_uri(rule.code)
+    if uri is not None:
+        descriptor["helpUri"] = uri
+    return descriptor
 
 
-def _uri(path: str) -> str:
-    """Paths below the working directory stay relative (GitHub resolves them against the
-    checkout); others become file: URIs."""
+def _artifact(path: str) -> dict[str, str]:
+    """Paths below the working directory stay relative to %SRCROOT% (GitHub resolves them
+    against the checkout); others become file: URIs."""
     posix = PurePosixPath(path)
-    return posix.as_uri() if posix.is_absolute() else quote(path, safe="/")
+    if posix.is_absolute():
+        return {"uri": posix.as_uri()}
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
 
 
-def _result(d: Diagnostic, index: int) -> dict[str, Any]:
+def _directory_uri(directory: Path) -> str:
+    """SARIF wants a base URI to end with a slash."""
+    uri = directory.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _elements(path: str, diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, str]:
+    """Each diagnostic's element path in the file as it is now; a file that cannot be read
+    again names the layer only."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
+    except OSError:
+        return {d: f"layer[id={d.layer_id}]" for d in diagnostics}
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def offset(d: Diagnostic) -> int:
+        line = min(max(d.line, 1), len(line_starts))
+        return line_starts[line - 1] + d.column - 1
+
+    found = locate(text, (offset(d) for d in diagnostics))
+    return {d: found[offset(d)] for d in diagnostics}
+
+
+def fingerprints(diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, str]:
+    """Rule and element, numbered when one element has the same finding more than once."""
+    by_file: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_file.setdefault(d.path, []).append(d)
+    prints: dict[Diagnostic, str] = {}
+    for path, found in by_file.items():
+        elements = _elements(path, found)
+        seen: Counter[tuple[str, str]] = Counter()
+        for d in found:
+            key = (d.code, elements[d])
+            seen[key] += 1
+            prints[d] = digest(*key, str(seen[key]))
+    return prints
+
+
+def _result(d: Diagnostic, index: int, fingerprint: str) -> dict[str, Any]:
     end_line, end_column = d.end_line, d.end_column
     if (end_line, end_column) <= (d.line, d.column):  # a point: mark one column
         end_line, end_column = d.line, d.column + 1
@@ -65,7 +141,7 @@ def _result(d: Diagnostic, index: int) -> dict[str, Any]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(d.path)},
+                    "artifactLocation": _artifact(d.path),
                     "region": {
                         "startLine": d.line,
                         "startColumn": d.column,
@@ -75,12 +151,14 @@ def _result(d: Diagnostic, index: int) -> dict[str, Any]:
                 }
             }
         ],
+        "partialFingerprints": {FINGERPRINT: fingerprint},
     }
 
 
 def render(diagnostics: Sequence[Diagnostic], version: str) -> str:
     fired = [code for code in RULES if any(d.code == code for d in diagnostics)]
     index = {code: i for i, code in enumerate(fired)}
+    prints = fingerprints(diagnostics)
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -94,8 +172,9 @@ def render(diagnostics: Sequence[Diagnostic], version: str) -> str:
                         "rules": [_descriptor(RULES[code]) for code in fired],
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(Path.cwd())}},
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(d, index[d.code]) for d in diagnostics],
+                "results": [_result(d, index[d.code], prints[d]) for d in diagnostics],
             }
         ],
     }
