@@ -65,7 +65,6 @@ def test_rules_lists_every_code(runner: CliRunner) -> None:
     ("args", "message"),
     [
         (["validate", "no/such/file.xml"], "does not exist"),
-        (["validate"], "Missing argument"),
         (["validate", "--format", "yaml", str(SPEC_A)], "'yaml' is not one of"),
         (["validate", "--weights", str(SPEC_A), str(SPEC_A), str(SPEC_A)], "exactly one"),
         (["validate", "--bogus", str(SPEC_A)], "No such option"),
