@@ -275,7 +275,7 @@ def _jobs(
         if mode == "fix":
             raise UsageError("--fix cannot rewrite stdin; use --diff to see the fixes")
         path = stdin_filename or STDIN
-        data = read_stream(click.get_binary_stream("stdin"), Collector(display_path(path)))
+        data = read_stream(sys.stdin.buffer, Collector(display_path(path)))
         return [Job(path, weights, config, mode, want_source, data=data)], Discovery()
     if stdin_filename is not None:
         raise UsageError("--stdin-filename names the document read from `-`; give `-`")
