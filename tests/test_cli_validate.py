@@ -133,9 +133,9 @@ def test_a_fifo_or_a_device_is_reported_never_read(tmp_path: Path, output_format
     fifo, zero = tmp_path / "fifo.xml", tmp_path / "zero.xml"
     os.mkfifo(fifo)
     zero.symlink_to("/dev/zero")
+    args = ["validate", "--output-format", output_format, "fifo.xml", "zero.xml"]
     result = subprocess.run(
-        [sys.executable, "-m", "irpool", "validate", "--output-format", output_format, "fifo.xml"]
-        + ["zero.xml"],
+        [sys.executable, "-m", "irpool", *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
