@@ -113,7 +113,7 @@ def test_gitignored_files_are_skipped_unless_asked(runner: CliRunner, repository
 
 def test_outside_a_git_work_tree_nothing_is_gitignored(runner: CliRunner, repository: Path) -> None:
     (repository / ".gitignore").write_text("models/\n")
-    code, paths, stderr = checked(runner)
+    _, paths, stderr = checked(runner)
     assert paths == {"models/a.xml"} and "irpool: warning" not in stderr
 
 
