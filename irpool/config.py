@@ -244,14 +244,18 @@ def parse_table(table: dict[str, Any], source: Path) -> Config:
         )
     if "format" in table:
         config = replace(config, format=_choice(where, "format", table["format"], FORMATS))
-    for key in ("exclude", "extend-exclude"):
-        if key in table:
-            config = replace(config, **{key.replace("-", "_"): _globs(where, key, table[key])})
-    for key in ("respect-gitignore", "force-exclude"):
-        if key in table:
-            if not isinstance(table[key], bool):
-                raise ConfigError(f"{where}: '{key}' must be true or false")
-            config = replace(config, **{key.replace("-", "_"): table[key]})
+    if "exclude" in table:
+        config = replace(config, exclude=_globs(where, "exclude", table["exclude"]))
+    if "extend-exclude" in table:
+        extra = _globs(where, "extend-exclude", table["extend-exclude"])
+        config = replace(config, extend_exclude=extra)
+    if "respect-gitignore" in table:
+        flag = _flag(where, "respect-gitignore", table["respect-gitignore"])
+        config = replace(config, respect_gitignore=flag)
+    if "force-exclude" in table:
+        config = replace(
+            config, force_exclude=_flag(where, "force-exclude", table["force-exclude"])
+        )
     return config
 
 
@@ -260,6 +264,12 @@ def _check_selectors(where: str, selectors: Iterable[str]) -> None:
     if unknown:
         names = ", ".join(repr(s) for s in unknown)
         raise ConfigError(f"{where} names no rule: {names} (see `irpool rules`)")
+
+
+def _flag(where: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: '{key}' must be true or false")
+    return value
 
 
 def _globs(where: str, key: str, value: Any) -> tuple[str, ...]:

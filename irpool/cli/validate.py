@@ -9,17 +9,24 @@ goes to stderr.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 import click
 
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, load_held
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, load_held
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
+from irpool.cli.report import (
+    ConfigProblem,
+    Outcome,
+    emit,
+    render_document,
+    render_summary,
+    wants_colour,
+)
 from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config, unknown_selectors
 from irpool.diagnostics import Collector, Diagnostic, IRError, Span
 from irpool.fix import (
@@ -33,17 +40,10 @@ from irpool.fix import (
 )
 from irpool.model import Model, display_path
 from irpool.parse.xml_reader import read_bounded, read_stream
-from irpool.report import summary, text
 from irpool.rules import Severity
 
 Mode = Literal["check", "fix", "diff"]
 MACHINE_FORMATS = ("json", "github", "sarif")
-
-
-class ConfigProblem(click.ClickException):
-    """A configuration error: exit 2, like any other usage error."""
-
-    exit_code = EXIT_USAGE
 
 
 STDIN = Path("-")
@@ -61,24 +61,6 @@ class Job:
     want_source: bool
     explicit: bool = True
     data: bytes | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What one file left to report. `fixable` maps a remaining diagnostic to what --fix
-    would write; `fixed` counts the diagnostics fixed (or, with --diff, that would be).
-    `skipped`: found by walking, but its root element is not <net>; `counted` is false for
-    a directory that could not be read, which is reported but is not a file checked."""
-
-    path: str
-    diagnostics: tuple[Diagnostic, ...]
-    fixable: dict[Diagnostic, str] = field(default_factory=dict)
-    fixed: int = 0
-    diff: str = ""
-    source: str | None = None
-    note: str | None = None
-    skipped: bool = False
-    counted: bool = True
 
 
 def lint(job: Job) -> Outcome:
@@ -175,76 +157,22 @@ def _configure(config_path: Path | None, isolated: bool, overrides: Overrides) -
             raise UsageError(f"{option} names no rule: {names} (see `irpool rules`)")
     if chosen == ():
         raise UsageError("--select names no rule, so nothing would be checked")
-    changes: dict[str, object] = {
-        "select": chosen,
-        "ignore": dropped,
-        "fail_on": None if overrides.fail_on is None else Severity(overrides.fail_on),
-        "exclude": _list(overrides.exclude),
-        "extend_exclude": _list(overrides.extend_exclude),
-        "respect_gitignore": overrides.respect_gitignore,
-        "force_exclude": overrides.force_exclude,
-    }
-    return replace(config, **{key: value for key, value in changes.items() if value is not None})
-
-
-def render_document(
-    output_format: str, outcomes: Sequence[Outcome], statistics: bool, colour: bool = False
-) -> str:
-    """What goes to stdout (or -o): the diagnostics in the chosen format."""
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
-    # Each machine format is imported only when chosen (start-up time).
-    if output_format == "json":
-        from irpool.report import json as json_report
-
-        return json_report.render(diagnostics)
-    if output_format == "github":
-        from irpool.report import github
-
-        return github.render(diagnostics)
-    if output_format == "sarif":
-        from importlib.metadata import version
-
-        from irpool.report import sarif
-
-        return sarif.render(diagnostics, version("irpool"))
-    if statistics:
-        return ""
-    if output_format == "concise":
-        return "".join(text.render_line(d, colour) + "\n" for d in diagnostics)
-    sources = {o.path: o.source for o in outcomes if o.source is not None}
-    fixable = {d: hint for outcome in outcomes for d, hint in outcome.fixable.items()}
-    full = text.render_full(diagnostics, sources, fixable, colour)
-    return full + "\n" if full else ""
-
-
-def render_summary(
-    output_format: str, outcomes: Sequence[Outcome], statistics: bool, preview: bool
-) -> str:
-    """The human summary: per-file table (text, several files), statistics, fixes, totals."""
-    checked = [o for o in outcomes if o.counted and not o.skipped]
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
-    fixable = [d for outcome in outcomes for d in outcome.fixable]
-    parts = []
-    if output_format != "concise" and len(checked) > 1:
-        parts.append(summary.per_file([(o.path, o.diagnostics) for o in outcomes if not o.skipped]))
-    if statistics:
-        parts.append(summary.statistics(diagnostics, fixable))
-    fixed = sum(o.fixed for o in outcomes)
-    fixed_files = sum(1 for o in outcomes if o.fixed)
-    parts.append(summary.fixes(fixed, fixed_files, len(fixable), preview))
-    skipped = len(outcomes) - len(checked) - sum(1 for o in outcomes if not o.counted)
-    parts.append(text.summary(diagnostics, len(checked), skipped) + "\n")
-    return "".join(parts)
-
-
-def wants_colour(is_terminal: bool) -> bool:
-    """Colour for a terminal; NO_COLOR (any value) turns it off and FORCE_COLOR on, NO_COLOR
-    winning when both are set, as Python's own interpreter decides (no-color.org)."""
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return is_terminal and os.environ.get("TERM") != "dumb"
+    if chosen is not None:
+        config = replace(config, select=chosen)
+    if dropped is not None:
+        config = replace(config, ignore=dropped)
+    if overrides.fail_on is not None:
+        config = replace(config, fail_on=Severity(overrides.fail_on))
+    excluded, extended = _list(overrides.exclude), _list(overrides.extend_exclude)
+    if excluded is not None:
+        config = replace(config, exclude=excluded)
+    if extended is not None:
+        config = replace(config, extend_exclude=config.extend_exclude + extended)
+    if overrides.respect_gitignore is not None:
+        config = replace(config, respect_gitignore=overrides.respect_gitignore)
+    if overrides.force_exclude is not None:
+        config = replace(config, force_exclude=overrides.force_exclude)
+    return config
 
 
 def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:
@@ -399,7 +327,7 @@ def command(
     if mode == "diff":
         document = "".join(outcome.diff for outcome in outcomes)
         report = render_summary(chosen_format, outcomes, statistics=False, preview=True)
-        _emit(document, output)
+        emit(document, output)
         click.echo("" if quiet else report, nl=False, err=True)
         pending = any(outcome.diff for outcome in outcomes)
         sys.exit(EXIT_FINDINGS if pending and not exit_zero else EXIT_OK)
@@ -407,19 +335,9 @@ def command(
     document = render_document(chosen_format, outcomes, statistics, colour)
     report = "" if quiet else render_summary(chosen_format, outcomes, statistics, preview=False)
     if chosen_format in MACHINE_FORMATS:
-        _emit(document, output)
+        emit(document, output)
         click.echo(report, nl=False, err=True)
     else:
-        _emit(document + report, output, colour)
+        emit(document + report, output, colour)
     failed = any(config.fails(d) for outcome in outcomes for d in outcome.diagnostics)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
-
-
-def _emit(document: str, output: Path | None, colour: bool = False) -> None:
-    if output is None:
-        click.echo(document, nl=False, color=colour or None)
-        return
-    try:
-        output.write_text(document, encoding="utf-8")
-    except OSError as error:
-        raise ConfigProblem(f"cannot write {output}: {error.strerror or error}") from None
