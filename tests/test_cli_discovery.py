@@ -154,3 +154,14 @@ def test_xml_that_is_not_ir_is_skipped_when_walked_and_counted(
 )
 def test_the_root_element_is_read_from_the_first_bytes(data: bytes, expected: bool) -> None:
     assert root_is_not_net(data) is expected
+
+
+def test_force_exclude_judges_only_folders_inside_the_project(
+    runner: CliRunner, repository: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A hidden folder above the project (~/.cache/...) must not exclude a file named in it."""
+    outside = tmp_path_factory.mktemp("elsewhere") / ".cache" / "model.xml"
+    outside.parent.mkdir()
+    outside.write_bytes(SPEC_A.read_bytes())
+    code, paths, _ = checked(runner, "--force-exclude", str(outside))
+    assert code == 1 and paths == {outside.as_posix()}

@@ -89,9 +89,14 @@ def _walk(root: Path, config: Config, unreadable: list[tuple[Path, str]]) -> lis
 def _force_excluded(path: Path, config: Config) -> bool:
     """With force-exclude, an explicit file is dropped when it, or a folder it is in below
     the configuration's directory, is excluded, or when git ignores it."""
-    relative = config.relative(path)
-    parts = relative.split("/")
-    if any(config.excludes("/".join(parts[: i + 1])) for i in range(len(parts))):
+    base = config.root if config.root is not None else Path.cwd()
+    resolved = path.resolve()
+    if resolved.is_relative_to(base):
+        parts = resolved.relative_to(base).parts
+        names = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    else:  # the folders above it are not the project's: only the file itself counts
+        names = [config.relative(path)]
+    if any(config.excludes(name) for name in names):
         return True
     return config.respect_gitignore and path in _gitignored(path.parent, [path])
 
