@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from irpool.cli import cli
-from irpool.cli.report import wants_colour
+from irpool.cli.settings import wants_colour
 from irpool.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent

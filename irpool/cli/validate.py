@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -19,15 +19,8 @@ import click
 
 from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, load_held
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
-from irpool.cli.report import (
-    ConfigProblem,
-    Outcome,
-    emit,
-    render_document,
-    render_summary,
-    wants_colour,
-)
-from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config, unknown_selectors
+from irpool.cli.settings import ConfigProblem, Overrides, configure, wants_colour
+from irpool.config import FAIL_ON, FORMATS, Config
 from irpool.diagnostics import Collector, Diagnostic, IRError, Span
 from irpool.fix import (
     Fix,
@@ -40,7 +33,7 @@ from irpool.fix import (
 )
 from irpool.model import Model, display_path
 from irpool.parse.xml_reader import read_bounded, read_stream
-from irpool.rules import Severity
+from irpool.report import summary, text
 
 Mode = Literal["check", "fix", "diff"]
 MACHINE_FORMATS = ("json", "github", "sarif")
@@ -63,10 +56,28 @@ class Job:
     data: bytes | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one file left to report. `fixable` maps a remaining diagnostic to what --fix
+    would write; `fixed` counts the diagnostics fixed (or, with --diff, that would be).
+    `skipped`: found by walking, but its root element is not <net>; `counted` is false for
+    a directory that could not be read, which is reported but is not a file checked."""
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...]
+    fixable: dict[Diagnostic, str] = field(default_factory=dict)
+    fixed: int = 0
+    diff: str = ""
+    source: str | None = None
+    note: str | None = None
+    skipped: bool = False
+    counted: bool = True
+
+
 def lint(job: Job) -> Outcome:
     """Validate one file under the configuration, fixing it if asked. The file is opened
     once: excerpts and fixes use the bytes read then (a FIFO or device is never reopened)."""
-    shown = "-" if job.path == STDIN else display_path(job.path)
+    shown = display_path(job.path)
     try:
         data = job.data if job.data is not None else read_bounded(job.path, Collector(shown))
     except IRError as error:
@@ -122,57 +133,54 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
         return list(pool.map(lint, jobs))
 
 
-def _list(value: str | None) -> tuple[str, ...] | None:
-    """A comma-separated option's items (None when the option is not given)."""
-    return None if value is None else tuple(s.strip() for s in value.split(",") if s.strip())
+def render_document(
+    output_format: str, outcomes: Sequence[Outcome], statistics: bool, colour: bool = False
+) -> str:
+    """What goes to stdout (or -o): the diagnostics in the chosen format."""
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    # Each machine format is imported only when chosen (start-up time).
+    if output_format == "json":
+        from irpool.report import json as json_report
+
+        return json_report.render(diagnostics)
+    if output_format == "github":
+        from irpool.report import github
+
+        return github.render(diagnostics)
+    if output_format == "sarif":
+        from importlib.metadata import version
+
+        from irpool.report import sarif
+
+        return sarif.render(diagnostics, version("irpool"))
+    if statistics:
+        return ""
+    if output_format == "concise":
+        return "".join(text.render_line(d, colour) + "\n" for d in diagnostics)
+    sources = {o.path: o.source for o in outcomes if o.source is not None}
+    fixable = {d: hint for outcome in outcomes for d, hint in outcome.fixable.items()}
+    full = text.render_full(diagnostics, sources, fixable, colour)
+    return full + "\n" if full else ""
 
 
-@dataclass(frozen=True, slots=True)
-class Overrides:
-    """The command line's settings, which replace the configuration's."""
-
-    select: str | None = None
-    ignore: str | None = None
-    fail_on: str | None = None
-    exclude: str | None = None
-    extend_exclude: str | None = None
-    respect_gitignore: bool | None = None
-    force_exclude: bool | None = None
-
-
-def _configure(config_path: Path | None, isolated: bool, overrides: Overrides) -> Config:
-    """The file's settings, then the command line's on top. A selector naming no rule, or a
-    selection of nothing, is a usage error: a typo must never make CI check less."""
-    if config_path is not None and isolated:
-        raise UsageError("--config reads a configuration and --isolated ignores them; pick one")
-    try:
-        config = load_config(config_path, isolated, Path.cwd())
-    except ConfigError as error:
-        raise ConfigProblem(str(error)) from None
-    chosen, dropped = _list(overrides.select), _list(overrides.ignore)
-    for option, selectors in (("--select", chosen), ("--ignore", dropped)):
-        unknown = unknown_selectors(selectors or ())
-        if unknown:
-            names = ", ".join(repr(s) for s in unknown)
-            raise UsageError(f"{option} names no rule: {names} (see `irpool rules`)")
-    if chosen == ():
-        raise UsageError("--select names no rule, so nothing would be checked")
-    if chosen is not None:
-        config = replace(config, select=chosen)
-    if dropped is not None:
-        config = replace(config, ignore=dropped)
-    if overrides.fail_on is not None:
-        config = replace(config, fail_on=Severity(overrides.fail_on))
-    excluded, extended = _list(overrides.exclude), _list(overrides.extend_exclude)
-    if excluded is not None:
-        config = replace(config, exclude=excluded)
-    if extended is not None:
-        config = replace(config, extend_exclude=config.extend_exclude + extended)
-    if overrides.respect_gitignore is not None:
-        config = replace(config, respect_gitignore=overrides.respect_gitignore)
-    if overrides.force_exclude is not None:
-        config = replace(config, force_exclude=overrides.force_exclude)
-    return config
+def render_summary(
+    output_format: str, outcomes: Sequence[Outcome], statistics: bool, preview: bool
+) -> str:
+    """The human summary: per-file table (text, several files), statistics, fixes, totals."""
+    checked = [o for o in outcomes if o.counted and not o.skipped]
+    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    fixable = [d for outcome in outcomes for d in outcome.fixable]
+    parts = []
+    if output_format != "concise" and len(checked) > 1:
+        parts.append(summary.per_file([(o.path, o.diagnostics) for o in outcomes if not o.skipped]))
+    if statistics:
+        parts.append(summary.statistics(diagnostics, fixable))
+    fixed = sum(o.fixed for o in outcomes)
+    fixed_files = sum(1 for o in outcomes if o.fixed)
+    parts.append(summary.fixes(fixed, fixed_files, len(fixable), preview))
+    skipped = len(outcomes) - len(checked) - sum(1 for o in outcomes if not o.counted)
+    parts.append(text.summary(diagnostics, len(checked), skipped) + "\n")
+    return "".join(parts)
 
 
 def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:
@@ -308,7 +316,7 @@ def command(
     overrides = Overrides(
         select, ignore, fail_on, exclude, extend_exclude, respect_gitignore, force_exclude
     )
-    config = _configure(config_path, isolated, overrides)
+    config = configure(config_path, isolated, overrides)
     chosen_format = output_format or config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
     want_source = chosen_format == "text" and not statistics and mode != "diff"
@@ -327,7 +335,7 @@ def command(
     if mode == "diff":
         document = "".join(outcome.diff for outcome in outcomes)
         report = render_summary(chosen_format, outcomes, statistics=False, preview=True)
-        emit(document, output)
+        _emit(document, output)
         click.echo("" if quiet else report, nl=False, err=True)
         pending = any(outcome.diff for outcome in outcomes)
         sys.exit(EXIT_FINDINGS if pending and not exit_zero else EXIT_OK)
@@ -335,9 +343,19 @@ def command(
     document = render_document(chosen_format, outcomes, statistics, colour)
     report = "" if quiet else render_summary(chosen_format, outcomes, statistics, preview=False)
     if chosen_format in MACHINE_FORMATS:
-        emit(document, output)
+        _emit(document, output)
         click.echo(report, nl=False, err=True)
     else:
-        emit(document + report, output, colour)
+        _emit(document + report, output, colour)
     failed = any(config.fails(d) for outcome in outcomes for d in outcome.diagnostics)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
+
+
+def _emit(document: str, output: Path | None, colour: bool = False) -> None:
+    if output is None:
+        click.echo(document, nl=False, color=colour or None)
+        return
+    try:
+        output.write_text(document, encoding="utf-8")
+    except OSError as error:
+        raise ConfigProblem(f"cannot write {output}: {error.strerror or error}") from None
