@@ -13,9 +13,12 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from irpool.cli import cli
 from irpool.cli.settings import wants_colour
+from irpool.report.text import one_line
 from irpool.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,6 +191,14 @@ def test_a_layer_name_with_a_newline_stays_on_one_line(
     assert all(line.startswith(("::error ", str(model))) for line in findings)
     expected = r"po\nol\r\x85x" if output_format != "github" else "po%0Aol%0D\x85x"
     assert all(expected in line for line in findings if "layer 1" in line)
+
+
+@given(st.text())
+def test_one_line_never_breaks_a_line_and_keeps_printable_text(name: str) -> None:
+    shown = one_line(name)
+    assert len(shown.splitlines()) <= 1 and "\x1b" not in shown
+    if name.isprintable():
+        assert shown == name
 
 
 def test_stdin_is_read_as_the_named_file_with_its_weights(
