@@ -104,6 +104,7 @@ def test_gitignored_files_are_skipped_unless_asked(runner: CliRunner, repository
     ignored = {"generated/g.xml", "models/scratch.tmp.xml"}
     assert checked(runner, "--no-respect-gitignore")[1] == kept | ignored
     assert checked(runner, "generated/g.xml")[1] == {"generated/g.xml"}
+    assert checked(runner, "generated")[1] == {"generated/g.xml"}  # named: its files wanted
     assert checked(runner, "--force-exclude", "generated/g.xml", "models/a.xml")[1] == {
         "models/a.xml"
     }

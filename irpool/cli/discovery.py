@@ -1,7 +1,8 @@
 """Which files `irpool validate` checks, as ruff chooses them: a file named on the command line
 is always checked (unless `force-exclude`); a directory is walked for `*.xml`, skipping the
-`exclude` patterns (hidden, tool and build folders by default), what git ignores, and, once
-read, XML files whose root element is not <net> (see `lint`).
+`exclude` patterns (hidden, tool and build folders by default), what git ignores (unless the
+directory named is itself ignored), and, once read, XML files whose root element is not <net>
+(see `lint`).
 
 Ignored files are asked of git itself (`git check-ignore`), so nested .gitignore files,
 .git/info/exclude and the global excludes file mean exactly what they mean to git; outside a
@@ -47,7 +48,7 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
         if path.is_dir():
             before = len(found.unreadable)
             files = _walk(path, config, found.unreadable)
-            if config.respect_gitignore:
+            if config.respect_gitignore and not _named_folder_ignored(path):
                 ignored = _gitignored(path, files)
                 files = [file for file in files if file not in ignored]
             if not files and len(found.unreadable) == before:
@@ -99,6 +100,13 @@ def _force_excluded(path: Path, config: Config) -> bool:
     if any(config.excludes(name) for name in names):
         return True
     return config.respect_gitignore and path in _gitignored(path.parent, [path])
+
+
+def _named_folder_ignored(directory: Path) -> bool:
+    """Whether git ignores a folder named on the command line (converted IR often lands in
+    an ignored output folder): naming it asks for its files, as naming a file does."""
+    folder = directory.resolve()
+    return folder.parent != folder and folder in _gitignored(folder.parent, [folder])
 
 
 def _gitignored(directory: Path, files: list[Path]) -> set[Path]:
