@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +112,8 @@ def _gitignored(directory: Path, files: list[Path]) -> set[Path]:
     """The files git ignores, asked of git once with paths relative to `directory`."""
     if not files:
         return set()
+    import subprocess  # here: only walking a directory asks git (start-up time)
+
     asked = {os.fsencode(os.path.relpath(file, directory)): file for file in files}
     try:
         answer = subprocess.run(
