@@ -77,7 +77,9 @@ _RULES = (
         doc=_text("""
             The path names something irpool cannot read as a file: it is missing, a directory,
             a broken symbolic link, or unreadable for the current user. OpenVINO cannot read it
-            either. Make the file a readable regular file (check permissions and links).
+            either. Make the file a readable regular file (check permissions and links). A
+            FIFO or a device is refused unread. A folder that a directory walk cannot list is
+            reported the same way, on the folder, since the models in it go unchecked.
         """),
         wrong="$ chmod 000 model.xml && irpool validate model.xml",
         right="$ chmod 644 model.xml && irpool validate model.xml",
