@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from irpool.execute import avg_pool as avg_pool_module
 from irpool.execute import sliding
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import Axis, divisor_grid
+from irpool.execute.geometry import Axis
 from irpool.execute.matmul import Matmul
 from irpool.execute.sliding import Sliding
 from irpool.execute.whole import Whole
@@ -46,6 +46,7 @@ def avg_pool_strategies(
 def run_avg_pool(
     x: NDArray[Any], windows: Sequence[Window], count_padding: bool, strategy: Strategy
 ) -> NDArray[Any]:
-    axes = [Axis(w) for w in windows]
-    divisor = divisor_grid(axes, count_padding) if exact(x.dtype) else None
-    return run_blocks(x, tuple(w.out for w in windows), strategy, divisor)
+    direct = avg_pool_module.direct_path(
+        [Axis(w) for w in windows], count_padding, compute_dtype(x.dtype)
+    )
+    return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
