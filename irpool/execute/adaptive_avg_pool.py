@@ -32,16 +32,24 @@ def plan(
 ) -> tuple[Strategy, Direct]:
     """The strategy for these sizes, and the box-by-box path."""
     work, sums = compute_dtype(dtype), exact(dtype)
-    axes = list(zip(spatial, output_size, strict=True))
-    matrices = [adaptive_matrix(size, out) for size, out in axes]
+    matrices, divisor = weights(spatial, output_size, sums)
+    taps = [adaptive_taps(size, out) for size, out in zip(spatial, output_size, strict=True)]
+    direct = Direct(taps, divisor, work)
+    if all(out == 1 for out in output_size):
+        volume = prod(spatial)
+        return Whole(volume, None if sums else max(volume, 1), work), direct
+    return Matmul(matrices, work), direct
+
+
+def weights(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], sums: bool
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+    """Per-axis box matrices (0/1 for exact sums, else over the box length) and box volumes."""
+    matrices = [adaptive_matrix(size, out) for size, out in zip(spatial, output_size, strict=True)]
     lengths = [np.maximum(m.sum(axis=0), 1.0) for m in matrices]
     divisor = np.ones(())
     for length in lengths:
         divisor = np.multiply.outer(divisor, length)
-    direct = Direct([adaptive_taps(size, out) for size, out in axes], divisor, work)
-    if all(out == 1 for out in output_size):
-        volume = prod(spatial)
-        return Whole(volume, None if sums else max(volume, 1), work), direct
     if not sums:
         matrices = [m / length for m, length in zip(matrices, lengths, strict=True)]
-    return Matmul(matrices, work), direct
+    return matrices, divisor
