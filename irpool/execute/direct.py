@@ -15,6 +15,7 @@ size never take this path.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from math import prod
 from typing import Any
@@ -39,10 +40,9 @@ class Direct:
 
     def repair(self, src: NDArray[Any], means: NDArray[Any]) -> None:
         """Recompute the planes of `means` (the block's window means of `src`) that need it."""
-        flat = means.reshape(-1)
         # One BLAS pass: a finite sum of squares bounds every |mean| by ~1e19 (f32), far
-        # below any threshold, so ordinary blocks stop here.
-        if np.isfinite(np.dot(flat, flat)):
+        # below any threshold, so ordinary blocks stop here (about 0.5 µs plus 0.06 ns a mean).
+        if math.isfinite(np.vdot(means, means)):
             return
         planes = means.reshape(means.shape[0], -1)
         suspect = ~(np.abs(planes).max(axis=1, initial=0.0) < self.threshold)  # NaN: suspect
