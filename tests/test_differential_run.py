@@ -631,3 +631,33 @@ def test_cpu_overflows_running_sums_that_end_in_range(tmp_path: Path) -> None:
     ours, cpu = run_both(tmp_path, config, data)
     assert cpu.tolist() == [[[np.inf]]]
     np.testing.assert_allclose(ours, [[[1e38]]], rtol=1e-6)
+
+
+def bf16_tensor(values: Array) -> Any:
+    """An OpenVINO bf16 tensor holding float32 `values` that bf16 represents exactly."""
+    bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return ov.Tensor(bits, list(values.shape), ov.Type.bf16)
+
+
+@pytest.mark.parametrize(
+    ("values", "kernel", "stride"),
+    [([np.inf, 1, 2, 3, 4, 5, 6, 7], 2, 2), ([1, 2, np.nan, 3, -np.inf], 3, 1), ([BIG] * 3, 3, 1)],
+)
+def test_bf16_non_finite_and_overflow_follow_the_cpu(
+    tmp_path: Path, values: list[float], kernel: int, stride: int
+) -> None:
+    """bf16 runs as f32 in irpool (float32 arrays holding bf16 values), as on the CPU."""
+    data = np.array(values, np.float32).reshape(1, 1, -1)
+    data = ((data.view(np.uint32) >> 16) << 16).view(np.float32)  # BIG rounded to bf16
+    param = opset1.parameter(list(data.shape), ov.Type.bf16, name="in0")
+    pool = opset14.avg_pool(param, [stride], [0], [0], [kernel], True, "floor")
+    path = tmp_path / "model.xml"
+    ov.save_model(ov.Model([opset1.result(pool)], [param], "bf16"), path, compress_to_fp16=False)
+    compiled = ov.Core().compile_model(path, "CPU", CPU_CONFIG)
+    request = compiled.create_infer_request()
+    request.infer({0: bf16_tensor(data)})
+    bits = np.array(request.get_output_tensor(0).data, copy=True).view(np.uint16)
+    cpu = (bits.astype(np.uint32) << 16).view(np.float32)
+    [ours] = irpool.load(path).run({"in0": data}, cast=True).values()
+    assert agrees(ours, cpu, np.False_, "f32")
+    assert not np.isfinite(cpu).all()
