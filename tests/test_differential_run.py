@@ -603,6 +603,7 @@ def run_both(tmp_path: Path, config: Config, data: Array) -> tuple[Array, Array]
         ("AvgPool-14", [-BIG, BIG, BIG], "f32", [1e38]),
         ("AvgPool-14", [6e4, 6e4, -6e4], "f16", [2e4]),  # f16 sums in f32
         ("AvgPool-14", [np.inf, -np.inf, 1, 2, np.nan], "f32", [np.nan, -np.inf, np.nan]),
+        ("AvgPool-14", [-BIG, -BIG, np.inf, 1, 2], "f32", [np.nan, np.inf, np.inf]),
         ("AdaptiveAvgPool-8", [BIG] * 4, "f32", [np.inf, np.inf]),
         ("AdaptiveAvgPool-8", [np.inf, 1, 2, 3, 4], "f32", [np.inf, 2, 3.5]),
     ],

@@ -127,7 +127,7 @@ def _run_block(
     work = compute_dtype(src.dtype)
     if src.dtype == work:  # f32 or f64
         strategy.run(src, target, scratch)
-        direct.repair(src, target)
+        direct.repair(src, target, lambda planes, means: strategy.run(planes, means, scratch))
         return
     converted = scratch.array(-1, src.shape, work)
     np.copyto(converted, src, casting="unsafe")
@@ -136,7 +136,7 @@ def _run_block(
     if exact(src.dtype):  # integers: finite, summed exactly in f64
         _finish(values, direct.divisor, target)
         return
-    direct.repair(converted, values)
+    direct.repair(converted, values, lambda planes, means: strategy.run(planes, means, scratch))
     _finish(values, None, target)
 
 

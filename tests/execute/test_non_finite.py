@@ -131,6 +131,14 @@ def line(values: list[float], dtype: Any = np.float32) -> np.ndarray:
         pytest.param(line([6e4, 6e4, -6e4], np.float16), 3, 1, [2e4], id="f16 sums in f32"),
         pytest.param(line([1e308] * 3, np.float64), 3, 1, [np.inf], id="f64 sums in f64"),
         pytest.param(line([BIG, 1.0, 2.0, 3.0]), 2, 2, [BIG / 2, 2.5], id="large, in range"),
+        pytest.param(
+            line([-np.inf, BIG, BIG, 1.0, np.nan]),
+            2,
+            1,
+            [-np.inf, np.inf, BIG / 2, np.nan],
+            id="overflow and non-finite",
+        ),
+        pytest.param(line([-BIG, -BIG, np.inf]), 3, 1, [np.nan], id="-inf by overflow, then inf"),
     ],
 )
 def test_overflow_contract_in_every_strategy(
