@@ -4,8 +4,8 @@ Numerics (issue: f32 in/out agreeing with the CPU plugin): f32 and f16 are compu
 f32 (f16 rounds once, at the end), f64 in f64. Integer and boolean inputs are summed in
 f64, which is exact below 2**53, divided exactly and rounded half to even, as the CPU
 plugin does. Blocks bound memory to the input plus the output plus a few blocks.
-Float planes whose means are non-finite or near the top of the range are recomputed window
-by window (`direct`), so inf, NaN and overflow land where the CPU plugin puts them.
+Float planes whose means are non-finite or near the top of the range are repaired
+(`direct`), so inf, NaN and overflow land where the CPU plugin puts them.
 """
 
 from __future__ import annotations
