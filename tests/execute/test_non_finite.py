@@ -139,6 +139,9 @@ def line(values: list[float], dtype: Any = np.float32) -> np.ndarray:
             id="overflow and non-finite",
         ),
         pytest.param(line([-BIG, -BIG, np.inf]), 3, 1, [np.nan], id="-inf by overflow, then inf"),
+        # Integers are summed exactly (the CPU wraps in i32 or rounds in f32 here).
+        pytest.param(line([2**31 - 1] * 3, np.int32), 3, 1, [2**31 - 1], id="i32 max, exact"),
+        pytest.param(line([2**52, 2**52, 2**52 + 2], np.int64), 3, 1, [2**52 + 1], id="i64 exact"),
     ],
 )
 def test_overflow_contract_in_every_strategy(
