@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irpool.execute import adaptive_avg_pool as adaptive_module
+from irpool.execute import avg_pool as avg_pool_module
 from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.geometry import Axis
 from irpool.execute.window import Window
 
 from . import reference
@@ -23,12 +26,18 @@ from .test_against_reference import (
     random_data,
 )
 
-# The f64 references add inf to -inf on purpose.
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+# The references add inf to -inf, and overflow f32 sums, on purpose.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning"),
+]
 
 FLOATS = ["float32", "float16", "float64"]
 NON_FINITE = np.array([np.inf, -np.inf, np.nan])
 BIG = 3e38  # three of them overflow an f32 sum
+# Values whose running sums overflow in some orders and not in others.
+EXTREMES = np.array([BIG, -BIG, 2e38, -2e38, 1e38, -1e38, 1.0, -2.5, np.inf, -np.inf, np.nan])
+F32 = np.dtype(np.float32)
 
 
 def sprinkle(x: np.ndarray, seed: int) -> np.ndarray:
@@ -163,3 +172,38 @@ def test_adaptive_overflow_contract(
     x: np.ndarray, output_size: tuple[int, ...], want: list[float]
 ) -> None:
     assert_every_adaptive(x, output_size, np.array(want, x.dtype).reshape(1, 1, -1))
+
+
+@st.composite
+def extreme_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[Window], bool]:
+    count_padding = draw(st.booleans())
+    windows = [draw(axis_windows(count_padding)) for _ in range(draw(st.integers(1, 3)))]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32)))
+    x = rng.choice(EXTREMES, (1, 2, *(w.size for w in windows))).astype(np.float32)
+    return x, windows, count_padding
+
+
+@settings(max_examples=200, deadline=None)
+@given(extreme_cases())
+def test_running_sums_follow_the_cpu_order(case: tuple[np.ndarray, list[Window], bool]) -> None:
+    """The tap-by-tap path is the CPU's f32 running sum in row-major tap order, bit for bit."""
+    x, windows, count_padding = case
+    direct = avg_pool_module.direct_path([Axis(w) for w in windows], count_padding, F32)
+    got = direct.means(x.reshape(2, *x.shape[2:]))
+    want = reference.avg_pool(x, windows, count_padding, accumulate=np.float32)
+    np.testing.assert_array_equal(got.reshape(want.shape), want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(1, 9), st.integers(1, 12)), min_size=1, max_size=3),
+    seed=st.integers(0, 2**32),
+)
+def test_adaptive_running_sums_follow_the_cpu_order(
+    sizes: list[tuple[int, int]], seed: int
+) -> None:
+    spatial, output_size = tuple(s for s, _ in sizes), tuple(o for _, o in sizes)
+    x = np.random.default_rng(seed).choice(EXTREMES, (1, 2, *spatial)).astype(np.float32)
+    _, direct = adaptive_module.plan(spatial, output_size, F32)
+    want = reference.adaptive_avg_pool(x, output_size, accumulate=np.float32)
+    np.testing.assert_array_equal(direct.means(x.reshape(2, *spatial)).reshape(want.shape), want)
