@@ -655,6 +655,35 @@ _RULES = (
             <data element_type="i64" shape="2" offset="0" size="16" />
         """),
     ),
+    Rule(
+        "IR216",
+        "unknown-op-type",
+        E,
+        "rejects",
+        "OpenVINO has no op of this type in this version (or reads no value from a Constant).",
+        doc=_text("""
+            OpenVINO's IR reader creates each layer from the opset its `version` names:
+            opset1 to opset17, or `experimental`/`extension` for a few detection ops. It
+            refuses a version it does not know and a type that version does not have
+            ("Opset opset1 doesn't contain the operation with type: AvgPoolX"), whether
+            irpool models the op or not. Types are matched ignoring case, except `Const`
+            (and a few ops the reader special-cases) which must be written exactly. A layer
+            typed `Constant`, the op's own name, is created but its value is never read from
+            the `.bin`: OpenVINO fails as soon as anything uses it ("ptr is Null"). irpool
+            knows every opset's types from a table generated from OpenVINO itself. IR202
+            remains for real ops that irpool does not check. In a layer OpenVINO drops
+            because it feeds no Result, the reader never looks the type up: there it is a
+            warning.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPoolX" version="opset1">
+            <layer id="2" name="size" type="Constant" version="opset1">
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+            <layer id="2" name="size" type="Const" version="opset1">
+        """),
+    ),
     # IR3xx: shapes and types
     Rule(
         "IR301",

@@ -20,6 +20,7 @@ from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.values import precision_name
 from irpool.parse.xml_reader import Document
@@ -138,7 +139,7 @@ class _Checker:
                 findings: list[LayerFinding] = []
                 self._compare_inputs(layer, inputs, findings)
                 self._place(layer, findings)
-                self._report_lookup(layer, found.canonical_type, found.error)
+                self._report_lookup(layer, found)
                 self._trust(layer)
                 return
             outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)
@@ -262,12 +263,17 @@ class _Checker:
                 span = source.element_text(dims[locator[2]])
             self.sink.add(code, message, span, layer.ref)
 
-    def _report_lookup(self, layer: Layer, canonical: str | None, error: str | None) -> None:
-        if canonical is not None:
+    def _report_lookup(self, layer: Layer, found: Lookup) -> None:
+        source = self.doc.source
+        if found.refused is not None:
+            known = layer.version in known_versions()
+            where = source.attribute(layer.element, "type" if known else "version")
+            self.sink.add("IR216", found.refused, where, layer.ref)
+        elif found.canonical_type is not None:
             self.sink.add(
                 "IR201",
-                f"{canonical}: {error}",
-                self.doc.source.attribute(layer.element, "version"),
+                f"{found.canonical_type}: {found.error}",
+                source.attribute(layer.element, "version"),
                 layer.ref,
             )
         elif layer.type.lower() not in self.unchecked_types:
