@@ -375,7 +375,8 @@ _RULES = (
             that does not exist or that has no op of this type (AvgPool is in opset1 to
             opset16, AdaptiveAvgPool in opset8 to opset16). Name an opset that has the op
             version you mean: opset1 for AvgPool-1, opset14 for AvgPool-14, opset16 for
-            AvgPool-16.
+            AvgPool-16. Ops irpool does not model get IR216 instead. A warning in a layer
+            OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset17">
@@ -395,7 +396,8 @@ _RULES = (
             warning per type), irpool does not check attributes or infer shapes: it trusts
             the layer's declared output dims and keeps checking downstream. Nothing is wrong
             with the file; if the model is expected to contain such ops, ignore the rule in
-            the configuration.
+            the configuration. A type that OpenVINO itself does not have in the layer's
+            opset is IR216, an error.
         """),
         wrong=_text("""
             <layer id="1" name="relu" type="Relu" version="opset1">
@@ -416,7 +418,7 @@ _RULES = (
             The operation specification requires the attribute, but OpenVINO accepts the layer
             without it and silently applies a default (exclude-pad falls back to true, pads to
             zeros). A reader of the file cannot see what runs. Write the attribute with the
-            value you mean.
+            value you mean. A warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" />
@@ -491,7 +493,8 @@ _RULES = (
         doc=_text("""
             kernel, strides, pads_begin, pads_end and dilations each hold one value per spatial
             axis of the input (rank - 2). When the lengths disagree, OpenVINO's shape inference
-            fails. Give every list one value per spatial axis.
+            fails. Give every list one value per spatial axis. A warning in a layer OpenVINO
+            drops (IR505).
         """),
         wrong=_text("""
             <!-- input [1,3,32] has one spatial axis -->
@@ -646,7 +649,8 @@ _RULES = (
         doc=_text("""
             Some attributes have no default at all: a Const needs its `offset`, `size`,
             `shape` and `element_type`, a Parameter its `<data>` with `shape` and
-            `element_type`. OpenVINO refuses the layer without them. Write them.
+            `element_type`. OpenVINO refuses the layer without them. Write them. A warning
+            in a layer OpenVINO drops (IR505); a Parameter is never dropped.
         """),
         wrong=_text("""
             <data element_type="i64" shape="2" offset="0" />
@@ -908,7 +912,8 @@ _RULES = (
         "An input port has no incoming edge or more than one.",
         doc=_text("""
             Every input port takes exactly one edge. With none the op has no operand; with two
-            it is ambiguous. OpenVINO refuses both. Connect each input port once.
+            it is ambiguous. OpenVINO refuses both. Connect each input port once. In a layer
+            that feeds no Result (IR505) it is a warning: OpenVINO drops the layer unread.
         """),
         wrong=_text("""
             <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
@@ -946,8 +951,13 @@ _RULES = (
         "A layer no Result depends on; OpenVINO silently drops it.",
         doc=_text("""
             No Result depends on the layer, so OpenVINO drops it when it builds the model: it
-            never runs, and nothing it declares is checked by the runtime. Connect it to a
-            Result or delete it.
+            never runs, and its op is never even created. What would be an error inside it
+            (an unknown type or opset, a missing or wrong attribute, a wrong port count, a
+            missing input edge, a wrong dim) is therefore a warning there, its message
+            saying the layer is dropped. Only what OpenVINO's reader checks in every layer
+            stays an error: a missing `version` or id (IR105, IR106) and port precisions
+            and dims it cannot read (IR109, IR110, IR111). Connect the layer to a Result or
+            delete it.
         """),
         wrong=_text("""
             <!-- layer 3 "unused" feeds nothing -->
@@ -969,7 +979,7 @@ _RULES = (
             Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
             AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
             another count cannot be built. Declare exactly the op's ports, all inside one
-            `<input>` and one `<output>` element.
+            `<input>` and one `<output>` element. A warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <output>

@@ -96,7 +96,9 @@ class _Checker:
         self.sink = sink
         self.result = Inference()
         self.unchecked_types: set[str] = set()
-        self.weights_reported = False
+        # Whether a missing .bin was reported on a kept layer, and on a dropped one: a layer
+        # the runtime drops reads no weights, so its finding cannot stand for the others'.
+        self.weights_reported: set[bool] = set()
         # Work shared by repeated layers (see the module docstring).
         self._lookups: dict[tuple[str, str], Lookup] = {}
         self._configured: dict[Hashable, tuple[Attributes, Op]] = {}
@@ -236,9 +238,10 @@ class _Checker:
         source = self.doc.source
         for code, message, locator in findings:
             if code == "IR401":
-                if self.weights_reported:
+                kept = layer.id in self.graph.reachable
+                if kept in self.weights_reported:
                     continue  # one missing .bin is one problem, however many Consts need it
-                self.weights_reported = True
+                self.weights_reported.add(kept)
             kind = locator[0]
             if kind == "layer":
                 name = locator[1]

@@ -19,6 +19,11 @@ from irpool.parse.xml_reader import Document
 
 # Sinks the runtime walks back from; everything else must feed one of them.
 _SINK_TYPES = ("result", "assign")
+# What OpenVINO's IR reader checks in every layer, even one it then drops for feeding no
+# sink: the layer's id and version, its ports' precisions and dims. Everything else it
+# checks only while creating an op, and it creates none for a dropped layer.
+_READ_IN_EVERY_LAYER = frozenset({"IR105", "IR106", "IR109", "IR110", "IR111"})
+_DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
@@ -32,7 +37,9 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     _check_fan_in(doc, layers, producers, broken, sink)
     order = _topological_order(doc, layers, producers, sink)
     # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
-    reachable = _reachable(doc, layers, producers, sink, warn=not broken)
+    reachable, dropped = _reachable(doc, layers, producers, sink, known=not broken)
+    if dropped:
+        sink.drop_layers(dropped, _READ_IN_EVERY_LAYER.__contains__, _DROPPED)
     beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
@@ -574,9 +581,10 @@ def _reachable(
     layers: dict[int, Layer],
     producers: dict[tuple[int, int], tuple[int, int]],
     sink: Collector,
-    warn: bool,
-) -> frozenset[int]:
-    """Layers the runtime builds: those some sink depends on, plus every Parameter."""
+    known: bool,
+) -> tuple[frozenset[int], list[str]]:
+    """Layers the runtime builds: those some sink depends on, plus every Parameter; and,
+    when the dataflow is `known`, the ids of the layers it drops."""
     inputs_of: dict[int, list[int]] = {}
     for (target, _), (source, _) in producers.items():
         inputs_of.setdefault(target, []).append(source)
@@ -596,7 +604,8 @@ def _reachable(
                 seen.add(source)
                 stack.append(source)
     seen.update(i for i, layer in layers.items() if kinds[layer.type] == "parameter")
-    if sinks and warn and len(seen) < len(layers):
+    dropped: list[str] = []
+    if sinks and known and len(seen) < len(layers):
         for layer in layers.values():
             if layer.id not in seen:
                 sink.add(
@@ -605,4 +614,5 @@ def _reachable(
                     doc.source.element(layer.element),
                     layer.ref,
                 )
-    return frozenset(seen)
+                dropped.append(layer.ref[0])
+    return frozenset(seen), dropped
