@@ -4,7 +4,9 @@ refuses, and must never crash or hang, whatever the file.
 Each case takes a model of the golden corpus (written by OpenVINO's serializer) and applies
 one to three mutations drawn by hypothesis: an attribute value, a `<dim>`, an edge end, an op
 type or opset, the IR version, an added attribute, a deleted or duplicated element, a
-truncated `.bin`. Then:
+truncated `.bin`; and the families of issue #11: a blank around a value, a non-ASCII digit,
+a retyped layer, an unknown version, an added layer OpenVINO drops, pads auto_pad overwrites.
+Then:
 
 (a) `irpool validate` (the CLI, in process) exits 0 or 1 without an exception, within
     SECONDS_PER_FILE;
