@@ -66,7 +66,11 @@ class Collector:
         message: str,
         span: Span,
         layer: tuple[str | None, str | None] = (None, None),
+        *,
+        about_dropped: bool = False,
     ) -> None:
+        """`about_dropped`: the finding concerns a dropped layer other than `layer` (an edge
+        into one), and is demoted like the findings inside it."""
         diagnostic = Diagnostic(
             code=code,
             severity=RULES[code].severity,
@@ -79,7 +83,7 @@ class Collector:
             layer_id=layer[0],
             layer_name=layer[1],
         )
-        self.diagnostics.append(self._demoted(diagnostic))
+        self.diagnostics.append(self._demoted(diagnostic, about_dropped))
 
     def drop_layers(
         self, layer_ids: Collection[str], matters: Callable[[str], bool], note: str
@@ -90,9 +94,9 @@ class Collector:
         self._dropped, self._matters, self._note = frozenset(layer_ids), matters, note
         self.diagnostics = [self._demoted(d) for d in self.diagnostics]
 
-    def _demoted(self, diagnostic: Diagnostic) -> Diagnostic:
+    def _demoted(self, diagnostic: Diagnostic, about_dropped: bool = False) -> Diagnostic:
         if (
-            diagnostic.layer_id not in self._dropped
+            not (about_dropped or diagnostic.layer_id in self._dropped)
             or diagnostic.severity is not Severity.ERROR
             or self._matters(diagnostic.code)
         ):

@@ -953,8 +953,8 @@ _RULES = (
             No Result depends on the layer, so OpenVINO drops it when it builds the model: it
             never runs, and its op is never even created. What would be an error inside it
             (an unknown type or opset, a missing or wrong attribute, a wrong port count, a
-            missing input edge, a wrong dim) is therefore a warning there, its message
-            saying the layer is dropped. Only what OpenVINO's reader checks in every layer
+            missing input edge or one naming no port, a wrong dim) is therefore a warning
+            there, its message saying the layer is dropped. Only what OpenVINO's reader checks in every layer
             stays an error: a missing `version` or id (IR105, IR106) and port precisions
             and dims it cannot read (IR109, IR110, IR111). Connect the layer to a Result or
             delete it.
