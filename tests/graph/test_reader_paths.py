@@ -1,17 +1,19 @@
-"""The graph reader's fast paths change nothing: cutting layer bodies from one serialization
-of <layers>, and reading layer heads with one regular expression (irpool/graph/build.py),
-must give exactly what reading every layer through lxml gives, on every IR file the
-repository holds (rule fixtures, examples, golden and conformance models)."""
+"""The graph reader's fast paths change nothing: with every switch of
+irpool/graph/fast_paths.py off (one thread, each layer serialized and read through lxml,
+nothing memoized or shared), irpool must give exactly what it gives with all on, on every IR
+file the repository holds (rule fixtures, examples, golden and conformance models)."""
 
 from __future__ import annotations
 
-import re
+from dataclasses import astuple
 from pathlib import Path
 
 import pytest
 
 import irpool
-from irpool.graph import build
+from irpool.graph import fast_paths
+from irpool.graph.fast_paths import FastPaths
+from tests.graph.test_repeated_layers import write_chain
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(
@@ -53,10 +55,29 @@ def test_the_corpus_is_there() -> None:
     assert len(FILES) > 300
 
 
+def test_every_switch_is_on_by_default() -> None:
+    assert all(astuple(fast_paths.ENABLED))
+    assert not any(astuple(FastPaths.none()))
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_fast_paths_read_what_lxml_reads(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_paths_read_what_the_plain_paths_read(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast = reading(path)
-    monkeypatch.setattr(build, "_HEAD", re.compile(r"(?!)"))  # heads element by element
+    monkeypatch.setattr(fast_paths, "ENABLED", FastPaths.none())
     assert reading(path) == fast
-    monkeypatch.setattr(build, "_cut", lambda text, container: None)  # bodies too
-    assert reading(path) == fast
+
+
+@pytest.mark.parametrize("paths", [FastPaths(), FastPaths.none()], ids=["fast", "plain"])
+def test_the_switches_take_effect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paths: FastPaths
+) -> None:
+    """Layers written alike share their ports on the fast paths only, so a switch left
+    unread would show here rather than make the comparison above vacuous."""
+    write_chain(tmp_path / "chain.xml", 2)
+    monkeypatch.setattr(fast_paths, "ENABLED", paths)
+    layers = irpool.load(tmp_path / "chain.xml").graph.layers
+    first, second = layers[1], layers[2]
+    assert (first.inputs is second.inputs) is paths.shared_bodies
+    assert (first.data_items is second.data_items) is paths.shared_bodies
