@@ -5,27 +5,34 @@ file the repository holds (rule fixtures, examples, golden and conformance model
 
 from __future__ import annotations
 
-from dataclasses import astuple
+from dataclasses import astuple, fields, replace
 from pathlib import Path
 
 import pytest
 
 import irpool
+from irpool.diagnostics import Diagnostic
 from irpool.graph import fast_paths
 from irpool.graph.fast_paths import FastPaths
 from tests.graph.test_repeated_layers import write_chain
 
 ROOT = Path(__file__).resolve().parents[2]
+# The files written to go wrong, each in its own way.
+RULE_FIXTURES = sorted(ROOT.glob("tests/rules/*.xml"))
 FILES = sorted(
     [
-        *ROOT.glob("tests/rules/*.xml"),
+        *RULE_FIXTURES,
         *ROOT.glob("examples/**/*.xml"),
         *ROOT.glob("tests/golden/models/*.xml"),
         *ROOT.glob("tests/conformance/*/model.xml"),
     ]
 )
 
-Reading = tuple[list[tuple[str, int, int, str]], list[tuple[object, ...]]]
+Reading = tuple[list[tuple[object, ...]], list[tuple[object, ...]]]
+
+
+def _diagnostic(d: Diagnostic) -> tuple[object, ...]:
+    return (d.code, d.severity, d.line, d.column, d.message, d.layer_id, d.layer_name)
 
 
 def reading(path: Path) -> Reading:
@@ -33,8 +40,8 @@ def reading(path: Path) -> Reading:
     try:
         model = irpool.load(path)
     except irpool.IRError as error:
-        return [(d.code, d.line, d.column, d.message) for d in error.diagnostics], []
-    diagnostics = [(d.code, d.line, d.column, d.message) for d in model.validate()]
+        return [_diagnostic(d) for d in error.diagnostics], []
+    diagnostics = [_diagnostic(d) for d in model.validate()]
     layers = [
         (
             layer.id,
@@ -43,8 +50,9 @@ def reading(path: Path) -> Reading:
             layer.version,
             layer.position,
             layer.data_items,
-            [(p.id, p.side, p.position, p.declared, p.precision) for p in layer.inputs],
-            [(p.id, p.side, p.position, p.declared, p.precision) for p in layer.outputs],
+            [astuple(port) for port in layer.inputs],
+            [astuple(port) for port in layer.outputs],
+            dict(layer.positions),
         )
         for layer in model.graph.layers.values()
     ]
@@ -67,6 +75,17 @@ def test_fast_paths_read_what_the_plain_paths_read(
     fast = reading(path)
     monkeypatch.setattr(fast_paths, "ENABLED", FastPaths.none())
     assert reading(path) == fast
+
+
+@pytest.mark.parametrize("switch", [field.name for field in fields(FastPaths)])
+def test_each_fast_path_off_alone_changes_nothing(
+    switch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The paths combine: one off among the others on must read the same too."""
+    fast = [reading(path) for path in RULE_FIXTURES]
+    monkeypatch.setattr(fast_paths, "ENABLED", replace(FastPaths(), **{switch: False}))
+    for path, expected in zip(RULE_FIXTURES, fast, strict=True):
+        assert reading(path) == expected, path.name
 
 
 @pytest.mark.parametrize("paths", [FastPaths(), FastPaths.none()], ids=["fast", "plain"])
