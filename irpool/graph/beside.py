@@ -17,7 +17,7 @@ class Beside:
     write to the tree) both run at once on the calling thread."""
 
     def __init__(
-        self, container: etree._Element | None, structure: StructureCheck, thread: bool
+        self, container: etree._Element | None, structure: StructureCheck, *, thread: bool
     ) -> None:
         self._container = container
         self._structure = structure

@@ -29,7 +29,7 @@ _DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading th
 def build_graph(doc: Document, sink: Collector) -> Graph:
     paths = fast_paths.ENABLED
     container = _first(doc.root, "layers")
-    beside = Beside(container, StructureCheck(doc), paths.second_thread)
+    beside = Beside(container, StructureCheck(doc), thread=paths.second_thread)
     # Layer ids recur in the edges, port numbers everywhere.
     number = cache(read_unsigned) if paths.number_memo else read_unsigned
     edges = read_edges(_first(doc.root, "edges"), number, paths)  # while <layers> serializes
@@ -45,7 +45,8 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     # unreadable number the real dataflow is unknown, so "unreachable" would be a guess.
     maybe = [(to_layer, from_layer) for _, from_layer, _, to_layer, _ in wiring.loose]
     sinks, reachable = reach(layers, wiring.producers, maybe)
-    dropped = checks.report_reach(doc, layers, sinks, reachable, not wiring.unreadable, sink)
+    known = not wiring.unreadable
+    dropped = checks.report_reach(doc, layers, sinks, reachable, sink, known=known)
     if dropped:
         sink.drop_layers(dropped, _READ_IN_EVERY_LAYER.__contains__, _DROPPED)
     checks.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)

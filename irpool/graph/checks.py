@@ -76,8 +76,9 @@ def report_reach(
     layers: dict[int, Layer],
     sinks: list[int],
     reachable: frozenset[int],
-    known: bool,
     sink: Collector,
+    *,
+    known: bool,
 ) -> list[str]:
     """A model without a sink; and, when the dataflow is `known`, the layers the runtime
     drops, whose ids are returned."""

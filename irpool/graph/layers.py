@@ -53,7 +53,7 @@ def read_layers(
     if container is None or text is None:
         return ReadLayers(layers, repeats, unreadable, ())
     bodies = BodyReader(doc, sink, paths)
-    cut = cut_layers(text, container, paths.regex_heads) if paths.cut_bodies else None
+    cut = cut_layers(text, container, read_heads=paths.regex_heads) if paths.cut_bodies else None
     # The cut holds only when every child of <layers> is a <layer>.
     elements = Children(container, "layer", uniform=cut is not None and paths.walk_children)
     if cut is None:
