@@ -102,15 +102,20 @@ class NotInferable(Exception):
 
 
 class LayerContext:
-    """What an op sees of its layer while it is checked: findings go back through `report`."""
+    """What an op sees of its layer while it is checked: findings go back through `report`.
+
+    `present` names the attributes the layer writes; `used_outputs` holds the indices of the
+    outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
 
     def __init__(
         self,
         present: frozenset[str],
         report: Callable[[str, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
+        used_outputs: frozenset[int] = frozenset(),
     ) -> None:
         self.present = present
+        self.used_outputs = used_outputs
         self._report = report
         self._load = load_weights
 
