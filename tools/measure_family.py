@@ -233,6 +233,65 @@ def reduce_cases() -> list[Case]:
     return cases
 
 
+LOWEST = np.finfo(np.float32).min
+
+
+def scalar_max(run: np.ndarray) -> np.float32:
+    """ReduceMax's scalar loop: NaN replaces the maximum so far, the next element replaces NaN."""
+    best = LOWEST
+    for value in run:
+        best = best if best > value else value
+    return np.float32(best)
+
+
+def first_element_max(run: np.ndarray) -> np.float32:
+    """AdaptiveMaxPool's loop: start with the bin's first element, replace when strictly greater."""
+    best = run[0]
+    for value in run[1:]:
+        if value > best:
+            best = value
+    return np.float32(best)
+
+
+def lowest_init_max(run: np.ndarray) -> np.float32:
+    """MaxPool's loop: start at the lowest finite value, replace when strictly greater."""
+    best = LOWEST
+    for value in run:
+        if value > best:
+            best = value
+    return np.float32(best)
+
+
+def rule_checks() -> list[str]:
+    """How often each documented NaN rule reproduces the CPU on random rows with 15% NaN."""
+    rng = np.random.default_rng(0)
+    lines = ["| op (path) | reduced length -> bins | rule | rows matching |", "|---|---|---|---|"]
+    for length, bins in ((3, 1), (8, 1), (15, 1), (16, 1), (17, 1), (40, 1), (5, 3), (12, 5)):
+        x = rng.standard_normal((1, 300, length)).astype(np.float32)
+        x[rng.random(x.shape) < 0.15] = NAN
+        runs = [(i * length // bins, -(-(i + 1) * length // bins)) for i in range(bins)]
+        checks = [("AdaptiveMaxPool (indices)", adaptive_max_pool([bins]), first_element_max),
+                  ("AdaptiveMaxPool (values only)", adaptive_max_pool([bins], False),
+                   first_element_max if bins > 1 else scalar_max)]  # fmt: skip
+        if bins == 1:
+            checks += [("ReduceMax", reduce("max", [-1]), scalar_max),
+                       ("MaxPool-8 (indices)", max_pool(8, [length]), lowest_init_max),
+                       ("MaxPool-8 (values only)", max_pool(8, [length], indices=False),
+                        lowest_init_max)]  # fmt: skip
+        for label, build, rule in checks:
+            got = infer(build, x)
+            if isinstance(got, str):
+                lines.append(f"| {label} | {length} -> {bins} | {rule.__name__} | {got} |")
+                continue
+            expected = np.stack(
+                [np.apply_along_axis(rule, -1, x[..., a:b]) for a, b in runs], axis=-1
+            ).reshape(got[0].shape)
+            same = (expected == got[0]) | (np.isnan(expected) & np.isnan(got[0]))
+            rows = same.reshape(300, -1).all(axis=1).sum()
+            lines.append(f"| {label} | {length} -> {bins} | {rule.__name__} | {rows}/300 |")
+    return lines
+
+
 def show(array: np.ndarray) -> str:
     text = np.array2string(array, separator=",", threshold=64, max_line_width=10**6)
     return f"{array.dtype} {list(array.shape)} {' '.join(text.split())}"
@@ -252,6 +311,8 @@ def main() -> None:
             shown = outputs if isinstance(outputs, str) else "<br>".join(map(show, outputs))
             print(f"| {case.name} | {show(case.x)} | {shown} |")
         print()
+    print("## NaN rules on random data\n")
+    print("\n".join(rule_checks()))
 
 
 def cpu_name() -> str:
