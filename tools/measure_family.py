@@ -11,17 +11,13 @@ reference implementation, with values only a oneDNN kernel; the cases run both.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).parent))
-from ov_builders import opset1, ov  # noqa: E402
-
-from openvino import opset8, opset14  # noqa: E402
+from openvino import opset8, opset14
+from ov_builders import opset1, ov
 
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 NAN, INF = np.nan, np.inf
@@ -139,8 +135,13 @@ def maxpool_cases() -> list[Case]:
     negative = row([-5, -6, -7])
     cases.append(Case("padding: all negative, k2 s1 p1/1", max_pool(8, [2], [1], ([1], [1])),
                       negative))  # fmt: skip
-    cases.append(Case("padding: oneDNN, k2 s1 p1/1", max_pool(8, [2], [1], ([1], [1]),
-                                                              indices=False), negative))
+    cases.append(
+        Case(
+            "padding: oneDNN, k2 s1 p1/1",
+            max_pool(8, [2], [1], ([1], [1]), indices=False),
+            negative,
+        )
+    )
     ramp = np.arange(10, dtype=np.float32).reshape(1, 2, 5) - 20
     for version, rounding in ((8, "ceil"), (14, "ceil"), (14, "ceil_torch")):
         for path, indices in (("reference", True), ("oneDNN", False)):
@@ -157,7 +158,7 @@ def maxpool_cases() -> list[Case]:
     for dtype in (np.int32, np.int64, np.int8, np.uint8):
         info = np.iinfo(dtype)
         values = [v for v in big if info.min <= v <= info.max] or [1, 2, 3, 4]
-        values = values + [int(info.min), int(info.max), 1, 1]
+        values = [*values, int(info.min), int(info.max), 1, 1]
         x = np.array(values * 2, dtype).reshape(1, 2, -1)
         for path, indices in (("reference", True), ("oneDNN", False)):
             build = max_pool(8, [2], [2], ([0], [1]), rounding="ceil", indices=indices)
