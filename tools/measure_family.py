@@ -293,6 +293,26 @@ def rule_checks() -> list[str]:
     return lines
 
 
+def ascending_sweep() -> list[str]:
+    """ReduceMax of ascending rows with one NaN, at every position: `.` the row's maximum, `N` NaN,
+    `L` LOWEST, `?` anything else (row i holds the NaN at position i)."""
+    lines = ["| length | result per NaN position |", "|---|---|"]
+    for length in (*range(1, 35), 48, 49, 63, 64, 65):
+        x = np.tile(np.arange(length, dtype=np.float32), (length, 1))
+        x[np.arange(length), np.arange(length)] = NAN
+        got = infer(reduce("max", [-1], keep_dims=False), x)
+        if isinstance(got, str):
+            lines.append(f"| {length} | {got} |")
+            continue
+        finite_max = np.where(np.isnan(x), -np.inf, x).max(axis=1)
+        marks = [
+            "N" if np.isnan(v) else "L" if v == LOWEST else "." if v == m else "?"
+            for v, m in zip(got[0], finite_max, strict=True)
+        ]
+        lines.append(f"| {length} | `{''.join(marks)}` |")
+    return lines
+
+
 def show(array: np.ndarray) -> str:
     text = np.array2string(array, separator=",", threshold=64, max_line_width=10**6)
     return f"{array.dtype} {list(array.shape)} {' '.join(text.split())}"
@@ -314,6 +334,8 @@ def main() -> None:
         print()
     print("## NaN rules on random data\n")
     print("\n".join(rule_checks()))
+    print("\n## ReduceMax: ascending rows with one NaN\n")
+    print("\n".join(ascending_sweep()))
 
 
 def cpu_name() -> str:
