@@ -181,6 +181,14 @@ def from_onnx(
 
 
 nn = torch.nn
+RESNET_HEAD = "nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())"
+
+
+def resnet_head() -> torch.nn.Module:
+    """A ResNet's head before its classifier: global average pooling, then Flatten."""
+    return nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())
+
+
 # fmt: off
 CASES: tuple[Case, ...] = (
     # MaxPool-14 from torch (axis=2 indices), ceil_mode -> ceil_torch, dilation, 1-D/2-D/3-D.
@@ -206,10 +214,9 @@ CASES: tuple[Case, ...] = (
     Case("torch_folded_prior_fp16", "F.max_pool2d(x, 2) and F.adaptive_avg_pool2d(parameter, 1)",
          from_torch(FoldedPrior(1, 4, 6, 6)), tied(1, 4, 6, 6)),
     # Global pooling: ReduceMean / ReduceMax with an axes Const; the ResNet head with Flatten.
-    Case("torch_resnet_head", "nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())",
-         from_torch(nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten())), specials(2, 8, 7, 7)),
-    Case("torch_resnet_head_dynamic", "the same, input [?,8,?,?], fp16 off",
-         from_torch(nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten()), dynamic=(0, 2, 3)),
+    Case("torch_resnet_head", RESNET_HEAD, from_torch(resnet_head()), specials(2, 8, 7, 7)),
+    Case("torch_resnet_head_dynamic", f"{RESNET_HEAD}, input [?,8,?,?], fp16 off",
+         from_torch(resnet_head(), dynamic=(0, 2, 3)),
          tied(3, 8, 5, 6), compress_to_fp16=False),
     Case("torch_mean_keepdim", "x.mean((2, 3), keepdim=True)",
          from_torch(Lambda(lambda x: x.mean((2, 3), keepdim=True))), tied(2, 4, 3, 5)),
