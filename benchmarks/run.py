@@ -31,9 +31,6 @@ import numpy as np
 import irpool
 from irpool.execute import driver
 from irpool.execute.kernels import OutputSpec, kernel_of
-from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
-from irpool.ops.avg_pool import AvgPool14
-from irpool.ops.base import Op
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -219,37 +216,37 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
     return path
 
 
-def irpool_bench(w: Workload, x: np.ndarray, out_shape: tuple[int, ...], folder: Path) -> Bench:
-    """`model.run` on the workload's IR file, as users call irpool."""
-    model = irpool.load(write_ir(w, out_shape, folder))
+def load_checked(w: Workload, folder: Path) -> irpool.Model:
+    """The workload's IR file, loaded as an application would, with nothing to report."""
+    model = irpool.load(write_ir(w, w.output_shape, folder))
     problems = [d for d in model.validate() if d.severity.value != "info"]
     if problems:
         raise SystemExit(f"{w.name}: the benchmark's IR has findings: {problems}")
+    return model
+
+
+def irpool_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+    """`model.run` on the workload's IR file, as users call irpool."""
     inputs = {"x": x}
     return lambda: model.run(inputs)
 
 
-def compute_bench(w: Workload, x: np.ndarray) -> Bench:
-    """The op's kernel alone (what `model.run` adds is the per-call overhead)."""
-    if not w.kernel:
-        size = np.full(w.rank, w.output, np.int64)
-        return _kernel_bench(AdaptiveAvgPool8({}), [x, size])
-    attrs = {
-        "kernel": (w.kernel,) * w.rank,
-        "strides": (w.stride,) * w.rank,
-        "pads_begin": (w.pad,) * w.rank,
-        "pads_end": (w.pad,) * w.rank,
-        "exclude-pad": w.exclude_pad,
-        "auto_pad": "explicit",
-        "rounding_type": "floor",
-    }
-    return _kernel_bench(AvgPool14(attrs), [x])
-
-
-def _kernel_bench(op: Op, inputs: list[np.ndarray]) -> Bench:
+def compute_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+    """The pool layer's kernel alone, on the op irpool checked (what `model.run` adds is the
+    per-call overhead); only its first output is read, as in the IR."""
+    pool = model.layer("pool")
+    op = model.checked.ops[pool.id]
     kernel = kernel_of(op)
-    assert kernel is not None
-    outputs = [OutputSpec.of("f32")]
+    if kernel is None:
+        raise SystemExit(f"irpool has no kernel for {pool.type}")
+    # A second input is the Const "const": AdaptiveAvgPool's output_size, ReduceMean's axes.
+    inputs = [x]
+    if len(pool.inputs) > 1:
+        inputs.append(model.checked.outputs[model.layer("const").id][0].value)
+    outputs = [
+        OutputSpec.of(info.element_type, used=index == 0)
+        for index, info in enumerate(model.checked.outputs[pool.id])
+    ]
     return lambda: kernel(op, inputs, outputs)
 
 
@@ -432,13 +429,10 @@ def main() -> None:
         if args.only and w.name not in args.only:
             continue
         x = rng.random(w.shape, dtype=np.float32)
-        ours = irpool_bench(w, x, w.output_shape, Path(folder.name))
+        model = load_checked(w, Path(folder.name))
+        ours, kernel = irpool_bench(model, x), compute_bench(model, x)
         out = next(iter(ours().values()))
-        # The kernel alone is timed for the AvgPool family, whose op classes this script names.
-        kernel = compute_bench(w, x) if w.family == "avg" else None
-        if kernel is not None:
-            result = kernel()
-            np.testing.assert_array_equal(out, result[0] if isinstance(result, list) else result)
+        np.testing.assert_array_equal(out, kernel()[0])
         # irpool and OpenVINO take turns (the ratio); the others are measured one by one.
         paired = {"irpool": ours, "irpool_2t": on_two_threads(ours)}
         reference = openvino_bench(w, x)
@@ -449,7 +443,7 @@ def main() -> None:
             np.testing.assert_allclose(out, expected, 0 if exact else 1e-5, 0 if exact else 1e-6)
         times = alternating_medians(paired, 3 * args.budget, rounds=3)
         times.setdefault("openvino", float("nan"))
-        times["compute"] = median_seconds(kernel, args.budget) if kernel else float("nan")
+        times["compute"] = median_seconds(kernel, args.budget)
         times["floor"] = median_seconds(floor_bench(w, x, out.size), args.budget)
         for name, make in peers.items():
             bench = make(w, x)
