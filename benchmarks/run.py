@@ -31,9 +31,6 @@ import numpy as np
 import irpool
 from irpool.execute import driver
 from irpool.execute.kernels import OutputSpec, kernel_of
-from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
-from irpool.ops.avg_pool import AvgPool14
-from irpool.ops.base import Op
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -50,13 +47,32 @@ class Workload:
     pad: int = 0
     exclude_pad: bool = True
     output: int = 1
+    # "avg": AvgPool, or AdaptiveAvgPool when kernel is 0; "max": MaxPool-14 as torch writes
+    # it (values used, indices not); "mean": ReduceMean over the spatial axes, keep_dims.
+    family: str = "avg"
 
     @property
     def rank(self) -> int:
         return len(self.shape) - 2
 
     @property
+    def output_shape(self) -> tuple[int, ...]:
+        if self.family == "mean":
+            spatial = (1,) * self.rank
+        elif not self.kernel:
+            spatial = (self.output,) * self.rank
+        else:
+            padded = [size + 2 * self.pad - self.kernel for size in self.shape[2:]]
+            spatial = tuple(room // self.stride + 1 for room in padded)
+        return (*self.shape[:2], *spatial)
+
+    @property
     def describe(self) -> str:
+        sizes = "x".join(map(str, self.shape))
+        if self.family == "mean":
+            return f"ReduceMean {sizes} axes {','.join(map(str, range(2, 2 + self.rank)))}"
+        if self.family == "max":
+            return f"MaxPool {sizes} k{self.kernel} s{self.stride} p{self.pad}"
         if not self.kernel:
             return f"AdaptiveAvgPool {'x'.join(map(str, self.shape))} -> {self.output}"
         mode = "excl" if self.exclude_pad else "incl"
@@ -77,6 +93,13 @@ WORKLOADS = [
     Workload("W7", (32, 64, 56, 56), 1.5, kernel=2, stride=2),
     Workload("W8", (1, 3, 8, 8), 1.0, kernel=2, stride=2),
     Workload("K31", (1, 32, 112, 112), 0.5, kernel=31, stride=1, pad=15),
+    # Issue #12: the max and mean family on the shapes above. MP1 and MP6 are k3 s2, as W1
+    # and W6, whose target is 2.0; the others 1.5.
+    Workload("MP1", (1, 64, 112, 112), 2.0, kernel=3, stride=2, pad=1, family="max"),
+    Workload("MP2", (1, 192, 28, 28), 1.5, kernel=3, stride=1, pad=1, family="max"),
+    Workload("MP6", (1, 64, 16, 56, 56), 2.0, kernel=3, stride=2, pad=1, family="max"),
+    Workload("MP7", (32, 64, 56, 56), 1.5, kernel=2, stride=2, family="max"),
+    Workload("RM4", (8, 2048, 7, 7), 1.0, family="mean"),
 ]
 MEMORY_WORKLOADS = ("W3", "W7")
 
@@ -138,30 +161,44 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
     )  # fmt: skip
     pooled = _port(2, "FP32", out_shape, "y")
     edges = [(0, 0, 2, 0), (2, 2, 3, 0)]
-    if w.kernel:
-        each = {"kernel": w.kernel, "strides": w.stride, "pads_begin": w.pad, "pads_end": w.pad}
-        attributes = " ".join(f'{k}="{",".join([str(v)] * w.rank)}"' for k, v in each.items())
+    data = _port(0, "FP32", w.shape)
+    each = {"kernel": w.kernel, "strides": w.stride, "pads_begin": w.pad, "pads_end": w.pad}
+    window = " ".join(f'{k}="{",".join([str(v)] * w.rank)}"' for k, v in each.items())
+    if w.family == "max":
+        ones = ",".join(["1"] * w.rank)
+        layers = [
+            _layer(
+                2, "pool", "MaxPool",
+                f'version="opset14"><data {window} dilations="{ones}" auto_pad="explicit" '
+                f'rounding_type="floor" index_element_type="i64" axis="2"/>'
+                f'<input>{data}</input><output>{pooled}{_port(3, "I64", out_shape)}</output>',
+            )
+        ]  # fmt: skip
+    elif w.kernel:
         mode = str(w.exclude_pad).lower()
         layers = [
             _layer(
                 2, "pool", "AvgPool",
-                f'version="opset1"><data {attributes} exclude-pad="{mode}" auto_pad="explicit" '
-                f'rounding_type="floor"/><input>{_port(0, "FP32", w.shape)}</input>'
-                f"<output>{pooled}</output>",
+                f'version="opset1"><data {window} exclude-pad="{mode}" auto_pad="explicit" '
+                f'rounding_type="floor"/><input>{data}</input><output>{pooled}</output>',
             )
         ]  # fmt: skip
-    else:
-        np.full(w.rank, w.output, np.int64).tofile(folder / f"{w.name}.bin")
+    else:  # a second input from an i64 Const: AdaptiveAvgPool's output_size, ReduceMean's axes
+        mean = w.family == "mean"
+        values = np.arange(2, 2 + w.rank) if mean else np.full(w.rank, w.output)
+        values.astype(np.int64).tofile(folder / f"{w.name}.bin")
+        second = _port(1, "I64", (w.rank,))
+        kind, body = ("ReduceMean", '<data keep_dims="true"/>') if mean else ("AdaptiveAvgPool", "")
+        version = "opset1" if mean else "opset8"
         layers = [
             _layer(
-                1, "size", "Const",
+                1, "const", "Const",
                 f'version="opset1"><data element_type="i64" shape="{w.rank}" offset="0" '
                 f'size="{8 * w.rank}"/><output>{_port(0, "I64", (w.rank,))}</output>',
             ),
             _layer(
-                2, "pool", "AdaptiveAvgPool",
-                f'version="opset8"><input>{_port(0, "FP32", w.shape)}'
-                f'{_port(1, "I64", (w.rank,))}</input><output>{pooled}</output>',
+                2, "pool", kind,
+                f'version="{version}">{body}<input>{data}{second}</input><output>{pooled}</output>',
             ),
         ]  # fmt: skip
         edges.append((1, 0, 2, 1))
@@ -179,37 +216,37 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
     return path
 
 
-def irpool_bench(w: Workload, x: np.ndarray, out_shape: tuple[int, ...], folder: Path) -> Bench:
-    """`model.run` on the workload's IR file, as users call irpool."""
-    model = irpool.load(write_ir(w, out_shape, folder))
+def load_checked(w: Workload, folder: Path) -> irpool.Model:
+    """The workload's IR file, loaded as an application would, with nothing to report."""
+    model = irpool.load(write_ir(w, w.output_shape, folder))
     problems = [d for d in model.validate() if d.severity.value != "info"]
     if problems:
         raise SystemExit(f"{w.name}: the benchmark's IR has findings: {problems}")
+    return model
+
+
+def irpool_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+    """`model.run` on the workload's IR file, as users call irpool."""
     inputs = {"x": x}
     return lambda: model.run(inputs)
 
 
-def compute_bench(w: Workload, x: np.ndarray) -> Bench:
-    """The op's kernel alone (what `model.run` adds is the per-call overhead)."""
-    if not w.kernel:
-        size = np.full(w.rank, w.output, np.int64)
-        return _kernel_bench(AdaptiveAvgPool8({}), [x, size])
-    attrs = {
-        "kernel": (w.kernel,) * w.rank,
-        "strides": (w.stride,) * w.rank,
-        "pads_begin": (w.pad,) * w.rank,
-        "pads_end": (w.pad,) * w.rank,
-        "exclude-pad": w.exclude_pad,
-        "auto_pad": "explicit",
-        "rounding_type": "floor",
-    }
-    return _kernel_bench(AvgPool14(attrs), [x])
-
-
-def _kernel_bench(op: Op, inputs: list[np.ndarray]) -> Bench:
+def compute_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+    """The pool layer's kernel alone, on the op irpool checked (what `model.run` adds is the
+    per-call overhead); only its first output is read, as in the IR."""
+    pool = model.layer("pool")
+    op = model.checked.ops[pool.id]
     kernel = kernel_of(op)
-    assert kernel is not None
-    outputs = [OutputSpec.of("f32")]
+    if kernel is None:
+        raise SystemExit(f"irpool has no kernel for {pool.type}")
+    # A second input is the Const "const": AdaptiveAvgPool's output_size, ReduceMean's axes.
+    inputs = [x]
+    if len(pool.inputs) > 1:
+        inputs.append(model.checked.outputs[model.layer("const").id][0].value)
+    outputs = [
+        OutputSpec.of(info.element_type, used=index == 0)
+        for index, info in enumerate(model.checked.outputs[pool.id])
+    ]
     return lambda: kernel(op, inputs, outputs)
 
 
@@ -226,8 +263,14 @@ def openvino_bench(w: Workload, x: np.ndarray) -> Bench | None:
     except ImportError:
         return None
     param = ops.parameter(list(x.shape), np.float32)
-    if w.kernel:
-        pads = [w.pad] * w.rank
+    pads = [w.pad] * w.rank
+    if w.family == "max":
+        node = ops.max_pool(
+            param, [w.stride] * w.rank, [1] * w.rank, pads, pads, [w.kernel] * w.rank
+        ).output(0)  # values only, as in the IR: the indices output has no consumer
+    elif w.family == "mean":
+        node = ops.reduce_mean(param, ops.constant(np.arange(2, 2 + w.rank)), keep_dims=True)
+    elif w.kernel:
         node = ops.avg_pool(
             param, [w.stride] * w.rank, pads, pads, [w.kernel] * w.rank, w.exclude_pad, "floor"
         )
@@ -249,6 +292,12 @@ def torch_bench(w: Workload, x: np.ndarray) -> Bench | None:
     torch.set_num_threads(1)
     functional = torch.nn.functional
     tensor = torch.from_numpy(x)
+    if w.family == "max":
+        max_pool = getattr(functional, f"max_pool{w.rank}d")
+        return lambda: max_pool(tensor, w.kernel, w.stride, w.pad)
+    if w.family == "mean":
+        axes = tuple(range(2, 2 + w.rank))
+        return lambda: tensor.mean(axes, keepdim=True)
     if not w.kernel:
         adaptive = getattr(functional, f"adaptive_avg_pool{w.rank}d")
         return lambda: adaptive(tensor, w.output)
@@ -264,13 +313,18 @@ def onnxruntime_bench(w: Workload, x: np.ndarray) -> Bench | None:
     except ImportError:
         return None
     helper = onnx.helper
-    if w.kernel:
+    if w.family == "max":
+        node = helper.make_node(
+            "MaxPool", ["x"], ["y"], kernel_shape=[w.kernel] * w.rank,
+            strides=[w.stride] * w.rank, pads=[w.pad] * (2 * w.rank),
+        )  # fmt: skip
+    elif w.kernel:
         node = helper.make_node(
             "AveragePool", ["x"], ["y"], kernel_shape=[w.kernel] * w.rank,
             strides=[w.stride] * w.rank, pads=[w.pad] * (2 * w.rank),
             count_include_pad=int(not w.exclude_pad),
         )  # fmt: skip
-    elif w.output == 1:
+    elif w.family == "mean" or w.output == 1:
         node = helper.make_node("GlobalAveragePool", ["x"], ["y"])
     else:
         return None  # ONNX has no adaptive pooling
@@ -375,16 +429,18 @@ def main() -> None:
         if args.only and w.name not in args.only:
             continue
         x = rng.random(w.shape, dtype=np.float32)
-        kernel = compute_bench(w, x)
-        result = kernel()
-        out = result[0] if isinstance(result, list) else result
-        ours = irpool_bench(w, x, out.shape, Path(folder.name))
-        np.testing.assert_array_equal(next(iter(ours().values())), out)
+        model = load_checked(w, Path(folder.name))
+        ours, kernel = irpool_bench(model, x), compute_bench(model, x)
+        out = next(iter(ours().values()))
+        np.testing.assert_array_equal(out, kernel()[0])
         # irpool and OpenVINO take turns (the ratio); the others are measured one by one.
         paired = {"irpool": ours, "irpool_2t": on_two_threads(ours)}
         reference = openvino_bench(w, x)
         if reference is not None:
             paired["openvino"] = reference
+            expected = next(iter(reference().values()))
+            exact = w.family == "max"  # a maximum is exact; sums differ in order only
+            np.testing.assert_allclose(out, expected, 0 if exact else 1e-5, 0 if exact else 1e-6)
         times = alternating_medians(paired, 3 * args.budget, rounds=3)
         times.setdefault("openvino", float("nan"))
         times["compute"] = median_seconds(kernel, args.budget)
