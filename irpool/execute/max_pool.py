@@ -1,0 +1,207 @@
+"""MaxPool on NumPy arrays: separable passes over strided views, one spatial axis at a time.
+
+The CPU plugin (measured, docs/semantics.md section 9) starts each window at the element
+type's lowest finite value and keeps a tap only when it is strictly greater: padding is
+never selected, NaN never wins, -inf never beats the start value, ties keep the first tap in
+row-major order, and a window without a real tap gives the lowest value at index 0.
+
+A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
+(the interior) take one NumPy operation per tap over strided views of the whole block;
+border outputs use their real taps only. Values alone use `fmax` (which skips NaN) and are
+clamped to the lowest value at the end. With indices, a pass keeps the running value and
+the flat index of the winning tap over the axes reduced so far; the innermost axis goes
+first, so a strict comparison in tap order picks the first maximum in row-major order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.geometry import Axis
+from irpool.execute.window import Window
+
+BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache between passes
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Outputs [lo, hi) of one pass that read the same taps, as offsets from o*stride."""
+
+    lo: int
+    hi: int
+    taps: tuple[int, ...]  # input position of output o, tap j: o*stride + taps[j]
+
+
+@dataclass(frozen=True, slots=True)
+class AxisPass:
+    """Reduces array axis `axis + 1` (after the planes) from `size` to `out` positions."""
+
+    axis: int
+    size: int
+    out: int
+    stride: int
+    unit: int  # elements of the input's spatial plane between consecutive positions here
+    spans: tuple[Span, ...]
+
+
+def max_pool(
+    x: NDArray[Any], windows: Sequence[Window], indices: bool, axis: int = 0
+) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
+    """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
+    the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
+    `axis` (already non-negative) is not 0."""
+    work, lowest = _work_type(x.dtype)
+    out_spatial = tuple(w.out for w in windows)
+    values = np.empty((*x.shape[:2], *out_spatial), x.dtype)
+    found = np.zeros(values.shape, np.int64) if indices else None
+    planes = x.shape[0] * x.shape[1]
+    if values.size == 0:
+        return values, found
+    source = np.ascontiguousarray(x).reshape(planes, *x.shape[2:])
+    target = values.reshape(planes, *out_spatial)
+    passes = _passes(tuple(windows), indices)
+    plane_bytes = max(1, prod(x.shape[2:]) * work.itemsize)
+    block = max(1, BLOCK_BYTES // plane_bytes)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, planes, block):
+            stop = min(planes, start + block)
+            chunk = source[start:stop]
+            if chunk.dtype != work:
+                chunk = _to_work(chunk, work)
+            if found is None:
+                reduced = _values(chunk, passes, lowest)
+            else:
+                reduced, where = _indexed(chunk, passes, lowest)
+                found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
+            np.copyto(target[start:stop], reduced, casting="unsafe")
+    if found is not None:
+        plane = prod(x.shape[2:])
+        offsets = np.arange(planes, dtype=np.int64) * plane
+        found += offsets.reshape(*x.shape[:2], *(1,) * len(windows))
+        if axis:
+            found %= prod(x.shape[axis:])
+    return values, found
+
+
+def _work_type(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
+    """The type the CPU plugin compares in, and its lowest value (the start of a window).
+
+    Floats go through f32 (f64 saturates first); i64 through i32 (wrapping)."""
+    if dtype.kind == "f":
+        work = np.dtype(np.float32)
+        return work, np.finfo(work).min
+    if dtype == np.int64:
+        work = np.dtype(np.int32)
+    elif dtype == np.bool_:
+        work = np.dtype(np.uint8)
+    else:
+        work = dtype
+    return work, np.iinfo(work).min
+
+
+def _to_work(chunk: NDArray[Any], work: np.dtype[Any]) -> NDArray[Any]:
+    if chunk.dtype == np.float64:
+        limit = np.finfo(np.float32).max
+        return np.clip(chunk, -limit, limit).astype(work)
+    return chunk.astype(work)
+
+
+@lru_cache(maxsize=256)
+def _passes(windows: tuple[Window, ...], indices: bool) -> tuple[AxisPass, ...]:
+    """One pass per axis (values skip identity axes); innermost first (see the module doc)."""
+    sizes = [w.size for w in windows]
+    passes = []
+    for index in reversed(range(len(windows))):
+        w = windows[index]
+        identity = w.kernel == 1 and w.pad_begin == 0 and w.stride == 1 and w.out == w.size
+        if identity and not indices:  # indices need every axis's position
+            continue
+        geometry = Axis(w)
+        lo, hi = geometry.interior
+        offsets = tuple(j * w.dilation - w.pad_begin for j in range(w.kernel))
+        spans = [Span(lo, hi, offsets)] if hi > lo else []
+        for o in geometry.borders:
+            real = tuple(t - o * w.stride for t in geometry.real_taps(o))
+            spans.append(Span(o, o + 1, real))
+        unit = prod(sizes[index + 1 :])
+        passes.append(AxisPass(index, w.size, w.out, w.stride, unit, tuple(spans)))
+    if not indices:
+        # Values alone: the order does not matter; outer axes first leaves the inner
+        # (element-strided) passes the smallest arrays.
+        passes.reverse()
+    return tuple(passes)
+
+
+def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
+    """[lead, length, inner] view of `array` [planes, *spatial] around spatial `axis`."""
+    shape = array.shape
+    return array.reshape(prod(shape[: axis + 1]), shape[axis + 1], prod(shape[axis + 2 :]))
+
+
+def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> NDArray[Any]:
+    current = chunk
+    for p in passes:
+        shape = list(current.shape)
+        shape[p.axis + 1] = p.out
+        result = np.empty(shape, current.dtype)
+        source, target = _shaped(current, p.axis), _shaped(result, p.axis)
+        for span in p.spans:
+            views = [_taps(source, span, p.stride, t) for t in span.taps]
+            part = target[:, span.lo : span.hi]
+            if not views:
+                part.fill(lowest)
+            elif len(views) == 1:
+                np.copyto(part, views[0])
+            else:
+                np.fmax(views[0], views[1], out=part)
+                for view in views[2:]:
+                    np.fmax(part, view, out=part)
+        current = result
+    if current is chunk:
+        current = chunk.copy()
+    if current.dtype.kind == "f":
+        np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
+    return current
+
+
+def _indexed(
+    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any
+) -> tuple[NDArray[Any], NDArray[np.int64]]:
+    current = chunk
+    where: NDArray[np.int64] | None = None
+    for p in passes:
+        shape = list(current.shape)
+        shape[p.axis + 1] = p.out
+        result = np.full(shape, lowest, current.dtype)
+        chosen = np.zeros(shape, np.int64)
+        source, target = _shaped(current, p.axis), _shaped(result, p.axis)
+        origin = None if where is None else _shaped(where, p.axis)
+        picked = _shaped(chosen, p.axis)
+        for span in p.spans:
+            best, best_at = target[:, span.lo : span.hi], picked[:, span.lo : span.hi]
+            outputs = np.arange(span.lo, span.hi, dtype=np.int64)[:, None] * p.stride
+            better = np.empty(best.shape, np.bool_)
+            for t in span.taps:
+                view = _taps(source, span, p.stride, t)
+                np.greater(view, best, out=better)
+                np.copyto(best, view, where=better)
+                position = (outputs + t) * p.unit
+                if origin is not None:
+                    position = position + _taps(origin, span, p.stride, t)
+                np.copyto(best_at, position, where=better)
+        current, where = result, chosen
+    assert where is not None  # a pooling has at least one spatial axis
+    return current, where
+
+
+def _taps(source: NDArray[Any], span: Span, stride: int, tap: int) -> NDArray[Any]:
+    """The inputs that tap `tap` reads for the outputs of `span` (a strided view)."""
+    start = span.lo * stride + tap
+    return source[:, start : (span.hi - 1) * stride + tap + 1 : stride]
