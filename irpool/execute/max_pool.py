@@ -93,16 +93,16 @@ def max_pool(
 def _work_type(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
     """The type the CPU plugin compares in, and its lowest value (the start of a window).
 
-    Floats go through f32 (f64 saturates first); i64 through i32 (wrapping)."""
+    Measured: floats go through f32 (f64 saturating first); i8 and u8 (and boolean, as u8)
+    are compared as they are; every other integer type is wrapped to i32 and back, so u32
+    values above 2**31 compare as negative and an empty u16 window gives 0 (INT32_MIN)."""
     if dtype.kind == "f":
         work = np.dtype(np.float32)
         return work, np.finfo(work).min
-    if dtype == np.int64:
-        work = np.dtype(np.int32)
-    elif dtype == np.bool_:
-        work = np.dtype(np.uint8)
+    if dtype.itemsize == 1:
+        work = np.dtype(np.uint8) if dtype == np.bool_ else dtype
     else:
-        work = dtype
+        work = np.dtype(np.int32)
     return work, np.iinfo(work).min
 
 
@@ -110,7 +110,7 @@ def _to_work(chunk: NDArray[Any], work: np.dtype[Any]) -> NDArray[Any]:
     if chunk.dtype == np.float64:
         limit = np.finfo(np.float32).max
         return np.clip(chunk, -limit, limit).astype(work)
-    return chunk.astype(work)
+    return chunk.astype(work)  # integers wrap, as the runtime's conversion does
 
 
 @lru_cache(maxsize=256)

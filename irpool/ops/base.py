@@ -25,6 +25,7 @@ KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
 class AttrType(Enum):
     UINT_LIST = "list of unsigned integers"
     UINT = "unsigned integer"
+    INT = "integer"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"
