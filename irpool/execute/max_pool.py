@@ -140,12 +140,31 @@ def _passes(windows: tuple[Window, ...], indices: bool) -> tuple[AxisPass, ...]:
 
 
 def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
-    """[lead, length, inner] view of `array` [planes, *spatial] around spatial `axis`."""
+    """[lead, length, inner] view of `array` [planes, *spatial] around spatial `axis`, or
+    [lead, length] on the last axis (NumPy loops over a trailing 1 slowly)."""
     shape = array.shape
-    return array.reshape(prod(shape[: axis + 1]), shape[axis + 1], prod(shape[axis + 2 :]))
+    lead, inner = prod(shape[: axis + 1]), prod(shape[axis + 2 :])
+    return array.reshape(lead, shape[axis + 1], inner) if inner > 1 else array.reshape(lead, -1)
 
 
 def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> NDArray[Any]:
+    """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
+    propagates, sends the block through `fmax` again."""
+    current = _reduce(chunk, passes, lowest, np.maximum)
+    if current.dtype.kind != "f":
+        return current
+    smallest = current.min()
+    if np.isnan(smallest):
+        current = _reduce(chunk, passes, lowest, np.fmax)
+        smallest = current.min()
+    if not smallest >= lowest:
+        np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
+    return current
+
+
+def _reduce(
+    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, combine: np.ufunc
+) -> NDArray[Any]:
     current = chunk
     for p in passes:
         shape = list(current.shape)
@@ -160,15 +179,11 @@ def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> N
             elif len(views) == 1:
                 np.copyto(part, views[0])
             else:
-                np.fmax(views[0], views[1], out=part)
+                combine(views[0], views[1], out=part)
                 for view in views[2:]:
-                    np.fmax(part, view, out=part)
+                    combine(part, view, out=part)
         current = result
-    if current is chunk:
-        current = chunk.copy()
-    if current.dtype.kind == "f":
-        np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
-    return current
+    return chunk.copy() if current is chunk else current
 
 
 def _indexed(
@@ -186,7 +201,9 @@ def _indexed(
         picked = _shaped(chosen, p.axis)
         for span in p.spans:
             best, best_at = target[:, span.lo : span.hi], picked[:, span.lo : span.hi]
-            outputs = np.arange(span.lo, span.hi, dtype=np.int64)[:, None] * p.stride
+            outputs = np.arange(span.lo, span.hi, dtype=np.int64) * p.stride
+            if target.ndim == 3:
+                outputs = outputs[:, None]
             better = np.empty(best.shape, np.bool_)
             for t in span.taps:
                 view = _taps(source, span, p.stride, t)

@@ -16,7 +16,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.graph.shape import Dim, Shape
-from irpool.ops.avg_pool import AUTO_PADS, COMPUTED_PADS, ROUNDINGS, WRAPPED, AvgPoolBase, padding_total
+from irpool.ops.avg_pool import (
+    AUTO_PADS,
+    COMPUTED_PADS,
+    ROUNDINGS,
+    WRAPPED,
+    AvgPoolBase,
+    padding_total,
+)
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo, numpy_dtype
 from irpool.ops.registry import register
 
