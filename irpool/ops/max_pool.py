@@ -30,8 +30,9 @@ from irpool.ops.registry import register
 if TYPE_CHECKING:
     from irpool.execute.window import Window
 
-# Index types the CPU plugin computes; it reads others (u8, f32) and fails at inference.
-INDEX_TYPES = ("i32", "i64")
+# Index types the CPU plugin computes (measured); it reads the others (i8, u8, boolean, the
+# float types, ...) and fails at inference when the indices output is used.
+INDEX_TYPES = ("i16", "i32", "i64", "u16", "u32", "u64")
 
 ATTRIBUTES = (
     Attr("kernel", AttrType.UINT_LIST, default=(), required=True, min_value=1),
@@ -126,7 +127,7 @@ class MaxPoolBase(AvgPoolBase):
             return
         if not self.attrs["dilations"]:
             ctx.report(
-                "IR214",
+                "IR217",
                 f"{self.label()} needs explicit dilations (e.g. all 1); without them OpenVINO's "
                 "CPU plugin fails at inference when the indices output is used",
                 "dilations",
@@ -134,9 +135,9 @@ class MaxPoolBase(AvgPoolBase):
         index_type = self.attrs["index_element_type"]
         if index_type not in INDEX_TYPES:
             ctx.report(
-                "IR214",
+                "IR217",
                 f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin '
-                "computes indices only as i32 or i64 and fails at inference",
+                "fails at inference when the indices output is used (i32 or i64 work)",
                 "index_element_type",
             )
 
