@@ -235,3 +235,79 @@ def test_generator_covers_the_space(outcome: Outcome) -> None:
 def test_irpool_matches_openvino(outcome: Outcome) -> None:
     shown = "\n".join(outcome.mismatches[:20])
     assert not outcome.mismatches, f"{len(outcome.mismatches)} mismatches:\n{shown}"
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes: dynamic dims and intervals, against the builders' (OpenVINO's) shape inference
+# --------------------------------------------------------------------------------------------
+
+SHAPE_SEED = "irpool-differential-max-pool-shapes-1"
+SHAPE_COUNT = 1500
+SHAPE_BATCH = 150
+DYNAMIC_DIMS = ("?", "1..10", "..7", "4..", "3..9", "2..5", "0..3")
+
+
+def random_partial_shape(index: int) -> tuple[Config, str]:
+    """Configuration #index with some of its dims made dynamic (the Parameter's shape)."""
+    config = random_config(index + CONFIG_COUNT)
+    rng = random.Random(f"{SHAPE_SEED}:{index}")
+    if rng.random() < 0.05:
+        return config, "..."  # dynamic rank
+    dims = [rng.choice(DYNAMIC_DIMS) if rng.random() < 0.4 else str(size) for size in config.shape]
+    return config, ",".join(dims)
+
+
+@pytest.fixture(scope="module")
+def shape_mismatches(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, list[str]]:
+    directory = tmp_path_factory.mktemp("max_pool_shapes")
+    checked, mismatches = 0, []
+    for start in range(0, SHAPE_COUNT, SHAPE_BATCH):
+        parameters, results, expected = [], [], {}
+        for index in range(start, start + SHAPE_BATCH):
+            config, shape = random_partial_shape(index)
+            parameter = opset1.parameter(ov.PartialShape(f"[{shape}]"), np.float32)
+            common = (
+                config.pads_begin, config.pads_end, config.kernel, config.rounding,
+                config.auto_pad,
+            )  # fmt: skip
+            try:
+                if config.version == 1:
+                    pool = opset1.max_pool(parameter, config.strides, *common)
+                else:
+                    builder = opset8 if config.version == 8 else opset14
+                    pool = builder.max_pool(
+                        parameter, config.strides, config.dilations, *common,
+                        config.index_type, config.axis,
+                    )  # fmt: skip
+            except Exception:  # shape inference refuses it
+                continue
+            pool.set_friendly_name(f"pool{index}")
+            parameters.append(parameter)
+            results += [opset1.result(output) for output in pool.outputs()]
+            expected[f"pool{index}"] = (
+                f"{config.describe()} in [{shape}]",
+                [str(output.get_partial_shape()) for output in pool.outputs()],
+            )
+        path = directory / f"shapes{start}.xml"
+        ov.save_model(ov.Model(results, parameters), path, compress_to_fp16=False)
+        model = irpool.load(path)
+        # A dynamic-rank Parameter is refused by the CPU plugin (IR214), not by read_model.
+        errors = [d for d in model.validate() if d.severity.value == "error" and d.code != "IR214"]
+        mismatches += [f"{path.name}: {d.code} {d.message}" for d in errors[:5]]
+        for layer_id, infos in model.inference.outputs.items():
+            layer = model.graph.layers[layer_id]
+            if layer.name in expected:
+                label, shapes = expected.pop(layer.name)
+                got = [str(info.shape) for info in infos]
+                if got != shapes:
+                    mismatches.append(f"{label}: irpool {got}, OpenVINO {shapes}")
+                checked += 1
+        mismatches += [f"{label}: irpool inferred nothing" for label, _ in expected.values()]
+    return checked, mismatches
+
+
+def test_shapes_match_openvino(shape_mismatches: tuple[int, list[str]]) -> None:
+    checked, mismatches = shape_mismatches
+    assert checked >= 1000
+    shown = "\n".join(mismatches[:20])
+    assert not mismatches, f"{len(mismatches)} mismatches:\n{shown}"
