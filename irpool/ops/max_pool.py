@@ -3,7 +3,7 @@
 
 The window geometry is AvgPool's (docs/semantics.md); MaxPool adds no exclude-pad check, so
 pads as large as the kernel are legal. What the CPU plugin computes is measured in
-docs/semantics.md, section 9.
+docs/semantics.md, "MaxPool-1 / -8 / -14".
 """
 
 from __future__ import annotations
