@@ -1,14 +1,15 @@
 """MaxPool on NumPy arrays: separable passes over strided views, one spatial axis at a time.
 
-The CPU plugin (measured, docs/semantics.md, "MaxPool-1 / -8 / -14") starts each window at the element
-type's lowest finite value and keeps a tap only when it is strictly greater: padding is
-never selected, NaN never wins, -inf never beats the start value, ties keep the first tap in
-row-major order, and a window without a real tap gives the lowest value at index 0.
+The CPU plugin (measured: docs/semantics.md, "MaxPool-1 / -8 / -14") starts each window at
+the element type's lowest finite value and keeps a tap only when it is strictly greater:
+padding is never selected, NaN never wins, -inf never beats the start value, ties keep the
+first tap in row-major order, and a window without a real tap gives the lowest value at
+index 0.
 
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
 (the interior) take one NumPy operation per tap over strided views of the whole block;
-border outputs use their real taps only. Values alone use `fmax` (which skips NaN) and are
-clamped to the lowest value at the end. With indices, a pass keeps the running value and
+border outputs use their real taps only. Values alone use `maximum`, and `fmax` (which
+skips NaN) on a block holding NaN, then are clamped to the lowest value. With indices, a pass keeps the running value and
 the flat index of the winning tap over the axes reduced so far; the innermost axis goes
 first, so a strict comparison in tap order picks the first maximum in row-major order.
 """
