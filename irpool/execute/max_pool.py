@@ -9,9 +9,10 @@ index 0.
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
 (the interior) take one NumPy operation per tap over strided views of the whole block;
 border outputs use their real taps only. Values alone use `maximum`, and `fmax` (which
-skips NaN) on a block holding NaN, then are clamped to the lowest value. With indices, a pass keeps the running value and
-the flat index of the winning tap over the axes reduced so far; the innermost axis goes
-first, so a strict comparison in tap order picks the first maximum in row-major order.
+skips NaN) on a block holding NaN, then are clamped to the lowest value. With indices, a
+pass keeps the running value and the flat index of the winning tap over the axes reduced so
+far; the innermost axis goes first, so a strict comparison in tap order picks the first
+maximum in row-major order.
 """
 
 from __future__ import annotations
