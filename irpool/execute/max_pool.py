@@ -17,6 +17,7 @@ maximum in row-major order.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,10 +27,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.driver import Scratch
 from irpool.execute.geometry import Axis
 from irpool.execute.window import Window
 
 BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache between passes
+# Each thread keeps its pass buffers: fresh megabyte arrays page-fault on every call.
+_local = threading.local()
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +156,15 @@ def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
 def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> NDArray[Any]:
     """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
     propagates, sends the block through `fmax` again."""
-    current = _reduce(chunk, passes, lowest, np.maximum)
+    scratch: Scratch | None = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = Scratch()
+    current = _reduce(chunk, passes, lowest, np.maximum, scratch)
     if current.dtype.kind != "f":
         return current
     smallest = current.min()
     if np.isnan(smallest):
-        current = _reduce(chunk, passes, lowest, np.fmax)
+        current = _reduce(chunk, passes, lowest, np.fmax, scratch)
         smallest = current.min()
     if not smallest >= lowest:
         np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
@@ -165,13 +172,17 @@ def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> N
 
 
 def _reduce(
-    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, combine: np.ufunc
+    chunk: NDArray[Any],
+    passes: tuple[AxisPass, ...],
+    lowest: Any,
+    combine: np.ufunc,
+    scratch: Scratch,
 ) -> NDArray[Any]:
     current = chunk
-    for p in passes:
+    for step, p in enumerate(passes):
         shape = list(current.shape)
         shape[p.axis + 1] = p.out
-        result = np.empty(shape, current.dtype)
+        result = scratch.array(step % 2, tuple(shape), current.dtype)
         source, target = _shaped(current, p.axis), _shaped(result, p.axis)
         for number, span in enumerate(p.spans):
             if number == 0 and p.stride == 1 and p.out == p.size:
