@@ -294,7 +294,7 @@ def shape_mismatches(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, lis
         # A dynamic-rank Parameter is refused by the CPU plugin (IR214), not by read_model.
         errors = [d for d in model.validate() if d.severity.value == "error" and d.code != "IR214"]
         mismatches += [f"{path.name}: {d.code} {d.message}" for d in errors[:5]]
-        for layer_id, infos in model.inference.outputs.items():
+        for layer_id, infos in model.checked.outputs.items():
             layer = model.graph.layers[layer_id]
             if layer.name in expected:
                 label, shapes = expected.pop(layer.name)

@@ -28,12 +28,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
-from irpool.execute.geometry import Axis
-from irpool.execute.window import Window
+from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.ops.max_pool import MaxPoolBase
+from irpool.ops.pooling_geometry import Window
 
 BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache between passes
 # Each thread keeps its pass buffers: fresh megabyte arrays page-fault on every call.
 _local = threading.local()
+BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +59,35 @@ class AxisPass:
     spans: tuple[Span, ...]
 
 
+@kernel_for(MaxPoolBase)
+def run_max_pool(
+    op: MaxPoolBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """MaxPool-1 has one output; MaxPool-8/14 compute indices only when something reads them."""
+    x = inputs[0]
+    indices = len(outputs) > 1 and outputs[1].used
+    axis = op.attrs["axis"] % x.ndim if indices else 0
+    bf16 = outputs[0].element_type == "bf16"
+    values, found = max_pool(x, op.windows(x.shape), indices, axis, bf16)
+    if len(outputs) == 1:
+        return [values]
+    return [values, None if found is None else found.astype(outputs[1].dtype)]
+
+
 def max_pool(
-    x: NDArray[Any], windows: Sequence[Window], indices: bool, axis: int = 0
+    x: NDArray[Any],
+    windows: Sequence[Window],
+    indices: bool,
+    axis: int = 0,
+    bf16: bool = False,
 ) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
     """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
     the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
-    `axis` (already non-negative) is not 0."""
+    `axis` (already non-negative) is not 0. `bf16`: `x` holds bf16 values as f32, and an
+    empty window gives bf16's lowest value (measured; f32's would round to -inf)."""
     work, lowest = _work_type(x.dtype)
+    if bf16:
+        lowest = BF16_LOWEST
     out_spatial = tuple(w.out for w in windows)
     values = np.empty((*x.shape[:2], *out_spatial), x.dtype)
     found = np.zeros(values.shape, np.int64) if indices else None
@@ -129,12 +153,11 @@ def _passes(windows: tuple[Window, ...], indices: bool) -> tuple[AxisPass, ...]:
         identity = w.kernel == 1 and w.pad_begin == 0 and w.stride == 1 and w.out == w.size
         if identity and not indices:  # indices need every axis's position
             continue
-        geometry = Axis(w)
-        lo, hi = geometry.interior
+        lo, hi = w.interior
         offsets = tuple(j * w.dilation - w.pad_begin for j in range(w.kernel))
         spans = [Span(lo, hi, offsets)] if hi > lo else []
-        for o in geometry.borders:
-            real = tuple(t - o * w.stride for t in geometry.real_taps(o))
+        for o in w.borders:
+            real = tuple(t - o * w.stride for t in w.real_taps(o))
             spans.append(Span(o, o + 1, real))
         unit = prod(sizes[index + 1 :])
         passes.append(AxisPass(index, w.size, w.out, w.stride, unit, tuple(spans)))

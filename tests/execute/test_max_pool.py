@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from irpool.execute.max_pool import max_pool
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window
 
 FLT_LOWEST = float(np.finfo(np.float32).min)
 FLT_MAX = float(np.finfo(np.float32).max)
