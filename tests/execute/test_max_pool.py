@@ -18,8 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from irpool.execute.kernels import OutputSpec, kernel_of
 from irpool.execute.max_pool import max_pool
+from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase
 from irpool.ops.pooling_geometry import Window
+
+from .running import compute
 
 FLT_LOWEST = float(np.finfo(np.float32).min)
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -181,3 +185,51 @@ def test_windows_entirely_in_padding_report_the_plane_start() -> None:
     values, where = max_pool(x, [Window(3, 7, 1, 1, 1, 2)], True, 0)
     np.testing.assert_array_equal(where[:, 0], [[0, 0, 0, 1, 2, 0, 0], [3, 3, 3, 4, 5, 3, 3]])
     assert values[1, 0, 0] == FLT_LOWEST
+
+
+def max_pool_op(version: int, **attrs: Any) -> MaxPoolBase:
+    """A MaxPool layer as read from the IR: k2 s2, no pads, unless `attrs` say otherwise."""
+    cls = {1: MaxPool1, 8: MaxPool8, 14: MaxPool14}[version]
+    defaults = {a.name: a.default for a in cls.own_attributes()}
+    given = {"kernel": (2,), "strides": (2,), "pads_begin": (0,), "pads_end": (0,)}
+    return cls({**defaults, **given, **attrs})
+
+
+@pytest.mark.parametrize(
+    ("op", "index_dtype"),
+    [
+        (max_pool_op(8, dilations=(1,), index_element_type="i32", axis=-1), np.int32),
+        (max_pool_op(14, dilations=(1,), axis=2), np.int64),
+    ],
+)
+def test_the_runner_gets_indices_in_their_element_type(op: MaxPoolBase, index_dtype: Any) -> None:
+    x = np.array([[[0, 9, 1, 2], [3, 4, 8, 5]]], np.float32)
+    values, indices = compute(op, [x])
+    assert indices is not None and indices.dtype == index_dtype
+    np.testing.assert_array_equal(values, [[[9, 2], [4, 8]]])
+    np.testing.assert_array_equal(indices, [[[1, 3], [1, 2]]])
+
+
+def test_unread_indices_are_not_computed() -> None:
+    op = max_pool_op(8, dilations=(1,))
+    kernel = kernel_of(op)
+    assert kernel is not None
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 4)
+    specs = [OutputSpec.of("f32"), OutputSpec.of("i64", used=False)]
+    values, indices = kernel(op, [x], specs)
+    assert indices is None
+    np.testing.assert_array_equal(values, [[[1, 3]]])
+
+
+def test_maxpool1_has_one_output() -> None:
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 4)
+    (values,) = compute(max_pool_op(1), [x])
+    np.testing.assert_array_equal(values, [[[1, 3]]])
+
+
+def test_bf16_empty_windows_give_bf16s_lowest() -> None:
+    """Measured: the CPU writes 0xff7f (-3.39e38) for an empty bf16 window; f32's lowest
+    would round to -inf."""
+    x = np.array([[[1.0, 2.0]]], np.float32)
+    values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, bf16=True)
+    assert values[0, 0, 1].view(np.uint32) == 0xFF7F0000
