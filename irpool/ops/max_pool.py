@@ -17,6 +17,7 @@ from irpool.ops.registry import register
 # Index types the CPU plugin computes (measured); it reads the others (i8, u8, boolean, the
 # float types, ...) and fails at inference when the indices output is used.
 INDEX_TYPES = ("i16", "i32", "i64", "u16", "u32", "u64")
+INDICES = 1  # the output port of the indices (MaxPool-8/14)
 
 ATTRIBUTES = (
     *window_attributes(ceil_torch_since=14, dilations_since=8),
@@ -42,11 +43,18 @@ class MaxPoolBase(WindowPoolBase):
         values = TensorInfo(data.element_type, self.output_shape(data, axes))
         if self.version < 8:
             return [values]
+        if data.element_type == "bf16" and INDICES in ctx.used_outputs:
+            ctx.report(
+                "IR214",
+                f"{self.label()} on bf16 data with its indices output read: the CPU plugin "
+                "computes indices only in its reference code, which has no bf16, and cannot "
+                "compile the model",
+            )
         return [values, TensorInfo(self.attrs["index_element_type"], values.shape)]
 
     def check_attributes(self, ctx: LayerContext) -> None:
-        if self.version < 8:
-            return
+        if self.version < 8 or INDICES not in ctx.used_outputs:
+            return  # OpenVINO computes indices, and fails on them, only when they are read
         if not self.attrs["dilations"]:
             ctx.report(
                 "IR217",
@@ -59,7 +67,7 @@ class MaxPoolBase(WindowPoolBase):
             ctx.report(
                 "IR217",
                 f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin '
-                "fails at inference when the indices output is used (i32 or i64 work)",
+                "fails at inference on the indices output (i32 or i64 work)",
                 "index_element_type",
             )
 
