@@ -8,15 +8,14 @@ index 0.
 
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
 (the interior) take one NumPy operation per tap over strided views of the whole block;
-border outputs use their real taps only. Values alone use `maximum`, and `fmax` (which
-skips NaN) on a block holding NaN, then are clamped to the lowest value. With indices, a
-pass keeps the running value and the flat index of the winning tap over the axes reduced so
-far; the innermost axis goes first, so a strict comparison in tap order picks the first
-maximum in row-major order.
+border outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
+on a block holding NaN, then are clamped to the lowest value. Indices come after the
+values: the first tap in row-major order that equals its window's maximum (see `_indexed`).
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,7 +54,6 @@ class AxisPass:
     size: int
     out: int
     stride: int
-    unit: int  # elements of the input's spatial plane between consecutive positions here
     spans: tuple[Span, ...]
 
 
@@ -96,9 +94,12 @@ def max_pool(
         return values, found
     source = np.ascontiguousarray(x).reshape(planes, *x.shape[2:])
     target = values.reshape(planes, *out_spatial)
-    passes = _passes(tuple(windows), indices)
+    passes = _passes(tuple(windows))
     plane_bytes = max(1, prod(x.shape[2:]) * work.itemsize)
     block = max(1, BLOCK_BYTES // plane_bytes)
+    scratch: Scratch | None = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = Scratch()
     with np.errstate(invalid="ignore", over="ignore"):
         for start in range(0, planes, block):
             stop = min(planes, start + block)
@@ -106,9 +107,9 @@ def max_pool(
             if chunk.dtype != work:
                 chunk = _to_work(chunk, work)
             if found is None:
-                reduced = _values(chunk, passes, lowest)
+                reduced = _values(chunk, passes, lowest, scratch)
             else:
-                reduced, where = _indexed(chunk, passes, lowest)
+                reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
                 found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
             np.copyto(target[start:stop], reduced, casting="unsafe")
     if found is not None:
@@ -144,14 +145,12 @@ def _to_work(chunk: NDArray[Any], work: np.dtype[Any]) -> NDArray[Any]:
 
 
 @lru_cache(maxsize=256)
-def _passes(windows: tuple[Window, ...], indices: bool) -> tuple[AxisPass, ...]:
-    """One pass per axis (values skip identity axes); innermost first (see the module doc)."""
-    sizes = [w.size for w in windows]
+def _passes(windows: tuple[Window, ...]) -> tuple[AxisPass, ...]:
+    """One pass per axis that is not the identity, outer axes first: the inner passes, whose
+    views are element-strided, then work on the smallest arrays."""
     passes = []
-    for index in reversed(range(len(windows))):
-        w = windows[index]
-        identity = w.kernel == 1 and w.pad_begin == 0 and w.stride == 1 and w.out == w.size
-        if identity and not indices:  # indices need every axis's position
+    for index, w in enumerate(windows):
+        if w.kernel == 1 and w.pad_begin == 0 and w.stride == 1 and w.out == w.size:
             continue
         lo, hi = w.interior
         offsets = tuple(j * w.dilation - w.pad_begin for j in range(w.kernel))
@@ -159,12 +158,7 @@ def _passes(windows: tuple[Window, ...], indices: bool) -> tuple[AxisPass, ...]:
         for o in w.borders:
             real = tuple(t - o * w.stride for t in w.real_taps(o))
             spans.append(Span(o, o + 1, real))
-        unit = prod(sizes[index + 1 :])
-        passes.append(AxisPass(index, w.size, w.out, w.stride, unit, tuple(spans)))
-    if not indices:
-        # Values alone: the order does not matter; outer axes first leaves the inner
-        # (element-strided) passes the smallest arrays.
-        passes.reverse()
+        passes.append(AxisPass(index, w.size, w.out, w.stride, tuple(spans)))
     return tuple(passes)
 
 
@@ -176,12 +170,11 @@ def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
     return array.reshape(lead, shape[axis + 1], inner) if inner > 1 else array.reshape(lead, -1)
 
 
-def _values(chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any) -> NDArray[Any]:
+def _values(
+    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, scratch: Scratch
+) -> NDArray[Any]:
     """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
     propagates, sends the block through `fmax` again."""
-    scratch: Scratch | None = getattr(_local, "scratch", None)
-    if scratch is None:
-        scratch = _local.scratch = Scratch()
     current = _reduce(chunk, passes, lowest, np.maximum, scratch)
     if current.dtype.kind != "f":
         return current
@@ -240,35 +233,54 @@ def _flat_interior(
 
 
 def _indexed(
-    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any
+    chunk: NDArray[Any], windows: tuple[Window, ...], lowest: Any, scratch: Scratch
 ) -> tuple[NDArray[Any], NDArray[np.int64]]:
-    current = chunk
-    where: NDArray[np.int64] | None = None
-    for p in passes:
-        shape = list(current.shape)
-        shape[p.axis + 1] = p.out
-        result = np.full(shape, lowest, current.dtype)
-        chosen = np.zeros(shape, np.int64)
-        source, target = _shaped(current, p.axis), _shaped(result, p.axis)
-        origin = None if where is None else _shaped(where, p.axis)
-        picked = _shaped(chosen, p.axis)
-        for span in p.spans:
-            best, best_at = target[:, span.lo : span.hi], picked[:, span.lo : span.hi]
-            outputs = np.arange(span.lo, span.hi, dtype=np.int64) * p.stride
-            if target.ndim == 3:
-                outputs = outputs[:, None]
-            better = np.empty(best.shape, np.bool_)
-            for t in span.taps:
-                view = _taps(source, span, p.stride, t)
-                np.greater(view, best, out=better)
-                np.copyto(best, view, where=better)
-                position = (outputs + t) * p.unit
-                if origin is not None:
-                    position = position + _taps(origin, span, p.stride, t)
-                np.copyto(best_at, position, where=better)
-        current, where = result, chosen
-    assert where is not None  # a pooling has at least one spatial axis
-    return current, where
+    """The maxima, then for each the first tap in row-major order holding it: taps are
+    scanned last to first over a copy padded with the lowest value (which no window keeps),
+    remembering each equal tap's number; the numbers become flat input indices at the end.
+    A window whose maximum is the lowest value kept no tap: index 0."""
+    values = _values(chunk, _passes(windows), lowest, scratch)
+    padded = scratch.array(2, (len(chunk), *_padded_sizes(windows)), chunk.dtype)
+    padded.fill(lowest)
+    inside = tuple(slice(w.pad_begin, w.pad_begin + w.size) for w in windows)
+    padded[(slice(None), *inside)] = chunk
+    taps = scratch.array(3, values.shape, np.dtype(np.int32))
+    taps.fill(0)
+    equal = scratch.array(4, values.shape, np.dtype(np.bool_))
+    kernel = [range(w.kernel) for w in windows]
+    for number, tap in reversed(list(enumerate(itertools.product(*kernel)))):
+        view = padded[
+            (
+                slice(None),
+                *(
+                    slice(j * w.dilation, j * w.dilation + (w.out - 1) * w.stride + 1, w.stride)
+                    for j, w in zip(tap, windows, strict=True)
+                ),
+            )
+        ]
+        np.equal(view, values, out=equal)
+        np.copyto(taps, number, where=equal)
+    where = np.zeros(values.shape, np.int64)
+    later = 1  # taps of the axes after this one
+    unit = 1  # input elements between consecutive positions on this axis
+    for axis in reversed(range(len(windows))):
+        w = windows[axis]
+        tap = (taps // later) % w.kernel if later > 1 else taps % w.kernel
+        starts = np.arange(w.out, dtype=np.int64) * w.stride - w.pad_begin
+        along = starts.reshape(-1, *(1,) * (len(windows) - 1 - axis))
+        where += (tap * w.dilation + along) * unit
+        later *= w.kernel
+        unit *= w.size
+    where[~(values > lowest)] = 0
+    return values, where
+
+
+def _padded_sizes(windows: tuple[Window, ...]) -> tuple[int, ...]:
+    """Each axis padded to hold its data and every tap of every window."""
+    return tuple(
+        max(w.pad_begin + w.size, (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1)
+        for w in windows
+    )
 
 
 def _taps(source: NDArray[Any], span: Span, stride: int, tap: int) -> NDArray[Any]:
