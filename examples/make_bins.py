@@ -27,6 +27,7 @@ BINS = {
 INPUTS = {
     "valid/avgpool1_4d.input.npy": np.arange(50, dtype=np.float32).reshape(1, 2, 5, 5),
     "valid/adaptive_avg_pool8_3d.input.npy": np.arange(5, dtype=np.float32).reshape(1, 1, 5),
+    "valid/maxpool8_indices.input.npy": (np.arange(150) % 7).astype(np.float32).reshape(2, 3, 5, 5),
 }
 
 

@@ -3,7 +3,8 @@
 `runtime` says what OpenVINO 2026.4 itself does with such a file: it `rejects` it (read or
 compile fails), `reinterprets` it (loads, but runs something other than what is written),
 `ignores` it (loads and runs as written; the text is noise or an unchecked claim), or
-`crashes` (the CPU plugin aborts compiling it). Errors whose runtime is not `rejects` are
+`crashes` (the CPU plugin aborts compiling it), or `fails` (it compiles, but the CPU plugin
+fails at inference). Errors whose runtime is not `rejects` are
 irpool's strictness rules: the file loads, but does not say exactly what runs.
 
 Each rule also carries its documentation (`doc`, a `wrong` and a `right` IR snippet, and what
@@ -31,7 +32,7 @@ class Severity(StrEnum):
 
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
-Runtime = Literal["rejects", "reinterprets", "ignores", "crashes"]
+Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -717,7 +718,8 @@ _RULES = (
         doc=_text("""
             OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
             empty or missing dilations (which the serializer itself can write), a negative
-            stride that wraps around 2**64, or a Parameter of dynamic rank (`shape="..."`) or
+            stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
+            is read, or a Parameter of dynamic rank (`shape="..."`) or
             dynamic element type, which the serializer writes for such a model but the CPU
             plugin refuses (reshape the model to a known rank first). Write explicit dilations
             (all 1 for none), positive strides, and Parameters with a rank and an element type.
@@ -777,6 +779,28 @@ _RULES = (
         right=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset1">
             <layer id="2" name="size" type="Const" version="opset1">
+        """),
+    ),
+    Rule(
+        "IR217",
+        "inference-failure",
+        E,
+        "fails",
+        "A configuration that OpenVINO reads and compiles but its CPU plugin cannot run.",
+        doc=_text("""
+            OpenVINO reads and compiles the model, but the CPU plugin throws on the first
+            inference: a MaxPool-8/14 whose indices output is used, with an
+            `index_element_type` the plugin cannot compute (i8, u8, boolean or a float type;
+            the 16-, 32- and 64-bit integer types work), or without `dilations`. Write
+            `index_element_type="i32"` or `"i64"` and explicit dilations (all 1 for none).
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="MaxPool" version="opset8">
+              <data index_element_type="u8" dilations="1,1" kernel="2,2" ... />
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="MaxPool" version="opset8">
+              <data index_element_type="i64" dilations="1,1" kernel="2,2" ... />
         """),
     ),
     # IR3xx: shapes and types

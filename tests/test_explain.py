@@ -72,6 +72,18 @@ def test_adaptive_bins_of_uneven_sizes(runner: CliRunner) -> None:
         assert int(low) <= -(-size // out) and int(high or low) >= size // out
 
 
+def test_max_pool_shows_both_outputs_and_its_index_settings(runner: CliRunner) -> None:
+    _, stdout, _ = explain(runner, str(EXAMPLES / "valid" / "maxpool14_torch.xml"))
+    row = " 1  pool     MaxPool-14   [1,2,9,9]  [1,2,4,4] [1,2,4,4]  [1,2,4,4] [1,2,4,4]\n"
+    assert row in stdout
+    assert (
+        'layer 1 "pool" MaxPool-14: auto_pad=explicit rounding_type=ceil_torch '
+        "index_element_type=i64 axis=2\n"
+        "  axis  size  window  stride  dilation  pads  windows\n"
+        "     0     9       3       2         2  1,1         4\n"
+    ) in stdout
+
+
 def test_json_rows(runner: CliRunner) -> None:
     code, stdout, _ = explain(
         runner, "--format", "json", str(EXAMPLES / "spec" / "avgpool1_a_same_upper_k2s2.xml")

@@ -25,6 +25,7 @@ OUTCOMES: dict[Runtime, set[str | None]] = {
     "crashes": {"compile", "crash", "timeout"},
     "reinterprets": {None},
     "ignores": {None},
+    "fails": {None},  # the failure comes at inference, which the oracle does not run
 }
 
 

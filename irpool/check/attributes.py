@@ -19,6 +19,7 @@ from irpool.parse.values import (
     read_bool,
     read_element_type,
     read_enum,
+    read_int,
     read_partial_shape,
     read_uint_list,
     read_unsigned,
@@ -44,6 +45,7 @@ def _read_uint(text: str) -> Reading[int]:
 _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
     AttrType.UINT_LIST: lambda _, text: read_uint_list(text),
     AttrType.UINT: lambda _, text: _read_uint(text),
+    AttrType.INT: lambda _, text: read_int(text),
     AttrType.BOOL: lambda _, text: read_bool(text),
     AttrType.ENUM: lambda attr, text: read_enum(text, attr.choices),
     AttrType.ELEMENT_TYPE: lambda _, text: read_element_type(text),

@@ -14,6 +14,7 @@ RUNTIME = {
     "reinterprets": "OpenVINO loads it but runs something other than what is written",
     "ignores": "OpenVINO loads it and ignores what is written",
     "crashes": "OpenVINO reads it but its CPU plugin cannot compile it",
+    "fails": "OpenVINO compiles it but its CPU plugin fails at inference",
 }
 
 

@@ -38,6 +38,7 @@ class Role(Enum):
 class AttrType(Enum):
     UINT_LIST = "list of unsigned integers"
     UINT = "unsigned integer"
+    INT = "integer"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"

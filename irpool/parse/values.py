@@ -127,6 +127,22 @@ def trailing_blank(text: str) -> str | None:
 _LIST_ITEM = re.compile(r"\s*(-?\d+)(.*)\Z", re.S | re.ASCII)
 
 
+def read_int(text: str) -> Reading[int]:
+    """A signed integer (MaxPool's `axis`), read as OpenVINO reads it: a signed 64-bit number
+    from the leading digits, anything after them ignored ("1.5" is 1)."""
+    match = _LIST_ITEM.match(text)
+    if match is None:
+        return _rejected(f"cannot parse {show(text)} as an integer" + ascii_digits_hint(text))
+    number, rest = _integer(match.group(1)), match.group(2)
+    if not INT64_MIN <= number <= INT64_MAX:
+        return _rejected(f"{show(text)} does not fit in a signed 64-bit integer")
+    if rest.strip():
+        if _same_number(text, number):
+            return Reading(number, Finding("noncanonical", f'{show(text)} is written "{number}"'))
+        return Reading(number, Finding("reinterpreted", f"{show(text)} is read as {number}"))
+    return Reading(number)
+
+
 def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
     """A comma-separated list of unsigned integers (kernel, strides, pads_*, dilations).
 

@@ -11,6 +11,7 @@ from irpool.parse.values import (
     read_dim,
     read_element_type,
     read_enum,
+    read_int,
     read_partial_shape,
     read_precision,
     read_uint_list,
@@ -272,3 +273,27 @@ def test_a_non_ascii_digit_is_never_read(value: int, digit: str, where: int) -> 
     if where == 0:  # nothing before it: OpenVINO finds no number at all
         assert read_dim(text).value is None
         assert read_uint_list(text).value is None
+
+
+# MaxPool-8's `axis`, read by OpenVINO 2026.4 (measured: "+1", "", "x" and 20 digits refused).
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("0", 0, None),
+        ("-1", -1, None),
+        (" 1", 1, None),
+        ("-0", 0, None),
+        ("2e0", 2, "noncanonical"),
+        ("1.5", 1, "reinterpreted"),
+        ("1x", 1, "reinterpreted"),
+        ("+1", None, "rejected"),
+        ("", None, "rejected"),
+        ("x", None, "rejected"),
+        ("99999999999999999999", None, "rejected"),
+        ("\uff11", None, "rejected"),
+    ],
+)
+def test_int(text: str, value: int | None, kind: str | None) -> None:
+    reading = read_int(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind

@@ -1,0 +1,289 @@
+"""MaxPool on NumPy arrays: separable passes over strided views, one spatial axis at a time.
+
+The CPU plugin (measured: docs/semantics.md, "MaxPool-1 / -8 / -14") starts each window at
+the element type's lowest finite value and keeps a tap only when it is strictly greater:
+padding is never selected, NaN never wins, -inf never beats the start value, ties keep the
+first tap in row-major order, and a window without a real tap gives the lowest value at
+index 0.
+
+A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
+(the interior) take one NumPy operation per tap over strided views of the whole block;
+border outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
+on a block holding NaN, then are clamped to the lowest value. Indices come after the
+values: the first tap in row-major order that equals its window's maximum (see `_indexed`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.driver import Scratch
+from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.ops.max_pool import MaxPoolBase
+from irpool.ops.pooling_geometry import Window
+
+BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache between passes
+# Each thread keeps its pass buffers: fresh megabyte arrays page-fault on every call.
+_local = threading.local()
+BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Outputs [lo, hi) of one pass that read the same taps, as offsets from o*stride."""
+
+    lo: int
+    hi: int
+    taps: tuple[int, ...]  # input position of output o, tap j: o*stride + taps[j]
+
+
+@dataclass(frozen=True, slots=True)
+class AxisPass:
+    """Reduces array axis `axis + 1` (after the planes) from `size` to `out` positions."""
+
+    axis: int
+    size: int
+    out: int
+    stride: int
+    spans: tuple[Span, ...]
+
+
+@kernel_for(MaxPoolBase)
+def run_max_pool(
+    op: MaxPoolBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """MaxPool-1 has one output; MaxPool-8/14 compute indices only when something reads them."""
+    x = inputs[0]
+    indices = len(outputs) > 1 and outputs[1].used
+    axis = op.attrs["axis"] % x.ndim if indices else 0
+    bf16 = outputs[0].element_type == "bf16"
+    values, found = max_pool(x, op.windows(x.shape), indices, axis, bf16)
+    if len(outputs) == 1:
+        return [values]
+    return [values, None if found is None else found.astype(outputs[1].dtype)]
+
+
+def max_pool(
+    x: NDArray[Any],
+    windows: Sequence[Window],
+    indices: bool,
+    axis: int = 0,
+    bf16: bool = False,
+) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
+    """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
+    the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
+    `axis` (already non-negative) is not 0. `bf16`: `x` holds bf16 values as f32, and an
+    empty window gives bf16's lowest value (measured; f32's would round to -inf)."""
+    work, lowest = _work_type(x.dtype)
+    if bf16:
+        lowest = BF16_LOWEST
+    out_spatial = tuple(w.out for w in windows)
+    values = np.empty((*x.shape[:2], *out_spatial), x.dtype)
+    found = np.zeros(values.shape, np.int64) if indices else None
+    planes = x.shape[0] * x.shape[1]
+    if values.size == 0:
+        return values, found
+    source = np.ascontiguousarray(x).reshape(planes, *x.shape[2:])
+    target = values.reshape(planes, *out_spatial)
+    passes = _passes(tuple(windows))
+    plane_bytes = max(1, prod(x.shape[2:]) * work.itemsize)
+    block = max(1, BLOCK_BYTES // plane_bytes)
+    scratch: Scratch | None = getattr(_local, "scratch", None)
+    if scratch is None:
+        scratch = _local.scratch = Scratch()
+    with np.errstate(invalid="ignore", over="ignore"):
+        for start in range(0, planes, block):
+            stop = min(planes, start + block)
+            chunk = source[start:stop]
+            if chunk.dtype != work:
+                chunk = _to_work(chunk, work)
+            if found is None:
+                reduced = _values(chunk, passes, lowest, scratch)
+            else:
+                reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
+                found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
+            np.copyto(target[start:stop], reduced, casting="unsafe")
+    if found is not None:
+        plane = prod(x.shape[2:])
+        offsets = np.arange(planes, dtype=np.int64) * plane
+        found += offsets.reshape(*x.shape[:2], *(1,) * len(windows))
+        if axis:
+            found %= prod(x.shape[axis:])
+    return values, found
+
+
+def _work_type(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
+    """The type the CPU plugin compares in, and its lowest value (the start of a window).
+
+    Measured: floats go through f32 (f64 saturating first); i8 and u8 (and boolean, as u8)
+    are compared as they are; every other integer type is wrapped to i32 and back, so u32
+    values above 2**31 compare as negative and an empty u16 window gives 0 (INT32_MIN)."""
+    if dtype.kind == "f":
+        work = np.dtype(np.float32)
+        return work, np.finfo(work).min
+    if dtype.itemsize == 1:
+        work = np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    else:
+        work = np.dtype(np.int32)
+    return work, np.iinfo(work).min
+
+
+def _to_work(chunk: NDArray[Any], work: np.dtype[Any]) -> NDArray[Any]:
+    if chunk.dtype == np.float64:
+        limit = np.finfo(np.float32).max
+        return np.clip(chunk, -limit, limit).astype(work)
+    return chunk.astype(work)  # integers wrap, as the runtime's conversion does
+
+
+@lru_cache(maxsize=256)
+def _passes(windows: tuple[Window, ...]) -> tuple[AxisPass, ...]:
+    """One pass per axis that is not the identity, outer axes first: the inner passes, whose
+    views are element-strided, then work on the smallest arrays."""
+    passes = []
+    for index, w in enumerate(windows):
+        if w.kernel == 1 and w.pad_begin == 0 and w.stride == 1 and w.out == w.size:
+            continue
+        lo, hi = w.interior
+        offsets = tuple(j * w.dilation - w.pad_begin for j in range(w.kernel))
+        spans = [Span(lo, hi, offsets)] if hi > lo else []
+        for o in w.borders:
+            real = tuple(t - o * w.stride for t in w.real_taps(o))
+            spans.append(Span(o, o + 1, real))
+        passes.append(AxisPass(index, w.size, w.out, w.stride, tuple(spans)))
+    return tuple(passes)
+
+
+def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
+    """[lead, length, inner] view of `array` [planes, *spatial] around spatial `axis`, or
+    [lead, length] on the last axis (NumPy loops over a trailing 1 slowly)."""
+    shape = array.shape
+    lead, inner = prod(shape[: axis + 1]), prod(shape[axis + 2 :])
+    return array.reshape(lead, shape[axis + 1], inner) if inner > 1 else array.reshape(lead, -1)
+
+
+def _values(
+    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, scratch: Scratch
+) -> NDArray[Any]:
+    """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
+    propagates, sends the block through `fmax` again."""
+    current = _reduce(chunk, passes, lowest, np.maximum, scratch)
+    if current.dtype.kind != "f":
+        return current
+    smallest = current.min()
+    if np.isnan(smallest):
+        current = _reduce(chunk, passes, lowest, np.fmax, scratch)
+        smallest = current.min()
+    if not smallest >= lowest:
+        np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
+    return current
+
+
+def _reduce(
+    chunk: NDArray[Any],
+    passes: tuple[AxisPass, ...],
+    lowest: Any,
+    combine: np.ufunc,
+    scratch: Scratch,
+) -> NDArray[Any]:
+    current = chunk
+    for step, p in enumerate(passes):
+        shape = list(current.shape)
+        shape[p.axis + 1] = p.out
+        result = scratch.array(step % 2, tuple(shape), current.dtype)
+        source, target = _shaped(current, p.axis), _shaped(result, p.axis)
+        for number, span in enumerate(p.spans):
+            if number == 0 and p.stride == 1 and p.out == p.size:
+                views, part = _flat_interior(current, result, p, span)
+            else:
+                views = [_taps(source, span, p.stride, t) for t in span.taps]
+                part = target[:, span.lo : span.hi]
+            if not views:
+                part.fill(lowest)
+            elif len(views) == 1:
+                np.copyto(part, views[0])
+            else:
+                combine(views[0], views[1], out=part)
+                for view in views[2:]:
+                    combine(part, view, out=part)
+        current = result
+    return chunk.copy() if current is chunk else current
+
+
+def _flat_interior(
+    source: NDArray[Any], target: NDArray[Any], p: AxisPass, span: Span
+) -> tuple[list[NDArray[Any]], NDArray[Any]]:
+    """Stride 1 onto an output as long as its input: the interior as 1-D contiguous slices of
+    the whole block (measured: NumPy loops over short rows slowly). Outputs between two rows'
+    interiors get values across the row end; they are borders, which the later spans redo."""
+    inner = prod(source.shape[p.axis + 2 :])
+    flat_source, flat_target = source.reshape(-1), target.reshape(-1)
+    start = span.lo * inner
+    stop = flat_target.size - (p.out - span.hi) * inner
+    views = [flat_source[start + t * inner : stop + t * inner] for t in span.taps]
+    return views, flat_target[start:stop]
+
+
+def _indexed(
+    chunk: NDArray[Any], windows: tuple[Window, ...], lowest: Any, scratch: Scratch
+) -> tuple[NDArray[Any], NDArray[np.int64]]:
+    """The maxima, then for each the first tap in row-major order holding it: taps are
+    scanned last to first over a copy padded with the lowest value (which no window keeps),
+    remembering each equal tap's number; the numbers become flat input indices at the end.
+    A window whose maximum is the lowest value kept no tap: index 0."""
+    values = _values(chunk, _passes(windows), lowest, scratch)
+    padded = scratch.array(2, (len(chunk), *_padded_sizes(windows)), chunk.dtype)
+    padded.fill(lowest)
+    inside = tuple(slice(w.pad_begin, w.pad_begin + w.size) for w in windows)
+    padded[(slice(None), *inside)] = chunk
+    taps = scratch.array(3, values.shape, np.dtype(np.int32))
+    taps.fill(0)
+    equal = scratch.array(4, values.shape, np.dtype(np.bool_))
+    kernel = [range(w.kernel) for w in windows]
+    for number, tap in reversed(list(enumerate(itertools.product(*kernel)))):
+        view = padded[
+            (
+                slice(None),
+                *(
+                    slice(j * w.dilation, j * w.dilation + (w.out - 1) * w.stride + 1, w.stride)
+                    for j, w in zip(tap, windows, strict=True)
+                ),
+            )
+        ]
+        np.equal(view, values, out=equal)
+        np.copyto(taps, number, where=equal)
+    where = np.zeros(values.shape, np.int64)
+    later = 1  # taps of the axes after this one
+    unit = 1  # input elements between consecutive positions on this axis
+    for axis in reversed(range(len(windows))):
+        w = windows[axis]
+        tap = (taps // later) % w.kernel if later > 1 else taps % w.kernel
+        starts = np.arange(w.out, dtype=np.int64) * w.stride - w.pad_begin
+        along = starts.reshape(-1, *(1,) * (len(windows) - 1 - axis))
+        where += (tap * w.dilation + along) * unit
+        later *= w.kernel
+        unit *= w.size
+    where[~(values > lowest)] = 0
+    return values, where
+
+
+def _padded_sizes(windows: tuple[Window, ...]) -> tuple[int, ...]:
+    """Each axis padded to hold its data and every tap of every window."""
+    return tuple(
+        max(w.pad_begin + w.size, (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1)
+        for w in windows
+    )
+
+
+def _taps(source: NDArray[Any], span: Span, stride: int, tap: int) -> NDArray[Any]:
+    """The inputs that tap `tap` reads for the outputs of `span` (a strided view)."""
+    start = span.lo * stride + tap
+    return source[:, start : (span.hi - 1) * stride + tap + 1 : stride]
