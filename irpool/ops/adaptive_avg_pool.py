@@ -1,4 +1,7 @@
-"""AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out))."""
+"""AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)).
+
+`AdaptivePool` is the input handling it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
+"""
 
 from __future__ import annotations
 
@@ -16,22 +19,19 @@ from irpool.ops.registry import register
 INDEX_TYPES = ("i32", "i64")
 
 
-@register
-class AdaptiveAvgPool8(Op):
-    """AdaptiveAvgPool-8: inputs `data` (rank 3-5) and `output_size` (1-D, rank-2 values)."""
+class AdaptivePool(Op):
+    """Inputs `data` (rank 3-5) and `output_size` (1-D, rank-2 values): output 0 is
+    [N, C, *output_size] in the data's type."""
 
-    type_name = "AdaptiveAvgPool"
     version = 8
     opsets = range(8, 17)
     input_names = ("data", "output_size")
-    # The specification's own example carries it; the runtime never reads it.
-    ignored_attributes = ("output_type",)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, size = inputs
         rank = data.shape.rank
         if rank is not None and rank not in (3, 4, 5):
-            raise ShapeError(f"AdaptiveAvgPool takes a 3D, 4D or 5D input, got {data.shape}")
+            raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
         if size.shape.rank == 0 and rank is not None:  # only read when the rank is known
             raise ShapeError("output_size is a scalar; it must be a 1-D tensor")
         spatial = size.shape[0] if size.shape.rank else Dim.dynamic()
@@ -74,6 +74,13 @@ class AdaptiveAvgPool8(Op):
                     f"output_size values must be at least 1, got {_csv(np.ravel(size.value))} "
                     "(0 and negative values give empty or undefined outputs)",
                 )
+
+
+@register
+class AdaptiveAvgPool8(AdaptivePool):
+    type_name = "AdaptiveAvgPool"
+    # The specification's own example carries it; the runtime never reads it.
+    ignored_attributes = ("output_type",)
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         data, size = inputs

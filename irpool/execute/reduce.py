@@ -1,0 +1,87 @@
+"""ReduceMean and ReduceMax on NumPy arrays, as OpenVINO's CPU plugin computes them.
+
+Measured (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): floats are reduced in f32
+(f64 in f64) and f16 rounds once; an integer mean is the exact sum divided and truncated
+toward zero; a maximum starts from the lowest f32 value, so -inf and an empty axis give
+-3.4028235e38; and the CPU's scan `acc = acc if acc > v else v` lets a NaN replace the
+running maximum and the next element replace the NaN.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.driver import compute_dtype, run_blocks
+from irpool.execute.whole import Whole
+
+# The CPU's running maximum starts here for every float type (f16 rounds it to -inf).
+FLOAT_LOWEST = float(np.finfo(np.float32).min)
+
+
+def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
+    """Mean over `axes` (normalized, unique); no axes is the identity."""
+    if not axes:
+        return x.copy()
+    rows, count = _rows(x, axes)
+    if x.dtype.kind != "f":
+        sums = np.add.reduce(rows, axis=1, dtype=np.int64)
+        # Truncated toward zero; NumPy's // floors, so divide the magnitude.
+        means = np.sign(sums) * (np.abs(sums) // max(count, 1))
+        return _shaped(means.astype(x.dtype), x.shape, axes, keep_dims)
+    # The global-pooling strategy: one window over each row, f16 rounded once at the end.
+    planes = rows.reshape(1, *rows.shape)
+    strategy = Whole(count, max(count, 1), compute_dtype(x.dtype))
+    means = run_blocks(planes, (1,), strategy, None)
+    return _shaped(means, x.shape, axes, keep_dims)
+
+
+def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
+    """Maximum over `axes` (normalized, unique); no axes is the identity."""
+    if not axes:
+        return x.copy()
+    rows, _ = _rows(x, axes)
+    if x.dtype.kind != "f":
+        lowest = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else 0
+        return _shaped(np.max(rows, axis=1, initial=lowest), x.shape, axes, keep_dims)
+    lowest = x.dtype.type(FLOAT_LOWEST) if x.dtype != np.float16 else x.dtype.type(-np.inf)
+    with np.errstate(over="ignore"):  # f16 cannot hold the f32 lowest value: -inf, as on CPU
+        maxima = np.max(rows, axis=1, initial=lowest)
+    hit = np.flatnonzero(np.isnan(maxima))  # NaN propagates through np.max: rows holding one
+    if hit.size:
+        maxima[hit] = _scan_with_nan(rows[hit], lowest)
+    return _shaped(maxima, x.shape, axes, keep_dims)
+
+
+def _scan_with_nan(rows: NDArray[Any], lowest: Any) -> NDArray[Any]:
+    """The CPU's scan on rows holding NaN: the maximum of what follows the last NaN, or NaN
+    when the last element is NaN. Measured exact for runs shorter than 16 elements; longer
+    runs are scanned in 16 SIMD lanes whose NaN handling differs (docs/semantics.md)."""
+    count = rows.shape[1]
+    last_nan = count - 1 - np.argmax(np.isnan(rows[:, ::-1]), axis=1)
+    after = np.arange(count) > last_nan[:, None]
+    maxima = np.max(np.where(after, rows, lowest), axis=1, initial=lowest)
+    return np.where(last_nan == count - 1, rows.dtype.type(np.nan), maxima)
+
+
+def _rows(x: NDArray[Any], axes: tuple[int, ...]) -> tuple[NDArray[Any], int]:
+    """x as [kept elements, reduced elements] (C-contiguous), and the reduced count."""
+    kept = [axis for axis in range(x.ndim) if axis not in axes]
+    reduced = sorted(axes)
+    count = prod(x.shape[axis] for axis in reduced)
+    ordered = x if reduced == list(range(len(kept), x.ndim)) else x.transpose(*kept, *reduced)
+    rows = prod(x.shape[axis] for axis in kept)
+    return np.ascontiguousarray(ordered).reshape(rows, count), count
+
+
+def _shaped(
+    values: NDArray[Any], shape: tuple[int, ...], axes: tuple[int, ...], keep_dims: bool
+) -> NDArray[Any]:
+    if keep_dims:
+        target = tuple(1 if axis in axes else size for axis, size in enumerate(shape))
+    else:
+        target = tuple(size for axis, size in enumerate(shape) if axis not in axes)
+    return values.reshape(target)
