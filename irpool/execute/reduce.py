@@ -52,18 +52,20 @@ def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArr
         maxima = np.max(rows, axis=1, initial=lowest)
     hit = np.flatnonzero(np.isnan(maxima))  # NaN propagates through np.max: rows holding one
     if hit.size:
-        maxima[hit] = _scan_with_nan(rows[hit], lowest)
+        maxima[hit] = _scan_with_nan(rows[hit])
     return _shaped(maxima, x.shape, axes, keep_dims)
 
 
-def _scan_with_nan(rows: NDArray[Any], lowest: Any) -> NDArray[Any]:
-    """The CPU's scan on rows holding NaN: the maximum of what follows the last NaN, or NaN
-    when the last element is NaN. Measured exact for runs shorter than 16 elements; longer
-    runs are scanned in 16 SIMD lanes whose NaN handling differs (docs/semantics.md)."""
+def _scan_with_nan(rows: NDArray[Any]) -> NDArray[Any]:
+    """The CPU's scan on rows holding NaN: the element after the last NaN restarts it (even
+    -inf, which the start value would have hidden), so the result is the maximum of what
+    follows the last NaN, or NaN when the last element is NaN. Measured exact for runs
+    shorter than 16 elements; longer runs are scanned in 16 SIMD lanes whose NaN handling
+    differs (docs/semantics.md)."""
     count = rows.shape[1]
     last_nan = count - 1 - np.argmax(np.isnan(rows[:, ::-1]), axis=1)
     after = np.arange(count) > last_nan[:, None]
-    maxima = np.max(np.where(after, rows, lowest), axis=1, initial=lowest)
+    maxima = np.max(np.where(after, rows, -np.inf), axis=1)
     return np.where(last_nan == count - 1, rows.dtype.type(np.nan), maxima)
 
 
