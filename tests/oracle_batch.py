@@ -7,9 +7,10 @@ Each configuration contributes its own Parameters and Results (named after its s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,6 +27,19 @@ NUMPY_TYPES: dict[str, type[np.generic]] = {
 
 Item = TypeVar("Item")
 Arrays = dict[str, NDArray[Any]]
+
+
+class Described(Protocol):
+    def describe(self) -> str: ...
+
+
+Config = TypeVar("Config", bound=Described)
+
+
+@dataclass
+class Outcome(Generic[Config]):
+    config: Config
+    problem: str = ""  # empty: irpool agrees with the CPU plugin
 
 
 def chunks(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
@@ -76,3 +90,41 @@ def describe_difference(actual: NDArray[Any], expected: NDArray[Any]) -> str:
     first = tuple(int(i) for i in where[0]) if len(where) else ()
     at = f"; first at {list(first)}: irpool {actual[first]!r}, cpu {expected[first]!r}"
     return f"{int(differs.sum())} of {actual.size} values differ" + (at if len(where) else "")
+
+
+def run_batches(
+    ov: Any,
+    directory: Path,
+    configs: Sequence[Config],
+    batch_size: int,
+    build: Callable[[Config, int], tuple[Any, list[Any]]],
+    make_input: Callable[[Config], NDArray[Any]],
+    compare: Callable[[Config, int, Arrays, Arrays], str],
+) -> list[Outcome[Config]]:
+    """Configurations `batch_size` at a time in one model: `build(config, slot)` gives the
+    Parameter `in<slot>` and its Results, `compare` the problem with the slot's outputs."""
+    core = ov.Core()
+    outcomes: list[Outcome[Config]] = []
+    for number, batch in enumerate(chunks(configs, batch_size)):
+        nodes = [build(config, slot) for slot, config in enumerate(batch)]
+        results = [result for _, slot_results in nodes for result in slot_results]
+        model = ov.Model(results, [parameter for parameter, _ in nodes], f"batch{number}")
+        inputs = {f"in{slot}": make_input(config) for slot, config in enumerate(batch)}
+        ours, theirs = run_both(ov, core, model, directory / f"batch{number}.xml", inputs)
+        outcomes += [
+            Outcome(config, compare(config, slot, ours, theirs))
+            for slot, config in enumerate(batch)
+        ]
+    return outcomes
+
+
+def failures(outcomes: Sequence[Outcome[Any]], version: str, shown: int = 25) -> str:
+    """Every disagreement, for an assertion message (empty when there is none)."""
+    failing = [o for o in outcomes if o.problem]
+    if not failing:
+        return ""
+    listed = "\n".join(f"  {o.config.describe()}: {o.problem}" for o in failing[:shown])
+    return (
+        f"{len(failing)} of {len(outcomes)} configurations differ from OpenVINO {version}; "
+        f"rebuild one with random_config(index):\n{listed}"
+    )
