@@ -84,9 +84,10 @@ class Config:
             if diagnostic.code not in enabled:
                 continue
             level = self.severity_of(diagnostic.code)
-            kept.append(
-                diagnostic if level is diagnostic.severity else replace(diagnostic, severity=level)
-            )
+            # Only an override changes it: a finding may differ from its rule's default
+            # (an error in a layer OpenVINO drops is a warning).
+            overridden = level is not RULES[diagnostic.code].severity
+            kept.append(replace(diagnostic, severity=level) if overridden else diagnostic)
         return kept
 
     def fails(self, diagnostic: Diagnostic) -> bool:

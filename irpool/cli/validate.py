@@ -138,6 +138,7 @@ def render_document(
 ) -> str:
     """What goes to stdout (or -o): the diagnostics in the chosen format."""
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    sources = {o.path: o.source for o in outcomes if o.source is not None}
     # Each machine format is imported only when chosen (start-up time).
     if output_format == "json":
         from irpool.report import json as json_report
@@ -152,12 +153,11 @@ def render_document(
 
         from irpool.report import sarif
 
-        return sarif.render(diagnostics, version("irpool"))
+        return sarif.render(diagnostics, sources, version("irpool"))
     if statistics:
         return ""
     if output_format == "concise":
         return "".join(text.render_line(d, colour) + "\n" for d in diagnostics)
-    sources = {o.path: o.source for o in outcomes if o.source is not None}
     fixable = {d: hint for outcome in outcomes for d, hint in outcome.fixable.items()}
     full = text.render_full(diagnostics, sources, fixable, colour)
     return full + "\n" if full else ""
@@ -319,7 +319,7 @@ def command(
     config = configure(config_path, isolated, overrides)
     chosen_format = output_format or config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
-    want_source = chosen_format == "text" and not statistics and mode != "diff"
+    want_source = chosen_format in ("text", "sarif") and not statistics and mode != "diff"
     work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source)
     outcomes = _directory_outcomes(found, config) + run_jobs(work, jobs)
     if work and not found.unreadable and all(outcome.skipped for outcome in outcomes):
