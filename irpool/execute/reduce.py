@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.direct import Direct
 from irpool.execute.driver import compute_dtype, run_blocks
 from irpool.execute.whole import Whole
 
@@ -32,10 +33,12 @@ def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDAr
         # Truncated toward zero; NumPy's // floors, so divide the magnitude.
         means = np.sign(sums) * (np.abs(sums) // max(count, 1))
         return _shaped(means.astype(x.dtype), x.shape, axes, keep_dims)
-    # The global-pooling strategy: one window over each row, f16 rounded once at the end.
-    planes = rows.reshape(1, *rows.shape)
-    strategy = Whole(count, max(count, 1), compute_dtype(x.dtype))
-    means = run_blocks(planes, (1,), strategy, None)
+    # The global-pooling strategy: one window over each row, f16 rounded once at the end;
+    # rows whose sums hold inf or NaN or overflow are summed again one by one, as on CPU.
+    work = compute_dtype(x.dtype)
+    strategy = Whole(count, max(count, 1), work)
+    direct = Direct([np.arange(count)[np.newaxis]], np.array([max(count, 1)], float), work)
+    means = run_blocks(rows.reshape(1, *rows.shape), (1,), strategy, direct)
     return _shaped(means, x.shape, axes, keep_dims)
 
 
