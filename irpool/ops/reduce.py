@@ -81,8 +81,8 @@ class Reduce(Op):
         if self.keep_dims:
             return Shape.dynamic() if data.rank is None else Shape((Dim.dynamic(),) * data.rank)
         single = axes.rank == 0 or (axes.is_static and axes.values() == (1,))
-        if single and data.rank is not None and data.rank > 0:
-            return Shape((Dim.dynamic(),) * (data.rank - 1))
+        if single and data.rank is not None:  # a scalar stays a scalar (rank 0 - 1 is 0)
+            return Shape((Dim.dynamic(),) * max(data.rank - 1, 0))
         return Shape.dynamic()
 
     @staticmethod
@@ -95,8 +95,8 @@ class Reduce(Op):
             axis = int(raw)
             if not -span <= axis < span:
                 raise ShapeError(f"Axis {axis} out of the tensor rank range [{-span}, {span - 1}]")
-            chosen.add(axis % span if rank else 0)
-        return tuple(sorted(chosen)) if rank else ()
+            chosen.add(axis % span)
+        return tuple(sorted(chosen))
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         from irpool.execute.reduce import reduce_max, reduce_mean
