@@ -34,6 +34,7 @@ from tests.test_differential_shapes import (
     data_element,
     layer,
     naive_dims,
+    net_xml,
     output_size_layer,
     pick,
     port,
@@ -136,15 +137,7 @@ def render_ir(config: Config) -> tuple[str, bytes | None]:
         layer(3, "out", "Result", "opset1", inputs=[port(0, data, output=False)]),
     ]  # fmt: skip
     edges = [(0, 0, 2, 0), (1, 0, 2, 1), (2, 9, 3, 0)]
-    edge_text = "\n".join(
-        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
-        for a, b, c, d in edges
-    )
-    xml = (
-        f'<?xml version="1.0"?>\n<net name="config{config.index}" version="11">\n'
-        f"<layers>\n{chr(10).join(layers)}\n</layers>\n<edges>\n{edge_text}\n</edges>\n</net>\n"
-    )
-    return xml, weights
+    return net_xml(f"config{config.index}", layers, edges), weights
 
 
 @dataclass(frozen=True)
