@@ -31,7 +31,7 @@ MEMO_VALUE_SIZE = 64
 
 
 @dataclass(slots=True)
-class Inference:
+class CheckedLayers:
     """What checking learned: an op per checked layer and the tensors on every output."""
 
     ops: dict[int, Op] = field(default_factory=dict)
@@ -50,7 +50,7 @@ def declared_info(port: Port) -> TensorInfo | None:
     return TensorInfo(port.precision or "dynamic", shape, trusted=True)
 
 
-def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> Inference:
+def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
     return _Checker(doc, graph, weights, sink).run()
 
 
@@ -94,7 +94,7 @@ class _Checker:
         self.graph = graph
         self.weights = weights
         self.sink = sink
-        self.result = Inference()
+        self.result = CheckedLayers()
         self.unchecked_types: set[str] = set()
         # Whether a missing .bin was reported on a kept layer, and on a dropped one: a layer
         # the runtime drops reads no weights, so its finding cannot stand for the others'.
@@ -106,7 +106,7 @@ class _Checker:
         self._checked: dict[Hashable, _LayerOutcome] = {}
         self._declared: dict[int, list[TensorInfo] | None] = {}
 
-    def run(self) -> Inference:
+    def run(self) -> CheckedLayers:
         layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
         for layer_id in self.graph.order:
             layer = layers[layer_id]
@@ -293,16 +293,17 @@ class _Checker:
     @staticmethod
     def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
-        for side, ports, expected in (
-            ("input", layer.inputs, len(op.input_names)),
-            ("output", layer.outputs, op.output_count),
+        inputs = len(op.input_names)
+        for side, ports, allowed in (
+            ("input", layer.inputs, range(inputs - op.optional_inputs, inputs + 1)),
+            ("output", layer.outputs, range(op.output_count, op.output_count + 1)),
         ):
-            if len(ports) != expected:
-                names = ", ".join(op.input_names) if side == "input" and expected else ""
+            if len(ports) not in allowed:
+                names = ", ".join(op.input_names) if side == "input" and inputs else ""
                 detail = f" ({names})" if names else ""
+                counts = " or ".join(str(count) for count in allowed)
                 message = (
-                    f"the layer has {len(ports)} {side} port(s); {op.label()} has "
-                    f"{expected}{detail}"
+                    f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )
                 findings.append(("IR506", message, ("layer", None)))
                 ok = False

@@ -2,7 +2,9 @@
 
 Selection is the CPU plugin's (measured, docs/semantics.md): a bin starts from its first
 element and takes a later one only when it is strictly greater, in row-major order. So ties
-keep the first, NaN is never taken, but a bin whose first element is NaN stays NaN.
+keep the first, NaN is never taken, but a bin whose first element is NaN stays NaN. With its
+indices unused, the CPU runs a global AdaptiveMaxPool (output 1 on every axis) as a
+ReduceMax over the spatial axes, whose scan differs on NaN and -inf: so does irpool.
 
 The maximum is separable: reducing the last axis bin by bin (keeping each row's first
 argmax) and then each earlier axis (keeping the first row holding the maximum) finds the
@@ -11,15 +13,36 @@ row-major first maximum of every box, with one loop step per output index of eac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute.reduce import reduce_max
+from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
+from irpool.ops.pooling_geometry import adaptive_box
+
+
+@kernel_for(AdaptiveMaxPool8)
+def run_adaptive_max_pool(
+    op: AdaptiveMaxPool8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data, size = inputs
+    output_size = tuple(int(v) for v in np.ravel(size))
+    if not outputs[1].used and all(out == 1 for out in output_size) and data.size:
+        spatial = tuple(range(2, data.ndim))
+        return [reduce_max(data, spatial, keep_dims=True), None]
+    index_dtype = outputs[1].dtype
+    assert index_dtype is not None  # index_element_type is i32 or i64
+    values, indices = adaptive_max_pool(data, output_size, index_dtype)
+    return [values, indices]
+
 
 def adaptive_bins(size: int, out: int) -> list[tuple[int, int]]:
-    """Bin i is [floor(i*size/out), ceil((i+1)*size/out)), as for AdaptiveAvgPool."""
-    return [((i * size) // out, -(-(i + 1) * size // out)) for i in range(out)]
+    """Bin i's [start, stop) on an axis, as for AdaptiveAvgPool."""
+    return [(box.start, box.stop) for box in (adaptive_box(i, size, out) for i in range(out))]
 
 
 def adaptive_max_pool(
@@ -28,9 +51,7 @@ def adaptive_max_pool(
     """Values [N, C, *output_size] in x's dtype and plane offsets in `index_dtype`."""
     spatial = x.shape[2:]
     shape = (*x.shape[:2], *output_size)
-    if 0 in shape:
-        return np.zeros(shape, x.dtype), np.zeros(shape, index_dtype)
-    if 0 in spatial:  # bins of an empty axis are empty; OpenVINO rejects such a model anyway
+    if 0 in shape or 0 in spatial:  # no output, or only empty bins (which OpenVINO rejects)
         return np.zeros(shape, x.dtype), np.zeros(shape, index_dtype)
     bins = [adaptive_bins(size, out) for size, out in zip(spatial, output_size, strict=True)]
     has_nan = x.dtype.kind == "f" and bool(np.isnan(x).any())

@@ -9,6 +9,7 @@ running maximum and the next element replace the NaN.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 from typing import Any
 
@@ -17,10 +18,23 @@ from numpy.typing import NDArray
 
 from irpool.execute.direct import Direct
 from irpool.execute.driver import compute_dtype, run_blocks
+from irpool.execute.kernels import OutputSpec, kernel_for
 from irpool.execute.whole import Whole
+from irpool.ops.reduce import Reduce
 
 # The CPU's running maximum starts here for every float type (f16 rounds it to -inf).
 FLOAT_LOWEST = float(np.finfo(np.float32).min)
+
+
+@kernel_for(Reduce)
+def run_reduce(
+    op: Reduce, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data, axes = inputs
+    kernel = reduce_mean if op.reduction == "mean" else reduce_max
+    if data.ndim == 0 and np.size(axes):  # a scalar reduces as its single element
+        return [kernel(data.reshape(1), (0,), False).reshape(())]
+    return [kernel(data, op.normalized_axes(axes, data.ndim), op.keep_dims)]
 
 
 def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:

@@ -3,19 +3,16 @@
 Output 0 holds the maxima, output 1 their row-major offsets within each (n, c) plane (as
 PyTorch's `return_indices`), in `index_element_type`. The CPU plugin compiles only i32
 indices: the default i64 fails with "CPU plugin does not support i64 for use with oneDNN",
-which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md).
+which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). The kernel is
+irpool.execute.adaptive_max_pool.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
 
 from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
-from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo, numpy_dtype
+from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
 
 
@@ -42,14 +39,3 @@ class AdaptiveMaxPool8(AdaptivePool):
                 "index_element_type",
             )
         return [values, TensorInfo(self.index_element_type, values.shape)]
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        from irpool.execute.adaptive_max_pool import adaptive_max_pool
-
-        data, size = inputs
-        index_dtype = numpy_dtype(self.index_element_type)
-        assert index_dtype is not None
-        values, indices = adaptive_max_pool(
-            data, tuple(int(v) for v in np.ravel(size)), index_dtype
-        )
-        return [values, indices]

@@ -4,7 +4,8 @@ Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); att
 `keep_dims` (default false). Shape rules are OpenVINO 2026.4's reduce_shape_infer, checked
 against read_model (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): negative axes count
 from the end, duplicates count once, no axes is the identity, and axes that are not constant
-leave the dims (and, without keep_dims, the rank) unknown.
+leave the dims (and, without keep_dims, the rank) unknown. The kernels are in
+irpool.execute.reduce.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from irpool.ops.base import (
     TensorInfo,
 )
 from irpool.ops.registry import register
+from irpool.report.explain import AxisRow, Explanation, dim_value
 
 INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
 
@@ -98,14 +100,24 @@ class Reduce(Op):
             chosen.add(axis % span)
         return tuple(sorted(chosen))
 
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        from irpool.execute.reduce import reduce_max, reduce_mean
-
-        data, axes = inputs
-        kernel = reduce_mean if self.reduction == "mean" else reduce_max
-        if data.ndim == 0 and np.size(axes):  # a scalar reduces as its single element
-            return [kernel(data.reshape(1), (0,), False).reshape(())]
-        return [kernel(data, self.normalized_axes(axes, data.ndim), self.keep_dims)]
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        """A row per input axis: a reduced axis is one window over the whole axis."""
+        data = inputs[0] if inputs else None
+        axes = inputs[1] if len(inputs) > 1 else None
+        if data is None or data.shape.dims is None or axes is None or axes.value is None:
+            return None
+        chosen = self.normalized_axes(axes.value, len(data.shape.dims))
+        rows = [
+            AxisRow(dim_value(dim), dim_value(dim), None, None, None, None, 1)
+            if axis in chosen
+            else AxisRow(dim_value(dim), 1, None, None, None, None, dim_value(dim))
+            for axis, dim in enumerate(data.shape.dims)
+        ]
+        listed = ",".join(map(str, chosen)) or "none"
+        keep = "true" if self.keep_dims else "false"
+        return Explanation(f"{self.reduction} over axes {listed}, keep_dims={keep}", rows)
 
 
 @register
