@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -31,8 +31,10 @@ class TwoOutputs(Op):
     opsets = range(11, 17)
     input_names = ("data",)
     output_count = 2
+    checked_with: ClassVar[list[frozenset[int]]] = []  # each check's `ctx.used_outputs`
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        self.checked_with.append(ctx.used_outputs)
         data = inputs[0]
         return [TensorInfo(data.element_type, data.shape), TensorInfo("i32", data.shape)]
 
@@ -47,6 +49,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     kernels.kernel_of(TwoOutputs({}))
     monkeypatch.setattr(registry, "_BY_TYPE", {k: list(v) for k, v in registry._BY_TYPE.items()})
     monkeypatch.setattr(kernels, "_KERNELS", dict(kernels._KERNELS))
+    monkeypatch.setattr(TwoOutputs, "checked_with", [])
     seen: Calls = []
     register(TwoOutputs)
 
@@ -122,7 +125,9 @@ def test_ir_v10_names_each_output_by_layer_and_index(tmp_path: Path, calls: Call
 def test_an_unread_output_may_be_skipped(
     tmp_path: Path, calls: Calls, results: tuple[int, ...]
 ) -> None:
-    outputs = _model(tmp_path, results=results).run(_input())
+    model = _model(tmp_path, results=results)
+    assert TwoOutputs.checked_with == [frozenset({results[0] - 1})]  # checking knows it too
+    outputs = model.run(_input())
     assert list(outputs) == [("values", "indices")[results[0] - 1]]
     assert [spec.used for spec in calls[0]] == [1 in results, 2 in results]
 
@@ -151,3 +156,8 @@ def test_the_memory_check_counts_every_output(
         model.run(_input())
     # 24 f32 values and 24 i32 indices: 96 bytes each
     assert "[1,2,3,4] (f32), [1,2,3,4] (i32) needs 192 bytes" in str(raised.value)
+
+
+def test_an_op_has_one_kernel(calls: Calls) -> None:
+    with pytest.raises(ValueError, match="TwoOutputs already has a kernel"):
+        kernel_for(TwoOutputs)(lambda op, inputs, outputs: [])

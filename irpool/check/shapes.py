@@ -105,6 +105,8 @@ class _Checker:
         self._inferred: dict[Hashable, _Outcome] = {}
         self._checked: dict[Hashable, _LayerOutcome] = {}
         self._declared: dict[int, list[TensorInfo] | None] = {}
+        # (layer id, output index) of every output some layer reads
+        self._read = set(graph.producers.values())
 
     def run(self) -> CheckedLayers:
         layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
@@ -131,6 +133,7 @@ class _Checker:
             id(layer.data_items),
             id(layer.inputs),
             id(layer.outputs),
+            self._used_outputs(layer),
             *[id(info) for info in inputs],
         )
         outcome = self._checked.get(memo_key)
@@ -170,7 +173,7 @@ class _Checker:
         known_inputs = [info for info in inputs if info is not None]
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
-        inferred = self._infer(op, attributes, known_inputs)
+        inferred = self._infer(op, attributes, known_inputs, self._used_outputs(layer))
         findings.extend((code, message, ("op", name)) for code, message, name in inferred.reports)
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
@@ -189,9 +192,14 @@ class _Checker:
             configured = self._configured[key] = (attributes, op_class(attributes.values))
         return configured
 
-    def _infer(self, op: Op, attributes: Attributes, inputs: list[TensorInfo]) -> _Outcome:
-        """Shape inference, run once per op configuration and distinct inputs."""
-        key = _inference_key(op, inputs)
+    def _used_outputs(self, layer: Layer) -> frozenset[int]:
+        return frozenset(i for i in range(len(layer.outputs)) if (layer.id, i) in self._read)
+
+    def _infer(
+        self, op: Op, attributes: Attributes, inputs: list[TensorInfo], used: frozenset[int]
+    ) -> _Outcome:
+        """Shape inference, run once per op configuration, distinct inputs and used outputs."""
+        key = _inference_key(op, inputs, used)
         outcome = None if key is None else self._inferred.get(key)
         if outcome is not None:
             return outcome
@@ -200,6 +208,7 @@ class _Checker:
             attributes.present,
             lambda code, message, attribute: reports.append((code, message, attribute)),
             self.weights.read,
+            used,
         )
         outputs: list[TensorInfo] | None
         try:
@@ -343,7 +352,8 @@ class _Checker:
                             f"(shape {inferred})"
                         )
                         findings.append(("IR301", message, ("dim", port, index)))
-        if port.precision is not None and info.element_type not in ("dynamic", port.precision):
+        written = (info.element_type, info.written_as)
+        if info.element_type != "dynamic" and port.precision not in (None, *written):
             message = (
                 f"{where} precision says {port.precision_text}, but the tensor is "
                 f"{info.element_type} (write {precision_name(info.element_type)})"
@@ -358,9 +368,9 @@ def _claim(shape: Shape) -> tuple[int, ...] | None:
     return tuple(d.low if d.low == d.high else -1 for d in shape.dims)
 
 
-def _inference_key(op: Op, inputs: list[TensorInfo]) -> Hashable | None:
+def _inference_key(op: Op, inputs: list[TensorInfo], used: frozenset[int]) -> Hashable | None:
     """What an op's inference depends on, or None when an input is too large to key on."""
-    parts: list[Hashable] = [op]
+    parts: list[Hashable] = [op, used]
     for info in inputs:
         value = info.value
         if value is None:

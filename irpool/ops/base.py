@@ -86,6 +86,9 @@ class TensorInfo:
     value: NDArray[Any] | None = None
     # Taken from the file's declaration, not inferred: whether it is constant is unknown.
     trusted: bool = False
+    # The element type OpenVINO's serializer writes on this tensor's ports when it is not
+    # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
+    written_as: str | None = None
 
 
 class ShapeError(Exception):
@@ -102,15 +105,20 @@ class NotInferable(Exception):
 
 
 class LayerContext:
-    """What an op sees of its layer while it is checked: findings go back through `report`."""
+    """What an op sees of its layer while it is checked: findings go back through `report`.
+
+    `present` names the attributes the layer writes; `used_outputs` holds the indices of the
+    outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
 
     def __init__(
         self,
         present: frozenset[str],
         report: Callable[[str, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
+        used_outputs: frozenset[int] = frozenset(),
     ) -> None:
         self.present = present
+        self.used_outputs = used_outputs
         self._report = report
         self._load = load_weights
 
