@@ -105,8 +105,7 @@ class _Checker:
         self._inferred: dict[Hashable, _Outcome] = {}
         self._checked: dict[Hashable, _LayerOutcome] = {}
         self._declared: dict[int, list[TensorInfo] | None] = {}
-        # (layer id, output index) of every output some layer reads
-        self._read = set(graph.producers.values())
+        self._used = _used_outputs(graph)
 
     def run(self) -> CheckedLayers:
         layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
@@ -133,7 +132,7 @@ class _Checker:
             id(layer.data_items),
             id(layer.inputs),
             id(layer.outputs),
-            self._used_outputs(layer),
+            self._used.get(layer.id, NONE_USED),
             *[id(info) for info in inputs],
         )
         outcome = self._checked.get(memo_key)
@@ -173,7 +172,8 @@ class _Checker:
         known_inputs = [info for info in inputs if info is not None]
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
-        inferred = self._infer(op, attributes, known_inputs, self._used_outputs(layer))
+        used = self._used.get(layer.id, NONE_USED)
+        inferred = self._infer(op, attributes, known_inputs, used)
         findings.extend((code, message, ("op", name)) for code, message, name in inferred.reports)
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
@@ -191,9 +191,6 @@ class _Checker:
             attributes = read_attributes(op_class, items)
             configured = self._configured[key] = (attributes, op_class(attributes.values))
         return configured
-
-    def _used_outputs(self, layer: Layer) -> frozenset[int]:
-        return frozenset(i for i in range(len(layer.outputs)) if (layer.id, i) in self._read)
 
     def _infer(
         self, op: Op, attributes: Attributes, inputs: list[TensorInfo], used: frozenset[int]
@@ -366,6 +363,21 @@ def _claim(shape: Shape) -> tuple[int, ...] | None:
     if shape.dims is None:
         return None
     return tuple(d.low if d.low == d.high else -1 for d in shape.dims)
+
+
+NONE_USED: frozenset[int] = frozenset()
+
+
+def _used_outputs(graph: Graph) -> dict[int, frozenset[int]]:
+    """Layer id -> the indices of its outputs some layer reads; layers alike share one set."""
+    read: dict[int, set[int]] = {}
+    for source, index in graph.producers.values():
+        read.setdefault(source, set()).add(index)
+    shared: dict[frozenset[int], frozenset[int]] = {}
+    return {
+        layer: shared.setdefault(frozenset(indices), frozenset(indices))
+        for layer, indices in read.items()
+    }
 
 
 def _inference_key(op: Op, inputs: list[TensorInfo], used: frozenset[int]) -> Hashable | None:

@@ -193,9 +193,16 @@ class WindowPoolBase(Op):
 
     def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
         data = inputs[0] if inputs else None
-        if data is None or data.shape.dims is None:
+        if data is None or data.shape.rank is None:
             return {}
-        return self._pad_corrections(self.axes(data.shape))
+        # Lists that do not fit the input (IR207) have no pads to propose.
+        if any(len(v) != data.shape.rank - 2 for v in self.spatial_attributes()):
+            return {}
+        try:
+            axes = self.axes(data.shape)
+        except ShapeError:  # pads the runtime cannot add up: reported, nothing to write
+            return {}
+        return self._pad_corrections(axes)
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
