@@ -1,6 +1,7 @@
 """Write the .bin weight files and .npy inputs of the example IRs (deterministic; rerun to rebuild).
 
-Each .bin holds the single Const of its .xml (the AdaptiveAvgPool `output_size`) at offset 0.
+Each .bin holds the single Const of its .xml (an adaptive pool's `output_size`, or a
+reduction's `axes`) at offset 0.
 `broken/missing_bin.xml` has deliberately no .bin.
 
     python examples/make_bins.py
@@ -18,6 +19,9 @@ BINS = {
     "valid/adaptive_avg_pool8_3d.bin": np.array([8], dtype=np.int32),
     "valid/adaptive_avg_pool8_5d.bin": np.array([2, 3, 4], dtype=np.int64),
     "valid/chain_avgpool_adaptive.bin": np.array([4, 4], dtype=np.int64),
+    "valid/adaptive_max_pool8_4d.bin": np.array([5, 3], dtype=np.int32),
+    "valid/reduce_mean_global.bin": np.array([2, 3], dtype=np.int64),
+    "valid/reduce_max_last_axis.bin": np.array(-1, dtype=np.int64),
     "spec/adaptive_avg_pool8.bin": np.array([16, 16], dtype=np.int64),
     "broken/adaptive_output_size_wrong_length.bin": np.array([4, 4, 4], dtype=np.int64),
     "broken/adaptive_avg_pool_spec_two_input_elements.bin": np.array([16, 16], dtype=np.int64),

@@ -396,15 +396,19 @@ def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
               inputs=pool_inputs, outputs=[port(9, claims.out, output=True, names="out")]),
         layer(3, "out", "Result", "opset1", inputs=[port(0, claims.out, output=False)]),
     ]  # fmt: skip
+    return net_xml(f"config{config.index}", layers, edges), weights
+
+
+def net_xml(name: str, layers: Sequence[str], edges: Sequence[tuple[int, int, int, int]]) -> str:
+    """An IR v11 document; each edge is (from-layer, from-port, to-layer, to-port)."""
     edge_text = "\n".join(
         f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
         for a, b, c, d in edges
     )
-    xml = (
-        f'<?xml version="1.0"?>\n<net name="config{config.index}" version="11">\n'
+    return (
+        f'<?xml version="1.0"?>\n<net name="{name}" version="11">\n'
         f"<layers>\n{chr(10).join(layers)}\n</layers>\n<edges>\n{edge_text}\n</edges>\n</net>\n"
     )
-    return xml, weights
 
 
 def write_ir(directory: Path, config: Config, claims: Claims) -> Path:

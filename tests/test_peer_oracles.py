@@ -91,16 +91,10 @@ def core() -> Any:
 
 
 class Known(NamedTuple):
-    kind: Literal["lowered", "values"]
+    kind: Literal["values"]
     reason: str
 
 
-GLOBAL_POOL_LOWERED = Known(
-    "lowered",
-    "OpenVINO's ONNX frontend lowers GlobalAveragePool to ReduceMean over the spatial axes, "
-    "which irpool does not execute; the case is checked on an equivalent AdaptiveAvgPool-8 IR "
-    "(output_size all ones) instead.",
-)
 OVERHANG_DIVISOR = Known(
     "values",
     "count_include_pad=1 with ceil_mode=1 and a last window reaching past the padded end: ONNX "
@@ -108,8 +102,6 @@ OVERHANG_DIVISOR = Known(
     "exclude-pad=false) by the full kernel (semantics doc §5); irpool follows OpenVINO.",
 )
 KNOWN_DIFFERENCES: dict[str, Known] = {
-    "test_globalaveragepool": GLOBAL_POOL_LOWERED,
-    "test_globalaveragepool_precomputed": GLOBAL_POOL_LOWERED,
     "reference_count_include_pad_ceil_overhang_1d": OVERHANG_DIVISOR,
     "reference_count_include_pad_ceil_overhang_2d": OVERHANG_DIVISOR,
 }
@@ -221,17 +213,6 @@ def convert(core: Any, case: OnnxCase, directory: Path) -> Converted:
     return Converted(xml_path, inputs, run_cpu(core, xml_path, inputs), op_types)
 
 
-def global_pool_as_adaptive(case: OnnxCase, directory: Path) -> Path:
-    """GlobalAveragePool as AdaptiveAvgPool-8 with output_size all ones, input named like ONNX's."""
-    (x,) = case.inputs
-    data = opset1.parameter(list(x.shape), np.float32, name=case.model.graph.input[0].name)
-    ones = opset1.constant(np.ones(x.ndim - 2, dtype=np.int32))
-    result = opset1.result(opset8.adaptive_avg_pool(data, ones), name="y")
-    path = directory / f"{case.name}_adaptive.xml"
-    ov.save_model(ov.Model([result], [data], case.name), path, compress_to_fp16=False)
-    return path
-
-
 @requires_onnx
 @pytest.mark.parametrize("name", sorted(ONNX_CASES))
 def test_onnx_case(name: str, core: Any, tmp_path: Path) -> None:
@@ -239,13 +220,10 @@ def test_onnx_case(name: str, core: Any, tmp_path: Path) -> None:
     converted = convert(core, case, tmp_path)
     known = KNOWN_DIFFERENCES.get(name)
 
-    if known is not None and known.kind == "lowered":
-        assert "ReduceMean" in converted.op_types, f"no longer lowered: {converted.op_types}"
-        with pytest.raises(irpool.ExecutionError):
-            irpool.load(converted.path).run(converted.inputs)
-        ours = run_irpool(core, global_pool_as_adaptive(case, tmp_path), converted.inputs)
-    else:
-        ours = run_irpool(core, converted.path, converted.inputs)
+    if name.startswith("test_globalaveragepool"):
+        # OpenVINO's ONNX frontend lowers GlobalAveragePool to ReduceMean over the spatial axes.
+        assert "ReduceMean" in converted.op_types, converted.op_types
+    ours = run_irpool(core, converted.path, converted.inputs)
 
     for actual, cpu, expected in zip(ours, converted.cpu, case.outputs, strict=True):
         assert actual.dtype == cpu.dtype == expected.dtype

@@ -52,6 +52,7 @@ from ov_builders import (
     adaptive_avg_pool,
     avg_pool,
     join,
+    opset1,
     output_size_const,
     ov,
     parameter,
@@ -673,6 +674,103 @@ ADAPTIVE_CASES: tuple[Case, ...] = (
     adaptive_case("?,3,1..16,16", (5, 3), "i32", tag="dyn", input_shape=(2, 3, 11, 16)),
 )
 
+
+def reduce_case(
+    op: str,
+    shape: str,
+    axes: Sequence[int] | int,
+    keep_dims: bool,
+    *,
+    element_type: str = "f32",
+    tag: str = "",
+    input_shape: tuple[int, ...] | None = None,
+) -> Case:
+    """Parameter "in" + Const "axes" (i64; an int is a scalar) -> ReduceMean/ReduceMax "reduce"
+    -> Result "out"."""
+    written = str(axes) if isinstance(axes, int) else f"[{','.join(map(str, axes))}]"
+    parts = [op.lower(), f"r{len(ov.PartialShape(shape))}", f"axes{written.strip('[]') or 'none'}"]
+    parts += ["keep"] if keep_dims else []
+    parts += [element_type] if element_type != "f32" else []
+    parts += [tag] if tag else []
+    name = "_".join(parts).replace(",", "_").replace("-", "m")
+    description = (
+        f"{op}-1 {element_type} [{shape}] axes {written} keep_dims={str(keep_dims).lower()}"
+        + (f", input {list(input_shape)}" if input_shape is not None else "")
+    )
+    builders = {"ReduceMean": opset1.reduce_mean, "ReduceMax": opset1.reduce_max}
+
+    def build(model_name: str) -> ov.Model:
+        data = parameter("in", shape, element_type)
+        values = np.array(axes, dtype=np.int64)
+        constant = (
+            opset1.constant(values, name="axes")
+            if values.size
+            else ov.op.Constant(ov.Type.i64, ov.Shape([0]), [])
+        )
+        node = builders[op](data, constant, keep_dims, name="reduce")
+        return ov.Model([result("out", node)], [data], model_name)
+
+    input_shapes = {"in": input_shape} if input_shape is not None else {}
+    return Case(name, description, build, input_shapes)
+
+
+def adaptive_max_case(
+    shape: str,
+    output_size: Sequence[int],
+    *,
+    element_type: str = "f32",
+    with_indices: bool = True,
+    tag: str = "",
+    input_shape: tuple[int, ...] | None = None,
+) -> Case:
+    """Parameter "in" + Const "output_size" (i32) -> AdaptiveMaxPool "pool" (i32 indices, the
+    only kind the CPU plugin compiles) -> Results "values" and, with_indices, "indices"."""
+    parts = ["adaptivemax8", f"r{len(output_size) + 2}", f"to{join(output_size)}"]
+    parts += [element_type] if element_type != "f32" else []
+    parts += [] if with_indices else ["values_only"]
+    parts += [tag] if tag else []
+    description = (
+        f"AdaptiveMaxPool-8 {element_type} [{shape}] -> output_size {list(output_size)}, "
+        + ("values and i32 indices" if with_indices else "values only")
+        + (f", input {list(input_shape)}" if input_shape is not None else "")
+    )
+
+    def build(model_name: str) -> ov.Model:
+        data = parameter("in", shape, element_type)
+        size = output_size_const("output_size", output_size, "i32")
+        pool = ov.opset8.adaptive_max_pool(data, size, index_element_type="i32", name="pool")
+        results = [result("values", pool.output(0))]
+        if with_indices:
+            results.append(result("indices", pool.output(1)))
+        return ov.Model(results, [data], model_name)
+
+    input_shapes = {"in": input_shape} if input_shape is not None else {}
+    return Case("_".join(parts), description, build, input_shapes)
+
+
+# What the frontends write for global and adaptive max pooling (issue #12).
+REDUCE_AND_ADAPTIVE_MAX_CASES: tuple[Case, ...] = (
+    reduce_case("ReduceMean", "1,512,7,7", (2, 3), True, tag="resnet_head"),
+    reduce_case("ReduceMean", "2,3,5", -1, False),
+    reduce_case("ReduceMean", "2,3,4,5", (0, -2, 3), False),
+    reduce_case("ReduceMean", "1,4,6,6", (1, 1), True, element_type="f16"),
+    reduce_case("ReduceMean", "2,3,4,5", (2, 3), False, element_type="i32"),
+    reduce_case("ReduceMean", "2,3,4", (), True),
+    reduce_case("ReduceMean", "?,3,1..8,8", (2, 3), True, tag="dyn", input_shape=(2, 3, 5, 8)),
+    reduce_case("ReduceMax", "1,64,7,7", (2, 3), True),
+    reduce_case("ReduceMax", "2,5,3", 1, False),
+    reduce_case("ReduceMax", "1,2,3,4,5", (-3, -1), True, element_type="f16"),
+    reduce_case("ReduceMax", "2,3,9", (2,), False, element_type="i32"),
+    reduce_case("ReduceMax", "?,16,1..10", -1, False, tag="dyn", input_shape=(3, 16, 7)),
+    adaptive_max_case("2,3,7,9", (5, 3)),
+    adaptive_max_case("1,2,5", (8,), tag="upsample"),
+    adaptive_max_case("1,2,6,8,10", (3, 4, 5)),
+    adaptive_max_case("1,3,9,9", (4, 4), element_type="f16"),
+    adaptive_max_case("2,2,9", (4,), element_type="i32"),
+    adaptive_max_case("2,4,7,7", (2, 3), with_indices=False),
+    adaptive_max_case("?,3,1..16,16", (5, 3), tag="dyn", input_shape=(2, 3, 11, 16)),
+)
+
 GRAPH_CASES: tuple[Case, ...] = (
     Case(
         "adaptive8_r4_runtime_size_i64",
@@ -761,6 +859,7 @@ CASES: tuple[Case, ...] = (
     *EXTRA_AVG_POOL_CASES,
     *ADAPTIVE_CASES,
     *GRAPH_CASES,
+    *REDUCE_AND_ADAPTIVE_MAX_CASES,
 )
 
 

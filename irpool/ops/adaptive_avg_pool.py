@@ -1,7 +1,9 @@
 """AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)).
 
 The boxes are `irpool.ops.pooling_geometry.adaptive_box`; the kernel is
-`irpool.execute.adaptive_avg_pool`."""
+`irpool.execute.adaptive_avg_pool`. `AdaptivePool` is the input handling and the explain rows
+it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
+"""
 
 from __future__ import annotations
 
@@ -20,22 +22,19 @@ from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
 INDEX_TYPES = ("i32", "i64")
 
 
-@register
-class AdaptiveAvgPool8(Op):
-    """AdaptiveAvgPool-8: inputs `data` (rank 3-5) and `output_size` (1-D, rank-2 values)."""
+class AdaptivePool(Op):
+    """Inputs `data` (rank 3-5) and `output_size` (1-D, rank-2 values): output 0 is
+    [N, C, *output_size] in the data's type."""
 
-    type_name = "AdaptiveAvgPool"
     version = 8
     opsets = range(8, 17)
     input_names = ("data", "output_size")
-    # The specification's own example carries it; the runtime never reads it.
-    ignored_attributes = ("output_type",)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, size = inputs
         rank = data.shape.rank
         if rank is not None and rank not in (3, 4, 5):
-            raise ShapeError(f"AdaptiveAvgPool takes a 3D, 4D or 5D input, got {data.shape}")
+            raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
         if size.shape.rank == 0 and rank is not None:  # only read when the rank is known
             raise ShapeError("output_size is a scalar; it must be a 1-D tensor")
         spatial = size.shape[0] if size.shape.rank else Dim.dynamic()
@@ -90,6 +89,13 @@ class AdaptiveAvgPool8(Op):
             for size, out in zip(data.shape.dims[2:], outputs[0].shape.dims[2:], strict=False)
         ]
         return Explanation("adaptive bins", rows)
+
+
+@register
+class AdaptiveAvgPool8(AdaptivePool):
+    type_name = "AdaptiveAvgPool"
+    # The specification's own example carries it; the runtime never reads it.
+    ignored_attributes = ("output_type",)
 
 
 def _box_sizes(size: Dim, out: Dim) -> DimValue:

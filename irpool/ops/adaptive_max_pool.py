@@ -1,0 +1,41 @@
+"""AdaptiveMaxPool-8 (opset8-16): the maximum of each AdaptiveAvgPool box, and where it is.
+
+Output 0 holds the maxima, output 1 their row-major offsets within each (n, c) plane (as
+PyTorch's `return_indices`), in `index_element_type`. The CPU plugin compiles only i32
+indices: the default i64 fails with "CPU plugin does not support i64 for use with oneDNN",
+which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). The kernel is
+irpool.execute.adaptive_max_pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
+from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
+from irpool.ops.registry import register
+
+
+@register
+class AdaptiveMaxPool8(AdaptivePool):
+    type_name = "AdaptiveMaxPool"
+    # Read as an element type, but anything but i32/i64 is refused ("Index element type must
+    # be i32 or i64"); the spelling is case-insensitive.
+    attributes = (Attr("index_element_type", AttrType.ENUM, default="i64", choices=INDEX_TYPES),)
+    output_count = 2
+
+    @property
+    def index_element_type(self) -> str:
+        return str(self.attrs["index_element_type"])
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        (values,) = super().infer(inputs, ctx)
+        if self.index_element_type == "i64":
+            ctx.report(
+                "IR214",
+                "index_element_type is i64 (the default when it is missing); the CPU plugin "
+                'refuses to compile AdaptiveMaxPool-8 with i64 indices: write "i32" (add a '
+                "Convert to i64 after the indices if i64 is needed)",
+                "index_element_type",
+            )
+        return [values, TensorInfo(self.index_element_type, values.shape)]

@@ -1,0 +1,132 @@
+"""ReduceMean-1 and ReduceMax-1 (opset1-17): what OpenVINO's frontends write for global pooling.
+
+Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); attribute
+`keep_dims` (default false). Shape rules are OpenVINO 2026.4's reduce_shape_infer, checked
+against read_model (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): negative axes count
+from the end, duplicates count once, no axes is the identity, and axes that are not constant
+leave the dims (and, without keep_dims, the rank) unknown. The kernels are in
+irpool.execute.reduce.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.graph.shape import Dim, Shape
+from irpool.ops.base import (
+    Attr,
+    AttrType,
+    LayerContext,
+    NotInferable,
+    Op,
+    ShapeError,
+    TensorInfo,
+)
+from irpool.ops.registry import register
+from irpool.report.explain import AxisRow, Explanation, dim_value
+
+INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
+
+
+class Reduce(Op):
+    """The reductions' shared shape inference; subclasses name the op."""
+
+    opsets = range(1, 18)
+    version = 1
+    attributes = (Attr("keep_dims", AttrType.BOOL, default=False),)
+    input_names = ("data", "axes")
+    reduction: ClassVar[str]  # "mean" or "max": what the op computes
+
+    @property
+    def keep_dims(self) -> bool:
+        return bool(self.attrs["keep_dims"])
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data, axes = inputs
+        if data.element_type == "boolean":
+            raise ShapeError("Element type of data input must be numeric. Got: boolean")
+        if axes.element_type not in INTEGER_TYPES and axes.element_type != "dynamic":
+            raise ShapeError(
+                f"Element type of axes input must be integer. Got: {axes.element_type}"
+            )
+        if axes.shape.rank is not None and axes.shape.rank > 1:
+            raise ShapeError(f"Axes input must be a scalar or 1D input. Got: {axes.shape}")
+        if axes.value is None and axes.trusted:  # maybe a constant the runtime folds
+            raise NotInferable("axes come from a layer irpool does not infer")
+        rank = data.shape.rank
+        if axes.value is None or data.shape.dims is None or rank is None:
+            return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
+        chosen = self.normalized_axes(axes.value, rank)
+        if not chosen and not self.keep_dims and rank != 0:
+            ctx.report(
+                "IR214",
+                f"axes is empty and keep_dims is false; the CPU plugin refuses to compile "
+                f'{self.label()} like that (write keep_dims="true", or remove the layer: it '
+                "changes nothing)",
+                "keep_dims",
+            )
+        if self.keep_dims:
+            if rank == 0 and chosen:
+                raise ShapeError("keep_dims=true on a scalar: there is no axis to keep as 1")
+            dims = tuple(Dim.static(1) if a in chosen else d for a, d in enumerate(data.shape.dims))
+        else:
+            dims = tuple(d for a, d in enumerate(data.shape.dims) if a not in chosen)
+        return [TensorInfo(data.element_type, Shape(dims))]
+
+    def _unknown_axes(self, data: Shape, axes: Shape) -> Shape:
+        """Axes known only at run time: keep_dims keeps the rank; otherwise a single axis
+        removes one dim, and several may repeat one, so the rank is unknown."""
+        if self.keep_dims:
+            return Shape.dynamic() if data.rank is None else Shape((Dim.dynamic(),) * data.rank)
+        single = axes.rank == 0 or (axes.is_static and axes.values() == (1,))
+        if single and data.rank is not None:  # a scalar stays a scalar (rank 0 - 1 is 0)
+            return Shape((Dim.dynamic(),) * max(data.rank - 1, 0))
+        return Shape.dynamic()
+
+    @staticmethod
+    def normalized_axes(values: NDArray[Any], rank: int) -> tuple[int, ...]:
+        """Each axis in [-rank, rank-1] (a scalar input has [-1, 0]) counted from 0, sorted,
+        duplicates removed; ShapeError names the first axis out of range."""
+        span = max(rank, 1)
+        chosen = set()
+        for raw in np.ravel(values):
+            axis = int(raw)
+            if not -span <= axis < span:
+                raise ShapeError(f"Axis {axis} out of the tensor rank range [{-span}, {span - 1}]")
+            chosen.add(axis % span)
+        return tuple(sorted(chosen))
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        """A row per input axis: a reduced axis is one window over the whole axis."""
+        data = inputs[0] if inputs else None
+        axes = inputs[1] if len(inputs) > 1 else None
+        if data is None or data.shape.dims is None or axes is None or axes.value is None:
+            return None
+        chosen = self.normalized_axes(axes.value, len(data.shape.dims))
+        rows = [
+            AxisRow(dim_value(dim), dim_value(dim), None, None, None, None, 1)
+            if axis in chosen
+            else AxisRow(dim_value(dim), 1, None, None, None, None, dim_value(dim))
+            for axis, dim in enumerate(data.shape.dims)
+        ]
+        listed = ",".join(map(str, chosen)) or "none"
+        keep = "true" if self.keep_dims else "false"
+        return Explanation(f"{self.reduction} over axes {listed}, keep_dims={keep}", rows)
+
+
+@register
+class ReduceMean1(Reduce):
+    type_name = "ReduceMean"
+    reduction = "mean"
+
+
+@register
+class ReduceMax1(Reduce):
+    type_name = "ReduceMax"
+    reduction = "max"
