@@ -851,6 +851,28 @@ _RULES = (
             <port id="1" precision="FP32">
         """),
     ),
+    Rule(
+        "IR306",
+        "ignored-axes",
+        E,
+        "reinterprets",
+        "Squeeze axes name a dim that is not 1, or Unsqueeze axes repeat an axis.",
+        doc=_text("""
+            OpenVINO silently skips what it cannot do with the axes input: Squeeze keeps a
+            dim that cannot be 1 at one of its axes (where NumPy and PyTorch would fail or
+            the author expected it gone), and Unsqueeze inserts a repeated axis once, so the
+            output has fewer dims than axes. The file then says something else than what
+            runs. Name only dims of length 1 in Squeeze, and each axis once in Unsqueeze.
+        """),
+        wrong=_text("""
+            <!-- Squeeze of [1,3,1,4] with the axes Const [0,1] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+        right=_text("""
+            <!-- Squeeze of [1,3,1,4] with the axes Const [0,2] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+    ),
     # IR4xx: weights
     Rule(
         "IR401",
