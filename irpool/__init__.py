@@ -1,9 +1,15 @@
 """irpool: a precise linter and NumPy interpreter for OpenVINO IR pooling models."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from irpool.diagnostics import Diagnostic, IRError
 from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
-from irpool.model import Model, load
 from irpool.rules import RULES, Rule, Severity
+
+if TYPE_CHECKING:
+    from irpool.model import Model, load
 
 __all__ = [
     "RULES",
@@ -18,3 +24,13 @@ __all__ = [
     "load",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """`Model` and `load` are imported on first use: they need NumPy, which `irpool rules`,
+    `--help` and `--version` must not pay for at start-up."""
+    if name in ("Model", "load"):
+        from irpool import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module 'irpool' has no attribute {name!r}")

@@ -2,16 +2,16 @@
 fails the run, and the default report format.
 
 The closest `pyproject.toml` with a `[tool.irpool]` table, from the working directory upward,
-wins; configs are not merged (as in ruff). A key irpool does not know is an error, so a typo
-never silently disables a setting; an unknown rule code only warns, so a config written for a
-newer irpool still works.
+wins; configs are not merged (as in ruff). A key irpool does not know, and a rule selector that
+names no rule, are errors (as in ruff): a typo must never silently check less than intended.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,21 @@ from irpool.rules import RULES, RULES_BY_NAME, Severity
 
 FORMATS = ("text", "concise", "json", "github", "sarif")
 FAIL_ON = ("error", "warning")
-KEYS = ("select", "ignore", "per-file-ignores", "severity", "fail-on", "format")
+KEYS = (
+    "select",
+    "ignore",
+    "per-file-ignores",
+    "severity",
+    "fail-on",
+    "format",
+    "exclude",
+    "extend-exclude",
+    "respect-gitignore",
+    "force-exclude",
+)
+# What a directory walk never enters or reports, unless `exclude` replaces the list: hidden
+# files and folders (.git, .hg, .venv, .idea, ...) and the usual tool and build folders.
+DEFAULT_EXCLUDE = (".*", "venv", "node_modules", "build", "dist", "__pycache__")
 
 
 class ConfigError(Exception):
@@ -37,14 +51,17 @@ class Config:
     severity: tuple[tuple[str, Severity], ...] = ()
     fail_on: Severity = Severity.ERROR
     format: str = "text"
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
     root: Path | None = None
     source: Path | None = None
-    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def enabled_codes(self, path: Path) -> frozenset[str]:
         """The codes reported for one file: selected, minus ignored, minus its per-file ignores."""
         codes = resolve(self.select) - resolve(self.ignore)
-        relative = self._relative(path)
+        relative = self.relative(path)
         for pattern, selectors in self.per_file_ignores:
             if glob_matches(pattern, relative):
                 codes -= resolve(selectors)
@@ -67,18 +84,27 @@ class Config:
             if diagnostic.code not in enabled:
                 continue
             level = self.severity_of(diagnostic.code)
-            kept.append(
-                diagnostic if level is diagnostic.severity else replace(diagnostic, severity=level)
-            )
+            # Only an override changes it: a finding may differ from its rule's default
+            # (an error in a layer OpenVINO drops is a warning).
+            overridden = level is not RULES[diagnostic.code].severity
+            kept.append(replace(diagnostic, severity=level) if overridden else diagnostic)
         return kept
 
     def fails(self, diagnostic: Diagnostic) -> bool:
         return diagnostic.severity.rank >= self.fail_on.rank
 
-    def _relative(self, path: Path) -> str:
+    def excludes(self, relative: str) -> bool:
+        """Whether an exclude pattern matches a path (as `relative` gives it) or, for a
+        pattern without `/`, its last part."""
+        return any(glob_matches(p, relative) for p in (*self.exclude, *self.extend_exclude))
+
+    def relative(self, path: Path) -> str:
+        """The path relative to the configuration's directory (else the working directory)
+        when below it, as globs match it; otherwise as given."""
         resolved = path.resolve()
-        if self.root is not None and resolved.is_relative_to(self.root):
-            return resolved.relative_to(self.root).as_posix()
+        base = self.root if self.root is not None else Path.cwd()
+        if resolved.is_relative_to(base):
+            return resolved.relative_to(base).as_posix()
         return path.as_posix()
 
 
@@ -88,6 +114,11 @@ def resolve(selectors: Iterable[str]) -> frozenset[str]:
     for selector in selectors:
         codes |= _resolve_one(selector)
     return frozenset(codes)
+
+
+def unknown_selectors(selectors: Iterable[str]) -> list[str]:
+    """The selectors that name no rule."""
+    return [selector for selector in selectors if not _resolve_one(selector)]
 
 
 def _resolve_one(selector: str) -> set[str]:
@@ -106,6 +137,7 @@ def glob_matches(pattern: str, relative: str) -> bool:
     return "/" not in pattern and regex.fullmatch(relative.rsplit("/", 1)[-1]) is not None
 
 
+@functools.lru_cache(maxsize=256)  # a directory walk matches the same few patterns often
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     parts: list[str] = []
     index = 0
@@ -183,19 +215,18 @@ def parse_table(table: dict[str, Any], source: Path) -> Config:
     for key in table:
         if key not in KEYS:
             raise ConfigError(f"{where}: unknown key '{key}' (known keys: {', '.join(KEYS)})")
-    warnings: list[str] = []
 
     def selectors(key: str, value: Any) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: '{key}' must be a list of rule codes or names")
-        for selector in value:
-            if not _resolve_one(selector):
-                warnings.append(f"{where}: '{key}' names no rule: '{selector}'")
+        _check_selectors(f"{where}: '{key}'", value)
         return tuple(value)
 
     config = Config(root=source.parent.resolve(), source=source)
     if "select" in table:
         config = replace(config, select=selectors("select", table["select"]))
+        if not config.select:
+            raise ConfigError(f"{where}: 'select' is empty, so nothing would be checked")
     if "ignore" in table:
         config = replace(config, ignore=selectors("ignore", table["ignore"]))
     if "per-file-ignores" in table:
@@ -207,14 +238,45 @@ def parse_table(table: dict[str, Any], source: Path) -> Config:
         config = replace(config, per_file_ignores=pairs)
     if "severity" in table:
         levels = _table_of(where, "severity", table["severity"])
-        config = replace(config, severity=_severities(where, levels, warnings))
+        config = replace(config, severity=_severities(where, levels))
     if "fail-on" in table:
         config = replace(
             config, fail_on=Severity(_choice(where, "fail-on", table["fail-on"], FAIL_ON))
         )
     if "format" in table:
         config = replace(config, format=_choice(where, "format", table["format"], FORMATS))
-    return replace(config, warnings=tuple(warnings))
+    if "exclude" in table:
+        config = replace(config, exclude=_globs(where, "exclude", table["exclude"]))
+    if "extend-exclude" in table:
+        extra = _globs(where, "extend-exclude", table["extend-exclude"])
+        config = replace(config, extend_exclude=extra)
+    if "respect-gitignore" in table:
+        flag = _flag(where, "respect-gitignore", table["respect-gitignore"])
+        config = replace(config, respect_gitignore=flag)
+    if "force-exclude" in table:
+        config = replace(
+            config, force_exclude=_flag(where, "force-exclude", table["force-exclude"])
+        )
+    return config
+
+
+def _check_selectors(where: str, selectors: Iterable[str]) -> None:
+    unknown = unknown_selectors(selectors)
+    if unknown:
+        names = ", ".join(repr(s) for s in unknown)
+        raise ConfigError(f"{where} names no rule: {names} (see `irpool rules`)")
+
+
+def _flag(where: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: '{key}' must be true or false")
+    return value
+
+
+def _globs(where: str, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(f"{where}: '{key}' must be a list of glob patterns")
+    return tuple(value)
 
 
 def _table_of(where: str, key: str, value: Any) -> dict[str, Any]:
@@ -223,14 +285,11 @@ def _table_of(where: str, key: str, value: Any) -> dict[str, Any]:
     return value
 
 
-def _severities(
-    where: str, levels: dict[str, Any], warnings: list[str]
-) -> tuple[tuple[str, Severity], ...]:
+def _severities(where: str, levels: dict[str, Any]) -> tuple[tuple[str, Severity], ...]:
     choices = tuple(s.value for s in Severity)
     result = []
+    _check_selectors(f"{where}: 'severity'", levels)
     for selector, level in levels.items():
-        if not _resolve_one(selector):
-            warnings.append(f"{where}: 'severity' names no rule: '{selector}'")
         result.append((selector, Severity(_choice(where, f"severity.{selector}", level, choices))))
     return tuple(result)
 

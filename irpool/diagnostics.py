@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Collection
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from irpool.rules import RULES, Severity
@@ -55,6 +56,9 @@ class Collector:
     def __init__(self, path: str) -> None:
         self.path = path
         self.diagnostics: list[Diagnostic] = []
+        self._dropped: Collection[str] = ()
+        self._matters: Callable[[str], bool] = lambda _: True
+        self._note = ""
 
     def add(
         self,
@@ -62,21 +66,43 @@ class Collector:
         message: str,
         span: Span,
         layer: tuple[str | None, str | None] = (None, None),
+        *,
+        about_dropped: bool = False,
     ) -> None:
-        self.diagnostics.append(
-            Diagnostic(
-                code=code,
-                severity=RULES[code].severity,
-                message=message,
-                path=self.path,
-                line=span.line,
-                column=span.column,
-                end_line=span.end_line,
-                end_column=span.end_column,
-                layer_id=layer[0],
-                layer_name=layer[1],
-            )
+        """`about_dropped`: the finding concerns a dropped layer other than `layer` (an edge
+        into one), and is demoted like the findings inside it."""
+        diagnostic = Diagnostic(
+            code=code,
+            severity=RULES[code].severity,
+            message=message,
+            path=self.path,
+            line=span.line,
+            column=span.column,
+            end_line=span.end_line,
+            end_column=span.end_column,
+            layer_id=layer[0],
+            layer_name=layer[1],
         )
+        self.diagnostics.append(self._demoted(diagnostic, about_dropped))
+
+    def drop_layers(
+        self, layer_ids: Collection[str], matters: Callable[[str], bool], note: str
+    ) -> None:
+        """The runtime drops these layers: an error found in one (before or after this call)
+        becomes a warning ending with `note`, unless `matters(code)` (the runtime checks
+        that much even in a layer it drops)."""
+        self._dropped, self._matters, self._note = frozenset(layer_ids), matters, note
+        self.diagnostics = [self._demoted(d) for d in self.diagnostics]
+
+    def _demoted(self, diagnostic: Diagnostic, about_dropped: bool = False) -> Diagnostic:
+        if (
+            not (about_dropped or diagnostic.layer_id in self._dropped)
+            or diagnostic.severity is not Severity.ERROR
+            or self._matters(diagnostic.code)
+        ):
+            return diagnostic
+        message = f"{diagnostic.message}{self._note}"
+        return replace(diagnostic, severity=Severity.WARNING, message=message)
 
     @property
     def has_errors(self) -> bool:

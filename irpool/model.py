@@ -120,8 +120,14 @@ class Model:
         }
 
 
-def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = None) -> Model:
-    """Read, build and check an IR file.
+def load(
+    path: str | os.PathLike[str],
+    weights: str | os.PathLike[str] | None = None,
+    *,
+    data: bytes | None = None,
+) -> Model:
+    """Read, build and check an IR file (`data`: its content, when already read, e.g. from
+    stdin; `path` then only names it and locates the default weights).
 
     Raises `IRError` (carrying diagnostics) only when the file cannot be read as IR at all:
     unreadable, malformed XML, unsafe XML, not `<net>`, or an unsupported IR version.
@@ -130,7 +136,7 @@ def load(path: str | os.PathLike[str], weights: str | os.PathLike[str] | None = 
     shown = display_path(xml_path)
     sink = Collector(shown)
     with _cyclic_gc_paused():
-        document = read_document(xml_path, sink)
+        document = read_document(xml_path, sink, data)
         graph = build_graph(document, sink)
         bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
         weights_file = Weights(bin_path)

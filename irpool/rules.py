@@ -77,7 +77,9 @@ _RULES = (
         doc=_text("""
             The path names something irpool cannot read as a file: it is missing, a directory,
             a broken symbolic link, or unreadable for the current user. OpenVINO cannot read it
-            either. Make the file a readable regular file (check permissions and links).
+            either. Make the file a readable regular file (check permissions and links). A
+            FIFO or a device is refused unread. A folder that a directory walk cannot list is
+            reported the same way, on the folder, since the models in it go unchecked.
         """),
         wrong="$ chmod 000 model.xml && irpool validate model.xml",
         right="$ chmod 644 model.xml && irpool validate model.xml",
@@ -458,7 +460,8 @@ _RULES = (
             that does not exist or that has no op of this type (AvgPool is in opset1 to
             opset16, AdaptiveAvgPool in opset8 to opset16). Name an opset that has the op
             version you mean: opset1 for AvgPool-1, opset14 for AvgPool-14, opset16 for
-            AvgPool-16.
+            AvgPool-16. Ops irpool does not model get IR216 instead. A warning in a layer
+            OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset17">
@@ -478,7 +481,8 @@ _RULES = (
             warning per type), irpool does not check attributes or infer shapes: it trusts
             the layer's declared output dims and keeps checking downstream. Nothing is wrong
             with the file; if the model is expected to contain such ops, ignore the rule in
-            the configuration.
+            the configuration. A type that OpenVINO itself does not have in the layer's
+            opset is IR216, an error.
         """),
         wrong=_text("""
             <layer id="1" name="relu" type="Relu" version="opset1">
@@ -499,7 +503,7 @@ _RULES = (
             The operation specification requires the attribute, but OpenVINO accepts the layer
             without it and silently applies a default (exclude-pad falls back to true, pads to
             zeros). A reader of the file cannot see what runs. Write the attribute with the
-            value you mean.
+            value you mean. A warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" />
@@ -574,7 +578,8 @@ _RULES = (
         doc=_text("""
             kernel, strides, pads_begin, pads_end and dilations each hold one value per spatial
             axis of the input (rank - 2). When the lengths disagree, OpenVINO's shape inference
-            fails. Give every list one value per spatial axis.
+            fails. Give every list one value per spatial axis. A warning in a layer OpenVINO
+            drops (IR505).
         """),
         wrong=_text("""
             <!-- input [1,3,32] has one spatial axis -->
@@ -735,13 +740,43 @@ _RULES = (
         doc=_text("""
             Some attributes have no default at all: a Const needs its `offset`, `size`,
             `shape` and `element_type`, a Parameter its `<data>` with `shape` and
-            `element_type`. OpenVINO refuses the layer without them. Write them.
+            `element_type`. OpenVINO refuses the layer without them. Write them. A warning
+            in a layer OpenVINO drops (IR505); a Parameter is never dropped.
         """),
         wrong=_text("""
             <data element_type="i64" shape="2" offset="0" />
         """),
         right=_text("""
             <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+    ),
+    Rule(
+        "IR216",
+        "unknown-op-type",
+        E,
+        "rejects",
+        "OpenVINO has no op of this type in this version (or reads no value from a Constant).",
+        doc=_text("""
+            OpenVINO's IR reader creates each layer from the opset its `version` names:
+            opset1 to opset17, or `experimental`/`extension` for a few detection ops. It
+            refuses a version it does not know and a type that version does not have
+            ("Opset opset1 doesn't contain the operation with type: AvgPoolX"), whether
+            irpool models the op or not. Types are matched ignoring case, except `Const`
+            (and a few ops the reader special-cases) which must be written exactly. A layer
+            typed `Constant`, the op's own name, is created but its value is never read from
+            the `.bin`: OpenVINO fails as soon as anything uses it ("ptr is Null"). irpool
+            knows every opset's types from a table generated from OpenVINO itself. IR202
+            remains for real ops that irpool does not check. In a layer OpenVINO drops
+            because it feeds no Result, the reader never looks the type up: there it is a
+            warning.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPoolX" version="opset1">
+            <layer id="2" name="size" type="Constant" version="opset1">
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset1">
+            <layer id="2" name="size" type="Const" version="opset1">
         """),
     ),
     # IR3xx: shapes and types
@@ -990,7 +1025,8 @@ _RULES = (
         "An input port has no incoming edge or more than one.",
         doc=_text("""
             Every input port takes exactly one edge. With none the op has no operand; with two
-            it is ambiguous. OpenVINO refuses both. Connect each input port once.
+            it is ambiguous. OpenVINO refuses both. Connect each input port once. In a layer
+            that feeds no Result (IR505) it is a warning: OpenVINO drops the layer unread.
         """),
         wrong=_text("""
             <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
@@ -1028,8 +1064,13 @@ _RULES = (
         "A layer no Result depends on; OpenVINO silently drops it.",
         doc=_text("""
             No Result depends on the layer, so OpenVINO drops it when it builds the model: it
-            never runs, and nothing it declares is checked by the runtime. Connect it to a
-            Result or delete it.
+            never runs, and its op is never even created. What would be an error inside it
+            (an unknown type or opset, a missing or wrong attribute, a wrong port count, a
+            missing input edge or one naming no port, a wrong dim) is therefore a warning
+            there, its message saying the layer is dropped. Only what OpenVINO's reader checks in every layer
+            stays an error: a missing `version` or id (IR105, IR106) and port precisions
+            and dims it cannot read (IR109, IR110, IR111). Connect the layer to a Result or
+            delete it.
         """),
         wrong=_text("""
             <!-- layer 3 "unused" feeds nothing -->
@@ -1051,7 +1092,7 @@ _RULES = (
             Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
             AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
             another count cannot be built. Declare exactly the op's ports, all inside one
-            `<input>` and one `<output>` element.
+            `<input>` and one `<output>` element. A warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <output>

@@ -156,6 +156,17 @@ def test_explicit_config_file_any_name(runner: CliRunner, project: Path) -> None
         ("[tool.irpool.severity]\nIR301 = 'fatal'\n", "'severity.IR301' must be one of"),
         ("[tool.irpool\n", "not valid TOML"),
         ("[tool]\nirpool = 3\n", "tool.irpool must be a table"),
+        # A selector that names no rule would check less than written, as in ruff.
+        ("[tool.irpool]\nignore = ['IR999', 'IR213']\n", "'ignore' names no rule: 'IR999'"),
+        ("[tool.irpool]\nselect = ['IR9']\n", "'select' names no rule: 'IR9'"),
+        ("[tool.irpool]\nselect = []\n", "'select' is empty, so nothing would be checked"),
+        (
+            "[tool.irpool.per-file-ignores]\n'*.xml' = ['overwriten-pads']\n",
+            "'per-file-ignores.*.xml' names no rule: 'overwriten-pads'",
+        ),
+        ("[tool.irpool.severity]\nIR3O1 = 'error'\n", "'severity' names no rule: 'IR3O1'"),
+        ("[tool.irpool]\nexclude = 'build'\n", "'exclude' must be a list of glob patterns"),
+        ("[tool.irpool]\nrespect-gitignore = 'no'\n", "'respect-gitignore' must be true or"),
     ],
 )
 def test_bad_configuration_exits_two_naming_the_problem(
@@ -172,13 +183,6 @@ def test_explicit_pyproject_without_the_table_exits_two(runner: CliRunner, proje
     path = configure(project, "[project]\nname = 'x'\n")
     result = runner.invoke(cli, ["validate", "--config", str(path), "models/a.xml"])
     assert result.exit_code == 2 and "no [tool.irpool] table" in result.stderr
-
-
-def test_unknown_rule_codes_only_warn(runner: CliRunner, project: Path) -> None:
-    configure(project, '[tool.irpool]\nignore = ["IR999", "IR213"]\n')
-    code, found, stderr = codes(runner, "models/a.xml")
-    assert code == 1 and found == {"models/a.xml": ["IR301"] * 4}
-    assert "'ignore' names no rule: 'IR999'" in stderr
 
 
 def test_selectors_accept_codes_prefixes_and_names() -> None:
@@ -213,7 +217,21 @@ def test_a_file_that_cannot_be_read_is_a_config_error(tmp_path: Path) -> None:
         load_config(tmp_path / "missing.toml", False, tmp_path)
 
 
-def test_unknown_rule_on_the_command_line_only_warns(runner: CliRunner, project: Path) -> None:
-    code, found, stderr = codes(runner, "--ignore", "IR213,IR999", "models/a.xml")
-    assert code == 1 and found == {"models/a.xml": ["IR301"] * 4}
-    assert "--ignore names no rule: 'IR999'" in stderr
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ignore", "IR213,IR999"], "--ignore names no rule: 'IR999'"),
+        (["--select", "IR999"], "--select names no rule: 'IR999'"),
+        (["--select", "IR7,dim-mismatch"], "--select names no rule: 'IR7', 'dim-mismatch'"),
+        (["--select", ""], "--select names no rule, so nothing would be checked"),
+        (["--select", " , "], "--select names no rule, so nothing would be checked"),
+        (["--config", "pyproject.toml", "--isolated"], "pick one"),
+    ],
+)
+def test_a_command_line_that_would_check_less_is_a_usage_error(
+    runner: CliRunner, project: Path, args: list[str], message: str
+) -> None:
+    configure(project, "[tool.irpool]\n")
+    result = runner.invoke(cli, ["validate", *args, "models/a.xml"])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output

@@ -9,7 +9,10 @@ Result `out<n>` each), written with `ov.save_model` into tmp_path. irpool runs t
 the CPU plugin compiles the same file (f32 inference precision, one thread) and runs it on the same
 seeded inputs. Outputs are compared as tests/conformance/index.json says: |irpool − cpu| <=
 atol + rtol·|cpu| with the tolerances of the output's element type, and the CPU's NaN for a window
-with no real element counts as 0.
+with no real element counts as 0 (irpool finds those windows: they give 0 on an input of 100s).
+A share of the f32 and f16 inputs hold a few inf, -inf or NaN (`non_finite_count`): there both
+must put NaN and ±inf in the same places. f64 is left out of that family: the CPU converts it to
+f32 first, which saturates inf to ±FLT_MAX (notes.f64).
 
 Integer outputs are compared exactly, but only where the CPU plugin is known to round the exact
 mean half to even (index.json notes.int): for AdaptiveAvgPool-8 (but see below) and for i32/i64
@@ -72,6 +75,8 @@ INTEGER_TYPES = ("i8", "u8", "i32", "i64")
 INT_LOW = {"i8": -10, "u8": 0, "i32": -10, "i64": -10}  # inputs are INT_LOW .. INT_LOW + 20
 INT_SPAN = 20
 INT32_MIN = -(2**31)
+NON_FINITE_TYPES = ("f32", "f16")
+NON_FINITE_SHARE = 0.2
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,6 +128,8 @@ class Config:
     def features(self) -> set[str]:
         """What the coverage test counts."""
         found = {self.op, f"rank {len(self.shape)}", self.element_type}
+        if non_finite_count(self):
+            found.add("non-finite")
         if self.shape[0] > 1:
             found.add("batch > 1")
         if self.is_adaptive:
@@ -197,13 +204,25 @@ def random_config(index: int) -> Config:
     )
 
 
+def non_finite_count(config: Config) -> int:
+    """How many inf, -inf or NaN the configuration's input holds (f32 and f16 only)."""
+    rng = random.Random(f"{SEED}:non-finite:{config.index}")
+    if config.element_type not in NON_FINITE_TYPES or rng.random() >= NON_FINITE_SHARE:
+        return 0
+    return rng.randint(1, 3)
+
+
 def random_input(config: Config) -> Array:
     rng = np.random.default_rng(zlib.crc32(f"{SEED}:{config.index}".encode()))
     dtype = DTYPES[config.element_type]
     if config.element_type in INTEGER_TYPES:
         low = INT_LOW[config.element_type]
         return rng.integers(low, low + INT_SPAN + 1, size=config.shape).astype(dtype)
-    return rng.standard_normal(config.shape).astype(dtype)
+    data = rng.standard_normal(config.shape).astype(dtype)
+    count = non_finite_count(config)
+    flat = data.reshape(-1)  # a view: writes land in data
+    flat[rng.integers(0, flat.size, count)] = rng.choice([np.inf, -np.inf, np.nan], count)
+    return data
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,35 +328,46 @@ class Outcome:
     compared: bool = True
 
 
-def empty_windows_as_zero(cpu: Array) -> Array:
-    """The CPU's value for a window with no real element, widened to f64, made 0.
+def empty_windows_as_zero(cpu: Array, empty: Array) -> Array:
+    """The CPU's value for a window with no real element (`empty`), widened to f64, made 0.
 
     Floats: NaN. i32/i64 pooled in f32: that NaN converted to i32, i.e. INT32_MIN (a real mean
     of the small inputs used here is never near it)."""
     wide = cpu.astype(np.float64)
-    empty = np.isnan(wide) | (wide == INT32_MIN if cpu.dtype.kind == "i" else False)
-    return np.where(empty, 0.0, wide)
+    made_up = np.isnan(wide) | (wide == INT32_MIN if cpu.dtype.kind == "i" else False)
+    return np.where(empty & made_up, 0.0, wide)
 
 
-def agrees(actual: Array, expected: Array, element_type: str) -> bool:
+def differences(actual: Array, expected: Array, empty: Array, element_type: str) -> Array:
+    """Where irpool and the CPU differ: beyond tolerance, or in NaN or ±inf placement."""
     tolerance = TOLERANCES[element_type]
+    wide_actual, wide_expected = actual.astype(np.float64), empty_windows_as_zero(expected, empty)
+    same = (wide_actual == wide_expected) | (np.isnan(wide_actual) & np.isnan(wide_expected))
+    with np.errstate(invalid="ignore"):  # inf - inf: NaN, not close; `same` decides
+        close = np.isfinite(wide_expected) & (
+            np.abs(wide_actual - wide_expected)
+            <= tolerance["atol"] + tolerance["rtol"] * np.abs(wide_expected)
+        )
+    return ~(same | close)
+
+
+def agrees(actual: Array, expected: Array, empty: Array, element_type: str) -> bool:
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return False
-    wide_expected = empty_windows_as_zero(expected)
-    difference = np.abs(actual.astype(np.float64) - wide_expected)
-    return bool(np.all(difference <= tolerance["atol"] + tolerance["rtol"] * np.abs(wide_expected)))
+    return not differences(actual, expected, empty, element_type).any()
 
 
-def mismatch_detail(actual: Array, expected: Array) -> str:
+def mismatch_detail(actual: Array, expected: Array, empty: Array, element_type: str) -> str:
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return (
             f"irpool {actual.dtype}{list(actual.shape)}, cpu {expected.dtype}{list(expected.shape)}"
         )
-    wide_expected = empty_windows_as_zero(expected)
-    difference = np.abs(actual.astype(np.float64) - wide_expected)
-    worst = np.unravel_index(int(np.argmax(difference)), difference.shape)
+    differ = differences(actual, expected, empty, element_type)
+    gap = np.abs(actual.astype(np.float64) - empty_windows_as_zero(expected, empty))
+    gap = np.where(differ, np.nan_to_num(gap, nan=np.inf), 0.0)  # misplaced NaN or inf: worst
+    worst = np.unravel_index(int(np.argmax(gap)), gap.shape)
     return (
-        f"{int(np.count_nonzero(difference))} of {difference.size} values differ; worst at "
+        f"{int(differ.sum())} of {differ.size} values differ; worst at "
         f"{list(map(int, worst))}: irpool {actual[worst]!r}, cpu {expected[worst]!r}"
     )
 
@@ -356,6 +386,9 @@ def run_batch(core: Any, path: Path, configs: Sequence[Config]) -> list[Outcome]
         return [Outcome(c, "irpool reports errors", detail) for c in configs]
     try:
         ours = irpool_model.run(inputs)
+        # Windows with no real element: 0 on an input of 100s, where any other window gives at
+        # least 100/64 (kernels hold at most 64 taps), so even integer means stay above 0.
+        full = irpool_model.run({name: np.full_like(value, 100) for name, value in inputs.items()})
     except Exception as error:
         return [Outcome(c, "irpool raised", f"{type(error).__name__}: {error}") for c in configs]
     try:
@@ -371,12 +404,14 @@ def run_batch(core: Any, path: Path, configs: Sequence[Config]) -> list[Outcome]
     outcomes = []
     for slot, config in enumerate(configs):
         actual, expected = ours[f"out{slot}"], theirs[f"out{slot}"]
+        empty = full[f"out{slot}"] == 0
         if not compared_exactly(config):
             outcomes.append(Outcome(config, compared=False))
-        elif agrees(actual, expected, config.element_type):
+        elif agrees(actual, expected, empty, config.element_type):
             outcomes.append(Outcome(config))
         else:
-            outcomes.append(Outcome(config, "values differ", mismatch_detail(actual, expected)))
+            detail = mismatch_detail(actual, expected, empty, config.element_type)
+            outcomes.append(Outcome(config, "values differ", detail))
     return outcomes
 
 
@@ -429,7 +464,7 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
         *OPS, "rank 3", "rank 4", "rank 5", "batch > 1", "upsampling",
         *(f"auto_pad={auto_pad}" for auto_pad in AUTO_PADS),
         "rounding=floor", "rounding=ceil", "rounding=ceil_torch", "exclude_pad=false",
-        "exclude_pad=true", "dilations > 1", "pads >= kernel, exclude_pad=false",
+        "exclude_pad=true", "dilations > 1", "pads >= kernel, exclude_pad=false", "non-finite",
     ]  # fmt: skip
     assert [f for f in wanted if counts[f] < 20] == [], counts
     assert [t for t in ELEMENT_TYPES if counts[t] < 10] == [], counts
@@ -502,7 +537,7 @@ def test_cpu_writes_int32_min_for_empty_integer_windows(tmp_path: Path, element_
     ours = irpool.load(path).run({"in0": data})["out0"]
     assert ours.tolist() == [[[0, 2, 4, 0], [6, 8, 10, 0]]]
     assert cpu.tolist() == [[[0, 2, 4, INT32_MIN], [6, 8, 10, INT32_MIN]]]
-    assert agrees(ours, cpu, element_type)
+    assert agrees(ours, cpu, np.arange(4) == 3, element_type)
 
 
 @pytest.mark.parametrize("element_type", ["i32", "i64"])
@@ -544,4 +579,86 @@ def test_cpu_truncates_integer_global_adaptive_pooling(tmp_path: Path, element_t
     path = save_single(halves, tmp_path / "halves.xml")
     compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
     cpu = compiled.create_infer_request().infer({"in0": data})[compiled.output(0)]
-    assert agrees(irpool.load(path).run({"in0": data})["out0"], cpu, element_type)
+    assert agrees(irpool.load(path).run({"in0": data})["out0"], cpu, np.False_, element_type)
+
+
+BIG = 3e38  # three of them overflow an f32 sum
+
+
+def run_both(tmp_path: Path, config: Config, data: Array) -> tuple[Array, Array]:
+    """(irpool, CPU) outputs of one configuration on `data`."""
+    path = save_single(config, tmp_path / "model.xml")
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+    cpu = compiled.create_infer_request().infer({"in0": data})[compiled.output(0)]
+    return irpool.load(path).run({"in0": data})["out0"], cpu
+
+
+@pytest.mark.parametrize(
+    ("op", "values", "element_type", "want"),
+    [
+        ("AvgPool-14", [BIG] * 3, "f32", [np.inf]),
+        ("AvgPool-14", [-BIG] * 3, "f32", [-np.inf]),
+        ("AvgPool-14", [BIG] * 4 + [-BIG], "f32", [np.inf] * 3),  # running sum: BIG + BIG = inf
+        ("AvgPool-14", [-BIG, BIG, BIG], "f32", [1e38]),
+        ("AvgPool-14", [6e4, 6e4, -6e4], "f16", [2e4]),  # f16 sums in f32
+        ("AvgPool-14", [np.inf, -np.inf, 1, 2, np.nan], "f32", [np.nan, -np.inf, np.nan]),
+        ("AvgPool-14", [-BIG, -BIG, np.inf, 1, 2], "f32", [np.nan, np.inf, np.inf]),
+        ("AdaptiveAvgPool-8", [BIG] * 4, "f32", [np.inf, np.inf]),
+        ("AdaptiveAvgPool-8", [np.inf, 1, 2, 3, 4], "f32", [np.inf, 2, 3.5]),
+    ],
+)
+def test_overflow_and_non_finite_follow_the_cpu(
+    tmp_path: Path, op: str, values: list[float], element_type: str, want: list[float]
+) -> None:
+    """Window sums run in f32 on the CPU: beyond its range they give ±inf, in every type."""
+    data = np.array(values, DTYPES[element_type]).reshape(1, 1, -1)
+    if op == "AdaptiveAvgPool-8":
+        config = Config(0, op, element_type, data.shape, output_size=(len(want),))
+    else:
+        config = Config(0, op, element_type, data.shape, (3,), (1,), (0,), (0,))
+    ours, cpu = run_both(tmp_path, config, data)
+    expected = np.array(want, DTYPES[element_type]).reshape(cpu.shape)
+    np.testing.assert_allclose(cpu, expected, rtol=1e-3)
+    assert agrees(ours, cpu, np.False_, element_type)
+
+
+def test_cpu_overflows_running_sums_that_end_in_range(tmp_path: Path) -> None:
+    """Recorded: the CPU adds taps in order, so [BIG, BIG, -BIG] is inf (BIG + BIG first) while
+    [-BIG, BIG, BIG] is 1e38. irpool follows that order only in planes that hold a mean beyond
+    f32max / taps or a non-finite one; here it gives the window's mean, 1e38 (docs/semantics.md)."""
+    data = np.array([[[BIG, BIG, -BIG]]], np.float32)
+    config = Config(0, "AvgPool-14", "f32", data.shape, (3,), (1,), (0,), (0,))
+    ours, cpu = run_both(tmp_path, config, data)
+    assert cpu.tolist() == [[[np.inf]]]
+    np.testing.assert_allclose(ours, [[[1e38]]], rtol=1e-6)
+
+
+def bf16_tensor(values: Array) -> Any:
+    """An OpenVINO bf16 tensor holding float32 `values` that bf16 represents exactly."""
+    bits = (values.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return ov.Tensor(bits, list(values.shape), ov.Type.bf16)
+
+
+@pytest.mark.parametrize(
+    ("values", "kernel", "stride"),
+    [([np.inf, 1, 2, 3, 4, 5, 6, 7], 2, 2), ([1, 2, np.nan, 3, -np.inf], 3, 1), ([BIG] * 3, 3, 1)],
+)
+def test_bf16_non_finite_and_overflow_follow_the_cpu(
+    tmp_path: Path, values: list[float], kernel: int, stride: int
+) -> None:
+    """bf16 runs as f32 in irpool (float32 arrays holding bf16 values), as on the CPU."""
+    data = np.array(values, np.float32).reshape(1, 1, -1)
+    data = ((data.view(np.uint32) >> 16) << 16).view(np.float32)  # BIG rounded to bf16
+    param = opset1.parameter(list(data.shape), ov.Type.bf16, name="in0")
+    pool = opset14.avg_pool(param, [stride], [0], [0], [kernel], True, "floor")
+    path = tmp_path / "model.xml"
+    ov.save_model(ov.Model([opset1.result(pool)], [param], "bf16"), path, compress_to_fp16=False)
+    compiled = ov.Core().compile_model(path, "CPU", CPU_CONFIG)
+    request = compiled.create_infer_request()
+    request.infer({0: bf16_tensor(data)})
+    bits = np.array(request.get_output_tensor(0).data, copy=True).view(np.uint16)
+    cpu = (bits.astype(np.uint32) << 16).view(np.float32)
+    [ours] = irpool.load(path).run({"in0": data}, cast=True).values()
+    assert agrees(ours, cpu, np.False_, "f32")
+    assert not np.isfinite(cpu).all()

@@ -20,6 +20,7 @@ from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.values import precision_name
 from irpool.parse.xml_reader import Document
@@ -95,7 +96,9 @@ class _Checker:
         self.sink = sink
         self.result = Inference()
         self.unchecked_types: set[str] = set()
-        self.weights_reported = False
+        # Whether a missing .bin was reported on a kept layer, and on a dropped one: a layer
+        # the runtime drops reads no weights, so its finding cannot stand for the others'.
+        self.weights_reported: set[bool] = set()
         # Work shared by repeated layers (see the module docstring).
         self._lookups: dict[tuple[str, str], Lookup] = {}
         self._configured: dict[Hashable, tuple[Attributes, Op]] = {}
@@ -138,7 +141,7 @@ class _Checker:
                 findings: list[LayerFinding] = []
                 self._compare_inputs(layer, inputs, findings)
                 self._place(layer, findings)
-                self._report_lookup(layer, found.canonical_type, found.error)
+                self._report_lookup(layer, found)
                 self._trust(layer)
                 return
             outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)
@@ -235,9 +238,10 @@ class _Checker:
         source = self.doc.source
         for code, message, locator in findings:
             if code == "IR401":
-                if self.weights_reported:
+                kept = layer.id in self.graph.reachable
+                if kept in self.weights_reported:
                     continue  # one missing .bin is one problem, however many Consts need it
-                self.weights_reported = True
+                self.weights_reported.add(kept)
             kind = locator[0]
             if kind == "layer":
                 name = locator[1]
@@ -262,12 +266,17 @@ class _Checker:
                 span = source.element_text(dims[locator[2]])
             self.sink.add(code, message, span, layer.ref)
 
-    def _report_lookup(self, layer: Layer, canonical: str | None, error: str | None) -> None:
-        if canonical is not None:
+    def _report_lookup(self, layer: Layer, found: Lookup) -> None:
+        source = self.doc.source
+        if found.refused is not None:
+            known = layer.version in known_versions()
+            where = source.attribute(layer.element, "type" if known else "version")
+            self.sink.add("IR216", found.refused, where, layer.ref)
+        elif found.canonical_type is not None:
             self.sink.add(
                 "IR201",
-                f"{canonical}: {error}",
-                self.doc.source.attribute(layer.element, "version"),
+                f"{found.canonical_type}: {found.error}",
+                source.attribute(layer.element, "version"),
                 layer.ref,
             )
         elif layer.type.lower() not in self.unchecked_types:

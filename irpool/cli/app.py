@@ -8,16 +8,26 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from irpool.diagnostics import IRError
-from irpool.model import Model, load
 from irpool.report import text as text_report
 
+if TYPE_CHECKING:  # the model needs NumPy: only commands that load one import it
+    from irpool.model import Model
+
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("validate", "run", "rules", "rule", "explain")
+# Each command's one-line summary, for `irpool --help`: listing the commands must not import
+# them (run, validate and explain need NumPy). A test keeps these equal to their docstrings.
+COMMANDS = {
+    "explain": "Show each layer's shapes (inferred and declared) and pooling geometry, in order.",
+    "rule": "Document one rule, with a wrong and a right IR snippet.",
+    "rules": "List every rule irpool reports: code, name, default severity, summary.",
+    "run": "Run MODEL.xml on NumPy inputs and print or save its results.",
+    "validate": "Check IR files and directories and report every problem.",
+}
 
 
 class UsageError(click.UsageError):
@@ -51,6 +61,10 @@ class _Commands(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name]) for name in self.list_commands(ctx)])
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
@@ -70,12 +84,14 @@ def cli() -> None:
 _held: list[Model] | None = None
 
 
-def load_held(path: Path, weights: Path | None) -> Model:
+def load_held(path: Path, weights: Path | None, data: bytes | None = None) -> Model:
     """`load`, and under `main` hold the model so that only the process's end drops it. The
     one held before is let go first, so memory stays at one model however many files."""
+    from irpool.model import load
+
     if _held is not None:
         _held.clear()
-    model = load(path, weights)
+    model = load(path, weights, data=data)
     if _held is not None:
         _held.append(model)
     return model

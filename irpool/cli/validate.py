@@ -1,5 +1,5 @@
-"""`irpool validate PATHS...`: check IR files and report every problem found; `--fix` and
-`--diff` rewrite what is certain.
+"""`irpool validate [PATHS...]`: check IR files and report every problem found; `--fix` and
+`--diff` rewrite what is certain. `-` reads one document from stdin.
 
 Exit codes: 0 nothing at or above `fail-on` (default: error) remains, 1 something does (with
 `--diff`: a fix is pending), 2 usage or configuration error. `--exit-zero` turns 1 into 0.
@@ -10,16 +10,18 @@ goes to stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 import click
 
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UsageError, load_held
-from irpool.config import FAIL_ON, FORMATS, Config, ConfigError, load_config, resolve
-from irpool.diagnostics import Diagnostic, IRError
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, load_held
+from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
+from irpool.cli.settings import ConfigProblem, Overrides, configure, wants_colour
+from irpool.config import FAIL_ON, FORMATS, Config
+from irpool.diagnostics import Collector, Diagnostic, IRError, Span
 from irpool.fix import (
     Fix,
     FixError,
@@ -30,51 +32,36 @@ from irpool.fix import (
     write_atomically,
 )
 from irpool.model import Model, display_path
+from irpool.parse.xml_reader import read_bounded, read_stream
 from irpool.report import summary, text
-from irpool.rules import Severity
 
 Mode = Literal["check", "fix", "diff"]
 MACHINE_FORMATS = ("json", "github", "sarif")
 
 
-class ConfigProblem(click.ClickException):
-    """A configuration error: exit 2, like any other usage error."""
-
-    exit_code = EXIT_USAGE
-
-
-def ir_files(paths: tuple[Path, ...]) -> Iterator[Path]:
-    """Files as given; directories searched recursively for *.xml, in sorted order. A file
-    named twice is checked once (two --fix workers must never write the same file)."""
-    seen: set[Path] = set()
-    for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*.xml") if p.is_file())
-            if not found:
-                raise UsageError(f"no .xml files under {path}")
-        else:
-            found = [path]
-        for file in found:
-            if file.resolve() not in seen:
-                seen.add(file.resolve())
-                yield file
+STDIN = Path("-")
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """One file's work, picklable so --jobs can hand it to another process."""
+    """One file's work, picklable so --jobs can hand it to another process. `data` is the
+    document when it came from stdin; `explicit` when the file was named, not walked to."""
 
     path: Path
     weights: Path | None
     config: Config
     mode: Mode
     want_source: bool
+    explicit: bool = True
+    data: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What one file left to report. `fixable` maps a remaining diagnostic to what --fix
-    would write; `fixed` counts the diagnostics fixed (or, with --diff, that would be)."""
+    would write; `fixed` counts the diagnostics fixed (or, with --diff, that would be).
+    `skipped`: found by walking, but its root element is not <net>; `counted` is false for
+    a directory that could not be read, which is reported but is not a file checked."""
 
     path: str
     diagnostics: tuple[Diagnostic, ...]
@@ -83,16 +70,26 @@ class Outcome:
     diff: str = ""
     source: str | None = None
     note: str | None = None
+    skipped: bool = False
+    counted: bool = True
 
 
 def lint(job: Job) -> Outcome:
-    """Validate one file under the configuration, fixing it if asked."""
+    """Validate one file under the configuration, fixing it if asked. The file is opened
+    once: excerpts and fixes use the bytes read then (a FIFO or device is never reopened)."""
     shown = display_path(job.path)
     try:
-        model = load_held(job.path, job.weights)
+        data = job.data if job.data is not None else read_bounded(job.path, Collector(shown))
+    except IRError as error:
+        return Outcome(shown, tuple(job.config.apply(error.diagnostics, job.path)))
+    if not job.explicit and root_is_not_net(data):
+        return Outcome(shown, (), skipped=True)
+    try:
+        model = load_held(job.path, job.weights, data)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
-        return Outcome(shown, tuple(kept), source=_read_text(job.path) if job.want_source else None)
+        source = data.decode("utf-8-sig", errors="replace") if job.want_source else None
+        return Outcome(shown, tuple(kept), source=source)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
     fixes = find_fixes(model, kept)
@@ -100,7 +97,6 @@ def lint(job: Job) -> Outcome:
         return _outcome(shown, model, kept, fixes, job)
     weights = job.weights or job.path.with_suffix(".bin")
     try:
-        data = job.path.read_bytes()
         fixed = apply_fixes(data, model, fixes)
         verify(fixed, weights, raw, fixes)
         if job.mode == "fix":
@@ -126,14 +122,6 @@ def _outcome(
     return Outcome(shown, tuple(kept), hints, source=source)
 
 
-def _read_text(path: Path) -> str | None:
-    """The source of a file that did not load, for excerpts (it may not even be text)."""
-    try:
-        return path.read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError:
-        return None
-
-
 def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
     """Outcomes in the order of `jobs`, whatever order the workers finish in."""
     if workers <= 1 or len(jobs) <= 1:
@@ -145,41 +133,12 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
         return list(pool.map(lint, jobs))
 
 
-def _selectors(value: str | None) -> tuple[str, ...] | None:
-    return None if value is None else tuple(s.strip() for s in value.split(",") if s.strip())
-
-
-def _configure(
-    config_path: Path | None,
-    isolated: bool,
-    select: str | None,
-    ignore: str | None,
-    fail_on: str | None,
-) -> Config:
-    """The file's settings, then the command line's on top."""
-    try:
-        config = load_config(config_path, isolated, Path.cwd())
-    except ConfigError as error:
-        raise ConfigProblem(str(error)) from None
-    for warning in config.warnings:
-        click.echo(f"irpool: warning: {warning}", err=True)
-    chosen, dropped = _selectors(select), _selectors(ignore)
-    for option, selectors in (("--select", chosen), ("--ignore", dropped)):
-        for selector in selectors or ():
-            if not resolve((selector,)):
-                click.echo(f"irpool: warning: {option} names no rule: '{selector}'", err=True)
-    if chosen is not None:
-        config = replace(config, select=chosen)
-    if dropped is not None:
-        config = replace(config, ignore=dropped)
-    if fail_on is not None:
-        config = replace(config, fail_on=Severity(fail_on))
-    return config
-
-
-def render_document(output_format: str, outcomes: Sequence[Outcome], statistics: bool) -> str:
+def render_document(
+    output_format: str, outcomes: Sequence[Outcome], statistics: bool, colour: bool = False
+) -> str:
     """What goes to stdout (or -o): the diagnostics in the chosen format."""
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
+    sources = {o.path: o.source for o in outcomes if o.source is not None}
     # Each machine format is imported only when chosen (start-up time).
     if output_format == "json":
         from irpool.report import json as json_report
@@ -194,14 +153,13 @@ def render_document(output_format: str, outcomes: Sequence[Outcome], statistics:
 
         from irpool.report import sarif
 
-        return sarif.render(diagnostics, version("irpool"))
+        return sarif.render(diagnostics, sources, version("irpool"))
     if statistics:
         return ""
     if output_format == "concise":
-        return "".join(text.render_line(d) + "\n" for d in diagnostics)
-    sources = {o.path: o.source for o in outcomes if o.source is not None}
+        return "".join(text.render_line(d, colour) + "\n" for d in diagnostics)
     fixable = {d: hint for outcome in outcomes for d, hint in outcome.fixable.items()}
-    full = text.render_full(diagnostics, sources, fixable)
+    full = text.render_full(diagnostics, sources, fixable, colour)
     return full + "\n" if full else ""
 
 
@@ -209,28 +167,70 @@ def render_summary(
     output_format: str, outcomes: Sequence[Outcome], statistics: bool, preview: bool
 ) -> str:
     """The human summary: per-file table (text, several files), statistics, fixes, totals."""
+    checked = [o for o in outcomes if o.counted and not o.skipped]
     diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
     fixable = [d for outcome in outcomes for d in outcome.fixable]
     parts = []
-    if output_format != "concise" and len(outcomes) > 1:
-        parts.append(summary.per_file([(o.path, o.diagnostics) for o in outcomes]))
+    if output_format != "concise" and len(checked) > 1:
+        parts.append(summary.per_file([(o.path, o.diagnostics) for o in outcomes if not o.skipped]))
     if statistics:
         parts.append(summary.statistics(diagnostics, fixable))
     fixed = sum(o.fixed for o in outcomes)
     fixed_files = sum(1 for o in outcomes if o.fixed)
     parts.append(summary.fixes(fixed, fixed_files, len(fixable), preview))
-    parts.append(text.summary(diagnostics, len(outcomes)) + "\n")
+    skipped = len(outcomes) - len(checked) - sum(1 for o in outcomes if not o.counted)
+    parts.append(text.summary(diagnostics, len(checked), skipped) + "\n")
     return "".join(parts)
 
 
+def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:
+    """A directory that cannot be listed is an error: the models in it went unchecked."""
+    outcomes = []
+    for directory, reason in found.unreadable:
+        shown = display_path(directory)
+        sink = Collector(shown)
+        message = f"cannot read the directory: {reason}; the files in it are not checked"
+        sink.add("IR100", message, Span.at_line(1))
+        kept = config.apply(sink.diagnostics, directory)
+        outcomes.append(Outcome(shown, tuple(kept), counted=False))
+    return outcomes
+
+
+def _jobs(
+    paths: tuple[Path, ...],
+    stdin_filename: Path | None,
+    weights: Path | None,
+    config: Config,
+    mode: Mode,
+    want_source: bool,
+) -> tuple[list[Job], Discovery]:
+    """The work: stdin's document (`-`), or the files found under PATHS (`.` if none)."""
+    if STDIN in paths:
+        if len(paths) != 1:
+            raise UsageError("`-` (stdin) cannot be mixed with other paths")
+        if mode == "fix":
+            raise UsageError("--fix cannot rewrite stdin; use --diff to see the fixes")
+        path = stdin_filename or STDIN
+        data = read_stream(sys.stdin.buffer, Collector(display_path(path)))
+        return [Job(path, weights, config, mode, want_source, data=data)], Discovery()
+    if stdin_filename is not None:
+        raise UsageError("--stdin-filename names the document read from `-`; give `-`")
+    found = discover_files(paths or (Path("."),), config)
+    if weights is not None and (len(paths) != 1 or len(found.files) != 1):
+        raise UsageError("--weights needs exactly one .xml file")
+    jobs = [Job(f.path, weights, config, mode, want_source, f.explicit) for f in found.files]
+    return jobs, found
+
+
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 @click.option(
     "--weights",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="The .bin to use (a single .xml only); default: the .bin beside the file.",
 )
 @click.option(
+    "--output-format",
     "--format",
     "output_format",
     type=click.Choice(FORMATS),
@@ -258,8 +258,24 @@ def render_summary(
     type=click.Choice(FAIL_ON),
     help="The lowest severity that fails the run (default: error).",
 )
+@click.option("--exclude", metavar="GLOBS", help="Comma-separated globs not to walk (overrides).")
+@click.option("--extend-exclude", metavar="GLOBS", help="Globs not to walk, besides `exclude`.")
+@click.option(
+    "--respect-gitignore/--no-respect-gitignore",
+    default=None,
+    help="Skip what git ignores when walking directories (default: on).",
+)
+@click.option(
+    "--force-exclude", is_flag=True, default=None, help="Apply excludes to files named too."
+)
+@click.option(
+    "--stdin-filename",
+    type=click.Path(path_type=Path),
+    help="With `-`: the path the document stands for (reports name it; weights beside it).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no summary.")
 @click.option(
     "-j",
     "--jobs",
@@ -280,47 +296,64 @@ def command(
     select: str | None,
     ignore: str | None,
     fail_on: str | None,
+    exclude: str | None,
+    extend_exclude: str | None,
+    respect_gitignore: bool | None,
+    force_exclude: bool | None,
+    stdin_filename: Path | None,
     exit_zero: bool,
     statistics: bool,
+    quiet: bool,
     jobs: int,
 ) -> None:
-    """Check IR files (or directories, searched for *.xml) and report every problem."""
+    """Check IR files and directories and report every problem.
+
+    PATHS default to `.`; directories are searched for *.xml, skipping excluded and
+    git-ignored paths and XML that is not IR. `-` reads one document from stdin.
+    """
     if fix and diff:
         raise UsageError("--fix writes the files and --diff only shows the changes; pick one")
-    config = _configure(config_path, isolated, select, ignore, fail_on)
-    files = list(ir_files(paths))
-    if weights is not None and (len(paths) != 1 or len(files) != 1):
-        raise UsageError("--weights needs exactly one .xml file")
+    overrides = Overrides(
+        select, ignore, fail_on, exclude, extend_exclude, respect_gitignore, force_exclude
+    )
+    config = configure(config_path, isolated, overrides)
     chosen_format = output_format or config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
-    want_source = chosen_format == "text" and not statistics and mode != "diff"
-    outcomes = run_jobs([Job(p, weights, config, mode, want_source) for p in files], jobs)
+    want_source = chosen_format in ("text", "sarif") and not statistics and mode != "diff"
+    work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source)
+    outcomes = _directory_outcomes(found, config) + run_jobs(work, jobs)
+    if work and not found.unreadable and all(outcome.skipped for outcome in outcomes):
+        raise UsageError(
+            f"no IR to check: the {len(work)} .xml files found have a root element other "
+            "than <net> (name a file to check it anyway)"
+        )
     for outcome in outcomes:
         if outcome.note is not None:
             click.echo(f"irpool: warning: {outcome.note}", err=True)
+    colour = output is None and wants_colour(sys.stdout.isatty())
 
     if mode == "diff":
         document = "".join(outcome.diff for outcome in outcomes)
         report = render_summary(chosen_format, outcomes, statistics=False, preview=True)
         _emit(document, output)
-        click.echo(report, nl=False, err=True)
+        click.echo("" if quiet else report, nl=False, err=True)
         pending = any(outcome.diff for outcome in outcomes)
         sys.exit(EXIT_FINDINGS if pending and not exit_zero else EXIT_OK)
 
-    document = render_document(chosen_format, outcomes, statistics)
-    report = render_summary(chosen_format, outcomes, statistics, preview=False)
+    document = render_document(chosen_format, outcomes, statistics, colour)
+    report = "" if quiet else render_summary(chosen_format, outcomes, statistics, preview=False)
     if chosen_format in MACHINE_FORMATS:
         _emit(document, output)
         click.echo(report, nl=False, err=True)
     else:
-        _emit(document + report, output)
+        _emit(document + report, output, colour)
     failed = any(config.fails(d) for outcome in outcomes for d in outcome.diagnostics)
     sys.exit(EXIT_FINDINGS if failed and not exit_zero else EXIT_OK)
 
 
-def _emit(document: str, output: Path | None) -> None:
+def _emit(document: str, output: Path | None, colour: bool = False) -> None:
     if output is None:
-        click.echo(document, nl=False)
+        click.echo(document, nl=False, color=colour or None)
         return
     try:
         output.write_text(document, encoding="utf-8")

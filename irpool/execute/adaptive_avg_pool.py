@@ -13,33 +13,43 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.direct import Direct
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import adaptive_matrix
+from irpool.execute.geometry import adaptive_matrix, adaptive_taps
 from irpool.execute.matmul import Matmul
 from irpool.execute.whole import Whole
 
 
 def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
     """Mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)) per axis; 0 gives an empty axis."""
-    strategy, divisor = plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
-    return run_blocks(x, output_size, strategy, divisor)
+    strategy, direct = plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
+    return run_blocks(x, output_size, strategy, direct)
 
 
 @lru_cache(maxsize=256)
 def plan(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
-) -> tuple[Strategy, NDArray[np.float64] | None]:
+) -> tuple[Strategy, Direct]:
+    """The strategy for these sizes, and the box-by-box path."""
     work, sums = compute_dtype(dtype), exact(dtype)
-    matrices = [adaptive_matrix(size, out) for size, out in zip(spatial, output_size, strict=True)]
-    lengths = [np.maximum(m.sum(axis=0), 1.0) for m in matrices]
-    divisor = None
-    if sums:
-        divisor = np.ones(())
-        for length in lengths:
-            divisor = np.multiply.outer(divisor, length)
+    matrices, divisor = weights(spatial, output_size, sums)
+    taps = [adaptive_taps(size, out) for size, out in zip(spatial, output_size, strict=True)]
+    direct = Direct(taps, divisor, work)
     if all(out == 1 for out in output_size):
         volume = prod(spatial)
-        return Whole(volume, None if sums else max(volume, 1), work), divisor
+        return Whole(volume, None if sums else max(volume, 1), work), direct
+    return Matmul(matrices, work), direct
+
+
+def weights(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], sums: bool
+) -> tuple[list[NDArray[np.float64]], NDArray[np.float64]]:
+    """Per-axis box matrices (0/1 for exact sums, else over the box length) and box volumes."""
+    matrices = [adaptive_matrix(size, out) for size, out in zip(spatial, output_size, strict=True)]
+    lengths = [np.maximum(m.sum(axis=0), 1.0) for m in matrices]
+    divisor = np.ones(())
+    for length in lengths:
+        divisor = np.multiply.outer(divisor, length)
     if not sums:
         matrices = [m / length for m, length in zip(matrices, lengths, strict=True)]
-    return Matmul(matrices, work), divisor
+    return matrices, divisor

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.direct import Direct
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.geometry import Axis, divisor_grid
 from irpool.execute.matmul import Matmul
@@ -31,26 +32,31 @@ def avg_pool(x: NDArray[Any], windows: Sequence[Window], count_padding: bool) ->
     NaN when exclude-pad is true and pads are present).
     """
     planes = x.shape[0] * x.shape[1]
-    strategy, divisor = plan(tuple(windows), count_padding, np.dtype(x.dtype), planes)
-    return run_blocks(x, tuple(w.out for w in windows), strategy, divisor)
+    strategy, direct = plan(tuple(windows), count_padding, np.dtype(x.dtype), planes)
+    return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
 
 
 @lru_cache(maxsize=256)
 def plan(
     windows: tuple[Window, ...], count_padding: bool, dtype: np.dtype[Any], planes: int
-) -> tuple[Strategy, NDArray[np.float64] | None]:
-    """The cheapest strategy for this geometry and N×C, and the divisor grid in exact mode."""
+) -> tuple[Strategy, Direct]:
+    """The cheapest strategy for this geometry and N×C, and the window-by-window path."""
     axes = [Axis(w) for w in windows]
     work, sums = compute_dtype(dtype), exact(dtype)
-    divisor = divisor_grid(axes, count_padding) if sums else None
+    direct = direct_path(axes, count_padding, work)
     if all(_covers_all(a) for a in axes):
         count = prod(w.kernel if count_padding else w.size for w in windows)
-        return Whole(prod(w.size for w in windows), None if sums else count, work), divisor
+        return Whole(prod(w.size for w in windows), None if sums else count, work), direct
     spatial = tuple(w.size for w in windows)
     sliding = Sliding(spatial, windows, count_padding, work, sums, planes)
     matmul = Matmul(_matrices(axes, count_padding, sums), work)
     best = sliding if sliding.estimate(planes) <= matmul.estimate(planes) else matmul
-    return best, divisor
+    return best, direct
+
+
+def direct_path(axes: list[Axis], count_padding: bool, work: np.dtype[Any]) -> Direct:
+    """The tap-by-tap path for planes with inf, NaN or huge values; it holds the divisors."""
+    return Direct([a.taps() for a in axes], divisor_grid(axes, count_padding), work)
 
 
 def _covers_all(axis: Axis) -> bool:

@@ -4,6 +4,8 @@ Numerics (issue: f32 in/out agreeing with the CPU plugin): f32 and f16 are compu
 f32 (f16 rounds once, at the end), f64 in f64. Integer and boolean inputs are summed in
 f64, which is exact below 2**53, divided exactly and rounded half to even, as the CPU
 plugin does. Blocks bound memory to the input plus the output plus a few blocks.
+Float planes whose means are non-finite or near the top of the range are repaired
+(`direct`), so inf, NaN and overflow land where the CPU plugin puts them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+
+from irpool.execute.direct import Direct
 
 # Worker threads over blocks of planes (NumPy and BLAS release the GIL). One by default, so
 # irpool is compared with single-thread runtimes; IRPOOL_THREADS=2 uses both cores.
@@ -81,9 +85,9 @@ def run_blocks(
     x: NDArray[Any],
     out_spatial: tuple[int, ...],
     strategy: Strategy,
-    divisor: NDArray[np.float64] | None,
+    direct: Direct,
 ) -> NDArray[Any]:
-    """Apply `strategy` block by block; `divisor` (exact mode) is the divisor grid."""
+    """Apply `strategy` block by block; `direct` repairs float planes and divides exactly."""
     x = np.ascontiguousarray(x)
     out = np.empty((*x.shape[:2], *out_spatial), x.dtype)
     if out.size == 0:
@@ -105,7 +109,7 @@ def run_blocks(
         scratch = _scratch()
         with np.errstate(over="ignore", invalid="ignore"):
             for start, stop in share:
-                _run_block(source[start:stop], target[start:stop], strategy, divisor, scratch)
+                _run_block(source[start:stop], target[start:stop], strategy, direct, scratch)
 
     if threads == 1 or len(spans) == 1:
         work_on(spans)
@@ -118,18 +122,23 @@ def _run_block(
     src: NDArray[Any],
     target: NDArray[Any],
     strategy: Strategy,
-    divisor: NDArray[np.float64] | None,
+    direct: Direct,
     scratch: Scratch,
 ) -> None:
     work = compute_dtype(src.dtype)
-    if src.dtype == work:
+    if src.dtype == work:  # f32 or f64
         strategy.run(src, target, scratch)
+        direct.repair(src, target, lambda planes, means: strategy.run(planes, means, scratch))
         return
     converted = scratch.array(-1, src.shape, work)
     np.copyto(converted, src, casting="unsafe")
     values = scratch.array(-2, target.shape, work)
     strategy.run(converted, values, scratch)
-    _finish(values, divisor, target)
+    if exact(src.dtype):  # integers: finite, summed exactly in f64
+        _finish(values, direct.divisor, target)
+        return
+    direct.repair(converted, values, lambda planes, means: strategy.run(planes, means, scratch))
+    _finish(values, None, target)
 
 
 def release_scratch() -> None:

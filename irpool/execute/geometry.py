@@ -68,6 +68,12 @@ class Axis:
             return np.full(self.window.out, float(self.window.kernel))
         return np.maximum(self.counts, 1).astype(np.float64)
 
+    def taps(self) -> NDArray[np.intp]:
+        """[out, kernel] input index of each tap, -1 for a tap in the padding."""
+        w = self.window
+        index = np.array([[self.tap(o, j) for j in range(w.kernel)] for o in range(w.out)])
+        return np.where((index >= 0) & (index < w.size), index, -1).reshape(w.out, w.kernel)
+
     def matrix(self) -> NDArray[np.float64]:
         """[size, out] 0/1 matrix: column `o` selects the real taps of output `o`."""
         w = self.window
@@ -90,4 +96,14 @@ def adaptive_matrix(size: int, out: int) -> NDArray[np.float64]:
     result = np.zeros((size, out))
     for i in range(out):
         result[(i * size) // out : _cdiv((i + 1) * size, out), i] = 1.0
+    return result
+
+
+def adaptive_taps(size: int, out: int) -> NDArray[np.intp]:
+    """[out, longest box] input index of each box element, -1 past the end of a shorter box."""
+    boxes = [range((i * size) // out, _cdiv((i + 1) * size, out)) for i in range(out)]
+    longest = max((len(box) for box in boxes), default=0)
+    result = np.full((out, longest), -1, np.intp)
+    for i, box in enumerate(boxes):
+        result[i, : len(box)] = box
     return result

@@ -36,14 +36,20 @@ class Matmul:
 
     chunk_bytes = 1 << 22
 
-    def __init__(self, matrices: Sequence[NDArray[np.float64]], dtype: np.dtype[Any]) -> None:
+    def __init__(
+        self,
+        matrices: Sequence[NDArray[np.float64]],
+        dtype: np.dtype[Any],
+        combine: bool | None = None,
+    ) -> None:
+        """Tests force the choice made by size: `combine`, one Kronecker matrix or not."""
         sizes = [m.shape[0] for m in matrices]
         outs = [m.shape[1] for m in matrices]
         self.plane_bytes = prod(sizes) * dtype.itemsize
         self.kron: NDArray[Any] | None = None
         self.steps: list[tuple[NDArray[Any], list[Block]]] = []
         self.calls = 1
-        if prod(sizes) * prod(outs) <= KRON_LIMIT:
+        if prod(sizes) * prod(outs) <= KRON_LIMIT if combine is None else combine:
             combined: NDArray[Any] = np.ones((1, 1))
             for matrix in matrices:
                 combined = np.kron(combined, matrix)

@@ -19,6 +19,11 @@ from irpool.parse.xml_reader import Document
 
 # Sinks the runtime walks back from; everything else must feed one of them.
 _SINK_TYPES = ("result", "assign")
+# What OpenVINO's IR reader checks in every layer, even one it then drops for feeding no
+# sink: the layer's id and version, its ports' precisions and dims. Everything else it
+# checks only while creating an op, and it creates none for a dropped layer.
+_READ_IN_EVERY_LAYER = frozenset({"IR105", "IR106", "IR109", "IR110", "IR111"})
+_DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
@@ -28,11 +33,19 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     edges = _read_edges(doc, number)  # while <layers> is serialized beside
     read = _read_layers(doc, container, beside.layers_text(), number, sink)
     layers = read.layers
-    producers, broken = _connect(doc, layers, edges, sink)
+    wiring = _connect(doc, layers, edges, sink)
+    producers, broken = wiring.producers, wiring.broken
     _check_fan_in(doc, layers, producers, broken, sink)
     order = _topological_order(doc, layers, producers, sink)
-    # With a broken edge the real dataflow is unknown, so "unreachable" would be a guess.
-    reachable = _reachable(doc, layers, producers, sink, warn=not broken)
+    # An edge naming a missing port may still be what keeps its from-layer; with an
+    # unreadable number the real dataflow is unknown, so "unreachable" would be a guess.
+    maybe = [(to_layer, from_layer) for _, from_layer, _, to_layer, _ in wiring.loose]
+    reachable, dropped = _reachable(
+        doc, layers, producers, maybe, sink, known=not wiring.unreadable
+    )
+    if dropped:
+        sink.drop_layers(dropped, _READ_IN_EVERY_LAYER.__contains__, _DROPPED)
+    _report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
@@ -427,13 +440,24 @@ def _read_edges(doc: Document, number: Callable[[str], int | None]) -> _Edges:
     return _Edges(Children(container, "edge"), *[list(map(number, c)) for c in columns])
 
 
-def _connect(
-    doc: Document, layers: dict[int, Layer], edges: _Edges, sink: Collector
-) -> tuple[dict[tuple[int, int], tuple[int, int]], set[int | None]]:
-    """Producers by (layer, input index), and the to-layers of edges that could not be
-    resolved (None when even that is unreadable)."""
+# An edge whose numbers read but whose ends name no port: its position, then from-layer,
+# from-port, to-layer and to-port.
+_LooseEdge = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Wiring:
+    producers: dict[tuple[int, int], tuple[int, int]]  # (layer, input index) -> (layer, output)
+    broken: set[int | None]  # to-layers of edges not resolved (None: unreadable)
+    loose: list[_LooseEdge]  # not reported yet: that depends on whether the runtime reads them
+    unreadable: bool  # some edge has a number that does not read
+
+
+def _connect(doc: Document, layers: dict[int, Layer], edges: _Edges, sink: Collector) -> _Wiring:
     producers: dict[tuple[int, int], tuple[int, int]] = {}
     broken: set[int | None] = set()
+    loose: list[_LooseEdge] = []
+    unreadable = False
     numbers = zip(edges.from_layers, edges.from_ports, edges.to_layers, edges.to_ports, strict=True)
     for index, (from_layer, from_port, to_layer, to_port) in enumerate(numbers):
         if from_layer is None or from_port is None or to_layer is None or to_port is None:
@@ -441,18 +465,14 @@ def _connect(
             assert edges.elements is not None
             _report_trailing_blanks(doc, edges.elements[index], _EDGE_ATTRIBUTES, None, sink)
             broken.add(to_layer)
+            unreadable = True
             continue
         producer = layers.get(from_layer)
         consumer = layers.get(to_layer)
         source_index = None if producer is None else producer.positions.get((True, from_port))
         target_index = None if consumer is None else consumer.positions.get((False, to_port))
         if source_index is None or target_index is None:
-            assert edges.elements is not None
-            edge = edges.elements[index]
-            if source_index is None:
-                _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink)
-            if target_index is None:
-                _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink)
+            loose.append((index, from_layer, from_port, to_layer, to_port))
             broken.add(to_layer)
             continue
         source, target = (from_layer, source_index), (to_layer, target_index)
@@ -468,7 +488,28 @@ def _connect(
                 doc.source.element(edges.elements[index]),
                 layer.ref,
             )
-    return producers, broken
+    return _Wiring(producers, broken, loose, unreadable)
+
+
+def _report_loose_edges(
+    doc: Document,
+    layers: dict[int, Layer],
+    edges: _Edges,
+    loose: list[_LooseEdge],
+    dropped: frozenset[str],
+    sink: Collector,
+) -> None:
+    """Say why each end of a loose edge names no port; only a warning when the edge leads
+    into a layer the runtime drops, since it never reads that layer's inputs."""
+    for index, from_layer, from_port, to_layer, to_port in loose:
+        assert edges.elements is not None
+        edge = edges.elements[index]
+        producer, consumer = layers.get(from_layer), layers.get(to_layer)
+        into_dropped = str(to_layer) in dropped
+        if producer is None or producer.output_index(from_port) is None:
+            _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink, into_dropped)
+        if consumer is None or consumer.input_index(to_port) is None:
+            _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink, into_dropped)
 
 
 def _report_trailing_blanks(
@@ -495,6 +536,7 @@ def _report_edge_end(
     port_id: int,
     side: str,
     sink: Collector,
+    into_dropped: bool,
 ) -> None:
     """Say why one end of an edge names no port."""
     if layer is None:
@@ -502,6 +544,7 @@ def _report_edge_end(
             "IR501",
             f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
             doc.source.attribute(edge, f"{side}-layer"),
+            about_dropped=into_dropped,
         )
         return
     outgoing = side == "from"
@@ -517,6 +560,7 @@ def _report_edge_end(
         f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
         doc.source.attribute(edge, f"{side}-port"),
         layer.ref,
+        about_dropped=into_dropped,
     )
 
 
@@ -597,13 +641,19 @@ def _reachable(
     doc: Document,
     layers: dict[int, Layer],
     producers: dict[tuple[int, int], tuple[int, int]],
+    maybe: list[tuple[int, int]],
     sink: Collector,
-    warn: bool,
-) -> frozenset[int]:
-    """Layers the runtime builds: those some sink depends on, plus every Parameter."""
+    known: bool,
+) -> tuple[frozenset[int], list[str]]:
+    """Layers the runtime builds: those some sink depends on (through `producers`, or
+    perhaps through a loose edge: the (to-layer, from-layer) pairs in `maybe`), plus every
+    Parameter; and, when the dataflow is `known`, the ids of the layers it drops."""
     inputs_of: dict[int, list[int]] = {}
     for (target, _), (source, _) in producers.items():
         inputs_of.setdefault(target, []).append(source)
+    for target, source in maybe:
+        if source in layers:
+            inputs_of.setdefault(target, []).append(source)
     kinds = {kind: kind.lower() for kind in {layer.type for layer in layers.values()}}
     sinks = [i for i, layer in layers.items() if kinds[layer.type] in _SINK_TYPES]
     if layers and not sinks:
@@ -620,7 +670,8 @@ def _reachable(
                 seen.add(source)
                 stack.append(source)
     seen.update(i for i, layer in layers.items() if kinds[layer.type] == "parameter")
-    if sinks and warn and len(seen) < len(layers):
+    dropped: list[str] = []
+    if sinks and known and len(seen) < len(layers):
         for layer in layers.values():
             if layer.id not in seen:
                 sink.add(
@@ -629,4 +680,5 @@ def _reachable(
                     doc.source.element(layer.element),
                     layer.ref,
                 )
-    return frozenset(seen)
+                dropped.append(layer.ref[0])
+    return frozenset(seen), dropped

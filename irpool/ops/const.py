@@ -1,4 +1,5 @@
-"""Const-1 (`Const`, alias of `Constant`): a tensor read from the `.bin` at `offset`/`size`."""
+"""Const-1 (`Const`; the op is named `Constant`, but the IR must write `Const`): a tensor read
+from the `.bin` at `offset`/`size`."""
 
 from __future__ import annotations
 
@@ -38,8 +39,7 @@ def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | Non
 class Constant(Op):
     """Const-1: `element_type`, `shape`, and `offset`/`size` in bytes within the `.bin`."""
 
-    type_name = "Const"
-    aliases = ("Constant",)
+    type_name = "Const"  # "Constant", the op's own name, loads no value (see ops.opsets)
     version = 1
     opsets = range(1, 17)  # opset17 has Parameter but no Constant
     needs_data = True

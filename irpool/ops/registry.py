@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from irpool.ops.base import KNOWN_OPSETS, Op
+from irpool.ops.opsets import reader_refusal
 
 OpClass = TypeVar("OpClass", bound=type[Op])
 
@@ -31,13 +32,16 @@ class Lookup:
     canonical_type: str | None = None
     # None: irpool does not model the type; otherwise the reason the runtime rejects it.
     error: str | None = None
+    # Why OpenVINO's IR reader cannot create the layer at all, modelled or not.
+    refused: str | None = None
 
 
 def lookup(type_name: str, version: str) -> Lookup:
     _load_all()
+    refused = reader_refusal(type_name, version)
     family = _BY_TYPE.get(type_name.lower())
     if family is None:
-        return Lookup(None)
+        return Lookup(None, refused=refused)
     spellings = {name for cls in family for name in (cls.type_name, *cls.aliases)}
     canonical = type_name if type_name in spellings else family[0].type_name
     match = _OPSET.match(version)
@@ -50,6 +54,8 @@ def lookup(type_name: str, version: str) -> Lookup:
         )
     for cls in family:
         if opset in cls.opsets:
+            if refused is not None:  # a spelling the reader matches only exactly
+                return Lookup(None, refused=refused)
             return Lookup(cls, canonical)
     return Lookup(None, canonical, f"{version} has no {canonical}; {_available(family)}")
 

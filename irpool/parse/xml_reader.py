@@ -16,7 +16,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, BinaryIO, NoReturn
 
 from lxml import etree
 
@@ -59,12 +59,14 @@ class Document:
     ir_version: int
 
 
-def read_document(path: Path, sink: Collector) -> Document:
+def read_document(path: Path, sink: Collector, data: bytes | None = None) -> Document:
     """Parse an IR `.xml`; raises IRError (with diagnostics) when it cannot be read as IR.
 
-    Findings that do not stop reading (a `<Net>` root) go to `sink`.
+    `data` is the file's content when the caller already read it (with `read_bounded` or
+    `read_stream`), so the path is never opened twice. Findings that do not stop reading (a
+    `<Net>` root) go to `sink`.
     """
-    return parse_document(_read_bounded(path, sink), path, sink)
+    return parse_document(read_bounded(path, sink) if data is None else data, path, sink)
 
 
 _FILE_KINDS = {
@@ -76,7 +78,7 @@ _FILE_KINDS = {
 }
 
 
-def _read_bounded(path: Path, sink: Collector) -> bytes:
+def read_bounded(path: Path, sink: Collector) -> bytes:
     """The bytes of a regular file of at most MAX_FILE_BYTES.
 
     Opened without blocking and checked on the open descriptor: a plain open of a FIFO
@@ -92,13 +94,7 @@ def _read_bounded(path: Path, sink: Collector) -> bytes:
             kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
             _stop(sink, "IR100", f"cannot read the file: it is {kind}", "unreadable")
         if info.st_size > MAX_FILE_BYTES:
-            _stop(
-                sink,
-                "IR114",
-                f"the file is larger than {MAX_FILE_BYTES >> 20} MiB, the most irpool reads "
-                "(docs/hardening.md)",
-                "too large",
-            )
+            _too_large(sink)
     except IRError:
         os.close(fd)
         raise
@@ -109,6 +105,24 @@ def _read_bounded(path: Path, sink: Collector) -> bytes:
     if len(data) > info.st_size:
         _stop(sink, "IR100", "cannot read the file: it grew while it was read", "unreadable")
     return data
+
+
+def read_stream(stream: BinaryIO, sink: Collector) -> bytes:
+    """At most MAX_FILE_BYTES from a stream (stdin), which has no size to check first."""
+    data = stream.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        _too_large(sink)
+    return data
+
+
+def _too_large(sink: Collector) -> NoReturn:
+    _stop(
+        sink,
+        "IR114",
+        f"the file is larger than {MAX_FILE_BYTES >> 20} MiB, the most irpool reads "
+        "(docs/hardening.md)",
+        "too large",
+    )
 
 
 def _stop(

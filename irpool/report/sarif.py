@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import metadata
 from pathlib import Path, PurePosixPath
@@ -95,12 +95,10 @@ def _directory_uri(directory: Path) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _elements(path: str, diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, str]:
-    """Each diagnostic's element path in the file as it is now; a file that cannot be read
-    again names the layer only."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
-    except OSError:
+def _elements(text: str | None, diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, str]:
+    """Each diagnostic's element path in the text validated; without a text (the file could
+    not be read) the layer only. The file is never opened again: it may be a FIFO."""
+    if text is None:
         return {d: f"layer[id={d.layer_id}]" for d in diagnostics}
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
@@ -112,14 +110,17 @@ def _elements(path: str, diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, 
     return {d: found[offset(d)] for d in diagnostics}
 
 
-def fingerprints(diagnostics: Sequence[Diagnostic]) -> dict[Diagnostic, str]:
-    """Rule and element, numbered when one element has the same finding more than once."""
+def fingerprints(
+    diagnostics: Sequence[Diagnostic], sources: Mapping[str, str]
+) -> dict[Diagnostic, str]:
+    """Rule and element, numbered when one element has the same finding more than once;
+    `sources` maps a path to the text that was validated."""
     by_file: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
         by_file.setdefault(d.path, []).append(d)
     prints: dict[Diagnostic, str] = {}
     for path, found in by_file.items():
-        elements = _elements(path, found)
+        elements = _elements(sources.get(path), found)
         seen: Counter[tuple[str, str]] = Counter()
         for d in found:
             key = (d.code, elements[d])
@@ -155,10 +156,10 @@ def _result(d: Diagnostic, index: int, fingerprint: str) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], version: str) -> str:
+def render(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str], version: str) -> str:
     fired = [code for code in RULES if any(d.code == code for d in diagnostics)]
     index = {code: i for i, code in enumerate(fired)}
-    prints = fingerprints(diagnostics)
+    prints = fingerprints(diagnostics, sources)
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",

@@ -1,7 +1,11 @@
 """Human formats. `concise`: one `path:line:col: CODE severity message [layer id "name"]` line
 per diagnostic. `text` (the default): the same line, then the offending source line with a
 caret under the exact value, the rule's name and where its documentation is, and the fix
-`--fix` would make. Both end with a summary line."""
+`--fix` would make. Both end with a summary line, and are coloured when asked (`colour`).
+
+A line never holds a raw control character: a layer name or path with a newline, CR or an
+escape sequence is shown escaped (`\\n`), so one finding is always one line and cannot
+repaint the terminal."""
 
 from __future__ import annotations
 
@@ -12,18 +16,46 @@ from irpool.rules import RULES, Severity
 
 TAB_WIDTH = 4
 MAX_EXCERPT = 160  # columns of source shown around the caret
+# ANSI styles: bold for the position, the severity's colour for the code and the caret.
+BOLD = "1"
+SEVERITY_STYLES = {Severity.ERROR: "1;31", Severity.WARNING: "1;33", Severity.INFO: "1;36"}
 
 
-def render_line(d: Diagnostic) -> str:
-    layer = f' [layer {d.layer_id} "{d.layer_name}"]' if d.layer_id is not None else ""
-    return f"{d.path}:{d.line}:{d.column}: {d.code} {d.severity.value} {d.message}{layer}"
+def paint(text: str, style: str, colour: bool) -> str:
+    return f"\x1b[{style}m{text}\x1b[0m" if colour else text
 
 
-def summary(diagnostics: Sequence[Diagnostic], files: int) -> str:
+def one_line(text: str) -> str:
+    """Control characters (C0, DEL, C1) and Unicode line separators escaped, as Python
+    escapes them (`\\n`, `\\x1b`, `\\u2028`); everything else as it is."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c.encode("unicode_escape").decode("ascii")
+        if c < " " or "\x7f" <= c < "\xa0" or c in "\u2028\u2029"
+        else c
+        for c in text
+    )
+
+
+def render_line(d: Diagnostic, colour: bool = False) -> str:
+    name = one_line(d.layer_name or "")
+    layer = f' [layer {one_line(d.layer_id)} "{name}"]' if d.layer_id is not None else ""
+    position = paint(f"{one_line(d.path)}:{d.line}:{d.column}:", BOLD, colour)
+    code = paint(d.code, SEVERITY_STYLES[d.severity], colour)
+    return f"{position} {code} {d.severity.value} {one_line(d.message)}{layer}"
+
+
+def summary(diagnostics: Sequence[Diagnostic], files: int, skipped: int = 0) -> str:
+    """The totals; `skipped` counts the .xml files found by walking that are not IR."""
     counts = {s: sum(1 for d in diagnostics if d.severity is s) for s in Severity}
     parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity]
     noun = "file" if files == 1 else "files"
-    return f"Checked {files} {noun}: " + ", ".join(parts) + "."
+    line = f"Checked {files} {noun}: " + ", ".join(parts) + "."
+    if skipped:
+        noun = "file" if skipped == 1 else "files"
+        line += f" Skipped {skipped} .xml {noun} whose root element is not <net>."
+    return line
 
 
 def render(diagnostics: Sequence[Diagnostic], files: int) -> str:
@@ -37,19 +69,20 @@ def render_full(
     diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, str],
     fixes: Mapping[Diagnostic, str],
+    colour: bool = False,
 ) -> str:
     """Each diagnostic with its source excerpt; `sources` maps a path to the file's text and
     `fixes` a diagnostic to what `--fix` would write."""
     blocks = []
     split: dict[str, list[str]] = {}  # each file's lines, split once however many findings
     for d in diagnostics:
-        lines = [render_line(d)]
+        lines = [render_line(d, colour)]
         gutter = len(str(d.line)) + 1
         source = sources.get(d.path)
         if source is not None:
             if d.path not in split:
                 split[d.path] = source.split("\n")
-            lines += excerpt(split[d.path], d, gutter)
+            lines += excerpt(split[d.path], d, gutter, colour)
         pad = " " * gutter
         lines.append(f"{pad}= rule: {RULES[d.code].name} (irpool rule {d.code})")
         if d in fixes:
@@ -58,7 +91,7 @@ def render_full(
     return "\n".join(blocks)
 
 
-def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int) -> list[str]:
+def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int, colour: bool = False) -> list[str]:
     """The diagnostic's first line, and a caret line under its columns (1-based, end
     exclusive; a range running past the line is underlined to the line's end)."""
     if not 1 <= d.line <= len(lines):
@@ -72,7 +105,8 @@ def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int) -> list[str]:
     width = max(len(raw[:end].expandtabs(TAB_WIDTH)) - left, 1)
     shown, left, width = _window(shown, left, width)
     number = str(d.line).rjust(gutter - 1)
-    return [f"{number} | {shown}".rstrip(), f"{' ' * gutter}| {' ' * left}{'^' * width}"]
+    caret = paint("^" * width, SEVERITY_STYLES[d.severity], colour)
+    return [f"{number} | {shown}".rstrip(), f"{' ' * gutter}| {' ' * left}{caret}"]
 
 
 def _printable(line: str) -> str:

@@ -9,10 +9,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute import adaptive_avg_pool as adaptive_module
 from irpool.execute import avg_pool as avg_pool_module
 from irpool.execute import sliding
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import Axis, divisor_grid
+from irpool.execute.geometry import Axis
 from irpool.execute.matmul import Matmul
 from irpool.execute.sliding import Sliding
 from irpool.execute.whole import Whole
@@ -25,9 +26,11 @@ def avg_pool_strategies(
     axes = [Axis(w) for w in windows]
     work, sums = compute_dtype(dtype), exact(dtype)
     spatial = tuple(w.size for w in windows)
+    matrices = avg_pool_module._matrices(axes, count_padding, sums)
     found: dict[str, Strategy] = {
         "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
-        "matmul": Matmul(avg_pool_module._matrices(axes, count_padding, sums), work),
+        "matmul": Matmul(matrices, work),
+        "matmul-axes": Matmul(matrices, work, combine=False),
     }
     # Each way a sliding pass can read its phases, wherever it applies, and both ways to
     # divide exclude-pad borders.
@@ -46,6 +49,27 @@ def avg_pool_strategies(
 def run_avg_pool(
     x: NDArray[Any], windows: Sequence[Window], count_padding: bool, strategy: Strategy
 ) -> NDArray[Any]:
-    axes = [Axis(w) for w in windows]
-    divisor = divisor_grid(axes, count_padding) if exact(x.dtype) else None
-    return run_blocks(x, tuple(w.out for w in windows), strategy, divisor)
+    direct = avg_pool_module.direct_path(
+        [Axis(w) for w in windows], count_padding, compute_dtype(x.dtype)
+    )
+    return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
+
+
+def adaptive_strategies(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
+) -> dict[str, Strategy]:
+    work, sums = compute_dtype(dtype), exact(dtype)
+    matrices, _ = adaptive_module.weights(spatial, output_size, sums)
+    found: dict[str, Strategy] = {
+        "matmul-kron": Matmul(matrices, work, combine=True),
+        "matmul-axes": Matmul(matrices, work, combine=False),
+    }
+    if all(out == 1 for out in output_size):
+        volume = prod(spatial)
+        found["whole"] = Whole(volume, None if sums else max(volume, 1), work)
+    return found
+
+
+def run_adaptive(x: NDArray[Any], output_size: tuple[int, ...], strategy: Strategy) -> NDArray[Any]:
+    _, direct = adaptive_module.plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
+    return run_blocks(x, output_size, strategy, direct)

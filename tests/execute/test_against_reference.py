@@ -70,14 +70,20 @@ def assert_matches(got: np.ndarray, want: np.ndarray, name: str) -> None:
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
 
 
+def assert_every_strategy(
+    x: np.ndarray, windows: list[Window], count_padding: bool, want: np.ndarray
+) -> None:
+    """The chosen strategy and every other that applies give `want`."""
+    assert_matches(avg_pool(x, windows, count_padding), want, "chosen")
+    for name, strategy in avg_pool_strategies(windows, count_padding, x.dtype).items():
+        assert_matches(run_avg_pool(x, windows, count_padding, strategy), want, name)
+
+
 @settings(max_examples=300, deadline=None)
 @given(pool_cases())
 def test_avg_pool_strategies_match_brute_force(case: tuple[np.ndarray, list[Window], bool]) -> None:
     x, windows, count_padding = case
-    want = reference.avg_pool(x, windows, count_padding)
-    assert_matches(avg_pool(x, windows, count_padding), want, "chosen")
-    for name, strategy in avg_pool_strategies(windows, count_padding, x.dtype).items():
-        assert_matches(run_avg_pool(x, windows, count_padding, strategy), want, name)
+    assert_every_strategy(x, windows, count_padding, reference.avg_pool(x, windows, count_padding))
 
 
 @settings(max_examples=150, deadline=None)
@@ -154,7 +160,4 @@ def test_benchmark_geometries(
 ) -> None:
     """The benchmark's workloads (fewer planes), through every strategy that applies."""
     x = random_data(shape, np.dtype(np.float32), 0)
-    want = padded_sums(x, windows, count_padding)
-    assert_matches(avg_pool(x, windows, count_padding), want, "chosen")
-    for name, strategy in avg_pool_strategies(windows, count_padding, x.dtype).items():
-        assert_matches(run_avg_pool(x, windows, count_padding, strategy), want, name)
+    assert_every_strategy(x, windows, count_padding, padded_sums(x, windows, count_padding))
