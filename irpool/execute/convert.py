@@ -84,7 +84,7 @@ def _to_float(x: NDArray[Any], source: str, destination: str) -> NDArray[Any]:
 
 def _round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:
     """Nearest even bf16 (held as f32); a finite value never rounds to infinity."""
-    bits = np.ascontiguousarray(values).view(np.uint32)
+    bits = np.array(values, dtype=np.float32, order="C").view(np.uint32)  # keeps 0-D arrays
     rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
     rounded = ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
     overflow = np.isinf(rounded) & np.isfinite(values)

@@ -8,13 +8,16 @@ the -1 is divided out, which is how `[?,3,4]` with `[0,-1]` stays `[?,12]`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
@@ -130,7 +133,7 @@ def _divide(dim: _Interval, divisor: int) -> _Interval:
     return _Interval(-(-dim.low // divisor), high)
 
 
-def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool, scalar: bool) -> Shape:
+def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
     """The output shape of Reshape-1 for a known pattern, or ShapeError as OpenVINO fails."""
     written = ",".join(str(v) for v in pattern)
     minus_one = None
@@ -143,10 +146,6 @@ def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool, scalar: bo
                 raise ShapeError(f"pattern {written} has more than one -1")
             minus_one = index
         dims.append(DYNAMIC if value == -1 else _Interval(value, value))
-    if scalar:
-        if dims[0] != ONE:
-            raise ShapeError(f"a scalar pattern must be 1, got {pattern[0]}")
-        dims = []
     product = _Product()
     out: list[_Interval] = []
     if data.dims is None:
@@ -215,14 +214,19 @@ class Reshape1(Op):
         if pattern.element_type not in (*INTEGER_TYPES, "dynamic"):
             raise ShapeError(f"the pattern is {pattern.element_type}; it must be an integer type")
         rank = pattern.shape.rank
-        if rank is not None and rank > 1:
-            raise ShapeError(f"the pattern has shape {pattern.shape}; it must be 0-D or 1-D")
+        if rank is not None and rank != 1:
+            raise ShapeError(f"the pattern has shape {pattern.shape}; it must be 1-D")
         values = integer_values(pattern)
         if values is None:
             if pattern.trusted:
                 raise NotInferable("the pattern comes from a layer irpool does not infer")
             return [TensorInfo(data.element_type, _unknown_pattern_shape(data, pattern))]
-        shape = reshaped(data.shape, values, self.attrs["special_zero"], rank == 0)
+        shape = reshaped(data.shape, values, self.attrs["special_zero"])
+        if data.shape.is_static and shape.is_static:
+            problem = _count_problem(data.shape.values(), shape.values())
+            if problem:
+                ctx.report("IR307", f"pattern {_csv(values)}: {problem}")
+                return [TensorInfo(data.element_type, shape)]
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
 
@@ -232,17 +236,40 @@ class Reshape1(Op):
             Shape.of(*data.shape),
             [int(v) for v in np.ravel(pattern)],
             self.attrs["special_zero"],
-            pattern.ndim == 0,
         )
-        return [data.reshape(shape.values())]
+        problem = _count_problem(data.shape, shape.values())
+        if problem:
+            raise IRError(f"with these inputs, a Reshape-1 layer fails: {problem}")
+        return [_kernel()(data, shape.values())]
+
+
+def _count_problem(source: tuple[int, ...], target: tuple[int, ...]) -> str | None:
+    """Why OpenVINO's CPU plugin misreads this reshape, if it does."""
+    have, want = math.prod(source), math.prod(target)
+    if have == want:
+        return None
+    effect = "reads past the input's end" if want > have else "drops elements"
+    return (
+        f"the output {Shape.of(*target)} holds {want} elements, the input {Shape.of(*source)} "
+        f"{have}; OpenVINO accepts it (its count check is skipped when the pattern has a "
+        f"0 or -1) and its CPU plugin {effect}"
+    )
+
+
+def _csv(values: Sequence[int]) -> str:
+    return ",".join(str(v) for v in values)
 
 
 def _unknown_pattern_shape(data: TensorInfo, pattern: TensorInfo) -> Shape:
     """Without the pattern's values: its length gives the rank, if it is static."""
-    if pattern.shape.rank == 0:
-        if data.shape.rank not in (None, 0):
-            raise ShapeError(f"a scalar pattern reshapes only a scalar, not {data.shape}")
-        return Shape(())
     if pattern.shape.rank == 1 and pattern.shape[0].is_static:
         return Shape((Dim.dynamic(),) * pattern.shape[0].value)
     return Shape.dynamic()
+
+
+@cache
+def _kernel() -> Callable[..., NDArray[Any]]:
+    """The NumPy kernel, imported once on first use (see ops/avg_pool.py)."""
+    from irpool.execute.reshape import reshape
+
+    return reshape

@@ -8,7 +8,8 @@ then says something else than what runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -16,10 +17,11 @@ from numpy.typing import NDArray
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
-from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
+from irpool.ops.folding import folded, integer_values
 from irpool.ops.registry import register
 
 IGNORED_AXES = "IR306"
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 
 
 def _may_be_one(dim: Dim) -> bool:
@@ -38,6 +40,9 @@ def squeezed(shape: Shape, axes: Sequence[int] | None) -> Shape:
     """Squeeze-1's output for known axes (None or empty: every dim of length 1)."""
     if shape.dims is None:
         return Shape.dynamic()
+    if not shape.dims:
+        normalized(axes or (), 1)  # a scalar takes axes 0 and -1, and stays a scalar
+        return shape
     if not axes:
         if any(not d.is_static and _may_be_one(d) for d in shape.dims):
             return Shape.dynamic()  # unknown whether such a dim will be 1
@@ -65,12 +70,13 @@ class _AxesOp(Op):
     input_names = ("data", "axes")
 
     def axes_values(self, axes: TensorInfo) -> list[int] | None:
-        """The axes, when known; ShapeError for a type or rank OpenVINO refuses."""
-        if axes.element_type not in (*INTEGER_TYPES, "dynamic"):
-            raise ShapeError(f"axes is {axes.element_type}; it must be an integer type")
+        """The axes, when known (OpenVINO reads float axes truncated, as int64); ShapeError
+        for a rank OpenVINO refuses."""
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"axes has shape {axes.shape}; it must be 0-D or 1-D")
         values = integer_values(axes)
+        if axes.value is not None and axes.element_type in FLOAT_TYPES:
+            values = [int(v) for v in np.ravel(axes.value) if np.isfinite(v)]
         if values is None and axes.trusted:
             raise NotInferable("axes comes from a layer irpool does not infer")
         return values
@@ -81,7 +87,7 @@ class _AxesOp(Op):
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         data, axes = inputs
         shape = self.output_shape(Shape.of(*data.shape), [int(v) for v in np.ravel(axes)])
-        return [data.reshape(shape.values())]
+        return [_kernel()(data, shape.values())]
 
 
 @register
@@ -98,7 +104,7 @@ class Squeeze1(_AxesOp):
         if values is None:
             return [TensorInfo(data.element_type, _unknown_axes_squeeze(data.shape, axes.shape))]
         shape = self.output_shape(data.shape, values)
-        if data.shape.dims is not None and values:
+        if data.shape.dims and values:  # a scalar ignores its axes without notice
             kept = sorted({a for a in normalized(values, len(data.shape))})
             kept = [a for a in kept if not _may_be_one(data.shape[a])]
             if kept:
@@ -160,3 +166,11 @@ def _unknown_axes_unsqueeze(data: Shape, axes: Shape) -> Shape:
 
 def _csv(values: Sequence[int]) -> str:
     return ",".join(str(v) for v in values)
+
+
+@cache
+def _kernel() -> Callable[..., NDArray[Any]]:
+    """The NumPy kernel, imported once on first use (see ops/avg_pool.py)."""
+    from irpool.execute.reshape import reshape
+
+    return reshape
