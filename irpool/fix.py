@@ -26,7 +26,6 @@ from irpool.check.suppression import removable
 from irpool.diagnostics import Diagnostic, IRError
 from irpool.graph.model import Layer, Port
 from irpool.model import Model, load
-from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
 from irpool.parse.values import read_dim
 
@@ -73,9 +72,9 @@ def find_fixes(model: Model, selected: Sequence[Diagnostic]) -> list[Fix]:
 
 def _inferred(model: Model, layer_id: int, index: int) -> TensorInfo | None:
     """A tensor irpool inferred itself (not one it took from a declaration)."""
-    if layer_id in model.inference.trusted:
+    if layer_id in model.checked.trusted:
         return None
-    produced = model.inference.outputs.get(layer_id)
+    produced = model.checked.outputs.get(layer_id)
     if produced is None or index >= len(produced) or produced[index].trusted:
         return None
     return produced[index]
@@ -130,16 +129,16 @@ def _dim_fixes(
 def _pad_fixes(
     model: Model, layer: Layer, by_position: dict[tuple[int, int], list[Diagnostic]]
 ) -> Iterator[Fix]:
-    op = model.inference.ops.get(layer.id)
+    op = model.checked.ops.get(layer.id)
     data = layer.data
-    if not isinstance(op, AvgPoolBase) or data is None or op.attrs["auto_pad"] == "explicit":
+    if op is None or data is None:
         return
-    producer = model.graph.producers.get((layer.id, 0))
-    info = None if producer is None else _inferred(model, *producer)
-    if info is None or info.shape.dims is None:
-        return
+    inputs = [
+        None if producer is None else _inferred(model, *producer)
+        for producer in (model.graph.producers.get((layer.id, i)) for i in range(len(layer.inputs)))
+    ]
     source = model.document.source
-    for name in ("pads_begin", "pads_end"):
+    for name, new in op.attribute_fixes(inputs).items():
         offsets = source.attribute_offsets(data, name)
         if offsets is None:
             continue
@@ -148,9 +147,6 @@ def _pad_fixes(
         old = source.text[start:end]
         if not found or old != data.get(name):
             continue
-        axes = op.axes(info.shape)
-        pads = [axis.pad_begin if name == "pads_begin" else axis.pad_end for axis in axes]
-        new = ",".join(str(p) for p in pads)
         if new != old:
             yield Fix(start, end, new, f'{name} "{old}" -> "{new}"', tuple(found))
 
