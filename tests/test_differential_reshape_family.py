@@ -80,7 +80,7 @@ class Config:
     op: str
     shape: str  # the Parameter's shape attribute: "2,?,1..4", "" (scalar) or "..."
     element_type: str
-    second: tuple[int, ...] | None  # the pattern or axes Const values (None: Convert)
+    second: tuple[int, ...] | None  # the pattern or axes Const (None: none, as in Convert)
     second_type: str
     second_scalar: bool
     attrs: tuple[tuple[str, str], ...]
@@ -179,6 +179,8 @@ def random_config(index: int) -> Config:
             elif ones:
                 second = rng.sample(ones, rng.randint(1, min(2, len(ones))))
         attrs = ()
+    if op == "Squeeze" and rng.random() < 0.2:  # the one-input form: every 1 goes
+        return Config(index, op, shape, element_type, None, "", False, attrs)
     scalar = len(second) == 1 and rng.random() < 0.3
     if second_type == "u8":
         second = [v % 256 for v in second]

@@ -7,14 +7,14 @@ Converting back from f16 is exact, so irpool folds it too (see irpool/ops/foldin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.conversion import convert
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
 
@@ -57,11 +57,8 @@ class Convert1(Op):
         of range (there the folding and the CPU plugin differ, see docs/semantics.md)."""
         if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
             return None
-        result = _kernel()(array, self.destination)
+        result = convert(array, self.destination)
         return result if _lossless(array, result, self.destination) else None
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        return [_kernel()(inputs[0], self.destination)]
 
 
 def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bool:
@@ -77,11 +74,3 @@ def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bo
         expected = values != 0
         return bool(np.array_equal(result, expected))
     return bool(np.array_equal(result.astype(np.float64), values))
-
-
-@cache
-def _kernel() -> Callable[..., NDArray[Any]]:
-    """The NumPy kernel, imported once on first use (see ops/avg_pool.py)."""
-    from irpool.execute.convert import convert
-
-    return convert

@@ -9,9 +9,8 @@ the -1 is divided out, which is how `[?,3,4]` with `[0,-1]` stays `[?,12]`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -230,17 +229,16 @@ class Reshape1(Op):
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
 
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        data, pattern = inputs
-        shape = reshaped(
-            Shape.of(*data.shape),
-            [int(v) for v in np.ravel(pattern)],
-            self.attrs["special_zero"],
-        )
-        problem = _count_problem(data.shape, shape.values())
+    def target_shape(
+        self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]
+    ) -> tuple[int, ...]:
+        """The output shape for a concrete input and pattern (what the kernel uses)."""
+        pattern = [int(v) for v in np.ravel(rest[0])]
+        shape = reshaped(Shape.of(*data), pattern, self.attrs["special_zero"]).values()
+        problem = _count_problem(data, shape)
         if problem:
             raise IRError(f"with these inputs, a Reshape-1 layer fails: {problem}")
-        return [_kernel()(data, shape.values())]
+        return shape
 
 
 def _count_problem(source: tuple[int, ...], target: tuple[int, ...]) -> str | None:
@@ -265,11 +263,3 @@ def _unknown_pattern_shape(data: TensorInfo, pattern: TensorInfo) -> Shape:
     if pattern.shape.rank == 1 and pattern.shape[0].is_static:
         return Shape((Dim.dynamic(),) * pattern.shape[0].value)
     return Shape.dynamic()
-
-
-@cache
-def _kernel() -> Callable[..., NDArray[Any]]:
-    """The NumPy kernel, imported once on first use (see ops/avg_pool.py)."""
-    from irpool.execute.reshape import reshape
-
-    return reshape

@@ -8,8 +8,7 @@ then says something else than what runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -81,28 +80,32 @@ class _AxesOp(Op):
             raise NotInferable("axes comes from a layer irpool does not infer")
         return values
 
-    def output_shape(self, data: Shape, axes: list[int]) -> Shape:
+    def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         raise NotImplementedError
 
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        data, axes = inputs
-        shape = self.output_shape(Shape.of(*data.shape), [int(v) for v in np.ravel(axes)])
-        return [_kernel()(data, shape.values())]
+    def target_shape(
+        self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]
+    ) -> tuple[int, ...]:
+        """The output shape for a concrete input and axes (what the kernel uses)."""
+        axes = [int(v) for v in np.ravel(rest[0])] if rest else None
+        return self.output_shape(Shape.of(*data), axes).values()
 
 
 @register
 class Squeeze1(_AxesOp):
-    """Squeeze-1: removes the dims of length 1 at `axes`."""
+    """Squeeze-1: removes the dims of length 1 at `axes` (all of them without axes)."""
 
     type_name = "Squeeze"
     version = 1
     opsets = range(1, 17)
+    optional_inputs = 1  # without axes, every dim of length 1 goes
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
-        data, axes = inputs
-        values = self.axes_values(axes)
+        data = inputs[0]
+        values = self.axes_values(inputs[1]) if len(inputs) > 1 else []
         if values is None:
-            return [TensorInfo(data.element_type, _unknown_axes_squeeze(data.shape, axes.shape))]
+            shape = _unknown_axes_squeeze(data.shape, inputs[1].shape)
+            return [TensorInfo(data.element_type, shape)]
         shape = self.output_shape(data.shape, values)
         if data.shape.dims and values:  # a scalar ignores its axes without notice
             kept = sorted({a for a in normalized(values, len(data.shape))})
@@ -117,7 +120,7 @@ class Squeeze1(_AxesOp):
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
 
-    def output_shape(self, data: Shape, axes: list[int]) -> Shape:
+    def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return squeezed(data, axes)
 
 
@@ -153,8 +156,8 @@ class Unsqueeze1(_AxesOp):
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
 
-    def output_shape(self, data: Shape, axes: list[int]) -> Shape:
-        return unsqueezed(data, axes)
+    def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
+        return unsqueezed(data, axes or [])
 
 
 def _unknown_axes_unsqueeze(data: Shape, axes: Shape) -> Shape:
@@ -166,11 +169,3 @@ def _unknown_axes_unsqueeze(data: Shape, axes: Shape) -> Shape:
 
 def _csv(values: Sequence[int]) -> str:
     return ",".join(str(v) for v in values)
-
-
-@cache
-def _kernel() -> Callable[..., NDArray[Any]]:
-    """The NumPy kernel, imported once on first use (see ops/avg_pool.py)."""
-    from irpool.execute.reshape import reshape
-
-    return reshape
