@@ -229,9 +229,7 @@ class Reshape1(Op):
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
 
-    def target_shape(
-        self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]
-    ) -> tuple[int, ...]:
+    def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""
         pattern = [int(v) for v in np.ravel(rest[0])]
         shape = reshaped(Shape.of(*data), pattern, self.attrs["special_zero"]).values()

@@ -83,9 +83,7 @@ class _AxesOp(Op):
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         raise NotImplementedError
 
-    def target_shape(
-        self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]
-    ) -> tuple[int, ...]:
+    def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and axes (what the kernel uses)."""
         axes = [int(v) for v in np.ravel(rest[0])] if rest else None
         return self.output_shape(Shape.of(*data), axes).values()
