@@ -29,7 +29,7 @@ FLOATS = [
 INTEGERS = [300, -1, 255, 256, -129, 127, 128, 2**31 - 1, -(2**31), 65535, 65536, 16777217, 0, 1]
 SOURCES: dict[str, NDArray[Any]] = {
     "f32": np.array(FLOATS, np.float32),
-    "f16": np.array(FLOATS, np.float32).clip(-65504, 65504).astype(np.float16),
+    "f16": np.array([*np.clip(FLOATS, -65504, 65504), np.inf, -np.inf], np.float16),
     "f64": np.array([*FLOATS, 1e300, -1e300], np.float64),
     "i8": np.array([-128, -1, 0, 1, 127], np.int8),
     "u8": np.array([0, 1, 127, 128, 255], np.uint8),
