@@ -8,7 +8,8 @@ values with zeros, -1, negatives, repeats and values out of range, so a good par
 
 Shapes (every configuration): OpenVINO's `read_model` is the oracle. When it accepts the file,
 the declared output dims and precision are rewritten to what it inferred and irpool must report
-no IR301/IR302/IR305 (its inference agrees) and no error but strictness rules; when it rejects
+no IR301/IR302/IR305, infer the same intervals (`2..5`, `3..`), and report no error but
+strictness rules; when it rejects
 the file, irpool must report an error of a rule whose runtime "rejects".
 
 Run (accepted configurations with static shapes that irpool finds valid): up to `BATCH_SIZE`
@@ -326,9 +327,18 @@ def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
     claim = None if model is None else openvino_claim(model.output(0))
     if claim is not None:
         path = write(directory, f"shape{config.index}", [(config, claim)])
-    diagnostics = irpool.load(path).validate()
+    loaded = irpool.load(path)
+    diagnostics = loaded.validate()
     errors = [d for d in diagnostics if d.severity.value == "error"]
     problems = []
+    if model is not None and 2 in loaded.checked.outputs:
+        # Declared dims say only "not static"; the inferred intervals must be OpenVINO's.
+        ours, theirs = (
+            str(loaded.checked.outputs[2][0].shape),
+            str(model.output(0).get_partial_shape()),
+        )
+        if ours != theirs:
+            problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
     if claim is not None:
         problems += [f"disagrees: {d.code} {d.message}" for d in errors if d.code in CLAIM_RULES]
         problems += [
