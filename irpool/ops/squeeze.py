@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.folding import folded, integer_values
@@ -120,6 +121,19 @@ class Squeeze1(_AxesOp):
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return squeezed(data, axes)
+
+    def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
+        """As for any axes op, but an axis on a dim that is not 1 fails: validation reports
+        the static ones (IR306), so this is a dynamic dim that read_model squeezed, and the
+        CPU plugin fails on it."""
+        axes = [int(v) for v in np.ravel(rest[0])] if rest and data else []
+        for axis in normalized(axes, len(data)):
+            if data[axis] != 1:
+                raise IRError(
+                    f"with these inputs, a Squeeze-1 layer fails: axis {axis} of the input "
+                    f"{Shape.of(*data)} is {data[axis]}, not 1"
+                )
+        return super().target_shape(data, rest)
 
 
 def _unknown_axes_squeeze(data: Shape, axes: Shape) -> Shape:

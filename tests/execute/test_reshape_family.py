@@ -99,3 +99,9 @@ def test_int64_data_wraps_to_int32_as_on_the_cpu() -> None:
     (out,) = compute(Reshape1({"special_zero": False}), [data, np.array([3, 1])])
     assert out is not None
     assert out.ravel().tolist() == [-(2**31), 5, 2**31 - 1]
+
+
+def test_squeeze_of_a_dim_that_turns_out_not_to_be_one_fails() -> None:
+    """read_model squeezes a `?` named by the axes; given 3 there, the CPU plugin fails."""
+    with pytest.raises(IRError, match="axis 1 of the input \\[1,3\\] is 3, not 1"):
+        Squeeze1({}).target_shape((1, 3), [np.array([1])])
