@@ -20,6 +20,7 @@ from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
+from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 
 # OpenVINO's interval bound for "unbounded" (Interval::s_max); products saturate at it.
@@ -114,7 +115,8 @@ class _Product:
         if known.is_static and out.is_static:
             if out.low == 0:
                 return known  # only reached when static_out is 0, which is checked after
-            return _divide(known, out.low)
+            # the dims whose product with `out` is `known`: empty when it does not divide
+            return _Interval(-(-known.low // out.low), known.high // out.low)
         high = UNBOUNDED
         if known.high != UNBOUNDED and out.low != 0 and out != DYNAMIC:
             high = known.high // out.low
@@ -124,17 +126,9 @@ class _Product:
         return _Interval(low, high)
 
 
-def _divide(dim: _Interval, divisor: int) -> _Interval:
-    """Dimension / value: the dims whose product with `divisor` can lie in `dim`."""
-    if dim == DYNAMIC:
-        return DYNAMIC
-    high = dim.high if dim.high == UNBOUNDED else dim.high // divisor
-    return _Interval(-(-dim.low // divisor), high)
-
-
 def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
     """The output shape of Reshape-1 for a known pattern, or ShapeError as OpenVINO fails."""
-    written = ",".join(str(v) for v in pattern)
+    written = csv(pattern)
     minus_one = None
     dims: list[_Interval] = []
     for index, value in enumerate(pattern):
@@ -199,7 +193,7 @@ def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
 
 @register
 class Reshape1(Op):
-    """Reshape-1: inputs `data` and `pattern` (integer, 0-D or 1-D)."""
+    """Reshape-1: inputs `data` and `pattern` (a 1-D integer tensor)."""
 
     type_name = "Reshape"
     version = 1
@@ -219,12 +213,12 @@ class Reshape1(Op):
         if values is None:
             if pattern.trusted:
                 raise NotInferable("the pattern comes from a layer irpool does not infer")
-            return [TensorInfo(data.element_type, _unknown_pattern_shape(data, pattern))]
+            return [TensorInfo(data.element_type, _unknown_pattern_shape(pattern.shape))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())
             if problem:
-                ctx.report("IR307", f"pattern {_csv(values)}: {problem}")
+                ctx.report("IR307", f"pattern {csv(values)}: {problem}")
                 return [TensorInfo(data.element_type, shape)]
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]
@@ -252,12 +246,8 @@ def _count_problem(source: tuple[int, ...], target: tuple[int, ...]) -> str | No
     )
 
 
-def _csv(values: Sequence[int]) -> str:
-    return ",".join(str(v) for v in values)
-
-
-def _unknown_pattern_shape(data: TensorInfo, pattern: TensorInfo) -> Shape:
+def _unknown_pattern_shape(pattern: Shape) -> Shape:
     """Without the pattern's values: its length gives the rank, if it is static."""
-    if pattern.shape.rank == 1 and pattern.shape[0].is_static:
-        return Shape((Dim.dynamic(),) * pattern.shape[0].value)
+    if pattern.rank == 1 and pattern[0].is_static:
+        return Shape((Dim.dynamic(),) * pattern[0].value)
     return Shape.dynamic()

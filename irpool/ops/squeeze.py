@@ -18,6 +18,7 @@ from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.folding import folded, integer_values
+from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 
 IGNORED_AXES = "IR306"
@@ -113,7 +114,7 @@ class Squeeze1(_AxesOp):
                 named = ", ".join(f"dim {a} is {data.shape[a]}" for a in kept)
                 ctx.report(
                     IGNORED_AXES,
-                    f"axes {_csv(values)} of input {data.shape}: {named}, not 1; OpenVINO keeps "
+                    f"axes {csv(values)} of input {data.shape}: {named}, not 1; OpenVINO keeps "
                     f"{'it' if len(kept) == 1 else 'them'} silently",
                 )
         value = folded(data, lambda array: array.reshape(shape.values()))
@@ -162,7 +163,7 @@ class Unsqueeze1(_AxesOp):
         if len(shape) - len(data.shape) != len(values):
             ctx.report(
                 IGNORED_AXES,
-                f"axes {_csv(values)} insert {len(shape) - len(data.shape)} dim(s), not "
+                f"axes {csv(values)} insert {len(shape) - len(data.shape)} dim(s), not "
                 f"{len(values)}: OpenVINO drops the repeated axes silently",
             )
         value = folded(data, lambda array: array.reshape(shape.values()))
@@ -177,7 +178,3 @@ def _unknown_axes_unsqueeze(data: Shape, axes: Shape) -> Shape:
     if data.dims is not None and axes.rank == 1 and axes.is_static and axes[0].value == 1:
         return Shape((Dim.dynamic(),) * (len(data.dims) + 1))
     return Shape.dynamic()
-
-
-def _csv(values: Sequence[int]) -> str:
-    return ",".join(str(v) for v in values)
