@@ -910,6 +910,50 @@ _RULES = (
             <port id="1" precision="FP32">
         """),
     ),
+    Rule(
+        "IR306",
+        "ignored-axes",
+        E,
+        "reinterprets",
+        "Squeeze axes name a dim that is not 1, or Unsqueeze axes repeat an axis.",
+        doc=_text("""
+            OpenVINO silently skips what it cannot do with the axes input: Squeeze keeps a
+            dim that cannot be 1 at one of its axes (where NumPy and PyTorch would fail or
+            the author expected it gone), and Unsqueeze inserts a repeated axis once, so the
+            output has fewer dims than axes. The file then says something else than what
+            runs. Name only dims of length 1 in Squeeze, and each axis once in Unsqueeze.
+        """),
+        wrong=_text("""
+            <!-- Squeeze of [1,3,1,4] with the axes Const [0,1] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+        right=_text("""
+            <!-- Squeeze of [1,3,1,4] with the axes Const [0,2] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+    ),
+    Rule(
+        "IR307",
+        "reshape-element-count",
+        E,
+        "reinterprets",
+        "A Reshape's output holds another number of elements than its input.",
+        doc=_text("""
+            OpenVINO checks that a Reshape keeps the element count only when its pattern has
+            neither a -1 nor (with special_zero) a 0. Otherwise it accepts a pattern whose
+            output is larger or smaller than the input, and its CPU plugin then reads past
+            the input (garbage values) or drops elements. Make the pattern's product equal to
+            the input's element count (the 0s copy the input dims at the same positions).
+        """),
+        wrong=_text("""
+            <!-- input [5,1], special_zero="true": the 0 copies 5, so the output is [5,5] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />  <!-- pattern 0,5 -->
+        """),
+        right=_text("""
+            <!-- input [5,1], special_zero="true": the output is [5,1] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />  <!-- pattern 0,1 -->
+        """),
+    ),
     # IR4xx: weights
     Rule(
         "IR401",

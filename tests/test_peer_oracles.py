@@ -633,9 +633,9 @@ def test_pytorch_frontend_mapping(name: str, core: Any, tmp_path: Path) -> None:
 
 
 @requires_torch
-def test_pytorch_frontend_wraps_adaptive_pool_in_a_reshape(tmp_path: Path) -> None:
-    """Known: the frontend follows AdaptiveAvgPool-8 with a Reshape, so irpool cannot run the
-    converted model; the builder IR above is what checks adaptive pooling against torch."""
+def test_pytorch_frontend_adaptive_pool_and_its_reshape_run_as_torch(tmp_path: Path) -> None:
+    """The frontend follows AdaptiveAvgPool-8 with a Reshape-1; irpool runs both and gives
+    torch's output."""
     module = TorchPool.module(torch.nn.functional.adaptive_avg_pool2d, output_size=(3, 7))
     x = torch_input("frontend:adaptive", (1, 2, 5, 4))
     converted = ov.convert_model(module, example_input=torch.from_numpy(x))
@@ -643,8 +643,10 @@ def test_pytorch_frontend_wraps_adaptive_pool_in_a_reshape(tmp_path: Path) -> No
     assert "AdaptiveAvgPool" in op_types and "Reshape" in op_types, op_types
     path = tmp_path / "adaptive.xml"
     ov.save_model(converted, path, compress_to_fp16=False)
-    with pytest.raises(irpool.ExecutionError, match="Reshape"):
-        irpool.load(path).run({converted.get_parameters()[0].get_friendly_name(): x})
+    model = irpool.load(path)
+    assert model.validate() == []
+    (actual,) = model.run({converted.get_parameters()[0].get_friendly_name(): x}).values()
+    assert close(actual, module(torch.from_numpy(x)).numpy())
 
 
 @requires_torch

@@ -4,7 +4,8 @@ The corpus is the oracle that irpool's NumPy interpreter is tested against. Ever
 directory ``tests/conformance/<case>/`` holding:
 
 * ``model.xml`` + ``model.bin``: an IR built with OpenVINO's Python op builders (AvgPool-1/-14/-16,
-  AdaptiveAvgPool-8, Parameter, Const, Result) and written by
+  AdaptiveAvgPool-8, Reshape-1, Squeeze-1, Unsqueeze-1, Convert-1, Parameter, Const,
+  Result) and written by
   ``ov.save_model(model, path, compress_to_fp16=False)``.
 * ``inputs.npz``: one concrete, seeded random input per Parameter, keyed by the Parameter's friendly
   name (the XML layer ``name``). Models with dynamic or interval shapes are saved as such; the
@@ -393,6 +394,65 @@ def chain_with_two_taps(name: str) -> ov.Model:
     first = avg_pool("pool_a", data, 1, (2, 2), (2, 2), (1, 1), (1, 1), rounding="ceil")
     second = avg_pool("pool_b", first, 16, (2, 2), (1, 1), auto_pad="same_lower", dilations=(2, 2))
     return ov.Model([result("first_out", first), result("second_out", second)], [data], name)
+
+
+def int64_const(name: str, values: Sequence[int]) -> ov.Node:
+    import openvino.opset1 as opset1
+
+    node = opset1.constant(np.array(values, dtype=np.int64))
+    node.set_friendly_name(name)
+    return node
+
+
+def chain_adaptive_flatten(name: str) -> ov.Model:
+    """AdaptiveAvgPool-8 then Reshape [0,-1], as PyTorch's AdaptiveAvgPool2d + Flatten convert."""
+    import openvino.opset1 as opset1
+
+    data = parameter("in", "2,3,9,9")
+    adaptive = adaptive_avg_pool("adaptive", data, output_size_const("size", (5, 3), "i32"))
+    flat = opset1.reshape(adaptive, int64_const("pattern", (0, -1)), special_zero=True)
+    return ov.Model([result("out", flat)], [data], name)
+
+
+def chain_pool_squeeze_unsqueeze(name: str) -> ov.Model:
+    """A global AvgPool-1, its 1x1 squeezed away, then a trailing axis added back."""
+    import openvino.opset1 as opset1
+
+    data = parameter("in", "1,3,8,8")
+    pool = avg_pool("pool", data, 1, (8, 8), (8, 8))
+    squeezed = opset1.squeeze(pool, int64_const("squeeze_axes", (2, 3)))
+    unsqueezed = opset1.unsqueeze(squeezed, int64_const("unsqueeze_axes", (-1,)))
+    return ov.Model([result("out", unsqueezed)], [data], name)
+
+
+def convert_then_reshape(name: str) -> ov.Model:
+    """Convert f32 -> i32 (truncation toward zero) on a dynamic batch, then Reshape [0,-1]."""
+    import openvino.opset1 as opset1
+
+    data = parameter("in", "?,4,6")
+    converted = opset1.convert(data, "i32")
+    flat = opset1.reshape(converted, int64_const("pattern", (0, -1)), special_zero=True)
+    return ov.Model([result("out", flat)], [data], name)
+
+
+RESHAPE_FAMILY_CASES: tuple[Case, ...] = (
+    Case(
+        "chain_adaptive8_reshape_flatten",
+        "AdaptiveAvgPool-8 [2,3,9,9] -> [5,3] then Reshape-1 special_zero [0,-1] -> [2,45]",
+        chain_adaptive_flatten,
+    ),
+    Case(
+        "chain_avgpool1_squeeze_unsqueeze",
+        "Global AvgPool-1 [1,3,8,8] -> Squeeze-1 axes [2,3] -> Unsqueeze-1 axes [-1] -> [1,3,1]",
+        chain_pool_squeeze_unsqueeze,
+    ),
+    Case(
+        "convert_f32_i32_reshape_dynamic",
+        "Convert-1 f32 -> i32 on [?,4,6] (input [3,4,6]), then Reshape-1 [0,-1] -> [3,24]",
+        convert_then_reshape,
+        input_shapes={"in": (3, 4, 6)},
+    ),
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -860,6 +920,7 @@ CASES: tuple[Case, ...] = (
     *ADAPTIVE_CASES,
     *GRAPH_CASES,
     *REDUCE_AND_ADAPTIVE_MAX_CASES,
+    *RESHAPE_FAMILY_CASES,
 )
 
 

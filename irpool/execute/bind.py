@@ -183,7 +183,7 @@ def _refuse(
 
 def round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:
     """float32 rounded to the nearest bf16 (ties to even), kept as float32."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    bits = np.array(values, dtype=np.float32, order="C").view(np.uint32)  # keeps 0-D arrays
     rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
     return ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
 

@@ -1,0 +1,25 @@
+"""Convert's kernel: the conversion itself is irpool/ops/conversion.py (folding uses it too)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute.errors import ExecutionError
+from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.ops.conversion import convert
+from irpool.ops.convert import LOW_BIT_TYPES, Convert1
+
+
+@kernel_for(Convert1)
+def run_convert(
+    op: Convert1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    if op.destination in LOW_BIT_TYPES:
+        raise ExecutionError(
+            f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
+            f"{op.destination} elements"
+        )
+    return [convert(inputs[0], op.destination)]

@@ -1,0 +1,36 @@
+"""Reshape, Squeeze and Unsqueeze on NumPy arrays: the data is kept, the shape changes.
+
+Kept as the CPU plugin keeps it: OpenVINO's CPU plugin holds 64-bit integer tensors as int32
+(measured: an i64 value 2**31 comes out of a lone Reshape as -2**31), so i64 and u64 values
+wrap to int32 and are widened back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.ops.reshape import Reshape1
+from irpool.ops.squeeze import Squeeze1, Unsqueeze1
+
+WRAPPED_KINDS = (np.dtype(np.int64), np.dtype(np.uint64))
+
+
+@kernel_for(Reshape1, Squeeze1, Unsqueeze1)
+def run_reshape(
+    op: Reshape1 | Squeeze1 | Unsqueeze1,
+    inputs: Sequence[NDArray[Any]],
+    outputs: Sequence[OutputSpec],
+) -> list[NDArray[Any] | None]:
+    data = inputs[0]
+    return [reshape(data, op.target_shape(data.shape, inputs[1:]))]
+
+
+def reshape(x: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
+    if x.dtype in WRAPPED_KINDS:
+        x = x.astype(np.int32).astype(x.dtype)
+    return x.reshape(shape)

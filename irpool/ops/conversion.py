@@ -1,0 +1,102 @@
+"""Element type conversion on NumPy arrays, as OpenVINO 2026.4's CPU plugin converts a tensor.
+
+Used by Convert's kernel, and by Convert's folding where the plugin and OpenVINO's constant
+folding agree (irpool/ops/convert.py).
+
+Measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
+- float to integer truncates toward zero into int32; NaN, ±inf and values outside int32 give
+  INT32_MIN; the int32 is then wrapped (two's complement) to the destination, so i64 and u64
+  hold at most int32 values. f16 sources clamp ±inf to ±65504 first for 16-bit and wider
+  destinations; f64 sources saturate to int32 instead (and straight to the range of i8/u8).
+- integer to integer wraps through int32: i64, u32 and u64 sources lose their high bits.
+- to boolean: `|x| > 0`, so NaN and INT32_MIN give false; unsigned sources wrapped to int32
+  give true only when positive.
+- every float result is computed in f32: f64 sources saturate to ±FLT_MAX, an f64 destination
+  holds the f32 value with ±inf saturated to ±FLT_MAX, bf16 rounds to nearest even without
+  overflowing a finite value (f64 to bf16 rounds some values differently: not reproduced).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.ops.base import numpy_dtype
+
+FLOATS = ("f32", "f16", "f64")
+_SOURCES = {"f2": "f16", "f4": "f32", "f8": "f64", "b1": "boolean"}
+INT32_MIN = np.iinfo(np.int32).min
+F32_MAX = np.finfo(np.float32).max
+F16_MAX = float(np.finfo(np.float16).max)
+BF16_MAX = np.float32(np.uint32(0x7F7F0000).view(np.float32))
+
+
+def convert(x: NDArray[Any], destination: str) -> NDArray[Any]:
+    """`x` converted to `destination`; its dtype tells the source type (bf16 is held as f32
+    and converts as f32 does)."""
+    source = _SOURCES.get(x.dtype.kind + str(x.dtype.itemsize), "int")
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is the measured behaviour
+        return _convert(x, source, destination)
+
+
+def _convert(x: NDArray[Any], source: str, destination: str) -> NDArray[Any]:
+    if destination == "boolean":
+        return _to_boolean(x, source)
+    if destination in (*FLOATS, "bf16"):
+        return _to_float(x, source, destination)
+    dtype = numpy_dtype(destination)
+    if dtype is None:
+        raise ValueError(f"NumPy holds no {destination} elements")  # the kernel checks first
+    if source not in FLOATS:
+        return x.astype(np.int32).astype(dtype)  # wraps twice; booleans give 0/1
+    return _float_to_int32(x, source, dtype).astype(dtype)  # wraps (or sign-extends)
+
+
+def _float_to_int32(x: NDArray[Any], source: str, dtype: np.dtype[Any]) -> NDArray[np.int32]:
+    values = x.astype(np.float64)
+    if source == "f64":
+        if dtype.itemsize == 1:  # straight to the destination's range, NaN to 0
+            info = np.iinfo(dtype)
+            values = np.nan_to_num(values, nan=0.0)
+            return np.clip(np.trunc(values), info.min, info.max).astype(np.int32)
+        values = np.where(np.isnan(values), INT32_MIN, values)
+        return np.clip(np.trunc(values), INT32_MIN, -INT32_MIN - 1).astype(np.int32)
+    if source == "f16" and dtype.itemsize >= 2:
+        values = np.clip(values, -F16_MAX, F16_MAX)  # NaN stays NaN
+    truncated = np.trunc(values)
+    fits = (truncated >= INT32_MIN) & (truncated <= -INT32_MIN - 1)  # False for NaN
+    return np.where(fits, truncated, INT32_MIN).astype(np.int32)
+
+
+def _to_float(x: NDArray[Any], source: str, destination: str) -> NDArray[Any]:
+    if source == "f64":
+        values = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32)  # NaN stays NaN
+    else:
+        values = x.astype(np.float32)
+    if destination == "f64":
+        return np.clip(values, -F32_MAX, F32_MAX).astype(np.float64)
+    if destination == "f16":
+        return values.astype(np.float16)
+    if destination == "bf16":
+        return _round_to_bf16(values)
+    return values
+
+
+def _round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Nearest even bf16 (held as f32); a finite value never rounds to infinity."""
+    bits = np.array(values, dtype=np.float32, order="C").view(np.uint32)  # keeps 0-D arrays
+    rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    rounded = ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
+    overflow = np.isinf(rounded) & np.isfinite(values)
+    return np.where(overflow, np.copysign(BF16_MAX, values), rounded).astype(np.float32)
+
+
+def _to_boolean(x: NDArray[Any], source: str) -> NDArray[np.bool_]:
+    if source in FLOATS:
+        return np.abs(x.astype(np.float64)) > 0  # False for NaN
+    int32 = x.astype(np.int32)
+    if x.dtype.kind == "u":
+        return int32 > 0  # the wrapped value read as signed: 2**32-1 gives false
+    return (int32 != 0) & (int32 != INT32_MIN)  # |x| > 0 in int32, where |INT32_MIN| < 0

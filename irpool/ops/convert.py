@@ -1,0 +1,76 @@
+"""Convert-1 (opset1-16): `data` converted to `destination_type`, element by element.
+
+`ov.save_model` with fp16 compression writes every float Const as a Const f16 followed by a
+Convert to f32 (marked `decompression` in rt_info), which OpenVINO folds when it loads the model.
+Converting back from f16 is exact, so irpool folds it too (see irpool/ops/folding.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.conversion import convert
+from irpool.ops.folding import folded
+from irpool.ops.registry import register
+
+FLOATS = ("f32", "f16", "bf16", "f64")
+# Element types NumPy cannot hold one per element: irpool neither folds nor runs them.
+LOW_BIT_TYPES = ("u1", "u4", "i4")
+
+
+@register
+class Convert1(Op):
+    """Convert-1: one input, `destination_type` (an element type name)."""
+
+    type_name = "Convert"
+    version = 1
+    opsets = range(1, 17)
+    input_names = ("data",)
+    attributes = (
+        Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
+    )
+
+    @property
+    def destination(self) -> str:
+        destination: str = self.attrs["destination_type"]
+        return destination
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        if self.destination == "dynamic":
+            ctx.report(
+                "IR214",
+                "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
+                "CPU plugin cannot compile a Convert to a dynamic type",
+                "destination_type",
+            )
+        value = folded(data, self._fold)
+        return [TensorInfo(self.destination, data.shape, value)]
+
+    def _fold(self, array: NDArray[Any]) -> NDArray[Any] | None:
+        """The value OpenVINO folds a Const to, where irpool knows it: where no value is out
+        of range (there the folding and the CPU plugin differ, see docs/semantics.md)."""
+        if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
+            return None
+        result = convert(array, self.destination)
+        return result if _lossless(array, result, self.destination) else None
+
+
+def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bool:
+    """Whether every element converts without rounding (truncation toward zero aside),
+    overflow or NaN: there every implementation agrees."""
+    values = array.astype(np.float64)
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(values)):
+            return False
+        if destination not in FLOATS and destination != "boolean":
+            values = np.trunc(values)
+    if destination == "boolean":
+        expected = values != 0
+        return bool(np.array_equal(result, expected))
+    return bool(np.array_equal(result.astype(np.float64), values))

@@ -1,0 +1,79 @@
+"""Write tests/golden/convert_cpu.json: what OpenVINO's CPU plugin gives for Convert-1.
+
+For every source and destination element type irpool runs, one model Parameter -> Convert ->
+Result is compiled on the CPU plugin (f32 inference precision) and run on the values below,
+which hold each type's edge cases: halves, NaN, ±inf, values beyond int32 and the destination
+ranges, the type's extremes. tests/execute/test_convert.py checks irpool's kernel against the
+file without needing OpenVINO.
+
+    python tools/gen_convert_golden.py    # needs the real OpenVINO runtime
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "convert_cpu.json"
+
+FLOATS = [
+    2.5, 3.5, -2.5, -0.7, 0.7, 1.9999, 3e9, -3e9, float("nan"), float("inf"), float("-inf"),
+    300.6, -1.5, 65519.0, 65520.0, 1e-8, -129.5, 255.9, 256.2, 8589934592.0, -1e19, 1e19,
+    9.3e18, 2147483520.0, -2147483648.0, 0.0, -0.0,
+]  # fmt: skip
+INTEGERS = [300, -1, 255, 256, -129, 127, 128, 2**31 - 1, -(2**31), 65535, 65536, 16777217, 0, 1]
+SOURCES: dict[str, NDArray[Any]] = {
+    "f32": np.array(FLOATS, np.float32),
+    "f16": np.array([*np.clip(FLOATS, -65504, 65504), np.inf, -np.inf], np.float16),
+    "f64": np.array([*FLOATS, 1e300, -1e300], np.float64),
+    "i8": np.array([-128, -1, 0, 1, 127], np.int8),
+    "u8": np.array([0, 1, 127, 128, 255], np.uint8),
+    "i16": np.array([-32768, -1, 300, 32767], np.int16),
+    "u16": np.array([0, 65535, 32768, 300], np.uint16),
+    "i32": np.array(INTEGERS, np.int32),
+    "i64": np.array([*INTEGERS, 2**31, 2**40 + 5, -(2**31) - 1, 2**53 + 1, 2**63 - 1, -(2**63)]),
+    "u32": np.array([0, 2**32 - 1, 2**31, 300], np.uint32),
+    "u64": np.array([0, 2**64 - 1, 2**63, 2**32 + 7], np.uint64),
+    "boolean": np.array([True, False]),
+}
+DESTINATIONS = ("f32", "f16", "bf16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+
+
+def as_json(values: NDArray[Any], destination: str) -> list[Any]:
+    """Floats as their repr (NaN and ±inf included), integers and booleans as themselves."""
+    if destination == "bf16":  # OpenVINO hands bf16 over as raw 16-bit values
+        values = (values.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    if values.dtype.kind == "f":
+        return [repr(float(v)) for v in values]
+    return [bool(v) if values.dtype.kind == "b" else int(v) for v in values]
+
+
+def main() -> None:
+    import openvino as ov
+    import openvino.opset1 as opset1
+
+    core = ov.Core()
+    table: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for source, values in SOURCES.items():
+            row: dict[str, Any] = {"input": as_json(values, source)}
+            for destination in (*DESTINATIONS, "boolean"):
+                parameter = opset1.parameter([len(values)], values.dtype, name="x")
+                model = ov.Model([opset1.convert(parameter, destination)], [parameter])
+                path = Path(directory) / f"{source}_{destination}.xml"
+                ov.save_model(model, path, compress_to_fp16=False)
+                compiled = core.compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+                output = next(iter(compiled([values]).values()))
+                row[destination] = as_json(np.asarray(output), destination)
+            table[source] = row
+    document = {"openvino": ov.__version__, "conversions": table}
+    GOLDEN.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
