@@ -50,7 +50,13 @@ class Convert1(Op):
                 "destination_type",
             )
         value = folded(data, self._fold)
-        return [TensorInfo(self.destination, data.shape, value)]
+        # save_model writes a decompression Convert's ports (and its consumers' input ports)
+        # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
+        decompresses = data.value is not None and {data.element_type, self.destination} <= {
+            *FLOATS
+        }
+        written_as = data.element_type if decompresses else None
+        return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
     def _fold(self, array: NDArray[Any]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to, where irpool knows it: where no value is out
