@@ -1,4 +1,4 @@
-"""Stage 3b: per-layer op checks and shape inference in topological order, then every declared
+"""Stage 3b, the per-layer checker: op checks and shape inference in topological order, then every declared
 `<dim>` and precision compared with what the runtime will actually produce.
 
 What a layer's check finds depends only on its op, its `<data>` and its input tensors, so
