@@ -17,7 +17,7 @@ from typing import Literal
 
 import click
 
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, load_held
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
 from irpool.cli.settings import ConfigProblem, Overrides, configure, wants_colour
 from irpool.config import FAIL_ON, FORMATS, Config
@@ -31,7 +31,7 @@ from irpool.fix import (
     verify,
     write_atomically,
 )
-from irpool.model import Model, display_path
+from irpool.model import Model, display_path, load
 from irpool.parse.xml_reader import read_bounded, read_stream
 from irpool.report import summary, text
 
@@ -85,7 +85,7 @@ def lint(job: Job) -> Outcome:
     if not job.explicit and root_is_not_net(data):
         return Outcome(shown, (), skipped=True)
     try:
-        model = load_held(job.path, job.weights, data)
+        model = load(job.path, job.weights, data=data)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
         source = data.decode("utf-8-sig", errors="replace") if job.want_source else None
@@ -109,7 +109,7 @@ def lint(job: Job) -> Outcome:
     if job.mode == "diff":
         diff = unified_diff(shown, data, fixed, model)
         return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
-    model = load_held(job.path, job.weights)  # report what the written file says
+    model = load(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
     return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
 
