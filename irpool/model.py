@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.check.names import check_names
 from irpool.check.layers import Inference, infer_graph
+from irpool.check.names import check_names
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.runner import ModelOutput, Plan, build_plan, execute

@@ -1,5 +1,6 @@
-"""Stage 3b, the per-layer checker: op checks and shape inference in topological order, then every declared
-`<dim>` and precision compared with what the runtime will actually produce.
+"""Stage 3b, the per-layer checker: op checks and shape inference in topological order, then
+every declared `<dim>` and precision compared with what the runtime will actually produce.
+Findings that have a certain fix carry its edit (`--fix` applies them).
 
 What a layer's check finds depends only on its op, its `<data>` and its input tensors, so
 layers that repeat all three (the norm in real models) are checked once and their findings
@@ -14,8 +15,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from lxml import etree
+
 from irpool.check.attributes import Attributes, read_attributes
-from irpool.diagnostics import Collector
+from irpool.diagnostics import Collector, Edit, attribute_edit, text_edit
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
@@ -28,6 +31,8 @@ from irpool.parse.xml_reader import Document
 # Constant inputs up to this many elements take part in the key of a repeated check; a
 # larger constant makes its consumers be checked one by one.
 MEMO_VALUE_SIZE = 64
+# A dim read differently by the runtime (IR112) or written unusually (IR113).
+DIM_SPELLING_CODES = frozenset({"IR112", "IR113"})
 
 
 @dataclass(slots=True)
@@ -69,8 +74,9 @@ class _Outcome:
 # Where in its layer a finding points, so that repeated layers can share findings:
 #   ("layer", attribute | None)  the <layer> element, or one of its attributes
 #   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
-#   ("op", attribute | None)     an attribute of <data> if there is one, else the layer
-#   ("port", Port, attribute | None) and ("dim", Port, index)
+#   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
+#   ("port", Port, attribute | None) and ("dim", Port, index, fix)
+# `fix`, when not None, is the text that certainly settles the finding (see `_edit`).
 Locator = tuple[Any, ...]
 # A layer's findings: rule code, message, where.
 LayerFinding = tuple[str, str, Locator]
@@ -171,7 +177,11 @@ class _Checker:
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
         inferred = self._infer(op, attributes, known_inputs)
-        findings.extend((code, message, ("op", name)) for code, message, name in inferred.reports)
+        # A fix is only certain from tensors irpool inferred, never from a port's claim.
+        fixable = not any(info.trusted for info in known_inputs)
+        for code, message, name in inferred.reports:
+            fix = op.certain_fix(code, name, known_inputs) if fixable and name else None
+            findings.append((code, message, ("op", name, fix)))
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
                 self._compare(port, info, "output", findings)
@@ -261,10 +271,19 @@ class _Checker:
                 name = locator[2]
                 span = source.attribute(element, name) if name else source.element(element)
             else:
-                element = layer.port_element(locator[1])
-                dims = [child for child in element if child.tag == "dim"]
-                span = source.element_text(dims[locator[2]])
-            self.sink.add(code, message, span, layer.ref)
+                span = source.element_text(_dims(layer, locator[1])[locator[2]])
+            self.sink.add(code, message, span, layer.ref, edit=self._edit(layer, locator))
+
+    def _edit(self, layer: Layer, locator: Locator) -> Edit | None:
+        """The edit a finding's fix makes at this layer's own place (None: no certain fix)."""
+        kind, fix = locator[0], locator[-1]
+        if kind == "op" and fix is not None and layer.data is not None:
+            return attribute_edit(self.doc.source, layer.data, locator[1], fix)
+        if kind == "dim" and fix is not None:
+            # Writing the inferred value plainly also settles a misread or unusual spelling.
+            dim = _dims(layer, locator[1])[locator[2]]
+            return text_edit(self.doc.source, dim, fix, DIM_SPELLING_CODES)
+        return None
 
     def _report_lookup(self, layer: Layer, found: Lookup) -> None:
         source = self.doc.source
@@ -341,13 +360,18 @@ class _Checker:
                             f"{where} dim {index}: declared {value}, inferred {dim}{hint} "
                             f"(shape {inferred})"
                         )
-                        findings.append(("IR301", message, ("dim", port, index)))
+                        fix = None if info.trusted else str(expected)
+                        findings.append(("IR301", message, ("dim", port, index, fix)))
         if port.precision is not None and info.element_type not in ("dynamic", port.precision):
             message = (
                 f"{where} precision says {port.precision_text}, but the tensor is "
                 f"{info.element_type} (write {precision_name(info.element_type)})"
             )
             findings.append(("IR305", message, ("port", port, "precision")))
+
+
+def _dims(layer: Layer, port: Port) -> list[etree._Element]:
+    return [child for child in layer.port_element(port) if child.tag == "dim"]
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:

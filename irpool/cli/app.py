@@ -95,4 +95,3 @@ def main() -> None:
             err=True,
         )
         sys.exit(EXIT_INTERNAL)
-

@@ -92,7 +92,7 @@ def lint(job: Job) -> Outcome:
         return Outcome(shown, tuple(kept), source=source)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
-    fixes = find_fixes(model, kept)
+    fixes = find_fixes(kept)
     if job.mode == "check" or not fixes:
         return _outcome(shown, model, kept, fixes, job)
     weights = job.weights or job.path.with_suffix(".bin")
@@ -111,7 +111,7 @@ def lint(job: Job) -> Outcome:
         return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
     model = load(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
-    return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
+    return replace(_outcome(shown, model, kept, find_fixes(kept), job), fixed=count)
 
 
 def _outcome(

@@ -11,7 +11,7 @@ from functools import cache
 
 from lxml import etree
 
-from irpool.diagnostics import Collector
+from irpool.diagnostics import Collector, text_edit
 from irpool.graph.model import Children, Graph, Layer, Port
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_dim, read_precision, read_unsigned, trailing_blank
@@ -357,14 +357,17 @@ class _BodyReader:
         for code, message, side, position, where in findings:
             group = next(layer.element.iterchildren(side))
             element = [child for child in group if child.tag == "port"][position]
+            edit = None
             if isinstance(where, int):
                 dims = [child for child in element if child.tag == "dim"]
                 span = source.element_text(dims[where])
+                value = read_dim(dims[where].text or "").value  # a dim read, but not plainly
+                edit = None if value is None else text_edit(source, dims[where], str(value))
             elif where is not None:
                 span = source.attribute(element, where)
             else:
                 span = source.element(element)
-            self.sink.add(code, message, span, layer.ref)
+            self.sink.add(code, message, span, layer.ref, edit=edit)
 
 
 _DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}

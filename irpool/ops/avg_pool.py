@@ -261,6 +261,15 @@ class AvgPoolBase(Op):
                     name,
                 )
 
+    def certain_fix(self, code: str, attribute: str, inputs: Sequence[TensorInfo]) -> str | None:
+        """auto_pad overrides the written pads (IR213): writing the ones it makes changes
+        nothing that runs."""
+        shape = inputs[0].shape
+        if code != "IR213" or shape.dims is None:
+            return None
+        begins = attribute == "pads_begin"
+        return _csv([axis.pad_begin if begins else axis.pad_end for axis in self.axes(shape)])
+
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         windows, count_padding = self._geometry(inputs[0].shape)
         return [_kernel()(inputs[0], windows, count_padding)]

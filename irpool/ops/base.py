@@ -138,6 +138,11 @@ class Op:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
 
+    def certain_fix(self, code: str, attribute: str, inputs: Sequence[TensorInfo]) -> str | None:
+        """What `attribute` must read to settle this op's finding `code` without changing
+        what runs, when that is certain from these (inferred) inputs; else None."""
+        return None
+
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         """Execute on concrete arrays (shapes already checked by `infer`)."""
         raise NotImplementedError(f"{self.label()} cannot be executed by irpool")
