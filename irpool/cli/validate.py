@@ -19,7 +19,14 @@ import click
 
 from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
-from irpool.cli.settings import ConfigProblem, Overrides, configure, wants_colour
+from irpool.cli.settings import (
+    COMMA_LIST,
+    ConfigProblem,
+    Settings,
+    configure,
+    read_configuration,
+    wants_colour,
+)
 from irpool.config import FAIL_ON, FORMATS, Config
 from irpool.diagnostics import Collector, Diagnostic, IRError, Span
 from irpool.fix import (
@@ -244,30 +251,57 @@ def _jobs(
 )
 @click.option("--fix", is_flag=True, help="Rewrite what is certain in place, then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+# --config and --isolated are eager: the configuration they choose is read first, and its
+# settings become the defaults of the options below (click's `default_map`).
 @click.option(
     "--config",
     "config_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    is_eager=True,
+    expose_value=False,
+    callback=read_configuration,
     help="Read settings from this file instead of the closest pyproject.toml.",
 )
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
-@click.option("--select", metavar="CODES", help="Comma-separated rules to report (overrides).")
-@click.option("--ignore", metavar="CODES", help="Comma-separated rules to skip (overrides).")
+@click.option(
+    "--isolated",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=read_configuration,
+    help="Ignore configuration files.",
+)
+@click.option(
+    "--select",
+    type=COMMA_LIST,
+    metavar="CODES",
+    help="Comma-separated rules to report (overrides).",
+)
+@click.option(
+    "--ignore", type=COMMA_LIST, metavar="CODES", help="Comma-separated rules to skip (overrides)."
+)
 @click.option(
     "--fail-on",
     type=click.Choice(FAIL_ON),
     help="The lowest severity that fails the run (default: error).",
 )
-@click.option("--exclude", metavar="GLOBS", help="Comma-separated globs not to walk (overrides).")
-@click.option("--extend-exclude", metavar="GLOBS", help="Globs not to walk, besides `exclude`.")
+@click.option(
+    "--exclude",
+    type=COMMA_LIST,
+    metavar="GLOBS",
+    help="Comma-separated globs not to walk (overrides).",
+)
+@click.option(
+    "--extend-exclude",
+    type=COMMA_LIST,
+    default=(),
+    metavar="GLOBS",
+    help="Globs not to walk, besides `exclude`.",
+)
 @click.option(
     "--respect-gitignore/--no-respect-gitignore",
-    default=None,
     help="Skip what git ignores when walking directories (default: on).",
 )
-@click.option(
-    "--force-exclude", is_flag=True, default=None, help="Apply excludes to files named too."
-)
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named too.")
 @click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
@@ -284,22 +318,22 @@ def _jobs(
     show_default=True,
     help="Validate files in this many processes; the output order does not change.",
 )
+@click.pass_context
 def command(
+    ctx: click.Context,
     paths: tuple[Path, ...],
     weights: Path | None,
-    output_format: str | None,
+    output_format: str,
     output: Path | None,
     fix: bool,
     diff: bool,
-    config_path: Path | None,
-    isolated: bool,
-    select: str | None,
-    ignore: str | None,
-    fail_on: str | None,
-    exclude: str | None,
-    extend_exclude: str | None,
-    respect_gitignore: bool | None,
-    force_exclude: bool | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    respect_gitignore: bool,
+    force_exclude: bool,
     stdin_filename: Path | None,
     exit_zero: bool,
     statistics: bool,
@@ -313,11 +347,18 @@ def command(
     """
     if fix and diff:
         raise UsageError("--fix writes the files and --diff only shows the changes; pick one")
-    overrides = Overrides(
-        select, ignore, fail_on, exclude, extend_exclude, respect_gitignore, force_exclude
+    settings = Settings(
+        select,
+        ignore,
+        fail_on,
+        output_format,
+        exclude,
+        extend_exclude,
+        respect_gitignore,
+        force_exclude,
     )
-    config = configure(config_path, isolated, overrides)
-    chosen_format = output_format or config.format
+    config = configure(ctx, settings)
+    chosen_format = config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
     want_source = chosen_format in ("text", "sarif") and not statistics and mode != "diff"
     work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source)
