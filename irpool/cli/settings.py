@@ -22,7 +22,7 @@ class ConfigProblem(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-class CommaList(click.ParamType):
+class CommaList(click.ParamType[tuple[str, ...]]):
     """A comma-separated option's items. A tuple, as the configuration gives through
     `default_map`, is already converted and passes as it is (click's contract for types)."""
 

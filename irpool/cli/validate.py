@@ -10,10 +10,10 @@ goes to stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import click
 
@@ -43,6 +43,7 @@ from irpool.parse.xml_reader import read_bounded, read_stream
 from irpool.report import summary, text
 
 Mode = Literal["check", "fix", "diff"]
+F = TypeVar("F", bound=Callable[..., Any])
 MACHINE_FORMATS = ("json", "github", "sarif")
 
 
@@ -229,6 +230,11 @@ def _jobs(
     return jobs, found
 
 
+def _list_option(name: str, metavar: str, summary: str, **extra: Any) -> Callable[[F], F]:
+    """A comma-separated option (a tuple of items, or the configuration's tuple)."""
+    return click.option(name, type=COMMA_LIST, metavar=metavar, help=summary, **extra)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 @click.option(
@@ -270,33 +276,15 @@ def _jobs(
     callback=read_configuration,
     help="Ignore configuration files.",
 )
-@click.option(
-    "--select",
-    type=COMMA_LIST,
-    metavar="CODES",
-    help="Comma-separated rules to report (overrides).",
-)
-@click.option(
-    "--ignore", type=COMMA_LIST, metavar="CODES", help="Comma-separated rules to skip (overrides)."
-)
+@_list_option("--select", "CODES", "Comma-separated rules to report (overrides).")
+@_list_option("--ignore", "CODES", "Comma-separated rules to skip (overrides).")
 @click.option(
     "--fail-on",
     type=click.Choice(FAIL_ON),
     help="The lowest severity that fails the run (default: error).",
 )
-@click.option(
-    "--exclude",
-    type=COMMA_LIST,
-    metavar="GLOBS",
-    help="Comma-separated globs not to walk (overrides).",
-)
-@click.option(
-    "--extend-exclude",
-    type=COMMA_LIST,
-    default=(),
-    metavar="GLOBS",
-    help="Globs not to walk, besides `exclude`.",
-)
+@_list_option("--exclude", "GLOBS", "Comma-separated globs not to walk (overrides).")
+@_list_option("--extend-exclude", "GLOBS", "Globs not to walk, besides `exclude`.", default=())
 @click.option(
     "--respect-gitignore/--no-respect-gitignore",
     help="Skip what git ignores when walking directories (default: on).",
