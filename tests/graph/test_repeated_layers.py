@@ -1,4 +1,4 @@
-"""Layers written alike are read and checked once (graph.build, check.layers): every one of
+"""Layers written alike are read and checked once (graph.bodies, check.layers): every one of
 them must still get its own findings, at its own positions, with its own id and name."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import pytest
 from lxml import etree
 
 import irpool
-from irpool.graph.build import _PORT_NAMES, _body_text, _cut
+from irpool.graph.bodies import PORT_NAMES
+from irpool.graph.layers import body_text, cut_layers
 from irpool.graph.model import Children
 from irpool.parse.xml_reader import hardened_parser
 
@@ -112,7 +113,7 @@ def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path, named: bool) 
 
 def test_port_names_are_left_out_of_the_body_key_but_nothing_else() -> None:
     body = '<data names="a"/><output><port id="1" precision="FP32" names="t, u"><dim>1</dim>'
-    assert _PORT_NAMES.sub(r"\1", body) == (
+    assert PORT_NAMES.sub(r"\1", body) == (
         '<data names="a"/><output><port id="1" precision="FP32"><dim>1</dim>'
     )
 
@@ -155,20 +156,20 @@ def serialized(container: etree._Element) -> str:
 def test_cut_gives_each_layers_own_body() -> None:
     container = layers_of(PLAIN)
     elements = list(container)
-    cut = _cut(serialized(container), container)
+    cut = cut_layers(serialized(container), container, read_heads=True)
     assert cut is not None
-    assert cut[0] == [_body_text(e) for e in elements]
-    assert _body_text(elements[0]) == '<data shape="1"/></layer>'
-    assert _body_text(elements[2]) == ""
+    assert cut[0] == [body_text(e) for e in elements]
+    assert body_text(elements[0]) == '<data shape="1"/></layer>'
+    assert body_text(elements[2]) == ""
     assert cut[1] is None  # no version: the heads are read element by element
 
 
 def test_cut_takes_question_and_exclamation_marks_in_values() -> None:
     """Dynamic shapes write "?"; only "<?" and "<!--" make the cut unsafe."""
     container = layers_of(PLAIN.replace('shape="1"', 'shape="?,1!"'))
-    cut = _cut(serialized(container), container)
+    cut = cut_layers(serialized(container), container, read_heads=True)
     assert cut is not None
-    assert cut[0] == [_body_text(e) for e in container]
+    assert cut[0] == [body_text(e) for e in container]
 
 
 HEADS = (
@@ -192,7 +193,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
     change: tuple[str, str], read_from_text: bool
 ) -> None:
     container = layers_of(HEADS.replace(*change))
-    cut = _cut(serialized(container), container)
+    cut = cut_layers(serialized(container), container, read_heads=True)
     assert cut is not None
     expected = [
         tuple(e.get(name, "") for name in ("id", "name", "type", "version")) for e in container
@@ -213,7 +214,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
 )
 def test_cut_refuses_what_could_cut_wrong(change: tuple[str, str]) -> None:
     container = layers_of(PLAIN.replace(*change))
-    assert _cut(serialized(container), container) is None
+    assert cut_layers(serialized(container), container, read_heads=True) is None
 
 
 @pytest.mark.parametrize("uniform", [False, True])

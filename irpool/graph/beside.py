@@ -1,0 +1,60 @@
+"""lxml work done on a second thread while the main thread reads the layers in Python."""
+
+from __future__ import annotations
+
+import threading
+
+from lxml import etree
+
+from irpool.diagnostics import Collector
+from irpool.parse.schema import StructureCheck
+
+
+class Beside:
+    """lxml work that releases the GIL, done on a second thread while the main thread reads
+    in Python: serializing <layers> (which the main thread reads the layers from), then the
+    schema check. Both only read the tree. Without `thread` (or when the schema check must
+    write to the tree) both run at once on the calling thread."""
+
+    def __init__(
+        self, container: etree._Element | None, structure: StructureCheck, *, thread: bool
+    ) -> None:
+        self._container = container
+        self._structure = structure
+        self._text: str | None = None
+        self._error: BaseException | None = None
+        self._serialized = threading.Event()
+        self._thread: threading.Thread | None = None
+        if thread and structure.runs_beside:
+            self._thread = threading.Thread(target=self._work, name="irpool-beside")
+            self._thread.start()
+        else:
+            structure.run()
+            self._serialize()
+
+    def _work(self) -> None:
+        self._serialize()
+        self._structure.run()
+
+    def _serialize(self) -> None:
+        try:
+            if self._container is not None:
+                # As str: lxml writes that faster than bytes, and the reader reads no bytes.
+                self._text = etree.tostring(self._container, with_tail=False, encoding="unicode")
+        except BaseException as error:  # raised again on the main thread
+            self._error = error
+        finally:
+            self._serialized.set()
+
+    def layers_text(self) -> str | None:
+        """The serialization of <layers> (None without one)."""
+        self._serialized.wait()
+        if self._error is not None:
+            raise self._error
+        return self._text
+
+    def finish(self, sink: Collector) -> None:
+        """Wait for the schema check and report what it found."""
+        if self._thread is not None:
+            self._thread.join()
+        self._structure.report(sink)

@@ -1,0 +1,175 @@
+"""The graph's own rules: repeated layer ids (IR106), unreadable ids (IR105), edges that
+name no port (IR501, IR502), inputs fed by no edge or by several (IR503), cycles (IR504),
+layers that feed no sink (IR505) and a model without one (IR507)."""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from irpool.diagnostics import Collector
+from irpool.graph.edges import EDGE_ATTRIBUTES, Edges, LooseEdge, Wiring
+from irpool.graph.layers import ReadLayers
+from irpool.graph.model import Layer
+from irpool.parse.values import trailing_blank
+from irpool.parse.xml_reader import Document
+
+
+def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> None:
+    """Layer ids that do not read (the schema check has reported all but a trailing blank),
+    and ids used twice."""
+    for element in read.unreadable:
+        layer = (element.get("id", ""), element.get("name", ""))
+        _report_trailing_blanks(doc, element, ("id",), layer, sink)
+    for repeat in read.repeats:
+        layer = repeat.layer
+        sink.add(
+            "IR106",
+            f'layer id {layer.id} is already used by "{repeat.replaced}" on line '
+            f"{repeat.first.sourceline}; OpenVINO keeps only this later layer",
+            doc.source.attribute(layer.element, "id"),
+            layer.ref,
+        )
+
+
+def report_wiring(
+    doc: Document, layers: dict[int, Layer], edges: Edges, wiring: Wiring, sink: Collector
+) -> None:
+    """Edge numbers that do not read, inputs with more than one edge, inputs with none."""
+    if edges.elements is not None:
+        for index in wiring.unreadable:
+            _report_trailing_blanks(doc, edges.elements[index], EDGE_ATTRIBUTES, None, sink)
+        for index, to_layer, to_port in wiring.doubled:
+            layer = layers[to_layer]
+            sink.add(
+                "IR503",
+                f"input port {to_port} of {layer.describe()} has more than one incoming "
+                "edge; an input takes exactly one",
+                doc.source.element(edges.elements[index]),
+                layer.ref,
+            )
+    broken = wiring.broken
+    for layer in layers.values():
+        if layer.id in broken or None in broken:
+            continue  # its edge is there but broken, and already reported
+        for index, port in enumerate(layer.inputs):
+            if (layer.id, index) not in wiring.producers:
+                sink.add(
+                    "IR503",
+                    f"input port {port.id} of {layer.describe()} has no incoming edge",
+                    doc.source.element(layer.port_element(port)),
+                    layer.ref,
+                )
+
+
+def report_cycle(
+    doc: Document, layers: dict[int, Layer], cycle: list[int], sink: Collector
+) -> None:
+    first = layers[cycle[0]]
+    chain = " -> ".join(f'{layers[i].id} "{layers[i].name}"' for i in [*cycle, cycle[0]])
+    sink.add(
+        "IR504", f"the edges form a cycle: {chain}", doc.source.element(first.element), first.ref
+    )
+
+
+def report_reach(
+    doc: Document,
+    layers: dict[int, Layer],
+    sinks: list[int],
+    reachable: frozenset[int],
+    sink: Collector,
+    *,
+    known: bool,
+) -> list[str]:
+    """A model without a sink; and, when the dataflow is `known`, the layers the runtime
+    drops, whose ids are returned."""
+    if layers and not sinks:
+        sink.add(
+            "IR507",
+            "the model has no Result layer, so it has no outputs",
+            doc.source.element(doc.root),
+        )
+    dropped: list[str] = []
+    if sinks and known and len(reachable) < len(layers):
+        for layer in layers.values():
+            if layer.id not in reachable:
+                sink.add(
+                    "IR505",
+                    f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
+                    doc.source.element(layer.element),
+                    layer.ref,
+                )
+                dropped.append(layer.ref[0])
+    return dropped
+
+
+def report_loose_edges(
+    doc: Document,
+    layers: dict[int, Layer],
+    edges: Edges,
+    loose: list[LooseEdge],
+    dropped: frozenset[str],
+    sink: Collector,
+) -> None:
+    """Say why each end of a loose edge names no port; only a warning when the edge leads
+    into a layer the runtime drops, since it never reads that layer's inputs."""
+    for index, from_layer, from_port, to_layer, to_port in loose:
+        assert edges.elements is not None
+        edge = edges.elements[index]
+        producer, consumer = layers.get(from_layer), layers.get(to_layer)
+        into_dropped = str(to_layer) in dropped
+        if producer is None or producer.output_index(from_port) is None:
+            _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink, into_dropped)
+        if consumer is None or consumer.input_index(to_port) is None:
+            _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink, into_dropped)
+
+
+def _report_trailing_blanks(
+    doc: Document,
+    element: etree._Element,
+    names: tuple[str, ...],
+    layer: tuple[str | None, str | None] | None,
+    sink: Collector,
+) -> None:
+    """Ids that end with a blank, which XML Schema collapses away but OpenVINO refuses."""
+    for name in names:
+        message = trailing_blank(element.get(name, ""))
+        if message is not None:
+            span = doc.source.attribute(element, name)
+            message = f"<{element.tag}> attribute {name}: {message}"
+            sink.add("IR105", message, span, layer or (None, None))
+
+
+def _report_edge_end(
+    doc: Document,
+    edge: etree._Element,
+    layer: Layer | None,
+    layer_id: int,
+    port_id: int,
+    side: str,
+    sink: Collector,
+    into_dropped: bool,
+) -> None:
+    """Say why one end of an edge names no port."""
+    if layer is None:
+        sink.add(
+            "IR501",
+            f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
+            doc.source.attribute(edge, f"{side}-layer"),
+            about_dropped=into_dropped,
+        )
+        return
+    outgoing = side == "from"
+    kind, other = ("output", "input") if outgoing else ("input", "output")
+    wrong = layer.input_index(port_id) if outgoing else layer.output_index(port_id)
+    hint = (
+        f"; port {port_id} is an {other} port, and edges run from an output port to an input port"
+        if wrong is not None
+        else ""
+    )
+    sink.add(
+        "IR502",
+        f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
+        doc.source.attribute(edge, f"{side}-port"),
+        layer.ref,
+        about_dropped=into_dropped,
+    )

@@ -1,0 +1,141 @@
+"""Reading the `<layer>` elements: their heads (id, name, type, version) and bodies, from
+one serialization of `<layers>` cut at each layer when that is exact."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lxml import etree
+
+from irpool.diagnostics import Collector
+from irpool.graph.bodies import BodyReader
+from irpool.graph.fast_paths import FastPaths
+from irpool.graph.model import Children, Layer
+from irpool.parse.xml_reader import Document
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A layer whose id an earlier layer has: OpenVINO keeps only the later one."""
+
+    layer: Layer
+    replaced: str  # the name of the layer it replaces
+    first: etree._Element  # the first layer with that id
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLayers:
+    layers: dict[int, Layer]  # by id, in XML order; a repeated id keeps its last layer
+    repeats: list[Repeat]
+    unreadable: list[etree._Element]  # layers whose id does not read (those are skipped)
+    names_written: tuple[str, ...]  # as Graph's
+
+
+# A names attribute as lxml serializes it (its value escaped: no quote inside).
+_NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
+
+
+def read_layers(
+    doc: Document,
+    container: etree._Element | None,
+    text: str | None,
+    number: Callable[[str], int | None],
+    sink: Collector,
+    paths: FastPaths,
+) -> ReadLayers:
+    """The layers, from `text`, the serialization of <layers> `container`."""
+    layers: dict[int, Layer] = {}
+    first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
+    repeats: list[Repeat] = []
+    unreadable: list[etree._Element] = []
+    if container is None or text is None:
+        return ReadLayers(layers, repeats, unreadable, ())
+    bodies = BodyReader(doc, sink, paths)
+    cut = cut_layers(text, container, read_heads=paths.regex_heads) if paths.cut_bodies else None
+    # The cut holds only when every child of <layers> is a <layer>.
+    elements = Children(container, "layer", uniform=cut is not None and paths.walk_children)
+    if cut is None:
+        texts = [body_text(element) for element in elements.all()]
+        heads = None
+    else:
+        texts, heads = cut
+    if heads is None:
+        heads = [
+            (e.get("id", ""), e.get("name", ""), e.get("type", ""), e.get("version", ""))
+            for e in elements.all()
+        ]
+    for position, ((id_text, name, type_, version), text_of_body) in enumerate(
+        zip(heads, texts, strict=True)
+    ):
+        layer_id = number(id_text)
+        if layer_id is None:
+            unreadable.append(elements[position])
+            continue
+        body = bodies.read(elements, position, text_of_body)
+        layer = Layer(
+            layer_id,
+            name,
+            type_,
+            version,
+            elements,
+            position,
+            body.data_items,
+            body.inputs,
+            body.outputs,
+            body.positions,
+        )
+        if body.findings:
+            bodies.place(layer, body.findings)
+        if layer_id in layers:
+            repeats.append(Repeat(layer, layers[layer_id].name, elements[first_seen[layer_id]]))
+        else:
+            first_seen[layer_id] = position
+        layers[layer_id] = layer
+    return ReadLayers(layers, repeats, unreadable, tuple(_NAMES_WRITTEN.findall(text)))
+
+
+# id, name, type and version as written.
+Head = tuple[str, str, str, str]
+
+
+def body_text(element: etree._Element) -> str:
+    """A layer's serialization after its start tag: its children and its end tag."""
+    text: str = etree.tostring(element, with_tail=False, encoding="unicode")
+    # The start tag (id, name, type, version) ends at the first ">": serialized attribute
+    # values have theirs escaped.
+    return text[text.find(">") + 1 :]
+
+
+# A <layer> start tag as lxml serializes it (a ">" in a value is escaped), its attributes
+# captured; and those attributes as OpenVINO's serializer writes them, with no escape.
+_LAYER_START = re.compile(r"<layer ([^>]*)>")
+_HEAD = re.compile(
+    r'^id="([^"&]*)" name="([^"&]*)" type="([^"&]*)" version="([^"&]*)"(?: .*)?$', re.M
+)
+
+
+def cut_layers(
+    text: str, container: etree._Element, read_heads: bool
+) -> tuple[list[str], list[Head] | None] | None:
+    """From the serialization of <layers>: each layer's `body_text`, and (if `read_heads`)
+    each layer's head when every start tag is written id, name, type, version (the
+    serializer's order) with nothing to unescape. None when the cut could go wrong.
+
+    Cutting at each "<layer " is exact when every child is a <layer> with attributes, none
+    contains another, and no comment or processing instruction can hold that text. The
+    layers must not declare namespaces either, since a body is read without its start tag.
+    """
+    # A lone "!" or "?" is found at memchr speed; "<!--" and "<?" only where one occurs.
+    if ("!" in text and "<!--" in text) or ("?" in text and "<?" in text) or "xmlns" in text:
+        return None
+    pieces = _LAYER_START.split(text)
+    count = len(pieces) // 2
+    if not count == len(container) == container.xpath("count(layer)"):
+        return None
+    pieces[-1] = pieces[-1].removesuffix("</layers>")
+    if not read_heads:
+        return pieces[2::2], None
+    heads: list[Head] = _HEAD.findall("\n".join(pieces[1::2]))
+    return pieces[2::2], heads if len(heads) == count else None
