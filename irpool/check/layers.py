@@ -33,6 +33,8 @@ from irpool.parse.xml_reader import Document
 MEMO_VALUE_SIZE = 64
 # A dim read differently by the runtime (IR112) or written unusually (IR113).
 DIM_SPELLING_CODES = frozenset({"IR112", "IR113"})
+# The one finding on an attribute that `Op.attribute_fixes` settles.
+OVERWRITTEN_PADS = "IR213"
 
 
 @dataclass(slots=True)
@@ -177,10 +179,9 @@ class _Checker:
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
         inferred = self._infer(op, attributes, known_inputs)
-        # A fix is only certain from tensors irpool inferred, never from a port's claim.
-        fixable = not any(info.trusted for info in known_inputs)
+        fixes = self._attribute_fixes(op, inferred.reports, known_inputs)
         for code, message, name in inferred.reports:
-            fix = op.certain_fix(code, name, known_inputs) if fixable and name else None
+            fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
             findings.append((code, message, ("op", name, fix)))
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
@@ -223,6 +224,16 @@ class _Checker:
         if key is not None:
             self._inferred[key] = outcome
         return outcome
+
+    @staticmethod
+    def _attribute_fixes(
+        op: Op, reports: tuple[Report, ...], inputs: list[TensorInfo]
+    ) -> dict[str, str]:
+        """The op's attribute fixes, when it reported an attribute the runtime overwrites.
+        A fix is only certain from tensors irpool inferred, never from a port's claim."""
+        if not any(code == OVERWRITTEN_PADS for code, _, _ in reports):
+            return {}
+        return op.attribute_fixes([None if info.trusted else info for info in inputs])
 
     def _compare_inputs(
         self, layer: Layer, inputs: tuple[TensorInfo | None, ...], findings: list[LayerFinding]

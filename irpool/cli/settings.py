@@ -76,6 +76,20 @@ def _option_defaults(config: Config) -> dict[str, object]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The options the configuration gives defaults for, as the command received them."""
+
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    fail_on: str
+    output_format: str
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool
+    force_exclude: bool
+
+
 def configure(ctx: click.Context, settings: Settings) -> Config:
     """The file's configuration with the command line's settings on top. A selector given on
     the command line that names no rule, or a selection of nothing, is a usage error: a
@@ -100,20 +114,6 @@ def configure(ctx: click.Context, settings: Settings) -> Config:
         respect_gitignore=settings.respect_gitignore,
         force_exclude=settings.force_exclude,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """The options the configuration gives defaults for, as the command received them."""
-
-    select: tuple[str, ...]
-    ignore: tuple[str, ...]
-    fail_on: str
-    output_format: str
-    exclude: tuple[str, ...]
-    extend_exclude: tuple[str, ...]
-    respect_gitignore: bool
-    force_exclude: bool
 
 
 def wants_colour(is_terminal: bool) -> bool:

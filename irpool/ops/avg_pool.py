@@ -261,14 +261,15 @@ class AvgPoolBase(Op):
                     name,
                 )
 
-    def certain_fix(self, code: str, attribute: str, inputs: Sequence[TensorInfo]) -> str | None:
-        """auto_pad overrides the written pads (IR213): writing the ones it makes changes
-        nothing that runs."""
-        shape = inputs[0].shape
-        if code != "IR213" or shape.dims is None:
-            return None
-        begins = attribute == "pads_begin"
-        return _csv([axis.pad_begin if begins else axis.pad_end for axis in self.axes(shape)])
+    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
+        data = inputs[0] if inputs else None
+        if data is None or data.shape.dims is None or self.attrs["auto_pad"] == "explicit":
+            return {}
+        axes = self.axes(data.shape)
+        return {
+            "pads_begin": _csv([axis.pad_begin for axis in axes]),
+            "pads_end": _csv([axis.pad_end for axis in axes]),
+        }
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         windows, count_padding = self._geometry(inputs[0].shape)

@@ -138,10 +138,10 @@ class Op:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
 
-    def certain_fix(self, code: str, attribute: str, inputs: Sequence[TensorInfo]) -> str | None:
-        """What `attribute` must read to settle this op's finding `code` without changing
-        what runs, when that is certain from these (inferred) inputs; else None."""
-        return None
+    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
+        """Attribute -> the value that says what the runtime really uses, for attributes whose
+        declared value it replaces (what `irpool validate --fix` writes; IR213)."""
+        return {}
 
     def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
         """Execute on concrete arrays (shapes already checked by `infer`)."""
