@@ -30,8 +30,10 @@ import numpy as np
 
 import irpool
 from irpool.execute import driver
+from irpool.execute.kernels import OutputSpec, kernel_of
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPool14
+from irpool.ops.base import Op
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -191,8 +193,7 @@ def compute_bench(w: Workload, x: np.ndarray) -> Bench:
     """The op's kernel alone (what `model.run` adds is the per-call overhead)."""
     if not w.kernel:
         size = np.full(w.rank, w.output, np.int64)
-        adaptive = AdaptiveAvgPool8({})
-        return lambda: adaptive.compute([x, size])
+        return _kernel_bench(AdaptiveAvgPool8({}), [x, size])
     attrs = {
         "kernel": (w.kernel,) * w.rank,
         "strides": (w.stride,) * w.rank,
@@ -202,8 +203,14 @@ def compute_bench(w: Workload, x: np.ndarray) -> Bench:
         "auto_pad": "explicit",
         "rounding_type": "floor",
     }
-    pool = AvgPool14(attrs)
-    return lambda: pool.compute([x])
+    return _kernel_bench(AvgPool14(attrs), [x])
+
+
+def _kernel_bench(op: Op, inputs: list[np.ndarray]) -> Bench:
+    kernel = kernel_of(op)
+    assert kernel is not None
+    outputs = [OutputSpec.of("f32")]
+    return lambda: kernel(op, inputs, outputs)
 
 
 def floor_bench(w: Workload, x: np.ndarray, out_size: int) -> Bench:

@@ -11,11 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.check.layers import Inference, infer_graph
+from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
-from irpool.execute.runner import ModelOutput, Plan, build_plan, execute
+from irpool.execute.errors import InvalidModelError
+from irpool.execute.runner import (
+    ExecutionPlan,
+    ModelOutput,
+    RunnerInput,
+    execute,
+    plan_execution,
+)
 from irpool.graph.build import build_graph
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
@@ -38,22 +45,24 @@ def display_path(path: Path) -> str:
 
 
 class Model:
-    """A loaded IR file: its document, graph, weights, and everything checking inferred."""
+    """A loaded IR file: its document, graph, weights, and what checking learned of each
+    layer (`checked`: its op and the tensors it produces)."""
 
     def __init__(
         self,
         document: Document,
         graph: Graph,
         weights: Weights,
-        inference: Inference,
+        checked: CheckedLayers,
         diagnostics: list[Diagnostic],
     ) -> None:
         self.document = document
         self.graph = graph
         self.weights = weights
-        self.inference = inference
+        self.checked = checked
         self._diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
-        self._plan: Plan | None = None
+        self._runner_input = RunnerInput(graph, checked, document.ir_version, weights.read)
+        self._execution_plan: ExecutionPlan | None = None
 
     @property
     def path(self) -> Path:
@@ -83,7 +92,7 @@ class Model:
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
         """
-        return execute(self, self._planned(), inputs, cast, on_cast)
+        return execute(self._runner_input, self._planned(), inputs, cast, on_cast)
 
     @property
     def inputs(self) -> list[ModelInput]:
@@ -95,11 +104,18 @@ class Model:
         """The Results in XML order: the key `run` gives each (`name`) and its Result layer."""
         return list(self._planned().outputs)
 
-    def _planned(self) -> Plan:
+    def _planned(self) -> ExecutionPlan:
         # Threads racing here each build the same plan; the last one is kept.
-        if self._plan is None:
-            self._plan = build_plan(self)
-        return self._plan
+        if self._execution_plan is None:
+            if self.has_errors:
+                errors = [d for d in self._diagnostics if d.severity is Severity.ERROR]
+                raise InvalidModelError(
+                    f"{self.document.display_path}: the model has {len(errors)} error(s); fix "
+                    "them before running it",
+                    self.validate(),
+                )
+            self._execution_plan = plan_execution(self._runner_input)
+        return self._execution_plan
 
     def layer(self, name: str) -> Layer:
         for layer in self.graph.layers.values():
@@ -109,14 +125,14 @@ class Model:
 
     def outputs_of(self, layer: Layer) -> list[TensorInfo] | None:
         """The inferred (or, where irpool cannot infer, declared) tensors a layer produces."""
-        return self.inference.outputs.get(layer.id)
+        return self.checked.outputs.get(layer.id)
 
     def output_shapes(self) -> dict[str, list[Shape]]:
         """Layer name -> inferred output shapes, for every layer irpool could infer."""
         return {
-            layer.name: [info.shape for info in self.inference.outputs[layer.id]]
+            layer.name: [info.shape for info in self.checked.outputs[layer.id]]
             for layer in self.graph.layers.values()
-            if layer.id in self.inference.outputs and layer.id not in self.inference.trusted
+            if layer.id in self.checked.outputs and layer.id not in self.checked.trusted
         }
 
 
@@ -140,10 +156,10 @@ def load(
         graph = build_graph(document, sink)
         bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
         weights_file = Weights(bin_path)
-        inference = infer_graph(document, graph, weights_file, sink)
+        checked = infer_graph(document, graph, weights_file, sink)
         check_names(document, graph, sink)
         diagnostics = apply_suppressions(document, sink.diagnostics)
-    return Model(document, graph, weights_file, inference, diagnostics)
+    return Model(document, graph, weights_file, checked, diagnostics)
 
 
 @contextmanager

@@ -51,9 +51,9 @@ def test_inferred_shapes_match_openvino(name: str) -> None:
         layer = model.layer(layer_name)
         if expected["type"] == "Result":  # a Result's shape is that of its input
             source, index = model.graph.producers[(layer.id, 0)]
-            infos = [model.inference.outputs[source][index]]
+            infos = [model.checked.outputs[source][index]]
         else:
             infos = model.outputs_of(layer) or []
-            assert layer.id not in model.inference.trusted, f"{layer_name} was not inferred"
+            assert layer.id not in model.checked.trusted, f"{layer_name} was not inferred"
         assert [str(info.shape) for info in infos] == expected["shapes"], layer_name
         assert [info.element_type for info in infos] == expected["element_types"], layer_name

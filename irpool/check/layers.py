@@ -38,7 +38,7 @@ OVERWRITTEN_PADS = "IR213"
 
 
 @dataclass(slots=True)
-class Inference:
+class CheckedLayers:
     """What checking learned: an op per checked layer and the tensors on every output."""
 
     ops: dict[int, Op] = field(default_factory=dict)
@@ -57,7 +57,7 @@ def declared_info(port: Port) -> TensorInfo | None:
     return TensorInfo(port.precision or "dynamic", shape, trusted=True)
 
 
-def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> Inference:
+def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
     return _Checker(doc, graph, weights, sink).run()
 
 
@@ -102,7 +102,7 @@ class _Checker:
         self.graph = graph
         self.weights = weights
         self.sink = sink
-        self.result = Inference()
+        self.result = CheckedLayers()
         self.unchecked_types: set[str] = set()
         # Whether a missing .bin was reported on a kept layer, and on a dropped one: a layer
         # the runtime drops reads no weights, so its finding cannot stand for the others'.
@@ -113,8 +113,10 @@ class _Checker:
         self._inferred: dict[Hashable, _Outcome] = {}
         self._checked: dict[Hashable, _LayerOutcome] = {}
         self._declared: dict[int, list[TensorInfo] | None] = {}
+        # (layer id, output index) of every output some layer reads
+        self._read = set(graph.producers.values())
 
-    def run(self) -> Inference:
+    def run(self) -> CheckedLayers:
         layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
         for layer_id in self.graph.order:
             layer = layers[layer_id]
@@ -139,6 +141,7 @@ class _Checker:
             id(layer.data_items),
             id(layer.inputs),
             id(layer.outputs),
+            self._used_outputs(layer),
             *[id(info) for info in inputs],
         )
         outcome = self._checked.get(memo_key)
@@ -178,7 +181,7 @@ class _Checker:
         known_inputs = [info for info in inputs if info is not None]
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
-        inferred = self._infer(op, attributes, known_inputs)
+        inferred = self._infer(op, attributes, known_inputs, self._used_outputs(layer))
         fixes = self._attribute_fixes(op, inferred.reports, known_inputs)
         for code, message, name in inferred.reports:
             fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
@@ -200,9 +203,14 @@ class _Checker:
             configured = self._configured[key] = (attributes, op_class(attributes.values))
         return configured
 
-    def _infer(self, op: Op, attributes: Attributes, inputs: list[TensorInfo]) -> _Outcome:
-        """Shape inference, run once per op configuration and distinct inputs."""
-        key = _inference_key(op, inputs)
+    def _used_outputs(self, layer: Layer) -> frozenset[int]:
+        return frozenset(i for i in range(len(layer.outputs)) if (layer.id, i) in self._read)
+
+    def _infer(
+        self, op: Op, attributes: Attributes, inputs: list[TensorInfo], used: frozenset[int]
+    ) -> _Outcome:
+        """Shape inference, run once per op configuration, distinct inputs and used outputs."""
+        key = _inference_key(op, inputs, used)
         outcome = None if key is None else self._inferred.get(key)
         if outcome is not None:
             return outcome
@@ -211,6 +219,7 @@ class _Checker:
             attributes.present,
             lambda code, message, attribute: reports.append((code, message, attribute)),
             self.weights.read,
+            used,
         )
         outputs: list[TensorInfo] | None
         try:
@@ -323,16 +332,17 @@ class _Checker:
     @staticmethod
     def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
-        for side, ports, expected in (
-            ("input", layer.inputs, len(op.input_names)),
-            ("output", layer.outputs, op.output_count),
+        inputs = len(op.input_names)
+        for side, ports, allowed in (
+            ("input", layer.inputs, range(inputs - op.optional_inputs, inputs + 1)),
+            ("output", layer.outputs, range(op.output_count, op.output_count + 1)),
         ):
-            if len(ports) != expected:
-                names = ", ".join(op.input_names) if side == "input" and expected else ""
+            if len(ports) not in allowed:
+                names = ", ".join(op.input_names) if side == "input" and inputs else ""
                 detail = f" ({names})" if names else ""
+                counts = " or ".join(str(count) for count in allowed)
                 message = (
-                    f"the layer has {len(ports)} {side} port(s); {op.label()} has "
-                    f"{expected}{detail}"
+                    f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )
                 findings.append(("IR506", message, ("layer", None)))
                 ok = False
@@ -392,9 +402,9 @@ def _claim(shape: Shape) -> tuple[int, ...] | None:
     return tuple(d.low if d.low == d.high else -1 for d in shape.dims)
 
 
-def _inference_key(op: Op, inputs: list[TensorInfo]) -> Hashable | None:
+def _inference_key(op: Op, inputs: list[TensorInfo], used: frozenset[int]) -> Hashable | None:
     """What an op's inference depends on, or None when an input is too large to key on."""
-    parts: list[Hashable] = [op]
+    parts: list[Hashable] = [op, used]
     for info in inputs:
         value = info.value
         if value is None:

@@ -9,7 +9,6 @@ Exit codes: 0 explained (whatever the model's findings), 1 the file cannot be re
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from pathlib import Path
 
@@ -18,26 +17,13 @@ import numpy as np
 
 from irpool.cli.app import load_or_exit, model_argument, weights_option
 from irpool.graph.model import Layer
-from irpool.graph.shape import Dim, Shape
+from irpool.graph.shape import Shape
 from irpool.model import Model
-from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
-from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
 from irpool.report import dot
 from irpool.report import explain as explain_report
-from irpool.report.explain import (
-    AxisRow,
-    DimValue,
-    LayerRow,
-    ShapeValue,
-    TensorRow,
-    shape_value,
-)
+from irpool.report.explain import LayerRow, ShapeValue, TensorRow, shape_value
 from irpool.rules import Severity
-
-
-def dim_value(dim: Dim) -> DimValue:
-    return dim.value if dim.is_static else str(dim)
 
 
 def declared_value(values: tuple[int, ...] | None) -> ShapeValue | str:
@@ -59,7 +45,7 @@ def _input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
     infos: list[TensorInfo | None] = []
     for index in range(len(layer.inputs)):
         source = model.graph.producers.get((layer.id, index))
-        produced = None if source is None else model.inference.outputs.get(source[0])
+        produced = None if source is None else model.checked.outputs.get(source[0])
         infos.append(
             produced[source[1]] if produced and source and source[1] < len(produced) else None
         )
@@ -77,55 +63,8 @@ def _differs(declared: tuple[int, ...] | None, inferred: Shape) -> bool:
     )
 
 
-def _avg_pool_axes(op: AvgPoolBase, data: TensorInfo) -> tuple[str, list[AxisRow]]:
-    settings = (
-        f"auto_pad={op.attrs['auto_pad']} rounding_type={op.attrs['rounding_type']} "
-        f"exclude-pad={'true' if op.attrs['exclude-pad'] else 'false'}"
-    )
-    declared_begin, declared_end = op.attrs["pads_begin"], op.attrs["pads_end"]
-    rows = []
-    for index, axis in enumerate(op.axes(data.shape)):
-        pads = [axis.pad_begin, axis.pad_end]
-        declared = None
-        if index < min(len(declared_begin), len(declared_end)):
-            declared = [declared_begin[index], declared_end[index]]
-        rows.append(
-            AxisRow(
-                size=dim_value(axis.size),
-                window=axis.kernel,
-                stride=axis.stride,
-                dilation=axis.dilation,
-                pads=pads,
-                # same_*/valid: the runtime's own pads replace the declared ones
-                declared_pads=declared if declared != pads else None,
-                windows=dim_value(axis.out),
-            )
-        )
-    return settings, rows
-
-
-def _bin_sizes(size: Dim, out: Dim) -> DimValue:
-    """AdaptiveAvgPool bin i spans [floor(i*D/O), ceil((i+1)*D/O)): its sizes vary."""
-    if not (size.is_static and out.is_static) or out.value == 0:
-        return "?"
-    d, o = size.value, out.value
-    sizes = {math.ceil((i + 1) * d / o) - (i * d) // o for i in range(o)}
-    low, high = min(sizes), max(sizes)
-    return low if low == high else f"{low}-{high}"
-
-
-def _adaptive_axes(data: TensorInfo, output: TensorInfo) -> tuple[str, list[AxisRow]]:
-    rows = [
-        AxisRow(dim_value(size), _bin_sizes(size, out), None, None, None, None, dim_value(out))
-        for size, out in zip(
-            (data.shape.dims or ())[2:], (output.shape.dims or ())[2:], strict=False
-        )
-    ]
-    return "adaptive bins", rows
-
-
 def _op_label(model: Model, layer: Layer) -> str:
-    op = model.inference.ops.get(layer.id)
+    op = model.checked.ops.get(layer.id)
     return op.label() if op is not None else f"{layer.type} ({layer.version})"
 
 
@@ -134,23 +73,17 @@ def explain_rows(model: Model) -> list[LayerRow]:
     rows = []
     for layer_id in model.graph.order:
         layer = model.graph.layers[layer_id]
-        op = model.inference.ops.get(layer_id)
+        op = model.checked.ops.get(layer_id)
         inputs = _input_infos(model, layer)
-        trusted = layer_id in model.inference.trusted
-        outputs = None if trusted else model.inference.outputs.get(layer_id)
+        trusted = layer_id in model.checked.trusted
+        outputs = None if trusted else model.checked.outputs.get(layer_id)
         inferred = [shape_value(info.shape) for info in outputs] if outputs is not None else None
         declared = [declared_value(port.declared) for port in layer.outputs]
         differs = outputs is not None and any(
             _differs(port.declared, info.shape)
             for port, info in zip(layer.outputs, outputs, strict=False)
         )
-        settings, axes = "", list[AxisRow]()
-        data = inputs[0] if inputs else None
-        if outputs and data is not None and data.shape.dims is not None:
-            if isinstance(op, AvgPoolBase):
-                settings, axes = _avg_pool_axes(op, data)
-            elif isinstance(op, AdaptiveAvgPool8) and outputs[0].shape.dims is not None:
-                settings, axes = _adaptive_axes(data, outputs[0])
+        explained = op.explain(inputs, outputs) if op is not None and outputs else None
         rows.append(
             LayerRow(
                 id=layer.id,
@@ -160,8 +93,8 @@ def explain_rows(model: Model) -> list[LayerRow]:
                 inferred=inferred,
                 declared=declared,
                 differs=differs,
-                pooling=settings,
-                axes=axes,
+                pooling=explained.settings if explained else "",
+                axes=explained.axes if explained else [],
             )
         )
     return rows
@@ -179,7 +112,7 @@ def dot_graph(model: Model) -> str:
     ]
     edges = []
     for (target, _), (source, port) in sorted(model.graph.producers.items()):
-        produced = model.inference.outputs.get(source)
+        produced = model.checked.outputs.get(source)
         shown = str(produced[port].shape) if produced and port < len(produced) else "?"
         edges.append(dot.Edge(source, target, shown))
     return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)

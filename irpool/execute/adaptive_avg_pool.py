@@ -6,6 +6,7 @@ own 1/length and the product of all of them is the mean. Output 1x1 reduces whol
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from math import prod
 from typing import Any
@@ -15,19 +16,29 @@ from numpy.typing import NDArray
 
 from irpool.execute.direct import Direct
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import adaptive_matrix, adaptive_taps
+from irpool.execute.kernels import OutputSpec, kernel_for
 from irpool.execute.matmul import Matmul
 from irpool.execute.whole import Whole
+from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
+from irpool.ops.pooling_geometry import adaptive_matrix, adaptive_taps
+
+
+@kernel_for(AdaptiveAvgPool8)
+def run_adaptive_avg_pool(
+    op: AdaptiveAvgPool8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data, size = inputs
+    return [adaptive_avg_pool(data, tuple(int(v) for v in np.ravel(size)))]
 
 
 def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
     """Mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)) per axis; 0 gives an empty axis."""
-    strategy, direct = plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
+    strategy, direct = choose_strategy(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
     return run_blocks(x, output_size, strategy, direct)
 
 
 @lru_cache(maxsize=256)
-def plan(
+def choose_strategy(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
 ) -> tuple[Strategy, Direct]:
     """The strategy for these sizes, and the box-by-box path."""

@@ -17,11 +17,20 @@ from numpy.typing import NDArray
 
 from irpool.execute.direct import Direct
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import Axis, divisor_grid
+from irpool.execute.kernels import OutputSpec, kernel_for
 from irpool.execute.matmul import Matmul
 from irpool.execute.sliding import Sliding
 from irpool.execute.whole import Whole
-from irpool.execute.window import Window
+from irpool.ops.avg_pool import AvgPoolBase
+from irpool.ops.pooling_geometry import Window, divisor_grid
+
+
+@kernel_for(AvgPoolBase)
+def run_avg_pool(
+    op: AvgPoolBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    windows, count_padding = op.geometry(inputs[0].shape)
+    return [avg_pool(inputs[0], windows, count_padding)]
 
 
 def avg_pool(x: NDArray[Any], windows: Sequence[Window], count_padding: bool) -> NDArray[Any]:
@@ -32,40 +41,36 @@ def avg_pool(x: NDArray[Any], windows: Sequence[Window], count_padding: bool) ->
     NaN when exclude-pad is true and pads are present).
     """
     planes = x.shape[0] * x.shape[1]
-    strategy, direct = plan(tuple(windows), count_padding, np.dtype(x.dtype), planes)
+    strategy, direct = choose_strategy(tuple(windows), count_padding, np.dtype(x.dtype), planes)
     return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
 
 
 @lru_cache(maxsize=256)
-def plan(
+def choose_strategy(
     windows: tuple[Window, ...], count_padding: bool, dtype: np.dtype[Any], planes: int
 ) -> tuple[Strategy, Direct]:
     """The cheapest strategy for this geometry and N×C, and the window-by-window path."""
-    axes = [Axis(w) for w in windows]
     work, sums = compute_dtype(dtype), exact(dtype)
-    direct = direct_path(axes, count_padding, work)
-    if all(_covers_all(a) for a in axes):
+    direct = direct_path(windows, count_padding, work)
+    if all(w.covers_all() for w in windows):
         count = prod(w.kernel if count_padding else w.size for w in windows)
         return Whole(prod(w.size for w in windows), None if sums else count, work), direct
     spatial = tuple(w.size for w in windows)
     sliding = Sliding(spatial, windows, count_padding, work, sums, planes)
-    matmul = Matmul(_matrices(axes, count_padding, sums), work)
+    matmul = Matmul(_matrices(windows, count_padding, sums), work)
     best = sliding if sliding.estimate(planes) <= matmul.estimate(planes) else matmul
     return best, direct
 
 
-def direct_path(axes: list[Axis], count_padding: bool, work: np.dtype[Any]) -> Direct:
+def direct_path(windows: Sequence[Window], count_padding: bool, work: np.dtype[Any]) -> Direct:
     """The tap-by-tap path for planes with inf, NaN or huge values; it holds the divisors."""
-    return Direct([a.taps() for a in axes], divisor_grid(axes, count_padding), work)
+    return Direct([w.taps() for w in windows], divisor_grid(windows, count_padding), work)
 
 
-def _covers_all(axis: Axis) -> bool:
-    """One output whose real taps are exactly the whole axis."""
-    return axis.window.out == 1 and axis.real_taps(0) == list(range(axis.window.size))
-
-
-def _matrices(axes: list[Axis], count_padding: bool, sums: bool) -> list[NDArray[np.float64]]:
+def _matrices(
+    windows: Sequence[Window], count_padding: bool, sums: bool
+) -> list[NDArray[np.float64]]:
     """Per-axis weights; dividing each axis by its own divisor gives the full divisor."""
     if sums:
-        return [a.matrix() for a in axes]
-    return [a.matrix() / a.divisors(count_padding) for a in axes]
+        return [w.matrix() for w in windows]
+    return [w.matrix() / w.divisors(count_padding) for w in windows]

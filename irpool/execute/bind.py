@@ -20,15 +20,15 @@ from numpy.typing import NDArray
 from irpool.execute.errors import InputError
 from irpool.graph.model import Layer
 from irpool.graph.shape import Shape
-from irpool.ops.base import numpy_dtype
-from irpool.ops.parameter import Parameter
+from irpool.ops.base import TensorInfo, numpy_dtype
 from irpool.parse.values import read_tensor_names
 
 
 @dataclass(frozen=True, slots=True)
 class ModelInput:
     layer: Layer
-    op: Parameter
+    element_type: str
+    shape: Shape
     names: tuple[str, ...]  # the layer name first, then the output port's tensor names
     # An array of exactly this dtype and shape is taken as it is, with no further check
     # (None: the element type or the shape leaves a choice).
@@ -39,18 +39,20 @@ class ModelInput:
         return self.layer.name
 
     def describe(self) -> str:
-        return f'"{self.name}" ({self.op.element_type} {self.op.shape})'
+        return f'"{self.name}" ({self.element_type} {self.shape})'
 
 
-def model_input(layer: Layer, op: Parameter) -> ModelInput:
+def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
+    """The input a layer of role INPUT takes, typed and shaped as checking inferred it."""
     names = [layer.name]
     if layer.outputs:
         names += read_tensor_names(layer.port_element(layer.outputs[0]).get("names", ""))
-    dtype = numpy_dtype(op.element_type)
+    dtype = numpy_dtype(info.element_type)
     exact = None
-    if dtype is not None and op.element_type != "bf16" and op.shape.is_static:
-        exact = (dtype, tuple(op.shape.values()))
-    return ModelInput(layer, op, tuple(dict.fromkeys(n for n in names if n)), exact)
+    if dtype is not None and info.element_type != "bf16" and info.shape.is_static:
+        exact = (dtype, tuple(info.shape.values()))
+    unique_names = tuple(dict.fromkeys(n for n in names if n))
+    return ModelInput(layer, info.element_type, info.shape, unique_names, exact)
 
 
 def bind(
@@ -89,9 +91,8 @@ def _check(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> NDArray[Any]:
-    element_type = parameter.op.element_type
-    array = _check_dtype(parameter, array, element_type, cast, on_cast)
-    shape: Shape = parameter.op.shape
+    array = _check_dtype(parameter, array, parameter.element_type, cast, on_cast)
+    shape = parameter.shape
     if not shape.contains(array.shape):
         raise InputError(
             f"input {parameter.describe()}: expected shape {shape}, got "

@@ -1,9 +1,14 @@
 """Stage 4: execute a checked model in the topological order validation already computed.
 
-The plan (which layers run, where their inputs come from, the Const values, element types,
-which tensors each step frees, the outputs' names, and for static models their shapes and
-peak memory) is built once per model; each run only binds inputs, re-infers shapes when the
-model is dynamic, and computes.
+The execution plan (which layers run and with which kernel, where their inputs come from,
+the constant values, element types, which tensors each step frees, the outputs' names, and
+for static models their shapes and peak memory) is built once per model; each run only
+binds inputs, re-infers shapes when the model is dynamic, and computes.
+
+Layers are handled by their op's `role`: INPUT layers are bound to the caller's arrays,
+CONSTANT ones and layers whose every input is constant and whose value checking already
+computed (folded, as OpenVINO folds them) are values, OUTPUT layers name what `run`
+returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
+from irpool.check.layers import CheckedLayers
+from irpool.execute.errors import ExecutionError, InputError
+from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.execute.memory import (
     CHECK_SHARE,
     available_memory,
@@ -24,28 +31,39 @@ from irpool.execute.memory import (
     tensor_bytes,
     working_bytes,
 )
-from irpool.graph.model import Layer
+from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
-from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
-from irpool.ops.const import Constant
-from irpool.ops.parameter import Parameter
-from irpool.ops.result import Result
+from irpool.graph.weights import WeightsProblem
+from irpool.ops.base import LayerContext, NotInferable, Op, Role, ShapeError, TensorInfo
 from irpool.parse.values import read_tensor_names
 
 if TYPE_CHECKING:
     from irpool.execute.bind import ModelInput
-    from irpool.model import Model
 
 Ref = tuple[int, int]  # (layer id, output index)
+# A layer its kernel runs: the layer, its op, the kernel, its inputs, its output count.
+Computed = tuple[Layer, Op, Kernel, tuple[Ref, ...], int]
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerInput:
+    """What the runner needs of a loaded, error-free model."""
+
+    graph: Graph
+    checked: CheckedLayers
+    ir_version: int  # tensor names differ between IR v10 and v11
+    read_weights: Callable[[int, int], memoryview | WeightsProblem]
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     layer: Layer
     op: Op
+    kernel: Kernel
     inputs: tuple[Ref, ...]
+    outputs: tuple[OutputSpec, ...]
     bf16_outputs: tuple[int, ...]  # outputs rounded to bf16 (NumPy holds them as f32)
-    frees: tuple[Ref, ...]  # intermediates this step reads last
+    frees: tuple[Ref, ...]  # intermediates this step reads last, and its unused outputs
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +77,7 @@ class ModelOutput:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class ExecutionPlan:
     parameters: list[ModelInput]
     by_name: dict[str, ModelInput]  # every name an input answers to
     constants: dict[Ref, NDArray[Any]]
@@ -72,92 +90,111 @@ class Plan:
     static_peak: int | None
 
 
-def build_plan(model: Model) -> Plan:
+def plan_execution(model: RunnerInput) -> ExecutionPlan:
     # Imported here (and in `execute`): irpool.model imports this module, and validating
     # should not pay for input binding (start-up time).
     from irpool.execute.bind import model_input
 
-    if model.has_errors:
-        errors = [d for d in model.validate() if d.severity.value == "error"]
-        raise InvalidModelError(
-            f"{model.document.display_path}: the model has {len(errors)} error(s); fix them "
-            "before running it",
-            model.validate(),
-        )
-    graph, inference = model.graph, model.inference
+    graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
     constants: dict[Ref, NDArray[Any]] = {}
-    computed: list[tuple[Layer, Op, tuple[Ref, ...]]] = []
+    computed: list[Computed] = []
     outputs: list[ModelOutput] = []
     taken: set[str] = set()  # the outputs' keys so far
     for layer_id in graph.order:
         if layer_id not in graph.reachable:
             continue  # OpenVINO drops what no Result needs
         layer = graph.layers[layer_id]
-        op = inference.ops.get(layer_id)
-        if op is None or layer_id in inference.trusted:
-            raise ExecutionError(
-                f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
-                "it runs Parameter, Const, Result, AvgPool and AdaptiveAvgPool only"
-            )
+        op = checked.ops.get(layer_id)
         inputs = tuple(graph.producers[(layer_id, i)] for i in range(len(layer.inputs)))
-        if isinstance(op, Parameter):
-            parameters.append(model_input(layer, op))
-        elif isinstance(op, Constant):
-            constants[(layer_id, 0)] = _constant_value(layer, inference.outputs[layer_id][0])
-        elif isinstance(op, Result):
+        if op is None or layer_id in checked.trusted:
+            raise _cannot_run(layer)
+        produced = checked.outputs[layer_id]
+        if op.role is Role.INPUT:
+            parameters.append(model_input(layer, produced[0]))
+        elif op.role is Role.OUTPUT:
             key = _output_key(model, layer, inputs[0], taken)
             taken.add(key)
             outputs.append(ModelOutput(key, layer, inputs[0]))
+        elif op.role is Role.CONSTANT or _folded(inputs, constants, produced):
+            for index, info in enumerate(produced):
+                constants[(layer_id, index)] = _constant_value(layer, info)
         else:
-            computed.append((layer, op, inputs))
+            kernel = kernel_of(op)
+            if kernel is None:
+                raise _cannot_run(layer)
+            computed.append((layer, op, kernel, inputs, len(produced)))
     types = {
         (layer_id, index): info.element_type
-        for layer_id, infos in inference.outputs.items()
+        for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
     steps = _steps(computed, types, constants, outputs)
     shapes = {
         (layer_id, index): info.shape
-        for layer_id, infos in inference.outputs.items()
+        for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
-    static = all(shapes[(s.layer.id, 0)].is_static for s in steps)
-    static = static and all(p.op.shape.is_static for p in parameters)
+    static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
+    static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
-    plan = Plan(parameters, by_name, constants, steps, outputs, types, None, None)
+    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=_replay(plan, shapes))
     return plan
 
 
+def _cannot_run(layer: Layer) -> ExecutionError:
+    return ExecutionError(
+        f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
+        f"it runs Parameter, Const, Result, {', '.join(runnable_types())} only"
+    )
+
+
+def _folded(
+    inputs: tuple[Ref, ...], constants: dict[Ref, NDArray[Any]], produced: list[TensorInfo]
+) -> bool:
+    """Whether checking computed the layer's outputs from constant inputs: OpenVINO folds
+    such layers when it reads the model, so their value is what checking computed."""
+    return (
+        bool(inputs)
+        and all(ref in constants for ref in inputs)
+        and all(info.value is not None for info in produced)
+    )
+
+
+def _refs(step: Step) -> list[Ref]:
+    return [(step.layer.id, index) for index in range(len(step.outputs))]
+
+
 def _steps(
-    computed: list[tuple[Layer, Op, tuple[Ref, ...]]],
+    computed: list[Computed],
     types: dict[Ref, str],
     constants: dict[Ref, NDArray[Any]],
     outputs: list[ModelOutput],
 ) -> list[Step]:
-    """Each step with the intermediates to free after it: those it reads last, but never a
-    Const or a tensor a Result returns."""
+    """Each step with the intermediates to free after it: those it reads last (never a
+    Const or a tensor a Result returns) and its own outputs nothing reads."""
     kept = set(constants) | {output.ref for output in outputs}
-    last_reader = {ref: index for index, (_, _, inputs) in enumerate(computed) for ref in inputs}
+    last_reader = {ref: index for index, (*_, inputs, _) in enumerate(computed) for ref in inputs}
     frees: list[list[Ref]] = [[] for _ in computed]
     for ref, index in last_reader.items():
         if ref not in kept:
             frees[index].append(ref)
-    return [
-        Step(
-            layer,
-            op,
-            inputs,
-            tuple(i for i in range(len(layer.outputs)) if types.get((layer.id, i)) == "bf16"),
-            tuple(freed),
+    steps = []
+    for index, (layer, op, kernel, inputs, count) in enumerate(computed):
+        refs = [(layer.id, i) for i in range(count)]
+        used = [ref in last_reader or ref in kept for ref in refs]
+        specs = tuple(
+            OutputSpec.of(types[ref], wanted) for ref, wanted in zip(refs, used, strict=True)
         )
-        for (layer, op, inputs), freed in zip(computed, frees, strict=True)
-    ]
+        unused = [ref for ref, wanted in zip(refs, used, strict=True) if not wanted]
+        bf16 = tuple(i for i, ref in enumerate(refs) if types[ref] == "bf16")
+        steps.append(Step(layer, op, kernel, inputs, specs, bf16, tuple(frees[index] + unused)))
+    return steps
 
 
-def _output_key(model: Model, result: Layer, ref: Ref, taken: set[str]) -> str:
+def _output_key(model: RunnerInput, result: Layer, ref: Ref, taken: set[str]) -> str:
     """OpenVINO's `get_any_name()` is the smallest of the tensor's names; without names (or
     when an earlier Result returns the same tensor) the Result layer's name."""
     names = tensor_names(model, result, ref)
@@ -166,12 +203,12 @@ def _output_key(model: Model, result: Layer, ref: Ref, taken: set[str]) -> str:
     return next(name for name in candidates if name not in taken)
 
 
-def tensor_names(model: Model, result: Layer, ref: Ref) -> tuple[str, ...]:
+def tensor_names(model: RunnerInput, result: Layer, ref: Ref) -> tuple[str, ...]:
     """The names OpenVINO gives the tensor a Result returns (checked against read_model):
     IR v11 takes the Result's `output_names` when it has any, else the producing port's
     `names`; IR v10 takes the port's `names` plus the producing layer's name (`.index`
     added when it has several outputs), as update_v10_model does."""
-    if model.document.ir_version != 10:
+    if model.ir_version != 10:
         declared = read_tensor_names(result.element.get("output_names", ""))
         if declared:
             return declared
@@ -180,7 +217,7 @@ def tensor_names(model: Model, result: Layer, ref: Ref) -> tuple[str, ...]:
     if ref[1] < len(producer.outputs):
         port = producer.port_element(producer.outputs[ref[1]])
         names = read_tensor_names(port.get("names", ""))
-    if model.document.ir_version == 10:
+    if model.ir_version == 10:
         suffix = f".{ref[1]}" if len(producer.outputs) > 1 else ""
         names += (producer.name + suffix,)
     return names
@@ -196,15 +233,15 @@ def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
 
 @cache
 def _binding() -> tuple[Callable[..., dict[Ref, NDArray[Any]]], Callable[..., NDArray[Any]]]:
-    """Input binding, imported on the first run (see build_plan), not on every one."""
+    """Input binding, imported on the first run (see plan_execution), not on every one."""
     from irpool.execute.bind import bind, round_to_bf16
 
     return bind, round_to_bf16
 
 
 def execute(
-    model: Model,
-    plan: Plan,
+    model: RunnerInput,
+    plan: ExecutionPlan,
     inputs: Mapping[str, Any],
     cast: bool,
     on_cast: Callable[[str], None] | None,
@@ -217,27 +254,31 @@ def execute(
     if peak * CHECK_SHARE > physical_memory():
         _replay(plan, shapes, available_memory())
     for step in plan.steps:
-        produced = step.op.compute([tensors[ref] for ref in step.inputs])
+        produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
         for index, array in enumerate(produced):
-            tensors[(step.layer.id, index)] = array
+            if array is not None:
+                tensors[(step.layer.id, index)] = array
         for index in step.bf16_outputs:
-            tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
+            if produced[index] is not None:
+                tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
         for ref in step.frees:
-            del tensors[ref]
+            tensors.pop(ref, None)
     return {output.name: tensors[output.ref] for output in plan.outputs}
 
 
-def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict[Ref, Shape]:
+def _reinfer(
+    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]
+) -> dict[Ref, Shape]:
     """Shape inference again on the concrete inputs, as the runtime does for dynamic models."""
     infos: dict[Ref, TensorInfo] = {}
     for parameter in plan.parameters:
         array = tensors[(parameter.layer.id, 0)]
         infos[(parameter.layer.id, 0)] = TensorInfo(
-            parameter.op.element_type, Shape.of(*array.shape), array
+            parameter.element_type, Shape.of(*array.shape), array
         )
     for ref in plan.constants:
-        infos[ref] = model.inference.outputs[ref[0]][ref[1]]
-    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.weights.read)
+        infos[ref] = model.checked.outputs[ref[0]][ref[1]]
+    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.read_weights)
     for step in plan.steps:
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
@@ -253,27 +294,27 @@ def _reinfer(model: Model, plan: Plan, tensors: dict[Ref, NDArray[Any]]) -> dict
     return {ref: info.shape for ref, info in infos.items()}
 
 
-def _replay(plan: Plan, shapes: dict[Ref, Shape], available: int | None = None) -> int:
-    """The peak bytes a run adds: replay its allocations (each layer's output, freed after
-    its last reader, and the kernel's working memory while it computes). Inputs and
+def _replay(plan: ExecutionPlan, shapes: dict[Ref, Shape], available: int | None = None) -> int:
+    """The peak bytes a run adds: replay its allocations (each layer's outputs, freed after
+    their last reader, and the kernel's working memory while it computes). Inputs and
     constants are already in memory. Given the memory `available` now, refuse at the first
     layer that would exceed it, before anything is allocated."""
     held: dict[Ref, int] = {}
     live = peak = 0
     for step in plan.steps:
-        ref = (step.layer.id, 0)
-        shape, element_type = shapes[ref], plan.types.get(ref, "dynamic")
-        output = tensor_bytes(shape.values(), element_type)
-        working = working_bytes(shape.values())
+        sizes = {ref: tensor_bytes(shapes[ref].values(), plan.types[ref]) for ref in _refs(step)}
+        output = sum(sizes.values())
+        working = max((working_bytes(shapes[ref].values()) for ref in sizes), default=0)
         if available is not None and live + output + working > available:
+            described = ", ".join(f"{shapes[ref]} ({plan.types[ref]})" for ref in sizes)
             raise ExecutionError(
-                f"{step.layer.describe()}: its output {shape} ({element_type}) needs "
+                f"{step.layer.describe()}: its output {described} needs "
                 f"{format_bytes(output)}, and computing it up to {format_bytes(working)} more, "
                 f"with {format_bytes(live)} held for other layers; only "
                 f"{format_bytes(available)} of memory is available"
             )
         peak = max(peak, live + output + working)
-        held[ref] = output
+        held.update(sizes)
         live += output
         for source in step.frees:
             live -= held.pop(source, 0)

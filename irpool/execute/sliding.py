@@ -39,8 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
-from irpool.execute.geometry import Axis, divisor_grid
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window, divisor_grid
 
 # Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a
 # uint64 -> uint32 cast, of an operation or copy with element strides; per row of a row
@@ -184,7 +183,7 @@ class Sliding:
     ) -> None:
         """Plans for `planes` N×C planes. Tests force choices made by cost: `kind`, one pass
         kind wherever it applies; `grid`, the reciprocal divisor grid for exclude-pad means."""
-        self.axes = [Axis(w) for w in windows]
+        self.windows = tuple(windows)
         self.plane_bytes = prod(spatial) * work.itemsize
         self.scale = None if exact else 1.0 / prod(w.kernel for w in windows)
         self.corrections = [] if exact or count_padding else self._corrections()
@@ -207,7 +206,7 @@ class Sliding:
         grid_ns = out_size * GRID_NS
         cheaper = grid_ns * block + CALL_NS < scale_ns * block + scale_calls * CALL_NS
         if self.corrections and (cheaper if grid is None else grid):
-            self.reciprocals = (1.0 / divisor_grid(self.axes, count_padding)).astype(work)
+            self.reciprocals = (1.0 / divisor_grid(self.windows, count_padding)).astype(work)
             self.corrections = []
             scale_ns, scale_calls = grid_ns, 1
         self.plane_ns += scale_ns
@@ -232,7 +231,7 @@ class Sliding:
         ns, calls = 0.0, 0
         passes: list[Pass] = []
         for index in order:
-            w = self.axes[index].window
+            w = self.windows[index]
             if w.kernel == 1 and w.stride == 1 and w.pad_begin == 0 and w.out == w.size:
                 continue  # identity
             lead, inner = prod(sizes[:index]), prod(sizes[index + 1 :])
@@ -249,7 +248,7 @@ class Sliding:
 
     def _options(self, index: int, lead: int, inner: int, cast: bool) -> list[Pass]:
         """Every way to run the pass over axis `index`."""
-        w = self.axes[index].window
+        w = self.windows[index]
         s, n = w.stride, w.size
         taps = [j * w.dilation - w.pad_begin for j in range(w.kernel)]
         terms = tuple((t % s, t // s) for t in taps)
@@ -283,10 +282,9 @@ class Sliding:
         terms: tuple[tuple[int, int], ...],
     ) -> Pass:
         """A pass whose bulk covers the outputs every term can be read for."""
-        axis = self.axes[index]
-        w = axis.window
+        w = self.windows[index]
         if kind == VIEW:
-            lo, hi = axis.interior
+            lo, hi = w.interior
         elif kind == DENSE:  # outputs whose taps all lie in the row
             shifts = [t for _, t in terms]
             first, last = max(0, -min(shifts)), w.size - 1 - max(0, max(shifts))
@@ -296,7 +294,7 @@ class Sliding:
             valid = dict(phases)
             lo = max([0, *(-q for _, q in terms)])
             hi = max(lo, min([w.out, *(valid[r] - q for r, q in terms)]))
-        borders = tuple((o, tuple(axis.real_taps(o))) for o in range(w.out) if not lo <= o < hi)
+        borders = tuple((o, tuple(w.real_taps(o))) for o in range(w.out) if not lo <= o < hi)
         return Pass(
             index, kind, lead, w.size, inner, w.out, w.stride, layout, phases, terms, (lo, hi),
             borders,
@@ -305,11 +303,10 @@ class Sliding:
     def _corrections(self) -> list[tuple[int, int, float]]:
         """Exclude-pad: border outputs divide by their real-tap count, not by the kernel."""
         result = []
-        for index, axis in enumerate(self.axes):
-            k = axis.window.kernel
-            for o in axis.borders:
-                count = int(axis.counts[o])
-                result.append((index, o, k / count if count else 0.0))
+        for index, w in enumerate(self.windows):
+            for o in w.borders:
+                count = int(w.counts[o])
+                result.append((index, o, w.kernel / count if count else 0.0))
         return result
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None:

@@ -1,9 +1,11 @@
-"""AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out))."""
+"""AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)).
+
+The boxes are `irpool.ops.pooling_geometry.adaptive_box`; the kernel is
+`irpool.execute.adaptive_avg_pool`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import cache
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +13,9 @@ from numpy.typing import NDArray
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
+from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
 
 INDEX_TYPES = ("i32", "i64")
 
@@ -71,13 +75,30 @@ class AdaptiveAvgPool8(Op):
             if bad:
                 ctx.report(
                     "IR304",
-                    f"output_size values must be at least 1, got {_csv(np.ravel(size.value))} "
+                    f"output_size values must be at least 1, got {csv(np.ravel(size.value))} "
                     "(0 and negative values give empty or undefined outputs)",
                 )
 
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        data, size = inputs
-        return [_kernel()(data, tuple(int(v) for v in np.ravel(size)))]
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        data = inputs[0] if inputs else None
+        if data is None or data.shape.dims is None or outputs[0].shape.dims is None:
+            return None
+        rows = [
+            AxisRow(dim_value(size), _box_sizes(size, out), None, None, None, None, dim_value(out))
+            for size, out in zip(data.shape.dims[2:], outputs[0].shape.dims[2:], strict=False)
+        ]
+        return Explanation("adaptive bins", rows)
+
+
+def _box_sizes(size: Dim, out: Dim) -> DimValue:
+    """The range of box lengths on an axis ("2-3"): they vary."""
+    if not (size.is_static and out.is_static) or out.value == 0:
+        return "?"
+    lengths = {len(adaptive_box(i, size.value, out.value)) for i in range(out.value)}
+    low, high = min(lengths), max(lengths)
+    return low if low == high else f"{low}-{high}"
 
 
 def _output_dims(values: NDArray[Any]) -> list[Dim]:
@@ -87,16 +108,3 @@ def _output_dims(values: NDArray[Any]) -> list[Dim]:
         value = int(raw)
         dims.append(Dim.dynamic() if value == -1 else Dim.static(max(value, 0)))
     return dims
-
-
-def _csv(values: NDArray[Any]) -> str:
-    return ",".join(str(int(v)) for v in values)
-
-
-@cache
-def _kernel() -> Callable[..., NDArray[Any]]:
-    """The NumPy kernel, imported once on first use: validating never loads it (start-up
-    time), and an import statement in `compute` would cost each call a microsecond."""
-    from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-
-    return adaptive_avg_pool

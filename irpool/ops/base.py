@@ -1,4 +1,5 @@
-"""What an op module declares: its attributes (once, for every version), shape inference, kernel.
+"""What an op module declares: its attributes (once, for every version), shape inference,
+its `irpool explain` rows and the attribute edits it proposes. Its kernel lives in execute/.
 
 An op family (AvgPool) is one module with one class per op version (AvgPool-1, -14, -16).
 Every class lists the family's full attribute table; `Attr.since` tells which version
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +20,19 @@ from numpy.typing import NDArray
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 
+if TYPE_CHECKING:
+    from irpool.report.explain import Explanation
+
 KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
+
+
+class Role(Enum):
+    """What a layer is to the runner."""
+
+    INPUT = "input"  # bound to a value the caller gives (Parameter)
+    CONSTANT = "constant"  # its value is known at check time (Const)
+    OUTPUT = "output"  # returns its one input to the caller (Result)
+    COMPUTED = "computed"  # run by its kernel (see irpool.execute.kernels)
 
 
 class AttrType(Enum):
@@ -89,15 +102,20 @@ class NotInferable(Exception):
 
 
 class LayerContext:
-    """What an op sees of its layer while it is checked: findings go back through `report`."""
+    """What an op sees of its layer while it is checked: findings go back through `report`.
+
+    `present` names the attributes the layer writes; `used_outputs` holds the indices of the
+    outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
 
     def __init__(
         self,
         present: frozenset[str],
         report: Callable[[str, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
+        used_outputs: frozenset[int] = frozenset(),
     ) -> None:
         self.present = present
+        self.used_outputs = used_outputs
         self._report = report
         self._load = load_weights
 
@@ -120,8 +138,12 @@ class Op:
     # Attributes that the specification shows but the runtime never reads.
     ignored_attributes: ClassVar[tuple[str, ...]] = ()
     input_names: ClassVar[tuple[str, ...]] = ()
+    # How many trailing `input_names` a layer may leave out (Squeeze's `axes`); `infer` and
+    # the kernel then get only the inputs present.
+    optional_inputs: ClassVar[int] = 0
     output_count: ClassVar[int] = 1
     needs_data: ClassVar[bool] = False
+    role: ClassVar[Role] = Role.COMPUTED
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
@@ -138,18 +160,17 @@ class Op:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
 
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        """The op's section in `irpool explain` (settings and a row per spatial axis), given
+        the tensors its layer consumes (None: unknown) and produces; None: no section."""
+        return None
+
     def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
         """Attribute -> the value that says what the runtime really uses, for attributes whose
         declared value it replaces (what `irpool validate --fix` writes; IR213)."""
         return {}
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        """Execute on concrete arrays (shapes already checked by `infer`)."""
-        raise NotImplementedError(f"{self.label()} cannot be executed by irpool")
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def numpy_dtype(element_type: str) -> np.dtype[Any] | None:

@@ -16,6 +16,7 @@ from irpool.ops.base import (
     AttrType,
     LayerContext,
     Op,
+    Role,
     ShapeError,
     TensorInfo,
     numpy_dtype,
@@ -43,6 +44,7 @@ class Constant(Op):
     version = 1
     opsets = range(1, 17)  # opset17 has Parameter but no Constant
     needs_data = True
+    role = Role.CONSTANT
     attributes = (
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
         Attr("shape", AttrType.SHAPE, default=Shape(())),
@@ -82,6 +84,3 @@ class Constant(Op):
         if value is not None:
             value = value.reshape(shape.values())
         return [TensorInfo(element_type, shape, value)]
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        raise AssertionError("Const values are loaded at check time")

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-from numpy.typing import NDArray
 
 from irpool.graph.shape import Shape
-from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
 
 
@@ -20,6 +17,7 @@ class Parameter(Op):
     version = 1
     opsets = KNOWN_OPSETS
     needs_data = True
+    role = Role.INPUT
     attributes = (
         Attr("shape", AttrType.SHAPE, default=Shape(())),
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
@@ -52,6 +50,3 @@ class Parameter(Op):
                 "element_type",
             )
         return [TensorInfo(self.element_type, self.shape)]
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        raise AssertionError("Parameters are bound by the runner, not computed")

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from numpy.typing import NDArray
-
-from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.base import LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
 
 
@@ -20,9 +17,7 @@ class Result(Op):
     opsets = range(1, 17)  # opset17 has Parameter but no Result
     input_names = ("data",)
     output_count = 0
+    role = Role.OUTPUT
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         return []
-
-    def compute(self, inputs: Sequence[NDArray[Any]]) -> list[NDArray[Any]]:
-        return [inputs[0]]

@@ -9,11 +9,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from irpool.graph.shape import Shape
+from irpool.graph.shape import Dim, Shape
 
 DimValue = int | str
 # A shape as a list of dims; None when its rank is unknown.
 ShapeValue = list[DimValue] | None
+
+
+def dim_value(dim: Dim) -> DimValue:
+    return dim.value if dim.is_static else str(dim)
 
 
 def shape_value(shape: Shape) -> ShapeValue:
@@ -69,6 +73,15 @@ class AxisRow:
             pads,
             str(self.windows),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """An op's own section of a layer's explanation (`Op.explain`): its settings line and a
+    row per spatial axis."""
+
+    settings: str
+    axes: list[AxisRow]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window
 
 
 def _to_dtype(means: NDArray[np.float64], dtype: np.dtype[Any]) -> NDArray[Any]:

@@ -13,20 +13,18 @@ from irpool.execute import adaptive_avg_pool as adaptive_module
 from irpool.execute import avg_pool as avg_pool_module
 from irpool.execute import sliding
 from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.geometry import Axis
 from irpool.execute.matmul import Matmul
 from irpool.execute.sliding import Sliding
 from irpool.execute.whole import Whole
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window
 
 
 def avg_pool_strategies(
     windows: Sequence[Window], count_padding: bool, dtype: np.dtype[Any]
 ) -> dict[str, Strategy]:
-    axes = [Axis(w) for w in windows]
     work, sums = compute_dtype(dtype), exact(dtype)
     spatial = tuple(w.size for w in windows)
-    matrices = avg_pool_module._matrices(axes, count_padding, sums)
+    matrices = avg_pool_module._matrices(windows, count_padding, sums)
     found: dict[str, Strategy] = {
         "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
         "matmul": Matmul(matrices, work),
@@ -40,7 +38,7 @@ def avg_pool_strategies(
         found[f"sliding-grid-{grid}"] = Sliding(
             spatial, windows, count_padding, work, sums, 1, grid=grid
         )
-    if all(avg_pool_module._covers_all(a) for a in axes):
+    if all(w.covers_all() for w in windows):
         count = prod(w.kernel if count_padding else w.size for w in windows)
         found["whole"] = Whole(prod(w.size for w in windows), None if sums else count, work)
     return found
@@ -49,9 +47,7 @@ def avg_pool_strategies(
 def run_avg_pool(
     x: NDArray[Any], windows: Sequence[Window], count_padding: bool, strategy: Strategy
 ) -> NDArray[Any]:
-    direct = avg_pool_module.direct_path(
-        [Axis(w) for w in windows], count_padding, compute_dtype(x.dtype)
-    )
+    direct = avg_pool_module.direct_path(windows, count_padding, compute_dtype(x.dtype))
     return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
 
 
@@ -71,5 +67,5 @@ def adaptive_strategies(
 
 
 def run_adaptive(x: NDArray[Any], output_size: tuple[int, ...], strategy: Strategy) -> NDArray[Any]:
-    _, direct = adaptive_module.plan(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
+    _, direct = adaptive_module.choose_strategy(tuple(x.shape[2:]), output_size, np.dtype(x.dtype))
     return run_blocks(x, output_size, strategy, direct)

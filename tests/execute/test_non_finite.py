@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from irpool.execute import adaptive_avg_pool as adaptive_module
 from irpool.execute import avg_pool as avg_pool_module
 from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-from irpool.execute.geometry import Axis
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window
 
 from . import reference
 from .strategies import adaptive_strategies, run_adaptive
@@ -188,7 +187,7 @@ def extreme_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[Window], bool]:
 def test_running_sums_follow_the_cpu_order(case: tuple[np.ndarray, list[Window], bool]) -> None:
     """The tap-by-tap path is the CPU's f32 running sum in row-major tap order, bit for bit."""
     x, windows, count_padding = case
-    direct = avg_pool_module.direct_path([Axis(w) for w in windows], count_padding, F32)
+    direct = avg_pool_module.direct_path(windows, count_padding, F32)
     got = direct.means(x.reshape(2, *x.shape[2:]))
     want = reference.avg_pool(x, windows, count_padding, accumulate=np.float32)
     np.testing.assert_array_equal(got.reshape(want.shape), want)
@@ -204,6 +203,6 @@ def test_adaptive_running_sums_follow_the_cpu_order(
 ) -> None:
     spatial, output_size = tuple(s for s, _ in sizes), tuple(o for _, o in sizes)
     x = np.random.default_rng(seed).choice(EXTREMES, (1, 2, *spatial)).astype(np.float32)
-    _, direct = adaptive_module.plan(spatial, output_size, F32)
+    _, direct = adaptive_module.choose_strategy(spatial, output_size, F32)
     want = reference.adaptive_avg_pool(x, output_size, accumulate=np.float32)
     np.testing.assert_array_equal(direct.means(x.reshape(2, *spatial)).reshape(want.shape), want)

@@ -10,6 +10,8 @@ import pytest
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.avg_pool import AvgPool14, AvgPool16
 
+from .running import compute
+
 ov = pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
 
@@ -68,7 +70,7 @@ def test_avg_pool_matches_cpu_plugin(case: int) -> None:
     else:
         pytest.fail("no valid configuration drawn")
     op = (AvgPool16 if dilated else AvgPool14)(attrs)
-    (got,) = op.compute([x])
+    (got,) = compute(op, [x])
     # The CPU plugin writes NaN for windows without real taps (docs §2.6); irpool writes 0.
     np.testing.assert_allclose(got, np.nan_to_num(want, nan=0.0), rtol=1e-5, atol=1e-6)
 
@@ -82,7 +84,7 @@ def test_integer_rounding_matches_cpu_plugin(dtype: str) -> None:
     attrs = {"kernel": (2, 2), "strides": (1, 2), "pads_begin": (1, 0), "pads_end": (1, 1),
              "exclude-pad": True, "auto_pad": "explicit", "rounding_type": "floor"}  # fmt: skip
     node = ov.opset14.avg_pool(param, [1, 2], [1, 0], [1, 1], [2, 2], True, "floor")
-    (got,) = AvgPool14(attrs).compute([x])
+    (got,) = compute(AvgPool14(attrs), [x])
     np.testing.assert_array_equal(got, cpu(node, param, x))
 
 
@@ -95,5 +97,5 @@ def test_adaptive_matches_cpu_plugin(case: int) -> None:
     x = rng.normal(size=(2, 3, *spatial)).astype(np.float32)
     param = ov.opset8.parameter(list(x.shape), np.float32)
     node = ov.opset8.adaptive_avg_pool(param, ov.opset8.constant(size))
-    (got,) = AdaptiveAvgPool8({}).compute([x, size])
+    (got,) = compute(AdaptiveAvgPool8({}), [x, size])
     np.testing.assert_allclose(got, cpu(node, param, x), rtol=1e-5, atol=1e-6)

@@ -12,7 +12,7 @@ import pytest
 from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
 from irpool.execute.avg_pool import avg_pool
 from irpool.execute.driver import Scratch, release_scratch
-from irpool.execute.window import Window
+from irpool.ops.pooling_geometry import Window
 
 from .strategies import avg_pool_strategies, run_avg_pool
 

@@ -7,9 +7,10 @@ import pytest
 
 from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
 from irpool.execute.avg_pool import avg_pool
-from irpool.execute.window import Window
 from irpool.ops.avg_pool import AvgPool1, AvgPool14
+from irpool.ops.pooling_geometry import Window
 
+from .running import compute
 from .strategies import avg_pool_strategies, run_avg_pool
 
 THIRD, TWO_THIRDS = 1 / 3, 2 / 3
@@ -87,9 +88,9 @@ def test_op_compute_uses_resolved_geometry() -> None:
     """Vector 5 and vector 12 through the ops, which resolve pads and the divisor rule."""
     attrs = {"kernel": (3, 3), "strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1),
              "exclude-pad": True, "auto_pad": "explicit", "rounding_type": "floor"}  # fmt: skip
-    (got,) = AvgPool1(attrs).compute([arange(1, 1, 5, 5)])
+    (got,) = compute(AvgPool1(attrs), [arange(1, 1, 5, 5)])
     np.testing.assert_allclose(got[0, 0], [[3, 4.5, 6], [10.5, 12, 13.5], [18, 19.5, 21]])
     valid = {"kernel": (2,), "strides": (2,), "pads_begin": (0,), "pads_end": (0,),
              "exclude-pad": False, "auto_pad": "valid", "rounding_type": "ceil"}  # fmt: skip
-    (got,) = AvgPool14(valid).compute([arange(1, 1, 5)])
+    (got,) = compute(AvgPool14(valid), [arange(1, 1, 5)])
     np.testing.assert_allclose(got[0, 0], [0.5, 2.5, 4])

@@ -1,0 +1,235 @@
+"""What sliding-window pooling ops (AvgPool, MaxPool) share: attributes, checks, axes, explain.
+
+A subclass declares its attribute table (`window_attributes` plus its own) and adds its own
+checks by overriding `check_windows`; `infer_axes` does the rest. The geometry itself lives
+in `irpool.ops.pooling_geometry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from irpool.graph.shape import Dim, Shape
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.pooling_geometry import (
+    AUTO_PADS,
+    COMPUTED_PADS,
+    ROUNDINGS,
+    UINT64,
+    WRAPPED,
+    Axis,
+    Window,
+    csv,
+    padding_total,
+    resolve_axis,
+)
+from irpool.report.explain import AxisRow, Explanation, dim_value
+
+
+def window_attributes(ceil_torch_since: int, dilations_since: int) -> tuple[Attr, ...]:
+    """kernel, strides, pads_begin/end, auto_pad, rounding_type and dilations, with the
+    versions that introduced `rounding_type="ceil_torch"` and `dilations`."""
+    return (
+        Attr("kernel", AttrType.UINT_LIST, default=(), required=True, min_value=1),
+        Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
+        Attr(
+            "pads_begin", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS
+        ),
+        Attr(
+            "pads_end", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS
+        ),
+        Attr("auto_pad", AttrType.ENUM, default="explicit", choices=AUTO_PADS),
+        Attr(
+            "rounding_type",
+            AttrType.ENUM,
+            default="floor",
+            choices=ROUNDINGS,
+            choice_since={"ceil_torch": ceil_torch_since},
+        ),
+        Attr(
+            "dilations",
+            AttrType.UINT_LIST,
+            default=(),
+            since=dilations_since,
+            min_value=1,
+            neutral_item=1,
+        ),
+    )
+
+
+class WindowPoolBase(Op):
+    """A pooling op over windows on the spatial axes of a 3D, 4D or 5D `data` input."""
+
+    input_names = ("data",)
+
+    def __init__(self, attrs: Mapping[str, Any]) -> None:
+        super().__init__(attrs)
+        self._windows: dict[tuple[int, ...], tuple[Window, ...]] = {}
+
+    def spatial_attributes(self) -> tuple[tuple[int, ...], ...]:
+        """kernel, strides, dilations, pads_begin, pads_end; absent ones filled with 1s/0s."""
+        kernel: tuple[int, ...] = self.attrs["kernel"]
+        count = len(kernel)
+        pads_begin = self.attrs["pads_begin"] or (0,) * count
+        pads_end = self.attrs["pads_end"] or (0,) * count
+        dilations = self.attrs.get("dilations") or (1,) * count
+        return kernel, self.attrs["strides"], dilations, pads_begin, pads_end
+
+    def axes(self, shape: Shape) -> list[Axis]:
+        """Per-axis geometry for an input of known rank (lengths already checked)."""
+        kernel, strides, dilations, pads_begin, pads_end = self.spatial_attributes()
+        auto_pad, rounding = self.attrs["auto_pad"], self.attrs["rounding_type"]
+        return [
+            resolve_axis(
+                size,
+                kernel[i],
+                strides[i],
+                dilations[i],
+                (pads_begin[i], pads_end[i]),
+                auto_pad,
+                rounding,
+            )
+            for i, size in enumerate(shape.dims[2:] if shape.dims else ())
+        ]
+
+    def windows(self, shape: tuple[int, ...]) -> tuple[Window, ...]:
+        """The run-time geometry for a concrete input shape; cached, as runs repeat shapes."""
+        known = self._windows
+        if shape not in known:
+            known[shape] = tuple(axis.window() for axis in self.axes(Shape.of(*shape)))
+        return known[shape]
+
+    def infer_axes(self, data: TensorInfo, ctx: LayerContext) -> list[Axis] | None:
+        """Check the attributes against `data` as the runtime does; the axes, or None when
+        the input's rank is unknown."""
+        kernel, strides, dilations, pads_begin, pads_end = self.spatial_attributes()
+        count = len(kernel)
+        self._check_lengths(count, ("pads_begin", pads_begin), ("pads_end", pads_end))
+        rank = data.shape.rank
+        if rank is not None and rank not in (3, 4, 5):
+            raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
+        self._check_lengths(count, ("strides", strides), ("dilations", dilations))
+        if any(v >= WRAPPED for v in strides):
+            ctx.report(
+                "IR214",
+                "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
+                "axis), but its CPU plugin cannot compile the layer",
+                "strides",
+            )
+        self.check_attributes(ctx)
+        if rank is None:
+            return None
+        if count != rank - 2:
+            raise ShapeError(
+                f"kernel has {count} value(s) but the {rank}D input {data.shape} has "
+                f"{rank - 2} spatial axes",
+                "IR207",
+                "kernel",
+            )
+        batch, channels = data.shape[0], data.shape[1]
+        if batch.is_static and batch.value == 0:
+            raise ShapeError(f"the batch size of input {data.shape} is zero")
+        if channels.is_static and channels.value == 0:
+            raise ShapeError(f"the channel count of input {data.shape} is zero")
+        axes = self.axes(data.shape)
+        for index, axis in enumerate(axes):
+            self.check_window(index, axis, ctx)
+        self._report_overwritten_pads(axes, ctx)
+        return axes
+
+    @staticmethod
+    def _check_lengths(count: int, *lists: tuple[str, tuple[int, ...]]) -> None:
+        for name, values in lists:
+            if len(values) != count:
+                raise ShapeError(
+                    f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
+                )
+
+    def check_attributes(self, ctx: LayerContext) -> None:
+        """The op's own attribute checks that need no input shape (override to add them)."""
+
+    def check_window(self, index: int, axis: Axis, ctx: LayerContext) -> None:
+        """A static axis's window must fit the padded input (override to check more)."""
+        if not axis.size.is_static:
+            return
+        padded = axis.size.value + (padding_total((axis.pad_begin, axis.pad_end)) or 0)
+        if axis.kernel < 1 or axis.dilated_kernel >= WRAPPED or axis.dilated_kernel > padded:
+            raise ShapeError(
+                f"on spatial axis {index} the kernel after dilation ({axis.dilated_kernel}) "
+                f"is larger than the padded input ({padded})",
+                attribute="kernel",
+            )
+
+    def _report_overwritten_pads(self, axes: list[Axis], ctx: LayerContext) -> None:
+        fixes = self._pad_corrections(axes)
+        for name, effective in fixes.items():
+            if name in ctx.present:
+                ctx.report(
+                    "IR213",
+                    f"{name} is declared {csv(self._declared_pads(name))} but "
+                    f"auto_pad={self.attrs['auto_pad']} makes the runtime use {effective}",
+                    name,
+                )
+
+    def _declared_pads(self, name: str) -> list[int]:
+        # As written: a negative pad wraps around 2**64 when read, but is never used here.
+        return [v - UINT64 if v >= WRAPPED else v for v in self.attrs[name]]
+
+    def _pad_corrections(self, axes: list[Axis]) -> dict[str, str]:
+        """pads_begin/pads_end -> the pads the runtime uses, where auto_pad overrides
+        declared pads that differ (all static axes only)."""
+        if self.attrs["auto_pad"] == "explicit" or not all(a.size.is_static for a in axes):
+            return {}
+        corrections = {}
+        for name, effective in (
+            ("pads_begin", [a.pad_begin for a in axes]),
+            ("pads_end", [a.pad_end for a in axes]),
+        ):
+            declared = self._declared_pads(name)
+            if declared and declared != effective:
+                corrections[name] = csv(effective)
+        return corrections
+
+    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
+        data = inputs[0] if inputs else None
+        if data is None or data.shape.dims is None:
+            return {}
+        return self._pad_corrections(self.axes(data.shape))
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        data = inputs[0] if inputs else None
+        if data is None or data.shape.dims is None:
+            return None
+        declared_begin, declared_end = self.attrs["pads_begin"], self.attrs["pads_end"]
+        rows = []
+        for index, axis in enumerate(self.axes(data.shape)):
+            pads = [axis.pad_begin, axis.pad_end]
+            declared = None
+            if index < min(len(declared_begin), len(declared_end)):
+                declared = [declared_begin[index], declared_end[index]]
+            rows.append(
+                AxisRow(
+                    size=dim_value(axis.size),
+                    window=axis.kernel,
+                    stride=axis.stride,
+                    dilation=axis.dilation,
+                    pads=pads,
+                    # same_*/valid: the runtime's own pads replace the declared ones
+                    declared_pads=declared if declared != pads else None,
+                    windows=dim_value(axis.out),
+                )
+            )
+        return Explanation(self.explain_settings(), rows)
+
+    def explain_settings(self) -> str:
+        """The layer's settings line in `irpool explain` (override to add the op's own)."""
+        return f"auto_pad={self.attrs['auto_pad']} rounding_type={self.attrs['rounding_type']}"
+
+    def output_shape(self, data: TensorInfo, axes: list[Axis] | None) -> Shape:
+        """[N, C, *windows per axis], or all-dynamic when the rank is unknown."""
+        if axes is None:
+            return Shape((Dim.dynamic(),) * (2 + len(self.attrs["kernel"])))
+        return Shape((data.shape[0], data.shape[1], *(a.out for a in axes)))

@@ -1,0 +1,32 @@
+"""Run one op on arrays the way the runner does: infer its outputs, then call its kernel."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute.kernels import OutputSpec, kernel_of
+from irpool.graph.shape import Shape
+from irpool.graph.weights import WeightsProblem
+from irpool.ops.base import LayerContext, Op, TensorInfo, numpy_dtype
+
+ELEMENT_TYPES = {
+    numpy_dtype(name): name
+    for name in ("f32", "f16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+}
+
+
+def _no_weights(offset: int, size: int) -> WeightsProblem:
+    raise AssertionError("an op run on arrays reads no weights")
+
+
+def compute(op: Op, arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any] | None]:
+    """The op's outputs for `arrays`, every output used."""
+    infos = [TensorInfo(ELEMENT_TYPES[a.dtype], Shape.of(*a.shape), a) for a in arrays]
+    ignore = LayerContext(frozenset(op.attrs), lambda code, message, attribute: None, _no_weights)
+    specs = [OutputSpec.of(info.element_type) for info in op.infer(infos, ignore)]
+    kernel = kernel_of(op)
+    assert kernel is not None, f"{op.label()} has no kernel"
+    return kernel(op, arrays, specs)
