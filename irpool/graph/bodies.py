@@ -49,16 +49,16 @@ class BodyReader:
         self.doc = doc
         self.sink = sink
         self.paths = paths
+        # read(elements, position, text): the body of the layer at `position`, given its
+        # serialization after the start tag. Chosen once: it runs for every layer.
+        self.read = self._read_shared if paths.shared_bodies else self._read_each
         self.bodies: dict[str, Body] = {}
         self.unnamed: dict[str, Body] = {}  # by the text without port names
         self.ports: dict[PortText, PortReading] = {}
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
         self.data: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
-    def read(self, elements: Children, position: int, text: str) -> Body:
-        """The body of the layer at `position`, given its serialization after the start tag."""
-        if not self.paths.shared_bodies:
-            return self._read(elements[position])
+    def _read_shared(self, elements: Children, position: int, text: str) -> Body:
         body = self.bodies.get(text)
         if body is None:
             if not self.paths.bodies_without_names:
@@ -70,6 +70,9 @@ class BodyReader:
                     body = self.unnamed[unnamed] = self._read(elements[position])
             self.bodies[text] = body
         return body
+
+    def _read_each(self, elements: Children, position: int, text: str) -> Body:
+        return self._read(elements[position])
 
     def _read(self, element: etree._Element) -> Body:
         data_items = None

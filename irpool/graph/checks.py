@@ -18,8 +18,8 @@ def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> No
     """Layer ids that do not read (the schema check has reported all but a trailing blank),
     and ids used twice."""
     for element in read.unreadable:
-        layer = (element.get("id", ""), element.get("name", ""))
-        _report_trailing_blanks(doc, element, ("id",), layer, sink)
+        ref = (element.get("id", ""), element.get("name", ""))
+        _report_trailing_blanks(doc, element, ("id",), ref, sink)
     for repeat in read.repeats:
         layer = repeat.layer
         sink.add(

@@ -42,7 +42,7 @@ def reading(path: Path) -> Reading:
     except irpool.IRError as error:
         return [_diagnostic(d) for d in error.diagnostics], []
     diagnostics = [_diagnostic(d) for d in model.validate()]
-    layers = [
+    layers: list[tuple[object, ...]] = [
         (
             layer.id,
             layer.name,

@@ -93,7 +93,7 @@ def test_each_repeated_layer_gets_its_own_findings(tmp_path: Path, named: bool) 
     by_layer: dict[str | None, list[tuple[str, int, int, str]]] = {}
     for d in findings:
         by_layer.setdefault(d.layer_name, []).append((d.code, d.line, d.column, d.message))
-    assert sorted(by_layer) == [f"pool {index}" for index in range(1, 6)]
+    assert sorted(by_layer, key=str) == [f"pool {index}" for index in range(1, 6)]
     relative = {
         name: sorted(
             (code, line - starts[int(name.split()[1]) - 1], column, message)
