@@ -156,3 +156,8 @@ def test_the_memory_check_counts_every_output(
         model.run(_input())
     # 24 f32 values and 24 i32 indices: 96 bytes each
     assert "[1,2,3,4] (f32), [1,2,3,4] (i32) needs 192 bytes" in str(raised.value)
+
+
+def test_an_op_has_one_kernel(calls: Calls) -> None:
+    with pytest.raises(ValueError, match="TwoOutputs already has a kernel"):
+        kernel_for(TwoOutputs)(lambda op, inputs, outputs: [])

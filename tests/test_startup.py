@@ -35,3 +35,17 @@ def test_the_help_listing_matches_each_command_s_own_summary() -> None:
         command = cli.get_command(context, name)
         assert command is not None
         assert command.get_short_help_str(limit=1000) == summary
+
+
+def test_validating_imports_no_kernel() -> None:
+    """Kernels register themselves when a model first runs (irpool.execute.kernels)."""
+    script = (
+        "import sys, irpool; irpool.load('examples/valid/chain_avgpool_adaptive.xml').validate(); "
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    imported = set(result.stdout.split())
+    assert "irpool.ops.avg_pool" in imported
+    kernels = {"avg_pool", "adaptive_avg_pool", "sliding", "matmul", "whole", "direct", "driver"}
+    assert not {f"irpool.execute.{name}" for name in kernels} & imported

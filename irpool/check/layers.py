@@ -383,7 +383,8 @@ class _Checker:
                         )
                         fix = None if info.trusted else str(expected)
                         findings.append(("IR301", message, ("dim", port, index, fix)))
-        if port.precision is not None and info.element_type not in ("dynamic", port.precision):
+        written = (info.element_type, info.written_as)
+        if info.element_type != "dynamic" and port.precision not in (None, *written):
             message = (
                 f"{where} precision says {port.precision_text}, but the tensor is "
                 f"{info.element_type} (write {precision_name(info.element_type)})"

@@ -62,8 +62,9 @@ class Step:
     kernel: Kernel
     inputs: tuple[Ref, ...]
     outputs: tuple[OutputSpec, ...]
-    bf16_outputs: tuple[int, ...]  # outputs rounded to bf16 (NumPy holds them as f32)
-    frees: tuple[Ref, ...]  # intermediates this step reads last, and its unused outputs
+    kept: tuple[int, ...]  # the outputs something reads (a kernel may skip the others)
+    bf16_outputs: tuple[int, ...]  # kept outputs rounded to bf16 (NumPy holds them as f32)
+    frees: tuple[Ref, ...]  # intermediates this step reads last
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,24 +174,24 @@ def _steps(
     constants: dict[Ref, NDArray[Any]],
     outputs: list[ModelOutput],
 ) -> list[Step]:
-    """Each step with the intermediates to free after it: those it reads last (never a
-    Const or a tensor a Result returns) and its own outputs nothing reads."""
-    kept = set(constants) | {output.ref for output in outputs}
+    """Each step with the outputs to keep (those something reads) and the intermediates to
+    free after it: those it reads last, never a Const or a tensor a Result returns."""
+    never_freed = set(constants) | {output.ref for output in outputs}
     last_reader = {ref: index for index, (*_, inputs, _) in enumerate(computed) for ref in inputs}
     frees: list[list[Ref]] = [[] for _ in computed]
     for ref, index in last_reader.items():
-        if ref not in kept:
+        if ref not in never_freed:
             frees[index].append(ref)
     steps = []
     for index, (layer, op, kernel, inputs, count) in enumerate(computed):
         refs = [(layer.id, i) for i in range(count)]
-        used = [ref in last_reader or ref in kept for ref in refs]
+        used = [ref in last_reader or ref in never_freed for ref in refs]
         specs = tuple(
             OutputSpec.of(types[ref], wanted) for ref, wanted in zip(refs, used, strict=True)
         )
-        unused = [ref for ref, wanted in zip(refs, used, strict=True) if not wanted]
-        bf16 = tuple(i for i, ref in enumerate(refs) if types[ref] == "bf16")
-        steps.append(Step(layer, op, kernel, inputs, specs, bf16, tuple(frees[index] + unused)))
+        kept = tuple(i for i, wanted in enumerate(used) if wanted)
+        bf16 = tuple(i for i in kept if types[refs[i]] == "bf16")
+        steps.append(Step(layer, op, kernel, inputs, specs, kept, bf16, tuple(frees[index])))
     return steps
 
 
@@ -255,14 +256,12 @@ def execute(
         _replay(plan, shapes, available_memory())
     for step in plan.steps:
         produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
-        for index, array in enumerate(produced):
-            if array is not None:
-                tensors[(step.layer.id, index)] = array
+        for index in step.kept:
+            tensors[(step.layer.id, index)] = produced[index]
         for index in step.bf16_outputs:
-            if produced[index] is not None:
-                tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
+            tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
         for ref in step.frees:
-            tensors.pop(ref, None)
+            del tensors[ref]
     return {output.name: tensors[output.ref] for output in plan.outputs}
 
 
@@ -295,8 +294,8 @@ def _reinfer(
 
 
 def _replay(plan: ExecutionPlan, shapes: dict[Ref, Shape], available: int | None = None) -> int:
-    """The peak bytes a run adds: replay its allocations (each layer's outputs, freed after
-    their last reader, and the kernel's working memory while it computes). Inputs and
+    """The peak bytes a run adds: replay its allocations (each layer's outputs, the read ones
+    freed after their last reader, and the kernel's working memory while it computes). Inputs and
     constants are already in memory. Given the memory `available` now, refuse at the first
     layer that would exceed it, before anything is allocated."""
     held: dict[Ref, int] = {}
@@ -314,8 +313,10 @@ def _replay(plan: ExecutionPlan, shapes: dict[Ref, Shape], available: int | None
                 f"{format_bytes(available)} of memory is available"
             )
         peak = max(peak, live + output + working)
-        held.update(sizes)
-        live += output
+        for index in step.kept:  # an output nothing reads is dropped at once
+            ref = (step.layer.id, index)
+            held[ref] = sizes[ref]
+            live += sizes[ref]
         for source in step.frees:
             live -= held.pop(source, 0)
     return peak

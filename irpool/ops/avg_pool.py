@@ -31,7 +31,7 @@ class AvgPoolBase(WindowPoolBase):
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         super().__init__(attrs)
-        self._count_padding: dict[tuple[int, ...], bool] = {}
+        self._geometry: dict[tuple[int, ...], tuple[tuple[Window, ...], bool]] = {}
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
@@ -74,14 +74,15 @@ class AvgPoolBase(WindowPoolBase):
     def geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
         """The windows for a concrete input shape, and whether padding taps count in the
         divisor (cached, as runs repeat shapes)."""
-        known = self._count_padding
+        known = self._geometry
         if shape not in known:
             # The runtime divides by the full kernel only when padding counts and some pad,
             # on any axis, is non-zero; otherwise by the number of real taps.
-            known[shape] = not self.attrs["exclude-pad"] and any(
+            count_padding = not self.attrs["exclude-pad"] and any(
                 a.pad_begin or a.pad_end for a in self.axes(Shape.of(*shape))
             )
-        return self.windows(shape), known[shape]
+            known[shape] = self.windows(shape), count_padding
+        return known[shape]
 
 
 @register

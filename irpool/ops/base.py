@@ -86,6 +86,9 @@ class TensorInfo:
     value: NDArray[Any] | None = None
     # Taken from the file's declaration, not inferred: whether it is constant is unknown.
     trusted: bool = False
+    # The element type OpenVINO's serializer writes on this tensor's ports when it is not
+    # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
+    written_as: str | None = None
 
 
 class ShapeError(Exception):

@@ -1,4 +1,4 @@
-"""What sliding-window pooling ops (AvgPool, MaxPool) share: attributes, checks, axes, explain.
+"""What sliding-window pooling ops (AvgPool; MaxPool too) share: attributes, checks, axes, explain.
 
 A subclass declares its attribute table (`window_attributes` plus its own) and adds its own
 checks by overriding `check_windows`; `infer_axes` does the rest. The geometry itself lives
