@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from lxml import etree
-
 from irpool.check.attributes import Attributes, read_attributes
-from irpool.diagnostics import Collector, Edit, attribute_edit, text_edit
+from irpool.check.fixes import OVERWRITTEN_PADS, attribute_fixes, dims, edit_at
+from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
@@ -31,10 +30,6 @@ from irpool.parse.xml_reader import Document
 # Constant inputs up to this many elements take part in the key of a repeated check; a
 # larger constant makes its consumers be checked one by one.
 MEMO_VALUE_SIZE = 64
-# A dim read differently by the runtime (IR112) or written unusually (IR113).
-DIM_SPELLING_CODES = frozenset({"IR112", "IR113"})
-# The one finding on an attribute that `Op.attribute_fixes` settles.
-OVERWRITTEN_PADS = "IR213"
 
 
 @dataclass(slots=True)
@@ -78,7 +73,7 @@ class _Outcome:
 #   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
 #   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
 #   ("port", Port, attribute | None) and ("dim", Port, index, fix)
-# `fix`, when not None, is the text that certainly settles the finding (see `_edit`).
+# `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
 Locator = tuple[Any, ...]
 # A layer's findings: rule code, message, where.
 LayerFinding = tuple[str, str, Locator]
@@ -182,7 +177,8 @@ class _Checker:
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
             return _LayerOutcome(op, None, tuple(findings), inputs)
         inferred = self._infer(op, attributes, known_inputs, self._used_outputs(layer))
-        fixes = self._attribute_fixes(op, inferred.reports, known_inputs)
+        reported = [code for code, _, _ in inferred.reports]
+        fixes = attribute_fixes(op, reported, known_inputs)
         for code, message, name in inferred.reports:
             fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
             findings.append((code, message, ("op", name, fix)))
@@ -234,16 +230,6 @@ class _Checker:
             self._inferred[key] = outcome
         return outcome
 
-    @staticmethod
-    def _attribute_fixes(
-        op: Op, reports: tuple[Report, ...], inputs: list[TensorInfo]
-    ) -> dict[str, str]:
-        """The op's attribute fixes, when it reported an attribute the runtime overwrites.
-        A fix is only certain from tensors irpool inferred, never from a port's claim."""
-        if not any(code == OVERWRITTEN_PADS for code, _, _ in reports):
-            return {}
-        return op.attribute_fixes([None if info.trusted else info for info in inputs])
-
     def _compare_inputs(
         self, layer: Layer, inputs: tuple[TensorInfo | None, ...], findings: list[LayerFinding]
     ) -> None:
@@ -291,19 +277,8 @@ class _Checker:
                 name = locator[2]
                 span = source.attribute(element, name) if name else source.element(element)
             else:
-                span = source.element_text(_dims(layer, locator[1])[locator[2]])
-            self.sink.add(code, message, span, layer.ref, edit=self._edit(layer, locator))
-
-    def _edit(self, layer: Layer, locator: Locator) -> Edit | None:
-        """The edit a finding's fix makes at this layer's own place (None: no certain fix)."""
-        kind, fix = locator[0], locator[-1]
-        if kind == "op" and fix is not None and layer.data is not None:
-            return attribute_edit(self.doc.source, layer.data, locator[1], fix)
-        if kind == "dim" and fix is not None:
-            # Writing the inferred value plainly also settles a misread or unusual spelling.
-            dim = _dims(layer, locator[1])[locator[2]]
-            return text_edit(self.doc.source, dim, fix, DIM_SPELLING_CODES)
-        return None
+                span = source.element_text(dims(layer, locator[1])[locator[2]])
+            self.sink.add(code, message, span, layer.ref, edit=edit_at(source, layer, locator))
 
     def _report_lookup(self, layer: Layer, found: Lookup) -> None:
         source = self.doc.source
@@ -390,10 +365,6 @@ class _Checker:
                 f"{info.element_type} (write {precision_name(info.element_type)})"
             )
             findings.append(("IR305", message, ("port", port, "precision")))
-
-
-def _dims(layer: Layer, port: Port) -> list[etree._Element]:
-    return [child for child in layer.port_element(port) if child.tag == "dim"]
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:
