@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
+from irpool.ops.pooling_geometry import cdiv
 
 # ns per multiply-add in an OpenBLAS sgemm, per product called from Python, and per
 # product of a batch (NumPy loops over the batch in C).
@@ -73,7 +74,7 @@ class Matmul:
 
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
-        blocks = -(-planes * self.plane_bytes // self.chunk_bytes)
+        blocks = cdiv(planes * self.plane_bytes, self.chunk_bytes)
         return float(planes * self.plane_ns + blocks * self.calls * CALL_NS)
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None:

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
-from irpool.ops.pooling_geometry import Window, divisor_grid
+from irpool.ops.pooling_geometry import Window, cdiv, divisor_grid
 
 # Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a
 # uint64 -> uint32 cast, of an operation or copy with element strides; per row of a row
@@ -214,7 +214,7 @@ class Sliding:
 
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
-        blocks = -(-planes * self.plane_bytes // self.chunk_bytes)
+        blocks = cdiv(planes * self.plane_bytes, self.chunk_bytes)
         return planes * self.plane_ns + blocks * self.calls * CALL_NS
 
     def _schedule(
@@ -257,7 +257,7 @@ class Sliding:
         layouts: list[tuple[str, int, tuple[tuple[int, int], ...]]]
         layouts = [(DENSE, n, ((0, n),))]
         if s > 1:
-            valid = [min(w.out, -(-(n - r) // s)) for r in used]
+            valid = [min(w.out, cdiv(n - r, s)) for r in used]
             layouts.append((COPY, w.out, tuple(zip(used, valid, strict=True))))
             if inner == 1 and n % s == 0:
                 layouts.append((STRIDED, n // s, tuple((r, n // s) for r in used)))
@@ -288,7 +288,7 @@ class Sliding:
         elif kind == DENSE:  # outputs whose taps all lie in the row
             shifts = [t for _, t in terms]
             first, last = max(0, -min(shifts)), w.size - 1 - max(0, max(shifts))
-            lo = min(w.out, -(-first // w.stride))
+            lo = min(w.out, cdiv(first, w.stride))
             hi = max(lo, min(w.out, last // w.stride + 1 if last >= 0 else 0))
         else:  # each term must stay inside its phase's valid entries of the same row
             valid = dict(phases)

@@ -4,6 +4,6 @@
 An op declares its attributes, infers its outputs (`infer`), and describes itself to
 `irpool explain` (`explain`) and `--fix` (`attribute_fixes`); see `base.Op`. Shared pieces:
 `pooling_geometry` (window and adaptive-box arithmetic, also used by the kernels) and
-`pooling` (what the sliding-window pooling ops share). Nothing here imports `irpool.execute`: kernels
-live there and register themselves for op classes.
+`pooling` (what the sliding-window pooling ops share). Nothing here imports
+`irpool.execute`: kernels live there and register themselves for op classes.
 """
