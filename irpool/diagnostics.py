@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from irpool.rules import RULES, Severity
+
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from irpool.parse.source_map import SourceMap
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +29,45 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
+class Edit:
+    """What `--fix` writes to settle a diagnostic: source characters [start, end) (offsets in
+    the decoded text of the file) become `text`. `settles` names other codes reported at the
+    same place that this edit settles too, so it wins over their own edits there."""
+
+    start: int
+    end: int
+    text: str
+    message: str
+    settles: frozenset[str] = frozenset()
+
+
+def text_edit(
+    source: SourceMap, element: etree._Element, new: str, settles: frozenset[str] = frozenset()
+) -> Edit | None:
+    """Rewrite an element's text, when its raw text is exactly what lxml read (no child, no
+    entity) and the edit changes it; None otherwise (then a person must look)."""
+    offsets = source.text_offsets(element)
+    if offsets is None or len(element):
+        return None
+    old = source.text[offsets[0] : offsets[1]]
+    if old != (element.text or "") or old == new:
+        return None
+    tag = element.tag
+    return Edit(*offsets, new, f"<{tag}>{old}</{tag}> -> <{tag}>{new}</{tag}>", settles)
+
+
+def attribute_edit(source: SourceMap, element: etree._Element, name: str, new: str) -> Edit | None:
+    """Rewrite an attribute's value, on the same conditions as `text_edit`."""
+    offsets = source.attribute_offsets(element, name)
+    if offsets is None:
+        return None
+    old = source.text[offsets[0] : offsets[1]]
+    if old != element.get(name) or old == new:
+        return None
+    return Edit(*offsets, new, f'{name} "{old}" -> "{new}"')
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -35,6 +79,8 @@ class Diagnostic:
     end_column: int
     layer_id: str | None = None
     layer_name: str | None = None
+    # Set where the finding is made when the fix is certain; reports never show it.
+    edit: Edit | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -45,6 +91,7 @@ class Diagnostic:
 
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
+        del record["edit"]
         record["severity"] = self.severity.value
         record["name"] = self.name
         return record
@@ -68,9 +115,10 @@ class Collector:
         layer: tuple[str | None, str | None] = (None, None),
         *,
         about_dropped: bool = False,
+        edit: Edit | None = None,
     ) -> None:
         """`about_dropped`: the finding concerns a dropped layer other than `layer` (an edge
-        into one), and is demoted like the findings inside it."""
+        into one), and is demoted like the findings inside it. `edit`: its certain fix."""
         diagnostic = Diagnostic(
             code=code,
             severity=RULES[code].severity,
@@ -82,6 +130,7 @@ class Collector:
             end_column=span.end_column,
             layer_id=layer[0],
             layer_name=layer[1],
+            edit=edit,
         )
         self.diagnostics.append(self._demoted(diagnostic, about_dropped))
 

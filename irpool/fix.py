@@ -16,22 +16,12 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lxml import etree
-
-from irpool.check.suppression import removable
-from irpool.diagnostics import Diagnostic, IRError
-from irpool.graph.model import Layer, Port
+from irpool.diagnostics import Diagnostic, Edit, IRError
 from irpool.model import Model, load
-from irpool.ops.base import TensorInfo
-from irpool.parse.values import read_dim
-
-DIM_CODES = frozenset({"IR112", "IR113", "IR301"})
-UNUSED_SUPPRESSION = "IR117"
-FIXABLE = DIM_CODES | {"IR213", UNUSED_SUPPRESSION}
 
 
 class FixError(Exception):
@@ -50,105 +40,36 @@ class Fix:
     resolves: tuple[Diagnostic, ...]
 
 
-def find_fixes(model: Model, selected: Sequence[Diagnostic]) -> list[Fix]:
-    """The certain fixes for the selected (reported) diagnostics of a loaded model."""
-    stale = [d for d in selected if d.code == UNUSED_SUPPRESSION]
-    fixes = [
-        Fix(start, end, "", "delete the suppression", resolves)
-        for start, end, resolves in removable(model.document, stale)
-    ]
-    by_position: dict[tuple[int, int], list[Diagnostic]] = {}
+def find_fixes(selected: Sequence[Diagnostic]) -> list[Fix]:
+    """The fixes of the selected (reported) diagnostics: the edits they carry, one per place.
+    Where edits write one place differently, the one that settles the others' codes wins;
+    if none does, that place is left for a person."""
+    by_place: dict[tuple[int, int], list[Diagnostic]] = {}
     for diagnostic in selected:
-        if diagnostic.code in FIXABLE - {UNUSED_SUPPRESSION}:
-            by_position.setdefault((diagnostic.line, diagnostic.column), []).append(diagnostic)
-    if not by_position:
-        return fixes
-    for layer in model.graph.layers.values():
-        for port, info in _ports_with_tensors(model, layer):
-            fixes.extend(_dim_fixes(model, layer.port_element(port), info, by_position))
-        fixes.extend(_pad_fixes(model, layer, by_position))
+        if diagnostic.edit is not None:
+            place = (diagnostic.edit.start, diagnostic.edit.end)
+            by_place.setdefault(place, []).append(diagnostic)
+    fixes = []
+    for found in by_place.values():
+        edit = _winner(found)
+        if edit is not None:
+            resolves = tuple(d for d in found if _text(d) == edit.text or d.code in edit.settles)
+            fixes.append(Fix(edit.start, edit.end, edit.text, edit.message, resolves))
     return sorted(fixes, key=lambda fix: fix.start)
 
 
-def _inferred(model: Model, layer_id: int, index: int) -> TensorInfo | None:
-    """A tensor irpool inferred itself (not one it took from a declaration)."""
-    if layer_id in model.checked.trusted:
-        return None
-    produced = model.checked.outputs.get(layer_id)
-    if produced is None or index >= len(produced) or produced[index].trusted:
-        return None
-    return produced[index]
+def _text(diagnostic: Diagnostic) -> str | None:
+    return None if diagnostic.edit is None else diagnostic.edit.text
 
 
-def _ports_with_tensors(model: Model, layer: Layer) -> Iterator[tuple[Port, TensorInfo | None]]:
-    for index, port in enumerate(layer.outputs):
-        yield port, _inferred(model, layer.id, index)
-    for index, port in enumerate(layer.inputs):
-        source = model.graph.producers.get((layer.id, index))
-        yield port, None if source is None else _inferred(model, *source)
-
-
-def _dim_fixes(
-    model: Model,
-    port: etree._Element,
-    info: TensorInfo | None,
-    by_position: dict[tuple[int, int], list[Diagnostic]],
-) -> Iterator[Fix]:
-    source = model.document.source
-    dims = port.findall("dim")
-    expected: list[int] | None = None
-    if info is not None and info.shape.dims is not None and len(info.shape.dims) == len(dims):
-        expected = [d.value if d.is_static else -1 for d in info.shape.dims]
-    for index, dim in enumerate(dims):
-        offsets = source.text_offsets(dim)
-        if offsets is None:
-            continue
-        start, end = offsets
-        found = [d for d in by_position.get(source.position(start), []) if d.code in DIM_CODES]
-        # A child (a comment) or an entity means the raw text is not what lxml read: skip.
-        if not found or len(dim) or source.text[start:end] != (dim.text or ""):
-            continue
-        read = read_dim(dim.text or "").value
-        if read is None:
-            continue
-        codes = {d.code for d in found}
-        inferred = None if expected is None else expected[index]
-        if inferred is not None and (inferred == read or "IR301" in codes):
-            target = inferred
-        elif codes & {"IR112", "IR113"}:
-            target = read  # what the runtime reads, written plainly
-        else:
-            continue
-        old = source.text[start:end]
-        if str(target) == old:
-            continue
-        settled = tuple(d for d in found if d.code != "IR301" or target == inferred)
-        yield Fix(start, end, str(target), f"<dim>{old}</dim> -> <dim>{target}</dim>", settled)
-
-
-def _pad_fixes(
-    model: Model, layer: Layer, by_position: dict[tuple[int, int], list[Diagnostic]]
-) -> Iterator[Fix]:
-    op = model.checked.ops.get(layer.id)
-    data = layer.data
-    if op is None or data is None:
-        return
-    inputs = [
-        None if producer is None else _inferred(model, *producer)
-        for producer in (model.graph.producers.get((layer.id, i)) for i in range(len(layer.inputs)))
-    ]
-    source = model.document.source
-    for name, new in op.attribute_fixes(inputs).items():
-        offsets = source.attribute_offsets(data, name)
-        if offsets is None:
-            continue
-        start, end = offsets
-        found = [d for d in by_position.get(source.position(start), []) if d.code == "IR213"]
-        old = source.text[start:end]
-        if not found or old != data.get(name):
-            continue
-        if new != old:
-            yield Fix(start, end, new, f'{name} "{old}" -> "{new}"', tuple(found))
+def _winner(found: Sequence[Diagnostic]) -> Edit | None:
+    for diagnostic in found:
+        edit = diagnostic.edit
+        assert edit is not None
+        others = {d.code for d in found if _text(d) != edit.text}
+        if others <= edit.settles:
+            return edit
+    return None
 
 
 def apply_fixes(data: bytes, model: Model, fixes: Sequence[Fix]) -> bytes:

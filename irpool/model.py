@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
+from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
-from irpool.check.shapes import CheckedLayers, infer_graph
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError

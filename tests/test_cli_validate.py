@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irpool.cli import cli
+from irpool.cli import EXIT_INTERNAL, cli
 from irpool.cli.settings import wants_colour
 from irpool.report.text import one_line
 from irpool.rules import RULES
@@ -305,3 +305,34 @@ def test_colour_never_goes_to_a_report_file(runner: CliRunner, tmp_path: Path) -
     args = ["validate", "-o", str(report), str(SPEC_A)]
     result = runner.invoke(cli, args, env={"FORCE_COLOR": "1", "NO_COLOR": None})
     assert result.exit_code == 1 and "\x1b" not in report.read_text()
+
+
+# The entry point in a real process, with validation made to fail as a bug in irpool would.
+FAILING_MAIN = """
+import atexit, sys
+import irpool.cli.validate
+from irpool.cli import main
+
+def broken(job):
+    raise RuntimeError("a bug")
+
+irpool.cli.validate.lint = broken
+atexit.register(lambda: print("atexit ran", file=sys.stderr))
+sys.argv[0] = "irpool"
+main()
+"""
+
+
+def test_an_internal_error_exits_with_its_code_and_the_process_ends_normally() -> None:
+    """The process ends as Python ends it: atexit callbacks run and nothing is lost."""
+    result = subprocess.run(
+        [sys.executable, "-c", FAILING_MAIN, "validate", "--isolated", str(CLEAN)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == EXIT_INTERNAL
+    assert "irpool: internal error: RuntimeError: a bug" in result.stderr
+    assert result.stderr.rstrip().endswith("atexit ran")
+    assert "Traceback" not in result.stderr

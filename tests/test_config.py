@@ -114,6 +114,58 @@ def test_command_line_select_and_ignore_override_the_file(runner: CliRunner, pro
     assert found == {"models/a.xml": ["IR301"] * 4}
 
 
+A_ONLY = {"models/a.xml": ["IR213", "IR301", "IR301", "IR301", "IR301"]}
+BOTH = {**A_ONLY, "models/legacy/b.xml": A_ONLY["models/a.xml"]}
+
+
+@pytest.mark.parametrize(
+    ("table", "args", "expected"),
+    [
+        # Each setting of the file is its option's default (click's default_map) ...
+        ("ignore = ['IR301']", ["models/a.xml"], {"models/a.xml": ["IR213"]}),
+        ("exclude = ['legacy']", ["models"], A_ONLY),
+        # ... and the option, given, replaces it.
+        (
+            "ignore = ['IR301']",
+            ["--ignore", "IR213", "models/a.xml"],
+            {"models/a.xml": ["IR301"] * 4},
+        ),
+        ("exclude = ['legacy']", ["--exclude", "", "models"], BOTH),
+        ("force-exclude = true\nexclude = ['a.xml']", ["models/a.xml"], {}),
+        ("force-exclude = true\nexclude = ['a.xml']", ["--exclude", "", "models/a.xml"], A_ONLY),
+        # extend-exclude on the command line extends the file's instead.
+        ("extend-exclude = ['legacy']", ["--extend-exclude", "nothing", "models"], A_ONLY),
+    ],
+)
+def test_the_file_gives_the_options_defaults_and_the_command_line_wins(
+    runner: CliRunner, project: Path, table: str, args: list[str], expected: dict[str, list[str]]
+) -> None:
+    configure(project, f"[tool.irpool]\n{table}\n")
+    _, found, stderr = codes(runner, *args)
+    assert found == expected, stderr
+
+
+@pytest.mark.parametrize(("args", "expected_code"), [([], 1), (["--fail-on", "error"], 0)])
+def test_fail_on_from_the_file_unless_given(
+    runner: CliRunner, project: Path, args: list[str], expected_code: int
+) -> None:
+    configure(
+        project, "[tool.irpool]\nfail-on = 'warning'\n[tool.irpool.severity]\nIR3 = 'warning'\n"
+    )
+    code, _, stderr = codes(runner, *args, "models")
+    assert code == expected_code, stderr
+
+
+def test_the_file_s_selectors_are_not_checked_again_as_the_command_line_s(
+    runner: CliRunner, project: Path
+) -> None:
+    """A rule name in the file's `select` is valid there; only the option's own value is
+    reported as `--select`."""
+    configure(project, "[tool.irpool]\nselect = ['overwritten-pads']\n")
+    code, found, stderr = codes(runner, "models/a.xml")
+    assert code == 0 and found == {"models/a.xml": ["IR213"]}, stderr
+
+
 def test_closest_pyproject_with_a_tool_irpool_table_wins(project: Path) -> None:
     configure(project, '[tool.irpool]\nignore = ["IR213"]\n')
     (project / "models" / "pyproject.toml").write_text("[project]\nname = 'x'\n")

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.fix import FIXABLE, FixError, apply_fixes, find_fixes, verify
+from irpool.fix import FixError, apply_fixes, find_fixes, verify
 from irpool.rules import RULES
 
 TEMPLATE = """<?xml version='1.0' encoding='{encoding}'?>
@@ -194,7 +194,7 @@ def test_verification_catches_a_fix_that_breaks_the_file(tmp_path: Path) -> None
     model = tmp_path / "model.xml"
     model.write_bytes(render(WRONG))
     loaded = irpool.load(model)
-    fixes = find_fixes(loaded, loaded.validate())
+    fixes = find_fixes(loaded.validate())
     broken = [replace(f, text="17") for f in fixes]
     fixed = apply_fixes(model.read_bytes(), loaded, broken)
     with pytest.raises(FixError, match="still finds"):
@@ -240,8 +240,32 @@ def test_files_that_do_not_load_are_reported_not_fixed(runner: CliRunner, tmp_pa
     assert code == 1 and "IR101" in stdout and model.read_bytes() == b"<net version='11'><layers>"
 
 
-def test_fix_knows_exactly_the_rules_documented_as_fixable() -> None:
-    assert {code for code, rule in RULES.items() if rule.fixable} == FIXABLE
+def test_the_rules_documented_as_fixable_are_exactly_those_whose_findings_carry_an_edit(
+    tmp_path: Path,
+) -> None:
+    """Each diagnostic carries its own fix from where it is made; one file with every
+    fixable problem (and a stale suppression, IR117) shows which rules make edits."""
+    model = tmp_path / "model.xml"
+    stale = b"<!-- irpool: ignore IR205 -->\n<net "
+    model.write_bytes(render(WRONG).replace(b"<net ", stale, 1))
+    diagnostics = irpool.load(model).validate()
+    assert {d.code for d in diagnostics if d.edit is not None} == {
+        code for code, rule in RULES.items() if rule.fixable
+    }
+    assert all("edit" not in d.to_dict() for d in diagnostics)  # reports never show it
+
+
+def test_an_edit_that_settles_another_code_at_its_place_wins(tmp_path: Path) -> None:
+    """` 32 ` is both unusual (IR113, whose edit writes 32) and wrong (IR301, whose edit
+    writes 16): writing 16 settles both, so one fix resolves the two."""
+    model = tmp_path / "model.xml"
+    model.write_bytes(render(WRONG))
+    diagnostics = irpool.load(model).validate()
+    (fix,) = [f for f in find_fixes(diagnostics) if "<dim> 32 </dim>" in f.message]
+    assert fix.text == "16" and sorted(d.code for d in fix.resolves) == ["IR113", "IR301"]
+    spelling_only = [d for d in diagnostics if d.code != "IR301"]
+    (kept,) = [f for f in find_fixes(spelling_only) if "<dim> 32 </dim>" in f.message]
+    assert kept.text == "32" and [d.code for d in kept.resolves] == ["IR113"]
 
 
 def test_fixed_file_reads_in_openvino_with_the_same_shapes(

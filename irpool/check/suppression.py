@@ -15,12 +15,12 @@ a suppression all of whose codes are at fault.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lxml import etree
 
-from irpool.diagnostics import Collector, Diagnostic
+from irpool.diagnostics import Collector, Diagnostic, Edit
 from irpool.parse.source_map import SourceMap
 from irpool.parse.xml_reader import Document
 from irpool.rules import RULES
@@ -118,30 +118,19 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
     sink = Collector(document.display_path)
     for suppression, silenced in zip(suppressions, used, strict=True):
         span = source.span(*suppression.comment)
-        for message in _faults(suppression, silenced):
-            sink.add("IR117", message, span)
+        faults = list(_faults(suppression, silenced))
+        all_at_fault = len(faults) >= len(suppression.codes)
+        edit = _deletion(source.text, suppression) if all_at_fault else None
+        for message in faults:
+            sink.add("IR117", message, span, edit=edit)
     return kept + sink.diagnostics
 
 
-def removable(
-    document: Document, diagnostics: Sequence[Diagnostic]
-) -> list[tuple[int, int, tuple[Diagnostic, ...]]]:
-    """Character ranges to delete, each with the IR117 findings it settles: a suppression
-    every part of which is at fault (a stale code cannot be silencing anything, so deleting
-    it changes no other finding). A comment alone on its line goes with its line; a comment
-    that still holds a used code is left for a person to edit."""
-    if not diagnostics:
-        return []
-    source = document.source
-    by_span: dict[tuple[int, int], list[Diagnostic]] = {}
-    for d in diagnostics:
-        by_span.setdefault((d.line, d.column), []).append(d)
-    ranges = []
-    for suppression in _suppressions(document):
-        faults = by_span.get(source.position(suppression.comment[0]), [])
-        if faults and len(faults) >= max(len(suppression.codes), 1):
-            ranges.append((*_whole_lines(source.text, *suppression.comment), tuple(faults)))
-    return ranges
+def _deletion(text: str, suppression: Suppression) -> Edit:
+    """Delete a suppression every part of which is at fault (a stale code cannot be
+    silencing anything, so deleting it changes no other finding). A comment alone on its
+    line goes with its line; one that still holds a used code is left for a person to edit."""
+    return Edit(*_whole_lines(text, *suppression.comment), "", "delete the suppression")
 
 
 def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:

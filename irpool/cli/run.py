@@ -192,5 +192,5 @@ def command(
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)
     else:
-        for output in model.outputs:
-            click.echo(describe(output.name, output.layer.name, outputs[output.name]))
+        for result in model.outputs:  # not `output`: that is the --output path
+            click.echo(describe(result.name, result.layer.name, outputs[result.name]))

@@ -1,5 +1,6 @@
-"""How one `irpool validate` run is set up: the configuration file, the command line's
-overrides on top, and whether the terminal gets colour."""
+"""How one `irpool validate` run is set up: the configuration file's settings become the
+options' defaults (click's `default_map`), the command line's win, and whether the terminal
+gets colour."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from irpool.cli.app import EXIT_USAGE, UsageError
 from irpool.config import Config, ConfigError, load_config, unknown_selectors
@@ -20,57 +22,98 @@ class ConfigProblem(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-def _list(value: str | None) -> tuple[str, ...] | None:
-    """A comma-separated option's items (None when the option is not given)."""
-    return None if value is None else tuple(s.strip() for s in value.split(",") if s.strip())
+class CommaList(click.ParamType[tuple[str, ...]]):
+    """A comma-separated option's items. A tuple, as the configuration gives through
+    `default_map`, is already converted and passes as it is (click's contract for types)."""
+
+    name = "list"
+
+    def convert(
+        self, value: str | tuple[str, ...], param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return value
+        return tuple(item.strip() for item in value.split(",") if item.strip())
 
 
-@dataclass(frozen=True, slots=True)
-class Overrides:
-    """The command line's settings, which replace the configuration's."""
-
-    select: str | None = None
-    ignore: str | None = None
-    fail_on: str | None = None
-    exclude: str | None = None
-    extend_exclude: str | None = None
-    respect_gitignore: bool | None = None
-    force_exclude: bool | None = None
+COMMA_LIST = CommaList()
+# Where `read_configuration` leaves the file's settings for the command (click's ctx.meta).
+_SEEN, _CONFIG = "irpool.configuration-options", "irpool.configuration"
 
 
-def configure(config_path: Path | None, isolated: bool, overrides: Overrides) -> Config:
-    """The file's settings, then the command line's on top. A selector naming no rule, or a
-    selection of nothing, is a usage error: a typo must never make CI check less."""
+def read_configuration(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """The callback of --config and --isolated. Both are eager, so click processes them
+    before every other option: once both are known, the configuration is read and its
+    settings become the other options' defaults (`ctx.default_map`), so that an option given
+    on the command line wins and one not given takes the file's value."""
+    seen = ctx.meta.setdefault(_SEEN, {})
+    seen[param.name] = value
+    if len(seen) < 2:
+        return value
+    config_path, isolated = seen["config_path"], seen["isolated"]
     if config_path is not None and isolated:
         raise UsageError("--config reads a configuration and --isolated ignores them; pick one")
     try:
         config = load_config(config_path, isolated, Path.cwd())
     except ConfigError as error:
         raise ConfigProblem(str(error)) from None
-    chosen, dropped = _list(overrides.select), _list(overrides.ignore)
-    for option, selectors in (("--select", chosen), ("--ignore", dropped)):
-        unknown = unknown_selectors(selectors or ())
+    ctx.meta[_CONFIG] = config
+    ctx.default_map = {**(ctx.default_map or {}), **_option_defaults(config)}
+    return value
+
+
+def _option_defaults(config: Config) -> dict[str, object]:
+    """The configuration's settings under the names of the options that override them.
+    `extend-exclude` is not among them: the command line's extends the file's."""
+    return {
+        "select": config.select,
+        "ignore": config.ignore,
+        "fail_on": config.fail_on.value,
+        "output_format": config.format,
+        "exclude": config.exclude,
+        "respect_gitignore": config.respect_gitignore,
+        "force_exclude": config.force_exclude,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The options the configuration gives defaults for, as the command received them."""
+
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    fail_on: str
+    output_format: str
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool
+    force_exclude: bool
+
+
+def configure(ctx: click.Context, settings: Settings) -> Config:
+    """The file's configuration with the command line's settings on top. A selector given on
+    the command line that names no rule, or a selection of nothing, is a usage error: a
+    typo must never make CI check less (the file's were checked when it was read)."""
+    for option in ("select", "ignore"):
+        given = ctx.get_parameter_source(option) is not ParameterSource.DEFAULT_MAP
+        unknown = unknown_selectors(getattr(settings, option)) if given else []
         if unknown:
             names = ", ".join(repr(s) for s in unknown)
-            raise UsageError(f"{option} names no rule: {names} (see `irpool rules`)")
-    if chosen == ():
+            raise UsageError(f"--{option} names no rule: {names} (see `irpool rules`)")
+    if settings.select == ():
         raise UsageError("--select names no rule, so nothing would be checked")
-    if chosen is not None:
-        config = replace(config, select=chosen)
-    if dropped is not None:
-        config = replace(config, ignore=dropped)
-    if overrides.fail_on is not None:
-        config = replace(config, fail_on=Severity(overrides.fail_on))
-    excluded, extended = _list(overrides.exclude), _list(overrides.extend_exclude)
-    if excluded is not None:
-        config = replace(config, exclude=excluded)
-    if extended is not None:
-        config = replace(config, extend_exclude=config.extend_exclude + extended)
-    if overrides.respect_gitignore is not None:
-        config = replace(config, respect_gitignore=overrides.respect_gitignore)
-    if overrides.force_exclude is not None:
-        config = replace(config, force_exclude=overrides.force_exclude)
-    return config
+    config: Config = ctx.meta[_CONFIG]
+    return replace(
+        config,
+        select=settings.select,
+        ignore=settings.ignore,
+        fail_on=Severity(settings.fail_on),
+        format=settings.output_format,
+        exclude=settings.exclude,
+        extend_exclude=config.extend_exclude + settings.extend_exclude,
+        respect_gitignore=settings.respect_gitignore,
+        force_exclude=settings.force_exclude,
+    )
 
 
 def wants_colour(is_terminal: bool) -> bool:

@@ -10,16 +10,23 @@ goes to stderr.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import click
 
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, load_held
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
-from irpool.cli.settings import ConfigProblem, Overrides, configure, wants_colour
+from irpool.cli.settings import (
+    COMMA_LIST,
+    ConfigProblem,
+    Settings,
+    configure,
+    read_configuration,
+    wants_colour,
+)
 from irpool.config import FAIL_ON, FORMATS, Config
 from irpool.diagnostics import Collector, Diagnostic, IRError, Span
 from irpool.fix import (
@@ -31,11 +38,12 @@ from irpool.fix import (
     verify,
     write_atomically,
 )
-from irpool.model import Model, display_path
+from irpool.model import Model, display_path, load
 from irpool.parse.xml_reader import read_bounded, read_stream
 from irpool.report import summary, text
 
 Mode = Literal["check", "fix", "diff"]
+F = TypeVar("F", bound=Callable[..., Any])
 MACHINE_FORMATS = ("json", "github", "sarif")
 
 
@@ -85,14 +93,14 @@ def lint(job: Job) -> Outcome:
     if not job.explicit and root_is_not_net(data):
         return Outcome(shown, (), skipped=True)
     try:
-        model = load_held(job.path, job.weights, data)
+        model = load(job.path, job.weights, data=data)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
         source = data.decode("utf-8-sig", errors="replace") if job.want_source else None
         return Outcome(shown, tuple(kept), source=source)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
-    fixes = find_fixes(model, kept)
+    fixes = find_fixes(kept)
     if job.mode == "check" or not fixes:
         return _outcome(shown, model, kept, fixes, job)
     weights = job.weights or job.path.with_suffix(".bin")
@@ -109,9 +117,9 @@ def lint(job: Job) -> Outcome:
     if job.mode == "diff":
         diff = unified_diff(shown, data, fixed, model)
         return replace(_outcome(shown, model, kept, fixes, job), fixed=count, diff=diff)
-    model = load_held(job.path, job.weights)  # report what the written file says
+    model = load(job.path, job.weights)  # report what the written file says
     kept = job.config.apply(model.validate(), job.path)
-    return replace(_outcome(shown, model, kept, find_fixes(model, kept), job), fixed=count)
+    return replace(_outcome(shown, model, kept, find_fixes(kept), job), fixed=count)
 
 
 def _outcome(
@@ -222,6 +230,11 @@ def _jobs(
     return jobs, found
 
 
+def _list_option(name: str, metavar: str, summary: str, **extra: Any) -> Callable[[F], F]:
+    """A comma-separated option (a tuple of items, or the configuration's tuple)."""
+    return click.option(name, type=COMMA_LIST, metavar=metavar, help=summary, **extra)
+
+
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, allow_dash=True, path_type=Path))
 @click.option(
@@ -244,30 +257,39 @@ def _jobs(
 )
 @click.option("--fix", is_flag=True, help="Rewrite what is certain in place, then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
+# --config and --isolated are eager: the configuration they choose is read first, and its
+# settings become the defaults of the options below (click's `default_map`).
 @click.option(
     "--config",
     "config_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    is_eager=True,
+    expose_value=False,
+    callback=read_configuration,
     help="Read settings from this file instead of the closest pyproject.toml.",
 )
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
-@click.option("--select", metavar="CODES", help="Comma-separated rules to report (overrides).")
-@click.option("--ignore", metavar="CODES", help="Comma-separated rules to skip (overrides).")
+@click.option(
+    "--isolated",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=read_configuration,
+    help="Ignore configuration files.",
+)
+@_list_option("--select", "CODES", "Comma-separated rules to report (overrides).")
+@_list_option("--ignore", "CODES", "Comma-separated rules to skip (overrides).")
 @click.option(
     "--fail-on",
     type=click.Choice(FAIL_ON),
     help="The lowest severity that fails the run (default: error).",
 )
-@click.option("--exclude", metavar="GLOBS", help="Comma-separated globs not to walk (overrides).")
-@click.option("--extend-exclude", metavar="GLOBS", help="Globs not to walk, besides `exclude`.")
+@_list_option("--exclude", "GLOBS", "Comma-separated globs not to walk (overrides).")
+@_list_option("--extend-exclude", "GLOBS", "Globs not to walk, besides `exclude`.", default=())
 @click.option(
     "--respect-gitignore/--no-respect-gitignore",
-    default=None,
     help="Skip what git ignores when walking directories (default: on).",
 )
-@click.option(
-    "--force-exclude", is_flag=True, default=None, help="Apply excludes to files named too."
-)
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files named too.")
 @click.option(
     "--stdin-filename",
     type=click.Path(path_type=Path),
@@ -284,22 +306,22 @@ def _jobs(
     show_default=True,
     help="Validate files in this many processes; the output order does not change.",
 )
+@click.pass_context
 def command(
+    ctx: click.Context,
     paths: tuple[Path, ...],
     weights: Path | None,
-    output_format: str | None,
+    output_format: str,
     output: Path | None,
     fix: bool,
     diff: bool,
-    config_path: Path | None,
-    isolated: bool,
-    select: str | None,
-    ignore: str | None,
-    fail_on: str | None,
-    exclude: str | None,
-    extend_exclude: str | None,
-    respect_gitignore: bool | None,
-    force_exclude: bool | None,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str,
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    respect_gitignore: bool,
+    force_exclude: bool,
     stdin_filename: Path | None,
     exit_zero: bool,
     statistics: bool,
@@ -313,11 +335,18 @@ def command(
     """
     if fix and diff:
         raise UsageError("--fix writes the files and --diff only shows the changes; pick one")
-    overrides = Overrides(
-        select, ignore, fail_on, exclude, extend_exclude, respect_gitignore, force_exclude
+    settings = Settings(
+        select,
+        ignore,
+        fail_on,
+        output_format,
+        exclude,
+        extend_exclude,
+        respect_gitignore,
+        force_exclude,
     )
-    config = configure(config_path, isolated, overrides)
-    chosen_format = output_format or config.format
+    config = configure(ctx, settings)
+    chosen_format = config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
     want_source = chosen_format in ("text", "sarif") and not statistics and mode != "diff"
     work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source)

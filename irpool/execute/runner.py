@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from irpool.check.shapes import CheckedLayers
+from irpool.check.layers import CheckedLayers
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.execute.memory import (

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from irpool.diagnostics import Collector
+from irpool.diagnostics import Collector, text_edit
 from irpool.graph.fast_paths import FastPaths
 from irpool.graph.model import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
+from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
 
 # A finding in a layer's ports: rule code, message, the side and position of the port among
@@ -148,14 +149,17 @@ class BodyReader:
         for code, message, side, position, where in findings:
             group = next(layer.element.iterchildren(side))
             element = [child for child in group if child.tag == "port"][position]
+            edit = None
             if isinstance(where, int):
                 dims = [child for child in element if child.tag == "dim"]
                 span = source.element_text(dims[where])
+                value = read_dim(dims[where].text or "").value  # a dim read, but not plainly
+                edit = None if value is None else text_edit(source, dims[where], str(value))
             elif where is not None:
                 span = source.attribute(element, where)
             else:
                 span = source.element(element)
-            self.sink.add(code, message, span, layer.ref)
+            self.sink.add(code, message, span, layer.ref, edit=edit)
 
 
 def _ports(side: str, readings: list[_PortValues]) -> tuple[Port, ...]:

@@ -1,4 +1,4 @@
-"""Layers written alike are read and checked once (graph.bodies, check.shapes): every one of
+"""Layers written alike are read and checked once (graph.bodies, check.layers): every one of
 them must still get its own findings, at its own positions, with its own id and name."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Stage 3b: per-layer op checks and shape inference in topological order, then every declared
-`<dim>` and precision compared with what the runtime will actually produce.
+"""Stage 3b, the per-layer checker: op checks and shape inference in topological order, then
+every declared `<dim>` and precision compared with what the runtime will actually produce.
+Findings that have a certain fix carry its edit (`--fix` applies them).
 
 What a layer's check finds depends only on its op, its `<data>` and its input tensors, so
 layers that repeat all three (the norm in real models) are checked once and their findings
@@ -15,6 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from irpool.check.attributes import Attributes, read_attributes
+from irpool.check.fixes import OVERWRITTEN_PADS, attribute_fixes, dims, edit_at
 from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
@@ -69,8 +71,9 @@ class _Outcome:
 # Where in its layer a finding points, so that repeated layers can share findings:
 #   ("layer", attribute | None)  the <layer> element, or one of its attributes
 #   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
-#   ("op", attribute | None)     an attribute of <data> if there is one, else the layer
-#   ("port", Port, attribute | None) and ("dim", Port, index)
+#   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
+#   ("port", Port, attribute | None) and ("dim", Port, index, fix)
+# `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
 Locator = tuple[Any, ...]
 # A layer's findings: rule code, message, where.
 LayerFinding = tuple[str, str, Locator]
@@ -174,7 +177,11 @@ class _Checker:
             return _LayerOutcome(op, None, tuple(findings), inputs)
         used = self._used.get(layer.id, NONE_USED)
         inferred = self._infer(op, attributes, known_inputs, used)
-        findings.extend((code, message, ("op", name)) for code, message, name in inferred.reports)
+        reported = [code for code, _, _ in inferred.reports]
+        fixes = attribute_fixes(op, reported, known_inputs)
+        for code, message, name in inferred.reports:
+            fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
+            findings.append((code, message, ("op", name, fix)))
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
                 self._compare(port, info, "output", findings)
@@ -267,10 +274,8 @@ class _Checker:
                 name = locator[2]
                 span = source.attribute(element, name) if name else source.element(element)
             else:
-                element = layer.port_element(locator[1])
-                dims = [child for child in element if child.tag == "dim"]
-                span = source.element_text(dims[locator[2]])
-            self.sink.add(code, message, span, layer.ref)
+                span = source.element_text(dims(layer, locator[1])[locator[2]])
+            self.sink.add(code, message, span, layer.ref, edit=edit_at(source, layer, locator))
 
     def _report_lookup(self, layer: Layer, found: Lookup) -> None:
         source = self.doc.source
@@ -348,7 +353,8 @@ class _Checker:
                             f"{where} dim {index}: declared {value}, inferred {dim}{hint} "
                             f"(shape {inferred})"
                         )
-                        findings.append(("IR301", message, ("dim", port, index)))
+                        fix = None if info.trusted else str(expected)
+                        findings.append(("IR301", message, ("dim", port, index, fix)))
         written = (info.element_type, info.written_as)
         if info.element_type != "dynamic" and port.precision not in (None, *written):
             message = (
