@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from irpool.rules import RULES, Severity
+from irpool.rules import RULES, Code, Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,7 @@ class Collector:
 
     def add(
         self,
-        code: str,
+        code: Code,
         message: str,
         span: Span,
         layer: tuple[str | None, str | None] = (None, None),

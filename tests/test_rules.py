@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import irpool
+from irpool import rules
 from irpool.rules import RULES
 
 RULES_DIR = Path(__file__).parent / "rules"
@@ -90,3 +91,14 @@ def test_ir100_unreadable_path(tmp_path: Path) -> None:
     with pytest.raises(irpool.IRError) as raised:
         irpool.load(target)
     assert sorted((d.code, d.line, d.column) for d in raised.value.diagnostics) == [("IR100", 1, 1)]
+
+
+def test_every_rule_has_its_named_code_constant_and_no_constant_lacks_a_rule() -> None:
+    constants = {
+        name: value
+        for name, value in vars(rules).items()
+        if isinstance(value, str) and re.fullmatch(r"IR\d{3}", value)
+    }
+    expected_names = {rule.name.upper().replace("-", "_"): code for code, rule in RULES.items()}
+    assert constants == expected_names
+
