@@ -29,10 +29,16 @@ from irpool.model import Model, load
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import TensorInfo
 from irpool.parse.values import read_dim
+from irpool.rules import (
+    DECLARED_DIM_MISMATCH,
+    NON_CANONICAL_DIM,
+    OVERWRITTEN_PADS,
+    REINTERPRETED_DIM,
+    UNUSED_SUPPRESSION,
+)
 
-DIM_CODES = frozenset({"IR112", "IR113", "IR301"})
-UNUSED_SUPPRESSION = "IR117"
-FIXABLE = DIM_CODES | {"IR213", UNUSED_SUPPRESSION}
+DIM_CODES = frozenset({REINTERPRETED_DIM, NON_CANONICAL_DIM, DECLARED_DIM_MISMATCH})
+FIXABLE = DIM_CODES | {OVERWRITTEN_PADS, UNUSED_SUPPRESSION}
 
 
 class FixError(Exception):
@@ -114,16 +120,16 @@ def _dim_fixes(
             continue
         codes = {d.code for d in found}
         inferred = None if expected is None else expected[index]
-        if inferred is not None and (inferred == read or "IR301" in codes):
+        if inferred is not None and (inferred == read or DECLARED_DIM_MISMATCH in codes):
             target = inferred
-        elif codes & {"IR112", "IR113"}:
+        elif codes & {REINTERPRETED_DIM, NON_CANONICAL_DIM}:
             target = read  # what the runtime reads, written plainly
         else:
             continue
         old = source.text[start:end]
         if str(target) == old:
             continue
-        settled = tuple(d for d in found if d.code != "IR301" or target == inferred)
+        settled = tuple(d for d in found if d.code != DECLARED_DIM_MISMATCH or target == inferred)
         yield Fix(start, end, str(target), f"<dim>{old}</dim> -> <dim>{target}</dim>", settled)
 
 
@@ -144,7 +150,9 @@ def _pad_fixes(
         if offsets is None:
             continue
         start, end = offsets
-        found = [d for d in by_position.get(source.position(start), []) if d.code == "IR213"]
+        found = [
+            d for d in by_position.get(source.position(start), []) if d.code == OVERWRITTEN_PADS
+        ]
         old = source.text[start:end]
         if not found or old != data.get(name):
             continue

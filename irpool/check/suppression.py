@@ -23,7 +23,7 @@ from lxml import etree
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.parse.source_map import SourceMap
 from irpool.parse.xml_reader import Document
-from irpool.rules import RULES
+from irpool.rules import RULES, UNUSED_SUPPRESSION
 
 _PREFIX = re.compile(r"\s*irpool:")
 _DIRECTIVE = re.compile(r"\s*irpool:\s*ignore(?P<codes>(?:[\s,]+[^\s,]+)+)[\s,]*")
@@ -119,7 +119,7 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
     for suppression, silenced in zip(suppressions, used, strict=True):
         span = source.span(*suppression.comment)
         for message in _faults(suppression, silenced):
-            sink.add("IR117", message, span)
+            sink.add(UNUSED_SUPPRESSION, message, span)
     return kept + sink.diagnostics
 
 

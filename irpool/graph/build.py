@@ -16,13 +16,32 @@ from irpool.graph.model import Children, Graph, Layer, Port
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_dim, read_precision, read_unsigned, trailing_blank
 from irpool.parse.xml_reader import Document
+from irpool.rules import (
+    CYCLE,
+    DUPLICATE_LAYER_ID,
+    DUPLICATE_PORT_ID,
+    INPUT_EDGE_COUNT,
+    INVALID_DIM,
+    INVALID_PRECISION,
+    IR_STRUCTURE,
+    MISSING_PRECISION,
+    NO_LAYERS,
+    NO_RESULT,
+    NON_CANONICAL_DIM,
+    REINTERPRETED_DIM,
+    UNKNOWN_EDGE_LAYER,
+    UNKNOWN_EDGE_PORT,
+    UNREACHABLE_LAYER,
+)
 
 # Sinks the runtime walks back from; everything else must feed one of them.
 _SINK_TYPES = ("result", "assign")
 # What OpenVINO's IR reader checks in every layer, even one it then drops for feeding no
 # sink: the layer's id and version, its ports' precisions and dims. Everything else it
 # checks only while creating an op, and it creates none for a dropped layer.
-_READ_IN_EVERY_LAYER = frozenset({"IR105", "IR106", "IR109", "IR110", "IR111"})
+_READ_IN_EVERY_LAYER = frozenset(
+    {IR_STRUCTURE, DUPLICATE_LAYER_ID, MISSING_PRECISION, INVALID_PRECISION, INVALID_DIM}
+)
 _DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
 
 
@@ -48,7 +67,7 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     _report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
-        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
+        sink.add(NO_LAYERS, "the model has no layers", doc.source.element(doc.root))
     return Graph(layers, producers, order, reachable, read.repeated_ids, read.names_written)
 
 
@@ -169,7 +188,7 @@ def _read_layers(
             repeated.add(layer_id)
             earlier = elements[first_seen[layer_id]]
             sink.add(
-                "IR106",
+                DUPLICATE_LAYER_ID,
                 f'layer id {layer_id} is already used by "{layers[layer_id].name}" on line '
                 f"{earlier.sourceline}; OpenVINO keeps only this later layer",
                 doc.source.attribute(layer.element, "id"),
@@ -338,7 +357,7 @@ class _BodyReader:
                     f"{side} port id {reading.id} appears twice in this layer; edges can reach "
                     "only the first"
                 )
-                findings.append(("IR107", message, side, position, "id"))
+                findings.append((DUPLICATE_PORT_ID, message, side, position, "id"))
             seen.add(reading.id)
             readings.append(
                 (reading.id, position, reading.declared, reading.precision, precision_text)
@@ -367,7 +386,11 @@ class _BodyReader:
             self.sink.add(code, message, span, layer.ref)
 
 
-_DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}
+_DIM_CODES = {
+    "rejected": INVALID_DIM,
+    "reinterpreted": REINTERPRETED_DIM,
+    "noncanonical": NON_CANONICAL_DIM,
+}
 
 
 def read_port(
@@ -379,7 +402,11 @@ def read_port(
     if precision_text is None:
         if side == "output":
             findings.append(
-                ("IR109", f"output port {id_text} has no precision; OpenVINO requires one", None)
+                (
+                    MISSING_PRECISION,
+                    f"output port {id_text} has no precision; OpenVINO requires one",
+                    None,
+                )
             )
     else:
         reading = read_precision(precision_text)
@@ -387,7 +414,7 @@ def read_port(
         # The runtime parses output precisions only; a bad one on an input port is ignored.
         if reading.finding is not None and side == "output":
             message = f"output port {id_text} precision: {reading.finding.message}"
-            findings.append(("IR110", message, "precision"))
+            findings.append((INVALID_PRECISION, message, "precision"))
     values: list[int] = []
     for index, text in enumerate(dim_texts):
         dim = read_dim(text)
@@ -399,7 +426,7 @@ def read_port(
     declared = tuple(values) if len(values) == len(dim_texts) else None
     blank = trailing_blank(id_text)
     if blank is not None:  # one the schema check lets through
-        findings.append(("IR105", f"<port> attribute id: {blank}", "id"))
+        findings.append((IR_STRUCTURE, f"<port> attribute id: {blank}", "id"))
     return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))
 
 
@@ -482,7 +509,7 @@ def _connect(doc: Document, layers: dict[int, Layer], edges: _Edges, sink: Colle
             assert edges.elements is not None
             layer = layers[to_layer]
             sink.add(
-                "IR503",
+                INPUT_EDGE_COUNT,
                 f"input port {to_port} of {layer.describe()} has more than one incoming "
                 "edge; an input takes exactly one",
                 doc.source.element(edges.elements[index]),
@@ -525,7 +552,7 @@ def _report_trailing_blanks(
         if message is not None:
             span = doc.source.attribute(element, name)
             message = f"<{element.tag}> attribute {name}: {message}"
-            sink.add("IR105", message, span, layer or (None, None))
+            sink.add(IR_STRUCTURE, message, span, layer or (None, None))
 
 
 def _report_edge_end(
@@ -541,7 +568,7 @@ def _report_edge_end(
     """Say why one end of an edge names no port."""
     if layer is None:
         sink.add(
-            "IR501",
+            UNKNOWN_EDGE_LAYER,
             f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
             doc.source.attribute(edge, f"{side}-layer"),
             about_dropped=into_dropped,
@@ -556,7 +583,7 @@ def _report_edge_end(
         else ""
     )
     sink.add(
-        "IR502",
+        UNKNOWN_EDGE_PORT,
         f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
         doc.source.attribute(edge, f"{side}-port"),
         layer.ref,
@@ -577,7 +604,7 @@ def _check_fan_in(
         for index, port in enumerate(layer.inputs):
             if (layer.id, index) not in producers:
                 sink.add(
-                    "IR503",
+                    INPUT_EDGE_COUNT,
                     f"input port {port.id} of {layer.describe()} has no incoming edge",
                     doc.source.element(layer.port_element(port)),
                     layer.ref,
@@ -633,7 +660,7 @@ def _report_cycle(
     first = layers[cycle[0]]
     chain = " -> ".join(f'{layers[i].id} "{layers[i].name}"' for i in [*cycle, cycle[0]])
     sink.add(
-        "IR504", f"the edges form a cycle: {chain}", doc.source.element(first.element), first.ref
+        CYCLE, f"the edges form a cycle: {chain}", doc.source.element(first.element), first.ref
     )
 
 
@@ -658,7 +685,7 @@ def _reachable(
     sinks = [i for i, layer in layers.items() if kinds[layer.type] in _SINK_TYPES]
     if layers and not sinks:
         sink.add(
-            "IR507",
+            NO_RESULT,
             "the model has no Result layer, so it has no outputs",
             doc.source.element(doc.root),
         )
@@ -675,7 +702,7 @@ def _reachable(
         for layer in layers.values():
             if layer.id not in seen:
                 sink.add(
-                    "IR505",
+                    UNREACHABLE_LAYER,
                     f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
                     doc.source.element(layer.element),
                     layer.ref,

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, cdiv
 from irpool.ops.registry import register
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
 
 if TYPE_CHECKING:
     from irpool.execute.window import Window
@@ -170,7 +171,9 @@ class AvgPoolBase(Op):
         for name, values in (("pads_begin", pads_begin), ("pads_end", pads_end)):
             if len(values) != count:
                 raise ShapeError(
-                    f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
+                    f"{name} has {len(values)} value(s) but kernel has {count}",
+                    ATTRIBUTE_LENGTH_MISMATCH,
+                    name,
                 )
         rank = data.shape.rank
         if rank is not None and rank not in (3, 4, 5):
@@ -178,18 +181,20 @@ class AvgPoolBase(Op):
         for name, values in (("strides", strides), ("dilations", dilations)):
             if len(values) != count:
                 raise ShapeError(
-                    f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
+                    f"{name} has {len(values)} value(s) but kernel has {count}",
+                    ATTRIBUTE_LENGTH_MISMATCH,
+                    name,
                 )
         if any(v >= WRAPPED for v in strides):
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
                 "axis), but its CPU plugin cannot compile the layer",
                 "strides",
             )
         if self.version >= 16 and not self.attrs["dilations"]:
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "AvgPool-16 needs explicit dilations (e.g. all 1); with empty or missing "
                 "dilations OpenVINO's CPU plugin crashes compiling the model",
                 "dilations",
@@ -200,7 +205,7 @@ class AvgPoolBase(Op):
             raise ShapeError(
                 f"kernel has {count} value(s) but the {rank}D input {data.shape} has "
                 f"{rank - 2} spatial axes",
-                "IR207",
+                ATTRIBUTE_LENGTH_MISMATCH,
                 "kernel",
             )
         batch, channels = data.shape[0], data.shape[1]
@@ -230,7 +235,7 @@ class AvgPoolBase(Op):
                 # one on dynamic dims too, when it compiles.
                 if in_padding:
                     ctx.report(
-                        "IR214", f"{problem}; the CPU plugin refuses to compile it", pads_name
+                        COMPILE_CRASH, f"{problem}; the CPU plugin refuses to compile it", pads_name
                     )
                 continue
             padded = axis.size.value + (padding_total((axis.pad_begin, axis.pad_end)) or 0)
@@ -255,7 +260,7 @@ class AvgPoolBase(Op):
             declared = [v - UINT64 if v >= WRAPPED else v for v in self.attrs[name]]
             if name in ctx.present and declared and declared != effective:
                 ctx.report(
-                    "IR213",
+                    OVERWRITTEN_PADS,
                     f"{name} is declared {_csv(declared)} but auto_pad={auto_pad} makes the "
                     f"runtime use {_csv(effective)}",
                     name,
