@@ -70,7 +70,7 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
 
 # A rule code, its message, and the attribute it is about (None: the <data> element itself,
 # or the layer when there is no <data>).
-AttributeFinding = tuple[str, str, str | None]
+AttributeFinding = tuple[Code, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +204,7 @@ def _replaced(attr: Attr, given: dict[str, str], own: dict[str, Attr]) -> bool:
 
 
 def _check_range(
-    op: type[Op], attr: Attr, value: Any, report: Callable[[str, str, str | None], None]
+    op: type[Op], attr: Attr, value: Any, report: Callable[[Code, str, str | None], None]
 ) -> bool:
     """Limits the runtime enforces at read time; False when it would refuse the value."""
     if attr.min_value is not None and isinstance(value, tuple):

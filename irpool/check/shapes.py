@@ -34,6 +34,7 @@ from irpool.rules import (
     UNSUPPORTED_OPSET,
     WEIGHTS_UNAVAILABLE,
     WRONG_PORT_COUNT,
+    Code,
 )
 
 # Constant inputs up to this many elements take part in the key of a repeated check; a
@@ -66,7 +67,7 @@ def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) 
 
 
 # A finding of an op's checks: rule code, message, and the attribute it is about.
-Report = tuple[str, str, str | None]
+Report = tuple[Code, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,7 @@ class _Outcome:
 #   ("port", Port, attribute | None) and ("dim", Port, index)
 Locator = tuple[Any, ...]
 # A layer's findings: rule code, message, where.
-LayerFinding = tuple[str, str, Locator]
+LayerFinding = tuple[Code, str, Locator]
 
 
 @dataclass(frozen=True, slots=True)

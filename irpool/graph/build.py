@@ -32,6 +32,7 @@ from irpool.rules import (
     UNKNOWN_EDGE_LAYER,
     UNKNOWN_EDGE_PORT,
     UNREACHABLE_LAYER,
+    Code,
 )
 
 # Sinks the runtime walks back from; everything else must feed one of them.
@@ -248,7 +249,7 @@ PortText = tuple[str, str, str | None, tuple[str, ...]]
 Where = str | int | None
 # A finding in a layer's ports: rule code, message, the side and position of the port among
 # the <port>s of the layer's first <input> or <output>, and where in the port.
-PortFinding = tuple[str, str, str, int, Where]
+PortFinding = tuple[Code, str, str, int, Where]
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +259,7 @@ class PortReading:
     id: int | None  # None: unreadable (the schema check reports it)
     precision: str | None  # the element type the precision names, if it names one
     declared: tuple[int, ...] | None  # dims as the runtime reads them; None if one cannot be
-    findings: tuple[tuple[str, str, Where], ...]
+    findings: tuple[tuple[Code, str, Where], ...]
 
 
 # A port's id, position, dims, precision and precision text, as Port holds them.
@@ -397,7 +398,7 @@ def read_port(
     side: str, id_text: str, precision_text: str | None, dim_texts: tuple[str, ...]
 ) -> PortReading:
     """A port read from its text alone, with every finding."""
-    findings: list[tuple[str, str, Where]] = []
+    findings: list[tuple[Code, str, Where]] = []
     precision = None
     if precision_text is None:
         if side == "output":

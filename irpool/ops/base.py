@@ -97,7 +97,7 @@ class LayerContext:
     def __init__(
         self,
         present: frozenset[str],
-        report: Callable[[str, str, str | None], None],
+        report: Callable[[Code, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
     ) -> None:
         self.present = present
