@@ -9,6 +9,16 @@ irpool's strictness rules: the file loads, but does not say exactly what runs.
 Each rule also carries its documentation (`doc`, a `wrong` and a `right` IR snippet, and what
 `--fix` does, if anything), so `irpool rule CODE`, the SARIF rule table and the docs are all
 read from here and cannot drift from the rule itself.
+
+Checks report a rule by its constant (`sink.add(DECLARED_DIM_MISMATCH, ...)`), imported from
+here, never by a literal code. The documentation stays in this one catalog rather than beside
+each check (yamllint's habit): here a rule is not one module's check (IR211 is reported by
+the XML reader, the attribute checker and the shape checker, and the graph reader reports
+many rules), and `irpool rules`, config selectors and SARIF need the whole catalog without
+importing every check. Going to the definition of a constant lands beside its rule's entry.
+
+To add a rule: its constant below (the rule's name in upper snake case, in code order), its
+entry in `_RULES`, a fixture in tests/rules/, then `python tools/gen_rule_docs.py`.
 """
 
 from __future__ import annotations
