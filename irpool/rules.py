@@ -102,7 +102,8 @@ SHARED_TENSOR_NAME = Code("IR508")
 V10_NAME_COLLISION = Code("IR509")
 
 
-@dataclass(frozen=True, slots=True)
+# Keyword fields only: five positional strings in a row are easy to swap unnoticed.
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
     code: Code
     name: str
