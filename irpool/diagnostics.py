@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from irpool.rules import RULES, Severity
+from irpool.rules import RULES, Code, Severity
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -109,7 +109,7 @@ class Collector:
 
     def add(
         self,
-        code: str,
+        code: Code,
         message: str,
         span: Span,
         layer: tuple[str | None, str | None] = (None, None),

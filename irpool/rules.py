@@ -10,6 +10,16 @@ irpool's strictness rules: the file loads, but does not say exactly what runs.
 Each rule also carries its documentation (`doc`, a `wrong` and a `right` IR snippet, and what
 `--fix` does, if anything), so `irpool rule CODE`, the SARIF rule table and the docs are all
 read from here and cannot drift from the rule itself.
+
+Checks report a rule by its constant (`sink.add(DECLARED_DIM_MISMATCH, ...)`), imported from
+here, never by a literal code. The documentation stays in this one catalog rather than beside
+each check (yamllint's habit): here a rule is not one module's check (IR211 is reported by
+the XML reader, the attribute checker and the shape checker, and the graph reader reports
+many rules), and `irpool rules`, config selectors and SARIF need the whole catalog without
+importing every check. Going to the definition of a constant lands beside its rule's entry.
+
+To add a rule: its constant below (the rule's name in upper snake case, in code order), its
+entry in `_RULES`, a fixture in tests/rules/, then `python tools/gen_rule_docs.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +27,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, NewType
 
 
 class Severity(StrEnum):
@@ -34,10 +44,72 @@ _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails"]
 
+# A rule code. Checks name it by its constant below, never by a literal "IR301": a misspelt
+# constant fails when the module is imported, and mypy refuses a plain str where a Code goes.
+# Each constant is its rule's name in upper snake case (tests/test_rules.py checks both ways).
+Code = NewType("Code", str)
 
-@dataclass(frozen=True, slots=True)
+FILE_UNREADABLE = Code("IR100")
+XML_SYNTAX = Code("IR101")
+UNSAFE_XML = Code("IR102")
+ROOT_NOT_NET = Code("IR103")
+UNSUPPORTED_IR_VERSION = Code("IR104")
+IR_STRUCTURE = Code("IR105")
+DUPLICATE_LAYER_ID = Code("IR106")
+DUPLICATE_PORT_ID = Code("IR107")
+NO_LAYERS = Code("IR108")
+MISSING_PRECISION = Code("IR109")
+INVALID_PRECISION = Code("IR110")
+INVALID_DIM = Code("IR111")
+REINTERPRETED_DIM = Code("IR112")
+NON_CANONICAL_DIM = Code("IR113")
+UNSUPPORTED_XML = Code("IR114")
+UNKNOWN_ELEMENT = Code("IR115")
+UNESCAPED_MARKUP = Code("IR116")
+UNUSED_SUPPRESSION = Code("IR117")
+UNSUPPORTED_OPSET = Code("IR201")
+UNCHECKED_OP = Code("IR202")
+MISSING_ATTRIBUTE = Code("IR203")
+INVALID_ATTRIBUTE_VALUE = Code("IR204")
+REINTERPRETED_ATTRIBUTE_VALUE = Code("IR205")
+ATTRIBUTE_OUT_OF_RANGE = Code("IR206")
+ATTRIBUTE_LENGTH_MISMATCH = Code("IR207")
+ATTRIBUTE_VERSION_MISMATCH = Code("IR208")
+MISSPELLED_ATTRIBUTE = Code("IR209")
+UNKNOWN_ATTRIBUTE = Code("IR210")
+NON_CANONICAL_SPELLING = Code("IR211")
+IGNORED_ATTRIBUTE = Code("IR212")
+OVERWRITTEN_PADS = Code("IR213")
+COMPILE_CRASH = Code("IR214")
+MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
+UNKNOWN_OP_TYPE = Code("IR216")
+INFERENCE_FAILURE = Code("IR217")
+DECLARED_DIM_MISMATCH = Code("IR301")
+DECLARED_RANK_MISMATCH = Code("IR302")
+SHAPE_INFERENCE_FAILED = Code("IR303")
+INVALID_OUTPUT_SIZE = Code("IR304")
+DECLARED_PRECISION_MISMATCH = Code("IR305")
+IGNORED_AXES = Code("IR306")
+RESHAPE_ELEMENT_COUNT = Code("IR307")
+WEIGHTS_UNAVAILABLE = Code("IR401")
+CONST_OUT_OF_BOUNDS = Code("IR402")
+CONST_SIZE_TOO_SMALL = Code("IR403")
+CONST_SIZE_TOO_LARGE = Code("IR404")
+UNKNOWN_EDGE_LAYER = Code("IR501")
+UNKNOWN_EDGE_PORT = Code("IR502")
+INPUT_EDGE_COUNT = Code("IR503")
+CYCLE = Code("IR504")
+UNREACHABLE_LAYER = Code("IR505")
+WRONG_PORT_COUNT = Code("IR506")
+NO_RESULT = Code("IR507")
+SHARED_TENSOR_NAME = Code("IR508")
+V10_NAME_COLLISION = Code("IR509")
+
+
+# Keyword fields only: five positional strings in a row are easy to swap unnoticed.
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
-    code: str
+    code: Code
     name: str
     severity: Severity
     runtime: Runtime
@@ -70,11 +142,11 @@ E, W, N = Severity.ERROR, Severity.WARNING, Severity.INFO
 _RULES = (
     # IR1xx: the file, its XML and the IR skeleton
     Rule(
-        "IR100",
-        "file-unreadable",
-        E,
-        "rejects",
-        "The file cannot be opened or read.",
+        code=FILE_UNREADABLE,
+        name="file-unreadable",
+        severity=E,
+        runtime="rejects",
+        summary="The file cannot be opened or read.",
         doc=_text("""
             The path names something irpool cannot read as a file: it is missing, a directory,
             a broken symbolic link, or unreadable for the current user. OpenVINO cannot read it
@@ -86,11 +158,11 @@ _RULES = (
         right="$ chmod 644 model.xml && irpool validate model.xml",
     ),
     Rule(
-        "IR101",
-        "xml-syntax",
-        E,
-        "rejects",
-        "The file is not well-formed XML.",
+        code=XML_SYNTAX,
+        name="xml-syntax",
+        severity=E,
+        runtime="rejects",
+        summary="The file is not well-formed XML.",
         doc=_text("""
             The file is not well-formed XML (a mismatched end tag, a missing quote, a
             truncated file), so OpenVINO's XML reader refuses it. irpool reports every syntax
@@ -108,11 +180,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR102",
-        "unsafe-xml",
-        E,
-        "reinterprets",
-        "A DOCTYPE, entity declaration or external reference, which irpool never resolves.",
+        code=UNSAFE_XML,
+        name="unsafe-xml",
+        severity=E,
+        runtime="reinterprets",
+        summary="A DOCTYPE, entity declaration or external reference, which irpool never resolves.",
         doc=_text("""
             The file has a DOCTYPE, so it may declare entities or reference external files.
             IR never needs either, and expanding them is how XML bombs and file disclosure
@@ -130,11 +202,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR103",
-        "root-not-net",
-        E,
-        "rejects",
-        "The root element is not <net>.",
+        code=ROOT_NOT_NET,
+        name="root-not-net",
+        severity=E,
+        runtime="rejects",
+        summary="The root element is not <net>.",
         doc=_text("""
             An OpenVINO IR `.xml` has `<net>` as its root element; anything else is not IR
             (often another XML file caught by a glob). Point irpool at IR files only, for
@@ -148,11 +220,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR104",
-        "unsupported-ir-version",
-        E,
-        "rejects",
-        "The <net> version is missing or not 10 or 11.",
+        code=UNSUPPORTED_IR_VERSION,
+        name="unsupported-ir-version",
+        severity=E,
+        runtime="rejects",
+        summary="The <net> version is missing or not 10 or 11.",
         doc=_text("""
             OpenVINO 2026.4 reads IR versions 10 and 11 only; a missing or other version is
             refused before any layer is read. Re-export the model with a current converter,
@@ -166,11 +238,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR105",
-        "ir-structure",
-        E,
-        "rejects",
-        "An element or attribute breaks the IR structure (schemas/ir.xsd).",
+        code=IR_STRUCTURE,
+        name="ir-structure",
+        severity=E,
+        runtime="rejects",
+        summary="An element or attribute breaks the IR structure (schemas/ir.xsd).",
         doc=_text("""
             The XML is well-formed but not shaped like IR: a required attribute is missing
             (a layer's `name`, an edge's `to-port`), or an element appears where the runtime
@@ -186,11 +258,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR106",
-        "duplicate-layer-id",
-        E,
-        "reinterprets",
-        "Two layers share an id; OpenVINO keeps only the last one.",
+        code=DUPLICATE_LAYER_ID,
+        name="duplicate-layer-id",
+        severity=E,
+        runtime="reinterprets",
+        summary="Two layers share an id; OpenVINO keeps only the last one.",
         doc=_text("""
             Layer ids must be unique. When two layers share one, OpenVINO silently keeps the
             later layer and edges to that id reach it, so the earlier layer vanishes from the
@@ -206,11 +278,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR107",
-        "duplicate-port-id",
-        E,
-        "rejects",
-        "Two ports of one layer share an id; edges can reach only the first.",
+        code=DUPLICATE_PORT_ID,
+        name="duplicate-port-id",
+        severity=E,
+        runtime="rejects",
+        summary="Two ports of one layer share an id; edges can reach only the first.",
         doc=_text("""
             Port ids are unique within a layer (inputs and outputs together). With a duplicate,
             an edge naming that id can only reach the first port, and OpenVINO refuses the
@@ -230,11 +302,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR108",
-        "no-layers",
-        E,
-        "ignores",
-        "The model has no layers, so nothing to check or run.",
+        code=NO_LAYERS,
+        name="no-layers",
+        severity=E,
+        runtime="ignores",
+        summary="The model has no layers, so nothing to check or run.",
         doc=_text("""
             The model has no layers, so it has no inputs, no outputs and nothing to run or
             check. The file was probably truncated or written by a tool that failed;
@@ -252,11 +324,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR109",
-        "missing-precision",
-        E,
-        "rejects",
-        "An output port has no precision.",
+        code=MISSING_PRECISION,
+        name="missing-precision",
+        severity=E,
+        runtime="rejects",
+        summary="An output port has no precision.",
         doc=_text("""
             Every output port states the element type it produces in `precision`; OpenVINO
             refuses an output port without one. Add the precision the op produces (FP32 for
@@ -270,11 +342,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR110",
-        "invalid-precision",
-        E,
-        "rejects",
-        "A port precision names no element type.",
+        code=INVALID_PRECISION,
+        name="invalid-precision",
+        severity=E,
+        runtime="rejects",
+        summary="A port precision names no element type.",
         doc=_text("""
             An output port's `precision` must name an element type, in the IR spelling
             (FP32, FP16, I64, ...) or the short one (f32, f16, i64, ...). OpenVINO refuses any
@@ -288,11 +360,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR111",
-        "invalid-dim",
-        E,
-        "rejects",
-        "A <dim> is not an integer >= -1, so OpenVINO refuses the file.",
+        code=INVALID_DIM,
+        name="invalid-dim",
+        severity=E,
+        runtime="rejects",
+        summary="A <dim> is not an integer >= -1, so OpenVINO refuses the file.",
         doc=_text("""
             A `<dim>` holds a non-negative integer, or -1 for a dimension that is not static.
             Text such as `?` or a value below -1 makes OpenVINO refuse the file. Write the
@@ -306,11 +378,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR112",
-        "reinterpreted-dim",
-        E,
-        "reinterprets",
-        "A <dim> such as 1.5 or 1..10 that OpenVINO reads as a different number.",
+        code=REINTERPRETED_DIM,
+        name="reinterpreted-dim",
+        severity=E,
+        runtime="reinterprets",
+        summary="A <dim> such as 1.5 or 1..10 that OpenVINO reads as a different number.",
         doc=_text("""
             OpenVINO reads a `<dim>` as the integer at the start of its text and ignores the
             rest, so `2.5` is read as 2 and `1..10` as 1: the file says something other than
@@ -327,11 +399,13 @@ _RULES = (
         fix="rewrites the <dim> to the integer the runtime uses",
     ),
     Rule(
-        "IR113",
-        "non-canonical-dim",
-        W,
-        "ignores",
-        "A <dim> with surrounding whitespace, a leading + or zero, or a decimal point (4.0).",
+        code=NON_CANONICAL_DIM,
+        name="non-canonical-dim",
+        severity=W,
+        runtime="ignores",
+        summary=(
+            "A <dim> with surrounding whitespace, a leading + or zero, or a decimal point (4.0)."
+        ),
         doc=_text("""
             The `<dim>` means the number OpenVINO reads from it, but its serializer never
             writes whitespace, a `+` sign, leading zeros or a fraction that is zero (`4.0`,
@@ -346,11 +420,11 @@ _RULES = (
         fix="rewrites the <dim> as a plain integer",
     ),
     Rule(
-        "IR114",
-        "unsupported-xml",
-        E,
-        "ignores",
-        "XML that IR never contains and irpool does not read: a processing instruction, an "
+        code=UNSUPPORTED_XML,
+        name="unsupported-xml",
+        severity=E,
+        runtime="ignores",
+        summary="XML that IR never contains and irpool does not read: a processing instruction, an "
         "encoding other than UTF-8 or latin-1, or a size beyond irpool's limits.",
         doc=_text("""
             OpenVINO writes IR as plain UTF-8 XML: no processing instructions, no other
@@ -374,11 +448,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR115",
-        "unknown-element",
-        W,
-        "ignores",
-        "An element IR does not define, which OpenVINO's reader skips.",
+        code=UNKNOWN_ELEMENT,
+        name="unknown-element",
+        severity=W,
+        runtime="ignores",
+        summary="An element IR does not define, which OpenVINO's reader skips.",
         doc=_text("""
             The element is not part of IR (a tool's own data, a leftover, or a misspelt or
             namespaced element such as `<Layer>` or `<ir:data>`). OpenVINO's reader walks only
@@ -399,11 +473,13 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR116",
-        "unescaped-markup",
-        E,
-        "ignores",
-        "A bare & or < (or an undefined entity) that only OpenVINO's lenient reader accepts.",
+        code=UNESCAPED_MARKUP,
+        name="unescaped-markup",
+        severity=E,
+        runtime="ignores",
+        summary=(
+            "A bare & or < (or an undefined entity) that only OpenVINO's lenient reader accepts."
+        ),
         doc=_text("""
             XML requires `&amp;` and `&lt;` for a literal `&` and `<`. OpenVINO's reader
             (pugixml) is lenient: it reads `name="conv & pool"` or an undefined `&x;` as
@@ -419,11 +495,13 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR117",
-        "unused-suppression",
-        W,
-        "ignores",
-        "An `irpool: ignore` comment that suppresses nothing, names no rule, or is malformed.",
+        code=UNUSED_SUPPRESSION,
+        name="unused-suppression",
+        severity=W,
+        runtime="ignores",
+        summary=(
+            "An `irpool: ignore` comment that suppresses nothing, names no rule, or is malformed."
+        ),
         doc=_text("""
             A comment `<!-- irpool: ignore IR213 -->` (codes separated by commas or spaces)
             silences those codes for one element and everything inside it: the element whose
@@ -451,11 +529,11 @@ _RULES = (
     ),
     # IR2xx: ops and attributes
     Rule(
-        "IR201",
-        "unsupported-opset",
-        E,
-        "rejects",
-        "The layer's version names no opset that has this op.",
+        code=UNSUPPORTED_OPSET,
+        name="unsupported-opset",
+        severity=E,
+        runtime="rejects",
+        summary="The layer's version names no opset that has this op.",
         doc=_text("""
             A layer's `version` names the opset its op comes from. OpenVINO refuses an opset
             that does not exist or that has no op of this type (AvgPool is in opset1 to
@@ -472,11 +550,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR202",
-        "unchecked-op",
-        W,
-        "ignores",
-        "An op type irpool does not model; its declared outputs are trusted.",
+        code=UNCHECKED_OP,
+        name="unchecked-op",
+        severity=W,
+        runtime="ignores",
+        summary="An op type irpool does not model; its declared outputs are trusted.",
         doc=_text("""
             irpool models the pooling ops and their plumbing only. For any other op type (one
             warning per type), irpool does not check attributes or infer shapes: it trusts
@@ -495,11 +573,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR203",
-        "missing-attribute",
-        E,
-        "reinterprets",
-        "An attribute the specification requires is missing; a default silently applies.",
+        code=MISSING_ATTRIBUTE,
+        name="missing-attribute",
+        severity=E,
+        runtime="reinterprets",
+        summary="An attribute the specification requires is missing; a default silently applies.",
         doc=_text("""
             The operation specification requires the attribute, but OpenVINO accepts the layer
             without it and silently applies a default (exclude-pad falls back to true, pads to
@@ -514,12 +592,14 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR204",
-        "invalid-attribute-value",
-        E,
-        "rejects",
-        "An attribute value OpenVINO cannot parse or refuses (bad list, unknown enum, an enum "
-        "value from a later op version, bad type).",
+        code=INVALID_ATTRIBUTE_VALUE,
+        name="invalid-attribute-value",
+        severity=E,
+        runtime="rejects",
+        summary=(
+            "An attribute value OpenVINO cannot parse or refuses (bad list, unknown enum, an enum "
+            "value from a later op version, bad type)."
+        ),
         doc=_text("""
             OpenVINO cannot parse or refuses the value: an enum outside its allowed values, an
             enum value that only a later op version has (`rounding_type="ceil_torch"` before
@@ -535,11 +615,14 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR205",
-        "reinterpreted-attribute-value",
-        E,
-        "reinterprets",
-        "An attribute value OpenVINO reads as something else (3x as 3, -1 wrapped, yes ignored).",
+        code=REINTERPRETED_ATTRIBUTE_VALUE,
+        name="reinterpreted-attribute-value",
+        severity=E,
+        runtime="reinterprets",
+        summary=(
+            "An attribute value OpenVINO reads as something else (3x as 3, -1 wrapped, yes "
+            "ignored)."
+        ),
         doc=_text("""
             OpenVINO accepts the value but reads it as something other than what is written:
             it stops at trailing junk (`3x` is 3), wraps negative unsigned values around 2**64,
@@ -554,11 +637,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR206",
-        "attribute-out-of-range",
-        E,
-        "rejects",
-        "An attribute value outside its allowed range (zero strides or dilations).",
+        code=ATTRIBUTE_OUT_OF_RANGE,
+        name="attribute-out-of-range",
+        severity=E,
+        runtime="rejects",
+        summary="An attribute value outside its allowed range (zero strides or dilations).",
         doc=_text("""
             The value parses but is outside the range the op allows; a stride or dilation of
             0 makes OpenVINO's shape inference fail. Use values of at least 1.
@@ -571,11 +654,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR207",
-        "attribute-length-mismatch",
-        E,
-        "rejects",
-        "List attributes whose lengths disagree with each other or with the input rank.",
+        code=ATTRIBUTE_LENGTH_MISMATCH,
+        name="attribute-length-mismatch",
+        severity=E,
+        runtime="rejects",
+        summary="List attributes whose lengths disagree with each other or with the input rank.",
         doc=_text("""
             kernel, strides, pads_begin, pads_end and dilations each hold one value per spatial
             axis of the input (rank - 2). When the lengths disagree, OpenVINO's shape inference
@@ -592,11 +675,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR208",
-        "attribute-version-mismatch",
-        E,
-        "reinterprets",
-        "An attribute or value that belongs to another version of the op.",
+        code=ATTRIBUTE_VERSION_MISMATCH,
+        name="attribute-version-mismatch",
+        severity=E,
+        runtime="reinterprets",
+        summary="An attribute or value that belongs to another version of the op.",
         doc=_text("""
             The attribute exists only in another version of the op (`dilations` in AvgPool-16).
             The older version ignores it, so the layer does not run what is written. Use the
@@ -613,11 +696,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR209",
-        "misspelled-attribute",
-        E,
-        "reinterprets",
-        "A near miss of a real attribute name; OpenVINO ignores it and uses the default.",
+        code=MISSPELLED_ATTRIBUTE,
+        name="misspelled-attribute",
+        severity=E,
+        runtime="reinterprets",
+        summary="A near miss of a real attribute name; OpenVINO ignores it and uses the default.",
         doc=_text("""
             The name is a near miss of a real attribute (`exclude_pad` for `exclude-pad`).
             OpenVINO ignores unknown attributes, so the real one keeps its default and the
@@ -631,11 +714,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR210",
-        "unknown-attribute",
-        W,
-        "ignores",
-        "An attribute the op does not read.",
+        code=UNKNOWN_ATTRIBUTE,
+        name="unknown-attribute",
+        severity=W,
+        runtime="ignores",
+        summary="An attribute the op does not read.",
         doc=_text("""
             The op has no attribute of this name and OpenVINO ignores it. It is noise that a
             reader may take for a setting. Remove it.
@@ -648,11 +731,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR211",
-        "non-canonical-spelling",
-        W,
-        "ignores",
-        "A type name, enum value or list in a spelling OpenVINO accepts but never writes.",
+        code=NON_CANONICAL_SPELLING,
+        name="non-canonical-spelling",
+        severity=W,
+        runtime="ignores",
+        summary="A type name, enum value or list in a spelling OpenVINO accepts but never writes.",
         doc=_text("""
             OpenVINO accepts the spelling (enum values and type names in any case, a `<Net>`
             root) but its serializer never writes it, and other tools may not accept it.
@@ -666,11 +749,14 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR212",
-        "ignored-attribute",
-        N,
-        "ignores",
-        "An attribute the runtime ignores: shown by the specification, or a later version's no-op.",
+        code=IGNORED_ATTRIBUTE,
+        name="ignored-attribute",
+        severity=N,
+        runtime="ignores",
+        summary=(
+            "An attribute the runtime ignores: shown by the specification, or a later version's "
+            "no-op."
+        ),
         doc=_text("""
             The specification shows the attribute (AdaptiveAvgPool-8's example carries
             `output_type`), or it belongs to a later version of the op and its value changes
@@ -687,11 +773,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR213",
-        "overwritten-pads",
-        N,
-        "ignores",
-        "Declared pads under same_*/valid that the runtime replaces with its own.",
+        code=OVERWRITTEN_PADS,
+        name="overwritten-pads",
+        severity=N,
+        runtime="ignores",
+        summary="Declared pads under same_*/valid that the runtime replaces with its own.",
         doc=_text("""
             With auto_pad same_upper, same_lower or valid, OpenVINO computes the pads itself
             and ignores pads_begin/pads_end, even a value it would misread (`-2`, `2.7`); one
@@ -710,11 +796,11 @@ _RULES = (
         fix="rewrites pads_begin/pads_end to the pads the runtime computes",
     ),
     Rule(
-        "IR214",
-        "compile-crash",
-        E,
-        "crashes",
-        "A configuration that OpenVINO reads but its CPU plugin cannot compile.",
+        code=COMPILE_CRASH,
+        name="compile-crash",
+        severity=E,
+        runtime="crashes",
+        summary="A configuration that OpenVINO reads but its CPU plugin cannot compile.",
         doc=_text("""
             OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
             empty or missing dilations (which the serializer itself can write), a negative
@@ -734,11 +820,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR215",
-        "missing-mandatory-attribute",
-        E,
-        "rejects",
-        "An attribute (or <data> element) the runtime cannot do without is missing.",
+        code=MISSING_MANDATORY_ATTRIBUTE,
+        name="missing-mandatory-attribute",
+        severity=E,
+        runtime="rejects",
+        summary="An attribute (or <data> element) the runtime cannot do without is missing.",
         doc=_text("""
             Some attributes have no default at all: a Const needs its `offset`, `size`,
             `shape` and `element_type`, a Parameter its `<data>` with `shape` and
@@ -753,11 +839,13 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR216",
-        "unknown-op-type",
-        E,
-        "rejects",
-        "OpenVINO has no op of this type in this version (or reads no value from a Constant).",
+        code=UNKNOWN_OP_TYPE,
+        name="unknown-op-type",
+        severity=E,
+        runtime="rejects",
+        summary=(
+            "OpenVINO has no op of this type in this version (or reads no value from a Constant)."
+        ),
         doc=_text("""
             OpenVINO's IR reader creates each layer from the opset its `version` names:
             opset1 to opset17, or `experimental`/`extension` for a few detection ops. It
@@ -782,11 +870,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR217",
-        "inference-failure",
-        E,
-        "fails",
-        "A configuration that OpenVINO reads and compiles but its CPU plugin cannot run.",
+        code=INFERENCE_FAILURE,
+        name="inference-failure",
+        severity=E,
+        runtime="fails",
+        summary="A configuration that OpenVINO reads and compiles but its CPU plugin cannot run.",
         doc=_text("""
             OpenVINO reads and compiles the model, but the CPU plugin throws on the first
             inference: a MaxPool-8/14 whose indices output is used, with an
@@ -805,11 +893,13 @@ _RULES = (
     ),
     # IR3xx: shapes and types
     Rule(
-        "IR301",
-        "declared-dim-mismatch",
-        E,
-        "ignores",
-        "A declared <dim> differs from the inferred one; OpenVINO silently uses the inferred.",
+        code=DECLARED_DIM_MISMATCH,
+        name="declared-dim-mismatch",
+        severity=E,
+        runtime="ignores",
+        summary=(
+            "A declared <dim> differs from the inferred one; OpenVINO silently uses the inferred."
+        ),
         doc=_text("""
             Every port declares its shape in `<dim>` elements, but OpenVINO never reads them:
             it infers each shape from the inputs and attributes and silently uses that. A
@@ -828,11 +918,11 @@ _RULES = (
         fix="rewrites the <dim> to the value shape inference gives (-1 when not static)",
     ),
     Rule(
-        "IR302",
-        "declared-rank-mismatch",
-        E,
-        "ignores",
-        "A port declares a different number of dims than the inferred rank.",
+        code=DECLARED_RANK_MISMATCH,
+        name="declared-rank-mismatch",
+        severity=E,
+        runtime="ignores",
+        summary="A port declares a different number of dims than the inferred rank.",
         doc=_text("""
             The port declares more or fewer `<dim>` elements than the rank shape inference
             gives; OpenVINO ignores the declaration. Declare one `<dim>` per axis of the
@@ -848,11 +938,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR303",
-        "shape-inference-failed",
-        E,
-        "rejects",
-        "The op's shape inference fails on its inputs and attributes.",
+        code=SHAPE_INFERENCE_FAILED,
+        name="shape-inference-failed",
+        severity=E,
+        runtime="rejects",
+        summary="The op's shape inference fails on its inputs and attributes.",
         doc=_text("""
             The op cannot produce an output for these inputs and attributes (a kernel larger
             than the padded input, a window entirely in the padding with exclude-pad, an input
@@ -869,11 +959,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR304",
-        "invalid-output-size",
-        E,
-        "reinterprets",
-        "AdaptiveAvgPool output_size is not an i32/i64 1-D tensor of rank-2 values >= 1.",
+        code=INVALID_OUTPUT_SIZE,
+        name="invalid-output-size",
+        severity=E,
+        runtime="reinterprets",
+        summary="AdaptiveAvgPool output_size is not an i32/i64 1-D tensor of rank-2 values >= 1.",
         doc=_text("""
             AdaptiveAvgPool's second input gives the output size per spatial axis. The
             specification requires a 1-D i32 or i64 tensor of values of at least 1; OpenVINO
@@ -891,11 +981,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR305",
-        "declared-precision-mismatch",
-        E,
-        "ignores",
-        "A port precision differs from the element type that actually flows.",
+        code=DECLARED_PRECISION_MISMATCH,
+        name="declared-precision-mismatch",
+        severity=E,
+        runtime="ignores",
+        summary="A port precision differs from the element type that actually flows.",
         doc=_text("""
             The port's `precision` names another element type than the one that flows through
             it (an AvgPool's output has its input's type). OpenVINO uses the real type and
@@ -911,11 +1001,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR306",
-        "ignored-axes",
-        E,
-        "reinterprets",
-        "Squeeze axes name a dim that is not 1, or Unsqueeze axes repeat an axis.",
+        code=IGNORED_AXES,
+        name="ignored-axes",
+        severity=E,
+        runtime="reinterprets",
+        summary="Squeeze axes name a dim that is not 1, or Unsqueeze axes repeat an axis.",
         doc=_text("""
             OpenVINO silently skips what it cannot do with the axes input: Squeeze keeps a
             dim that cannot be 1 at one of its axes (where NumPy and PyTorch would fail or
@@ -933,11 +1023,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR307",
-        "reshape-element-count",
-        E,
-        "reinterprets",
-        "A Reshape's output holds another number of elements than its input.",
+        code=RESHAPE_ELEMENT_COUNT,
+        name="reshape-element-count",
+        severity=E,
+        runtime="reinterprets",
+        summary="A Reshape's output holds another number of elements than its input.",
         doc=_text("""
             OpenVINO checks that a Reshape keeps the element count only when its pattern has
             neither a -1 nor (with special_zero) a 0. Otherwise it accepts a pattern whose
@@ -956,11 +1046,11 @@ _RULES = (
     ),
     # IR4xx: weights
     Rule(
-        "IR401",
-        "weights-unavailable",
-        E,
-        "rejects",
-        "Const layers need a .bin file that is missing or not a regular file.",
+        code=WEIGHTS_UNAVAILABLE,
+        name="weights-unavailable",
+        severity=E,
+        runtime="rejects",
+        summary="Const layers need a .bin file that is missing or not a regular file.",
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
@@ -970,11 +1060,11 @@ _RULES = (
         right="$ ls\nmodel.bin  model.xml",
     ),
     Rule(
-        "IR402",
-        "const-out-of-bounds",
-        E,
-        "rejects",
-        "A Const's offset and size reach past the end of the .bin.",
+        code=CONST_OUT_OF_BOUNDS,
+        name="const-out-of-bounds",
+        severity=E,
+        runtime="rejects",
+        summary="A Const's offset and size reach past the end of the .bin.",
         doc=_text("""
             The Const's bytes are `offset` to `offset + size` in the `.bin`, and that range
             ends past the end of the file: the `.bin` is truncated or belongs to another
@@ -990,11 +1080,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR403",
-        "const-size-too-small",
-        E,
-        "rejects",
-        "A Const's size is smaller than its shape and element type need.",
+        code=CONST_SIZE_TOO_SMALL,
+        name="const-size-too-small",
+        severity=E,
+        runtime="rejects",
+        summary="A Const's size is smaller than its shape and element type need.",
         doc=_text("""
             `size` must hold every element of `shape` at the width of `element_type`
             (2 x i64 = 16 bytes). With fewer bytes OpenVINO refuses the Const. Write the size
@@ -1008,11 +1098,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR404",
-        "const-size-too-large",
-        W,
-        "ignores",
-        "A Const's size is larger than its shape needs; the extra bytes are ignored.",
+        code=CONST_SIZE_TOO_LARGE,
+        name="const-size-too-large",
+        severity=W,
+        runtime="ignores",
+        summary="A Const's size is larger than its shape needs; the extra bytes are ignored.",
         doc=_text("""
             `size` is larger than the shape needs; OpenVINO reads only the bytes the shape
             needs and ignores the rest. Usually the element type or shape is not what the
@@ -1027,11 +1117,11 @@ _RULES = (
     ),
     # IR5xx: the graph
     Rule(
-        "IR501",
-        "unknown-edge-layer",
-        E,
-        "rejects",
-        "An edge names a layer id that does not exist.",
+        code=UNKNOWN_EDGE_LAYER,
+        name="unknown-edge-layer",
+        severity=E,
+        runtime="rejects",
+        summary="An edge names a layer id that does not exist.",
         doc=_text("""
             An edge's `from-layer` or `to-layer` names no layer of the model, so OpenVINO
             cannot connect it. Point the edge at an existing layer id.
@@ -1044,11 +1134,13 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR502",
-        "unknown-edge-port",
-        E,
-        "rejects",
-        "An edge names a port that is not an output (from) or input (to) port of its layer.",
+        code=UNKNOWN_EDGE_PORT,
+        name="unknown-edge-port",
+        severity=E,
+        runtime="rejects",
+        summary=(
+            "An edge names a port that is not an output (from) or input (to) port of its layer."
+        ),
         doc=_text("""
             Edges run from an output port (`from-port`) to an input port (`to-port`). The
             named port does not exist on that layer, or is on the wrong side. Use the port
@@ -1064,11 +1156,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR503",
-        "input-edge-count",
-        E,
-        "rejects",
-        "An input port has no incoming edge or more than one.",
+        code=INPUT_EDGE_COUNT,
+        name="input-edge-count",
+        severity=E,
+        runtime="rejects",
+        summary="An input port has no incoming edge or more than one.",
         doc=_text("""
             Every input port takes exactly one edge. With none the op has no operand; with two
             it is ambiguous. OpenVINO refuses both. Connect each input port once. In a layer
@@ -1083,11 +1175,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR504",
-        "cycle",
-        E,
-        "rejects",
-        "The edges form a cycle.",
+        code=CYCLE,
+        name="cycle",
+        severity=E,
+        runtime="rejects",
+        summary="The edges form a cycle.",
         doc=_text("""
             A model is a directed acyclic graph; these edges lead from a layer back to itself,
             so there is no order to run the layers in. OpenVINO refuses the model. Remove the
@@ -1103,20 +1195,20 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR505",
-        "unreachable-layer",
-        W,
-        "ignores",
-        "A layer no Result depends on; OpenVINO silently drops it.",
+        code=UNREACHABLE_LAYER,
+        name="unreachable-layer",
+        severity=W,
+        runtime="ignores",
+        summary="A layer no Result depends on; OpenVINO silently drops it.",
         doc=_text("""
             No Result depends on the layer, so OpenVINO drops it when it builds the model: it
             never runs, and its op is never even created. What would be an error inside it
             (an unknown type or opset, a missing or wrong attribute, a wrong port count, a
             missing input edge or one naming no port, a wrong dim) is therefore a warning
-            there, its message saying the layer is dropped. Only what OpenVINO's reader checks in every layer
-            stays an error: a missing `version` or id (IR105, IR106) and port precisions
-            and dims it cannot read (IR109, IR110, IR111). Connect the layer to a Result or
-            delete it.
+            there, its message saying the layer is dropped. Only what OpenVINO's reader checks in
+            every layer stays an error: a missing `version` or id (IR105, IR106) and port
+            precisions and dims it cannot read (IR109, IR110, IR111). Connect the layer to a
+            Result or delete it.
         """),
         wrong=_text("""
             <!-- layer 3 "unused" feeds nothing -->
@@ -1129,11 +1221,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR506",
-        "wrong-port-count",
-        E,
-        "rejects",
-        "A layer has a different number of input or output ports than its op.",
+        code=WRONG_PORT_COUNT,
+        name="wrong-port-count",
+        severity=E,
+        runtime="rejects",
+        summary="A layer has a different number of input or output ports than its op.",
         doc=_text("""
             Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
             AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
@@ -1153,11 +1245,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR507",
-        "no-result",
-        W,
-        "ignores",
-        "The model has no Result, so it has no outputs.",
+        code=NO_RESULT,
+        name="no-result",
+        severity=W,
+        runtime="ignores",
+        summary="The model has no Result, so it has no outputs.",
         doc=_text("""
             Without a Result layer the model has no outputs, and OpenVINO drops every layer as
             unreachable. Add a Result fed by the output you want.
@@ -1172,11 +1264,11 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR508",
-        "shared-tensor-name",
-        E,
-        "reinterprets",
-        "Two tensors are given the same tensor name.",
+        code=SHARED_TENSOR_NAME,
+        name="shared-tensor-name",
+        severity=E,
+        runtime="reinterprets",
+        summary="Two tensors are given the same tensor name.",
         doc=_text("""
             A tensor name (a port's `names`, or in IR v11 a Result's `output_names`, which name
             the tensor the Result takes) marks one tensor. When two tensors are given the
@@ -1194,12 +1286,14 @@ _RULES = (
         """),
     ),
     Rule(
-        "IR509",
-        "v10-name-collision",
-        E,
-        "rejects",
-        "IR v10: a Parameter's name or the name of a layer feeding a Result collides with a "
-        "tensor name.",
+        code=V10_NAME_COLLISION,
+        name="v10-name-collision",
+        severity=E,
+        runtime="rejects",
+        summary=(
+            "IR v10: a Parameter's name or the name of a layer feeding a Result collides with a "
+            "tensor name."
+        ),
         doc=_text("""
             Reading IR v10, OpenVINO adds the name of every Parameter and of every layer that
             feeds a Result (with ".N" for output N of a layer with several outputs) to that

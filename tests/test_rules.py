@@ -11,12 +11,14 @@ the tests below and listed in SYNTHETIC, so the coverage test still sees them.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import pytest
 
 import irpool
+from irpool import rules
 from irpool.rules import RULES
 
 RULES_DIR = Path(__file__).parent / "rules"
@@ -90,3 +92,28 @@ def test_ir100_unreadable_path(tmp_path: Path) -> None:
     with pytest.raises(irpool.IRError) as raised:
         irpool.load(target)
     assert sorted((d.code, d.line, d.column) for d in raised.value.diagnostics) == [("IR100", 1, 1)]
+
+
+def test_every_rule_has_its_named_code_constant_and_no_constant_lacks_a_rule() -> None:
+    constants = {
+        name: value
+        for name, value in vars(rules).items()
+        if isinstance(value, str) and re.fullmatch(r"IR\d{3}", value)
+    }
+    expected_names = {rule.name.upper().replace("-", "_"): code for code, rule in RULES.items()}
+    assert constants == expected_names
+
+
+def test_checks_name_codes_by_constant_not_by_literal() -> None:
+    # A literal "IR301" in a check is a typo waiting to happen: only rules.py spells codes.
+    package = Path(irpool.__file__).parent
+    literals = [
+        f"{path.relative_to(package)}:{node.lineno}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "rules.py" or path.parent != package
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"IR\d{3}", node.value)
+    ]
+    assert not literals, f"rule codes written as literals: {', '.join(literals)}"

@@ -25,8 +25,25 @@ from irpool.parse.values import (
     read_unsigned,
     show,
 )
+from irpool.rules import (
+    ATTRIBUTE_OUT_OF_RANGE,
+    ATTRIBUTE_VERSION_MISMATCH,
+    IGNORED_ATTRIBUTE,
+    INVALID_ATTRIBUTE_VALUE,
+    MISSING_ATTRIBUTE,
+    MISSING_MANDATORY_ATTRIBUTE,
+    MISSPELLED_ATTRIBUTE,
+    NON_CANONICAL_SPELLING,
+    REINTERPRETED_ATTRIBUTE_VALUE,
+    UNKNOWN_ATTRIBUTE,
+    Code,
+)
 
-_FINDING_CODES = {"rejected": "IR204", "reinterpreted": "IR205", "noncanonical": "IR211"}
+_FINDING_CODES = {
+    "rejected": INVALID_ATTRIBUTE_VALUE,
+    "reinterpreted": REINTERPRETED_ATTRIBUTE_VALUE,
+    "noncanonical": NON_CANONICAL_SPELLING,
+}
 
 
 def _read_uint(text: str) -> Reading[int]:
@@ -55,7 +72,7 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
 
 # A rule code, its message, and the attribute it is about (None: the <data> element itself,
 # or the layer when there is no <data>).
-AttributeFinding = tuple[str, str, str | None]
+AttributeFinding = tuple[Code, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +93,11 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
     usable = True
     findings: list[AttributeFinding] = []
 
-    def report(code: str, message: str, attribute: str | None) -> None:
+    def report(code: Code, message: str, attribute: str | None) -> None:
         findings.append((code, message, attribute))
 
     if data is None and op.needs_data:
-        report("IR215", f"{op.label()} needs a <data> element", None)
+        report(MISSING_MANDATORY_ATTRIBUTE, f"{op.label()} needs a <data> element", None)
         usable = False
 
     explained: set[str] = set()
@@ -90,7 +107,7 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         if name in family and _neutral(family[name], given[name]):
             since = family[name].since
             report(
-                "IR212",
+                IGNORED_ATTRIBUTE,
                 f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
                 f"{op.label()} ignores it, and {show(given[name])} changes nothing anyway",
                 name,
@@ -98,13 +115,17 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         elif name in family:
             since = family[name].since
             report(
-                "IR208",
+                ATTRIBUTE_VERSION_MISMATCH,
                 f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
                 f"{op.label()} ignores it",
                 name,
             )
         elif name in op.ignored_attributes:
-            report("IR212", f"{op.label()} has no attribute {name}; OpenVINO ignores it", name)
+            report(
+                IGNORED_ATTRIBUTE,
+                f"{op.label()} has no attribute {name}; OpenVINO ignores it",
+                name,
+            )
         elif (target := _near_miss(name, own)) is not None:
             explained.add(target)
             effect = (
@@ -113,13 +134,17 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
                 else f"{target} keeps its default {own[target].describe_default()}"
             )
             report(
-                "IR209",
+                MISSPELLED_ATTRIBUTE,
                 f'{op.label()} has no attribute "{name}"; did you mean "{target}"? OpenVINO '
                 f"ignores it, so {effect}",
                 name,
             )
         else:
-            report("IR210", f"{op.label()} has no attribute {name}; OpenVINO ignores it", name)
+            report(
+                UNKNOWN_ATTRIBUTE,
+                f"{op.label()} has no attribute {name}; OpenVINO ignores it",
+                name,
+            )
 
     values: dict[str, Any] = {}
     for name, attr in own.items():
@@ -128,12 +153,14 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         if text is None:
             if attr.mandatory:
                 report(
-                    "IR215", f"{name} is missing; OpenVINO refuses {op.label()} without it", None
+                    MISSING_MANDATORY_ATTRIBUTE,
+                    f"{name} is missing; OpenVINO refuses {op.label()} without it",
+                    None,
                 )
                 usable = False
             elif attr.required and name not in explained:
                 report(
-                    "IR203",
+                    MISSING_ATTRIBUTE,
                     f"{name} is missing; the specification requires it (OpenVINO falls back "
                     f"to {attr.describe_default()})",
                     None,
@@ -179,14 +206,14 @@ def _replaced(attr: Attr, given: dict[str, str], own: dict[str, Attr]) -> bool:
 
 
 def _check_range(
-    op: type[Op], attr: Attr, value: Any, report: Callable[[str, str, str | None], None]
+    op: type[Op], attr: Attr, value: Any, report: Callable[[Code, str, str | None], None]
 ) -> bool:
     """Limits the runtime enforces at read time; False when it would refuse the value."""
     if attr.min_value is not None and isinstance(value, tuple):
         low = [v for v in value if v < attr.min_value]
         if low:
             report(
-                "IR206",
+                ATTRIBUTE_OUT_OF_RANGE,
                 f"{attr.name} must be at least {attr.min_value}, got "
                 f"{show(','.join(map(str, value)))}",
                 attr.name,
@@ -195,7 +222,7 @@ def _check_range(
     since = attr.choice_since.get(value) if isinstance(value, str) else None
     if since is not None and op.version < since:
         report(
-            "IR204",
+            INVALID_ATTRIBUTE_VALUE,
             f'{attr.name}="{value}" needs {op.type_name}-{since} (opset{since}); '
             f"OpenVINO refuses it on {op.label()}",
             attr.name,

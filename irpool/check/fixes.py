@@ -13,11 +13,11 @@ from irpool.diagnostics import Edit, attribute_edit, text_edit
 from irpool.graph.model import Layer, Port
 from irpool.ops.base import Op, TensorInfo
 from irpool.parse.source_map import SourceMap
+from irpool.rules import NON_CANONICAL_DIM, OVERWRITTEN_PADS, REINTERPRETED_DIM
 
 # A dim read differently by the runtime (IR112) or written unusually (IR113).
-DIM_SPELLING_CODES = frozenset({"IR112", "IR113"})
+DIM_SPELLING_CODES = frozenset({REINTERPRETED_DIM, NON_CANONICAL_DIM})
 # The one finding on an attribute that `Op.attribute_fixes` settles.
-OVERWRITTEN_PADS = "IR213"
 
 
 def attribute_fixes(op: Op, codes: Iterable[str], inputs: list[TensorInfo]) -> dict[str, str]:

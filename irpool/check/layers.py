@@ -26,6 +26,17 @@ from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.values import precision_name
 from irpool.parse.xml_reader import Document
+from irpool.rules import (
+    DECLARED_DIM_MISMATCH,
+    DECLARED_PRECISION_MISMATCH,
+    DECLARED_RANK_MISMATCH,
+    NON_CANONICAL_SPELLING,
+    UNCHECKED_OP,
+    UNKNOWN_OP_TYPE,
+    UNSUPPORTED_OPSET,
+    WEIGHTS_UNAVAILABLE,
+    WRONG_PORT_COUNT,
+)
 
 # Constant inputs up to this many elements take part in the key of a repeated check; a
 # larger constant makes its consumers be checked one by one.
@@ -166,7 +177,7 @@ class _Checker:
         self._compare_inputs(layer, inputs, findings)
         if found.canonical_type is not None and layer.type != found.canonical_type:
             message = f'type "{layer.type}" is written "{found.canonical_type}"'
-            findings.append(("IR211", message, ("layer", "type")))
+            findings.append((NON_CANONICAL_SPELLING, message, ("layer", "type")))
         attributes, op = self._configure(found.op, layer.data_items)
         findings.extend(
             (code, message, ("data", name)) for code, message, name in attributes.findings
@@ -250,7 +261,7 @@ class _Checker:
         """Report findings on this layer, at the places their locators name."""
         source = self.doc.source
         for code, message, locator in findings:
-            if code == "IR401":
+            if code == WEIGHTS_UNAVAILABLE:
                 kept = layer.id in self.graph.reachable
                 if kept in self.weights_reported:
                     continue  # one missing .bin is one problem, however many Consts need it
@@ -282,10 +293,10 @@ class _Checker:
         if found.refused is not None:
             known = layer.version in known_versions()
             where = source.attribute(layer.element, "type" if known else "version")
-            self.sink.add("IR216", found.refused, where, layer.ref)
+            self.sink.add(UNKNOWN_OP_TYPE, found.refused, where, layer.ref)
         elif found.canonical_type is not None:
             self.sink.add(
-                "IR201",
+                UNSUPPORTED_OPSET,
                 f"{found.canonical_type}: {found.error}",
                 source.attribute(layer.element, "version"),
                 layer.ref,
@@ -294,7 +305,7 @@ class _Checker:
             self.unchecked_types.add(layer.type.lower())
             count = self._type_counts[layer.type.lower()]
             self.sink.add(
-                "IR202",
+                UNCHECKED_OP,
                 f"{count} layer(s) of type {layer.type} ({layer.version}) not checked by irpool; "
                 "their declared outputs are trusted",
                 self.doc.source.attribute(layer.element, "type"),
@@ -316,7 +327,7 @@ class _Checker:
                 message = (
                     f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )
-                findings.append(("IR506", message, ("layer", None)))
+                findings.append((WRONG_PORT_COUNT, message, ("layer", None)))
                 ok = False
         return ok
 
@@ -337,13 +348,13 @@ class _Checker:
                         f"{where} declares {len(declared)} dim(s), but the inferred shape has "
                         "a dynamic rank"
                     )
-                    findings.append(("IR302", message, ("port", port, None)))
+                    findings.append((DECLARED_RANK_MISMATCH, message, ("port", port, None)))
             elif len(declared) != len(inferred.dims):
                 message = (
                     f"{where} declares {len(declared)} dim(s), but the inferred shape has "
                     f"rank {inferred.rank}"
                 )
-                findings.append(("IR302", message, ("port", port, None)))
+                findings.append((DECLARED_RANK_MISMATCH, message, ("port", port, None)))
             else:
                 for index, (value, dim) in enumerate(zip(declared, inferred.dims, strict=True)):
                     expected = dim.value if dim.is_static else -1
@@ -354,14 +365,14 @@ class _Checker:
                             f"(shape {inferred})"
                         )
                         fix = None if info.trusted else str(expected)
-                        findings.append(("IR301", message, ("dim", port, index, fix)))
+                        findings.append((DECLARED_DIM_MISMATCH, message, ("dim", port, index, fix)))
         written = (info.element_type, info.written_as)
         if info.element_type != "dynamic" and port.precision not in (None, *written):
             message = (
                 f"{where} precision says {port.precision_text}, but the tensor is "
                 f"{info.element_type} (write {precision_name(info.element_type)})"
             )
-            findings.append(("IR305", message, ("port", port, "precision")))
+            findings.append((DECLARED_PRECISION_MISMATCH, message, ("port", port, "precision")))
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:

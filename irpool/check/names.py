@@ -23,6 +23,7 @@ from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer
 from irpool.parse.values import read_tensor_names, read_unsigned, show
 from irpool.parse.xml_reader import Document
+from irpool.rules import SHARED_TENSOR_NAME, V10_NAME_COLLISION
 
 # A tensor: the id of the layer producing it and the output's index.
 Tensor = tuple[int, int]
@@ -146,7 +147,7 @@ def _report_shared_names(
             found = True
             other = graph.layers[first[0]]
             sink.add(
-                "IR508",
+                SHARED_TENSOR_NAME,
                 f"tensor name {show(name)} also names output {first[1]} of "
                 f"{other.describe()}; OpenVINO keeps it on one tensor and renames the "
                 f"others ({show(name + '_1')}, ...)",
@@ -243,7 +244,7 @@ def _collision(
             f"{_holding(graph, holder)}"
         )
     sink.add(
-        "IR509",
+        V10_NAME_COLLISION,
         f'IR v10: {said}; read_model fails ("Model tensor names have collisions")',
         doc.source.element(result.element),
         result.ref,
@@ -254,7 +255,7 @@ def _taken(
     doc: Document, graph: Graph, layer: Layer, naming: str, holder: Holder, sink: Collector
 ) -> None:
     sink.add(
-        "IR509",
+        V10_NAME_COLLISION,
         f"IR v10: OpenVINO names {naming}, but {_holding(graph, holder)} has that name "
         'already; read_model fails ("Model operation names have collisions with tensor names")',
         doc.source.attribute(layer.element, "name"),

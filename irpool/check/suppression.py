@@ -23,7 +23,7 @@ from lxml import etree
 from irpool.diagnostics import Collector, Diagnostic, Edit
 from irpool.parse.source_map import SourceMap
 from irpool.parse.xml_reader import Document
-from irpool.rules import RULES
+from irpool.rules import RULES, UNUSED_SUPPRESSION
 
 _PREFIX = re.compile(r"\s*irpool:")
 _DIRECTIVE = re.compile(r"\s*irpool:\s*ignore(?P<codes>(?:[\s,]+[^\s,]+)+)[\s,]*")
@@ -122,7 +122,7 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
         all_at_fault = len(faults) >= len(suppression.codes)
         edit = _deletion(source.text, suppression) if all_at_fault else None
         for message in faults:
-            sink.add("IR117", message, span, edit=edit)
+            sink.add(UNUSED_SUPPRESSION, message, span, edit=edit)
     return kept + sink.diagnostics
 
 

@@ -41,6 +41,7 @@ from irpool.fix import (
 from irpool.model import Model, display_path, load
 from irpool.parse.xml_reader import read_bounded, read_stream
 from irpool.report import summary, text
+from irpool.rules import FILE_UNREADABLE
 
 Mode = Literal["check", "fix", "diff"]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -198,7 +199,7 @@ def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:
         shown = display_path(directory)
         sink = Collector(shown)
         message = f"cannot read the directory: {reason}; the files in it are not checked"
-        sink.add("IR100", message, Span.at_line(1))
+        sink.add(FILE_UNREADABLE, message, Span.at_line(1))
         kept = config.apply(sink.diagnostics, directory)
         outcomes.append(Outcome(shown, tuple(kept), counted=False))
     return outcomes

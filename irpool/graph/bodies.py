@@ -14,6 +14,7 @@ from irpool.graph.model import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
+from irpool.rules import DUPLICATE_PORT_ID
 
 # A finding in a layer's ports: rule code, message, the side and position of the port among
 # the <port>s of the layer's first <input> or <output>, and where in the port.
@@ -122,7 +123,7 @@ class BodyReader:
                     f"{side} port id {reading.id} appears twice in this layer; edges can reach "
                     "only the first"
                 )
-                findings.append(("IR107", message, side, position, "id"))
+                findings.append((DUPLICATE_PORT_ID, message, side, position, "id"))
             seen.add(reading.id)
             readings.append(
                 (reading.id, position, reading.declared, reading.precision, precision_text)

@@ -18,11 +18,21 @@ from irpool.graph.topology import find_cycle, reach, topological_order
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
 from irpool.parse.xml_reader import Document
+from irpool.rules import (
+    DUPLICATE_LAYER_ID,
+    INVALID_DIM,
+    INVALID_PRECISION,
+    IR_STRUCTURE,
+    MISSING_PRECISION,
+    NO_LAYERS,
+)
 
 # What OpenVINO's IR reader checks in every layer, even one it then drops for feeding no
 # sink: the layer's id and version, its ports' precisions and dims. Everything else it
 # checks only while creating an op, and it creates none for a dropped layer.
-_READ_IN_EVERY_LAYER = frozenset({"IR105", "IR106", "IR109", "IR110", "IR111"})
+_READ_IN_EVERY_LAYER = frozenset(
+    {IR_STRUCTURE, DUPLICATE_LAYER_ID, MISSING_PRECISION, INVALID_PRECISION, INVALID_DIM}
+)
 _DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
 
 
@@ -52,7 +62,7 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     checks.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
-        sink.add("IR108", "the model has no layers", doc.source.element(doc.root))
+        sink.add(NO_LAYERS, "the model has no layers", doc.source.element(doc.root))
     repeated_ids = frozenset(repeat.layer.id for repeat in read.repeats)
     return Graph(layers, wiring.producers, order, reachable, repeated_ids, read.names_written)
 

@@ -12,6 +12,16 @@ from irpool.graph.layers import ReadLayers
 from irpool.graph.model import Layer
 from irpool.parse.values import trailing_blank
 from irpool.parse.xml_reader import Document
+from irpool.rules import (
+    CYCLE,
+    DUPLICATE_LAYER_ID,
+    INPUT_EDGE_COUNT,
+    IR_STRUCTURE,
+    NO_RESULT,
+    UNKNOWN_EDGE_LAYER,
+    UNKNOWN_EDGE_PORT,
+    UNREACHABLE_LAYER,
+)
 
 
 def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> None:
@@ -23,7 +33,7 @@ def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> No
     for repeat in read.repeats:
         layer = repeat.layer
         sink.add(
-            "IR106",
+            DUPLICATE_LAYER_ID,
             f'layer id {layer.id} is already used by "{repeat.replaced}" on line '
             f"{repeat.first.sourceline}; OpenVINO keeps only this later layer",
             doc.source.attribute(layer.element, "id"),
@@ -41,7 +51,7 @@ def report_wiring(
         for index, to_layer, to_port in wiring.doubled:
             layer = layers[to_layer]
             sink.add(
-                "IR503",
+                INPUT_EDGE_COUNT,
                 f"input port {to_port} of {layer.describe()} has more than one incoming "
                 "edge; an input takes exactly one",
                 doc.source.element(edges.elements[index]),
@@ -54,7 +64,7 @@ def report_wiring(
         for index, port in enumerate(layer.inputs):
             if (layer.id, index) not in wiring.producers:
                 sink.add(
-                    "IR503",
+                    INPUT_EDGE_COUNT,
                     f"input port {port.id} of {layer.describe()} has no incoming edge",
                     doc.source.element(layer.port_element(port)),
                     layer.ref,
@@ -67,7 +77,7 @@ def report_cycle(
     first = layers[cycle[0]]
     chain = " -> ".join(f'{layers[i].id} "{layers[i].name}"' for i in [*cycle, cycle[0]])
     sink.add(
-        "IR504", f"the edges form a cycle: {chain}", doc.source.element(first.element), first.ref
+        CYCLE, f"the edges form a cycle: {chain}", doc.source.element(first.element), first.ref
     )
 
 
@@ -84,7 +94,7 @@ def report_reach(
     drops, whose ids are returned."""
     if layers and not sinks:
         sink.add(
-            "IR507",
+            NO_RESULT,
             "the model has no Result layer, so it has no outputs",
             doc.source.element(doc.root),
         )
@@ -93,7 +103,7 @@ def report_reach(
         for layer in layers.values():
             if layer.id not in reachable:
                 sink.add(
-                    "IR505",
+                    UNREACHABLE_LAYER,
                     f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
                     doc.source.element(layer.element),
                     layer.ref,
@@ -136,7 +146,7 @@ def _report_trailing_blanks(
         if message is not None:
             span = doc.source.attribute(element, name)
             message = f"<{element.tag}> attribute {name}: {message}"
-            sink.add("IR105", message, span, layer or (None, None))
+            sink.add(IR_STRUCTURE, message, span, layer or (None, None))
 
 
 def _report_edge_end(
@@ -152,7 +162,7 @@ def _report_edge_end(
     """Say why one end of an edge names no port."""
     if layer is None:
         sink.add(
-            "IR501",
+            UNKNOWN_EDGE_LAYER,
             f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
             doc.source.attribute(edge, f"{side}-layer"),
             about_dropped=into_dropped,
@@ -167,7 +177,7 @@ def _report_edge_end(
         else ""
     )
     sink.add(
-        "IR502",
+        UNKNOWN_EDGE_PORT,
         f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
         doc.source.attribute(edge, f"{side}-port"),
         layer.ref,

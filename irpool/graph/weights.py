@@ -13,12 +13,14 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from irpool.rules import CONST_OUT_OF_BOUNDS, WEIGHTS_UNAVAILABLE, Code
+
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True, slots=True)
 class WeightsProblem:
-    code: str  # IR401: no usable file; IR402: the range is past its end
+    code: Code  # IR401: no usable file; IR402: the range is past its end
     message: str
 
 
@@ -60,11 +62,13 @@ class Weights:
     def read(self, offset: int, size: int) -> memoryview | WeightsProblem:
         """The bytes at [offset, offset+size), or why they are not there."""
         if self.problem is not None:
-            return WeightsProblem("IR401", f"the weights are unavailable: {self.problem}")
+            return WeightsProblem(
+                WEIGHTS_UNAVAILABLE, f"the weights are unavailable: {self.problem}"
+            )
         end = offset + size
         if end > len(self._data):
             return WeightsProblem(
-                "IR402",
+                CONST_OUT_OF_BOUNDS,
                 f"offset {offset} + size {size} = {end} is past the end of "
                 f"{self.path.name if self.path else 'the weights'} ({len(self._data)} bytes)",
             )

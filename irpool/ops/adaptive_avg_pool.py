@@ -18,6 +18,7 @@ from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorIn
 from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
+from irpool.rules import INVALID_OUTPUT_SIZE
 
 INDEX_TYPES = ("i32", "i64")
 
@@ -59,13 +60,13 @@ class AdaptivePool(Op):
         """What the runtime accepts but the specification forbids (and CPU mishandles)."""
         if size.element_type not in INDEX_TYPES and size.element_type != "dynamic":
             ctx.report(
-                "IR304",
+                INVALID_OUTPUT_SIZE,
                 f"output_size is {size.element_type}; it must be i32 or i64 (OpenVINO "
                 "truncates other types silently)",
             )
         if size.shape.rank is not None and size.shape.rank != 1:
             ctx.report(
-                "IR304",
+                INVALID_OUTPUT_SIZE,
                 f"output_size has shape {size.shape}; it must be 1-D "
                 f"([{rank - 2 if rank else 'rank-2'}])",
             )
@@ -73,7 +74,7 @@ class AdaptivePool(Op):
             bad = [int(v) for v in np.ravel(size.value) if v < 1]
             if bad:
                 ctx.report(
-                    "IR304",
+                    INVALID_OUTPUT_SIZE,
                     f"output_size values must be at least 1, got {csv(np.ravel(size.value))} "
                     "(0 and negative values give empty or undefined outputs)",
                 )

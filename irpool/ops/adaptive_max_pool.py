@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
 from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
 
 
 @register
@@ -32,7 +33,7 @@ class AdaptiveMaxPool8(AdaptivePool):
         (values,) = super().infer(inputs, ctx)
         if self.index_element_type == "i64":
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "index_element_type is i64 (the default when it is missing); the CPU plugin "
                 'refuses to compile AdaptiveMaxPool-8 with i64 indices: write "i32" (add a '
                 "Convert to i64 after the indices if i64 is needed)",

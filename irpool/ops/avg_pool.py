@@ -15,6 +15,7 @@ from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.pooling_geometry import Axis, Window
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
 
 WINDOW_ATTRIBUTES = window_attributes(ceil_torch_since=14, dilations_since=16)
 # In the specification's order: exclude-pad follows the pads.
@@ -41,7 +42,7 @@ class AvgPoolBase(WindowPoolBase):
     def check_attributes(self, ctx: LayerContext) -> None:
         if self.version >= 16 and not self.attrs["dilations"]:
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "AvgPool-16 needs explicit dilations (e.g. all 1); with empty or missing "
                 "dilations OpenVINO's CPU plugin crashes compiling the model",
                 "dilations",
@@ -61,7 +62,9 @@ class AvgPoolBase(WindowPoolBase):
             # read_model checks windows only on static dims; the CPU plugin checks this
             # one on dynamic dims too, when it compiles.
             if in_padding:
-                ctx.report("IR214", f"{problem}; the CPU plugin refuses to compile it", pads_name)
+                ctx.report(
+                    COMPILE_CRASH, f"{problem}; the CPU plugin refuses to compile it", pads_name
+                )
             return
         super().check_window(index, axis, ctx)
         if in_padding:

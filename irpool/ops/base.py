@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
+from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 
 if TYPE_CHECKING:
     from irpool.report.explain import Explanation
@@ -95,7 +96,9 @@ class TensorInfo:
 class ShapeError(Exception):
     """The runtime's own shape inference would fail; `code` is the rule to report."""
 
-    def __init__(self, message: str, code: str = "IR303", attribute: str | None = None) -> None:
+    def __init__(
+        self, message: str, code: Code = SHAPE_INFERENCE_FAILED, attribute: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.attribute = attribute
@@ -114,7 +117,7 @@ class LayerContext:
     def __init__(
         self,
         present: frozenset[str],
-        report: Callable[[str, str, str | None], None],
+        report: Callable[[Code, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
         used_outputs: frozenset[int] = frozenset(),
     ) -> None:
@@ -123,7 +126,7 @@ class LayerContext:
         self._report = report
         self._load = load_weights
 
-    def report(self, code: str, message: str, attribute: str | None = None) -> None:
+    def report(self, code: Code, message: str, attribute: str | None = None) -> None:
         self._report(code, message, attribute)
 
     def read_weights(self, offset: int, size: int) -> memoryview | WeightsProblem:

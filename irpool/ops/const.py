@@ -23,6 +23,12 @@ from irpool.ops.base import (
 )
 from irpool.ops.registry import register
 from irpool.parse.values import ELEMENT_TYPES
+from irpool.rules import (
+    CONST_OUT_OF_BOUNDS,
+    CONST_SIZE_TOO_LARGE,
+    CONST_SIZE_TOO_SMALL,
+    INVALID_ATTRIBUTE_VALUE,
+)
 
 
 def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | None:
@@ -56,26 +62,32 @@ class Constant(Op):
         element_type: str = self.attrs["element_type"]
         shape: Shape = self.attrs["shape"]
         if element_type == "dynamic":
-            raise ShapeError("a Const needs a concrete element_type", "IR204", "element_type")
+            raise ShapeError(
+                "a Const needs a concrete element_type", INVALID_ATTRIBUTE_VALUE, "element_type"
+            )
         if not shape.is_static:
-            raise ShapeError(f"a Const needs a static shape, not {shape}", "IR204", "shape")
+            raise ShapeError(
+                f"a Const needs a static shape, not {shape}", INVALID_ATTRIBUTE_VALUE, "shape"
+            )
         count = int(np.prod(shape.values(), dtype=object))
         needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
         offset: int = self.attrs["offset"]
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
         if isinstance(raw, WeightsProblem):
-            raise ShapeError(raw.message, raw.code, "size" if raw.code == "IR402" else None)
+            raise ShapeError(
+                raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
+            )
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
                 f"need {needed}",
-                "IR403",
+                CONST_SIZE_TOO_SMALL,
                 "size",
             )
         if size > needed:
             ctx.report(
-                "IR404",
+                CONST_SIZE_TOO_LARGE,
                 f"size is {size} bytes, but shape {shape} of {element_type} needs only {needed}; "
                 "OpenVINO ignores the rest",
                 "size",

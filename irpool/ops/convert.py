@@ -17,6 +17,7 @@ from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.conversion import convert
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
 
 FLOATS = ("f32", "f16", "bf16", "f64")
 # Element types NumPy cannot hold one per element: irpool neither folds nor runs them.
@@ -44,7 +45,7 @@ class Convert1(Op):
         data = inputs[0]
         if self.destination == "dynamic":
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
                 "CPU plugin cannot compile a Convert to a dynamic type",
                 "destination_type",
@@ -52,9 +53,7 @@ class Convert1(Op):
         value = folded(data, self._fold)
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
-        decompresses = data.value is not None and {data.element_type, self.destination} <= {
-            *FLOATS
-        }
+        decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 

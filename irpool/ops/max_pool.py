@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 
 # Index types the CPU plugin computes (measured); it reads the others (i8, u8, boolean, the
 # float types, ...) and fails at inference when the indices output is used.
@@ -45,7 +46,7 @@ class MaxPoolBase(WindowPoolBase):
             return [values]
         if data.element_type == "bf16" and INDICES in ctx.used_outputs:
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 f"{self.label()} on bf16 data with its indices output read: the CPU plugin "
                 "computes indices only in its reference code, which has no bf16, and cannot "
                 "compile the model",
@@ -57,7 +58,7 @@ class MaxPoolBase(WindowPoolBase):
             return  # OpenVINO computes indices, and fails on them, only when they are read
         if not self.attrs["dilations"]:
             ctx.report(
-                "IR217",
+                INFERENCE_FAILURE,
                 f"{self.label()} needs explicit dilations (e.g. all 1); without them OpenVINO's "
                 "CPU plugin fails at inference when the indices output is used",
                 "dilations",
@@ -65,7 +66,7 @@ class MaxPoolBase(WindowPoolBase):
         index_type = self.attrs["index_element_type"]
         if index_type not in INDEX_TYPES:
             ctx.report(
-                "IR217",
+                INFERENCE_FAILURE,
                 f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin '
                 "fails at inference on the indices output (i32 or i64 work)",
                 "index_element_type",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from irpool.graph.shape import Shape
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
 
 
 @register
@@ -37,14 +38,14 @@ class Parameter(Op):
         # OpenVINO reads both, but its CPU plugin compiles neither (reshape the model first).
         if self.shape.dims is None:
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "the CPU plugin cannot compile a model whose input has a "
                 'dynamic rank (shape "..."); give the Parameter a rank',
                 "shape",
             )
         if self.element_type == "dynamic":
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "the CPU plugin cannot compile a model whose input has a "
                 "dynamic element type; give the Parameter an element_type",
                 "element_type",

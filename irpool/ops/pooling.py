@@ -25,6 +25,7 @@ from irpool.ops.pooling_geometry import (
     resolve_axis,
 )
 from irpool.report.explain import AxisRow, Explanation, dim_value
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
 
 
 def window_attributes(ceil_torch_since: int, dilations_since: int) -> tuple[Attr, ...]:
@@ -112,7 +113,7 @@ class WindowPoolBase(Op):
         self._check_lengths(count, ("strides", strides), ("dilations", dilations))
         if any(v >= WRAPPED for v in strides):
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
                 "axis), but its CPU plugin cannot compile the layer",
                 "strides",
@@ -124,7 +125,7 @@ class WindowPoolBase(Op):
             raise ShapeError(
                 f"kernel has {count} value(s) but the {rank}D input {data.shape} has "
                 f"{rank - 2} spatial axes",
-                "IR207",
+                ATTRIBUTE_LENGTH_MISMATCH,
                 "kernel",
             )
         batch, channels = data.shape[0], data.shape[1]
@@ -143,7 +144,9 @@ class WindowPoolBase(Op):
         for name, values in lists:
             if len(values) != count:
                 raise ShapeError(
-                    f"{name} has {len(values)} value(s) but kernel has {count}", "IR207", name
+                    f"{name} has {len(values)} value(s) but kernel has {count}",
+                    ATTRIBUTE_LENGTH_MISMATCH,
+                    name,
                 )
 
     def check_attributes(self, ctx: LayerContext) -> None:
@@ -166,7 +169,7 @@ class WindowPoolBase(Op):
         for name, effective in fixes.items():
             if name in ctx.present:
                 ctx.report(
-                    "IR213",
+                    OVERWRITTEN_PADS,
                     f"{name} is declared {csv(self._declared_pads(name))} but "
                     f"auto_pad={self.attrs['auto_pad']} makes the runtime use {effective}",
                     name,

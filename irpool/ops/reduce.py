@@ -28,6 +28,7 @@ from irpool.ops.base import (
 )
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, Explanation, dim_value
+from irpool.rules import COMPILE_CRASH
 
 INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
 
@@ -63,7 +64,7 @@ class Reduce(Op):
         chosen = self.normalized_axes(axes.value, rank)
         if not chosen and not self.keep_dims and rank != 0:
             ctx.report(
-                "IR214",
+                COMPILE_CRASH,
                 f"axes is empty and keep_dims is false; the CPU plugin refuses to compile "
                 f'{self.label()} like that (write keep_dims="true", or remove the layer: it '
                 "changes nothing)",

@@ -22,6 +22,7 @@ from irpool.ops.base import Attr, AttrType, LayerContext, NotInferable, Op, Shap
 from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
+from irpool.rules import RESHAPE_ELEMENT_COUNT
 
 # OpenVINO's interval bound for "unbounded" (Interval::s_max); products saturate at it.
 UNBOUNDED = (1 << 63) - 1
@@ -218,7 +219,7 @@ class Reshape1(Op):
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())
             if problem:
-                ctx.report("IR307", f"pattern {csv(values)}: {problem}")
+                ctx.report(RESHAPE_ELEMENT_COUNT, f"pattern {csv(values)}: {problem}")
                 return [TensorInfo(data.element_type, shape)]
         value = folded(data, lambda array: array.reshape(shape.values()))
         return [TensorInfo(data.element_type, shape, value)]

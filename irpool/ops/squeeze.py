@@ -20,8 +20,8 @@ from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorIn
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
+from irpool.rules import IGNORED_AXES
 
-IGNORED_AXES = "IR306"
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 
 

@@ -5,6 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irpool.parse.values import read_dim, read_precision, read_unsigned, trailing_blank
+from irpool.rules import (
+    INVALID_DIM,
+    INVALID_PRECISION,
+    IR_STRUCTURE,
+    MISSING_PRECISION,
+    NON_CANONICAL_DIM,
+    REINTERPRETED_DIM,
+)
 
 # A port as written: its side, id and precision attributes, and the text of each <dim>.
 PortText = tuple[str, str, str | None, tuple[str, ...]]
@@ -23,7 +31,11 @@ class PortReading:
     findings: tuple[tuple[str, str, Where], ...]  # rule code, message, where
 
 
-_DIM_CODES = {"rejected": "IR111", "reinterpreted": "IR112", "noncanonical": "IR113"}
+_DIM_CODES = {
+    "rejected": INVALID_DIM,
+    "reinterpreted": REINTERPRETED_DIM,
+    "noncanonical": NON_CANONICAL_DIM,
+}
 
 
 def read_port(
@@ -35,7 +47,11 @@ def read_port(
     if precision_text is None:
         if side == "output":
             findings.append(
-                ("IR109", f"output port {id_text} has no precision; OpenVINO requires one", None)
+                (
+                    MISSING_PRECISION,
+                    f"output port {id_text} has no precision; OpenVINO requires one",
+                    None,
+                )
             )
     else:
         reading = read_precision(precision_text)
@@ -43,7 +59,7 @@ def read_port(
         # The runtime parses output precisions only; a bad one on an input port is ignored.
         if reading.finding is not None and side == "output":
             message = f"output port {id_text} precision: {reading.finding.message}"
-            findings.append(("IR110", message, "precision"))
+            findings.append((INVALID_PRECISION, message, "precision"))
     values: list[int] = []
     for index, text in enumerate(dim_texts):
         dim = read_dim(text)
@@ -55,5 +71,5 @@ def read_port(
     declared = tuple(values) if len(values) == len(dim_texts) else None
     blank = trailing_blank(id_text)
     if blank is not None:  # one the schema check lets through
-        findings.append(("IR105", f"<port> attribute id: {blank}", "id"))
+        findings.append((IR_STRUCTURE, f"<port> attribute id: {blank}", "id"))
     return PortReading(read_unsigned(id_text), precision, declared, tuple(findings))

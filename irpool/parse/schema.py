@@ -14,6 +14,7 @@ from lxml import etree
 
 from irpool.diagnostics import Collector, Span
 from irpool.parse.xml_reader import Document, hardened_parser
+from irpool.rules import IR_STRUCTURE, UNKNOWN_ELEMENT
 
 
 def schema_path(name: str) -> Path:
@@ -143,9 +144,11 @@ class StructureCheck:
                 span = doc.source.attribute(element, name) if name else doc.source.element(element)
             tag = _unknown_element(entry)
             if tag is not None:
-                sink.add("IR115", f"<{tag}> is not an IR element; OpenVINO skips it", span, layer)
+                sink.add(
+                    UNKNOWN_ELEMENT, f"<{tag}> is not an IR element; OpenVINO skips it", span, layer
+                )
             else:
-                sink.add("IR105", message, span, layer)
+                sink.add(IR_STRUCTURE, message, span, layer)
 
 
 def _find(tree: etree._ElementTree, entry: etree._LogEntry) -> list[object]:

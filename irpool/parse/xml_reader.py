@@ -23,6 +23,17 @@ from lxml import etree
 from irpool.diagnostics import Collector, IRError, Span
 from irpool.parse.source_map import SourceMap
 from irpool.parse.values import read_unsigned, show
+from irpool.rules import (
+    FILE_UNREADABLE,
+    NON_CANONICAL_SPELLING,
+    ROOT_NOT_NET,
+    UNESCAPED_MARKUP,
+    UNSAFE_XML,
+    UNSUPPORTED_IR_VERSION,
+    UNSUPPORTED_XML,
+    XML_SYNTAX,
+    Code,
+)
 
 SUPPORTED_IR_VERSIONS = (10, 11)
 
@@ -87,12 +98,14 @@ def read_bounded(path: Path, sink: Collector) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        _stop(sink, "IR100", f"cannot read the file: {error.strerror or error}", "unreadable")
+        _stop(
+            sink, FILE_UNREADABLE, f"cannot read the file: {error.strerror or error}", "unreadable"
+        )
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-            _stop(sink, "IR100", f"cannot read the file: it is {kind}", "unreadable")
+            _stop(sink, FILE_UNREADABLE, f"cannot read the file: it is {kind}", "unreadable")
         if info.st_size > MAX_FILE_BYTES:
             _too_large(sink)
     except IRError:
@@ -103,7 +116,9 @@ def read_bounded(path: Path, sink: Collector) -> bytes:
         # a file that grew meanwhile.
         data = handle.read(info.st_size + 1)
     if len(data) > info.st_size:
-        _stop(sink, "IR100", "cannot read the file: it grew while it was read", "unreadable")
+        _stop(
+            sink, FILE_UNREADABLE, "cannot read the file: it grew while it was read", "unreadable"
+        )
     return data
 
 
@@ -118,7 +133,7 @@ def read_stream(stream: BinaryIO, sink: Collector) -> bytes:
 def _too_large(sink: Collector) -> NoReturn:
     _stop(
         sink,
-        "IR114",
+        UNSUPPORTED_XML,
         f"the file is larger than {MAX_FILE_BYTES >> 20} MiB, the most irpool reads "
         "(docs/hardening.md)",
         "too large",
@@ -126,7 +141,7 @@ def _too_large(sink: Collector) -> NoReturn:
 
 
 def _stop(
-    sink: Collector, code: str, message: str, reason: str, span: Span | None = None
+    sink: Collector, code: Code, message: str, reason: str, span: Span | None = None
 ) -> NoReturn:
     sink.add(code, message, span or Span.at_line(1))
     raise IRError(f"{sink.path}: {reason}", sink.diagnostics)
@@ -147,17 +162,23 @@ def parse_document(data: bytes, path: Path, sink: Collector) -> Document:
 
     tag = etree.QName(root).localname if isinstance(root.tag, str) else ""
     if tag.lower() != "net":
-        sink.add("IR103", f"the root element is <{tag}>, not <net>", source.element(root))
+        sink.add(ROOT_NOT_NET, f"the root element is <{tag}>, not <net>", source.element(root))
         raise IRError(f"{sink.path}: not an OpenVINO IR file", sink.diagnostics)
     if tag != "net":
-        sink.add("IR211", f"the root element is spelled <{tag}>; write <net>", source.element(root))
+        sink.add(
+            NON_CANONICAL_SPELLING,
+            f"the root element is spelled <{tag}>; write <net>",
+            source.element(root),
+        )
 
     version_text = root.get("version")
     version = read_unsigned(version_text) if version_text is not None else None
     if version not in SUPPORTED_IR_VERSIONS:
         shown = "missing" if version_text is None else show(version_text)
         span = source.element(root) if version_text is None else source.attribute(root, "version")
-        sink.add("IR104", f"IR version is {shown}; OpenVINO reads only 10 and 11", span)
+        sink.add(
+            UNSUPPORTED_IR_VERSION, f"IR version is {shown}; OpenVINO reads only 10 and 11", span
+        )
         raise IRError(f"{sink.path}: unsupported IR version", sink.diagnostics)
     assert version is not None
     return Document(path, sink.path, root, source, version)
@@ -192,13 +213,13 @@ def _check_bytes(data: bytes, sink: Collector) -> str:
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     for mark, name in _WIDE_ENCODINGS:
         if data.startswith(mark, bom):
-            _stop(sink, "IR114", f"the file is {name}; IR is UTF-8", "not UTF-8")
+            _stop(sink, UNSUPPORTED_XML, f"the file is {name}; IR is UTF-8", "not UTF-8")
     codec = _declared_codec(data, bom, sink)
     nul = data.find(b"\0")
     if nul >= 0:
         _stop(
             sink,
-            "IR101",
+            XML_SYNTAX,
             "the file contains a NUL byte: it is binary, not XML text",
             "not XML",
             _position(data, nul, nul + 1, codec),
@@ -208,7 +229,7 @@ def _check_bytes(data: bytes, sink: Collector) -> str:
         start = doctype.end() - len(b"<!DOCTYPE")
         _stop(
             sink,
-            "IR102",
+            UNSAFE_XML,
             "the file has a DOCTYPE; IR never needs one, and irpool does not read DTDs or "
             "expand entities",
             "unsafe XML",
@@ -224,7 +245,7 @@ def _check_bytes(data: bytes, sink: Collector) -> str:
         return codec
     _stop(
         sink,
-        "IR114",
+        UNSUPPORTED_XML,
         f"a tag or text longer than {MAX_RUN_BYTES >> 20} MiB starts here; irpool reads "
         "values of at most that size (docs/hardening.md)",
         "too large",
@@ -249,7 +270,7 @@ def _declared_codec(data: bytes, bom: int, sink: Collector) -> str:
         return "iso8859-1"
     _stop(
         sink,
-        "IR114",
+        UNSUPPORTED_XML,
         f"the file declares encoding={show(name)}; irpool reads UTF-8 (and latin-1 declared "
         'as "ISO-8859-1", which OpenVINO reads the same way), since other encodings are '
         "decoded differently by OpenVINO and by other XML readers",
@@ -288,7 +309,7 @@ def _report_processing_instructions(
             cursor = start + 1
             span = source.span(start, start + 2 + len(instruction.target))
         sink.add(
-            "IR114",
+            UNSUPPORTED_XML,
             f"processing instruction <?{show(instruction.target)[1:-1]}?>: IR never has one; "
             "OpenVINO skips it, other tools may act on it",
             span,
@@ -298,13 +319,13 @@ def _report_processing_instructions(
 # libxml2 messages replaced by plainer ones: its limits name a parser flag, not the limit.
 _PLAIN_MESSAGES = {
     "Excessive depth": (
-        "IR114",
+        UNSUPPORTED_XML,
         f"elements are nested more than {MAX_DEPTH} deep, the most irpool reads "
         "(OpenVINO's own IR nests about 10 deep)",
     ),
-    "Resource limit exceeded": ("IR114", "the file exceeds a limit of the XML parser"),
+    "Resource limit exceeded": (UNSUPPORTED_XML, "the file exceeds a limit of the XML parser"),
     "Invalid bytes in character encoding": (
-        "IR101",
+        XML_SYNTAX,
         "invalid UTF-8 here: IR is UTF-8 text",
     ),
 }
@@ -351,6 +372,6 @@ def _report_syntax(
             return  # what libxml2 says after these is only their consequences
         lenient = _lenient(message)
         if lenient is not None:
-            sink.add("IR116", lenient, span)
+            sink.add(UNESCAPED_MARKUP, lenient, span)
         else:
-            sink.add("IR101", message, span)
+            sink.add(XML_SYNTAX, message, span)
