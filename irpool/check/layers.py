@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from irpool.check.attributes import Attributes, read_attributes
-from irpool.check.fixes import OVERWRITTEN_PADS, attribute_fixes, dims, edit_at
+from irpool.check.fixes import attribute_fixes, dims, edit_at
 from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
@@ -31,11 +31,13 @@ from irpool.rules import (
     DECLARED_PRECISION_MISMATCH,
     DECLARED_RANK_MISMATCH,
     NON_CANONICAL_SPELLING,
+    OVERWRITTEN_PADS,
     UNCHECKED_OP,
     UNKNOWN_OP_TYPE,
     UNSUPPORTED_OPSET,
     WEIGHTS_UNAVAILABLE,
     WRONG_PORT_COUNT,
+    Code,
 )
 
 # Constant inputs up to this many elements take part in the key of a repeated check; a
@@ -68,7 +70,7 @@ def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) 
 
 
 # A finding of an op's checks: rule code, message, and the attribute it is about.
-Report = tuple[str, str, str | None]
+Report = tuple[Code, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,7 @@ class _Outcome:
 # `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
 Locator = tuple[Any, ...]
 # A layer's findings: rule code, message, where.
-LayerFinding = tuple[str, str, Locator]
+LayerFinding = tuple[Code, str, Locator]
 
 
 @dataclass(frozen=True, slots=True)

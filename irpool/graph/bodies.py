@@ -14,11 +14,11 @@ from irpool.graph.model import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
-from irpool.rules import DUPLICATE_PORT_ID
+from irpool.rules import DUPLICATE_PORT_ID, Code
 
 # A finding in a layer's ports: rule code, message, the side and position of the port among
 # the <port>s of the layer's first <input> or <output>, and where in the port.
-PortFinding = tuple[str, str, str, int, Where]
+PortFinding = tuple[Code, str, str, int, Where]
 # A port's id, position, dims, precision and precision text, as Port holds them.
 _PortValues = tuple[int, int, tuple[int, ...] | None, str | None, str | None]
 

@@ -12,6 +12,7 @@ from irpool.rules import (
     MISSING_PRECISION,
     NON_CANONICAL_DIM,
     REINTERPRETED_DIM,
+    Code,
 )
 
 # A port as written: its side, id and precision attributes, and the text of each <dim>.
@@ -28,7 +29,7 @@ class PortReading:
     id: int | None  # None: unreadable (the schema check reports it)
     precision: str | None  # the element type the precision names, if it names one
     declared: tuple[int, ...] | None  # dims as the runtime reads them; None if one cannot be
-    findings: tuple[tuple[str, str, Where], ...]  # rule code, message, where
+    findings: tuple[tuple[Code, str, Where], ...]  # rule code, message, where
 
 
 _DIM_CODES = {
@@ -42,7 +43,7 @@ def read_port(
     side: str, id_text: str, precision_text: str | None, dim_texts: tuple[str, ...]
 ) -> PortReading:
     """A port read from its text alone, with every finding."""
-    findings: list[tuple[str, str, Where]] = []
+    findings: list[tuple[Code, str, Where]] = []
     precision = None
     if precision_text is None:
         if side == "output":

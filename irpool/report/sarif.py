@@ -36,7 +36,7 @@ def docs_url() -> str | None:
     except metadata.PackageNotFoundError:
         return None
     for entry in urls:
-        label, _, url = entry.partition(",")
+        label, _, url = str(entry).partition(",")
         if label.strip().lower() == "documentation":
             return url.strip().rstrip("/")
     return None
