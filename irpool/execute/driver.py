@@ -101,7 +101,7 @@ def run_blocks(
     source = x.reshape(planes, *x.shape[2:])
     target = out.reshape(planes, *out_spatial)
     work = compute_dtype(x.dtype)
-    plane_bytes = max(1, source[0].size * work.itemsize)
+    plane_bytes = max(1, x.size // planes * work.itemsize)
     threads = THREADS if planes * plane_bytes >= PARALLEL_MIN_BYTES else 1
     # Each thread holds its own blocks: share the block budget so memory stays the same.
     block = max(1, min(-(-planes // threads), strategy.chunk_bytes // (plane_bytes * threads)))
