@@ -29,8 +29,20 @@ from irpool.ops.pooling_geometry import Window, divisor_grid
 def run_avg_pool(
     op: AvgPoolBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    windows, count_padding = op.geometry(inputs[0].shape)
-    return [avg_pool(inputs[0], windows, count_padding)]
+    x = inputs[0]
+    strategy, direct, out_spatial = _prepared(op, x.shape, x.dtype)
+    return [run_blocks(x, out_spatial, strategy, direct)]
+
+
+@lru_cache(maxsize=256)
+def _prepared(
+    op: AvgPoolBase, shape: tuple[int, ...], dtype: np.dtype[Any]
+) -> tuple[Strategy, Direct, tuple[int, ...]]:
+    """What `avg_pool` picks, per op, input shape and dtype: runs repeat them, and picking
+    again (hashing every window) costs microseconds, a tenth of a tiny pooling."""
+    windows, count_padding = op.geometry(shape)
+    strategy, direct = choose_strategy(windows, count_padding, dtype, shape[0] * shape[1])
+    return strategy, direct, tuple(w.out for w in windows)
 
 
 def avg_pool(x: NDArray[Any], windows: Sequence[Window], count_padding: bool) -> NDArray[Any]:

@@ -31,12 +31,14 @@ _pool_lock = threading.Lock()  # callers on several threads create one pool betw
 _local = threading.local()
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def compute_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    if dtype == np.float64:
-        return np.dtype(np.float64)
-    if dtype.kind == "f":
-        return np.dtype(np.float32)
-    return np.dtype(np.float64)
+    # Comparing dtypes by kind and size: `dtype == np.float64` converts the type on each call.
+    if dtype.kind == "f" and dtype.itemsize != 8:
+        return _F32
+    return _F64
 
 
 def exact(dtype: np.dtype[Any]) -> bool:
@@ -99,19 +101,23 @@ def run_blocks(
     source = x.reshape(planes, *x.shape[2:])
     target = out.reshape(planes, *out_spatial)
     work = compute_dtype(x.dtype)
-    plane_bytes = max(1, source[0].size * work.itemsize)
+    plane_bytes = max(1, x.size // planes * work.itemsize)
     threads = THREADS if planes * plane_bytes >= PARALLEL_MIN_BYTES else 1
     # Each thread holds its own blocks: share the block budget so memory stays the same.
     block = max(1, min(-(-planes // threads), strategy.chunk_bytes // (plane_bytes * threads)))
+    if block >= planes:  # one block, the whole input: no slicing
+        with np.errstate(over="ignore", invalid="ignore"):
+            _run_block(source, target, strategy, direct, work, _scratch())
+        return out
     spans = [(start, min(planes, start + block)) for start in range(0, planes, block)]
 
     def work_on(share: list[tuple[int, int]]) -> None:
         scratch = _scratch()
         with np.errstate(over="ignore", invalid="ignore"):
             for start, stop in share:
-                _run_block(source[start:stop], target[start:stop], strategy, direct, scratch)
+                _run_block(source[start:stop], target[start:stop], strategy, direct, work, scratch)
 
-    if threads == 1 or len(spans) == 1:
+    if threads == 1:
         work_on(spans)
     else:
         list(_workers().map(work_on, _deal(spans, threads)))
@@ -123,9 +129,9 @@ def _run_block(
     target: NDArray[Any],
     strategy: Strategy,
     direct: Direct,
+    work: np.dtype[Any],
     scratch: Scratch,
 ) -> None:
-    work = compute_dtype(src.dtype)
     if src.dtype == work:  # f32 or f64
         strategy.run(src, target, scratch)
         direct.repair(src, target, lambda planes, means: strategy.run(planes, means, scratch))
