@@ -107,12 +107,15 @@ def max_pool(
             chunk = source[start:stop]
             if chunk.dtype != work:
                 chunk = _to_work(chunk, work)
+            block_target = target[start:stop]
             if found is None:
-                reduced = _values(chunk, passes, lowest, scratch)
+                final = block_target if block_target.dtype == work else None
+                reduced = _values(chunk, passes, lowest, scratch, final)
             else:
                 reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
                 found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
-            np.copyto(target[start:stop], reduced, casting="unsafe")
+            if reduced is not block_target:
+                np.copyto(block_target, reduced, casting="unsafe")
     if found is not None:
         plane = prod(x.shape[2:])
         offsets = np.arange(planes, dtype=np.int64) * plane
@@ -172,16 +175,21 @@ def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
 
 
 def _values(
-    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, scratch: Scratch
+    chunk: NDArray[Any],
+    passes: tuple[AxisPass, ...],
+    lowest: Any,
+    scratch: Scratch,
+    final: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
-    """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
-    propagates, sends the block through `fmax` again."""
-    current = _reduce(chunk, passes, lowest, np.maximum, scratch)
+    """Window maxima, written into `final` when given (saves a copy of the output);
+    `maximum` is twice as fast as `fmax` (measured), so NaN, which it propagates, sends the
+    block through `fmax` again."""
+    current = _reduce(chunk, passes, lowest, np.maximum, scratch, final)
     if current.dtype.kind != "f":
         return current
     smallest = current.min()
     if np.isnan(smallest):
-        current = _reduce(chunk, passes, lowest, np.fmax, scratch)
+        current = _reduce(chunk, passes, lowest, np.fmax, scratch, final)
         smallest = current.min()
     if not smallest >= lowest:
         np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
@@ -194,12 +202,16 @@ def _reduce(
     lowest: Any,
     combine: np.ufunc,
     scratch: Scratch,
+    final: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     current = chunk
     for step, p in enumerate(passes):
         shape = list(current.shape)
         shape[p.axis + 1] = p.out
-        result = scratch.array(step % 2, tuple(shape), current.dtype)
+        if final is not None and step == len(passes) - 1:
+            result = final
+        else:
+            result = scratch.array(step % 2, tuple(shape), current.dtype)
         source, target = _shaped(current, p.axis), _shaped(result, p.axis)
         phased = _phased(current, p)
         for number, span in enumerate(p.spans):
