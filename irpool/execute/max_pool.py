@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
 from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.sliding import CAST_OK, _cast_phase
+from irpool.execute.sliding import BUFFER, CAST_OK, _cast_phase
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -213,11 +213,10 @@ def _reduce(
         else:
             result = scratch.array(step % 2, tuple(shape), current.dtype)
         source, target = _shaped(current, p.axis), _shaped(result, p.axis)
-        phased = _phased(current, p)
         for number, span in enumerate(p.spans):
             if number == 0 and p.stride == 1 and p.out == p.size:
                 views, part = _flat_interior(current, result, p, span)
-            elif number == 0 and phased:
+            elif number == 0 and _phased(current, p, span):
                 views, part = _phase_interior(current, result, p, span, scratch)
             else:
                 views = [_taps(source, span, p.stride, t) for t in span.taps]
@@ -248,12 +247,17 @@ def _flat_interior(
     return views, flat_target[start:stop]
 
 
-def _phased(source: NDArray[Any], p: AxisPass) -> bool:
-    """A last axis with stride 2 whose rows split into whole even/odd pairs of 4-byte
-    words: its interior reads the two phases laid out contiguously (sliding.py's cast),
-    which NumPy combines at full speed, instead of element-strided views."""
-    last = p.axis + 2 == source.ndim
-    return CAST_OK and last and p.stride == 2 and p.size % 2 == 0 and source.itemsize == 4
+def _phased(source: NDArray[Any], p: AxisPass, span: Span) -> bool:
+    """Stride 2 over an even axis: the interior reads the two phases laid out contiguously,
+    which NumPy combines at full speed. A last axis of 4-byte words splits by sliding.py's
+    cast; an outer axis whose rows NumPy would buffer, by row copies, which pay off only
+    with more taps than phases (measured)."""
+    if p.stride != 2 or p.size % 2:
+        return False
+    inner = prod(source.shape[p.axis + 2 :])
+    if inner == 1:
+        return CAST_OK and source.itemsize == 4
+    return inner < BUFFER and len(span.taps) > 2
 
 
 def _phase_interior(
@@ -262,20 +266,25 @@ def _phase_interior(
     """Tap t = 2q + r of output o is element o + q of phase r. When the output is as long
     as a phase, each tap is one flat slice of the block; outputs spilling across a row end
     are borders, which the later spans redo."""
+    rows = _shaped(source, p.axis)
+    lead, inner = rows.shape[0], prod(rows.shape[2:])
     half = p.size // 2
-    lead = source.size // p.size
-    flat = source.reshape(-1)
     phases: dict[int, NDArray[Any]] = {}
     for r in sorted({t % 2 for t in span.taps}):
-        phases[r] = scratch.array(5 + r, (lead * half,), source.dtype)
-        _cast_phase(flat, phases[r], r)
+        phase = scratch.array(5 + r, (lead, half, *rows.shape[2:]), source.dtype)
+        if inner == 1:
+            _cast_phase(source.reshape(-1), phase.reshape(-1), r)
+        else:
+            np.copyto(phase, rows[:, r::2])
+        phases[r] = phase
     if p.out == half:
-        start, stop = span.lo, lead * half - (p.out - span.hi)
-        views = [phases[t % 2][start + t // 2 : stop + t // 2] for t in span.taps]
+        start, stop = span.lo * inner, (lead * half - (p.out - span.hi)) * inner
+        flats = {r: phase.reshape(-1) for r, phase in phases.items()}
+        shifts = [(t % 2, t // 2 * inner) for t in span.taps]
+        views = [flats[r][start + shift : stop + shift] for r, shift in shifts]
         return views, target.reshape(-1)[start:stop]
-    rows = {r: phase.reshape(lead, half) for r, phase in phases.items()}
-    views = [rows[t % 2][:, span.lo + t // 2 : span.hi + t // 2] for t in span.taps]
-    return views, target.reshape(lead, p.out)[:, span.lo : span.hi]
+    views = [phases[t % 2][:, span.lo + t // 2 : span.hi + t // 2] for t in span.taps]
+    return views, _shaped(target, p.axis)[:, span.lo : span.hi]
 
 
 def _indexed(
