@@ -7,8 +7,9 @@ first tap in row-major order, and a window without a real tap gives the lowest v
 index 0.
 
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
-(the interior) take one NumPy operation per tap over strided views of the whole block;
-border outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
+(the interior) take one NumPy operation per tap over strided views of the whole block,
+or, with stride 2, over its two phases laid out contiguously (see `_phased`); border
+outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
 on a block holding NaN, then are clamped to the lowest value. Indices come after the
 values: the first tap in row-major order that equals its window's maximum (see `_indexed`).
 """
