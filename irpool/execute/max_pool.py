@@ -7,8 +7,9 @@ first tap in row-major order, and a window without a real tap gives the lowest v
 index 0.
 
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
-(the interior) take one NumPy operation per tap over strided views of the whole block;
-border outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
+(the interior) take one NumPy operation per tap over strided views of the whole block,
+or, with stride 2, over its two phases laid out contiguously (see `_phased`); border
+outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
 on a block holding NaN, then are clamped to the lowest value. Indices come after the
 values: the first tap in row-major order that equals its window's maximum (see `_indexed`).
 """
@@ -28,6 +29,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
 from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute.sliding import BUFFER, CAST_OK, _cast_phase
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -106,12 +108,15 @@ def max_pool(
             chunk = source[start:stop]
             if chunk.dtype != work:
                 chunk = _to_work(chunk, work)
+            block_target = target[start:stop]
             if found is None:
-                reduced = _values(chunk, passes, lowest, scratch)
+                final = block_target if block_target.dtype == work else None
+                reduced = _values(chunk, passes, lowest, scratch, final)
             else:
                 reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
                 found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
-            np.copyto(target[start:stop], reduced, casting="unsafe")
+            if reduced is not block_target:
+                np.copyto(block_target, reduced, casting="unsafe")
     if found is not None:
         plane = prod(x.shape[2:])
         offsets = np.arange(planes, dtype=np.int64) * plane
@@ -171,16 +176,21 @@ def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
 
 
 def _values(
-    chunk: NDArray[Any], passes: tuple[AxisPass, ...], lowest: Any, scratch: Scratch
+    chunk: NDArray[Any],
+    passes: tuple[AxisPass, ...],
+    lowest: Any,
+    scratch: Scratch,
+    final: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
-    """Window maxima; `maximum` is twice as fast as `fmax` (measured), so NaN, which it
-    propagates, sends the block through `fmax` again."""
-    current = _reduce(chunk, passes, lowest, np.maximum, scratch)
+    """Window maxima, written into `final` when given (saves a copy of the output);
+    `maximum` is twice as fast as `fmax` (measured), so NaN, which it propagates, sends the
+    block through `fmax` again."""
+    current = _reduce(chunk, passes, lowest, np.maximum, scratch, final)
     if current.dtype.kind != "f":
         return current
     smallest = current.min()
     if np.isnan(smallest):
-        current = _reduce(chunk, passes, lowest, np.fmax, scratch)
+        current = _reduce(chunk, passes, lowest, np.fmax, scratch, final)
         smallest = current.min()
     if not smallest >= lowest:
         np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
@@ -193,16 +203,22 @@ def _reduce(
     lowest: Any,
     combine: np.ufunc,
     scratch: Scratch,
+    final: NDArray[Any] | None = None,
 ) -> NDArray[Any]:
     current = chunk
     for step, p in enumerate(passes):
         shape = list(current.shape)
         shape[p.axis + 1] = p.out
-        result = scratch.array(step % 2, tuple(shape), current.dtype)
+        if final is not None and step == len(passes) - 1:
+            result = final
+        else:
+            result = scratch.array(step % 2, tuple(shape), current.dtype)
         source, target = _shaped(current, p.axis), _shaped(result, p.axis)
         for number, span in enumerate(p.spans):
             if number == 0 and p.stride == 1 and p.out == p.size:
                 views, part = _flat_interior(current, result, p, span)
+            elif number == 0 and _phased(current, p, span):
+                views, part = _phase_interior(current, result, p, span, scratch)
             else:
                 views = [_taps(source, span, p.stride, t) for t in span.taps]
                 part = target[:, span.lo : span.hi]
@@ -230,6 +246,46 @@ def _flat_interior(
     stop = flat_target.size - (p.out - span.hi) * inner
     views = [flat_source[start + t * inner : stop + t * inner] for t in span.taps]
     return views, flat_target[start:stop]
+
+
+def _phased(source: NDArray[Any], p: AxisPass, span: Span) -> bool:
+    """Stride 2 over an even axis: the interior reads the two phases laid out contiguously,
+    which NumPy combines at full speed. A last axis of 4-byte words splits by sliding.py's
+    cast; an outer axis whose rows NumPy would buffer, by row copies, which pay off only
+    with more taps than phases (measured)."""
+    if p.stride != 2 or p.size % 2:
+        return False
+    inner = prod(source.shape[p.axis + 2 :])
+    if inner == 1:
+        return CAST_OK and source.itemsize == 4
+    return inner < BUFFER and len(span.taps) > 2
+
+
+def _phase_interior(
+    source: NDArray[Any], target: NDArray[Any], p: AxisPass, span: Span, scratch: Scratch
+) -> tuple[list[NDArray[Any]], NDArray[Any]]:
+    """Tap t = 2q + r of output o is element o + q of phase r. When the output is as long
+    as a phase, each tap is one flat slice of the block; outputs spilling across a row end
+    are borders, which the later spans redo."""
+    rows = _shaped(source, p.axis)
+    lead, inner = rows.shape[0], prod(rows.shape[2:])
+    half = p.size // 2
+    phases: dict[int, NDArray[Any]] = {}
+    for r in sorted({t % 2 for t in span.taps}):
+        phase = scratch.array(5 + r, (lead, half, *rows.shape[2:]), source.dtype)
+        if inner == 1:
+            _cast_phase(source.reshape(-1), phase.reshape(-1), r)
+        else:
+            np.copyto(phase, rows[:, r::2])
+        phases[r] = phase
+    if p.out == half:
+        start, stop = span.lo * inner, (lead * half - (p.out - span.hi)) * inner
+        flats = {r: phase.reshape(-1) for r, phase in phases.items()}
+        shifts = [(t % 2, t // 2 * inner) for t in span.taps]
+        views = [flats[r][start + shift : stop + shift] for r, shift in shifts]
+        return views, target.reshape(-1)[start:stop]
+    views = [phases[t % 2][:, span.lo + t // 2 : span.hi + t // 2] for t in span.taps]
+    return views, _shaped(target, p.axis)[:, span.lo : span.hi]
 
 
 def _indexed(

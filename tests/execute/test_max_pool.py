@@ -122,6 +122,24 @@ def test_kernel_matches_the_reference(
     np.testing.assert_array_equal(indices, expected_indices)
 
 
+# Stride 2 over even axes reads laid-out phases (last axis: the uint64 cast; outer axes with
+# three or more taps: row copies), as flat slices when the output is as long as a phase
+# (k3 s2 p1) and as row slices otherwise (k3 s2 p0); many planes, so slices cross rows.
+@pytest.mark.parametrize(
+    ("spatial", "kernel", "pad"),
+    [((8, 8), 3, 1), ((10, 12), 3, 0), ((4, 6, 8), 3, 1), ((6, 8), 2, 0), ((8,), 5, 2)],
+)
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_stride_two_phases_match_the_reference(
+    spatial: tuple[int, ...], kernel: int, pad: int, dtype: str
+) -> None:
+    windows = [Window(n, (n + 2 * pad - kernel) // 2 + 1, kernel, 2, 1, pad) for n in spatial]
+    x = sample((2, 5, *spatial), np.dtype(dtype), seed=len(spatial) + kernel)
+    expected, _ = reference(x, windows, 0)
+    values, _ = max_pool(x, windows, False)
+    np.testing.assert_array_equal(values, expected)
+
+
 NAN, INF = float("nan"), float("inf")
 
 
