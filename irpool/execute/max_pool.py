@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
 from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.sliding import BUFFER, CAST_OK, _cast_phase
+from irpool.execute.sliding import BUFFER, CAST_OK, cast_phase
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -274,7 +274,7 @@ def _phase_interior(
     for r in sorted({t % 2 for t in span.taps}):
         phase = scratch.array(5 + r, (lead, half, *rows.shape[2:]), source.dtype)
         if inner == 1:
-            _cast_phase(source.reshape(-1), phase.reshape(-1), r)
+            cast_phase(source.reshape(-1), phase.reshape(-1), r)
         else:
             np.copyto(phase, rows[:, r::2])
         phases[r] = phase

@@ -383,7 +383,7 @@ def _flat(p: Pass, a: NDArray[Any], v: NDArray[Any], scratch: Scratch) -> None:
             if p.kind == COPY:
                 np.copyto(phase[:, :valid], source[:, r :: p.stride][:, :valid])
             else:
-                _cast_phase(flat, phase.reshape(-1), r)
+                cast_phase(flat, phase.reshape(-1), r)
             phases[r] = phase.reshape(-1)
     lo, hi = p.interior
     if hi > lo:
@@ -398,7 +398,7 @@ def _flat(p: Pass, a: NDArray[Any], v: NDArray[Any], scratch: Scratch) -> None:
     _borders(p, source, target)
 
 
-def _cast_phase(flat: NDArray[Any], phase: NDArray[Any], r: int) -> None:
+def cast_phase(flat: NDArray[Any], phase: NDArray[Any], r: int) -> None:
     """Phase r (0 or 1) of a last axis with stride 2: one uint32 word of each uint64 pair."""
     words = phase.view(np.uint32)
     if r == 0:
