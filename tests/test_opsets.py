@@ -17,6 +17,7 @@ from types import ModuleType
 
 import pytest
 
+from irpool.ops.base import KNOWN_OPSETS
 from irpool.ops.opsets import known_versions, openvino_version, reader_refusal
 
 TOOL = Path(__file__).parent.parent / "tools" / "gen_opsets.py"
@@ -71,6 +72,13 @@ def test_reader_refusal(type_name: str, version: str, refusal: str | None) -> No
 
 def test_versions_are_the_opsets_and_the_extension_opsets() -> None:
     assert known_versions() == [f"opset{n}" for n in range(1, 18)] + ["experimental", "extension"]
+
+
+def test_the_numbered_opsets_irpool_assumes_are_the_table_s() -> None:
+    # KNOWN_OPSETS (Parameter's and Result's range, the registry's error text) is read at
+    # import, before the table is loaded: it must name the same opsets as the table.
+    numbered = [v for v in known_versions() if v.startswith("opset")]
+    assert numbered == [f"opset{n}" for n in KNOWN_OPSETS]
 
 
 # --------------------------------------------------------------------------------------------

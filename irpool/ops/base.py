@@ -138,7 +138,6 @@ class Op:
     """Base class of one op version. Subclasses declare the ClassVars and override methods."""
 
     type_name: ClassVar[str]
-    aliases: ClassVar[tuple[str, ...]] = ()
     version: ClassVar[int]
     opsets: ClassVar[range]
     attributes: ClassVar[tuple[Attr, ...]] = ()

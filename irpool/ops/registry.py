@@ -18,8 +18,7 @@ _OPSET = re.compile(r"opset([1-9][0-9]*)\Z")  # as OpenVINO spells it: no "01", 
 
 
 def register(cls: OpClass) -> OpClass:
-    for name in (cls.type_name, *cls.aliases):
-        _BY_TYPE.setdefault(name.lower(), []).append(cls)
+    _BY_TYPE.setdefault(cls.type_name.lower(), []).append(cls)
     return cls
 
 
@@ -42,7 +41,7 @@ def lookup(type_name: str, version: str) -> Lookup:
     family = _BY_TYPE.get(type_name.lower())
     if family is None:
         return Lookup(None, refused=refused)
-    spellings = {name for cls in family for name in (cls.type_name, *cls.aliases)}
+    spellings = {cls.type_name for cls in family}
     canonical = type_name if type_name in spellings else family[0].type_name
     match = _OPSET.match(version)
     opset = int(match.group(1)) if match else None
