@@ -112,21 +112,27 @@ def random_config(index: int) -> Config:
     )
 
 
+def max_pool_node(config: Config, parameter: Any) -> Any | None:
+    """The MaxPool of `config` on `parameter`, or None when OpenVINO's builder refuses it."""
+    common = (config.pads_begin, config.pads_end, config.kernel, config.rounding, config.auto_pad)
+    try:
+        if config.version == 1:
+            return opset1.max_pool(parameter, config.strides, *common)
+        builder = opset8 if config.version == 8 else opset14
+        return builder.max_pool(
+            parameter, config.strides, config.dilations, *common, config.index_type,
+            config.axis,
+        )  # fmt: skip
+    except Exception:  # the builders run shape inference and raise what it refuses
+        return None
+
+
 def build(config: Config, name: str) -> tuple[Any, list[Any]] | None:
     """The Parameter and the outputs to return, or None when the builder refuses."""
     parameter = opset1.parameter(list(config.shape), DTYPES[config.dtype][0], name=name)
     parameter.output(0).get_tensor().set_names({name})
-    common = (config.pads_begin, config.pads_end, config.kernel, config.rounding, config.auto_pad)
-    try:
-        if config.version == 1:
-            pool = opset1.max_pool(parameter, config.strides, *common)
-        else:
-            builder = opset8 if config.version == 8 else opset14
-            pool = builder.max_pool(
-                parameter, config.strides, config.dilations, *common, config.index_type,
-                config.axis,
-            )  # fmt: skip
-    except Exception:  # the builders run shape inference and raise what it refuses
+    pool = max_pool_node(config, parameter)
+    if pool is None:
         return None
     outputs = [pool.output(0)]
     if config.uses_indices:
@@ -266,20 +272,8 @@ def shape_mismatches(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, lis
         for index in range(start, start + SHAPE_BATCH):
             config, shape = random_partial_shape(index)
             parameter = opset1.parameter(ov.PartialShape(f"[{shape}]"), np.float32)
-            common = (
-                config.pads_begin, config.pads_end, config.kernel, config.rounding,
-                config.auto_pad,
-            )  # fmt: skip
-            try:
-                if config.version == 1:
-                    pool = opset1.max_pool(parameter, config.strides, *common)
-                else:
-                    builder = opset8 if config.version == 8 else opset14
-                    pool = builder.max_pool(
-                        parameter, config.strides, config.dilations, *common,
-                        config.index_type, config.axis,
-                    )  # fmt: skip
-            except Exception:  # shape inference refuses it
+            pool = max_pool_node(config, parameter)
+            if pool is None:
                 continue
             pool.set_friendly_name(f"pool{index}")
             parameters.append(parameter)
