@@ -89,3 +89,17 @@ def test_the_environment_sets_the_worker_threads() -> None:
         [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, check=True
     )
     assert shown.stdout.strip() == "2"
+
+
+@pytest.mark.parametrize("value", ["0", "two", "\uff12", "-1", ""])
+def test_a_bad_thread_count_is_a_clear_run_error(value: str) -> None:
+    model = ROOT / "examples" / "valid" / "avgpool1_4d.xml"
+    environment = {**os.environ, "IRPOOL_THREADS": value}
+    shown = subprocess.run(
+        [sys.executable, "-m", "irpool", "run", str(model), "--input",
+         str(model.with_suffix(".input.npy"))],
+        env=environment, capture_output=True, text=True,
+    )  # fmt: skip
+    assert shown.returncode == 1, shown.stderr
+    assert "IRPOOL_THREADS" in shown.stderr and "Traceback" not in shown.stderr
+    assert "internal error" not in shown.stderr

@@ -21,10 +21,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.direct import Direct
+from irpool.execute.errors import ExecutionError
+
 
 # Worker threads over blocks of planes (NumPy and BLAS release the GIL). One by default, so
 # irpool is compared with single-thread runtimes; IRPOOL_THREADS=2 uses both cores.
-THREADS = max(1, int(os.environ.get("IRPOOL_THREADS", "1")))
+def _threads_from_environment() -> int:
+    text = os.environ.get("IRPOOL_THREADS", "1")
+    # ASCII digits only, as every number irpool reads (int() would take "２").
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise ExecutionError(f"IRPOOL_THREADS={text!r}: expected a whole number of threads >= 1")
+    return int(text)
+
+
+THREADS = _threads_from_environment()
 PARALLEL_MIN_BYTES = 1 << 21  # measured: below this, threads cost more than they save
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()  # callers on several threads create one pool between them
