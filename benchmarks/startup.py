@@ -1,5 +1,5 @@
-"""Start-up: `irpool validate` on one small file, and the commands that only print text,
-against a bare `python -c pass` of the same interpreter.
+"""Start-up: `irpool validate` on one small file (and on one whose constants need NumPy), and
+the commands that only print text, against a bare `python -c pass` of the same interpreter.
 
     python benchmarks/startup.py              # 30 rounds
     python benchmarks/startup.py --rounds 100
@@ -23,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_MODEL = ROOT / "examples" / "valid" / "avgpool1_4d.xml"
+# Constants' values are NumPy arrays: this one's ReduceMean axes bring NumPy's import in.
+CONSTANT_MODEL = ROOT / "examples" / "valid" / "reduce_mean_global.xml"
 IRPOOL = [sys.executable, "-m", "irpool"]
 COMMANDS = {
     "python -c pass": [sys.executable, "-c", "pass"],
@@ -30,6 +32,7 @@ COMMANDS = {
     "irpool --version": [*IRPOOL, "--version"],
     "irpool rules": [*IRPOOL, "rules"],
     "irpool validate (1 small file)": [*IRPOOL, "validate", str(SMALL_MODEL)],
+    "irpool validate (with a Const)": [*IRPOOL, "validate", str(CONSTANT_MODEL)],
 }
 
 

@@ -9,20 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from numpy.typing import NDArray
-
 from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
-from irpool.execute.runner import (
-    ExecutionPlan,
-    ModelOutput,
-    RunnerInput,
-    execute,
-    plan_execution,
-)
 from irpool.graph.build import build_graph
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
@@ -32,7 +23,11 @@ from irpool.parse.xml_reader import Document, read_document
 from irpool.rules import Severity
 
 if TYPE_CHECKING:
-    from irpool.execute.bind import ModelInput  # only running binds inputs (start-up time)
+    # Only running needs the engine and NumPy; `irpool validate` starts faster without them.
+    from numpy.typing import NDArray
+
+    from irpool.execute.bind import ModelInput
+    from irpool.execute.runner import ExecutionPlan, ModelOutput, RunnerInput
 
 
 def display_path(path: Path) -> str:
@@ -61,7 +56,7 @@ class Model:
         self.weights = weights
         self.checked = checked
         self._diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
-        self._runner_input = RunnerInput(graph, checked, document.ir_version, weights.read)
+        self._runner: RunnerInput | None = None
         self._execution_plan: ExecutionPlan | None = None
 
     @property
@@ -92,7 +87,10 @@ class Model:
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
         """
-        return execute(self._runner_input, self._planned(), inputs, cast, on_cast)
+        from irpool.execute.runner import execute  # NumPy: imported on the first run only
+
+        plan = self._planned()
+        return execute(self._runner_input(), plan, inputs, cast, on_cast)
 
     @property
     def inputs(self) -> list[ModelInput]:
@@ -114,8 +112,19 @@ class Model:
                     "them before running it",
                     self.validate(),
                 )
-            self._execution_plan = plan_execution(self._runner_input)
+            from irpool.execute.runner import plan_execution
+
+            self._execution_plan = plan_execution(self._runner_input())
         return self._execution_plan
+
+    def _runner_input(self) -> RunnerInput:
+        if self._runner is None:
+            from irpool.execute.runner import RunnerInput
+
+            self._runner = RunnerInput(
+                self.graph, self.checked, self.document.ir_version, self.weights.read
+            )
+        return self._runner
 
     def layer(self, name: str) -> Layer:
         for layer in self.graph.layers.values():

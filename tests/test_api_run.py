@@ -37,7 +37,7 @@ def test_plan_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     model = irpool.load(CHAIN)
     calls = []
     original = runner.plan_execution
-    monkeypatch.setattr("irpool.model.plan_execution", lambda m: calls.append(1) or original(m))
+    monkeypatch.setattr(runner, "plan_execution", lambda m: calls.append(1) or original(m))
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})
     second = model.run({"input": x})

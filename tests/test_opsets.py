@@ -9,16 +9,20 @@ installed release and its opset headers.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
+import pkgutil
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from irpool.ops import registry
 from irpool.ops.base import KNOWN_OPSETS
 from irpool.ops.opsets import known_versions, openvino_version, reader_refusal
+from irpool.ops.registry import SHARED_MODULES
 
 TOOL = Path(__file__).parent.parent / "tools" / "gen_opsets.py"
 TABLE = Path(__file__).parent.parent / "irpool" / "ops" / "opsets.json"
@@ -125,3 +129,18 @@ def test_the_table_covers_every_op_of_the_installed_headers(generator: ModuleTyp
     assert [v for v in generator.candidate_versions() if v in table["versions"]] == list(
         table["versions"]
     )
+
+
+def test_the_registry_imports_exactly_the_modules_that_declare_ops() -> None:
+    """`SHARED_MODULES` is the one list the registry keeps: a module left off it is imported
+    on the first lookup (for conversion: NumPy at start-up), a module wrongly on it loses its
+    ops. Every module is imported here, then asked who declared each registered op."""
+    import irpool.ops as package
+
+    names = {f"irpool.ops.{module.name}" for module in pkgutil.iter_modules(package.__path__)}
+    for name in names:
+        importlib.import_module(name)
+    declaring = {cls.__module__ for family in registry._BY_TYPE.values() for cls in family}
+    declaring -= {__name__}  # tests may register ops of their own
+    assert sorted(declaring) == sorted(registry.op_modules())
+    assert names - declaring == {f"irpool.ops.{name}" for name in SHARED_MODULES}

@@ -1,5 +1,6 @@
-"""Start-up: the commands that only print text never import NumPy (or the model), and
-`irpool --help` lists the commands without importing them."""
+"""Start-up: the commands that only print text never import NumPy (or the model), checking a
+model imports NumPy only for its constants' values, and `irpool --help` lists the commands
+without importing them."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from irpool.cli import cli
 from irpool.cli.app import COMMANDS
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["rules"], ["rule", "IR301"]])
-def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
-    """`-X importtime` lists every module the process imports, on stderr."""
+def imported_by(args: list[str]) -> set[str]:
+    """Every module `irpool ARGS` imports: `-X importtime` lists them on stderr."""
     result = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "irpool", *args],
         capture_output=True,
@@ -25,8 +25,37 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
     assert result.returncode == 0, result.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()}
     assert "irpool.cli" in imported
-    assert not {name for name in imported if name.split(".")[0] == "numpy"}
+    return imported
+
+
+def numpy_modules(imported: set[str]) -> set[str]:
+    return {name for name in imported if name.split(".")[0] == "numpy"}
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["rules"], ["rule", "IR301"]])
+def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
+    imported = imported_by(args)
+    assert not numpy_modules(imported)
     assert "irpool.model" not in imported
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "--help"],
+        ["validate", "examples/valid/avgpool1_4d.xml"],
+        ["validate", "examples/valid/maxpool8_dynamic.xml"],
+        ["explain", "examples/valid/avgpool14_dynamic.xml"],
+    ],
+)
+def test_checking_a_model_without_constants_imports_no_numpy(args: list[str]) -> None:
+    """Half of `irpool validate`'s start-up was NumPy's import (README "Start-up")."""
+    assert not numpy_modules(imported_by(args))
+
+
+def test_a_constant_s_value_brings_numpy_in() -> None:
+    """The other side of the test above: the check sees NumPy when it is imported."""
+    assert "numpy" in imported_by(["validate", "examples/valid/reduce_mean_global.xml"])
 
 
 def test_the_help_listing_matches_each_command_s_own_summary() -> None:

@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import click
-import numpy as np
 
 from irpool.cli.app import load_or_exit, model_argument, weights_option
 from irpool.graph.model import Layer
@@ -37,7 +36,7 @@ def tensor_row(info: TensorInfo | None) -> TensorRow | None:
         return None
     value = None
     if info.value is not None and 0 < info.value.size <= 8:
-        value = np.ravel(info.value).tolist()
+        value = info.value.ravel().tolist()
     return TensorRow(shape_value(info.shape), value)
 
 

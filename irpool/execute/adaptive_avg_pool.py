@@ -19,8 +19,8 @@ from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.kernels import OutputSpec, kernel_for
 from irpool.execute.matmul import Matmul
 from irpool.execute.whole import Whole
+from irpool.execute.window_arrays import adaptive_matrix, adaptive_taps
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
-from irpool.ops.pooling_geometry import adaptive_matrix, adaptive_taps
 
 
 @kernel_for(AdaptiveAvgPool8)

@@ -21,8 +21,9 @@ from irpool.execute.kernels import OutputSpec, kernel_for
 from irpool.execute.matmul import Matmul
 from irpool.execute.sliding import Sliding
 from irpool.execute.whole import Whole
+from irpool.execute.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
 from irpool.ops.avg_pool import AvgPoolBase
-from irpool.ops.pooling_geometry import Window, divisor_grid
+from irpool.ops.pooling_geometry import Window
 
 
 @kernel_for(AvgPoolBase)
@@ -76,7 +77,7 @@ def choose_strategy(
 
 def direct_path(windows: Sequence[Window], count_padding: bool, work: np.dtype[Any]) -> Direct:
     """The tap-by-tap path for planes with inf, NaN or huge values; it holds the divisors."""
-    return Direct([w.taps() for w in windows], divisor_grid(windows, count_padding), work)
+    return Direct([tap_indices(w) for w in windows], divisor_grid(windows, count_padding), work)
 
 
 def _matrices(
@@ -84,5 +85,5 @@ def _matrices(
 ) -> list[NDArray[np.float64]]:
     """Per-axis weights; dividing each axis by its own divisor gives the full divisor."""
     if sums:
-        return [w.matrix() for w in windows]
-    return [w.matrix() / w.divisors(count_padding) for w in windows]
+        return [tap_matrix(w) for w in windows]
+    return [tap_matrix(w) / divisors(w, count_padding) for w in windows]

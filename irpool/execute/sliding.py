@@ -39,7 +39,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.driver import Scratch
-from irpool.ops.pooling_geometry import Window, cdiv, divisor_grid
+from irpool.execute.window_arrays import divisor_grid
+from irpool.ops.pooling_geometry import Window, cdiv
 
 # Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a
 # uint64 -> uint32 cast, of an operation or copy with element strides; per row of a row
@@ -305,7 +306,7 @@ class Sliding:
         result = []
         for index, w in enumerate(self.windows):
             for o in w.borders:
-                count = int(w.counts[o])
+                count = len(w.real_taps(o))
                 result.append((index, o, w.kernel / count if count else 0.0))
         return result
 

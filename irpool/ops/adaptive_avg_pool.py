@@ -8,10 +8,7 @@ it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
@@ -19,6 +16,9 @@ from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
 from irpool.rules import INVALID_OUTPUT_SIZE
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 INDEX_TYPES = ("i32", "i64")
 
@@ -71,11 +71,11 @@ class AdaptivePool(Op):
                 f"([{rank - 2 if rank else 'rank-2'}])",
             )
         if size.value is not None:
-            bad = [int(v) for v in np.ravel(size.value) if v < 1]
+            bad = [int(v) for v in size.value.ravel() if v < 1]
             if bad:
                 ctx.report(
                     INVALID_OUTPUT_SIZE,
-                    f"output_size values must be at least 1, got {csv(np.ravel(size.value))} "
+                    f"output_size values must be at least 1, got {csv(size.value.ravel())} "
                     "(0 and negative values give empty or undefined outputs)",
                 )
 
@@ -111,7 +111,7 @@ def _box_sizes(size: Dim, out: Dim) -> DimValue:
 def _output_dims(values: NDArray[Any]) -> list[Dim]:
     """The runtime uses the values as-is: -1 is dynamic, other negatives are 0."""
     dims = []
-    for raw in np.ravel(values):
+    for raw in values.ravel():
         value = int(raw)
         dims.append(Dim.dynamic() if value == -1 else Dim.static(max(value, 0)))
     return dims

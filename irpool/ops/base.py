@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
-
-import numpy as np
-from numpy.typing import NDArray
 
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from irpool.report.explain import Explanation
 
 KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
@@ -179,15 +180,18 @@ class Op:
         return {}
 
 
+@cache
 def numpy_dtype(element_type: str) -> np.dtype[Any] | None:
     """The NumPy dtype that holds an element type exactly (bf16 is decoded to f32)."""
-    return _NUMPY_DTYPES.get(element_type)
+    # NumPy is imported on first use, not with this module: validating a model that has no
+    # constant never needs it, and its import is half of `irpool validate`'s start-up.
+    import numpy as np
+
+    name = _NUMPY_DTYPE_NAMES.get(element_type)
+    return None if name is None else np.dtype(name)
 
 
-_NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
-    name: np.dtype(dtype)
-    for name, dtype in {
-        "f32": "<f4", "f16": "<f2", "f64": "<f8", "i8": "i1", "i16": "<i2", "i32": "<i4",
-        "i64": "<i8", "u8": "u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "boolean": "?",
-    }.items()
+_NUMPY_DTYPE_NAMES = {
+    "f32": "<f4", "f16": "<f2", "f64": "<f8", "i8": "i1", "i16": "<i2", "i32": "<i4",
+    "i64": "<i8", "u8": "u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "boolean": "?",
 }  # fmt: skip

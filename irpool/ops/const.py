@@ -3,11 +3,9 @@ from the `.bin` at `offset`/`size`."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
@@ -30,9 +28,14 @@ from irpool.rules import (
     INVALID_ATTRIBUTE_VALUE,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 
 def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | None:
     """Little-endian bytes -> array; bf16 widens exactly to f32; sub-byte types give None."""
+    import numpy as np  # here, not above: models without constants validate without NumPy
+
     if element_type == "bf16":
         halves = np.frombuffer(raw, dtype="<u2", count=count)
         return (halves.astype(np.uint32) << 16).view(np.float32)
@@ -69,7 +72,7 @@ class Constant(Op):
             raise ShapeError(
                 f"a Const needs a static shape, not {shape}", INVALID_ATTRIBUTE_VALUE, "shape"
             )
-        count = int(np.prod(shape.values(), dtype=object))
+        count = math.prod(shape.values())
         needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
         offset: int = self.attrs["offset"]
         size: int = self.attrs["size"]

@@ -8,16 +8,15 @@ Converting back from f16 is exact, so irpool folds it too (see irpool/ops/foldin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
-from irpool.ops.conversion import convert
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 FLOATS = ("f32", "f16", "bf16", "f64")
 # Element types NumPy cannot hold one per element: irpool neither folds nor runs them.
@@ -62,6 +61,10 @@ class Convert1(Op):
         of range (there the folding and the CPU plugin differ, see docs/semantics.md)."""
         if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
             return None
+        # Imported here: the conversion rules need NumPy, which a model without constants
+        # never loads (validate's start-up).
+        from irpool.ops.conversion import convert
+
         result = convert(array, self.destination)
         return result if _lossless(array, result, self.destination) else None
 
@@ -69,6 +72,8 @@ class Convert1(Op):
 def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bool:
     """Whether every element converts without rounding (truncation toward zero aside),
     overflow or NaN: there every implementation agrees."""
+    import numpy as np  # only a known value gets here: NumPy is already loaded
+
     values = array.astype(np.float64)
     if array.dtype.kind == "f":
         if not np.all(np.isfinite(values)):

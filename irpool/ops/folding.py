@@ -9,12 +9,12 @@ folding them would make validation as slow as running.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import TensorInfo
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 INTEGER_TYPES = ("i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64")
 # Values up to this many elements are folded; larger constants stay unknown at check time.
@@ -34,7 +34,7 @@ def integer_values(info: TensorInfo) -> list[int] | None:
     """A known integer tensor's values, flattened, as OpenVINO reads them (as int64)."""
     if info.value is None or info.element_type not in INTEGER_TYPES:
         return None
-    return [_as_int64(int(v)) for v in np.ravel(info.value)]
+    return [_as_int64(int(v)) for v in info.value.ravel()]
 
 
 def _as_int64(value: int) -> int:

@@ -4,18 +4,16 @@ At check time an `Axis` resolves one spatial axis from the attributes (kernel, s
 dilations, pads, auto_pad, rounding_type) and the input dim, which may be dynamic: the
 effective pads and the output size, as OpenVINO 2026.4 computes them (docs/semantics.md).
 At run time a `Window` is the same axis with concrete sizes: which input index each tap of
-each output reads, which taps are real (not padding), and the exclude-pad divisors. Adaptive
-pooling's boxes are here too.
+each output reads and which taps are real (not padding); execute/window_arrays.py gives
+the kernels the same as NumPy arrays (tap indices, 0/1 matrices, exclude-pad divisors), so
+checking a model never imports NumPy. Adaptive pooling's boxes are here too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-
-import numpy as np
-from numpy.typing import NDArray
 
 from irpool.graph.shape import Dim
 from irpool.ops.base import ShapeError
@@ -83,41 +81,9 @@ class Window:
         lo, hi = self.interior
         return [*range(lo), *range(hi, self.out)]
 
-    @cached_property
-    def counts(self) -> NDArray[np.int64]:
-        """Real taps per output."""
-        return np.array([len(self.real_taps(o)) for o in range(self.out)], np.int64)
-
     def covers_all(self) -> bool:
         """One output whose real taps are exactly the whole axis."""
         return self.out == 1 and self.real_taps(0) == list(range(self.size))
-
-    def divisors(self, count_padding: bool) -> NDArray[np.float64]:
-        """Per-output divisor on this axis; an empty window gets 1, so its zero sum stays 0."""
-        if count_padding:
-            return np.full(self.out, float(self.kernel))
-        return np.maximum(self.counts, 1).astype(np.float64)
-
-    def taps(self) -> NDArray[np.intp]:
-        """[out, kernel] input index of each tap, -1 for a tap in the padding."""
-        index = np.array([[self.tap(o, j) for j in range(self.kernel)] for o in range(self.out)])
-        real = (index >= 0) & (index < self.size)
-        return np.where(real, index, -1).reshape(self.out, self.kernel)
-
-    def matrix(self) -> NDArray[np.float64]:
-        """[size, out] 0/1 matrix: column `o` selects the real taps of output `o`."""
-        result = np.zeros((self.size, self.out))
-        for o in range(self.out):
-            result[self.real_taps(o), o] = 1.0
-        return result
-
-
-def divisor_grid(windows: Sequence[Window], count_padding: bool) -> NDArray[np.float64]:
-    """The full divisor over the output's spatial shape (outer product of the per-axis ones)."""
-    grid = np.ones((), np.float64)
-    for window in windows:
-        grid = np.multiply.outer(grid, window.divisors(count_padding))
-    return grid
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,22 +188,3 @@ def adaptive_box(i: int, size: int, out: int) -> range:
     """The input indices of adaptive box `i` of `out` on an axis of `size`:
     [floor(i*size/out), ceil((i+1)*size/out))."""
     return range((i * size) // out, cdiv((i + 1) * size, out))
-
-
-def adaptive_matrix(size: int, out: int) -> NDArray[np.float64]:
-    """[size, out] 0/1 matrix of the adaptive boxes."""
-    result = np.zeros((size, out))
-    for i in range(out):
-        box = adaptive_box(i, size, out)
-        result[box.start : box.stop, i] = 1.0
-    return result
-
-
-def adaptive_taps(size: int, out: int) -> NDArray[np.intp]:
-    """[out, longest box] input index of each box element, -1 past the end of a shorter box."""
-    boxes = [adaptive_box(i, size, out) for i in range(out)]
-    longest = max((len(box) for box in boxes), default=0)
-    result = np.full((out, longest), -1, np.intp)
-    for i, box in enumerate(boxes):
-        result[i, : len(box)] = box
-    return result

@@ -11,10 +11,7 @@ irpool.execute.reduce.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import (
@@ -29,6 +26,9 @@ from irpool.ops.base import (
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import COMPILE_CRASH
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
 
@@ -94,7 +94,7 @@ class Reduce(Op):
         duplicates removed; ShapeError names the first axis out of range."""
         span = max(rank, 1)
         chosen = set()
-        for raw in np.ravel(values):
+        for raw in values.ravel():
             axis = int(raw)
             if not -span <= axis < span:
                 raise ShapeError(f"Axis {axis} out of the tensor rank range [{-span}, {span - 1}]")

@@ -69,14 +69,28 @@ def _available(family: list[type[Op]]) -> str:
 _loaded = False
 
 
+# The modules of this package that declare no op. Op modules import what they need of them;
+# `conversion` needs NumPy, which validating a model without constants never loads.
+SHARED_MODULES = frozenset(
+    {"base", "registry", "opsets", "pooling", "pooling_geometry", "folding", "conversion"}
+)
+
+
+def op_modules() -> list[str]:
+    """Every op module of this package: a new op needs no list to edit."""
+    import irpool.ops as package
+
+    return [
+        f"irpool.ops.{module.name}"
+        for module in pkgutil.iter_modules(package.__path__)
+        if module.name not in SHARED_MODULES
+    ]
+
+
 def _load_all() -> None:
-    """Import every module of this package once, so a new op needs no list to edit."""
     global _loaded
     if _loaded:
         return
-    import irpool.ops as package
-
-    for module in pkgutil.iter_modules(package.__path__):
-        if module.name not in ("base", "registry"):
-            importlib.import_module(f"irpool.ops.{module.name}")
+    for name in op_modules():
+        importlib.import_module(name)
     _loaded = True

@@ -11,10 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
@@ -23,6 +20,9 @@ from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # OpenVINO's interval bound for "unbounded" (Interval::s_max); products saturate at it.
 UNBOUNDED = (1 << 63) - 1
@@ -226,7 +226,7 @@ class Reshape1(Op):
 
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""
-        pattern = [int(v) for v in np.ravel(rest[0])]
+        pattern = [int(v) for v in rest[0].ravel()]
         shape = reshaped(Shape.of(*data), pattern, self.attrs["special_zero"]).values()
         problem = _count_problem(data, shape)
         if problem:

@@ -8,11 +8,9 @@ then says something else than what runs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
@@ -21,6 +19,9 @@ from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import IGNORED_AXES
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 
@@ -77,7 +78,7 @@ class _AxesOp(Op):
             raise ShapeError(f"axes has shape {axes.shape}; it must be 0-D or 1-D")
         values = integer_values(axes)
         if axes.value is not None and axes.element_type in FLOAT_TYPES:
-            values = [int(v) for v in np.ravel(axes.value) if np.isfinite(v)]
+            values = [int(v) for v in axes.value.ravel() if math.isfinite(v)]
         if values is None and axes.trusted:
             raise NotInferable("axes comes from a layer irpool does not infer")
         return values
@@ -87,7 +88,7 @@ class _AxesOp(Op):
 
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and axes (what the kernel uses)."""
-        axes = [int(v) for v in np.ravel(rest[0])] if rest else None
+        axes = [int(v) for v in rest[0].ravel()] if rest else None
         return self.output_shape(Shape.of(*data), axes).values()
 
 
@@ -127,7 +128,7 @@ class Squeeze1(_AxesOp):
         """As for any axes op, but an axis on a dim that is not 1 fails: validation reports
         the static ones (IR306), so this is a dynamic dim that read_model squeezed, and the
         CPU plugin fails on it."""
-        axes = [int(v) for v in np.ravel(rest[0])] if rest and data else []
+        axes = [int(v) for v in rest[0].ravel()] if rest and data else []
         for axis in normalized(axes, len(data)):
             if data[axis] != 1:
                 raise IRError(
@@ -139,7 +140,7 @@ class Squeeze1(_AxesOp):
 
 def _unknown_axes_squeeze(data: Shape, axes: Shape) -> Shape:
     """Without the axes' values, a single axis still fixes the rank when a dim may be 1."""
-    if data.dims and axes.is_static and int(np.prod(axes.values())) == 1:
+    if data.dims and axes.is_static and math.prod(axes.values()) == 1:
         if any(_may_be_one(d) for d in data.dims):
             return Shape((Dim.dynamic(),) * (len(data.dims) - 1))
         return data
