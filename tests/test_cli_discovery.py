@@ -3,10 +3,13 @@ of git), explicit files, and XML that is not IR."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -110,6 +113,61 @@ def test_gitignored_files_are_skipped_unless_asked(runner: CliRunner, repository
     }
     (repository / "pyproject.toml").write_text("[tool.irpool]\nrespect-gitignore = false\n")
     assert checked(runner)[1] == kept | ignored
+
+
+@needs_git
+def test_an_ignored_folder_is_never_listed(
+    runner: CliRunner, repository: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gitignored folder is dropped before the walk lists it (a data/ with 100,000 files
+    costs nothing). Tests run as root, which lists a mode-000 folder, so listing data/cache is
+    refused where the walk lists it: entering it would be an IR100 error. A file git tracks
+    in an ignored folder is still checked, since git never ignores it."""
+    subprocess.run(["git", "init", "-q"], cwd=repository, check=True)
+    (repository / ".gitignore").write_text("data/\n")
+    for relative in ("data/cache/c.xml", "data/tracked/t.xml"):
+        (repository / relative).parent.mkdir(parents=True)
+        (repository / relative).write_bytes(SPEC_A.read_bytes())
+    subprocess.run(["git", "add", "-f", "data/tracked/t.xml"], cwd=repository, check=True)
+    listed: list[str] = []
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        listed.append(Path(path).as_posix())
+        if Path(path).name == "cache":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert checked(runner)[:2] == (1, {"models/a.xml", "data/tracked/t.xml"})
+    assert "data/tracked" in listed and "data/cache" not in listed
+    assert "data/cache" in checked(runner, "--no-respect-gitignore")[1]  # entered: IR100
+
+
+@needs_git
+def test_git_is_asked_once_per_level_of_the_tree(
+    runner: CliRunner, repository: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not once per folder: zoo/ has 20 groups of 3 models, so asking per folder would
+    call git 81 times."""
+    subprocess.run(["git", "init", "-q"], cwd=repository, check=True)
+    for group in range(20):
+        for model in range(3):
+            path = repository / "zoo" / f"group{group}" / f"model{model}" / "m.xml"
+            path.parent.mkdir(parents=True)
+            path.write_bytes(SPEC_A.read_bytes())
+    asked: list[list[str]] = []
+    real_run = subprocess.run
+
+    def run(args: list[str], **kwargs: Any) -> Any:
+        if "check-ignore" in args:
+            asked.append(args)
+        return real_run(args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    code, paths, _ = checked(runner, "zoo")
+    assert code == 1 and len(paths) == 60
+    assert len(asked) <= 4  # about zoo itself (named), then its groups, models and files
 
 
 def test_outside_a_git_work_tree_nothing_is_gitignored(runner: CliRunner, repository: Path) -> None:

@@ -63,8 +63,9 @@ def adaptive_max_pool(
         stride *= spatial[axis]
     assert offsets is not None
     if has_nan:
-        first = x[(..., *np.ix_(*([start for start, _ in b] for b in bins)))]
+        # Each bin's first element, as offsets in the plane: [*output_size].
         starts = np.ravel_multi_index(np.ix_(*([start for start, _ in b] for b in bins)), spatial)
+        first = x.reshape(*x.shape[:2], -1)[:, :, starts]
         stays = np.isnan(first)
         values = np.where(stays, first, values)
         offsets = np.where(stays, np.broadcast_to(starts, offsets.shape), offsets)

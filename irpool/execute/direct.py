@@ -27,6 +27,9 @@ from numpy.typing import NDArray
 
 # Runs the block's strategy: window means of [planes, *spatial] into [planes, *out].
 Pool = Callable[[NDArray[Any], NDArray[Any]], None]
+# An index into [planes, *spatial]: every plane, then an int or an np.ix_ array per axis.
+# Declared because mypy types a display like `(everyone, *index)` as tuple[object, ...].
+PlaneIndex = tuple[slice | int | NDArray[np.integer[Any]], ...]
 
 
 class Direct:
@@ -75,7 +78,8 @@ class Direct:
     def _beyond(self, means: NDArray[Any]) -> NDArray[np.bool_]:
         """Planes holding a mean that is non-finite or at least the threshold in magnitude."""
         planes = means.reshape(means.shape[0], -1)
-        return ~(np.abs(planes).max(axis=1, initial=0.0) < self.threshold)  # NaN: True
+        peaks: NDArray[Any] = np.abs(planes).max(axis=1, initial=0.0)
+        return ~(peaks < self.threshold)  # NaN: True
 
     def means(self, src: NDArray[Any]) -> NDArray[Any]:
         """[planes, *spatial] -> [planes, *out], summing each window's taps in order."""
@@ -87,12 +91,20 @@ class Direct:
         if prod(t.shape[1] for t in self.taps) <= sums[0].size:
             # Few taps: add each tap's value for every output, tap after tap.
             for taps in itertools.product(*(range(t.shape[1]) for t in self.taps)):
-                index = np.ix_(*(t[:, j] for t, j in zip(self.taps, taps, strict=True)))
-                sums += padded[(everyone, *index)]
+                index: PlaneIndex = (
+                    everyone,
+                    *np.ix_(*(t[:, j] for t, j in zip(self.taps, taps, strict=True))),
+                )
+                sums += padded[index]
         else:
             # Few outputs with long windows: one running sum (cumsum) per output.
             for outputs in itertools.product(*(range(t.shape[0]) for t in self.taps)):
-                index = np.ix_(*(t[o] for t, o in zip(self.taps, outputs, strict=True)))
-                box = padded[(everyone, *index)].reshape(src.shape[0], -1)
-                sums[(everyone, *outputs)] = np.cumsum(box, axis=1, dtype=self.work)[:, -1]
-        return np.divide(sums, self.work_divisor, out=sums)
+                index = (
+                    everyone,
+                    *np.ix_(*(t[o] for t, o in zip(self.taps, outputs, strict=True))),
+                )
+                box = padded[index].reshape(src.shape[0], -1)
+                output: PlaneIndex = (everyone, *outputs)
+                sums[output] = np.cumsum(box, axis=1, dtype=self.work)[:, -1]
+        np.divide(sums, self.work_divisor, out=sums)
+        return sums

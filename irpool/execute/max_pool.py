@@ -132,6 +132,7 @@ def _work_type(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
     Measured: floats go through f32 (f64 saturating first); i8 and u8 (and boolean, as u8)
     are compared as they are; every other integer type is wrapped to i32 and back, so u32
     values above 2**31 compare as negative and an empty u16 window gives 0 (INT32_MIN)."""
+    work: np.dtype[Any]
     if dtype.kind == "f":
         work = np.dtype(np.float32)
         return work, np.finfo(work).min
@@ -145,7 +146,8 @@ def _work_type(dtype: np.dtype[Any]) -> tuple[np.dtype[Any], Any]:
 def _to_work(chunk: NDArray[Any], work: np.dtype[Any]) -> NDArray[Any]:
     if chunk.dtype == np.float64:
         limit = np.finfo(np.float32).max
-        return np.clip(chunk, -limit, limit).astype(work)
+        clipped: NDArray[Any] = np.clip(chunk, -limit, limit)
+        return clipped.astype(work)
     return chunk.astype(work)  # integers wrap, as the runtime's conversion does
 
 
@@ -321,10 +323,10 @@ def _indexed(
     unit = 1  # input elements between consecutive positions on this axis
     for axis in reversed(range(len(windows))):
         w = windows[axis]
-        tap = (taps // later) % w.kernel if later > 1 else taps % w.kernel
+        tap_on_axis = (taps // later) % w.kernel if later > 1 else taps % w.kernel
         starts = np.arange(w.out, dtype=np.int64) * w.stride - w.pad_begin
         along = starts.reshape(-1, *(1,) * (len(windows) - 1 - axis))
-        where += (tap * w.dilation + along) * unit
+        where += (tap_on_axis * w.dilation + along) * unit
         later *= w.kernel
         unit *= w.size
     where[~(values > lowest)] = 0

@@ -83,7 +83,7 @@ def _scan_with_nan(rows: NDArray[Any]) -> NDArray[Any]:
     count = rows.shape[1]
     last_nan = count - 1 - np.argmax(np.isnan(rows[:, ::-1]), axis=1)
     after = np.arange(count) > last_nan[:, None]
-    maxima = np.max(np.where(after, rows, -np.inf), axis=1)
+    maxima: NDArray[Any] = np.max(np.where(after, rows, -np.inf), axis=1)
     return np.where(last_nan == count - 1, rows.dtype.type(np.nan), maxima)
 
 

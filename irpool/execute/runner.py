@@ -257,7 +257,9 @@ def execute(
     for step in plan.steps:
         produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
         for index in step.kept:
-            tensors[(step.layer.id, index)] = produced[index]
+            array = produced[index]
+            assert array is not None  # a kernel may skip only the outputs nothing reads
+            tensors[(step.layer.id, index)] = array
         for index in step.bf16_outputs:
             tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
         for ref in step.frees:

@@ -18,7 +18,7 @@ Measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -71,6 +71,7 @@ def _float_to_int32(x: NDArray[Any], source: str, dtype: np.dtype[Any]) -> NDArr
 
 
 def _to_float(x: NDArray[Any], source: str, destination: str) -> NDArray[Any]:
+    values: NDArray[np.float32]
     if source == "f64":
         values = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32)  # NaN stays NaN
     else:
@@ -99,4 +100,5 @@ def _to_boolean(x: NDArray[Any], source: str) -> NDArray[np.bool_]:
     int32 = x.astype(np.int32)
     if x.dtype.kind == "u":
         return int32 > 0  # the wrapped value read as signed: 2**32-1 gives false
-    return (int32 != 0) & (int32 != INT32_MIN)  # |x| > 0 in int32, where |INT32_MIN| < 0
+    # |x| > 0 in int32, where |INT32_MIN| < 0. The cast: NumPy's stubs type ndarray's != as Any.
+    return cast(NDArray[np.bool_], (int32 != 0) & (int32 != INT32_MIN))

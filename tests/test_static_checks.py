@@ -1,0 +1,32 @@
+"""The static checks pyproject.toml configures stay clean: mypy (strict) on the package, ruff's
+lint and format on the package and the tests. Each runs as its own process from the repository
+root, so it reads the settings in pyproject.toml; each is skipped when its tool is not
+installed (both are pinned in the `test` extra)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check(tool: str, *args: str) -> None:
+    pytest.importorskip(tool)
+    done = subprocess.run(
+        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_is_clean(tmp_path: Path) -> None:
+    # A fresh cache (about 3 s): one left in the tree could hide an error, or go stale.
+    check("mypy", "--cache-dir", str(tmp_path), "irpool")
+
+
+@pytest.mark.parametrize("command", [("check",), ("format", "--check")], ids=["lint", "format"])
+def test_ruff_is_clean(command: tuple[str, ...]) -> None:
+    check("ruff", *command, "--no-cache", "irpool", "tests")
