@@ -8,7 +8,9 @@ binds inputs, re-infers shapes when the model is dynamic, and computes.
 Layers are handled by their op's `role`: INPUT layers are bound to the caller's arrays,
 CONSTANT ones and layers whose every input is constant and whose value checking already
 computed (folded, as OpenVINO folds them) are values, OUTPUT layers name what `run`
-returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op.
+returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op:
+once, when planning, if its inputs are all constants (weights too large for checking to
+fold), else on every run.
 """
 
 from __future__ import annotations
