@@ -18,8 +18,8 @@ from irpool.rules import IR_STRUCTURE, UNKNOWN_ELEMENT
 
 def schema_path(name: str) -> Path:
     """A file of schemas/: inside the installed wheel, or beside the package in a checkout.
-    Found from `__file__`: lxml reads only real files, and importlib.resources would cost
-    the CLI 10-20 ms of imports (zipfile and its readers) on every start."""
+    Found from `__file__`: lxml reads only real files, and importlib.resources would import
+    its file readers (zipfile and more) on every start of the CLI."""
     package = Path(__file__).resolve().parents[1]
     packaged = package / "schemas" / name
     return packaged if packaged.is_file() else package.parent / "schemas" / name
