@@ -225,6 +225,7 @@ def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
         return False
     for index in step.kept:
         value = produced[index]
+        assert value is not None, "a kernel returns every output something reads"
         if index in step.bf16_outputs:
             value = round_to_bf16(value)
         value.flags.writeable = False
