@@ -50,6 +50,11 @@ class Workload:
     # "avg": AvgPool, or AdaptiveAvgPool when kernel is 0; "max": MaxPool-14 as torch writes
     # it (values used, indices not); "mean": ReduceMean over the spatial axes, keep_dims.
     family: str = "avg"
+    # An AvgPool workload whose model also pools, beside the input, a Const of the input's
+    # shape stored in f16 with its decompression Convert, as `save_model(compress_to_fp16=
+    # True)` writes weights: input-independent, folded by OpenVINO when it compiles and by
+    # irpool once per plan (before, irpool converted and pooled it again on every run).
+    compressed: bool = False
 
     @property
     def rank(self) -> int:
@@ -76,9 +81,10 @@ class Workload:
         if not self.kernel:
             return f"AdaptiveAvgPool {'x'.join(map(str, self.shape))} -> {self.output}"
         mode = "excl" if self.exclude_pad else "incl"
+        beside = " + f16 Const branch" if self.compressed else ""
         return (
             f"AvgPool {'x'.join(map(str, self.shape))} k{self.kernel} s{self.stride} "
-            f"p{self.pad} {mode}"
+            f"p{self.pad} {mode}{beside}"
         )
 
 
@@ -100,6 +106,7 @@ WORKLOADS = [
     Workload("MP6", (1, 64, 16, 56, 56), 2.0, kernel=3, stride=2, pad=1, family="max"),
     Workload("MP7", (32, 64, 56, 56), 1.5, kernel=2, stride=2, family="max"),
     Workload("RM4", (8, 2048, 7, 7), 1.0, family="mean"),
+    Workload("C1", (1, 64, 112, 112), 2.0, kernel=3, stride=2, pad=1, compressed=True),
 ]
 MEMORY_WORKLOADS = ("W3", "W7")
 
@@ -152,6 +159,46 @@ def _layer(number: int, name: str, kind: str, body: str) -> str:
     return f'<layer id="{number}" name="{name}" type="{kind}" {body}</layer>'
 
 
+def compressed_weights(w: Workload) -> np.ndarray:
+    """The f16 Const of a `compressed` workload."""
+    return np.random.default_rng(1).random(w.shape, dtype=np.float32).astype(np.float16)
+
+
+def _avg_pool(number: int, name: str, w: Workload, window: str, data: str, pooled: str) -> str:
+    mode = str(w.exclude_pad).lower()
+    return _layer(
+        number, name, "AvgPool",
+        f'version="opset1"><data {window} exclude-pad="{mode}" auto_pad="explicit" '
+        f'rounding_type="floor"/><input>{data}</input><output>{pooled}</output>',
+    )  # fmt: skip
+
+
+def _compressed_branch(
+    w: Workload, out_shape: tuple[int, ...], window: str, folder: Path
+) -> tuple[list[str], list[tuple[int, int, int, int]]]:
+    """Const f16 -> Convert f32 -> the workload's AvgPool -> Result "z", weights written."""
+    values = compressed_weights(w)
+    values.tofile(folder / f"{w.name}.bin")
+    shape = ",".join(map(str, w.shape))
+    layers = [
+        _layer(
+            4, "weights", "Const",
+            f'version="opset1"><data element_type="f16" shape="{shape}" offset="0" '
+            f'size="{values.nbytes}"/><output>{_port(0, "FP16", w.shape)}</output>',
+        ),
+        _layer(
+            5, "decompress", "Convert",
+            f'version="opset1"><data destination_type="f32"/><input>'
+            f'{_port(0, "FP16", w.shape)}</input><output>{_port(1, "FP32", w.shape)}</output>',
+        ),
+        _avg_pool(6, "weights_pool", w, window, _port(0, "FP32", w.shape),
+                  _port(1, "FP32", out_shape, "z")),
+        _layer(7, "weights_result", "Result",
+               f'version="opset1"><input>{_port(0, "FP32", out_shape)}</input>'),
+    ]  # fmt: skip
+    return layers, [(4, 0, 5, 0), (5, 1, 6, 0), (6, 1, 7, 0)]
+
+
 def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
     """The workload as an IR v11 file: Parameter "x" -> the pool -> Result; "y" its output."""
     parameter = _layer(
@@ -175,14 +222,7 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
             )
         ]  # fmt: skip
     elif w.kernel:
-        mode = str(w.exclude_pad).lower()
-        layers = [
-            _layer(
-                2, "pool", "AvgPool",
-                f'version="opset1"><data {window} exclude-pad="{mode}" auto_pad="explicit" '
-                f'rounding_type="floor"/><input>{data}</input><output>{pooled}</output>',
-            )
-        ]  # fmt: skip
+        layers = [_avg_pool(2, "pool", w, window, data, pooled)]
     else:  # a second input from an i64 Const: AdaptiveAvgPool's output_size, ReduceMean's axes
         mean = w.family == "mean"
         values = np.arange(2, 2 + w.rank) if mean else np.full(w.rank, w.output)
@@ -203,7 +243,11 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
         ]  # fmt: skip
         edges.append((1, 0, 2, 1))
     returned = _port(0, "FP32", out_shape)
-    result = _layer(3, "result", "Result", f'version="opset1"><input>{returned}</input>')
+    layers.append(_layer(3, "result", "Result", f'version="opset1"><input>{returned}</input>'))
+    if w.compressed:
+        branch, branch_edges = _compressed_branch(w, out_shape, window, folder)
+        layers += branch
+        edges += branch_edges
     edge_text = "".join(
         f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
         for a, b, c, d in edges
@@ -211,7 +255,7 @@ def write_ir(w: Workload, out_shape: tuple[int, ...], folder: Path) -> Path:
     path = folder / f"{w.name}.xml"
     path.write_text(
         f'<?xml version="1.0"?><net name="{w.name}" version="11"><layers>{parameter}'
-        f"{''.join(layers)}{result}</layers><edges>{edge_text}</edges></net>"
+        f"{''.join(layers)}</layers><edges>{edge_text}</edges></net>"
     )
     return path
 
@@ -271,14 +315,20 @@ def openvino_bench(w: Workload, x: np.ndarray) -> Bench | None:
     elif w.family == "mean":
         node = ops.reduce_mean(param, ops.constant(np.arange(2, 2 + w.rank)), keep_dims=True)
     elif w.kernel:
-        node = ops.avg_pool(
-            param, [w.stride] * w.rank, pads, pads, [w.kernel] * w.rank, w.exclude_pad, "floor"
-        )
+
+        def avg_pool(data: Any) -> Any:
+            window = [w.stride] * w.rank, pads, pads, [w.kernel] * w.rank
+            return ops.avg_pool(data, *window, w.exclude_pad, "floor")
+
+        node = avg_pool(param)
     else:
         size = ops.constant(np.full(w.rank, w.output, np.int64))
         node = importlib.import_module("openvino.opset8").adaptive_avg_pool(param, size)
+    results = [node]
+    if w.compressed:
+        results.append(avg_pool(ops.convert(ops.constant(compressed_weights(w)), "f32")))
     config = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
-    request = ov.Core().compile_model(ov.Model([node], [param]), "CPU", config)
+    request = ov.Core().compile_model(ov.Model(results, [param]), "CPU", config)
     request = request.create_infer_request()
     request.set_input_tensor(ov.Tensor(x, shared_memory=True))
     return lambda: request.infer()

@@ -8,7 +8,9 @@ binds inputs, re-infers shapes when the model is dynamic, and computes.
 Layers are handled by their op's `role`: INPUT layers are bound to the caller's arrays,
 CONSTANT ones and layers whose every input is constant and whose value checking already
 computed (folded, as OpenVINO folds them) are values, OUTPUT layers name what `run`
-returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op.
+returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op:
+once, when planning, if its inputs are all constants (weights too large for checking to
+fold), else on every run.
 """
 
 from __future__ import annotations
@@ -130,12 +132,13 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
-    steps = _steps(computed, types, constants, outputs)
     shapes = {
         (layer_id, index): info.shape
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
+    steps = _steps(computed, types, constants, outputs)
+    steps = _fold_constant_steps(steps, constants, outputs, types, shapes)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
@@ -162,6 +165,72 @@ def _folded(
         and all(ref in constants for ref in inputs)
         and all(info.value is not None for info in produced)
     )
+
+
+def _fold_constant_steps(
+    steps: list[Step],
+    constants: dict[Ref, NDArray[Any]],
+    outputs: list[ModelOutput],
+    types: dict[Ref, str],
+    shapes: dict[Ref, Shape],
+) -> list[Step]:
+    """Run once, now, the steps whose inputs are all constants (a large fp16 decompression
+    Convert, a Reshape of weights: too large for checking to fold) and keep their outputs as
+    constants, so no run repeats them. Constants nothing reads any more leave `constants`.
+    A step that cannot run (its kernel refuses it, or it needs more memory than there is)
+    stays a step, and fails at run time as before."""
+    readers: dict[Ref, int] = {output.ref: 1 for output in outputs}
+    for step in steps:
+        for ref in step.inputs:
+            readers[ref] = readers.get(ref, 0) + 1
+    remaining: list[Step] = []
+    for step in steps:
+        folded = (
+            all(ref in constants for ref in step.inputs)
+            and _fits_in_memory(step, types, shapes)
+            and _computed_once(step, constants)
+        )
+        if not folded:
+            remaining.append(step)
+            continue
+        for ref in step.inputs:
+            readers[ref] -= 1
+            if not readers[ref]:
+                constants.pop(ref, None)  # e.g. the f16 source of a decompression Convert
+    return [
+        replace(step, frees=tuple(ref for ref in step.frees if ref not in constants))
+        for step in remaining
+    ]
+
+
+def _fits_in_memory(step: Step, types: dict[Ref, str], shapes: dict[Ref, Shape]) -> bool:
+    """Whether computing the step now stays within the memory available, checked as a run
+    checks it (only when it needs a noticeable share of the machine's)."""
+    refs = _refs(step)
+    if not all(shapes[ref].is_static for ref in refs):
+        return False
+    output = sum(tensor_bytes(shapes[ref].values(), types[ref]) for ref in refs)
+    working = max((working_bytes(shapes[ref].values()) for ref in refs), default=0)
+    needed = output + working
+    return needed * CHECK_SHARE <= physical_memory() or needed <= available_memory()
+
+
+def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
+    """Compute the step's kept outputs into `constants`, read-only as a Const's value is
+    (every run returns the same arrays); False when its kernel refuses it."""
+    _, round_to_bf16 = _binding()
+    try:
+        produced = step.kernel(step.op, [constants[ref] for ref in step.inputs], step.outputs)
+    except ExecutionError:
+        return False
+    for index in step.kept:
+        value = produced[index]
+        assert value is not None, "a kernel returns every output something reads"
+        if index in step.bf16_outputs:
+            value = round_to_bf16(value)
+        value.flags.writeable = False
+        constants[(step.layer.id, index)] = value
+    return True
 
 
 def _refs(step: Step) -> list[Ref]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from irpool.graph.shape import Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
-from irpool.ops.pooling import WindowPoolBase, window_attributes
+from irpool.ops.pooling import RecentShapes, WindowPoolBase, window_attributes
 from irpool.ops.pooling_geometry import Axis, Window
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -32,7 +32,7 @@ class AvgPoolBase(WindowPoolBase):
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         super().__init__(attrs)
-        self._geometry: dict[tuple[int, ...], tuple[tuple[Window, ...], bool]] = {}
+        self._geometry: RecentShapes[tuple[tuple[Window, ...], bool]] = RecentShapes()
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
@@ -77,15 +77,15 @@ class AvgPoolBase(WindowPoolBase):
     def geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
         """The windows for a concrete input shape, and whether padding taps count in the
         divisor (cached, as runs repeat shapes)."""
-        known = self._geometry
-        if shape not in known:
-            # The runtime divides by the full kernel only when padding counts and some pad,
-            # on any axis, is non-zero; otherwise by the number of real taps.
-            count_padding = not self.attrs["exclude-pad"] and any(
-                a.pad_begin or a.pad_end for a in self.axes(Shape.of(*shape))
-            )
-            known[shape] = self.windows(shape), count_padding
-        return known[shape]
+        return self._geometry.get(shape, self._computed_geometry)
+
+    def _computed_geometry(self, shape: tuple[int, ...]) -> tuple[tuple[Window, ...], bool]:
+        # The runtime divides by the full kernel only when padding counts and some pad, on
+        # any axis, is non-zero; otherwise by the number of real taps.
+        count_padding = not self.attrs["exclude-pad"] and any(
+            a.pad_begin or a.pad_end for a in self.axes(Shape.of(*shape))
+        )
+        return self.windows(shape), count_padding
 
 
 @register

@@ -7,8 +7,10 @@ in `irpool.ops.pooling_geometry`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from typing import Any, Generic, TypeVar
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
@@ -26,6 +28,40 @@ from irpool.ops.pooling_geometry import (
 )
 from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
+
+Value = TypeVar("Value")
+
+
+class RecentShapes(Generic[Value]):
+    """What was computed for the last `SIZE` concrete input shapes, least recently used
+    first out: runs repeat shapes, but a dynamic model fed ever new ones must not make an op
+    hold one entry per shape it ever saw. Safe without a lock: each step is one operation
+    on the OrderedDict, and losing a race only computes a value again."""
+
+    SIZE = 32
+    __slots__ = ("_values",)
+
+    def __init__(self) -> None:
+        self._values: OrderedDict[tuple[int, ...], Value] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, shape: tuple[int, ...], compute: Callable[[tuple[int, ...]], Value]) -> Value:
+        values = self._values
+        value = values.get(shape)
+        if value is not None:
+            with suppress(KeyError):  # another thread has just evicted it
+                values.move_to_end(shape)
+            return value
+        value = compute(shape)
+        values[shape] = value
+        while len(values) > self.SIZE:
+            try:
+                values.popitem(last=False)
+            except KeyError:  # another thread has just emptied it
+                break
+        return value
 
 
 def window_attributes(ceil_torch_since: int, dilations_since: int) -> tuple[Attr, ...]:
@@ -66,7 +102,7 @@ class WindowPoolBase(Op):
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         super().__init__(attrs)
-        self._windows: dict[tuple[int, ...], tuple[Window, ...]] = {}
+        self._windows: RecentShapes[tuple[Window, ...]] = RecentShapes()
 
     def spatial_attributes(self) -> tuple[tuple[int, ...], ...]:
         """kernel, strides, dilations, pads_begin, pads_end; absent ones filled with 1s/0s."""
@@ -96,10 +132,10 @@ class WindowPoolBase(Op):
 
     def windows(self, shape: tuple[int, ...]) -> tuple[Window, ...]:
         """The run-time geometry for a concrete input shape; cached, as runs repeat shapes."""
-        known = self._windows
-        if shape not in known:
-            known[shape] = tuple(axis.window() for axis in self.axes(Shape.of(*shape)))
-        return known[shape]
+        return self._windows.get(shape, self._computed_windows)
+
+    def _computed_windows(self, shape: tuple[int, ...]) -> tuple[Window, ...]:
+        return tuple(axis.window() for axis in self.axes(Shape.of(*shape)))
 
     def infer_axes(self, data: TensorInfo, ctx: LayerContext) -> list[Axis] | None:
         """Check the attributes against `data` as the runtime does; the axes, or None when

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from copy import deepcopy
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from lxml import etree
@@ -18,11 +17,12 @@ from irpool.rules import IR_STRUCTURE, UNKNOWN_ELEMENT
 
 
 def schema_path(name: str) -> Path:
-    """A file of schemas/: inside the installed wheel, or beside the package in a checkout."""
-    packaged = resources.files("irpool").joinpath("schemas", name)
-    if packaged.is_file():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "schemas" / name
+    """A file of schemas/: inside the installed wheel, or beside the package in a checkout.
+    Found from `__file__`: lxml reads only real files, and importlib.resources would import
+    its file readers (zipfile and more) on every start of the CLI."""
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "schemas" / name
+    return packaged if packaged.is_file() else package.parent / "schemas" / name
 
 
 # Schemas no thread is validating with. Validating writes the schema's error_log, so two
