@@ -1050,11 +1050,16 @@ _RULES = (
         name="weights-unavailable",
         severity=E,
         runtime="rejects",
-        summary="Const layers need a .bin file that is missing or not a regular file.",
+        summary="Const layers need a .bin file that is missing, not a regular file, or empty.",
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
             cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+
+            An empty `.bin` gives the Consts of no elements that it holds no data at all:
+            OpenVINO loads them as outputs or Reshape patterns, but read_model fails ("ptr is
+            Null") when ReduceMean, ReduceMax, Squeeze or Unsqueeze read their `axes` from
+            one. A `.bin` of at least one byte loads.
         """),
         wrong="$ ls\nmodel.xml",
         right="$ ls\nmodel.bin  model.xml",

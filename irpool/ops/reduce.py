@@ -26,6 +26,7 @@ from irpool.ops.base import (
     ShapeError,
     TensorInfo,
 )
+from irpool.ops.const import refuse_unbacked
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import COMPILE_CRASH
@@ -56,6 +57,7 @@ class Reduce(Op):
             )
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"Axes input must be a scalar or 1D input. Got: {axes.shape}")
+        refuse_unbacked(axes, "axes")
         if axes.value is None and axes.trusted:  # maybe a constant the runtime folds
             raise NotInferable("axes come from a layer irpool does not infer")
         rank = data.shape.rank
