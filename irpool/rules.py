@@ -805,9 +805,9 @@ _RULES = (
             OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
             empty or missing dilations (which the serializer itself can write), a negative
             stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
-            is read, or a Parameter of dynamic rank (`shape="..."`) or
-            dynamic element type, which the serializer writes for such a model but the CPU
-            plugin refuses (reshape the model to a known rank first). Write explicit dilations
+            is read, a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
+            (`shape="..."`) or dynamic element type, which the serializer writes for such a
+            model but the CPU plugin refuses (reshape the model to a known rank first). Write explicit dilations
             (all 1 for none), positive strides, and Parameters with a rank and an element type.
         """),
         wrong=_text("""
