@@ -91,6 +91,7 @@ INVALID_OUTPUT_SIZE = Code("IR304")
 DECLARED_PRECISION_MISMATCH = Code("IR305")
 IGNORED_AXES = Code("IR306")
 RESHAPE_ELEMENT_COUNT = Code("IR307")
+REPEATED_REDUCE_AXES = Code("IR308")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -1042,6 +1043,28 @@ _RULES = (
         right=_text("""
             <!-- input [5,1], special_zero="true": the output is [5,1] -->
             <data element_type="i64" shape="2" offset="0" size="16" />  <!-- pattern 0,1 -->
+        """),
+    ),
+    Rule(
+        code=REPEATED_REDUCE_AXES,
+        name="repeated-reduce-axes",
+        severity=W,
+        runtime="ignores",
+        summary="ReduceMean or ReduceMax axes name one axis more than once.",
+        doc=_text("""
+            The axes of a ReduceMean or ReduceMax name one axis twice, directly (`1,1`) or
+            once from each end (`1,-3` on rank 4). OpenVINO reads, compiles and runs it,
+            reducing each axis once: the output, its rank and its values are those of the
+            axes written once. NumPy and PyTorch refuse repeated axes, so the file was likely
+            not written as meant. Write each axis once.
+        """),
+        wrong=_text("""
+            <!-- ReduceMean of [2,3,4,5] with the axes Const [1,-3] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+        right=_text("""
+            <!-- ReduceMean of [2,3,4,5] with the axes Const [1] -->
+            <data element_type="i64" shape="1" offset="0" size="8" />
         """),
     ),
     # IR4xx: weights

@@ -27,9 +27,10 @@ from irpool.ops.base import (
     TensorInfo,
 )
 from irpool.ops.const import refuse_unbacked
+from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, Explanation, dim_value
-from irpool.rules import COMPILE_CRASH
+from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
 
 INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
 
@@ -64,6 +65,12 @@ class Reduce(Op):
         if axes.value is None or data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
         chosen = self.normalized_axes(axes.value, rank)
+        if np.size(axes.value) > len(chosen):
+            ctx.report(
+                REPEATED_REDUCE_AXES,
+                f"axes {csv(np.ravel(axes.value))} name an axis of the rank-{rank} input more "
+                f"than once; OpenVINO reduces each axis once (as axes {csv(chosen)})",
+            )
         if not chosen and not self.keep_dims and rank != 0:
             ctx.report(
                 COMPILE_CRASH,
