@@ -808,8 +808,9 @@ _RULES = (
             stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
             is read, a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
-            model but the CPU plugin refuses (reshape the model to a known rank first). Write explicit dilations
-            (all 1 for none), positive strides, and Parameters with a rank and an element type.
+            model but the CPU plugin refuses (reshape the model to a known rank first). Write
+            explicit dilations (all 1 for none), positive strides, and Parameters with a rank
+            and an element type.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset16">
