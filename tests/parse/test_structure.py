@@ -61,3 +61,47 @@ def test_unknown_element_does_not_hide_a_later_error(tmp_path: Path) -> None:
 
 def test_repeated_section_stays_an_error(tmp_path: Path) -> None:
     assert "IR105" in codes(tmp_path, changed("<edges>", "<layers/><edges>"))
+
+
+# <net version> as written -> what IR104 says, or None: OpenVINO reads it (measured: strtoull
+# skips a leading blank and refuses anything after the number; "opset11" fails in stoll).
+VERSIONS = {
+    "11": None,
+    " 11": None,
+    "11 ": "IR version is \"11 \": it ends with ' ', which OpenVINO refuses as not an integer",
+    "10\t": "IR version is \"10\t\": it ends with '\\t', which OpenVINO refuses",
+    "opset11": "an IR version is a bare number, not an opset name ('opset11'); write 10 or 11",
+    "opset11 ": "it ends with ' ', which OpenVINO refuses as not an integer; an IR version is a "
+    "bare number, not an opset name ('opset11')",
+    "12": 'IR version is "12"; OpenVINO reads only 10 and 11',
+}
+
+
+def with_version(version: str) -> str:
+    # A tab is written as a character reference: XML turns a literal one into a space.
+    return changed('version="11"', f'version="{version.replace(chr(9), "&#9;")}"')
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ir_version_message_names_what_is_wrong(tmp_path: Path, version: str) -> None:
+    try:
+        found = irpool.load(write(tmp_path, with_version(version))).validate()
+    except irpool.IRError as error:
+        found = error.diagnostics
+    expected = VERSIONS[version]
+    assert [d.code for d in found] == ([] if expected is None else ["IR104"])
+    if expected is not None:
+        assert expected in found[0].message
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("version", VERSIONS)
+def test_ir_version_openvino_agrees(tmp_path: Path, version: str) -> None:
+    ov = pytest.importorskip("openvino")
+    try:
+        ov.Core().read_model(write(tmp_path, with_version(version)))
+    except RuntimeError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == (VERSIONS[version] is None)
