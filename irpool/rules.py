@@ -67,6 +67,8 @@ UNSUPPORTED_XML = Code("IR114")
 UNKNOWN_ELEMENT = Code("IR115")
 UNESCAPED_MARKUP = Code("IR116")
 UNUSED_SUPPRESSION = Code("IR117")
+DROPPED_SECTION = Code("IR118")
+EMPTY_REPEATED_SECTION = Code("IR119")
 UNSUPPORTED_OPSET = Code("IR201")
 UNCHECKED_OP = Code("IR202")
 MISSING_ATTRIBUTE = Code("IR203")
@@ -527,6 +529,58 @@ _RULES = (
             <layer id="1" name="pool" type="AvgPool" version="opset1">
         """),
         fix="deletes a suppression all of whose codes are stale (one still in use is left to you)",
+    ),
+    Rule(
+        code=DROPPED_SECTION,
+        name="dropped-section",
+        severity=E,
+        runtime="reinterprets",
+        summary="A second <layers>, <edges> or <rt_info> with content, which OpenVINO drops.",
+        doc=_text("""
+            OpenVINO's reader reads only the first `<layers>`, `<edges>` and `<rt_info>` of
+            `<net>` and skips any later one whole, silently: the layers, edges or runtime
+            info written there are not part of the model that runs (measured: edges split
+            over two `<edges>` leave a Result unfed; a first empty `<layers>` loads a model of
+            no ops). Merge the sections into one.
+        """),
+        wrong=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+            <edges>
+              <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+            </edges>
+        """),
+        right=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+              <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+            </edges>
+        """),
+    ),
+    Rule(
+        code=EMPTY_REPEATED_SECTION,
+        name="empty-repeated-section",
+        severity=W,
+        runtime="ignores",
+        summary="A second, empty <layers>, <edges> or <rt_info>, which OpenVINO skips.",
+        doc=_text("""
+            OpenVINO's reader reads only the first `<layers>`, `<edges>` and `<rt_info>` of
+            `<net>` and skips any later one. This one is empty, so nothing is lost: the file
+            runs as written, and the section is noise (an empty first one is not: the
+            content after it is dropped, IR118). Remove it.
+        """),
+        wrong=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+            <edges />
+        """),
+        right=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+        """),
     ),
     # IR2xx: ops and attributes
     Rule(
