@@ -71,9 +71,9 @@ def _unknown_element(entry: etree._LogEntry) -> str | None:
     return None if named.group(1) in _ir_element_names() else named.group(1)
 
 
-def _without_unknown_elements(root: etree._Element) -> etree._Element:
-    """A copy of the document without the elements the schema does not declare, and without
-    the repeated sections (reported on their own)."""
+def _without_skipped_elements(root: etree._Element) -> etree._Element:
+    """A copy of the document without the elements OpenVINO skips: those the schema does not
+    declare, and the repeated sections of <net> (reported on their own)."""
     copy = deepcopy(root)
     names = _ir_element_names()
     unknown = [
@@ -158,7 +158,7 @@ class StructureCheck:
                 if unknown or _repeated_sections(root):
                     # libxml2 checks no more of an element's children after one it does not
                     # expect, so an unknown one (only a warning) could hide an error after it.
-                    copy = _without_unknown_elements(root)
+                    copy = _without_skipped_elements(root)
                     schema.validate(copy.getroottree())
                     self._entries = unknown + list(schema.error_log)
         except BaseException as error:  # handed to the main thread by report()
