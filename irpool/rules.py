@@ -67,6 +67,8 @@ UNSUPPORTED_XML = Code("IR114")
 UNKNOWN_ELEMENT = Code("IR115")
 UNESCAPED_MARKUP = Code("IR116")
 UNUSED_SUPPRESSION = Code("IR117")
+DROPPED_SECTION = Code("IR118")
+EMPTY_REPEATED_SECTION = Code("IR119")
 UNSUPPORTED_OPSET = Code("IR201")
 UNCHECKED_OP = Code("IR202")
 MISSING_ATTRIBUTE = Code("IR203")
@@ -91,6 +93,7 @@ INVALID_OUTPUT_SIZE = Code("IR304")
 DECLARED_PRECISION_MISMATCH = Code("IR305")
 IGNORED_AXES = Code("IR306")
 RESHAPE_ELEMENT_COUNT = Code("IR307")
+REPEATED_REDUCE_AXES = Code("IR308")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -527,6 +530,58 @@ _RULES = (
         """),
         fix="deletes a suppression all of whose codes are stale (one still in use is left to you)",
     ),
+    Rule(
+        code=DROPPED_SECTION,
+        name="dropped-section",
+        severity=E,
+        runtime="reinterprets",
+        summary="A second <layers>, <edges> or <rt_info> with content, which OpenVINO drops.",
+        doc=_text("""
+            OpenVINO's reader reads only the first `<layers>`, `<edges>` and `<rt_info>` of
+            `<net>` and skips any later one whole, silently: the layers, edges or runtime
+            info written there are not part of the model that runs (measured: edges split
+            over two `<edges>` leave a Result unfed; a first empty `<layers>` loads a model of
+            no ops). Merge the sections into one.
+        """),
+        wrong=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+            <edges>
+              <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+            </edges>
+        """),
+        right=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+              <edge from-layer="1" from-port="1" to-layer="2" to-port="0" />
+            </edges>
+        """),
+    ),
+    Rule(
+        code=EMPTY_REPEATED_SECTION,
+        name="empty-repeated-section",
+        severity=W,
+        runtime="ignores",
+        summary="A second, empty <layers>, <edges> or <rt_info>, which OpenVINO skips.",
+        doc=_text("""
+            OpenVINO's reader reads only the first `<layers>`, `<edges>` and `<rt_info>` of
+            `<net>` and skips any later one. This one is empty, so nothing is lost: the file
+            runs as written, and the section is noise (an empty first one is not: the
+            content after it is dropped, IR118). Remove it.
+        """),
+        wrong=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+            <edges />
+        """),
+        right=_text("""
+            <edges>
+              <edge from-layer="0" from-port="0" to-layer="1" to-port="0" />
+            </edges>
+        """),
+    ),
     # IR2xx: ops and attributes
     Rule(
         code=UNSUPPORTED_OPSET,
@@ -805,10 +860,11 @@ _RULES = (
             OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
             empty or missing dilations (which the serializer itself can write), a negative
             stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
-            is read, or a Parameter of dynamic rank (`shape="..."`) or
-            dynamic element type, which the serializer writes for such a model but the CPU
-            plugin refuses (reshape the model to a known rank first). Write explicit dilations
-            (all 1 for none), positive strides, and Parameters with a rank and an element type.
+            is read, a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
+            (`shape="..."`) or dynamic element type, which the serializer writes for such a
+            model but the CPU plugin refuses (reshape the model to a known rank first). Write
+            explicit dilations (all 1 for none), positive strides, and Parameters with a rank
+            and an element type.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset16">
@@ -1044,17 +1100,44 @@ _RULES = (
             <data element_type="i64" shape="2" offset="0" size="16" />  <!-- pattern 0,1 -->
         """),
     ),
+    Rule(
+        code=REPEATED_REDUCE_AXES,
+        name="repeated-reduce-axes",
+        severity=W,
+        runtime="ignores",
+        summary="ReduceMean or ReduceMax axes name one axis more than once.",
+        doc=_text("""
+            The axes of a ReduceMean or ReduceMax name one axis twice, directly (`1,1`) or
+            once from each end (`1,-3` on rank 4). OpenVINO reads, compiles and runs it,
+            reducing each axis once: the output, its rank and its values are those of the
+            axes written once. NumPy and PyTorch refuse repeated axes, so the file was likely
+            not written as meant. Write each axis once.
+        """),
+        wrong=_text("""
+            <!-- ReduceMean of [2,3,4,5] with the axes Const [1,-3] -->
+            <data element_type="i64" shape="2" offset="0" size="16" />
+        """),
+        right=_text("""
+            <!-- ReduceMean of [2,3,4,5] with the axes Const [1] -->
+            <data element_type="i64" shape="1" offset="0" size="8" />
+        """),
+    ),
     # IR4xx: weights
     Rule(
         code=WEIGHTS_UNAVAILABLE,
         name="weights-unavailable",
         severity=E,
         runtime="rejects",
-        summary="Const layers need a .bin file that is missing or not a regular file.",
+        summary="Const layers need a .bin file that is missing, not a regular file, or empty.",
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
             cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+
+            An empty `.bin` gives the Consts of no elements that it holds no data at all:
+            OpenVINO loads them as outputs or Reshape patterns, but read_model fails ("ptr is
+            Null") when ReduceMean, ReduceMax, Squeeze or Unsqueeze read their `axes` from
+            one. A `.bin` of at least one byte loads.
         """),
         wrong="$ ls\nmodel.xml",
         right="$ ls\nmodel.bin  model.xml",

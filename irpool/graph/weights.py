@@ -73,3 +73,9 @@ class Weights:
                 f"{self.path.name if self.path else 'the weights'} ({len(self._data)} bytes)",
             )
         return memoryview(self._data)[offset:end]
+
+
+def unmapped(raw: memoryview) -> bool:
+    """Whether `raw` was read from an empty `.bin`. OpenVINO maps no buffer for one, so a
+    zero-size Const in it has a null data pointer (measured, docs/semantics.md "Const")."""
+    return not isinstance(raw.obj, mmap.mmap)

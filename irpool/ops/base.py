@@ -92,6 +92,9 @@ class TensorInfo:
     # The element type OpenVINO's serializer writes on this tensor's ports when it is not
     # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
     written_as: str | None = None
+    # A Const of no elements in an empty .bin: OpenVINO gives it no data pointer, and the
+    # shape inference that reads its values (axes) refuses a null one.
+    unbacked: bool = False
 
 
 class ShapeError(Exception):

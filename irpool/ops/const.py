@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.graph.shape import Shape
-from irpool.graph.weights import WeightsProblem
+from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
     Attr,
     AttrType,
@@ -26,6 +26,7 @@ from irpool.rules import (
     CONST_SIZE_TOO_LARGE,
     CONST_SIZE_TOO_SMALL,
     INVALID_ATTRIBUTE_VALUE,
+    WEIGHTS_UNAVAILABLE,
 )
 
 if TYPE_CHECKING:
@@ -43,6 +44,18 @@ def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | Non
     if dtype is None:
         return None
     return np.frombuffer(raw, dtype=dtype, count=count)
+
+
+def refuse_unbacked(info: TensorInfo, input_name: str) -> None:
+    """ShapeError when a shape-reading input is a Const OpenVINO gives no data (measured: its
+    read_model fails with "ptr is Null" in ReduceMean/ReduceMax/Squeeze/Unsqueeze axes)."""
+    if info.unbacked:
+        raise ShapeError(
+            f"{input_name} is a Const of no elements in an empty .bin: OpenVINO gives such a "
+            f'Const no data, and read_model fails reading {input_name} from it ("ptr is Null"); '
+            "a .bin of at least one byte loads",
+            WEIGHTS_UNAVAILABLE,
+        )
 
 
 @register
@@ -98,4 +111,4 @@ class Constant(Op):
         value = decode(raw, element_type, count)
         if value is not None:
             value = value.reshape(shape.values())
-        return [TensorInfo(element_type, shape, value)]
+        return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]

@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING, Any
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
+from irpool.parse.values import CPU_UNCOMPILED_TYPES
 from irpool.rules import COMPILE_CRASH
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 FLOATS = ("f32", "f16", "bf16", "f64")
-# Element types NumPy cannot hold one per element: irpool neither folds nor runs them.
-LOW_BIT_TYPES = ("u1", "u4", "i4")
+# Low-bit element types (sub-byte integers, 8- and 4-bit floats, nf4): NumPy holds none of
+# them one per element, so irpool neither folds nor runs them.
+LOW_BIT_TYPES = ("u1", "u2", "u3", "u4", "u6", "i4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4")
 
 
 @register
@@ -47,6 +49,13 @@ class Convert1(Op):
                 COMPILE_CRASH,
                 "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
                 "CPU plugin cannot compile a Convert to a dynamic type",
+                "destination_type",
+            )
+        if self.destination in CPU_UNCOMPILED_TYPES:
+            ctx.report(
+                COMPILE_CRASH,
+                f"destination_type is {self.destination}: OpenVINO reads the layer, but its CPU "
+                f"plugin cannot compile a Convert to {self.destination}",
                 "destination_type",
             )
         value = folded(data, self._fold)

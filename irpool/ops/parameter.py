@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from irpool.graph.shape import Shape
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
+from irpool.parse.values import CPU_UNCOMPILED_TYPES
 from irpool.rules import COMPILE_CRASH
 
 
@@ -48,6 +49,13 @@ class Parameter(Op):
                 COMPILE_CRASH,
                 "the CPU plugin cannot compile a model whose input has a "
                 "dynamic element type; give the Parameter an element_type",
+                "element_type",
+            )
+        if self.element_type in CPU_UNCOMPILED_TYPES:
+            ctx.report(
+                COMPILE_CRASH,
+                f"the CPU plugin cannot compile a model whose input is {self.element_type} "
+                "(OpenVINO reads it)",
                 "element_type",
             )
         return [TensorInfo(self.element_type, self.shape)]

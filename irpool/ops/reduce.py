@@ -23,9 +23,11 @@ from irpool.ops.base import (
     ShapeError,
     TensorInfo,
 )
+from irpool.ops.const import refuse_unbacked
+from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, Explanation, dim_value
-from irpool.rules import COMPILE_CRASH
+from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -56,12 +58,19 @@ class Reduce(Op):
             )
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"Axes input must be a scalar or 1D input. Got: {axes.shape}")
+        refuse_unbacked(axes, "axes")
         if axes.value is None and axes.trusted:  # maybe a constant the runtime folds
             raise NotInferable("axes come from a layer irpool does not infer")
         rank = data.shape.rank
         if axes.value is None or data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
         chosen = self.normalized_axes(axes.value, rank)
+        if np.size(axes.value) > len(chosen):
+            ctx.report(
+                REPEATED_REDUCE_AXES,
+                f"axes {csv(np.ravel(axes.value))} name an axis of the rank-{rank} input more "
+                f"than once; OpenVINO reduces each axis once (as axes {csv(chosen)})",
+            )
         if not chosen and not self.keep_dims and rank != 0:
             ctx.report(
                 COMPILE_CRASH,

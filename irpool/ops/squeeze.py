@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.const import refuse_unbacked
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
@@ -76,6 +77,7 @@ class _AxesOp(Op):
         for a rank OpenVINO refuses."""
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"axes has shape {axes.shape}; it must be 0-D or 1-D")
+        refuse_unbacked(axes, "axes")
         values = integer_values(axes)
         if axes.value is not None and axes.element_type in FLOAT_TYPES:
             values = [int(v) for v in axes.value.ravel() if math.isfinite(v)]

@@ -13,7 +13,7 @@ from lxml import etree
 
 from irpool.diagnostics import Collector, Span
 from irpool.parse.xml_reader import Document, hardened_parser
-from irpool.rules import IR_STRUCTURE, UNKNOWN_ELEMENT
+from irpool.rules import DROPPED_SECTION, EMPTY_REPEATED_SECTION, IR_STRUCTURE, UNKNOWN_ELEMENT
 
 
 def schema_path(name: str) -> Path:
@@ -71,8 +71,9 @@ def _unknown_element(entry: etree._LogEntry) -> str | None:
     return None if named.group(1) in _ir_element_names() else named.group(1)
 
 
-def _without_unknown_elements(root: etree._Element) -> etree._Element:
-    """A copy of the document without the elements the schema does not declare."""
+def _without_skipped_elements(root: etree._Element) -> etree._Element:
+    """A copy of the document without the elements OpenVINO skips: those the schema does not
+    declare, and the repeated sections of <net> (reported on their own)."""
     copy = deepcopy(root)
     names = _ir_element_names()
     unknown = [
@@ -81,9 +82,50 @@ def _without_unknown_elements(root: etree._Element) -> etree._Element:
         for child in element
         if isinstance(child.tag, str) and child.tag not in names
     ]
-    for child in unknown:
+    for child in unknown + [repeat for repeat, _ in _repeated_sections(copy)]:
         child.getparent().remove(child)
     return copy
+
+
+# The sections of <net> whose first one OpenVINO reads; it skips a later one whole (measured).
+_SECTIONS = frozenset({"layers", "edges", "rt_info"})
+_SECTION_ITEMS = {
+    "layers": ("layer", "layers"),
+    "edges": ("edge", "edges"),
+    "rt_info": ("entry", "entries"),
+}
+
+
+def _repeated_sections(root: etree._Element) -> list[tuple[etree._Element, etree._Element]]:
+    """Each repeated section of <net>, with the first of its kind."""
+    first: dict[str, etree._Element] = {}
+    repeats = []
+    for child in root:
+        if child.tag in _SECTIONS:
+            if child.tag in first:
+                repeats.append((child, first[child.tag]))
+            else:
+                first[child.tag] = child
+    return repeats
+
+
+def _report_repeated_sections(doc: Document, sink: Collector) -> None:
+    """A repeated section with content is dropped silently (an error); an empty one is noise."""
+    for repeat, first in _repeated_sections(doc.root):
+        tag, span = repeat.tag, doc.source.element(repeat)
+        items = [child for child in repeat if isinstance(child.tag, str)]
+        read = f"OpenVINO reads only the first <{tag}> (line {first.sourceline})"
+        if not items:
+            sink.add(
+                EMPTY_REPEATED_SECTION, f"a second, empty <{tag}>: {read}; remove this one", span
+            )
+            continue
+        if not any(isinstance(child.tag, str) for child in first):
+            read += ", which is empty,"
+        count = f"{len(items)} {_SECTION_ITEMS[tag][len(items) > 1]}"
+        sink.add(
+            DROPPED_SECTION, f"a second <{tag}>: {read} and drops this one with its {count}", span
+        )
 
 
 class StructureCheck:
@@ -113,10 +155,10 @@ class StructureCheck:
                 schema.validate(root.getroottree())
                 self._entries = list(schema.error_log)
                 unknown = [entry for entry in self._entries if _unknown_element(entry)]
-                if unknown:
+                if unknown or _repeated_sections(root):
                     # libxml2 checks no more of an element's children after one it does not
                     # expect, so an unknown one (only a warning) could hide an error after it.
-                    copy = _without_unknown_elements(root)
+                    copy = _without_skipped_elements(root)
                     schema.validate(copy.getroottree())
                     self._entries = unknown + list(schema.error_log)
         except BaseException as error:  # handed to the main thread by report()
@@ -130,6 +172,7 @@ class StructureCheck:
         if self._error is not None:
             raise self._error
         doc = self._doc
+        _report_repeated_sections(doc, sink)
         tree = doc.root.getroottree()
         for entry in self._entries:
             found = _find(tree, entry)

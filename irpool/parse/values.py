@@ -225,8 +225,13 @@ ELEMENT_TYPES: dict[str, int] = {
     "f32": 32, "f16": 16, "bf16": 16, "f64": 64, "i4": 4, "i8": 8, "i16": 16, "i32": 32,
     "i64": 64, "u1": 1, "u4": 4, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "boolean": 8,
     "dynamic": 0,
+    # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/semantics.md
+    # "Convert-1"); NumPy holds none of them, so irpool checks them but does not run them.
+    "f8e4m3": 8, "f8e5m2": 8, "f8e8m0": 8, "f4e2m1": 4, "nf4": 4, "u2": 2, "u3": 3, "u6": 6,
 }  # fmt: skip
 _ELEMENT_ALIASES = {"undefined": "dynamic"}
+# Element types the CPU plugin compiles no model input and no Convert to (measured).
+CPU_UNCOMPILED_TYPES = frozenset({"u3", "u6"})
 
 
 def read_element_type(text: str) -> Reading[str]:
@@ -237,6 +242,11 @@ def read_element_type(text: str) -> Reading[str]:
     canonical = _ELEMENT_ALIASES.get(lowered, lowered)
     if canonical in ELEMENT_TYPES:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
+    if canonical == "string":
+        return _rejected(
+            '"string" is an element type OpenVINO reads, but its CPU plugin compiles no string '
+            "Parameter or Convert, and a string Const is not read from the .bin as written"
+        )
     hint = _precision_hint(text)
     return _rejected(f"{show(text)} is not an element type{hint}")
 
@@ -245,7 +255,8 @@ PRECISIONS: dict[str, str] = {
     "FP32": "f32", "FP16": "f16", "BF16": "bf16", "FP64": "f64", "I4": "i4", "I8": "i8",
     "I16": "i16", "I32": "i32", "I64": "i64", "U1": "u1", "BIN": "u1", "U4": "u4", "U8": "u8",
     "U16": "u16", "U32": "u32", "U64": "u64", "BOOL": "boolean", "UNSPECIFIED": "dynamic",
-    "STRING": "string",
+    "STRING": "string", "F8E4M3": "f8e4m3", "F8E5M2": "f8e5m2", "F8E8M0": "f8e8m0",
+    "F4E2M1": "f4e2m1", "NF4": "nf4", "U2": "u2", "U3": "u3", "U6": "u6",
 }  # fmt: skip
 
 

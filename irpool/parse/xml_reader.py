@@ -22,7 +22,7 @@ from lxml import etree
 
 from irpool.diagnostics import Collector, IRError, Span
 from irpool.parse.source_map import SourceMap
-from irpool.parse.values import read_unsigned, show
+from irpool.parse.values import ASCII_BLANKS, read_unsigned, show
 from irpool.rules import (
     FILE_UNREADABLE,
     NON_CANONICAL_SPELLING,
@@ -174,14 +174,28 @@ def parse_document(data: bytes, path: Path, sink: Collector) -> Document:
     version_text = root.get("version")
     version = read_unsigned(version_text) if version_text is not None else None
     if version not in SUPPORTED_IR_VERSIONS:
-        shown = "missing" if version_text is None else show(version_text)
         span = source.element(root) if version_text is None else source.attribute(root, "version")
-        sink.add(
-            UNSUPPORTED_IR_VERSION, f"IR version is {shown}; OpenVINO reads only 10 and 11", span
-        )
+        sink.add(UNSUPPORTED_IR_VERSION, _version_message(version_text), span)
         raise IRError(f"{sink.path}: unsupported IR version", sink.diagnostics)
     assert version is not None
     return Document(path, sink.path, root, source, version)
+
+
+def _version_message(text: str | None) -> str:
+    """Why OpenVINO refuses a `<net version>`, naming a trailing blank (it reads the number
+    with strtoull and refuses what follows it; a leading blank is skipped) or an opset name."""
+    if text is None:
+        return "IR version is missing; OpenVINO reads only 10 and 11"
+    number = text.rstrip(ASCII_BLANKS)
+    problems = []
+    if number != text:
+        blanks = text[len(number) :]
+        problems.append(f"it ends with {blanks!r}, which OpenVINO refuses as not an integer")
+    if number.lower().startswith("opset"):
+        problems.append(f"an IR version is a bare number, not an opset name ({number!r})")
+    if not problems:
+        return f"IR version is {show(text)}; OpenVINO reads only 10 and 11"
+    return f"IR version is {show(text)}: {'; '.join(problems)}; write 10 or 11"
 
 
 # Encodings that would hide markup from the byte-level checks below: UTF-16 and UTF-32

@@ -7,6 +7,7 @@ import os
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -119,3 +120,76 @@ def test_weights_option_replaces_the_sibling(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert path.with_suffix(".bin") not in watch.opened
     assert chosen in watch.opened
+
+
+# A Const of no elements read at offset 0, and the layer that reads it (measured with
+# OpenVINO 2026.4, see docs/semantics.md "Const"): an empty .bin gives the Const no data,
+# which only the layers that read axes from it refuse ("ptr is Null").
+EMPTY_CONST_READERS: dict[str, tuple[str, str, ir.Shape, ir.Shape]] = {
+    # reader: (type, <data>, input shape, output shape)
+    "ReduceMean": ("ReduceMean", '<data keep_dims="true" />', (1, 3), (1, 3)),
+    "Squeeze": ("Squeeze", "", (1, 3), (3,)),
+    "Reshape": ("Reshape", '<data special_zero="false" />', (1,), ()),
+}
+
+
+def empty_const_model(reader: str, offset: int = 0) -> str:
+    """Parameter and an empty i64 Const -> `reader` -> Result; "Result" reads the Const as
+    a second output."""
+    empty = ir.const(1, "empty", [], offset)
+    if reader == "Result":
+        layers = [ir.parameter(0, "input", (1, 3)), empty, ir.result(2, "out", (1, 3))]
+        empty_out = ir.result(3, "empty_out", (0,)).replace('"FP32"', '"I64"')
+        return ir.net([*layers, empty_out], [ir.edge(0, 0, 2, 0), ir.edge(1, 0, 3, 0)])
+    op_type, data, shape, out = EMPTY_CONST_READERS[reader]
+    op = (
+        f'\t\t<layer id="2" name="op" type="{op_type}" version="opset1">\n\t\t\t{data}\n'
+        f"\t\t\t<input>\n{ir.port(0, shape)}{ir.port(1, [0], 'I64')}\t\t\t</input>\n"
+        f"\t\t\t<output>\n{ir.port(2, out)}\t\t\t</output>\n\t\t</layer>\n"
+    )
+    return ir.net(
+        [ir.parameter(0, "input", shape), empty, op, ir.result(3, "out", out)],
+        [ir.edge(0, 0, 2, 0), ir.edge(1, 0, 2, 1), ir.edge(2, 2, 3, 0)],
+    )
+
+
+# (reader, .bin bytes or None for no .bin, the Const's offset) -> the codes irpool reports.
+EMPTY_CONSTS = {
+    "reduce axes, empty bin": ("ReduceMean", b"", 0, ["IR401"]),
+    "squeeze axes, empty bin": ("Squeeze", b"", 0, ["IR401"]),
+    "reshape pattern, empty bin": ("Reshape", b"", 0, []),
+    "second output, empty bin": ("Result", b"", 0, []),
+    "reduce axes, one-byte bin": ("ReduceMean", b"\0", 0, []),
+    "reduce axes, at the end of the bin": ("ReduceMean", b"\0" * 8, 8, []),
+    "reduce axes, past the end of the bin": ("ReduceMean", b"\0" * 8, 9, ["IR402"]),
+    "second output, past the end of an empty bin": ("Result", b"", 4, ["IR402"]),
+    "second output, no bin": ("Result", None, 0, ["IR401"]),
+}
+
+
+@pytest.mark.parametrize("case", EMPTY_CONSTS)
+def test_const_of_no_elements(tmp_path: Path, case: str) -> None:
+    reader, data, offset, codes = EMPTY_CONSTS[case]
+    found = diagnose(ir.write(tmp_path, empty_const_model(reader, offset), data))
+    assert [code for code, _ in found] == codes, found
+    if codes == ["IR401"] and data is not None:
+        assert "empty .bin" in found[0][1] and '"ptr is Null"' in found[0][1]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("case", EMPTY_CONSTS)
+def test_const_of_no_elements_openvino_agrees(tmp_path: Path, case: str) -> None:
+    ov = pytest.importorskip("openvino")
+    reader, data, offset, codes = EMPTY_CONSTS[case]
+    path = ir.write(tmp_path, empty_const_model(reader, offset), data)
+    core = ov.Core()
+    try:
+        compiled = core.compile_model(
+            core.read_model(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}
+        )
+        compiled({compiled.input(0): np.ones(compiled.input(0).shape, np.float32)})
+    except RuntimeError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == (not codes)

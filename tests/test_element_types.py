@@ -1,0 +1,122 @@
+"""The element types OpenVINO 2026.4 reads but NumPy cannot hold (8- and 4-bit floats, nf4,
+2-, 3- and 6-bit unsigned integers), and string: as a Convert's destination_type, a
+Parameter's and a Const's element_type.
+
+Validation follows OpenVINO (the table below is measured, and the oracle test checks it):
+what the CPU plugin compiles is clean, what it does not compile is an error. `irpool run`
+refuses all of them with exit 1 and a message that names the type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import irpool
+from irpool.cli import cli
+from irpool.parse.values import ELEMENT_TYPES
+from tests.hardening import ir
+
+SHAPE = (1, 4)
+CONST_BYTES = bytes(range(0x38, 0x40)) * 2  # enough for four elements of any of these types
+
+
+def model(element_type: str, place: str) -> str:
+    """`place` is "convert" (f32 input -> Convert to the type -> Convert to f32), "parameter"
+    (an input of the type -> Convert to f32) or "const" (a Const of the type -> Convert)."""
+    precision = element_type.upper()
+    size = (4 * ELEMENT_TYPES.get(element_type, 8) + 7) // 8
+    if place == "parameter":
+        source = ir.parameter(0, "input", SHAPE, element_type).replace('"FP32"', f'"{precision}"')
+    elif place == "const":
+        source = (
+            '\t\t<layer id="0" name="c" type="Const" version="opset1">\n'
+            f'\t\t\t<data element_type="{element_type}" shape="1,4" offset="0" size="{size}" />\n'
+            f"\t\t\t<output>\n{ir.port(0, SHAPE, precision)}\t\t\t</output>\n\t\t</layer>\n"
+        )
+    else:
+        source = ir.parameter(0, "input", SHAPE) + convert(4, element_type, "FP32", precision)
+    layers = [source, convert(1, "f32", precision, "FP32"), ir.result(2, "output", SHAPE)]
+    edges = (
+        [ir.edge(0, 0, 4, 0), ir.edge(4, 1, 1, 0)] if place == "convert" else [ir.edge(0, 0, 1, 0)]
+    )
+    return ir.net(layers, [*edges, ir.edge(1, 1, 2, 0)])
+
+
+def convert(layer_id: int, destination: str, source: str, precision: str) -> str:
+    return (
+        f'\t\t<layer id="{layer_id}" name="convert{layer_id}" type="Convert" version="opset1">\n'
+        f'\t\t\t<data destination_type="{destination}" />\n'
+        f"\t\t\t<input>\n{ir.port(0, SHAPE, source)}\t\t\t</input>\n"
+        f"\t\t\t<output>\n{ir.port(1, SHAPE, precision)}\t\t\t</output>\n\t\t</layer>\n"
+    )
+
+
+COMPILED = ("f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4", "u2")
+# (type, place) -> the codes irpool reports; measured: read_model reads every one of these,
+# and the CPU plugin compiles all but the u3/u6 inputs and Converts and everything string.
+CASES: dict[tuple[str, str], list[str]] = {
+    **{(t, place): [] for t in COMPILED for place in ("convert", "parameter", "const")},
+    **{(t, place): ["IR214"] for t in ("u3", "u6") for place in ("convert", "parameter")},
+    ("u3", "const"): [],
+    ("u6", "const"): [],
+    **{("string", place): ["IR204"] for place in ("convert", "parameter", "const")},
+}
+IDS = [f"{t}-{place}" for t, place in CASES]
+
+
+def write(tmp_path: Path, element_type: str, place: str) -> Path:
+    return ir.write(tmp_path, model(element_type, place), CONST_BYTES)
+
+
+@pytest.mark.parametrize(("element_type", "place"), CASES, ids=IDS)
+def test_validate_follows_openvino(tmp_path: Path, element_type: str, place: str) -> None:
+    try:
+        found = irpool.load(write(tmp_path, element_type, place)).validate()
+    except irpool.IRError as error:
+        found = error.diagnostics
+    assert [d.code for d in found] == CASES[element_type, place], found
+
+
+# (type, place) -> what `irpool run` says (exit 1), for a sample of the types it cannot run.
+RUN_REFUSALS = {
+    **{(t, "convert"): f"a Convert to {t} cannot run in irpool" for t in COMPILED},
+    ("f8e4m3", "parameter"): "element type f8e4m3 cannot be held by NumPy",
+    ("nf4", "const"): "irpool cannot hold nf4 constants in NumPy",
+}
+
+
+@pytest.mark.parametrize(("element_type", "place"), RUN_REFUSALS)
+def test_run_refuses_a_type_numpy_cannot_hold(
+    tmp_path: Path, element_type: str, place: str
+) -> None:
+    path = write(tmp_path, element_type, place)
+    inputs = tmp_path / "x.npy"
+    np.save(inputs, np.ones(SHAPE, np.float32))
+    arguments = ["run", str(path)] if place == "const" else ["run", "-i", str(inputs), str(path)]
+    result = CliRunner().invoke(cli, arguments)
+    assert result.exit_code == 1, result.output
+    assert RUN_REFUSALS[element_type, place] in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(("element_type", "place"), CASES, ids=IDS)
+def test_openvino_agrees(tmp_path: Path, element_type: str, place: str) -> None:
+    ov = pytest.importorskip("openvino")
+    core = ov.Core()
+    try:
+        compiled = core.compile_model(
+            core.read_model(write(tmp_path, element_type, place)),
+            "CPU",
+            {"INFERENCE_PRECISION_HINT": "f32"},
+        )
+        compiled.create_infer_request().infer()
+    except RuntimeError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == (not CASES[element_type, place])
