@@ -65,10 +65,10 @@ class Reduce(Op):
         if axes.value is None or data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
         chosen = self.normalized_axes(axes.value, rank)
-        if np.size(axes.value) > len(chosen):
+        if axes.value.size > len(chosen):
             ctx.report(
                 REPEATED_REDUCE_AXES,
-                f"axes {csv(np.ravel(axes.value))} name an axis of the rank-{rank} input more "
+                f"axes {csv(axes.value.ravel())} name an axis of the rank-{rank} input more "
                 f"than once; OpenVINO reduces each axis once (as axes {csv(chosen)})",
             )
         if not chosen and not self.keep_dims and rank != 0:
