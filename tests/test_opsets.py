@@ -144,3 +144,20 @@ def test_the_registry_imports_exactly_the_modules_that_declare_ops() -> None:
     declaring -= {__name__}  # tests may register ops of their own
     assert sorted(declaring) == sorted(registry.op_modules())
     assert names - declaring == {f"irpool.ops.{name}" for name in SHARED_MODULES}
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("opset1 ", "(OpenVINO matches the name exactly, and this one has ' ' after it)"),
+        (" opset1", "(OpenVINO matches the name exactly, and this one has ' ' before it)"),
+        ("\topset8\t", "has '\\t' before it and '\\t' after it)"),
+        ("opset99 ", "(opset1..opset17)"),  # not a known opset with or without the blank
+        ("opset0", "(opset1..opset17)"),
+    ],
+)
+def test_an_unknown_opset_s_message_names_the_blanks(version: str, says: str) -> None:
+    """OpenVINO refuses "opset1 " ("unsupported opset: opset1 "), where the blank is invisible."""
+    found = registry.lookup("Parameter", version)
+    assert found.op is None and found.error is not None
+    assert found.error.endswith(says), found.error

@@ -46,17 +46,28 @@ def lookup(type_name: str, version: str) -> Lookup:
     match = _OPSET.match(version)
     opset = int(match.group(1)) if match else None
     if opset is None or opset not in KNOWN_OPSETS:
-        return Lookup(
-            None,
-            canonical,
-            f'"{version}" is not an opset OpenVINO knows (opset1..opset{KNOWN_OPSETS[-1]})',
-        )
+        known = f"opset1..opset{KNOWN_OPSETS[-1]}"
+        blanks = _blanks_around(version)
+        if blanks is not None:
+            known = f"OpenVINO matches the name exactly, and this one has {blanks}"
+        return Lookup(None, canonical, f'"{version}" is not an opset OpenVINO knows ({known})')
     for cls in family:
         if opset in cls.opsets:
             if refused is not None:  # a spelling the reader matches only exactly
                 return Lookup(None, refused=refused)
             return Lookup(cls, canonical)
     return Lookup(None, canonical, f"{version} has no {canonical}; {_available(family)}")
+
+
+def _blanks_around(version: str) -> str | None:
+    """The blanks around an otherwise known opset name, shown: "' ' after it"."""
+    name = version.strip()
+    match = _OPSET.match(name)
+    if name == version or match is None or int(match.group(1)) not in KNOWN_OPSETS:
+        return None
+    leading, trailing = version[: version.index(name)], version[version.index(name) + len(name) :]
+    parts = [f"{leading!r} before it"] * bool(leading) + [f"{trailing!r} after it"] * bool(trailing)
+    return " and ".join(parts)
 
 
 def _available(family: list[type[Op]]) -> str:
