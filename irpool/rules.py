@@ -564,6 +564,7 @@ _RULES = (
         severity=W,
         runtime="ignores",
         summary="A second, empty <layers>, <edges> or <rt_info>, which OpenVINO skips.",
+        fix="deletes the empty section (one holding a comment is left to you)",
         doc=_text("""
             OpenVINO's reader reads only the first `<layers>`, `<edges>` and `<rt_info>` of
             `<net>` and skips any later one. This one is empty, so nothing is lost: the file

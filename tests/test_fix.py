@@ -65,11 +65,20 @@ TEMPLATE = """<?xml version='1.0' encoding='{encoding}'?>
 \t\t<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
 \t\t<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
 \t</edges>
-</net>
+{X}</net>
 """
-WRONG = {"A": "1.5", "B": "+3", "C": "32", "D": " 32 ", "E": "32", "F": "32", "PE": "1,1"}
-RIGHT = {"A": "1", "B": "3", "C": "16", "D": "16", "E": "16", "F": "16", "PE": "0,0"}
-FIXED_COUNT = 8  # D settles both IR113 and IR301
+WRONG = {
+    "A": "1.5",
+    "B": "+3",
+    "C": "32",
+    "D": " 32 ",
+    "E": "32",
+    "F": "32",
+    "PE": "1,1",
+    "X": "\t<edges>\n\t</edges>\n",
+}  # IR119
+RIGHT = {"A": "1", "B": "3", "C": "16", "D": "16", "E": "16", "F": "16", "PE": "0,0", "X": ""}
+FIXED_COUNT = 9  # D settles both IR113 and IR301
 
 
 def render(
@@ -107,7 +116,7 @@ def test_fix_rewrites_only_the_wrong_values(
     model = tmp_path / "model.xml"
     model.write_bytes(render(WRONG, **options))
     before = irpool.load(model).validate()
-    assert {d.code for d in before} == {"IR112", "IR113", "IR213", "IR301"}
+    assert {d.code for d in before} == {"IR112", "IR113", "IR119", "IR213", "IR301"}
 
     code, stdout, _ = fix(runner, "--fix", str(model))
     assert model.read_bytes() == render(RIGHT, **options)

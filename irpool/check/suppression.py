@@ -120,28 +120,17 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
         span = source.span(*suppression.comment)
         faults = list(_faults(suppression, silenced))
         all_at_fault = len(faults) >= len(suppression.codes)
-        edit = _deletion(source.text, suppression) if all_at_fault else None
+        edit = _deletion(source, suppression) if all_at_fault else None
         for message in faults:
             sink.add(UNUSED_SUPPRESSION, message, span, edit=edit)
     return kept + sink.diagnostics
 
 
-def _deletion(text: str, suppression: Suppression) -> Edit:
+def _deletion(source: SourceMap, suppression: Suppression) -> Edit:
     """Delete a suppression every part of which is at fault (a stale code cannot be
     silencing anything, so deleting it changes no other finding). A comment alone on its
     line goes with its line; one that still holds a used code is left for a person to edit."""
-    return Edit(*_whole_lines(text, *suppression.comment), "", "delete the suppression")
-
-
-def _whole_lines(text: str, start: int, end: int) -> tuple[int, int]:
-    """The comment with the blanks before it, and its line when nothing else is on it."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end + 1
-    before, after = text[line_start:start], text[end:line_end]
-    if not before.strip() and not after.strip():
-        return line_start, line_end
-    return start - (len(before) - len(before.rstrip(" \t"))), end
+    return Edit(*source.deletion(*suppression.comment), "", "delete the suppression")
 
 
 def _faults(suppression: Suppression, used: set[str]) -> Iterator[str]:

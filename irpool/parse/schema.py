@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from irpool.diagnostics import Collector, Span
+from irpool.diagnostics import Collector, Edit, Span
 from irpool.parse.xml_reader import Document, hardened_parser
 from irpool.rules import DROPPED_SECTION, EMPTY_REPEATED_SECTION, IR_STRUCTURE, UNKNOWN_ELEMENT
 
@@ -116,8 +116,15 @@ def _report_repeated_sections(doc: Document, sink: Collector) -> None:
         items = [child for child in repeat if isinstance(child.tag, str)]
         read = f"OpenVINO reads only the first <{tag}> (line {first.sourceline})"
         if not items:
+            whole = doc.source.childless_element_offsets(repeat)
+            removal = None
+            if whole is not None:  # comments inside are left for a person to move
+                removal = Edit(*doc.source.deletion(*whole), "", f"delete the empty <{tag}>")
             sink.add(
-                EMPTY_REPEATED_SECTION, f"a second, empty <{tag}>: {read}; remove this one", span
+                EMPTY_REPEATED_SECTION,
+                f"a second, empty <{tag}>: {read}; remove this one",
+                span,
+                edit=removal,
             )
             continue
         if not any(isinstance(child.tag, str) for child in first):

@@ -124,6 +124,34 @@ class SourceMap:
         end = self.text.find("<", tag.end)
         return tag.end, (end if end >= 0 else len(self.text))
 
+    def childless_element_offsets(self, element: etree._Element) -> tuple[int, int] | None:
+        """Offsets of a whole element holding nothing but blanks (`<edges/>`, `<edges> </edges>`),
+        end tag included; None for anything else or when the scan cannot place it."""
+        tag = self._tag(element)
+        if tag is None or len(element) or (element.text or "").strip():
+            return None
+        if tag.self_closing:
+            return tag.start, tag.end
+        offsets = self.text_offsets(element)
+        assert offsets is not None  # not self-closing
+        end_tag = re.compile(rf"</{re.escape(str(element.tag))}\s*>").match(self.text, offsets[1])
+        return None if end_tag is None else (tag.start, end_tag.end())
+
+    def deletion(self, start: int, end: int) -> tuple[int, int]:
+        """What to delete to remove [start, end): its whole line when nothing else is on it,
+        else with the blanks that separate it from what follows (or, last on its line, from
+        what precedes it)."""
+        text = self.text
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end + 1
+        before, after = text[line_start:start], text[end:line_end]
+        if not before.strip() and not after.strip():
+            return line_start, line_end
+        if after.strip():
+            return start, end + len(after) - len(after.lstrip(" \t"))
+        return start - (len(before) - len(before.rstrip(" \t"))), end
+
     def element_text(self, element: etree._Element) -> Span:
         offsets = self.text_offsets(element)
         if offsets is None:

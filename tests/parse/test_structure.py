@@ -5,12 +5,15 @@ IR118 error when it holds anything and an IR119 warning when it is empty."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import irpool
+from irpool.cli import cli
 from tests.hardening.ir import pool_model, write
 
 EDGE = '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />'
@@ -176,3 +179,31 @@ def test_ir_version_openvino_agrees(tmp_path: Path, version: str) -> None:
     else:
         accepted = True
     assert accepted == (VERSIONS[version] is None)
+
+
+EMPTY_REPEATS = [case for case, (_, _, found) in REPEATED.items() if found == ["IR119"]]
+
+
+@pytest.mark.parametrize("case", EMPTY_REPEATS)
+def test_fix_deletes_an_empty_repeated_section(tmp_path: Path, case: str) -> None:
+    old, new, _ = REPEATED[case]
+    path = write(tmp_path, repeated(case))
+    result = CliRunner().invoke(cli, ["validate", "--fix", str(path)])
+    assert result.exit_code == 0, result.output
+    assert path.read_text() == changed(old, re.sub(r"\t?<\w+/>\n?", "", new, count=1))
+
+
+@pytest.mark.parametrize(
+    "section", ["\t<edges></edges>\n", "\t<edges >\n\t</edges >\n", "\t<edges\n\t/>\n"]
+)
+def test_fix_deletes_every_spelling_of_an_empty_section(tmp_path: Path, section: str) -> None:
+    path = write(tmp_path, changed("</net>", section + "</net>"))
+    CliRunner().invoke(cli, ["validate", "--fix", str(path)])
+    assert path.read_text() == pool_model()
+
+
+def test_an_empty_section_holding_a_comment_is_left_to_a_person(tmp_path: Path) -> None:
+    text = changed("</net>", "\t<edges><!-- keep me --></edges>\n</net>")
+    path = write(tmp_path, text)
+    result = CliRunner().invoke(cli, ["validate", "--fix", str(path)])
+    assert "IR119" in result.output and path.read_text() == text
