@@ -22,4 +22,4 @@ def run_convert(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
         )
-    return [convert(inputs[0], op.destination)]
+    return [convert(inputs[0], op.destination, op.dynamic_input)]

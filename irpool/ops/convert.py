@@ -35,6 +35,9 @@ class Convert1(Op):
     attributes = (
         Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
     )
+    # Whether the model leaves the input shape dynamic (the CPU then rounds f32 to bf16
+    # otherwise). Set by the check; a run re-infers on concrete shapes and must not reset it.
+    dynamic_input = False
 
     @property
     def destination(self) -> str:
@@ -43,6 +46,7 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
+        self.dynamic_input = self.dynamic_input or not data.shape.is_static
         if self.destination == "dynamic":
             ctx.report(
                 COMPILE_CRASH,

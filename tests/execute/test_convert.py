@@ -17,14 +17,11 @@ from irpool.ops.conversion import convert
 
 GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
 TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]
-# Rounding to bf16 from these differs on the CPU in ways irpool does not reproduce
-# (docs/semantics.md, Convert-1).
-NOT_REPRODUCED = {("f64", "bf16"), ("u32", "bf16"), ("u64", "bf16")}
 PAIRS = [
     (source, destination)
     for source, row in TABLE.items()
     for destination in row
-    if destination != "input" and (source, destination) not in NOT_REPRODUCED
+    if destination != "input"
 ]
 
 
@@ -48,12 +45,65 @@ def test_convert_matches_the_cpu_plugin(source: str, destination: str) -> None:
     )
 
 
-def test_the_exceptions_are_still_real() -> None:
-    """f64 -> bf16 rounds 3e9 down on the CPU, where nearest-even rounds it up."""
-    row = TABLE["f64"]
-    position = [float(v) for v in row["input"]].index(3e9)
-    assert float(row["bf16"][position]) == 2986344448.0
-    assert convert(np.array([3e9]), "bf16")[0] == 3003121664.0
+@pytest.mark.parametrize(
+    ("source", "value", "bf16_bits"),
+    [
+        ("f64", 3e9, 0x4F32),  # f32 0x4f32d05e: even, truncated (nearest even: 0x4f33)
+        ("f64", 1.257302210933933e34, 0x781A),  # 0x781af976: even, truncated
+        ("f64", -5.356693731611109e-29, 0x9088),  # 0x9087ceee: odd, rounded up
+        ("f64", 1e300, 0x7F7F),  # beyond bf16's largest: clamped, not rounded to inf
+        ("f64", float("inf"), 0x7F7F),
+        ("u32", 2**32 - 1, 0x4F80),  # f32 0x4f800000 already
+        ("u32", 853945013, 0x4E4C),  # 0x4e4b98ab: odd, rounded up
+        ("i32", 1035104509, 0x4E76),  # 0x4e76c9c4: even, truncated
+        ("u64", 2**64 - 1, 0x5F80),
+    ],
+)
+def test_bf16_from_wide_sources_rounds_as_the_cpu(
+    source: str, value: float, bf16_bits: int
+) -> None:
+    """Measured on the CPU: f64 and integer sources use ov::bfloat16's scalar rounding, which
+    rounds half up after an odd value and truncates after an even one."""
+    got = convert(np.array([value], dtype=numpy_dtype(source)), "bf16")
+    assert got.view(np.uint32)[0] >> 16 == bf16_bits
+
+
+@pytest.mark.parametrize(
+    ("f32_bits", "static", "dynamic"),
+    [
+        (0x3F80C000, 0x3F81, 0x3F80),  # nearest even / truncated after an even value
+        (0x3F81C000, 0x3F82, 0x3F82),
+        (0x00008001, 0x0000, 0x0000),  # a subnormal: zero / rounded as any value
+        (0x00018001, 0x0000, 0x0002),
+        (0x80018001, 0x8000, 0x8002),
+        (0x7F7FFFFF, 0x7F80, 0x7F80),  # f32's largest overflows to inf on both paths
+        (0x7F800001, 0x7FC0, 0x7F80),  # a signalling NaN: quieted / its bits, so inf
+        (0x7FFFFFFF, 0x7FFF, 0x8000),
+        (0xFF800000, 0xFF80, 0xFF80),
+    ],
+)
+def test_bf16_from_f32_depends_on_whether_the_shape_is_static(
+    f32_bits: int, static: int, dynamic: int
+) -> None:
+    """Measured: the CPU rounds f32 of a static shape with VCVTNEPS2BF16, of a dynamic shape
+    with ov::bfloat16's scalar rule."""
+    values = np.array([f32_bits], np.uint32).view(np.float32)
+    for dynamic_input, expected in ((False, static), (True, dynamic)):
+        got = convert(values, "bf16", dynamic_input).view(np.uint32)[0] >> 16
+        assert got == expected, f"dynamic input {dynamic_input}: {got:#x}"
+
+
+def test_bf16_from_f16_quiets_nan_on_both_paths() -> None:
+    signalling = np.array([0x7C01], np.uint16).view(np.float16)
+    for dynamic_input in (False, True):
+        assert convert(signalling, "bf16", dynamic_input).view(np.uint32)[0] >> 16 == 0x7FC0
+
+
+def test_bf16_from_f64_carries_nan_bits_through_the_rounding() -> None:
+    """Measured: f64 NaN 0x7fffffffffffffff (f32 0x7fffffff) converts to 0x8000, -0.0."""
+    nans = np.array([0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF], np.uint64).view(np.float64)
+    got = convert(nans, "bf16").view(np.uint32) >> 16
+    assert got.tolist() == [0x7FC0, 0x8000]
 
 
 def test_scalars_keep_their_rank() -> None:
