@@ -95,6 +95,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     # Imported here (and in `execute`): irpool.model imports this module, and validating
     # should not pay for input binding (start-up time).
     from irpool.execute.bind import model_input
+    from irpool.ops.conversion import as_constant
 
     graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
@@ -120,6 +121,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         elif op.role is Role.CONSTANT or _folded(inputs, constants, produced):
             for index, info in enumerate(produced):
                 constants[(layer_id, index)] = _constant_value(layer, info)
+        elif (value := _folded_convert(op, inputs, constants)) is not None:
+            constants[(layer_id, 0)] = value
         else:
             kernel = kernel_of(op)
             if kernel is None:
@@ -130,6 +133,9 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
+    # What runs sees constants as the CPU plugin holds them (i64 saturated to int32, ...);
+    # folding above saw them as written, as OpenVINO's folding does.
+    constants = {ref: as_constant(value, types[ref]) for ref, value in constants.items()}
     steps = _steps(computed, types, constants, outputs)
     shapes = {
         (layer_id, index): info.shape
@@ -162,6 +168,18 @@ def _folded(
         and all(ref in constants for ref in inputs)
         and all(info.value is not None for info in produced)
     )
+
+
+def _folded_convert(
+    op: Op, inputs: tuple[Ref, ...], constants: dict[Ref, NDArray[Any]]
+) -> NDArray[Any] | None:
+    """A Convert of a constant of any size, folded as OpenVINO folds it when it compiles (the
+    check folds small ones only); None for other layers and for types NumPy cannot hold."""
+    from irpool.ops.convert import Convert1
+
+    if not isinstance(op, Convert1) or inputs[0] not in constants:
+        return None
+    return op.fold_constant(constants[inputs[0]])
 
 
 def _refs(step: Step) -> list[Ref]:

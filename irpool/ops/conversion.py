@@ -135,3 +135,73 @@ def _to_boolean(x: NDArray[Any], source: str) -> NDArray[np.bool_]:
     if x.dtype.kind == "u":
         return int32 > 0  # the wrapped value read as signed: 2**32-1 gives false
     return (int32 != 0) & (int32 != INT32_MIN)  # |x| > 0 in int32, where |INT32_MIN| < 0
+
+
+# OpenVINO's constant folding of Convert (its reference implementation, C++ casts as compiled for
+# x86-64), measured through the CPU plugin on every pair (tests/golden/convert_cpu.json "folded").
+INT64_MIN = np.iinfo(np.int64).min
+_INT32_CAST_TO = ("i8", "i16", "i32", "u8", "u16")  # float to these goes through CVTTSS2SI (32-bit)
+
+
+def fold(x: NDArray[Any], destination: str) -> NDArray[Any]:
+    """`x` converted as OpenVINO folds a Convert of a constant: float to integer truncates
+    through a 32- or 64-bit hardware conversion whose overflow and NaN give the lowest value,
+    then wraps; integers wrap from their full width; booleans are `x != 0` (NaN is true);
+    floats round to nearest even and overflow to ±inf (f64 1e300 to f32 is inf), bf16 with
+    OpenVINO's scalar rounding; i32 to f16 saturates at ±65504. The plugin then holds the
+    result as any constant (`as_constant`)."""
+    source = _SOURCES.get(x.dtype.kind + str(x.dtype.itemsize), "int")
+    with np.errstate(over="ignore", invalid="ignore"):
+        if destination == "boolean":
+            return np.asarray(x != 0) if source != "boolean" else x.copy()
+        if destination in (*FLOATS, "bf16"):
+            return _fold_to_float(x, destination)
+        dtype = numpy_dtype(destination)
+        if dtype is None:
+            raise ValueError(f"NumPy holds no {destination} elements")
+        if source not in FLOATS:
+            return x.astype(dtype)  # C++ casts between integers wrap
+        return _fold_float_to_int(x.astype(np.float64), source, destination, dtype)
+
+
+def _cvtt(values: NDArray[np.float64], bits: int) -> NDArray[Any]:
+    """CVTTSS2SI / CVTTSD2SI: truncation; NaN and values out of range give the lowest value."""
+    info = np.iinfo(np.int32 if bits == 32 else np.int64)
+    truncated = np.trunc(values)
+    fits = (truncated >= info.min) & (truncated < -float(info.min))  # False for NaN
+    return np.where(fits, truncated, info.min).astype(info.dtype)
+
+
+def _fold_float_to_int(
+    values: NDArray[np.float64], source: str, destination: str, dtype: np.dtype[Any]
+) -> NDArray[Any]:
+    if destination in _INT32_CAST_TO:
+        return _cvtt(values, 32).astype(dtype)
+    if destination == "u64" or (destination == "u32" and source == "f32"):
+        # From 2**(bits-1) on, the compiler converts x - 2**(bits-1) and sets the top bit.
+        bits = dtype.itemsize * 8
+        top = 2.0 ** (bits - 1)
+        low = _cvtt(values, bits).astype(dtype)
+        high = _cvtt(values - top, bits).astype(dtype) ^ dtype.type(1 << (bits - 1))
+        return np.where(values >= top, high, low)
+    return _cvtt(values, 64).astype(dtype)  # i64, and u32 from f16 and f64
+
+
+def _fold_to_float(x: NDArray[Any], destination: str) -> NDArray[Any]:
+    if x.dtype == np.int32 and destination == "f16":
+        return np.clip(x.astype(np.float32), -F16_MAX, F16_MAX).astype(np.float16)
+    values = x.astype(np.float32)  # f64 beyond the f32 range becomes ±inf
+    if destination == "bf16":
+        return _round_to_bf16_scalar(values)
+    return values.astype(numpy_dtype(destination))
+
+
+def as_constant(value: NDArray[Any], element_type: str) -> NDArray[Any]:
+    """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
+    u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
+    if element_type in ("i64", "u32", "u64"):
+        wide = value.astype(np.float64) if element_type == "u64" else value.astype(np.int64)
+        return np.clip(wide, INT32_MIN, -INT32_MIN - 1).astype(value.dtype)
+    if element_type == "f64":
+        return np.clip(value, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+    return value

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
-from irpool.ops.conversion import convert
+from irpool.ops.conversion import fold
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -54,32 +53,16 @@ class Convert1(Op):
                 "CPU plugin cannot compile a Convert to a dynamic type",
                 "destination_type",
             )
-        value = folded(data, self._fold)
+        value = folded(data, self.fold_constant)
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
         decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
-    def _fold(self, array: NDArray[Any]) -> NDArray[Any] | None:
-        """The value OpenVINO folds a Const to, where irpool knows it: where no value is out
-        of range (there the folding and the CPU plugin differ, see docs/semantics.md)."""
+    def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
+        """The value OpenVINO folds a Const to: its reference conversion, which differs from
+        the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
         if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
             return None
-        result = convert(array, self.destination)
-        return result if _lossless(array, result, self.destination) else None
-
-
-def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bool:
-    """Whether every element converts without rounding (truncation toward zero aside),
-    overflow or NaN: there every implementation agrees."""
-    values = array.astype(np.float64)
-    if array.dtype.kind == "f":
-        if not np.all(np.isfinite(values)):
-            return False
-        if destination not in FLOATS and destination != "boolean":
-            values = np.trunc(values)
-    if destination == "boolean":
-        expected = values != 0
-        return bool(np.array_equal(result, expected))
-    return bool(np.array_equal(result.astype(np.float64), values))
+        return fold(array, self.destination)

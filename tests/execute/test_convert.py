@@ -1,6 +1,7 @@
-"""Convert's kernel against what OpenVINO's CPU plugin gave (tests/golden/convert_cpu.json,
-written by tools/gen_convert_golden.py with the real runtime): every source and destination
-type, on each type's edge cases, bit for bit."""
+"""Convert's kernel and folding against what OpenVINO's CPU plugin gave (tests/golden/
+convert_cpu.json, written by tools/gen_convert_golden.py with the real runtime): every source
+and destination type, on each type's edge cases, bit for bit, for a Parameter (the kernel), a
+Const (OpenVINO's folding, then the plugin's constant) and a bare Const."""
 
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import pytest
 from numpy.typing import NDArray
 
 from irpool.ops.base import numpy_dtype
-from irpool.ops.conversion import convert
+from irpool.ops.conversion import as_constant, convert, fold
 
 GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
 TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]
+FOLDED: dict[str, dict[str, list[Any]]] = GOLDEN["folded"]
+CONSTANTS: dict[str, list[Any]] = GOLDEN["constants"]
 PAIRS = [
     (source, destination)
     for source, row in TABLE.items()
@@ -104,6 +107,26 @@ def test_bf16_from_f64_carries_nan_bits_through_the_rounding() -> None:
     nans = np.array([0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF], np.uint64).view(np.float64)
     got = convert(nans, "bf16").view(np.uint32) >> 16
     assert got.tolist() == [0x7FC0, 0x8000]
+
+
+@pytest.mark.parametrize(("source", "destination"), PAIRS, ids=[f"{s}-{d}" for s, d in PAIRS])
+def test_folding_then_the_plugins_constant_matches_the_cpu(source: str, destination: str) -> None:
+    given = decoded(TABLE[source]["input"], source)
+    expected = decoded(FOLDED[source][destination], destination)
+    got = as_constant(fold(given, destination), destination)
+    assert got.dtype == expected.dtype
+    assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), (
+        f"{source}->{destination}: input {given.tolist()}\n got {got.tolist()}\n"
+        f"cpu {expected.tolist()}"
+    )
+
+
+@pytest.mark.parametrize("element_type", list(CONSTANTS))
+def test_constants_are_held_as_the_cpu_holds_them(element_type: str) -> None:
+    given = decoded(TABLE[element_type]["input"], element_type)
+    expected = decoded(CONSTANTS[element_type], element_type)
+    got = as_constant(given, element_type)
+    assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), got.tolist()
 
 
 def test_scalars_keep_their_rank() -> None:
