@@ -1,4 +1,5 @@
-"""Convert's kernel: the conversion itself is irpool/ops/conversion.py (folding uses it too)."""
+"""Convert's kernel: the conversion itself is irpool/ops/conversion.py (`convert`; a Convert of
+a constant is folded instead, by `fold` there)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Element type conversion on NumPy arrays, as OpenVINO 2026.4's CPU plugin converts a tensor.
 
-Used by Convert's kernel, and by Convert's folding where the plugin and OpenVINO's constant
-folding agree (irpool/ops/convert.py).
+`convert` is Convert's kernel; `fold` is OpenVINO's folding of a Convert of a constant, which
+differs, and `as_constant` how the plugin then holds any constant (both at the end).
 
-Measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
+`convert`, measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
 - float to integer truncates toward zero into int32; NaN, ±inf and values outside int32 give
   INT32_MIN; the int32 is then wrapped (two's complement) to the destination, so i64 and u64
   hold at most int32 values. f16 sources clamp ±inf to ±65504 first for 16-bit and wider
