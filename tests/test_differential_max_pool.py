@@ -4,12 +4,14 @@ Configuration #n is drawn from a generator seeded with its index (`random_config
 3-5, batch and channels up to 2 and 3, every rounding and auto_pad, dilations, pads that
 reach past the kernel (windows entirely in the padding), `axis` over the whole range, i32/i64
 indices, seven element types, inputs with few distinct values (ties) and, in a share of the
-float inputs, NaN and ±inf. About a quarter of the MaxPool-8/14 leave the indices output
-unused, which sends the CPU plugin down its other (oneDNN) path. Configurations the builders
-refuse are skipped. `BATCH_SIZE` pools share one model (Parameter `in<n>` -> MaxPool ->
-Results `values<n>` and `indices<n>`), saved with `ov.save_model`; irpool runs the file, the
-CPU plugin (f32 inference precision, one thread) compiles the same file. Values and indices
-must be equal exactly (NaN where NaN). All mismatches are reported together.
+float inputs, NaN and ±inf; i32 and i64 inputs sit near 0, 2**24, 2**31 or (i64) 2**40, where
+the oneDNN path's f32 rounding and the int32 wrap show. About a quarter of the MaxPool-8/14
+leave the indices output unused, which sends the CPU plugin down its other (oneDNN) path.
+Configurations the builders refuse are skipped. `BATCH_SIZE` pools share one model
+(Parameter `in<n>` -> MaxPool -> Results `values<n>` and `indices<n>`), saved with
+`ov.save_model`; irpool runs the file, the CPU plugin (f32 inference precision, one thread)
+compiles the same file. Values and indices must be equal exactly (NaN where NaN). All
+mismatches are reported together.
 """
 
 from __future__ import annotations
@@ -144,6 +146,9 @@ def sample(config: Config) -> Array:
     rng = np.random.default_rng(config.index)
     dtype = DTYPES[config.dtype][0]
     low = 0 if config.dtype == "u8" else -4
+    if config.dtype in ("i32", "i64"):  # values f32 cannot hold, near and beyond int32's top
+        tops = [0, 2**24 + 1, 2**31 - 12, *([2**40 + 3] * (config.dtype == "i64"))]
+        low += int(rng.choice(tops))
     x = rng.integers(low, low + 8, config.shape).astype(dtype)
     if config.non_finite and np.dtype(dtype).kind == "f":
         roll = rng.random(config.shape)

@@ -15,8 +15,7 @@ the file, irpool must report an error of a rule whose runtime "rejects".
 Run (accepted configurations with static shapes that irpool finds valid): up to `BATCH_SIZE`
 configurations share one model, compiled once on the CPU plugin (f32 inference precision) and
 run on seeded inputs holding NaN, ±inf, values beyond int32 and each type's extremes; outputs
-must be equal bit for bit (NaN where the CPU has NaN). Three conversions are left out, as irpool
-does not reproduce it (docs/semantics.md, Convert-1): f64, u32 and u64 to bf16.
+must be equal bit for bit (NaN where the CPU has NaN), every conversion included.
 """
 
 from __future__ import annotations
@@ -72,7 +71,6 @@ CONVERT_SOURCES = (
     "boolean",
 )
 DESTINATIONS = (*CONVERT_SOURCES, "bf16")
-NOT_REPRODUCED = {("f64", "bf16"), ("u32", "bf16"), ("u64", "bf16")}
 
 
 @dataclass(frozen=True)
@@ -408,11 +406,7 @@ def runnable(outcome: Outcome) -> bool:
         return False
     if config.shape == "..." or -1 in (parameter_claim(config).dims or ()):
         return False
-    destination = dict(config.attrs).get("destination_type", "").lower()
-    return (
-        config.element_type,
-        destination,
-    ) not in NOT_REPRODUCED and claim.element_type != "dynamic"
+    return claim.element_type != "dynamic"
 
 
 def as_comparable(array: NDArray[Any], element_type: str) -> NDArray[Any]:

@@ -3,8 +3,11 @@
 For every source and destination element type irpool runs, one model Parameter -> Convert ->
 Result is compiled on the CPU plugin (f32 inference precision) and run on the values below,
 which hold each type's edge cases: halves, NaN, ±inf, values beyond int32 and the destination
-ranges, the type's extremes. tests/execute/test_convert.py checks irpool's kernel against the
-file without needing OpenVINO.
+ranges, the type's extremes. The same values also go in as a Const: `folded` holds what the CPU
+returns for Const -> Convert -> Result (OpenVINO folds the Convert when it compiles), and
+`constants` what it returns for Const -> Result (how the plugin holds a constant of each type).
+tests/execute/test_convert.py checks irpool's kernel and folding against the file without
+needing OpenVINO.
 
     python tools/gen_convert_golden.py    # needs the real OpenVINO runtime
 """
@@ -58,20 +61,37 @@ def main() -> None:
     import openvino.opset1 as opset1
 
     core = ov.Core()
+    config = {"INFERENCE_PRECISION_HINT": "f32"}
+
+    def run_constant(output: ov.Node) -> NDArray[Any]:
+        """The CPU's value of a constant subgraph (a dummy Parameter makes the model valid)."""
+        dummy = opset1.parameter([1], np.float32, name="dummy")
+        compiled = core.compile_model(ov.Model([output, dummy], [dummy]), "CPU", config)
+        request = compiled.create_infer_request()
+        return np.asarray(request.infer({0: np.zeros(1, np.float32)})[compiled.output(0)])
+
     table: dict[str, dict[str, Any]] = {}
+    folded: dict[str, dict[str, Any]] = {}
+    constants: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as directory:
         for source, values in SOURCES.items():
             row: dict[str, Any] = {"input": as_json(values, source)}
+            folded[source] = {}
             for destination in (*DESTINATIONS, "boolean"):
                 parameter = opset1.parameter([len(values)], values.dtype, name="x")
                 model = ov.Model([opset1.convert(parameter, destination)], [parameter])
                 path = Path(directory) / f"{source}_{destination}.xml"
                 ov.save_model(model, path, compress_to_fp16=False)
-                compiled = core.compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+                compiled = core.compile_model(path, "CPU", config)
                 output = next(iter(compiled([values]).values()))
                 row[destination] = as_json(np.asarray(output), destination)
+                constant = run_constant(opset1.convert(opset1.constant(values), destination))
+                folded[source][destination] = as_json(constant, destination)
             table[source] = row
-    document = {"openvino": ov.__version__, "conversions": table}
+            constants[source] = as_json(run_constant(opset1.constant(values)), source)
+    document = {
+        "openvino": ov.__version__, "conversions": table, "folded": folded, "constants": constants,
+    }  # fmt: skip
     GOLDEN.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 

@@ -245,6 +245,31 @@ def scalar_max(run: np.ndarray) -> np.float32:
     return np.float32(best)
 
 
+def maxps(first: np.float32, second: np.float32) -> np.float32:
+    """x86 MAXPS: `first` when it is greater, else `second` (NaN on either side: `second`)."""
+    return first if first > second else second
+
+
+def lane_max(run: np.ndarray) -> np.float32:
+    """ReduceMax's vector kernel on a run of 16 or more: 16 lanes each scanned like
+    `scalar_max`, combined as ((l0,l4),(l8,l12)) per lane group j, then ((g0,g1),(g2,g3)),
+    the result folded as MAXPS(result, LOWEST), and the last len % 16 elements scanned on."""
+    vectors = len(run) // 16 * 16
+    lanes = [scalar_max(run[j:vectors:16]) for j in range(16)]
+    groups = [
+        maxps(maxps(lanes[j], lanes[j + 4]), maxps(lanes[j + 8], lanes[j + 12])) for j in range(4)
+    ]
+    best = maxps(maxps(maxps(groups[0], groups[1]), maxps(groups[2], groups[3])), LOWEST)
+    for value in run[vectors:]:
+        best = maxps(best, value)
+    return np.float32(best)
+
+
+def sequential_or_lanes(run: np.ndarray) -> np.float32:
+    """ReduceMax (and a global AdaptiveMaxPool without indices) over one innermost run."""
+    return scalar_max(run) if len(run) < 16 else lane_max(run)
+
+
 def first_element_max(run: np.ndarray) -> np.float32:
     """AdaptiveMaxPool's loop: start with the bin's first element, replace when strictly greater."""
     best = run[0]
@@ -273,9 +298,9 @@ def rule_checks() -> list[str]:
         runs = [(i * length // bins, -(-(i + 1) * length // bins)) for i in range(bins)]
         checks = [("AdaptiveMaxPool (indices)", adaptive_max_pool([bins]), first_element_max),
                   ("AdaptiveMaxPool (values only)", adaptive_max_pool([bins], False),
-                   first_element_max if bins > 1 else scalar_max)]  # fmt: skip
+                   first_element_max if bins > 1 else sequential_or_lanes)]  # fmt: skip
         if bins == 1:
-            checks += [("ReduceMax", reduce("max", [-1]), scalar_max),
+            checks += [("ReduceMax", reduce("max", [-1]), sequential_or_lanes),
                        ("MaxPool-8 (indices)", max_pool(8, [length]), lowest_init_max),
                        ("MaxPool-8 (values only)", max_pool(8, [length], indices=False),
                         lowest_init_max)]  # fmt: skip
@@ -313,6 +338,22 @@ def ascending_sweep() -> list[str]:
     return lines
 
 
+def lane_survival() -> list[str]:
+    """ReduceMax over rows of 16 (two rows of 32 would show the same): row p holds NaN at
+    lane p, column q puts the row's only large value at lane q; `#` the large value wins,
+    `.` it was dropped with the NaN, `L` LOWEST. The lane tree of `lane_max` reads off it."""
+    x = np.ones((16, 16, 16), np.float32)
+    x[:, np.arange(16), np.arange(16)] = 100.0
+    x[np.arange(16), :, np.arange(16)] = NAN
+    got = infer(reduce("max", [-1], keep_dims=False), x)
+    if isinstance(got, str):
+        return [got]
+    marks = np.where(got[0] == 100, "#", np.where(got[0] == LOWEST, "L", "."))
+    return ["| NaN at | lanes 0..15 |", "|---|---|"] + [
+        f"| {p} | `{''.join(row)}` |" for p, row in enumerate(marks)
+    ]
+
+
 def show(array: np.ndarray) -> str:
     text = np.array2string(array, separator=",", threshold=64, max_line_width=10**6)
     return f"{array.dtype} {list(array.shape)} {' '.join(text.split())}"
@@ -336,6 +377,8 @@ def main() -> None:
     print("\n".join(rule_checks()))
     print("\n## ReduceMax: ascending rows with one NaN\n")
     print("\n".join(ascending_sweep()))
+    print("\n## ReduceMax: which lanes a NaN drops (run of 16)\n")
+    print("\n".join(lane_survival()))
 
 
 def cpu_name() -> str:

@@ -1,4 +1,5 @@
-"""Convert's kernel: the conversion itself is irpool/ops/conversion.py (folding uses it too)."""
+"""Convert's kernel: the conversion itself is irpool/ops/conversion.py (`convert`; a Convert of
+a constant is folded instead, by `fold` there)."""
 
 from __future__ import annotations
 
@@ -22,4 +23,4 @@ def run_convert(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
         )
-    return [convert(inputs[0], op.destination)]
+    return [convert(inputs[0], op.destination, op.dynamic_input)]

@@ -37,6 +37,7 @@ BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache bet
 # Each thread keeps its pass buffers: fresh megabyte arrays page-fault on every call.
 _local = threading.local()
 BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
+F32_BELOW_2_31 = 2147483520.0  # oneDNN clamps f32 here before converting to int32
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +69,33 @@ def run_max_pool(
     indices = len(outputs) > 1 and outputs[1].used
     axis = op.attrs["axis"] % x.ndim if indices else 0
     bf16 = outputs[0].element_type == "bf16"
-    values, found = max_pool(x, op.windows(x.shape), indices, axis, bf16)
+    windows = op.windows(x.shape)
+    values, found = max_pool(x, windows, indices, axis, bf16)
+    if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
+        values = _through_f32(values)
     if len(outputs) == 1:
         return [values]
     return [values, None if found is None else found.astype(outputs[1].dtype)]
+
+
+def _runs_in_f32(shape: tuple[int, ...], windows: Sequence[Window]) -> bool:
+    """Whether the CPU's kernel for integer values without indices computes in f32: with more
+    than one channel, or when some window holds no real element (measured; one channel
+    without such a window runs an exact integer kernel)."""
+    if len(shape) > 1 and shape[1] > 1:
+        return True
+    return any(not w.real_taps(o) for w in windows for o in w.borders)
+
+
+def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
+    """The values as the CPU's oneDNN kernel gives them in f32 (`_runs_in_f32`): its int32
+    compare type in f32, rounded to nearest and clamped to the largest f32 below 2**31
+    (2147483647 -> 2147483520), then wrapped back to the type. Measured on i32, i64, u32 and
+    u64 (docs/semantics.md, MaxPool); 8- and 16-bit integers are exact in f32."""
+    if values.dtype.itemsize < 4:
+        return values
+    rounded = values.astype(np.int32).astype(np.float32).astype(np.float64)
+    return np.minimum(rounded, F32_BELOW_2_31).astype(np.int64).astype(values.dtype)
 
 
 def max_pool(

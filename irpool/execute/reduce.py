@@ -4,7 +4,8 @@ Measured (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): floats are reduced
 (f64 in f64) and f16 rounds once; an integer mean is the exact sum divided and truncated
 toward zero; a maximum starts from the lowest f32 value, so -inf and an empty axis give
 -3.4028235e38; and the CPU's scan `acc = acc if acc > v else v` lets a NaN replace the
-running maximum and the next element replace the NaN.
+running maximum and the next element replace the NaN. Runs of 16 or more contiguous reduced
+elements are scanned in 16 SIMD lanes, which moves where a NaN wins (`_lane_scan`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from irpool.ops.reduce import Reduce
 
 # The CPU's running maximum starts here for every float type (f16 rounds it to -inf).
 FLOAT_LOWEST = float(np.finfo(np.float32).min)
+# The CPU's f32 vector width on AVX-512: its ReduceMax kernel scans runs in this many lanes.
+LANES = 16
+SEQUENTIAL = 0
 
 
 @kernel_for(Reduce)
@@ -44,6 +48,8 @@ def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDAr
     rows, count = _rows(x, axes)
     if x.dtype.kind != "f":
         sums = np.add.reduce(rows, axis=1, dtype=np.int64)
+        if x.dtype == np.uint8:  # measured: the CPU's running u8 sum saturates at 255
+            sums = np.minimum(sums, 255)
         # Truncated toward zero; NumPy's // floors, so divide the magnitude.
         means = np.sign(sums) * (np.abs(sums) // max(count, 1))
         return _shaped(means.astype(x.dtype), x.shape, axes, keep_dims)
@@ -70,21 +76,80 @@ def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArr
         maxima = np.max(rows, axis=1, initial=lowest)
     hit = np.flatnonzero(np.isnan(maxima))  # NaN propagates through np.max: rows holding one
     if hit.size:
-        maxima[hit] = _scan_with_nan(rows[hit])
+        run = scan_run(x.shape, axes)  # None: not reproduced, the sequential scan comes closest
+        rows_hit = rows[hit]
+        maxima[hit] = _lane_scan(rows_hit, run, lowest) if run else _scan(rows_hit, lowest)
     return _shaped(maxima, x.shape, axes, keep_dims)
 
 
-def _scan_with_nan(rows: NDArray[Any]) -> NDArray[Any]:
-    """The CPU's scan on rows holding NaN: the element after the last NaN restarts it (even
-    -inf, which the start value would have hidden), so the result is the maximum of what
-    follows the last NaN, or NaN when the last element is NaN. Measured exact for runs
-    shorter than 16 elements; longer runs are scanned in 16 SIMD lanes whose NaN handling
-    differs (docs/semantics.md)."""
+def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:
+    """How the CPU's ReduceMax scans the reduced elements of each output, measured with NaN
+    at every position (docs/semantics.md, ReduceMax): `SEQUENTIAL` (one by one), the length
+    of the contiguous innermost runs it scans in SIMD lanes, or None where its kernel takes
+    another order irpool does not reproduce: 16 or more reduced elements with rank 5, every
+    axis reduced, rank 4 reduced over axes 1-3, or a kept innermost axis of 1."""
+    rank = len(shape)
+    if prod(shape[axis] for axis in axes) < LANES or rank == 1:
+        return SEQUENTIAL
+    if rank == 5 or len(axes) == rank or (rank == 4 and sorted(axes) == [1, 2, 3]):
+        return None
+    if shape[-1] == 1 and rank - 1 not in axes:
+        return None
+    run, axis = 1, rank - 1
+    while axis in axes:
+        run, axis = run * shape[axis], axis - 1
+    return run if run >= LANES else SEQUENTIAL
+
+
+def _greater_or_second(first: NDArray[Any], second: NDArray[Any]) -> NDArray[Any]:
+    """x86 MAXPS: `first` when it is greater, else `second` (so a NaN on either side gives
+    `second`)."""
+    return np.where(first > second, first, second)
+
+
+def _scan(rows: NDArray[Any], lowest: Any) -> NDArray[Any]:
+    """The CPU's sequential scan `acc = acc if acc > v else v` from `lowest`, per row: the
+    element after the last NaN restarts it (even -inf, which the start value would have
+    hidden), so the result is the maximum of what follows the last NaN, or NaN when the last
+    element is NaN."""
     count = rows.shape[1]
-    last_nan = count - 1 - np.argmax(np.isnan(rows[:, ::-1]), axis=1)
+    nan = np.isnan(rows)
+    has_nan = nan.any(axis=1)
+    last_nan = np.where(has_nan, count - 1 - np.argmax(nan[:, ::-1], axis=1), -1)
     after = np.arange(count) > last_nan[:, None]
-    maxima: NDArray[Any] = np.max(np.where(after, rows, -np.inf), axis=1)
+    start = np.where(has_nan, rows.dtype.type(-np.inf), lowest).astype(rows.dtype)
+    maxima: NDArray[Any] = np.max(np.where(after, rows, start[:, None]), axis=1, initial=-np.inf)
+    maxima = np.maximum(maxima, start)
     return np.where(last_nan == count - 1, rows.dtype.type(np.nan), maxima)
+
+
+def _lane_scan(rows: NDArray[Any], run: int, lowest: Any) -> NDArray[Any]:
+    """The CPU's ReduceMax over runs of `run` contiguous elements (rows hold whole runs, one
+    after the other), measured on NaN at every position (tools/measure_family.py): each
+    vector of 16 elements is folded into 16 lane maxima with MAXPS (the sequential scan per
+    lane); the lanes are combined as ((l0,l4),(l8,l12)) for each of the four lane groups, then
+    ((g0,g1),(g2,g3)), each pair by MAXPS with the later lanes second; the run's result r then
+    updates the output as MAXPS(r, output), so a NaN r is dropped; and the run's last
+    `run % 16` elements continue the sequential scan from there."""
+    count = len(rows)
+    vectors = run // LANES * LANES
+    output = np.full(count, lowest, rows.dtype)
+    for start in range(0, rows.shape[1], run):
+        body = rows[:, start : start + vectors].reshape(count, -1, LANES)
+        lanes = _scan(body.transpose(0, 2, 1).reshape(count * LANES, -1), lowest)
+        lanes = lanes.reshape(count, LANES)
+        groups = _greater_or_second(
+            _greater_or_second(lanes[:, 0:4], lanes[:, 4:8]),
+            _greater_or_second(lanes[:, 8:12], lanes[:, 12:16]),
+        )
+        result = _greater_or_second(
+            _greater_or_second(groups[:, 0], groups[:, 1]),
+            _greater_or_second(groups[:, 2], groups[:, 3]),
+        )
+        output = _greater_or_second(result, output)
+        tail = rows[:, start + vectors : start + run]
+        output = _scan(np.concatenate([output[:, None], tail], axis=1), lowest)
+    return output
 
 
 def _rows(x: NDArray[Any], axes: tuple[int, ...]) -> tuple[NDArray[Any], int]:

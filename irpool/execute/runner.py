@@ -97,6 +97,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     # Imported here (and in `execute`): irpool.model imports this module, and validating
     # should not pay for input binding (start-up time).
     from irpool.execute.bind import model_input
+    from irpool.ops.conversion import as_constant
 
     graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
@@ -122,6 +123,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         elif op.role is Role.CONSTANT or _folded(inputs, constants, produced):
             for index, info in enumerate(produced):
                 constants[(layer_id, index)] = _constant_value(layer, info)
+        elif (value := _folded_convert(op, inputs, constants, produced[0])) is not None:
+            constants[(layer_id, 0)] = value
         else:
             kernel = kernel_of(op)
             if kernel is None:
@@ -132,6 +135,9 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
+    # What runs sees constants as the CPU plugin holds them (i64 saturated to int32, ...);
+    # folding above saw them as written, as OpenVINO's folding does.
+    constants = {ref: as_constant(value, types[ref]) for ref, value in constants.items()}
     shapes = {
         (layer_id, index): info.shape
         for layer_id, infos in checked.outputs.items()
@@ -139,6 +145,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     steps = _steps(computed, types, constants, outputs)
     steps = _fold_constant_steps(steps, constants, outputs, types, shapes)
+    constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
@@ -146,6 +153,18 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=_replay(plan, shapes))
     return plan
+
+
+def _read_constants(
+    steps: list[Step], constants: dict[Ref, NDArray[Any]], outputs: list[ModelOutput]
+) -> dict[Ref, NDArray[Any]]:
+    """The constants a run reads, read-only (every run shares them): a folded layer's sources
+    (the f16 weights of a decompression Convert) are not held beside its value."""
+    read = {ref for step in steps for ref in step.inputs} | {output.ref for output in outputs}
+    kept = {ref: value for ref, value in constants.items() if ref in read}
+    for value in kept.values():
+        value.flags.writeable = False
+    return kept
 
 
 def _cannot_run(layer: Layer) -> ExecutionError:
@@ -211,7 +230,12 @@ def _fits_in_memory(step: Step, types: dict[Ref, str], shapes: dict[Ref, Shape])
         return False
     output = sum(tensor_bytes(shapes[ref].values(), types[ref]) for ref in refs)
     working = max((working_bytes(shapes[ref].values()) for ref in refs), default=0)
-    needed = output + working
+    return _affordable(output + working)
+
+
+def _affordable(needed: int) -> bool:
+    """Whether `needed` bytes fit in the memory available now; asked only for a noticeable
+    share of the machine's, as a run asks."""
     return needed * CHECK_SHARE <= physical_memory() or needed <= available_memory()
 
 
@@ -231,6 +255,22 @@ def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
         value.flags.writeable = False
         constants[(step.layer.id, index)] = value
     return True
+
+
+def _folded_convert(
+    op: Op, inputs: tuple[Ref, ...], constants: dict[Ref, NDArray[Any]], produced: TensorInfo
+) -> NDArray[Any] | None:
+    """A Convert of a constant of any size, folded as OpenVINO folds it when it compiles (the
+    check folds small ones only); None for other layers, for types NumPy cannot hold, and
+    when the memory available cannot hold the result (it then runs, and is refused, as a
+    step)."""
+    from irpool.ops.convert import Convert1
+
+    if not isinstance(op, Convert1) or inputs[0] not in constants:
+        return None
+    if not _affordable(tensor_bytes(produced.shape.values(), produced.element_type)):
+        return None
+    return op.fold_constant(constants[inputs[0]])
 
 
 def _refs(step: Step) -> list[Ref]:

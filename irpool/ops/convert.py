@@ -36,6 +36,9 @@ class Convert1(Op):
     attributes = (
         Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
     )
+    # Whether the model leaves the input shape dynamic (the CPU then rounds f32 to bf16
+    # otherwise). Set by the check; a run re-infers on concrete shapes and must not reset it.
+    dynamic_input = False
 
     @property
     def destination(self) -> str:
@@ -44,6 +47,7 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
+        self.dynamic_input = self.dynamic_input or not data.shape.is_static
         if self.destination == "dynamic":
             ctx.report(
                 COMPILE_CRASH,
@@ -58,38 +62,20 @@ class Convert1(Op):
                 f"plugin cannot compile a Convert to {self.destination}",
                 "destination_type",
             )
-        value = folded(data, self._fold)
+        value = folded(data, self.fold_constant)
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
         decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
-    def _fold(self, array: NDArray[Any]) -> NDArray[Any] | None:
-        """The value OpenVINO folds a Const to, where irpool knows it: where no value is out
-        of range (there the folding and the CPU plugin differ, see docs/semantics.md)."""
+    def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
+        """The value OpenVINO folds a Const to: its reference conversion, which differs from
+        the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
         if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
-        from irpool.ops.conversion import convert
+        from irpool.ops.conversion import fold
 
-        result = convert(array, self.destination)
-        return result if _lossless(array, result, self.destination) else None
-
-
-def _lossless(array: NDArray[Any], result: NDArray[Any], destination: str) -> bool:
-    """Whether every element converts without rounding (truncation toward zero aside),
-    overflow or NaN: there every implementation agrees."""
-    import numpy as np  # only a known value gets here: NumPy is already loaded
-
-    values = array.astype(np.float64)
-    if array.dtype.kind == "f":
-        if not np.all(np.isfinite(values)):
-            return False
-        if destination not in FLOATS and destination != "boolean":
-            values = np.trunc(values)
-    if destination == "boolean":
-        expected = values != 0
-        return bool(np.array_equal(result, expected))
-    return bool(np.array_equal(result.astype(np.float64), values))
+        return fold(array, self.destination)

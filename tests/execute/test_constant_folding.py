@@ -83,9 +83,10 @@ def test_the_decompression_runs_once_not_per_run(
     model = irpool.load(compressed_model(tmp_path)[0])
     x = np.ones(SMALL, np.float32)
     first = model.run({"input": x})
-    assert calls == {"Convert": 1, "AvgPool": 2}
+    # The Convert is folded by OpenVINO's folding rules when planning, never by its kernel.
+    assert calls == {"AvgPool": 2}
     second = model.run({"input": x})
-    assert calls == {"Convert": 1, "AvgPool": 3}  # only the pool of the input ran again
+    assert calls == {"AvgPool": 3}  # only the pool of the input ran again
     for name in ("output", "pooled_weights"):
         np.testing.assert_array_equal(first[name], second[name])
 

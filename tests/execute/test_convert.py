@@ -1,6 +1,7 @@
-"""Convert's kernel against what OpenVINO's CPU plugin gave (tests/golden/convert_cpu.json,
-written by tools/gen_convert_golden.py with the real runtime): every source and destination
-type, on each type's edge cases, bit for bit."""
+"""Convert's kernel and folding against what OpenVINO's CPU plugin gave (tests/golden/
+convert_cpu.json, written by tools/gen_convert_golden.py with the real runtime): every source
+and destination type, on each type's edge cases, bit for bit, for a Parameter (the kernel), a
+Const (OpenVINO's folding, then the plugin's constant) and a bare Const."""
 
 from __future__ import annotations
 
@@ -13,18 +14,17 @@ import pytest
 from numpy.typing import NDArray
 
 from irpool.ops.base import numpy_dtype
-from irpool.ops.conversion import convert
+from irpool.ops.conversion import as_constant, convert, fold
 
 GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
 TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]
-# Rounding to bf16 from these differs on the CPU in ways irpool does not reproduce
-# (docs/semantics.md, Convert-1).
-NOT_REPRODUCED = {("f64", "bf16"), ("u32", "bf16"), ("u64", "bf16")}
+FOLDED: dict[str, dict[str, list[Any]]] = GOLDEN["folded"]
+CONSTANTS: dict[str, list[Any]] = GOLDEN["constants"]
 PAIRS = [
     (source, destination)
     for source, row in TABLE.items()
     for destination in row
-    if destination != "input" and (source, destination) not in NOT_REPRODUCED
+    if destination != "input"
 ]
 
 
@@ -48,12 +48,85 @@ def test_convert_matches_the_cpu_plugin(source: str, destination: str) -> None:
     )
 
 
-def test_the_exceptions_are_still_real() -> None:
-    """f64 -> bf16 rounds 3e9 down on the CPU, where nearest-even rounds it up."""
-    row = TABLE["f64"]
-    position = [float(v) for v in row["input"]].index(3e9)
-    assert float(row["bf16"][position]) == 2986344448.0
-    assert convert(np.array([3e9]), "bf16")[0] == 3003121664.0
+@pytest.mark.parametrize(
+    ("source", "value", "bf16_bits"),
+    [
+        ("f64", 3e9, 0x4F32),  # f32 0x4f32d05e: even, truncated (nearest even: 0x4f33)
+        ("f64", 1.257302210933933e34, 0x781A),  # 0x781af976: even, truncated
+        ("f64", -5.356693731611109e-29, 0x9088),  # 0x9087ceee: odd, rounded up
+        ("f64", 1e300, 0x7F7F),  # beyond bf16's largest: clamped, not rounded to inf
+        ("f64", float("inf"), 0x7F7F),
+        ("u32", 2**32 - 1, 0x4F80),  # f32 0x4f800000 already
+        ("u32", 853945013, 0x4E4C),  # 0x4e4b98ab: odd, rounded up
+        ("i32", 1035104509, 0x4E76),  # 0x4e76c9c4: even, truncated
+        ("u64", 2**64 - 1, 0x5F80),
+    ],
+)
+def test_bf16_from_wide_sources_rounds_as_the_cpu(
+    source: str, value: float, bf16_bits: int
+) -> None:
+    """Measured on the CPU: f64 and integer sources use ov::bfloat16's scalar rounding, which
+    rounds half up after an odd value and truncates after an even one."""
+    got = convert(np.array([value], dtype=numpy_dtype(source)), "bf16")
+    assert got.view(np.uint32)[0] >> 16 == bf16_bits
+
+
+@pytest.mark.parametrize(
+    ("f32_bits", "static", "dynamic"),
+    [
+        (0x3F80C000, 0x3F81, 0x3F80),  # nearest even / truncated after an even value
+        (0x3F81C000, 0x3F82, 0x3F82),
+        (0x00008001, 0x0000, 0x0000),  # a subnormal: zero / rounded as any value
+        (0x00018001, 0x0000, 0x0002),
+        (0x80018001, 0x8000, 0x8002),
+        (0x7F7FFFFF, 0x7F80, 0x7F80),  # f32's largest overflows to inf on both paths
+        (0x7F800001, 0x7FC0, 0x7F80),  # a signalling NaN: quieted / its bits, so inf
+        (0x7FFFFFFF, 0x7FFF, 0x8000),
+        (0xFF800000, 0xFF80, 0xFF80),
+    ],
+)
+def test_bf16_from_f32_depends_on_whether_the_shape_is_static(
+    f32_bits: int, static: int, dynamic: int
+) -> None:
+    """Measured: the CPU rounds f32 of a static shape with VCVTNEPS2BF16, of a dynamic shape
+    with ov::bfloat16's scalar rule."""
+    values = np.array([f32_bits], np.uint32).view(np.float32)
+    for dynamic_input, expected in ((False, static), (True, dynamic)):
+        got = convert(values, "bf16", dynamic_input).view(np.uint32)[0] >> 16
+        assert got == expected, f"dynamic input {dynamic_input}: {got:#x}"
+
+
+def test_bf16_from_f16_quiets_nan_on_both_paths() -> None:
+    signalling = np.array([0x7C01], np.uint16).view(np.float16)
+    for dynamic_input in (False, True):
+        assert convert(signalling, "bf16", dynamic_input).view(np.uint32)[0] >> 16 == 0x7FC0
+
+
+def test_bf16_from_f64_carries_nan_bits_through_the_rounding() -> None:
+    """Measured: f64 NaN 0x7fffffffffffffff (f32 0x7fffffff) converts to 0x8000, -0.0."""
+    nans = np.array([0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF], np.uint64).view(np.float64)
+    got = convert(nans, "bf16").view(np.uint32) >> 16
+    assert got.tolist() == [0x7FC0, 0x8000]
+
+
+@pytest.mark.parametrize(("source", "destination"), PAIRS, ids=[f"{s}-{d}" for s, d in PAIRS])
+def test_folding_then_the_plugins_constant_matches_the_cpu(source: str, destination: str) -> None:
+    given = decoded(TABLE[source]["input"], source)
+    expected = decoded(FOLDED[source][destination], destination)
+    got = as_constant(fold(given, destination), destination)
+    assert got.dtype == expected.dtype
+    assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), (
+        f"{source}->{destination}: input {given.tolist()}\n got {got.tolist()}\n"
+        f"cpu {expected.tolist()}"
+    )
+
+
+@pytest.mark.parametrize("element_type", list(CONSTANTS))
+def test_constants_are_held_as_the_cpu_holds_them(element_type: str) -> None:
+    given = decoded(TABLE[element_type]["input"], element_type)
+    expected = decoded(CONSTANTS[element_type], element_type)
+    got = as_constant(given, element_type)
+    assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), got.tolist()
 
 
 def test_scalars_keep_their_rank() -> None:
