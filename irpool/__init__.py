@@ -27,8 +27,8 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """`Model` and `load` are imported on first use: they need NumPy, which `irpool rules`,
-    `--help` and `--version` must not pay for at start-up."""
+    """`Model` and `load` are imported on first use: they bring the whole checker (lxml, the
+    ops), which `irpool rules`, `--help` and `--version` must not pay for at start-up."""
     if name in ("Model", "load"):
         from irpool import model
 

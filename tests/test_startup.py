@@ -4,11 +4,13 @@ without importing them."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import sys
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from irpool.cli import cli
 from irpool.cli.app import COMMANDS
@@ -78,3 +80,10 @@ def test_validating_imports_no_kernel() -> None:
     assert "irpool.ops.avg_pool" in imported
     kernels = {"avg_pool", "adaptive_avg_pool", "sliding", "matmul", "whole", "direct", "driver"}
     assert not {f"irpool.execute.{name}" for name in kernels} & imported
+
+
+def test_version_is_the_installed_package_s(runner: CliRunner) -> None:
+    """`--version` prints `irpool.__version__` (no metadata lookup at start-up), which the
+    build reads as the package's version: the two cannot drift."""
+    result = runner.invoke(cli, ["--version"], prog_name="irpool")
+    assert result.stdout == f"irpool, version {importlib.metadata.version('irpool')}\n"

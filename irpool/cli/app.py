@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from irpool import __version__
 from irpool.diagnostics import IRError
 from irpool.report import text as text_report
 
@@ -78,7 +79,7 @@ class _Commands(click.Group):
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="irpool")
+@click.version_option(__version__, package_name="irpool")  # no metadata lookup: start-up
 def cli() -> None:
     """Check and run OpenVINO IR pooling models exactly as the runtime reads them."""
 
