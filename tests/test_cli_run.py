@@ -205,7 +205,7 @@ def test_an_unreadable_input_file_is_exit_2(
     def refuse(path: Path, allow_pickle: bool) -> None:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr("irpool.cli.run.np.load", refuse)
+    monkeypatch.setattr("numpy.load", refuse)
     code, output = _run(runner, POOL, "-i", POOL_INPUT)
     assert code == 2
     assert f"cannot read input file {POOL_INPUT}: Permission denied" in output

@@ -46,6 +46,7 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
     [
         ["validate", "--help"],
         ["explain", "--help"],
+        ["run", "--help"],
         ["validate", "examples/valid/avgpool1_4d.xml"],
         ["validate", "examples/valid/maxpool8_dynamic.xml"],
         ["explain", "examples/valid/avgpool14_dynamic.xml"],

@@ -2,17 +2,18 @@
 
 Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
 including an input or output file the system cannot open.
+
+NumPy is imported by the functions that read, write and describe arrays, not with this
+module: `irpool run --help` prints text only, and starts as fast as the other commands.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-import numpy as np
-from numpy.typing import NDArray
 
 from irpool.cli.app import (
     EXIT_FINDINGS,
@@ -28,6 +29,9 @@ from irpool.model import Model
 from irpool.report import text as text_report
 from irpool.rules import Severity
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
 
 def _fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
     click.echo(f"irpool run: {message}", err=True)
@@ -42,6 +46,8 @@ def _file_error(what: str, path: Path, error: OSError) -> NoReturn:
 
 def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     """An .npy array, or an .npz's arrays by key; never unpickles (allow_pickle=False)."""
+    import numpy as np
+
     if path.is_dir():
         _fail(f"input file {path} is a directory", EXIT_USAGE)
     try:
@@ -99,6 +105,8 @@ def check_destination(destination: Path) -> None:
 
 
 def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
+    import numpy as np
+
     if destination.suffix != ".npz" and len(outputs) != 1:
         raise UsageError(
             f"--output {destination}: the model has {len(outputs)} results; use an .npz file"
@@ -115,6 +123,8 @@ def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
 def describe(name: str, result: str, array: NDArray[Any]) -> str:
     """One output: its key and Result layer, shape, dtype, and for floats the NaN and inf
     counts; min, max and mean are over the finite values only, and say so when some are not."""
+    import numpy as np
+
     shape = "x".join(str(n) for n in array.shape) or "scalar"
     head = f'{name} (Result "{result}"): shape {shape}, {array.dtype}'
     if array.dtype.kind != "f":
@@ -134,7 +144,7 @@ def describe(name: str, result: str, array: NDArray[Any]) -> str:
 
 def _statistics(values: NDArray[Any], note: str) -> str:
     # min and max need no copy; the mean accumulates in f64 without widening the array.
-    mean = values.mean(dtype=np.float64)
+    mean = values.mean(dtype="f8")
     return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
