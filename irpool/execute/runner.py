@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from numpy.typing import NDArray
 
 from irpool.check.layers import CheckedLayers
+from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.execute.memory import (
@@ -37,10 +37,9 @@ from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, NotInferable, Op, Role, ShapeError, TensorInfo
+from irpool.ops.conversion import as_constant
+from irpool.ops.convert import Convert1
 from irpool.parse.values import read_tensor_names
-
-if TYPE_CHECKING:
-    from irpool.execute.bind import ModelInput
 
 Ref = tuple[int, int]  # (layer id, output index)
 # A layer its kernel runs: the layer, its op, the kernel, its inputs, its output count.
@@ -94,11 +93,6 @@ class ExecutionPlan:
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:
-    # Imported here (and in `execute`): irpool.model imports this module, and validating
-    # should not pay for input binding (start-up time).
-    from irpool.execute.bind import model_input
-    from irpool.ops.conversion import as_constant
-
     graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
     constants: dict[Ref, NDArray[Any]] = {}
@@ -242,7 +236,6 @@ def _affordable(needed: int) -> bool:
 def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
     """Compute the step's kept outputs into `constants`, read-only as a Const's value is
     (every run returns the same arrays); False when its kernel refuses it."""
-    _, round_to_bf16 = _binding()
     try:
         produced = step.kernel(step.op, [constants[ref] for ref in step.inputs], step.outputs)
     except ExecutionError:
@@ -264,8 +257,6 @@ def _folded_convert(
     check folds small ones only); None for other layers, for types NumPy cannot hold, and
     when the memory available cannot hold the result (it then runs, and is refused, as a
     step)."""
-    from irpool.ops.convert import Convert1
-
     if not isinstance(op, Convert1) or inputs[0] not in constants:
         return None
     if not _affordable(tensor_bytes(produced.shape.values(), produced.element_type)):
@@ -341,14 +332,6 @@ def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
     return info.value
 
 
-@cache
-def _binding() -> tuple[Callable[..., dict[Ref, NDArray[Any]]], Callable[..., NDArray[Any]]]:
-    """Input binding, imported on the first run (see plan_execution), not on every one."""
-    from irpool.execute.bind import bind, round_to_bf16
-
-    return bind, round_to_bf16
-
-
 def execute(
     model: RunnerInput,
     plan: ExecutionPlan,
@@ -356,7 +339,6 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
-    bind, round_to_bf16 = _binding()
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
@@ -368,9 +350,9 @@ def execute(
         for index in step.kept:
             array = produced[index]
             assert array is not None  # a kernel may skip only the outputs nothing reads
+            if index in step.bf16_outputs:
+                array = round_to_bf16(array)
             tensors[(step.layer.id, index)] = array
-        for index in step.bf16_outputs:
-            tensors[(step.layer.id, index)] = round_to_bf16(produced[index])
         for ref in step.frees:
             del tensors[ref]
     return {output.name: tensors[output.ref] for output in plan.outputs}
