@@ -93,9 +93,11 @@ def _integer_max(rows: NDArray[Any]) -> NDArray[Any]:
         lowest = np.iinfo(rows.dtype).min if rows.dtype.kind in "iu" else False
         exact: NDArray[Any] = np.max(rows, axis=1, initial=lowest)
         return exact
-    as_f32 = rows.astype(np.int32).astype(np.float32)
-    maxima = np.max(as_f32, axis=1, initial=INT32_MIN).astype(np.float64)
-    as_int32 = np.where(maxima < 2.0**31, maxima, INT32_MIN).astype(np.int32)
+    wrapped = rows.astype(np.int32, copy=False)
+    maxima = np.max(wrapped, axis=1, initial=np.iinfo(np.int32).min)
+    # Rounding to nearest is monotonic: the rounded maximum is the maximum of the rounded.
+    rounded = maxima.astype(np.float32).astype(np.float64)
+    as_int32 = np.where(rounded < 2.0**31, rounded, INT32_MIN).astype(np.int32)
     return as_int32.astype(rows.dtype)
 
 
