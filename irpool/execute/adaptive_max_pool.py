@@ -5,6 +5,7 @@ element and takes a later one only when it is strictly greater, in row-major ord
 keep the first, NaN is never taken, but a bin whose first element is NaN stays NaN. With its
 indices unused, the CPU runs a global AdaptiveMaxPool (output 1 on every axis) as a
 ReduceMax over the spatial axes, whose scan differs on NaN and -inf: so does irpool.
+Integers of 32 or 64 bits are wrapped to int32 and compared in f32, as on CPU.
 
 The maximum is separable: reducing the last axis bin by bin (keeping each row's first
 argmax) and then each earlier axis (keeping the first row holding the maximum) finds the
@@ -20,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute.max_pool import F32_BELOW_2_31
 from irpool.execute.reduce import reduce_max
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.pooling_geometry import adaptive_box
@@ -36,6 +38,14 @@ def run_adaptive_max_pool(
         return [reduce_max(data, spatial, keep_dims=True), None]
     index_dtype = outputs[1].dtype
     assert index_dtype is not None  # index_element_type is i32 or i64
+    if data.dtype.kind in "iu" and data.dtype.itemsize >= 4:
+        # Measured: the CPU wraps these to int32 and compares them in f32 (ties after
+        # rounding keep the first), then clamps to the largest f32 below 2**31 and converts
+        # back (2147483647 -> 2147483520); 8- and 16-bit integers are exact in f32.
+        as_f32 = data.astype(np.int32).astype(np.float32)
+        values, indices = adaptive_max_pool(as_f32, output_size, index_dtype)
+        as_int = np.minimum(values.astype(np.float64), F32_BELOW_2_31).astype(np.int32)
+        return [as_int.astype(data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
     return [values, indices]
 

@@ -6,6 +6,7 @@ toward zero; a maximum starts from the lowest f32 value, so -inf and an empty ax
 -3.4028235e38; and the CPU's scan `acc = acc if acc > v else v` lets a NaN replace the
 running maximum and the next element replace the NaN. Runs of 16 or more contiguous reduced
 elements are scanned in 16 SIMD lanes, which moves where a NaN wins (`_lane_scan`).
+Integers of 16 bits or more are wrapped to int32 and compared in f32 (`_integer_max`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ FLOAT_LOWEST = float(np.finfo(np.float32).min)
 # The CPU's f32 vector width on AVX-512: its ReduceMax kernel scans runs in this many lanes.
 LANES = 16
 SEQUENTIAL = 0
+INT32_MIN = -(2.0**31)
 
 
 @kernel_for(Reduce)
@@ -69,8 +71,7 @@ def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArr
         return reduce_max(x[..., np.newaxis], (x.ndim,), False)
     rows, _ = _rows(x, axes)
     if x.dtype.kind != "f":
-        lowest = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else 0
-        return _shaped(np.max(rows, axis=1, initial=lowest), x.shape, axes, keep_dims)
+        return _shaped(_integer_max(rows), x.shape, axes, keep_dims)
     lowest = x.dtype.type(FLOAT_LOWEST) if x.dtype != np.float16 else x.dtype.type(-np.inf)
     with np.errstate(over="ignore"):  # f16 cannot hold the f32 lowest value: -inf, as on CPU
         maxima = np.max(rows, axis=1, initial=lowest)
@@ -80,6 +81,24 @@ def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArr
         rows_hit = rows[hit]
         maxima[hit] = _lane_scan(rows_hit, run, lowest) if run else _scan(rows_hit, lowest)
     return _shaped(maxima, x.shape, axes, keep_dims)
+
+
+def _integer_max(rows: NDArray[Any]) -> NDArray[Any]:
+    """Each row's maximum as the CPU computes it (measured, docs/semantics.md §12): 8-bit
+    integers exactly from the type's lowest value; wider ones wrapped to int32, compared in
+    f32 (rounded to nearest) from INT32_MIN, and converted back, where the f32 value 2**31
+    becomes INT32_MIN (2147483647 -> -2147483648), then wrapped to the type (an empty row of
+    i16 gives 0, of u32 2**31)."""
+    if rows.dtype.itemsize == 1:  # boolean (AdaptiveMaxPool's data may be) as u8
+        lowest = np.iinfo(rows.dtype).min if rows.dtype.kind in "iu" else False
+        exact: NDArray[Any] = np.max(rows, axis=1, initial=lowest)
+        return exact
+    wrapped = rows.astype(np.int32, copy=False)
+    maxima = np.max(wrapped, axis=1, initial=np.iinfo(np.int32).min)
+    # Rounding to nearest is monotonic: the rounded maximum is the maximum of the rounded.
+    rounded = maxima.astype(np.float32).astype(np.float64)
+    as_int32 = np.where(rounded < 2.0**31, rounded, INT32_MIN).astype(np.int32)
+    return as_int32.astype(rows.dtype)
 
 
 def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:
