@@ -10,15 +10,16 @@ from numpy.typing import NDArray
 
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.ops.base import numpy_holds
 from irpool.ops.conversion import convert
-from irpool.ops.convert import LOW_BIT_TYPES, Convert1
+from irpool.ops.convert import Convert1
 
 
 @kernel_for(Convert1)
 def run_convert(
     op: Convert1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    if op.destination in LOW_BIT_TYPES:
+    if not numpy_holds(op.destination):
         raise ExecutionError(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"

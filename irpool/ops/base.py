@@ -183,6 +183,12 @@ class Op:
         return {}
 
 
+def numpy_holds(element_type: str) -> bool:
+    """Whether NumPy holds this element type one value per element (bf16 as f32): irpool
+    folds and runs only these; low-bit types (u1-u6, i4, f8, f4, nf4) it only checks."""
+    return element_type == "bf16" or element_type in _NUMPY_DTYPE_NAMES
+
+
 @cache
 def numpy_dtype(element_type: str) -> np.dtype[Any] | None:
     """The NumPy dtype that holds an element type exactly (bf16 is decoded to f32)."""

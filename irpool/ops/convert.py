@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo, numpy_holds
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
 from irpool.parse.values import CPU_UNCOMPILED_TYPES
@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 FLOATS = ("f32", "f16", "bf16", "f64")
-# Low-bit element types (sub-byte integers, 8- and 4-bit floats, nf4): NumPy holds none of
-# them one per element, so irpool neither folds nor runs them.
-LOW_BIT_TYPES = ("u1", "u2", "u3", "u4", "u6", "i4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4")
 
 
 @register
@@ -72,7 +69,7 @@ class Convert1(Op):
     def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from
         the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
-        if self.destination == "dynamic" or self.destination in LOW_BIT_TYPES:
+        if not numpy_holds(self.destination):  # a low-bit type, or dynamic
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
