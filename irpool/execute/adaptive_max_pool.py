@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.max_pool import F32_BELOW_2_31
+from irpool.execute.max_pool import compared_in_f32, from_f32
 from irpool.execute.reduce import reduce_max
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.pooling_geometry import adaptive_box
@@ -41,11 +41,9 @@ def run_adaptive_max_pool(
     if data.dtype.kind in "iu" and data.dtype.itemsize >= 4:
         # Measured: the CPU wraps these to int32 and compares them in f32 (ties after
         # rounding keep the first), then clamps to the largest f32 below 2**31 and converts
-        # back (2147483647 -> 2147483520); 8- and 16-bit integers are exact in f32.
-        as_f32 = data.astype(np.int32).astype(np.float32)
-        values, indices = adaptive_max_pool(as_f32, output_size, index_dtype)
-        as_int = np.minimum(values.astype(np.float64), F32_BELOW_2_31).astype(np.int32)
-        return [as_int.astype(data.dtype), indices]
+        # back (2147483647 -> 2147483520), as MaxPool; 8- and 16-bit integers are exact.
+        values, indices = adaptive_max_pool(compared_in_f32(data), output_size, index_dtype)
+        return [from_f32(values, data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
     return [values, indices]
 

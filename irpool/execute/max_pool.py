@@ -94,8 +94,18 @@ def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
     u64 (docs/semantics.md, MaxPool); 8- and 16-bit integers are exact in f32."""
     if values.dtype.itemsize < 4:
         return values
-    rounded = values.astype(np.int32).astype(np.float32).astype(np.float64)
-    return np.minimum(rounded, F32_BELOW_2_31).astype(np.int64).astype(values.dtype)
+    return from_f32(compared_in_f32(values), values.dtype)
+
+
+def compared_in_f32(values: NDArray[Any]) -> NDArray[np.float32]:
+    """Integers as oneDNN's max kernels compare them: wrapped to int32, rounded to f32."""
+    return values.astype(np.int32).astype(np.float32)
+
+
+def from_f32(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """Their f32 maxima back as integers: clamped to the largest f32 below 2**31, converted
+    to int32 and wrapped to `dtype`."""
+    return np.minimum(values.astype(np.float64), F32_BELOW_2_31).astype(np.int64).astype(dtype)
 
 
 def max_pool(
