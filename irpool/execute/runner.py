@@ -138,7 +138,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for index, info in enumerate(infos)
     }
     steps = _steps(computed, types, constants, outputs)
-    steps = _fold_constant_steps(steps, constants, outputs, types, shapes)
+    steps = _fold_constant_steps(steps, constants, types, shapes)
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
@@ -183,33 +183,23 @@ def _folded(
 def _fold_constant_steps(
     steps: list[Step],
     constants: dict[Ref, NDArray[Any]],
-    outputs: list[ModelOutput],
     types: dict[Ref, str],
     shapes: dict[Ref, Shape],
 ) -> list[Step]:
     """Run once, now, the steps whose inputs are all constants (a large fp16 decompression
     Convert, a Reshape of weights: too large for checking to fold) and keep their outputs as
-    constants, so no run repeats them. Constants nothing reads any more leave `constants`.
-    A step that cannot run (its kernel refuses it, or it needs more memory than there is)
-    stays a step, and fails at run time as before."""
-    readers: dict[Ref, int] = {output.ref: 1 for output in outputs}
-    for step in steps:
-        for ref in step.inputs:
-            readers[ref] = readers.get(ref, 0) + 1
-    remaining: list[Step] = []
-    for step in steps:
-        folded = (
+    constants, so no run repeats them (`_read_constants` then drops the constants nothing
+    reads any more). A step that cannot run (its kernel refuses it, or it needs more memory
+    than there is) stays a step, and fails at run time as before."""
+    remaining = [
+        step
+        for step in steps
+        if not (
             all(ref in constants for ref in step.inputs)
             and _fits_in_memory(step, types, shapes)
             and _computed_once(step, constants)
         )
-        if not folded:
-            remaining.append(step)
-            continue
-        for ref in step.inputs:
-            readers[ref] -= 1
-            if not readers[ref]:
-                constants.pop(ref, None)  # e.g. the f16 source of a decompression Convert
+    ]
     return [
         replace(step, frees=tuple(ref for ref in step.frees if ref not in constants))
         for step in remaining
@@ -234,8 +224,7 @@ def _affordable(needed: int) -> bool:
 
 
 def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
-    """Compute the step's kept outputs into `constants`, read-only as a Const's value is
-    (every run returns the same arrays); False when its kernel refuses it."""
+    """Compute the step's kept outputs into `constants`; False when its kernel refuses it."""
     try:
         produced = step.kernel(step.op, [constants[ref] for ref in step.inputs], step.outputs)
     except ExecutionError:
@@ -245,7 +234,6 @@ def _computed_once(step: Step, constants: dict[Ref, NDArray[Any]]) -> bool:
         assert value is not None, "a kernel returns every output something reads"
         if index in step.bf16_outputs:
             value = round_to_bf16(value)
-        value.flags.writeable = False
         constants[(step.layer.id, index)] = value
     return True
 
