@@ -141,7 +141,6 @@ def _to_boolean(x: NDArray[Any], source: str) -> NDArray[np.bool_]:
 
 # OpenVINO's constant folding of Convert (its reference implementation, C++ casts as compiled for
 # x86-64), measured through the CPU plugin on every pair (tests/golden/convert_cpu.json "folded").
-INT64_MIN = np.iinfo(np.int64).min
 _INT32_CAST_TO = ("i8", "i16", "i32", "u8", "u16")  # float to these goes through CVTTSS2SI (32-bit)
 
 
