@@ -29,6 +29,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.execute.reduce import LANES
 from tests.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,
@@ -51,7 +52,6 @@ SEED = "irpool-differential-adaptive-max-pool-1"
 BATCH_SIZE = 60
 ELEMENT_TYPES = {"f32": 60, "f16": 10, "f64": 5, "i32": 8, "i64": 5, "i8": 5, "u8": 7}
 MAX_SPATIAL = {3: 12, 4: 8, 5: 5}
-LANES = 16  # the CPU's f32 vector width on AVX-512
 
 
 @dataclass(frozen=True)
