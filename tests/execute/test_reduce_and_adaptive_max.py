@@ -4,7 +4,7 @@ The loops spell out the CPU plugin's scans as measured (docs/semantics.md): Adap
 starts each bin from its first element and takes a later one only when strictly greater;
 ReduceMax starts from the lowest f32 value and runs `acc = acc if acc > v else v`, so a NaN
 replaces the running maximum and the next element replaces the NaN; integer means are
-truncated toward zero.
+truncated toward zero, and a u8 sum saturates at 255.
 """
 
 from __future__ import annotations
@@ -62,8 +62,12 @@ def scan_max(row: list[Any], dtype: np.dtype[Any]) -> Any:
 
 def exact_mean(row: list[Any], dtype: np.dtype[Any]) -> Any:
     if dtype.kind != "f":
-        quotient = Fraction(sum(int(v) for v in row), len(row))
-        return int(quotient)  # int() truncates toward zero
+        total = 0
+        for value in row:
+            total += int(value)
+            if dtype == np.uint8:
+                total = min(total, 255)  # the CPU's running u8 sum saturates
+        return int(Fraction(total, len(row)))  # int() truncates toward zero
     return np.mean(np.array(row, np.float64))
 
 
