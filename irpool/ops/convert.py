@@ -33,9 +33,11 @@ class Convert1(Op):
     attributes = (
         Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
     )
-    # Whether the model leaves the input shape dynamic (the CPU then rounds f32 to bf16
-    # otherwise). Set by the check; a run re-infers on concrete shapes and must not reset it.
-    dynamic_input = False
+    # Whether the CPU runs its kernel for dynamic shapes: the model leaves the input shape
+    # dynamic, or its rank is 7 or more (measured: it then rounds f32 to bf16 otherwise and
+    # saturates floats to i8/u8). Set by the check; a run re-infers on concrete shapes and
+    # must not reset it.
+    dynamic_kernel = False
 
     @property
     def destination(self) -> str:
@@ -44,7 +46,8 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        self.dynamic_input = self.dynamic_input or not data.shape.is_static
+        dynamic = not data.shape.is_static or (data.shape.rank or 0) >= 7
+        self.dynamic_kernel = self.dynamic_kernel or dynamic
         if self.destination == "dynamic":
             ctx.report(
                 COMPILE_CRASH,
