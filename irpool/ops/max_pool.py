@@ -30,11 +30,19 @@ ATTRIBUTES = (
 class MaxPoolBase(WindowPoolBase):
     type_name = "MaxPool"
     attributes = ATTRIBUTES
+    # Spatial axes (0 = the first) the model leaves dynamic under auto_pad same_*, with the
+    # indices read: the CPU's reference kernel pads them by 0 (measured, docs/semantics.md
+    # §10). Set by the check; a run re-infers on concrete shapes and must not reset it.
+    unpadded_axes: frozenset[int] = frozenset()
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
         axes = self.infer_axes(data, ctx)
         rank = data.shape.rank
+        same = self.attrs["auto_pad"] in ("same_upper", "same_lower")
+        if same and INDICES in ctx.used_outputs and data.shape.dims is not None:
+            dynamic = {i for i, dim in enumerate(data.shape.dims[2:]) if not dim.is_static}
+            self.unpadded_axes = self.unpadded_axes | dynamic
         if self.version >= 8 and rank is not None and not -rank <= self.attrs["axis"] < rank:
             raise ShapeError(
                 f"axis {self.attrs['axis']} is out of the range [{-rank}, {rank - 1}] of the "
