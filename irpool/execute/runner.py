@@ -33,6 +33,7 @@ from irpool.execute.memory import (
     tensor_bytes,
     working_bytes,
 )
+from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
@@ -137,6 +138,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
+    returned = [output.ref for output in outputs]
+    computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
     steps = _steps(computed, types, constants, outputs)
     steps = _fold_constant_steps(steps, constants, types, shapes)
     constants = _read_constants(steps, constants, outputs)

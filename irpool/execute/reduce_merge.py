@@ -1,0 +1,67 @@
+"""OpenVINO's ReduceMerge, which the CPU plugin applies when it compiles a model: a Reduce of
+the output of a Reduce of the same kind and keep_dims, both with constant axes, becomes one
+Reduce over both sets of axes (chains merge whole). The first still runs when something else
+reads it. Measured (docs/semantics.md §12): an u8 ReduceMean over axis 2 then axis 1 of
+[[1,2],[2,3]] truncates once (2, not 1), and a NaN meets ReduceMax's scan in the merged order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.kernels import Kernel, OutputSpec
+from irpool.execute.reduce import run_reduce
+from irpool.graph.model import Layer
+from irpool.ops.base import Op
+from irpool.ops.reduce import Reduce
+
+Ref = tuple[int, int]
+Computed = tuple[Layer, Op, Kernel, tuple[Ref, ...], int]
+
+
+def merge_reduce_chains(
+    computed: list[Computed], constants: Collection[Ref], returned: Collection[Ref]
+) -> list[Computed]:
+    """`computed` with each mergeable chain of Reduces run as one step; a merged Reduce that
+    nothing else reads (no step, no Result in `returned`) is dropped."""
+    chains: dict[int, tuple[tuple[Reduce, ...], tuple[Ref, ...]]] = {}  # layer id: ops, inputs
+    merged: list[Computed] = []
+    for layer, op, kernel, inputs, count in computed:
+        first = chains.get(inputs[0][0]) if isinstance(op, Reduce) else None
+        if isinstance(op, Reduce) and inputs[1] in constants:
+            if first is not None and inputs[0][1] == 0 and _same_kind(first[0][-1], op):
+                ops, sources = (*first[0], op), (*first[1], inputs[1])
+                kernel, inputs = partial(_run_chain, ops), sources
+            else:
+                ops, sources = (op,), inputs
+            chains[layer.id] = (ops, sources)
+        merged.append((layer, op, kernel, inputs, count))
+    read = {ref for *_, inputs, _ in merged for ref in inputs} | set(returned)
+    return [entry for entry in merged if any((entry[0].id, i) in read for i in range(entry[4]))]
+
+
+def _same_kind(first: Reduce, second: Reduce) -> bool:
+    return first.reduction == second.reduction and first.keep_dims == second.keep_dims
+
+
+def _run_chain(
+    ops: tuple[Reduce, ...], op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """The chain `ops` (the last is `op`) on `inputs` (the data, then each op's axes) as one
+    Reduce over the union of their axes, mapped back to the data's axes."""
+    data, axes_inputs = inputs[0], inputs[1:]
+    if data.ndim == 0:  # a scalar stays a scalar through every step
+        return run_reduce(ops[-1], [data, axes_inputs[-1]], outputs)
+    positions = list(range(data.ndim))  # the data axis each axis of the current step is
+    union: set[int] = set()
+    for reduce, axes in zip(ops, axes_inputs, strict=True):
+        normalized = reduce.normalized_axes(axes, len(positions))
+        union |= {positions[axis] for axis in normalized}
+        if not reduce.keep_dims:
+            positions = [p for axis, p in enumerate(positions) if axis not in normalized]
+    return run_reduce(ops[-1], [data, np.array(sorted(union), np.int64)], outputs)
