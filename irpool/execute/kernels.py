@@ -70,9 +70,17 @@ def kernel_of(op: Op) -> Kernel | None:
 
 
 def runnable_types() -> list[str]:
-    """The op types that have a kernel, for messages."""
+    """The op types that have a kernel, for messages: a kernel registered for a base class
+    (Reduce) runs the types of its subclasses (ReduceMean, ReduceMax)."""
     _load_all()
-    return sorted({op.type_name for op in _KERNELS if hasattr(op, "type_name")})
+    names: set[str] = set()
+    pending = list(_KERNELS)
+    while pending:
+        cls = pending.pop()
+        pending += cls.__subclasses__()
+        if hasattr(cls, "type_name"):
+            names.add(cls.type_name)
+    return sorted(names)
 
 
 def _load_all() -> None:
