@@ -124,7 +124,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
             kernel = kernel_of(op)
             if kernel is None:
                 raise _cannot_run(layer)
-            computed.append((layer, op, kernel, inputs, len(produced)))
+            layer_op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
+            computed.append((layer, layer_op, kernel, inputs, len(produced)))
     types = {
         (layer_id, index): info.element_type
         for layer_id, infos in checked.outputs.items()

@@ -170,6 +170,12 @@ class Op:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
 
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Op:
+        """This op as one layer runs it, given its inputs as checking inferred them from the
+        model: itself, or (layers share ops) a copy holding what its kernel needs of them,
+        such as which dims the model leaves dynamic (Convert, MaxPool)."""
+        return self
+
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
     ) -> Explanation | None:

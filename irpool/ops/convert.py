@@ -8,6 +8,7 @@ Converting back from f16 is exact, so irpool folds it too (see irpool/ops/foldin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo, numpy_holds
@@ -35,8 +36,7 @@ class Convert1(Op):
     )
     # Whether the CPU runs its kernel for dynamic shapes: the model leaves the input shape
     # dynamic, or its rank is 7 or more (measured: it then rounds f32 to bf16 otherwise and
-    # saturates floats to i8/u8). Set by the check; a run re-infers on concrete shapes and
-    # must not reset it.
+    # saturates floats to i8/u8). Set per layer by `for_layer`.
     dynamic_kernel = False
 
     @property
@@ -46,8 +46,6 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        dynamic = not data.shape.is_static or (data.shape.rank or 0) >= 7
-        self.dynamic_kernel = self.dynamic_kernel or dynamic
         if self.destination == "dynamic":
             ctx.report(
                 COMPILE_CRASH,
@@ -68,6 +66,14 @@ class Convert1(Op):
         decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
+        shape = inputs[0].shape
+        if shape.is_static and (shape.rank or 0) < 7:
+            return self
+        layer_op = copy(self)
+        layer_op.dynamic_kernel = True
+        return layer_op
 
     def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from

@@ -9,6 +9,7 @@ measured in docs/semantics.md, "MaxPool-1 / -8 / -14"; the kernel is `irpool.exe
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
@@ -30,19 +31,15 @@ ATTRIBUTES = (
 class MaxPoolBase(WindowPoolBase):
     type_name = "MaxPool"
     attributes = ATTRIBUTES
-    # Spatial axes (0 = the first) the model leaves dynamic under auto_pad same_*, with the
-    # indices read: the CPU's reference kernel pads them by 0 (measured, docs/semantics.md
-    # §10). Set by the check; a run re-infers on concrete shapes and must not reset it.
+    # Spatial axes (0 = the first) the model leaves dynamic under auto_pad same_*: with the
+    # indices read, the CPU's reference kernel pads them by 0 (measured, docs/semantics.md
+    # §10). Set per layer by `for_layer`.
     unpadded_axes: frozenset[int] = frozenset()
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
         axes = self.infer_axes(data, ctx)
         rank = data.shape.rank
-        same = self.attrs["auto_pad"] in ("same_upper", "same_lower")
-        if same and INDICES in ctx.used_outputs and data.shape.dims is not None:
-            dynamic = {i for i, dim in enumerate(data.shape.dims[2:]) if not dim.is_static}
-            self.unpadded_axes = self.unpadded_axes | dynamic
         if self.version >= 8 and rank is not None and not -rank <= self.attrs["axis"] < rank:
             raise ShapeError(
                 f"axis {self.attrs['axis']} is out of the range [{-rank}, {rank - 1}] of the "
@@ -60,6 +57,17 @@ class MaxPoolBase(WindowPoolBase):
                 "compile the model",
             )
         return [values, TensorInfo(self.attrs["index_element_type"], values.shape)]
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> MaxPoolBase:
+        dims = inputs[0].shape.dims
+        if self.attrs["auto_pad"] not in ("same_upper", "same_lower") or dims is None:
+            return self
+        dynamic = frozenset(i for i, dim in enumerate(dims[2:]) if not dim.is_static)
+        if not dynamic:
+            return self
+        layer_op = copy(self)
+        layer_op.unpadded_axes = dynamic
+        return layer_op
 
     def check_attributes(self, ctx: LayerContext) -> None:
         if self.version < 8 or INDICES not in ctx.used_outputs:
