@@ -8,7 +8,6 @@ reads it. Measured (docs/semantics.md §12): an u8 ReduceMean over axis 2 then a
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -17,11 +16,28 @@ from numpy.typing import NDArray
 from irpool.execute.kernels import Kernel, OutputSpec
 from irpool.execute.reduce import run_reduce
 from irpool.graph.model import Layer
-from irpool.ops.base import Op
+from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.reduce import Reduce
 
 Ref = tuple[int, int]
 Computed = tuple[Layer, Op, Kernel, tuple[Ref, ...], int]
+
+
+class MergedReduces(Op):
+    """A chain of Reduces as one step: its inputs are the first's data, then each op's axes;
+    `infer` runs the chain's inference (a run re-infers dynamic models step by step)."""
+
+    type_name = "ReduceMerge"
+
+    def __init__(self, ops: tuple[Reduce, ...]) -> None:
+        super().__init__(ops[-1].attrs)
+        self.ops = ops
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        current = inputs[0]
+        for op, axes in zip(self.ops, inputs[1:], strict=True):
+            current = op.infer([current, axes], ctx)[0]
+        return [current]
 
 
 def merge_reduce_chains(
@@ -32,15 +48,17 @@ def merge_reduce_chains(
     chains: dict[int, tuple[tuple[Reduce, ...], tuple[Ref, ...]]] = {}  # layer id: ops, inputs
     merged: list[Computed] = []
     for layer, op, kernel, inputs, count in computed:
-        first = chains.get(inputs[0][0]) if isinstance(op, Reduce) else None
         if isinstance(op, Reduce) and inputs[1] in constants:
+            first = chains.get(inputs[0][0])
             if first is not None and inputs[0][1] == 0 and _same_kind(first[0][-1], op):
                 ops, sources = (*first[0], op), (*first[1], inputs[1])
-                kernel, inputs = partial(_run_chain, ops), sources
+                merged.append((layer, MergedReduces(ops), run_merged_reduces, sources, count))
             else:
                 ops, sources = (op,), inputs
+                merged.append((layer, op, kernel, inputs, count))
             chains[layer.id] = (ops, sources)
-        merged.append((layer, op, kernel, inputs, count))
+        else:
+            merged.append((layer, op, kernel, inputs, count))
     read = {ref for *_, inputs, _ in merged for ref in inputs} | set(returned)
     return [entry for entry in merged if any((entry[0].id, i) in read for i in range(entry[4]))]
 
@@ -49,19 +67,20 @@ def _same_kind(first: Reduce, second: Reduce) -> bool:
     return first.reduction == second.reduction and first.keep_dims == second.keep_dims
 
 
-def _run_chain(
-    ops: tuple[Reduce, ...], op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+def run_merged_reduces(
+    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    """The chain `ops` (the last is `op`) on `inputs` (the data, then each op's axes) as one
-    Reduce over the union of their axes, mapped back to the data's axes."""
-    data, axes_inputs = inputs[0], inputs[1:]
+    """The chain of `op` (a MergedReduces) on `inputs` (the data, then each op's axes) as
+    one Reduce over the union of their axes, mapped back to the data's axes."""
+    assert isinstance(op, MergedReduces)
+    data, axes_inputs, last = inputs[0], inputs[1:], op.ops[-1]
     if data.ndim == 0:  # a scalar stays a scalar through every step
-        return run_reduce(ops[-1], [data, axes_inputs[-1]], outputs)
+        return run_reduce(last, [data, axes_inputs[-1]], outputs)
     positions = list(range(data.ndim))  # the data axis each axis of the current step is
     union: set[int] = set()
-    for reduce, axes in zip(ops, axes_inputs, strict=True):
+    for reduce, axes in zip(op.ops, axes_inputs, strict=True):
         normalized = reduce.normalized_axes(axes, len(positions))
         union |= {positions[axis] for axis in normalized}
         if not reduce.keep_dims:
             positions = [p for axis, p in enumerate(positions) if axis not in normalized]
-    return run_reduce(ops[-1], [data, np.array(sorted(union), np.int64)], outputs)
+    return run_reduce(last, [data, np.array(sorted(union), np.int64)], outputs)
