@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.max_pool import BF16_LOWEST, compared_in_f32, from_f32
+from irpool.execute.max_pool import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.reduce import reduce_max
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.pooling_geometry import adaptive_box
@@ -46,6 +46,8 @@ def run_adaptive_max_pool(
         values, indices = adaptive_max_pool(compared_in_f32(data), output_size, index_dtype)
         return [from_f32(values, data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
+    if outputs[0].element_type == "bf16":
+        values = flushed_subnormals(values)
     return [values, indices]
 
 

@@ -78,7 +78,7 @@ def run_max_pool(
     lowest = _bf16_lowest(windows) if bf16 else None
     values, found = max_pool(x, windows, indices, axis, lowest)
     if bf16:
-        values = _flushed(values)
+        values = flushed_subnormals(values)
     if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
         values = _through_f32(values)
     if len(outputs) == 1:
@@ -107,9 +107,9 @@ def _bf16_lowest(windows: Sequence[Window]) -> float:
     return float(BF16_LOWEST) if _general_kernel(windows) else -np.inf
 
 
-def _flushed(values: NDArray[Any]) -> NDArray[Any]:
+def flushed_subnormals(values: NDArray[Any]) -> NDArray[Any]:
     """bf16 values (held as f32) with subnormals flushed to zeros of their sign, as the CPU's
-    bf16 MaxPool gives them (measured)."""
+    bf16 MaxPool and AdaptiveMaxPool give them (measured; its ReduceMax keeps them)."""
     subnormal = np.abs(values) < np.finfo(np.float32).tiny
     if subnormal.any():
         values = np.where(subnormal, np.copysign(np.float32(0), values), values)
