@@ -55,7 +55,7 @@ def run_reduce(
 
 def integers_in_f32(rank: int, axes: tuple[int, ...]) -> bool:
     """Whether the CPU reduces integers in f32 and converts the result back rounding to
-    nearest and saturating (measured, docs/semantics.md §9.3): at rank 6 or more, over axes
+    nearest and saturating (measured, docs/semantics.md §9.4): at rank 6 or more, over axes
     that are not consecutive numbers (dims of 1 between them count)."""
     return rank >= 6 and bool(axes) and max(axes) - min(axes) + 1 != len(axes)
 
