@@ -20,7 +20,7 @@ from irpool.ops.base import (
     numpy_dtype,
 )
 from irpool.ops.registry import register
-from irpool.parse.values import ELEMENT_TYPES
+from irpool.parse.values import ELEMENT_TYPES, STRING
 from irpool.rules import (
     CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
@@ -69,7 +69,8 @@ class Constant(Op):
     role = Role.CONSTANT
     attributes = (
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
-        Attr("shape", AttrType.SHAPE, default=Shape(())),
+        # "Missing attribute 'shape' for Const": no scalar default (measured).
+        Attr("shape", AttrType.SHAPE, mandatory=True),
         Attr("offset", AttrType.UINT, mandatory=True),
         Attr("size", AttrType.UINT, mandatory=True),
     )
@@ -80,6 +81,13 @@ class Constant(Op):
         if element_type == "dynamic":
             raise ShapeError(
                 "a Const needs a concrete element_type", INVALID_ATTRIBUTE_VALUE, "element_type"
+            )
+        if element_type == STRING:
+            raise ShapeError(
+                "a string Const is not read from the .bin as written (irpool reads no string "
+                "constants)",
+                INVALID_ATTRIBUTE_VALUE,
+                "element_type",
             )
         if not shape.is_static:
             raise ShapeError(
