@@ -858,10 +858,15 @@ _RULES = (
         runtime="crashes",
         summary="A configuration that OpenVINO reads but its CPU plugin cannot compile.",
         doc=_text("""
-            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
-            empty or missing dilations (which the serializer itself can write), a negative
-            stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
-            is read, a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
+            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 or
+            MaxPool-14 with `rounding_type="ceil_torch"` and empty or missing dilations
+            (which the serializer itself can write; MaxPool-14 segfaults), an
+            AdaptiveMaxPool-8 with i64 indices (unless it is a global pooling, output_size
+            all ones, whose indices nothing reads: the plugin compiles that as a ReduceMax),
+            a negative stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose
+            indices output is read, a pooling or reduction of string data or a Convert of
+            strings (a string Parameter through Squeeze, Unsqueeze or Reshape to a Result
+            compiles), a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
             model but the CPU plugin refuses (reshape the model to a known rank first). Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
@@ -1207,8 +1212,12 @@ _RULES = (
         runtime="rejects",
         summary="An edge names a layer id that does not exist.",
         doc=_text("""
-            An edge's `from-layer` or `to-layer` names no layer of the model, so OpenVINO
-            cannot connect it. Point the edge at an existing layer id.
+            An edge's `from-layer` names no layer of the model, so OpenVINO cannot connect the
+            layer it feeds, and refuses the file. An edge whose `to-layer` names no layer
+            leads into nothing OpenVINO builds: its reader follows only the edges into the
+            layers it creates, skips that edge and loads the file (measured, OpenVINO 2026.4),
+            so there it is a warning, as in a layer OpenVINO drops (IR505). Point the edge at
+            an existing layer id, or delete it.
         """),
         wrong=_text("""
             <edge from-layer="5" from-port="0" to-layer="1" to-port="0" />
@@ -1313,8 +1322,12 @@ _RULES = (
         doc=_text("""
             Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
             AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
-            another count cannot be built. Declare exactly the op's ports, all inside one
-            `<input>` and one `<output>` element. A warning in a layer OpenVINO drops (IR505).
+            another number of inputs, or more outputs than its op, cannot be built ("node
+            index is out of range"). Fewer outputs are fine: OpenVINO creates all the op's
+            outputs and reads the first ones declared, so a MaxPool-8 or AdaptiveMaxPool-8
+            that declares only its values port loads and runs (measured, OpenVINO 2026.4).
+            Declare the op's ports, all inside one `<input>` and one `<output>` element. A
+            warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <output>
@@ -1331,12 +1344,19 @@ _RULES = (
     Rule(
         code=NO_RESULT,
         name="no-result",
-        severity=W,
-        runtime="ignores",
-        summary="The model has no Result, so it has no outputs.",
+        severity=E,
+        runtime="reinterprets",
+        summary="The model has no Result, so OpenVINO loads it with no outputs and runs nothing.",
         doc=_text("""
-            Without a Result layer the model has no outputs, and OpenVINO drops every layer as
-            unreachable. Add a Result fed by the output you want.
+            Without a Result layer OpenVINO reads the file as a model with no outputs: it
+            drops every layer but the Parameters, unread, and loads and compiles what is left
+            (measured, OpenVINO 2026.4). That is a Result deleted, retyped, or written in
+            another case: the reader takes a layer as a Result only when its type is exactly
+            `Result` (a `result` layer, unlike a `relu` one, is no Result). The file describes
+            a computation the runtime silently never runs, so this is an error; what is wrong
+            inside the dropped layers (an unknown type, an edge into the deleted Result) is a
+            warning, as in any layer OpenVINO drops (IR505). `irpool run` refuses such a
+            model. Add a Result fed by the output you want.
         """),
         wrong=_text("""
             <!-- layers: input (Parameter), pool (AvgPool); no Result -->
