@@ -1146,7 +1146,7 @@ _RULES = (
             put back in other places when a reduced axis comes before an inserted 1 (another
             output shape). The file is valid, but the CPU plugin does not run what it says,
             so the model cannot be trusted there. irpool replays the rewrite (measured on
-            1,400 configurations, each predicted) and reports exactly the cases that go wrong.
+            2,000 configurations, each predicted) and reports exactly the cases that go wrong.
             Write the axes as non-negative numbers (which fixes the first case), or reduce
             before inserting the 1s; `irpool run` computes what the file says.
         """),

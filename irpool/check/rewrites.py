@@ -6,7 +6,7 @@ the Reduce it feeds (PullUnsqueezeThroughReduce, PullReshapeThroughReduce). In O
 normalized axes unchanged, so a negative axis then counts from the end of the smaller input,
 and it renumbers the inserted 1s past the reduced axes even with keep_dims. The model then
 fails to compile ("Axis -3 out of the tensor rank range") or returns another shape and other
-values. `cpu_rewrite` replays the rewrite (measured on 1,400 configurations, every one
+values. `cpu_rewrite` replays the rewrite (measured on 2,000 configurations, every one
 predicted: docs/semantics.md, "Reduce after Unsqueeze or Reshape").
 """
 
