@@ -74,12 +74,14 @@ class Model:
 
     def run(
         self,
-        inputs: Mapping[str, Any],
+        inputs: Mapping[str | int, Any],
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
     ) -> dict[str, NDArray[Any]]:
-        """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output).
+        """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output),
+        or by position among the Parameters (an int, as OpenVINO takes it; the only way to
+        give a Parameter named "", which OpenVINO loads and renames).
 
         Returns {output name: array}, the name OpenVINO's `get_any_name()` gives each
         Result's tensor (its Result layer name when the tensor has none; see `outputs`).

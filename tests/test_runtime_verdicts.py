@@ -252,3 +252,31 @@ def test_run_refuses_string_inputs_clearly(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "string" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_parameter_named_nothing_is_bound_by_position_as_openvino_binds_it(
+    tmp_path: Path,
+) -> None:
+    # OpenVINO loads it, names it itself ("Parameter_N") and runs it given by position.
+    path = write(
+        Case("unnamed", lambda: max_pool(8), only_values, True, ()),
+        tmp_path,
+    )
+    text = re.sub(r'name="x" type="Parameter"', 'name="" type="Parameter"', path.read_text())
+    path.write_text(re.sub(r' names="x"', "", text))
+    x = np.random.default_rng(0).standard_normal((1, 3, 5, 5)).astype(np.float32)
+    compiled = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    expected = compiled({0: x})[0]
+
+    model = irpool.load(path)
+    assert model.validate() == []
+    (got,) = model.run({0: x}).values()
+    np.testing.assert_array_equal(got, expected)
+    data = tmp_path / "x.npy"
+    np.save(data, x)
+    result = CliRunner().invoke(cli, ["run", str(path), "--input", str(data)])
+    assert result.exit_code == 0, result.output
+    with pytest.raises(irpool.InputError, match=r"no input at position 1; .*unnamed Parameter"):
+        model.run({1: x})
+    with pytest.raises(irpool.InputError, match='no input named ""'):
+        model.run({"": x})
