@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from irpool.check.coverage import Coverage
 from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
@@ -67,6 +68,11 @@ class Model:
     def validate(self) -> list[Diagnostic]:
         """Every problem found, sorted by position."""
         return list(self._diagnostics)
+
+    @property
+    def coverage(self) -> Coverage:
+        """How many layers checking covered, and the types whose outputs it trusted."""
+        return Coverage.of(self.graph, self.checked)
 
     @property
     def has_errors(self) -> bool:
