@@ -1378,7 +1378,8 @@ _RULES = (
         name="no-result",
         severity=E,
         runtime="reinterprets",
-        summary="The model has no Result, so OpenVINO loads it with no outputs and runs nothing.",
+        summary="No Result, or a Result OpenVINO does not read as one: it loads fewer outputs "
+        "than written.",
         doc=_text("""
             Without a Result layer OpenVINO reads the file as a model with no outputs: it
             drops every layer but the Parameters, unread, and loads and compiles what is left
@@ -1388,7 +1389,9 @@ _RULES = (
             a computation the runtime silently never runs, so this is an error; what is wrong
             inside the dropped layers (an unknown type, an edge into the deleted Result) is a
             warning, as in any layer OpenVINO drops (IR505). `irpool run` refuses such a
-            model. Add a Result fed by the output you want.
+            model. Beside real Results, a `result` layer is an error too: OpenVINO drops it,
+            and the model has one output fewer than written. Add a Result fed by the output
+            you want, its type written `Result`.
         """),
         wrong=_text("""
             <!-- layers: input (Parameter), pool (AvgPool); no Result -->

@@ -162,6 +162,18 @@ CASES = [
         ("IR211",),
     ),
     Case(
+        "result-lowercase-beside-a-result",
+        lambda: max_pool(8, indices=True),
+        lambda xml: (
+            xml[: xml.rindex('type="Result"')]
+            + 'type="result"'
+            + xml[xml.rindex('type="Result"') + len('type="Result"') :]
+        ),
+        True,
+        ("IR507",),
+        ("IR211",),
+    ),
+    Case(
         "result-retyped",
         reshape,
         lambda xml: xml.replace('type="Result"', 'type="Foo"'),
@@ -235,6 +247,10 @@ def test_irpool_and_openvino_verdicts(case: Case, tmp_path: Path, oracle: Oracle
 
 
 def test_a_result_in_another_case_gives_openvino_no_output(tmp_path: Path) -> None:
+    beside = write(
+        CASES[[c.name for c in CASES].index("result-lowercase-beside-a-result")], tmp_path
+    )
+    assert len(ov.Core().read_model(beside).outputs) == 1
     path = write(CASES[[c.name for c in CASES].index("result-lowercase")], tmp_path)
     assert len(ov.Core().read_model(path).outputs) == 0
     data = tmp_path / "x.npy"

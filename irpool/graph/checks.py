@@ -96,29 +96,36 @@ def report_reach(
     *,
     known: bool,
 ) -> list[str]:
-    """A model without a sink; and, when the dataflow is `known`, the layers the runtime
-    drops, whose ids are returned. Without a sink every layer but the Parameters is dropped:
-    IR507 says so once, not IR505 on each."""
+    """A model without a sink, and Results OpenVINO does not read as Results (IR507); and,
+    when the dataflow is `known`, the layers the runtime drops, whose ids are returned.
+    Without a sink every layer but the Parameters is dropped: IR507 says so once, not IR505
+    on each."""
+    misspelt = [layer for layer in layers.values() if _looks_like_result(layer)]
     if layers and not sinks:
-        misspelt = sorted(
-            {f'"{layer.type}"' for layer in layers.values() if _looks_like_result(layer)}
-        )
-        also = (
-            f" (OpenVINO reads a type written {' or '.join(misspelt)} as no Result)"
-            if misspelt
-            else ""
-        )
+        spellings = sorted({f'"{layer.type}"' for layer in misspelt})
+        also = f" (a type written {' or '.join(spellings)} is no Result)" if spellings else ""
         sink.add(
             NO_RESULT,
             "the model has no Result layer, so OpenVINO loads it with no outputs and drops "
             f"every layer but its Parameters{also}",
             doc.source.element(doc.root),
         )
+    elif misspelt:
+        written = len(sinks) + len(misspelt)
+        for layer in misspelt:
+            sink.add(
+                NO_RESULT,
+                f'type "{layer.type}" is no Result to OpenVINO, which takes only "{RESULT}" '
+                f"written exactly: it drops the layer, and the model has {len(sinks)} output(s), "
+                f"not {written}",
+                doc.source.attribute(layer.element, "type"),
+                layer.ref,
+            )
     dropped: list[str] = []
     if known and len(reachable) < len(layers):
         for layer in layers.values():
             if layer.id not in reachable:
-                if sinks:
+                if sinks and not _looks_like_result(layer):
                     sink.add(
                         UNREACHABLE_LAYER,
                         f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
