@@ -1209,7 +1209,9 @@ _RULES = (
         doc=_text("""
             `size` must hold every element of `shape` at the width of `element_type`
             (2 x i64 = 16 bytes). With fewer bytes OpenVINO refuses the Const. Write the size
-            the shape needs.
+            the shape needs. A `string` Const holds packed strings: their count, count + 1
+            offsets (int32) and the characters; OpenVINO refuses one whose count is not the
+            shape's, whose header or offsets reach past `size`, or whose offsets go down.
         """),
         wrong=_text("""
             <data element_type="i64" shape="2" offset="0" size="8" />

@@ -14,6 +14,7 @@ import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -55,13 +56,13 @@ def with_ones(shape: list[int], ones: list[int]) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def core() -> Iterator[object]:
+def core() -> Iterator[Any]:
     yield ov.Core()
 
 
-def cpu_outcome(core: object, model: object, x: np.ndarray, expected: np.ndarray) -> str | None:
+def cpu_outcome(core: Any, model: object, x: np.ndarray, expected: np.ndarray) -> str | None:
     try:
-        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})  # type: ignore[attr-defined]
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     except RuntimeError as error:
         assert "out of the tensor rank range" in str(error)
         return "compile"
@@ -72,7 +73,7 @@ def cpu_outcome(core: object, model: object, x: np.ndarray, expected: np.ndarray
 
 @pytest.mark.parametrize("seed", range(CASES))
 def test_ir309_is_reported_exactly_where_the_cpu_goes_wrong(
-    seed: int, core: object, tmp_path: Path
+    seed: int, core: Any, tmp_path: Path
 ) -> None:
     shape, ones, axes, keep, kind, via = draw(seed)
     full = with_ones(shape, ones)
