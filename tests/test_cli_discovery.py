@@ -185,7 +185,7 @@ def test_xml_that_is_not_ir_is_skipped_when_walked_and_counted(
     assert result.exit_code == 1
     assert "workspace" not in result.stdout and "icon" not in result.stdout
     assert result.stdout.splitlines()[-1] == (
-        "Checked 1 file: 4 errors, 0 warnings, 1 info. "
+        "Checked 1 file: 4 errors, 0 warnings, 1 info (3 of 3 layers checked). "
         "Skipped 2 .xml files whose root element is not <net>."
     )
     named = runner.invoke(cli, ["validate", "models/workspace.xml"])

@@ -133,13 +133,14 @@ class Verdict:
 class Oracle:
     """OpenVINO's verdict on a file; a crash or a hang rejects it and restarts the worker."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = WORKER) -> None:
+        self._worker = worker
         self._process: subprocess.Popen[str] | None = None
 
     def _start(self) -> subprocess.Popen[str]:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
-                [sys.executable, "-c", WORKER],
+                [sys.executable, "-c", self._worker],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -64,9 +64,9 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     return loaded  # type: ignore[no-any-return]
 
 
-def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any]]:
+def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArray[Any]]:
     """`NAME=FILE` binds by name, `FILE` by position (Parameters in XML order), .npz by keys."""
-    inputs: dict[str, NDArray[Any]] = {}
+    inputs: dict[str | int, NDArray[Any]] = {}
     position = 0
     parameters = model.inputs
     for spec in specs:
@@ -74,6 +74,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
         if not sep or Path(spec).exists():
             name, file_text = "", spec
         loaded = _load_array_file(Path(file_text))
+        pairs: list[tuple[str | int, NDArray[Any]]]
         if isinstance(loaded, dict):
             if name:
                 raise UsageError(f"--input {spec}: an .npz binds by its own keys; drop '{name}='")
@@ -86,7 +87,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
                     f"--input {spec}: the model has only {len(parameters)} input(s): "
                     + ", ".join(p.describe() for p in parameters)
                 )
-            pairs = [(parameters[position].name, loaded)]
+            pairs = [(position, loaded)]  # by position: a Parameter may have no name
             position += 1
         for key, array in pairs:
             if key in inputs:

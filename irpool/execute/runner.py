@@ -22,7 +22,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.layers import CheckedLayers
-from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
+from irpool.execute.bind import InputKey, ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.execute.memory import (
@@ -168,7 +168,7 @@ def _read_constants(
 def _cannot_run(layer: Layer) -> ExecutionError:
     return ExecutionError(
         f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
-        f"it runs Parameter, Const, Result, {', '.join(runnable_types())} only"
+        f"it runs {', '.join(runnable_types())} only"
     )
 
 
@@ -327,7 +327,7 @@ def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
 def execute(
     model: RunnerInput,
     plan: ExecutionPlan,
-    inputs: Mapping[str, Any],
+    inputs: Mapping[InputKey, Any],
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:

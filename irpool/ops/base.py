@@ -154,6 +154,9 @@ class Op:
     output_count: ClassVar[int] = 1
     needs_data: ClassVar[bool] = False
     role: ClassVar[Role] = Role.COMPUTED
+    # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
+    # Result do; pooling and reductions do not). Convert says so itself.
+    takes_strings: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)

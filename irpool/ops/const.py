@@ -3,7 +3,9 @@ from the `.bin` at `offset`/`size`."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +22,7 @@ from irpool.ops.base import (
     numpy_dtype,
 )
 from irpool.ops.registry import register
-from irpool.parse.values import ELEMENT_TYPES
+from irpool.parse.values import ELEMENT_TYPES, STRING
 from irpool.rules import (
     CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
@@ -69,7 +71,8 @@ class Constant(Op):
     role = Role.CONSTANT
     attributes = (
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
-        Attr("shape", AttrType.SHAPE, default=Shape(())),
+        # "Missing attribute 'shape' for Const": no scalar default (measured).
+        Attr("shape", AttrType.SHAPE, mandatory=True),
         Attr("offset", AttrType.UINT, mandatory=True),
         Attr("size", AttrType.UINT, mandatory=True),
     )
@@ -86,7 +89,6 @@ class Constant(Op):
                 f"a Const needs a static shape, not {shape}", INVALID_ATTRIBUTE_VALUE, "shape"
             )
         count = math.prod(shape.values())
-        needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
         offset: int = self.attrs["offset"]
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
@@ -94,6 +96,12 @@ class Constant(Op):
             raise ShapeError(
                 raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
             )
+        if element_type == STRING:
+            problem = _packed_strings_problem(raw, count)
+            if problem is not None:
+                raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
+            return [TensorInfo(element_type, shape)]  # checked, not held: run refuses strings
+        needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -112,3 +120,27 @@ class Constant(Op):
         if value is not None:
             value = value.reshape(shape.values())
         return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]
+
+
+def _packed_strings_problem(raw: memoryview, count: int) -> str | None:
+    """What OpenVINO refuses in a string Const: its bytes are the string count, count + 1
+    offsets (int32) and the characters (measured: a count other than the shape's, a header
+    or an offset past `size`, or an offset going down fail read_model; bytes left over are
+    fine)."""
+    header = 4 * (count + 2)
+    if len(raw) < 4:
+        return f"size is {len(raw)} bytes, too few for the string count of a string Const"
+    (written,) = struct.unpack_from("<i", raw)
+    if written != count:
+        return f"the packed strings count {written}, but shape holds {count}"
+    if len(raw) < header:
+        return f"size is {len(raw)} bytes, but the header of {count} packed strings needs {header}"
+    offsets = struct.unpack_from(f"<{count + 1}i", raw, 4)
+    if any(end < begin for begin, end in itertools.pairwise(offsets)):
+        return f"the packed string offsets {list(offsets)} go down"
+    if offsets[0] < 0 or offsets[-1] > len(raw) - header:
+        return (
+            f"the packed string offsets {list(offsets)} reach past the {len(raw) - header} "
+            "bytes of characters that size leaves"
+        )
+    return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo, numpy_holds
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
-from irpool.parse.values import CPU_UNCOMPILED_TYPES
+from irpool.parse.values import CPU_UNCOMPILED_TYPES, STRING
 from irpool.rules import COMPILE_CRASH
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ FLOATS = ("f32", "f16", "bf16", "f64")
 class Convert1(Op):
     """Convert-1: one input, `destination_type` (an element type name)."""
 
+    takes_strings = True
     type_name = "Convert"
     version = 1
     opsets = range(1, 17)
@@ -51,6 +52,13 @@ class Convert1(Op):
                 COMPILE_CRASH,
                 "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
                 "CPU plugin cannot compile a Convert to a dynamic type",
+                "destination_type",
+            )
+        if STRING in (data.element_type, self.destination):
+            ctx.report(
+                COMPILE_CRASH,
+                f"a Convert from {data.element_type} to {self.destination}: OpenVINO reads the "
+                "layer, but its CPU plugin cannot compile a Convert of strings",
                 "destination_type",
             )
         if self.destination in CPU_UNCOMPILED_TYPES:

@@ -70,7 +70,17 @@ class MaxPoolBase(WindowPoolBase):
         return layer_op
 
     def check_attributes(self, ctx: LayerContext) -> None:
-        if self.version < 8 or INDICES not in ctx.used_outputs:
+        read = self.version >= 8 and INDICES in ctx.used_outputs
+        if not read and self.attrs["rounding_type"] == "ceil_torch" and not self.attrs["dilations"]:
+            # With the indices read the reference code runs it, and fails at inference below.
+            ctx.report(
+                COMPILE_CRASH,
+                f'{self.label()} with rounding_type="ceil_torch" needs explicit dilations (e.g. '
+                "all 1); with empty or missing dilations OpenVINO's CPU plugin crashes "
+                "compiling the model",
+                "dilations",
+            )
+        if not read:
             return  # OpenVINO computes indices, and fails on them, only when they are read
         if not self.attrs["dilations"]:
             ctx.report(

@@ -196,11 +196,12 @@ def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
 class Reshape1(Op):
     """Reshape-1: inputs `data` and `pattern` (a 1-D integer tensor)."""
 
+    takes_strings = True
     type_name = "Reshape"
     version = 1
     opsets = range(1, 17)
     input_names = ("data", "pattern")
-    needs_data = True
+    # Without <data> OpenVINO reads special_zero=false (measured): IR203, not IR215.
     attributes = (Attr("special_zero", AttrType.BOOL, default=False, required=True),)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:

@@ -70,6 +70,7 @@ def unsqueezed(shape: Shape, axes: Sequence[int]) -> Shape:
 
 
 class _AxesOp(Op):
+    takes_strings = True
     input_names = ("data", "axes")
 
     def axes_values(self, axes: TensorInfo) -> list[int] | None:

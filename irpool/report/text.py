@@ -10,9 +10,13 @@ repaint the terminal."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from irpool.diagnostics import Diagnostic
 from irpool.rules import RULES, Severity
+
+if TYPE_CHECKING:
+    from irpool.check.coverage import Coverage
 
 TAB_WIDTH = 4
 MAX_EXCERPT = 160  # columns of source shown around the caret
@@ -46,12 +50,19 @@ def render_line(d: Diagnostic, colour: bool = False) -> str:
     return f"{position} {code} {d.severity.value} {one_line(d.message)}{layer}"
 
 
-def summary(diagnostics: Sequence[Diagnostic], files: int, skipped: int = 0) -> str:
-    """The totals; `skipped` counts the .xml files found by walking that are not IR."""
+def summary(
+    diagnostics: Sequence[Diagnostic],
+    files: int,
+    skipped: int = 0,
+    coverage: Coverage | None = None,
+) -> str:
+    """The totals, and what was checked in the files read (`coverage`); `skipped` counts
+    the .xml files found by walking that are not IR."""
     counts = {s: sum(1 for d in diagnostics if d.severity is s) for s in Severity}
     parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity]
     noun = "file" if files == 1 else "files"
-    line = f"Checked {files} {noun}: " + ", ".join(parts) + "."
+    covered = f" ({coverage.describe()})" if coverage is not None and coverage.layers else ""
+    line = f"Checked {files} {noun}: " + ", ".join(parts) + covered + "."
     if skipped:
         noun = "file" if skipped == 1 else "files"
         line += f" Skipped {skipped} .xml {noun} whose root element is not <net>."
