@@ -86,6 +86,7 @@ COMPILE_CRASH = Code("IR214")
 MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
+UNKNOWN_VALUES = Code("IR218")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -946,6 +947,32 @@ _RULES = (
         right=_text("""
             <layer id="1" name="pool" type="MaxPool" version="opset8">
               <data index_element_type="i64" dilations="1,1" kernel="2,2" ... />
+        """),
+    ),
+    Rule(
+        code=UNKNOWN_VALUES,
+        name="unknown-values",
+        severity=N,
+        runtime="ignores",
+        summary="Declared dims irpool did not check: they depend on values it does not know.",
+        doc=_text("""
+            Said once per file, with the number of layers concerned. irpool tells a dim that
+            is dynamic at run time (OpenVINO infers `?`: declaring it static is IR301) from
+            one it does not know: a Const whose bytes are unavailable (IR401, IR402), a
+            constant it does not fold, or the output of a layer it does not check (IR202: its
+            value, its -1 dims, and its rank when the port has no `<dim>`, since the
+            serializer writes scalars and dynamic ranks alike). What depends on an unknown
+            never contradicts a declaration: no IR301, IR302 or IR303 and no fix, and the
+            layer's declared dims carry the checks downstream, as a trusted layer's do.
+            Nothing is wrong with the file; give irpool the weights (`--weights`, `git lfs
+            pull`) to check everything.
+        """),
+        wrong=_text("""
+            <!-- model.bin is missing: the Reshape's pattern is unknown -->
+            <port id="2" precision="FP32"><dim>1</dim><dim>1001</dim></port>
+        """),
+        right=_text("""
+            $ git lfs pull && irpool validate model.xml
         """),
     ),
     # IR3xx: shapes and types

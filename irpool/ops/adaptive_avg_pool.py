@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.graph.shape import Dim, Shape
-from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
@@ -48,9 +48,7 @@ class AdaptivePool(Op):
         if data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, Shape.dynamic())]
         head = data.shape.dims[:2]
-        if size.value is None:
-            if size.trusted:  # maybe a constant the runtime folds; irpool cannot tell
-                raise NotInferable("output_size comes from a layer irpool does not infer")
+        if read_value(size, "output_size") is None:
             return [TensorInfo(data.element_type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
         return [TensorInfo(data.element_type, Shape((*head, *_output_dims(size.value))))]
 

@@ -91,9 +91,10 @@ class Constant(Op):
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
         if isinstance(raw, WeightsProblem):
-            raise ShapeError(
-                raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
-            )
+            # The shape is the attribute's; only the value is unknown, and nothing that
+            # depends on it is checked (or fixed) against the declarations.
+            ctx.report(raw.code, raw.message, "size" if raw.code == CONST_OUT_OF_BOUNDS else None)
+            return [TensorInfo(element_type, shape, unknown=True)]
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -111,4 +112,6 @@ class Constant(Op):
         value = decode(raw, element_type, count)
         if value is not None:
             value = value.reshape(shape.values())
-        return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]
+        # A low-bit type NumPy does not hold: a constant irpool does not read.
+        unknown = value is None
+        return [TensorInfo(element_type, shape, value, unknown=unknown, unbacked=unmapped(raw))]
