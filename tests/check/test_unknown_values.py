@@ -293,3 +293,89 @@ def test_with_its_weights_the_tail_is_checked(tmp_path: Path) -> None:
     assert [d.code for d in irpool.load(path).validate()] == ["IR202"]
     path.with_suffix(".bin").write_bytes(struct.pack("<2i", 1, 1000))
     assert "IR303" in {d.code for d in irpool.load(path).validate()}
+
+
+@pytest.mark.oracle
+def test_openvino_infers_the_tail_s_declared_dims(tmp_path: Path) -> None:
+    """The dims irpool keeps when the .bin is missing are the ones OpenVINO infers with it."""
+    ov = pytest.importorskip("openvino")
+    path = _write(tmp_path, MOBILENET_TAIL, TAIL_WEIGHTS)
+    model = ov.Core().read_model(path)
+    assert str(model.output(0).get_partial_shape()) == "[1,1001]"
+
+
+def _chain(source: str, source_port: str, unsqueezed: str, outer: str) -> str:
+    """`source` -> Unsqueeze(axes 0) declaring `unsqueezed` -> Unsqueeze(axes 0) declaring
+    `outer` -> Result; the axes are scalar i64 Consts at offset 0."""
+    axes = (
+        '<layer id="{id}" name="axes{id}" type="Const" version="opset1">'
+        '<data element_type="i64" shape="" offset="0" size="8" />'
+        '<output><port id="0" precision="I64" /></output></layer>\n'
+    )
+    unsqueeze = (
+        '<layer id="{id}" name="unsqueeze{id}" type="Unsqueeze" version="opset1"><input>'
+        '<port id="0" precision="FP32">{inner}</port><port id="1" precision="I64" /></input>'
+        '<output><port id="2" precision="FP32">{dims}</port></output></layer>\n'
+    )
+    layers = (
+        source
+        + axes.format(id=2)
+        + unsqueeze.format(id=3, inner=source_port, dims=unsqueezed)
+        + axes.format(id=4)
+        + unsqueeze.format(id=5, inner=unsqueezed, dims=outer)
+        + '<layer id="6" name="out" type="Result" version="opset1"><input>'
+        f'<port id="0" precision="FP32">{outer}</port></input></layer>\n'
+    )
+    edges = [(1, 1, 3, 0), (2, 0, 3, 1), (3, 2, 5, 0), (4, 0, 5, 1), (5, 2, 6, 0)]
+    return (
+        '<?xml version="1.0"?>\n<net name="chain" version="11">\n<layers>\n'
+        '<layer id="0" name="x" type="Parameter" version="opset1">'
+        '<data shape="" element_type="f32" /><output><port id="0" precision="FP32" /></output>'
+        "</layer>\n"
+        + layers
+        + "</layers>\n<edges>\n"
+        + '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />\n'
+        + "".join(
+            f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
+            for a, b, c, d in edges
+        )
+        + "</edges>\n</net>\n"
+    )
+
+
+SCALAR_SOURCES = {
+    # A Convert irpool infers: the scalar is known, so the Unsqueeze infers rank 1.
+    "inferred": '<layer id="1" name="scalar" type="Convert" version="opset1">'
+    '<data destination_type="f32" /><input><port id="0" precision="FP32" /></input>'
+    '<output><port id="1" precision="FP32" /></output></layer>\n',
+    # A Relu irpool does not check, written without <dim>: its rank is unknown, and the
+    # Unsqueeze's declared rank stands.
+    "trusted": '<layer id="1" name="scalar" type="Relu" version="opset1">'
+    '<input><port id="0" precision="FP32" /></input>'
+    '<output><port id="1" precision="FP32" /></output></layer>\n',
+}
+ONE, TWO, THREE = "<dim>1</dim>", "<dim>1</dim>" * 2, "<dim>1</dim>" * 3
+
+
+@pytest.mark.parametrize(
+    ("source", "unsqueezed", "outer", "codes"),
+    [
+        ("inferred", ONE, TWO, []),
+        # The scalar's Unsqueeze is [1], not a scalar (said on both ports that claim it).
+        ("inferred", "", TWO, ["IR302", "IR302"]),
+        ("inferred", ONE, THREE, ["IR302", "IR302"]),
+        ("trusted", ONE, TWO, ["IR202"]),
+        ("trusted", TWO, THREE, ["IR202"]),  # a dynamic rank could give [1,1]: it stands
+        ("trusted", ONE, THREE, ["IR202", "IR302", "IR302"]),  # [1] carried on: [1,1]
+    ],
+)
+def test_a_port_without_dim_is_a_scalar_or_an_unknown_rank(
+    tmp_path: Path, source: str, unsqueezed: str, outer: str, codes: list[str]
+) -> None:
+    text = _chain(SCALAR_SOURCES[source], "", unsqueezed, outer)
+    path = _write(tmp_path, text, struct.pack("<q", 0))
+    found = irpool.load(path).validate()
+    assert sorted(d.code for d in found if d.code != "IR218") == codes, [
+        (d.code, d.message) for d in found
+    ]
+    assert [d for d in found if d.edit is not None] == []
