@@ -21,15 +21,13 @@ reads these files. Regenerate (needs openvino and torch, i.e. the ``test`` extra
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from gen_conformance import write_npz
-from gen_family_corpus import COMPILE_CONFIG, layer_types, output_keys, remove_stale
+from gen_family_corpus import COMPILE_CONFIG, layer_types, output_keys, write_corpus
 from ov_builders import ov
 
 try:
@@ -137,22 +135,8 @@ def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    remove_stale(args.out, {case.name for case in CASES})
-    core = ov.Core()
-    index = {
-        "generator": "tools/gen_shape_corpus.py",
-        "openvino": ov.get_version(),
-        "torch": torch.__version__,
-        "config": COMPILE_CONFIG,
-        "cases": [run_case(core, case, args.out / case.name) for case in CASES],
-    }
-    (args.out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
-    print(f"wrote {len(CASES)} cases to {args.out}")
-    return 0
+    versions = {"torch": torch.__version__}
+    return write_corpus(argv, __doc__.splitlines()[0], DEFAULT_OUT, CASES, run_case, versions)
 
 
 if __name__ == "__main__":

@@ -48,9 +48,10 @@ class AdaptivePool(Op):
         if data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, Shape.dynamic())]
         head = data.shape.dims[:2]
-        if read_value(size, "output_size") is None:
+        value = read_value(size, "output_size")
+        if value is None:
             return [TensorInfo(data.element_type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
-        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(size.value))))]
+        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(value))))]
 
     def _report_strict_output_size(
         self, size: TensorInfo, rank: int | None, ctx: LayerContext
