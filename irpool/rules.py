@@ -990,6 +990,11 @@ _RULES = (
             declared dim that differs is a false statement about the model (the AvgPool-1
             specification's own examples declare 32x32 where the runtime gives 16x16). Write
             the inferred value, or -1 where it is not static; `--fix` does it.
+
+            A dim irpool does not know is never reported: one computed from a Const whose
+            bytes are unavailable, from a constant it does not fold, or from a -1 declared by
+            a layer it does not check (IR202) may be static at run time. The declared value
+            then stands and carries the checks downstream, and the file counts it in IR218.
         """),
         wrong=_text("""
             <!-- AvgPool kernel 2,2 strides 2,2 on [1,3,32,32] -->
@@ -1010,7 +1015,10 @@ _RULES = (
         doc=_text("""
             The port declares more or fewer `<dim>` elements than the rank shape inference
             gives; OpenVINO ignores the declaration. Declare one `<dim>` per axis of the
-            inferred shape (and none for a dynamic rank).
+            inferred shape (and none for a dynamic rank). A dynamic inferred rank holds every
+            rank, so it contradicts no declaration; nor does a rank irpool does not know (a
+            port without `<dim>` of a layer it does not check is a scalar or a dynamic rank:
+            the serializer writes both alike), whose consumer's declared rank then stands.
         """),
         wrong=_text("""
             <!-- the pool's output is [1,1,2] -->
@@ -1031,7 +1039,10 @@ _RULES = (
             The op cannot produce an output for these inputs and attributes (a kernel larger
             than the padded input, a window entirely in the padding with exclude-pad, an input
             of the wrong rank), so OpenVINO refuses the model. `irpool explain` shows each
-            layer's inputs and window geometry. Fix the attributes or the input shape.
+            layer's inputs and window geometry. Fix the attributes or the input shape. A layer
+            whose inference needs a value irpool does not know (a pattern, axes or output_size
+            read from a Const without its bytes) is not inferred: its declared outputs stand
+            (IR218).
         """),
         wrong=_text("""
             <!-- input [1,1,4] -->
@@ -1160,7 +1171,11 @@ _RULES = (
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
-            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`. A
+            `.bin` that is a Git LFS pointer (text beginning `version
+            https://git-lfs.github.com/spec/v1`, what a clone holds before `git lfs pull`) is
+            said to be one. What depends on the missing values is left unchecked, never
+            reported (IR218).
 
             An empty `.bin` gives the Consts of no elements that it holds no data at all:
             OpenVINO loads them as outputs or Reshape patterns, but read_model fails ("ptr is

@@ -405,10 +405,9 @@ class _Checker:
         first = self.unchecked[0]
         self.sink.add(
             UNKNOWN_VALUES,
-            f"{len(self.unchecked)} layer(s) have declared dims irpool did not check: they "
-            "depend on values it does not know (a Const whose bytes are unavailable, a "
-            "constant it does not fold, a layer it does not check); their declared dims "
-            "are trusted",
+            f"{len(self.unchecked)} layer(s) have declared dims that depend on values irpool "
+            "does not know (unavailable weights, unfolded constants, unchecked layers' "
+            "outputs): they are trusted, not checked",
             self.doc.source.element(first.element),
             first.ref,
         )
