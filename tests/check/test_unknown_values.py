@@ -379,3 +379,14 @@ def test_a_port_without_dim_is_a_scalar_or_an_unknown_rank(
         (d.code, d.message) for d in found
     ]
     assert [d for d in found if d.edit is not None] == []
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("weights", ["missing", "truncated", "lfs"])
+def test_openvino_refuses_what_irpool_calls_a_weights_error(tmp_path: Path, weights: str) -> None:
+    """IR401/IR402 are errors because read_model fails on each broken .bin (the pointer's
+    text is read as the pattern, which the Reshape refuses)."""
+    ov = pytest.importorskip("openvino")
+    path = _write(tmp_path, MOBILENET_TAIL, _weights(weights, TAIL_WEIGHTS))
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(path)
