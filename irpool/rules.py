@@ -86,6 +86,7 @@ COMPILE_CRASH = Code("IR214")
 MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
+UNKNOWN_VALUES = Code("IR218")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -954,6 +955,32 @@ _RULES = (
               <data index_element_type="i64" dilations="1,1" kernel="2,2" ... />
         """),
     ),
+    Rule(
+        code=UNKNOWN_VALUES,
+        name="unknown-values",
+        severity=N,
+        runtime="ignores",
+        summary="Declared dims irpool did not check: they depend on values it does not know.",
+        doc=_text("""
+            Said once per file, with the number of layers concerned. irpool tells a dim that
+            is dynamic at run time (OpenVINO infers `?`: declaring it static is IR301) from
+            one it does not know: a Const whose bytes are unavailable (IR401, IR402), a
+            constant it does not fold, or the output of a layer it does not check (IR202: its
+            value, its -1 dims, and its rank when the port has no `<dim>`, since the
+            serializer writes scalars and dynamic ranks alike). What depends on an unknown
+            never contradicts a declaration: no IR301, IR302 or IR303 and no fix, and the
+            layer's declared dims carry the checks downstream, as a trusted layer's do.
+            Nothing is wrong with the file; give irpool the weights (`--weights`, `git lfs
+            pull`) to check everything.
+        """),
+        wrong=_text("""
+            <!-- model.bin is missing: the Reshape's pattern is unknown -->
+            <port id="2" precision="FP32"><dim>1</dim><dim>1001</dim></port>
+        """),
+        right=_text("""
+            $ git lfs pull && irpool validate model.xml
+        """),
+    ),
     # IR3xx: shapes and types
     Rule(
         code=DECLARED_DIM_MISMATCH,
@@ -969,6 +996,11 @@ _RULES = (
             declared dim that differs is a false statement about the model (the AvgPool-1
             specification's own examples declare 32x32 where the runtime gives 16x16). Write
             the inferred value, or -1 where it is not static; `--fix` does it.
+
+            A dim irpool does not know is never reported: one computed from a Const whose
+            bytes are unavailable, from a constant it does not fold, or from a -1 declared by
+            a layer it does not check (IR202) may be static at run time. The declared value
+            then stands and carries the checks downstream, and the file counts it in IR218.
         """),
         wrong=_text("""
             <!-- AvgPool kernel 2,2 strides 2,2 on [1,3,32,32] -->
@@ -989,7 +1021,10 @@ _RULES = (
         doc=_text("""
             The port declares more or fewer `<dim>` elements than the rank shape inference
             gives; OpenVINO ignores the declaration. Declare one `<dim>` per axis of the
-            inferred shape (and none for a dynamic rank).
+            inferred shape (and none for a dynamic rank). A dynamic inferred rank holds every
+            rank, so it contradicts no declaration; nor does a rank irpool does not know (a
+            port without `<dim>` of a layer it does not check is a scalar or a dynamic rank:
+            the serializer writes both alike), whose consumer's declared rank then stands.
         """),
         wrong=_text("""
             <!-- the pool's output is [1,1,2] -->
@@ -1010,7 +1045,10 @@ _RULES = (
             The op cannot produce an output for these inputs and attributes (a kernel larger
             than the padded input, a window entirely in the padding with exclude-pad, an input
             of the wrong rank), so OpenVINO refuses the model. `irpool explain` shows each
-            layer's inputs and window geometry. Fix the attributes or the input shape.
+            layer's inputs and window geometry. Fix the attributes or the input shape. A layer
+            whose inference needs a value irpool does not know (a pattern, axes or output_size
+            read from a Const without its bytes) is not inferred: its declared outputs stand
+            (IR218).
         """),
         wrong=_text("""
             <!-- input [1,1,4] -->
@@ -1170,7 +1208,11 @@ _RULES = (
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
-            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`. A
+            `.bin` that is a Git LFS pointer (text beginning `version
+            https://git-lfs.github.com/spec/v1`, what a clone holds before `git lfs pull`) is
+            said to be one. What depends on the missing values is left unchecked, never
+            reported (IR218).
 
             An empty `.bin` gives the Consts of no elements that it holds no data at all:
             OpenVINO loads them as outputs or Reshape patterns, but read_model fails ("ptr is

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import zlib
 from collections import Counter
@@ -360,24 +361,37 @@ def remove_stale(out: Path, keep: set[str]) -> None:
                 case_dir.rmdir()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+def write_corpus(
+    argv: Sequence[str] | None,
+    description: str,
+    default_out: Path,
+    cases: Sequence[Any],
+    run: Callable[[ov.Core, Any, Path], dict[str, Any]],
+    versions: dict[str, str],
+) -> int:
+    """A generator's command line: `run` each case (anything with a `name`) into its directory
+    of `--out`, then write index.json with the generator, the versions and every case."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=default_out)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    remove_stale(args.out, {case.name for case in CASES})
+    remove_stale(args.out, {case.name for case in cases})
     core = ov.Core()
     index = {
-        "generator": "tools/gen_family_corpus.py",
+        "generator": f"tools/{Path(sys.argv[0]).name}",
         "openvino": ov.get_version(),
-        "torch": torch.__version__,
-        "onnx": onnx.__version__,
+        **versions,
         "config": COMPILE_CONFIG,
-        "cases": [run_case(core, case, args.out / case.name) for case in CASES],
+        "cases": [run(core, case, args.out / case.name) for case in cases],
     }
     (args.out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
-    print(f"wrote {len(CASES)} cases to {args.out}")
+    print(f"wrote {len(cases)} cases to {args.out}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    versions = {"torch": torch.__version__, "onnx": onnx.__version__}
+    return write_corpus(argv, __doc__.splitlines()[0], DEFAULT_OUT, CASES, run_case, versions)
 
 
 if __name__ == "__main__":

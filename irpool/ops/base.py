@@ -87,8 +87,14 @@ class TensorInfo:
     element_type: str
     shape: Shape
     value: NDArray[Any] | None = None
-    # Taken from the file's declaration, not inferred: whether it is constant is unknown.
+    # Taken from the file's declaration, not inferred: no fix is ever made from it.
     trusted: bool = False
+    # irpool may know less of this tensor than OpenVINO does: its value (None here: a Const
+    # whose bytes are unavailable, a constant irpool does not fold, a trusted layer's output)
+    # and its non-static dims (a trusted layer's -1, a port without <dim>) may be known to
+    # the runtime. What depends on them is unknown, never dynamic: it contradicts no
+    # declaration (docs/semantics.md, "Unknown is not dynamic").
+    unknown: bool = False
     # The element type OpenVINO's serializer writes on this tensor's ports when it is not
     # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
     written_as: str | None = None
@@ -110,6 +116,15 @@ class ShapeError(Exception):
 
 class NotInferable(Exception):
     """An input is only known by its declaration, so the layer's outputs are trusted too."""
+
+
+def read_value(info: TensorInfo, name: str) -> NDArray[Any] | None:
+    """The value of an input that shape inference reads (a pattern, axes, a size): None when
+    it is computed at run time, so the runtime does not know it either; NotInferable when
+    irpool does not know it but the runtime may (the layer's declared outputs then stand)."""
+    if info.value is None and info.unknown:
+        raise NotInferable(f"{name} has a value irpool does not know")
+    return info.value
 
 
 class LayerContext:

@@ -93,14 +93,16 @@ class Constant(Op):
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
         if isinstance(raw, WeightsProblem):
-            raise ShapeError(
-                raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
-            )
+            # The shape is the attribute's; only the value is unknown, and nothing that
+            # depends on it is checked (or fixed) against the declarations.
+            ctx.report(raw.code, raw.message, "size" if raw.code == CONST_OUT_OF_BOUNDS else None)
+            return [TensorInfo(element_type, shape, unknown=True)]
         if element_type == STRING:
             problem = _packed_strings_problem(raw, count)
             if problem is not None:
                 raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
-            return [TensorInfo(element_type, shape)]  # checked, not held: run refuses strings
+            # Checked, not held (run refuses strings): a value irpool does not read.
+            return [TensorInfo(element_type, shape, unknown=True)]
         needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
         if size < needed:
             raise ShapeError(
@@ -119,7 +121,9 @@ class Constant(Op):
         value = decode(raw, element_type, count)
         if value is not None:
             value = value.reshape(shape.values())
-        return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]
+        # A low-bit type NumPy does not hold: a constant irpool does not read.
+        unknown = value is None
+        return [TensorInfo(element_type, shape, value, unknown=unknown, unbacked=unmapped(raw))]
 
 
 def _packed_strings_problem(raw: memoryview, count: int) -> str | None:

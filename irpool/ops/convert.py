@@ -71,7 +71,8 @@ class Convert1(Op):
         value = folded(data, self.fold_constant)
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
-        decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
+        constant = data.value is not None or data.unknown  # unknown: maybe a constant
+        decompresses = constant and {data.element_type, self.destination} <= {*FLOATS}
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
