@@ -38,9 +38,15 @@ def one_line(text: str) -> str:
     )
 
 
+def layer_suffix(d: Diagnostic) -> str:
+    """` [layer 1 "pool"]`: the layer a finding concerns, as every line format ends."""
+    if d.layer_id is None:
+        return ""
+    return f' [layer {one_line(d.layer_id)} "{one_line(d.layer_name or "")}"]'
+
+
 def render_line(d: Diagnostic, colour: bool = False) -> str:
-    name = one_line(d.layer_name or "")
-    layer = f' [layer {one_line(d.layer_id)} "{name}"]' if d.layer_id is not None else ""
+    layer = layer_suffix(d)
     position = paint(f"{one_line(d.path)}:{d.line}:{d.column}:", BOLD, colour)
     code = paint(d.code, SEVERITY_STYLES[d.severity], colour)
     return f"{position} {code} {d.severity.value} {one_line(d.message)}{layer}"
