@@ -336,3 +336,19 @@ def test_an_internal_error_exits_with_its_code_and_the_process_ends_normally() -
     assert "irpool: internal error: RuntimeError: a bug" in result.stderr
     assert result.stderr.rstrip().endswith("atexit ran")
     assert "Traceback" not in result.stderr
+
+
+def test_a_misspelt_attribute_is_shown_under_its_name_before_what_it_causes(
+    runner: CliRunner,
+) -> None:
+    """`stides` leaves strides empty (IR209), which makes it shorter than the kernel (IR207):
+    the caret is under the misspelt name, and the cause is listed before its effect, which
+    points at the value meant for strides."""
+    path = ROOT / "tests" / "rules" / "IR209_misspelt_strides_then_IR207.xml"
+    result = runner.invoke(cli, ["validate", "--isolated", str(path)])
+    lines = result.output.splitlines()
+    assert [line.split()[1] for line in lines if ": IR2" in line] == ["IR209", "IR207"]
+    source = lines[1].split(" | ", 1)[1]
+    name, value = source.index("stides"), source.index('"2, 2"') + 1
+    assert lines[2] == "   | " + " " * name + "^" * len("stides")
+    assert lines[7] == "   | " + " " * value + "^" * len("2, 2")

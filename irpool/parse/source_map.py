@@ -139,6 +139,15 @@ class SourceMap:
                 return tag.attrs_offset + match.start(group), tag.attrs_offset + match.end(group)
         return None
 
+    def attribute_name(self, element: etree._Element, name: str) -> Span:
+        """The attribute's name (a misspelt one, say); the element when it cannot be found."""
+        tag = self._tag(element)
+        for match in () if tag is None else _ATTRIBUTE.finditer(tag.attrs):
+            if match.group(1) == name:
+                assert tag is not None
+                return self.span(tag.attrs_offset + match.start(1), tag.attrs_offset + match.end(1))
+        return self.element(element)
+
     def attribute(self, element: etree._Element, name: str) -> Span:
         offsets = self.attribute_offsets(element, name)
         if offsets is None:
