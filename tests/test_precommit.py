@@ -194,8 +194,17 @@ def test_the_workflow_snippet_installs_irpool_from_the_repository(
     assert requirement.startswith("irpool @ git+file://localhost/")
     target = tmp_path / "site"
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
-        + [requirement],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            requirement,
+        ],
         env=os.environ | {"PIP_RETRIES": "0", "PIP_TIMEOUT": "5"},
         capture_output=True,
         text=True,
