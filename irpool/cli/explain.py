@@ -148,4 +148,7 @@ def command(model_path: Path, weights: Path | None, output_format: str) -> None:
         counts = ", ".join(
             f"{found[s.value]} {s.value}{'s' if found[s.value] != 1 else ''}" for s in Severity
         )
-        click.echo(f"Findings: {counts}; `irpool validate {model_path}` lists them.", err=True)
+        if found:
+            click.echo(f"Findings: {counts}; `irpool validate {model_path}` lists them.", err=True)
+        else:
+            click.echo("Findings: none.", err=True)
