@@ -116,8 +116,11 @@ def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int, colour: bool = Fal
 
 
 def _printable(line: str) -> str:
-    """Control characters would garble a terminal; show them as one replacement each."""
-    return "".join(c if c == "\t" or (c >= " " and c != "\x7f") else "\ufffd" for c in line)
+    """Control characters (C0, DEL, C1) would garble a terminal; show them as one
+    replacement each."""
+    return "".join(
+        c if c == "\t" or (c >= " " and not "\x7f" <= c < "\xa0") else "\ufffd" for c in line
+    )
 
 
 def _window(shown: str, left: int, width: int) -> tuple[str, int, int]:
