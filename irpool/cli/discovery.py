@@ -67,7 +67,7 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
 def _walk(
     root: Path, config: Config, unreadable: list[tuple[Path, str]], asks_git: bool
 ) -> list[Path]:
-    """`*.xml` regular files below root, never entering an excluded directory (nor following
+    """`*.xml` regular files (the suffix in any case) below root, never entering an excluded directory (nor following
     a symbolic link to one); a directory that cannot be listed is recorded, not skipped.
 
     Level by level, so that with `asks_git` one git call covers a whole level's folders and
@@ -94,7 +94,7 @@ def _walk(
                 if _is_folder(entry):
                     if not config.excludes(relative + name):
                         folders.append(directory / name)
-                elif name.endswith(".xml") and not config.excludes(relative + name):
+                elif name.lower().endswith(".xml") and not config.excludes(relative + name):
                     path = directory / name
                     if path.is_file():  # a regular file, or a symbolic link to one
                         files.append(path)
