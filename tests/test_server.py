@@ -191,6 +191,16 @@ async def test_configuration_and_inline_suppressions_are_honoured(client, tmp_pa
     assert diagnostics == []
 
 
+async def test_force_exclude_leaves_an_excluded_file_unchecked(client, tmp_path):  # type: ignore[no-untyped-def]
+    config = '[tool.irpool]\nforce-exclude = true\nextend-exclude = ["vendor"]\n'
+    (tmp_path / "pyproject.toml").write_text(config)
+    (tmp_path / "vendor").mkdir()
+    _, diagnostics = await open_document(client, copy(SPEC_A, tmp_path / "vendor"))
+    assert diagnostics == []
+    _, diagnostics = await open_document(client, copy(SPEC_A, tmp_path))
+    assert len(diagnostics) == 5
+
+
 async def test_a_broken_configuration_is_shown_and_the_defaults_apply(client, tmp_path):  # type: ignore[no-untyped-def]
     (tmp_path / "pyproject.toml").write_text('[tool.irpool]\nignore = ["IR999"]\n')
     path = copy(SPEC_A, tmp_path)

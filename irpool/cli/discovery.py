@@ -53,7 +53,7 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
             if not files and len(found.unreadable) == before:
                 raise UsageError(f"no .xml files to check under {path} (after excludes)")
             explicit = False
-        elif config.force_exclude and _force_excluded(path, config):
+        elif config.force_exclude and force_excluded(path, config):
             continue
         else:
             files, explicit = [path], True
@@ -117,7 +117,7 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _force_excluded(path: Path, config: Config) -> bool:
+def force_excluded(path: Path, config: Config) -> bool:
     """With force-exclude, an explicit file is dropped when it, or a folder it is in below
     the configuration's directory, is excluded, or when git ignores it."""
     base = config.root if config.root is not None else Path.cwd()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from lxml import etree
 
+from irpool.cli.discovery import force_excluded
 from irpool.cli.explain import explain_row, input_infos
 from irpool.config import Config, ConfigError, load_config
 from irpool.diagnostics import Diagnostic, IRError, Span
@@ -251,12 +252,15 @@ class Analysis:
 
 def analyse(path: Path, text: str) -> Analysis:
     """Validate the document's text as `irpool validate` validates the file at `path`: the
-    `.bin` beside it, the closest `[tool.irpool]` above it, its inline suppressions."""
+    `.bin` beside it, the closest `[tool.irpool]` above it (with `force-exclude`, its
+    excludes too), its inline suppressions."""
     problem = None
     try:
         config = load_config(None, False, path.parent)
     except ConfigError as error:
         config, problem = Config(), str(error)
+    if config.force_exclude and force_excluded(path, config):
+        return Analysis(path, text, None, [], problem)  # as `validate FILE` skips it
     try:
         model = load(path, data=text.encode("utf-8"))
     except IRError as error:
