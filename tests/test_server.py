@@ -270,6 +270,10 @@ async def test_hover_on_a_dim_a_port_a_layer_and_an_attribute(client, tmp_path):
     assert attribute.startswith("`pads_end` of AvgPool-1: list of unsigned integers")
     assert "replaced by the runtime when auto_pad is" in attribute
     assert "IR213" in attribute
+    lines = path.read_text().split("\n")
+    edge_line = next(i for i, line in enumerate(lines) if 'from-layer="1"' in line)
+    edge = await hover_text(edge_line + 1, lines[edge_line].index("<edge") + 3)
+    assert edge == 'layer 1 "pool" port 1 -> layer 2 port 0: `[1,3,16,16] f32`'
     unknown = await client.text_document_hover_async(
         lsp.HoverParams(text_document=ident(uri), position=position(0, 3))  # the XML declaration
     )
