@@ -67,8 +67,9 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
 def _walk(
     root: Path, config: Config, unreadable: list[tuple[Path, str]], asks_git: bool
 ) -> list[Path]:
-    """`*.xml` regular files (the suffix in any case) below root, never entering an excluded directory (nor following
-    a symbolic link to one); a directory that cannot be listed is recorded, not skipped.
+    """`*.xml` regular files (the suffix in any case) below root, never entering an excluded
+    directory (nor following a symbolic link to one); a directory that cannot be listed is
+    recorded, not skipped.
 
     Level by level, so that with `asks_git` one git call covers a whole level's folders and
     files: an ignored folder is dropped before it is listed, and git is asked as many times

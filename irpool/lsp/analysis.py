@@ -94,7 +94,7 @@ class Analysis:
         element = source.element_at(offset)
         for node in () if element is None else (element, *element.iterancestors()):
             if node.tag in ("dim", "port"):
-                return self._port_hover(node, offset)
+                return self._port_hover(node)
             if node.tag == "data":
                 attribute = source.attribute_at(node, offset)
                 if attribute is not None:
@@ -170,7 +170,7 @@ class Analysis:
         layer = None if layer_id is None else self.model.graph.layers.get(layer_id)
         return layer if layer is not None and layer.element is element else None
 
-    def _port_hover(self, node: etree._Element, offset: int) -> Hover | None:
+    def _port_hover(self, node: etree._Element) -> Hover | None:
         assert self.model is not None
         source = self.model.document.source
         port_element = node if node.tag == "port" else node.getparent()
@@ -191,7 +191,7 @@ class Analysis:
         else:
             shape = shape_text(shape_value(inferred.shape))
             lines.append(f"declared `{declared}`, inferred `{shape}` ({inferred.element_type})")
-        dim = source.element_at(offset) if node.tag == "dim" else None
+        dim = node if node.tag == "dim" else None
         if dim is not None and inferred is not None and inferred.shape.dims is not None:
             position = list(port_element.iterchildren("dim")).index(dim)
             if position < len(inferred.shape.dims):
@@ -358,7 +358,5 @@ def _extent(source: SourceMap, element: etree._Element) -> Span:
 
 
 def _overlaps(span: Span, d: Diagnostic) -> bool:
-    return (d.line, d.column) < (span.end_line, span.end_column) and (span.line, span.column) < (
-        d.end_line,
-        d.end_column,
-    )
+    starts_before_end = (d.line, d.column) < (span.end_line, span.end_column)
+    return starts_before_end and (span.line, span.column) < (d.end_line, d.end_column)
