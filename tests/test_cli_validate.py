@@ -344,7 +344,7 @@ def test_a_misspelt_attribute_is_shown_under_its_name_before_what_it_causes(
     """`stides` leaves strides empty (IR209), which makes it shorter than the kernel (IR207):
     the caret is under the misspelt name, and the cause is listed before its effect, which
     points at the value meant for strides."""
-    path = ROOT / "tests" / "rules" / "IR209_misspelt_strides_then_IR207.xml"
+    path = ROOT / "tests" / "rules" / "IR207_strides_left_empty_by_a_misspelling.xml"
     result = runner.invoke(cli, ["validate", "--isolated", str(path)])
     lines = result.output.splitlines()
     assert [line.split()[1] for line in lines if ": IR2" in line] == ["IR209", "IR207"]
