@@ -18,14 +18,16 @@ lsp = pytest.importorskip("lsprotocol.types")
 
 from irpool.cli import cli  # noqa: E402
 
-pytestmark = pytest.mark.asyncio
+# One server for the module, as an editor keeps one: each test opens its own documents.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 EXAMPLES = Path(__file__).parent.parent / "examples"
 SPEC_A = EXAMPLES / "spec" / "avgpool1_a_same_upper_k2s2.xml"
 PUBLISHED = "textDocument/publishDiagnostics"
 
 
 @pytest_lsp.fixture(
-    config=pytest_lsp.ClientServerConfig(server_command=[sys.executable, "-m", "irpool", "server"])
+    scope="module",
+    config=pytest_lsp.ClientServerConfig(server_command=[sys.executable, "-m", "irpool", "server"]),
 )
 async def client(lsp_client: pytest_lsp.LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.initialize_session(
