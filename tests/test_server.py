@@ -179,6 +179,22 @@ async def test_weights_come_from_the_bin_beside_the_document_s_path(client, tmp_
     assert "IR401" in {d.code for d in missing}
 
 
+async def test_saving_reads_the_weights_again_and_closing_clears_the_findings(client, tmp_path):  # type: ignore[no-untyped-def]
+    source = EXAMPLES / "valid" / "reduce_mean_global.xml"
+    path = copy(source, tmp_path)
+    uri, missing = await open_document(client, path)
+    assert "IR401" in {d.code for d in missing}
+    copy(source.with_suffix(".bin"), tmp_path)  # the .bin arrives; the text is unchanged
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(text_document=ident(uri)))
+    await client.wait_for_notification(PUBLISHED)
+    assert list(client.diagnostics[uri]) == []
+    uri, findings = await open_document(client, tmp_path / "spec.xml", SPEC_A.read_text())
+    assert findings
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=ident(uri)))
+    await client.wait_for_notification(PUBLISHED)
+    assert list(client.diagnostics[uri]) == []
+
+
 async def test_configuration_and_inline_suppressions_are_honoured(client, tmp_path):  # type: ignore[no-untyped-def]
     (tmp_path / "pyproject.toml").write_text('[tool.irpool]\nignore = ["IR301"]\n')
     models = tmp_path / "models"
