@@ -287,7 +287,7 @@ async def test_hover_on_a_dim_a_port_a_layer_and_an_attribute(client, tmp_path):
     attribute = await hover_text(16, 85)  # pads_end
     assert attribute.startswith("`pads_end` of AvgPool-1: list of unsigned integers")
     assert "replaced by the runtime when auto_pad is" in attribute
-    assert "IR213" in attribute
+    assert "[IR213](" in attribute and "/rules/IR213.md) `overwritten-pads` (info)" in attribute
     lines = path.read_text().split("\n")
     edge_line = next(i for i, line in enumerate(lines) if 'from-layer="1"' in line)
     edge = await hover_text(edge_line + 1, lines[edge_line].index("<edge") + 3)

@@ -26,6 +26,7 @@ from irpool.ops.base import Attr, TensorInfo
 from irpool.parse.source_map import SourceMap
 from irpool.parse.values import read_unsigned
 from irpool.report.explain import LayerRow, shape_text, shape_value
+from irpool.report.sarif import help_uri
 from irpool.rules import RULES
 
 EDGE_ENDS = {"from-layer": True, "from-port": True, "to-layer": False, "to-port": False}
@@ -225,7 +226,7 @@ class Analysis:
             text = _attribute_doc(op.label(), op.version, attr, name, op.ignored_attributes)
         span = self.span(start, end)
         rules = [
-            f"{d.code} `{d.name}` ({d.severity.value}): {RULES[d.code].summary}"
+            f"{_rule_link(d.code)} `{d.name}` ({d.severity.value}): {RULES[d.code].summary}"
             for d in self.diagnostics
             if _overlaps(span, d)
         ]
@@ -355,6 +356,11 @@ def _written_shape(port: etree._Element) -> str:
 def _extent(source: SourceMap, element: etree._Element) -> Span:
     offsets = source.extent(element)
     return source.element(element) if offsets is None else source.span(*offsets)
+
+
+def _rule_link(code: str) -> str:
+    url = help_uri(code)
+    return code if url is None else f"[{code}]({url})"
 
 
 def _overlaps(span: Span, d: Diagnostic) -> bool:
