@@ -253,3 +253,10 @@ def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
     path.write_text(text)
     outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})
     assert list(outputs) == ["output", "again"]
+
+
+def test_the_dtype_message_names_the_api_s_argument() -> None:
+    with pytest.raises(irpool.InputError) as raised:
+        irpool.load(POOL).run({"input": np.ones((1, 2, 5, 5))})
+    assert str(raised.value).endswith("got float64 (cast=True converts within a kind, and says so)")
+    assert "--cast" not in str(raised.value)

@@ -224,3 +224,11 @@ def test_force_exclude_judges_only_folders_inside_the_project(
     outside.write_bytes(SPEC_A.read_bytes())
     code, paths, _ = checked(runner, "--force-exclude", str(outside))
     assert code == 1 and paths == {outside.as_posix()}
+
+
+def test_the_xml_suffix_is_matched_in_any_case(runner: CliRunner, repository: Path) -> None:
+    """Models exported on Windows are often MODEL.XML."""
+    for name in ("UPPER.XML", "Mixed.Xml"):
+        (repository / "models" / name).write_bytes(SPEC_A.read_bytes())
+    (repository / "models" / "notes.xmlx").write_bytes(SPEC_A.read_bytes())
+    assert checked(runner, ".")[1] == {"models/a.xml", "models/UPPER.XML", "models/Mixed.Xml"}

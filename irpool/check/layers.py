@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from irpool.check.attributes import Attributes, read_attributes
+from irpool.check.attributes import NAME_FINDINGS, Attributes, read_attributes
 from irpool.check.fixes import attribute_fixes, dims, edit_at
 from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer, Port
@@ -89,6 +89,7 @@ class _Outcome:
 # Where in its layer a finding points, so that repeated layers can share findings:
 #   ("layer", attribute | None)  the <layer> element, or one of its attributes
 #   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
+#   ("name", attribute)          the name of an attribute of <data> (a misspelt one)
 #   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
 #   ("port", Port, attribute | None) and ("dim", Port, index, fix)
 # `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
@@ -194,7 +195,8 @@ class _Checker:
             findings.append((NON_CANONICAL_SPELLING, message, ("layer", "type")))
         attributes, op = self._configure(found.op, layer.data_items)
         findings.extend(
-            (code, message, ("data", name)) for code, message, name in attributes.findings
+            (code, message, ("name" if code in NAME_FINDINGS else "data", name))
+            for code, message, name in attributes.findings
         )
         ports_ok = self._check_port_counts(layer, op, findings)
         known_inputs = [info for info in inputs if info is not None]
@@ -204,9 +206,12 @@ class _Checker:
         inferred = self._infer(op, attributes, known_inputs, used)
         reported = [code for code, _, _ in inferred.reports]
         fixes = attribute_fixes(op, reported, known_inputs)
+        misspelt = dict(attributes.misspelt)
         for code, message, name in inferred.reports:
             fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
-            findings.append((code, message, ("op", name, fix)))
+            # An absent attribute's finding goes under the value its misspelling holds.
+            where = misspelt.get(name, name) if name and fix is None else name
+            findings.append((code, message, ("op", where, fix)))
         unchecked = unchecked or inferred.unknown
         outputs = inferred.outputs
         if outputs is not None:
@@ -305,7 +310,9 @@ class _Checker:
                 span = (
                     source.attribute(layer.element, name) if name else source.element(layer.element)
                 )
-            elif kind in ("data", "op"):
+            elif kind == "name" and layer.data is not None:
+                span = source.attribute_name(layer.data, locator[1])
+            elif kind in ("data", "op", "name"):
                 data, name = layer.data, locator[1]
                 if data is not None and name:
                     span = source.attribute(data, name)

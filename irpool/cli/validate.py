@@ -99,7 +99,9 @@ def lint(job: Job) -> Outcome:
         model = load(job.path, job.weights, data=data)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
-        source = data.decode("utf-8-sig", errors="replace") if job.want_source else None
+        # A binary file (it holds a NUL byte) has no lines to show, only bytes.
+        text = job.want_source and b"\0" not in data
+        source = data.decode("utf-8-sig", errors="replace") if text else None
         return Outcome(shown, tuple(kept), source=source)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)

@@ -143,8 +143,8 @@ def _check_dtype(
     if not cast:
         hint = "float32 values rounded to bf16" if element_type == "bf16" else expected.name
         raise InputError(
-            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype} "
-            "(--cast / cast=True converts within a kind, and says so)"
+            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype}",
+            cast_helps=True,
         )
     if not np.can_cast(array.dtype, expected, casting="same_kind"):
         raise InputError(

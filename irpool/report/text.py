@@ -42,9 +42,15 @@ def one_line(text: str) -> str:
     )
 
 
+def layer_suffix(d: Diagnostic) -> str:
+    """` [layer 1 "pool"]`: the layer a finding concerns, as every line format ends."""
+    if d.layer_id is None:
+        return ""
+    return f' [layer {one_line(d.layer_id)} "{one_line(d.layer_name or "")}"]'
+
+
 def render_line(d: Diagnostic, colour: bool = False) -> str:
-    name = one_line(d.layer_name or "")
-    layer = f' [layer {one_line(d.layer_id)} "{name}"]' if d.layer_id is not None else ""
+    layer = layer_suffix(d)
     position = paint(f"{one_line(d.path)}:{d.line}:{d.column}:", BOLD, colour)
     code = paint(d.code, SEVERITY_STYLES[d.severity], colour)
     return f"{position} {code} {d.severity.value} {one_line(d.message)}{layer}"
@@ -121,8 +127,11 @@ def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int, colour: bool = Fal
 
 
 def _printable(line: str) -> str:
-    """Control characters would garble a terminal; show them as one replacement each."""
-    return "".join(c if c == "\t" or (c >= " " and c != "\x7f") else "\ufffd" for c in line)
+    """Control characters (C0, DEL, C1) would garble a terminal; show them as one
+    replacement each."""
+    return "".join(
+        c if c == "\t" or (c >= " " and not "\x7f" <= c < "\xa0") else "\ufffd" for c in line
+    )
 
 
 def _window(shown: str, left: int, width: int) -> tuple[str, int, int]:
