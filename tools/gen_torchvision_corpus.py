@@ -66,8 +66,8 @@ openvino, in a venv of their own (torchvision is not in irpool's extras):
     python3 -m venv {VENV}
     {VENV}/bin/pip install torch torchvision openvino
 
-then run it again (it uses {VENV}/bin/python by itself; set IRPOOL_CORPUS_VENV to use another
-venv). See docs/corpus.md."""
+then run it again: it runs itself with {VENV}/bin/python
+(IRPOOL_CORPUS_VENV names another venv). See docs/corpus.md."""
 
 try:
     import openvino as ov
@@ -79,7 +79,8 @@ try:
     from torchvision.models import efficientnet, regnet
 except ImportError as error:
     python = VENV / "bin" / "python"
-    if python.exists() and Path(sys.executable).resolve() != python.resolve():
+    # sys.prefix, not the executable: a venv's python is a symlink to the base interpreter.
+    if python.exists() and Path(sys.prefix).resolve() != VENV.resolve():
         os.execv(python, [str(python), __file__, *sys.argv[1:]])
     raise SystemExit(f"{error}\n\n{HOW_TO_INSTALL}") from error
 
