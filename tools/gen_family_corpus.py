@@ -37,7 +37,7 @@ import numpy as np
 from gen_conformance import write_npz
 from lxml import etree
 from numpy.typing import NDArray
-from ov_builders import ov
+from ov_builders import output_keys, ov
 
 try:
     import onnx
@@ -300,18 +300,6 @@ def layer_types(xml_path: Path) -> dict[str, int]:
     return dict(
         sorted(Counter(f"{layer.get('type')}-{layer.get('version')}" for layer in layers).items())
     )
-
-
-def output_keys(model: ov.Model) -> list[str]:
-    """Each output's key as irpool's README defines it: the tensor's `get_any_name()`, or the
-    Result's name for a tensor without names (torch's outputs) or one already keyed."""
-    keys: list[str] = []
-    for output, result in zip(model.outputs, model.get_results(), strict=True):
-        named = output.get_names() and output.get_any_name() not in keys
-        keys.append(output.get_any_name() if named else result.get_friendly_name())
-    if len(set(keys)) != len(keys):
-        raise RuntimeError(f"output keys are not unique: {keys}")
-    return keys
 
 
 def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, Any]:
