@@ -16,7 +16,6 @@ import importlib.util
 import json
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,16 +43,6 @@ ISSUE_OPS = (
     "Add", "Multiply", "Divide", "Floor", "Mod", "Greater", "Concat", "MatMul", "Transpose",
     "Gather", "ShapeOf", "VariadicSplit",
 )  # fmt: skip
-# Errors irpool reports today on files OpenVINO accepts and runs: {(case, rule code, layer
-# type): count}. The lead empties this as the fixes merge; a stale entry fails the test.
-KNOWN_FALSE_ERRORS: dict[tuple[str, str, str], int] = {
-    # Issue #18: a port without <dim> read as a dynamic rank, not a scalar. shufflenet's
-    # channel_shuffle, x.view(batch, groups, ...) from x.size(): ShapeOf -> Gather of a scalar
-    # index -> Unsqueeze (IR302 on its output) -> Concat (IR302 on its input), stages 2, 3, 4.
-    (f"shufflenet_v2_x0_5-default-{precision}", "IR302", kind): 3
-    for precision in ("fp16", "fp32")
-    for kind in ("Unsqueeze", "Concat")
-}
 
 
 @functools.cache
@@ -116,9 +105,7 @@ def test_validates_without_error_and_reports_exactly_the_unmodelled_types(name: 
     layers = _layers(name)
     findings = irpool.load(CORPUS / name / "model.xml").validate()
     errors = [d for d in findings if d.severity is irpool.Severity.ERROR]
-    found = Counter((name, d.code, layers.get(d.layer_id or "", ("-",))[0]) for d in errors)
-    known = {key: count for key, count in KNOWN_FALSE_ERRORS.items() if key[0] == name}
-    assert found == known, "\n".join(f"{d.code} line {d.line}: {d.message}" for d in errors)
+    assert not errors, "\n".join(f"{d.code} line {d.line}: {d.message}" for d in errors)
     unchecked = [layers[d.layer_id][0] for d in findings if d.code == "IR202" and d.layer_id]
     assert len(unchecked) == len(set(unchecked)), "one IR202 per type"
     assert set(unchecked) == _unmodelled(set(layers.values()))
@@ -146,9 +133,6 @@ def test_run_reproduces_openvino_or_names_the_unmodelled_op(name: str) -> None:
             with pytest.raises(irpool.IRError) as raised:
                 model.run(feed)
             message = str(raised.value)
-            if any(key[0] == name for key in KNOWN_FALSE_ERRORS):  # refused for those
-                assert isinstance(raised.value, irpool.InvalidModelError), message
-                continue
             assert any(re.search(rf"\b{kind}\b", message) for kind in unmodelled), message
             continue
         outputs = model.run(feed)
