@@ -286,12 +286,15 @@ _RULES = (
         code=DUPLICATE_PORT_ID,
         name="duplicate-port-id",
         severity=E,
-        runtime="rejects",
+        runtime="reinterprets",
         summary="Two ports of one layer share an id; edges can reach only the first.",
         doc=_text("""
             Port ids are unique within a layer (inputs and outputs together). With a duplicate,
-            an edge naming that id can only reach the first port, and OpenVINO refuses the
-            layer. Number the ports of each layer uniquely.
+            an edge naming that id reaches the first port, whatever the file meant: a
+            MaxPool-8 whose indices port repeats the values port's id loads, compiles and
+            runs with its values read where the edge may have meant the indices. OpenVINO
+            refuses the file only when an edge then names an id no port has left (IR502).
+            Number the ports of each layer uniquely.
         """),
         wrong=_text("""
             <output>

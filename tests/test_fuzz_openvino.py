@@ -18,6 +18,13 @@ EXAMPLES cases, derandomized (the same cases on every run); for a longer local h
 
     IRPOOL_FUZZ_EXAMPLES=5000 IRPOOL_FUZZ_SEED=7 python -m pytest tests/test_fuzz_openvino.py
 
+(EXAMPLES cases of each test: the hypothesis one and the mutants.)
+
+`test_mutant_agrees_with_openvino` (issue #18) judges structure mutants of the family's
+models both ways and runs them: irpool must report an error exactly when OpenVINO refuses the
+file or infers other shapes than it declares, and otherwise run it as the CPU plugin does
+(docs/hardening.md has the table). Classes other branches fix are EXPECTED_DISAGREEMENTS.
+
 Rejections irpool cannot see are KNOWN_GAPS: each is recognized by OpenVINO's message,
 documented in docs/hardening.md, and pinned by a test below marked as a known gap.
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import select
 import subprocess
@@ -33,9 +41,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, seed, settings
@@ -45,7 +54,9 @@ from lxml import etree
 import irpool
 from irpool.cli import cli
 from irpool.ops.registry import Lookup, lookup
-from tests.hardening import ir
+from irpool.rules import RULES, Code
+from tests.hardening import ir, mutants
+from tests.oracle_batch import describe_difference, same_values
 
 pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
@@ -102,28 +113,85 @@ KNOWN_GAPS = {
 
 WORKER = """
 import json, sys
+import numpy as np
 import openvino as ov
 core = ov.Core()
-core.set_property("CPU", {"INFERENCE_NUM_THREADS": 1})
-for line in sys.stdin:
+# The CPU's default thread count, as users run it: with INFERENCE_NUM_THREADS=1 a MaxPool-8
+# without dilations runs, with the default it fails at inference (issue #18).
+CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+
+def small_input(parameter, rng):
+    # Dynamic dims take 5 within their bounds; values are multiples of 1/4 (exact in f16).
+    dims = [d.get_length() if d.is_static else min(max(d.get_min_length(), 5),
+            d.get_max_length() if d.get_max_length() >= 0 else 5)
+            for d in parameter.get_output_partial_shape(0)]
+    dtype = parameter.get_element_type().to_dtype()
+    if dtype.kind == "f":
+        return (rng.integers(-40, 40, dims) / 4).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, dims).astype(dtype)
+    low = 0 if dtype.kind == "u" else -20
+    return rng.integers(low, 40, dims).astype(dtype)
+
+def shapes(model):
+    # Each op's name -> its inputs' and outputs' shapes and element types, as OpenVINO infers.
+    described = {}
+    for op in model.get_ordered_ops():
+        ports = [(str(p.get_partial_shape()), p.get_element_type().get_type_name())
+                 for p in list(op.inputs()) + list(op.outputs())]
+        described.setdefault(op.get_friendly_name(), []).append(ports)
+    return described
+
+def tensor_name(port):
     try:
-        model = core.read_model(json.loads(line))
+        return port.get_any_name()
+    except RuntimeError:
+        return port.get_node().get_friendly_name()
+
+def run(compiled, model, npz):
+    rng = np.random.default_rng(0)
+    # Bound by a tensor name where the input has one: OpenVINO renames a Parameter named "".
+    inputs = {tensor_name(p.output(0)): small_input(p, rng) for p in model.get_parameters()}
+    results = compiled.create_infer_request().infer(list(inputs.values()))
+    outputs = {"out:" + tensor_name(port): value for port, value in results.items()}
+    np.savez(npz, **{"in:" + k: v for k, v in inputs.items()}, **outputs)
+
+for line in sys.stdin:
+    request = json.loads(line)
+    path, npz = (request, None) if isinstance(request, str) else (request["path"], request["run"])
+    answer = {"stage": None, "message": ""}
+    try:
+        model = core.read_model(path)
     except Exception as error:
         answer = {"stage": "read", "message": str(error)}
     else:
+        if npz is not None:
+            answer["shapes"] = shapes(model)
+            answer["outputs"] = len(model.outputs)
+        stage = "compile"
         try:
-            core.compile_model(model, "CPU")
-            answer = {"stage": None, "message": ""}
+            compiled = core.compile_model(model, "CPU", CONFIG)
+            if npz is not None and all(p.get_element_type().is_static() and
+                    p.get_element_type() != ov.Type.string for p in model.get_parameters()):
+                stage = "infer"
+                run(compiled, model, npz)
+                answer["ran"] = True
         except Exception as error:
-            answer = {"stage": "compile", "message": str(error)}
+            answer.update(stage=stage, message=str(error))
     print(json.dumps(answer), flush=True)
 """
 
 
 @dataclass(frozen=True)
 class Verdict:
-    stage: str | None  # None: accepted; "read", "compile", "crash" or "timeout": rejected
+    stage: str | None  # None: accepted; "read", "compile", "infer", "crash", "timeout": rejected
     message: str
+    # Asked to run (`Oracle.judge(path, run=...)`), once read: each op's name -> for each op
+    # of that name, its input and output ports as (partial shape, element type); the number
+    # of model outputs; whether it ran (the inputs and outputs are then in the .npz).
+    shapes: dict[str, list[list[tuple[str, str]]]] = field(default_factory=dict)
+    outputs: int = 0
+    ran: bool = False
 
     @property
     def rejected(self) -> bool:
@@ -148,11 +216,21 @@ class Oracle:
             )
         return self._process
 
-    def judge(self, path: Path) -> Verdict:
+    def judge(self, path: Path, run: Path | None = None) -> Verdict:
+        """Read and compile `path`; with `run`, also describe the model and, when it
+        compiles, infer on small inputs saved with the outputs to the .npz `run`.
+
+        A crash is confirmed in a fresh worker: one that left the worker unsound (freeing
+        what an earlier file built) must not be charged to this file."""
+        verdict = self._ask(path, run)
+        return self._ask(path, run) if verdict.stage == "crash" else verdict
+
+    def _ask(self, path: Path, run: Path | None) -> Verdict:
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
+        request = str(path) if run is None else {"path": str(path), "run": str(run)}
         try:
-            process.stdin.write(json.dumps(str(path)) + "\n")
+            process.stdin.write(json.dumps(request) + "\n")
             process.stdin.flush()
         except BrokenPipeError:
             return self._lost("crash")
@@ -161,7 +239,13 @@ class Oracle:
         if not line:
             return self._lost("crash" if ready else "timeout")
         answer = json.loads(line)
-        return Verdict(answer["stage"], answer["message"])
+        shapes = {
+            name: [[(shape, element) for shape, element in ports] for ports in ops]
+            for name, ops in answer.get("shapes", {}).items()
+        }
+        return Verdict(
+            answer["stage"], answer["message"], shapes, answer.get("outputs", 0), "ran" in answer
+        )
 
     def _lost(self, stage: str) -> Verdict:
         if self._process is not None:
@@ -311,10 +395,6 @@ def pad_with_blank(data: Draw, root: etree._Element, _: Path) -> None:
     element.set(name, blank + value if leading else value + blank)
 
 
-# Digits Python's int() reads and OpenVINO does not: fullwidth and Arabic-Indic.
-FOREIGN_ZEROS = ["\uff10", "\u0660"]
-
-
 def foreign_digit(data: Draw, root: etree._Element, _: Path) -> None:
     """One ASCII digit of an attribute value or a <dim> written in another script."""
     places: list[tuple[etree._Element, str | None]] = [
@@ -327,7 +407,7 @@ def foreign_digit(data: Draw, root: etree._Element, _: Path) -> None:
     text = (element.text or "") if name is None else element.attrib[name]
     digits = [match.start() for match in re.finditer(r"\d", text)]
     at = data.draw(st.sampled_from(digits))
-    zero = data.draw(st.sampled_from(FOREIGN_ZEROS))
+    zero = data.draw(st.sampled_from(mutants.FOREIGN_ZEROS))
     changed = text[:at] + chr(ord(zero) + int(text[at])) + text[at + 1 :]
     if name is None:
         element.text = changed
@@ -549,3 +629,266 @@ def test_the_gap_covers_only_unmodelled_layers_openvino_creates(
     codes = {code for code, _ in irpool_findings(path)[0]}
     assert "IR202" in codes
     assert known_gap(Verdict("read", "any reason"), codes, path) == gap
+
+
+# --------------------------------------------------------------------------------------------
+# Structure mutants of the family (issue #18), judged both ways and run
+# --------------------------------------------------------------------------------------------
+
+# Rules whose error says OpenVINO refuses the file (read, compile or infer); the others say
+# it reads the file differently from what it says, or ignores part of it.
+REFUSALS = {"rejects", "crashes", "fails"}
+# Errors that say OpenVINO infers another shape than a port declares: checked against it.
+SHAPE_CLAIMS = {"IR301", "IR302"}
+
+
+@pytest.fixture(scope="module")
+def family_seeds(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    import openvino as ov
+
+    return mutants.write_seeds(ov, tmp_path_factory.mktemp("seeds"))
+
+
+def _dims_agree(declared: list[str], inferred: str) -> bool:
+    """A port's <dim>s against OpenVINO's partial shape ("[1,?,2..5]", "[...]", "[]")."""
+    if inferred == "[...]":
+        return not declared  # the serializer writes a dynamic rank without <dim>s
+    written = [token for token in inferred.strip("[]").split(",") if token]
+    if len(written) != len(declared):
+        return False
+    return all(
+        d.strip() == t or (d.strip() == "-1" and not t.isdigit())
+        for d, t in zip(declared, written, strict=True)
+    )
+
+
+def reinterpreted_ports(root: etree._Element, verdict: Verdict) -> list[str]:
+    """The ports whose declared <dim>s differ from the shapes OpenVINO infers (the file says
+    one thing, OpenVINO runs another), for layers whose name is one op's in OpenVINO."""
+    layers: dict[str, list[etree._Element]] = {}
+    for layer in root.iter("layer"):
+        layers.setdefault(layer.get("name", ""), []).append(layer)
+    differing = []
+    for name, [layer] in ((n, ls) for n, ls in layers.items() if len(ls) == 1):
+        found = verdict.shapes.get(name, [])
+        if len(found) != 1:
+            continue
+        ports = list(layer.iterfind("input/port")) + list(layer.iterfind("output/port"))
+        for port, (shape, _) in zip(ports, found[0], strict=False):
+            declared = [dim.text or "" for dim in port.iter("dim")]
+            if not _dims_agree(declared, shape):
+                differing.append(f"{name} port {port.get('id')}: [{','.join(declared)}] is {shape}")
+    return differing
+
+
+def run_disagreement(path: Path, npz: Path) -> str:
+    """irpool's `run` on the inputs OpenVINO ran, against OpenVINO's outputs ("" if equal)."""
+    with np.load(npz) as saved:
+        inputs = {k[3:]: saved[k] for k in saved.files if k.startswith("in:")}
+        theirs = {k[4:]: saved[k] for k in saved.files if k.startswith("out:")}
+    try:
+        ours = irpool.load(path).run(inputs)
+    except irpool.IRError as error:
+        return f"run refuses: {str(error)[:200]}"
+    if sorted(ours) != sorted(theirs):
+        return f"outputs {sorted(ours)}, OpenVINO's {sorted(theirs)}"
+    for name, expected in theirs.items():
+        # Floats within the conformance tolerances (the summation order differs), the rest exact.
+        tolerance = {"float32": "f32", "float16": "f16", "float64": "f64"}.get(str(expected.dtype))
+        if not same_values(ours[name], expected, tolerance):
+            return f"output {name}: {describe_difference(ours[name], expected)}"
+    return ""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    done: list[str]  # the seed, then the operators applied
+    root: etree._Element
+    verdict: Verdict
+    codes: set[str]  # everything irpool reports
+    errors: set[str]  # its errors
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    kind: str  # "false clean", "false error", "run"
+    detail: str
+
+
+def disagreement(mutant: Mutant, path: Path, npz: Path) -> Disagreement | None:
+    """irpool must report an error exactly when OpenVINO refuses the file or reads it as
+    something else than it says, and then run it as the CPU plugin does."""
+    verdict, errors = mutant.verdict, mutant.errors
+    if verdict.rejected:
+        if errors:
+            return None
+        return Disagreement("false clean", f"OpenVINO {verdict.stage}: {verdict.message[:200]}")
+    refusals = sorted(c for c in errors if RULES[Code(c)].runtime in REFUSALS)
+    if refusals:
+        return Disagreement("false error", f"{refusals} but OpenVINO compiles and runs it")
+    reinterpreted = reinterpreted_ports(mutant.root, verdict)
+    results = sum(layer.get("type") == "Result" for layer in mutant.root.iter("layer"))
+    if verdict.outputs != results:
+        reinterpreted.append(f"{results} Result layers, {verdict.outputs} outputs")
+    if errors and errors <= SHAPE_CLAIMS and not reinterpreted:
+        return Disagreement("false error", f"{sorted(errors)} but OpenVINO infers every <dim>")
+    if errors:
+        return None  # reinterpreted or ignored, as irpool says; what it runs is unchecked
+    if reinterpreted:
+        return Disagreement("false clean", f"OpenVINO reads {'; '.join(reinterpreted)}")
+    problem = run_disagreement(path, npz) if verdict.ran else ""
+    return Disagreement("run", problem) if problem else None
+
+
+def judge_mutant(
+    index: int, seeds: list[Path], oracle: Oracle, directory: Path, seed: int = SEED
+) -> Mutant:
+    path, done = mutants.mutant(random.Random(f"{seed}:{index}"), seeds, directory)
+    findings, seconds = irpool_findings(path)
+    assert seconds < SECONDS_PER_FILE, f"{done}: {seconds:.1f} s"
+    verdict = oracle.judge(path, run=directory / "io.npz")
+    errors = {code for code, severity in findings if severity == "error"}
+    root = etree.fromstring(path.read_bytes())
+    return Mutant(done, root, verdict, {code for code, _ in findings}, errors)
+
+
+def _layers(mutant: Mutant) -> list[etree._Element]:
+    return list(mutant.root.iter("layer"))
+
+
+def _types(mutant: Mutant) -> list[str]:
+    return [layer.get("type", "") for layer in _layers(mutant)]
+
+
+def _data(layer: etree._Element) -> dict[str, str]:
+    data = layer.find("data")
+    return {} if data is None else dict(data.attrib)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A disagreement of a known class: `kinds` it shows as, `applies` recognizes it by the
+    file (and OpenVINO's reading of it), never by a message alone."""
+
+    kinds: frozenset[str]
+    applies: Callable[[Mutant], bool]
+
+
+# Classes of issue #18 that other branches fix. The lead deletes an entry when its fix is
+# merged: the mutants it covered must then agree (test_expected_disagreement_still_holds
+# fails first, naming it). Of issue #18's other classes these mutants reach none: a Reduce's
+# negative axis after an Unsqueeze or Reshape, AdaptiveMaxPool 1x1 with i64 indices, a string
+# Parameter, MaxPool-8's negative stride, ports without <dim>, missing or truncated .bin.
+EXPECTED_DISAGREEMENTS = {
+    # type="result" (any case but "Result"): OpenVINO's model has no output, irpool warns
+    # (IR211) and `run` returns one.
+    "lowercase result": Expected(
+        frozenset({"run", "false error"}),
+        lambda m: any(t != "Result" and t.lower() == "result" for t in _types(m)),
+    ),
+    # A Const without a shape attribute: read_model refuses it ("Missing attribute 'shape'"),
+    # irpool reads a scalar, which a scalar Const's ports and readers agree with.
+    "const without shape": Expected(
+        frozenset({"false clean"}),
+        lambda m: (
+            m.verdict.stage == "read"
+            and any(
+                layer.get("type") == "Const" and "shape" not in _data(layer) for layer in _layers(m)
+            )
+        ),
+    ),
+    # MaxPool-14 rounding_type="ceil_torch" without dilations (or dilations=""): the CPU
+    # plugin's compile_model crashes. irpool already reports it when the indices are read
+    # (IR217), not when only the values are.
+    "maxpool-14 ceil_torch without dilations": Expected(
+        frozenset({"false clean"}),
+        lambda m: (
+            m.verdict.stage == "crash"
+            and any(
+                layer.get("type") == "MaxPool"
+                and layer.get("version") == "opset14"
+                and _data(layer).get("rounding_type") == "ceil_torch"
+                and not _data(layer).get("dilations")
+                for layer in _layers(m)
+            )
+        ),
+    ),
+    # A MaxPool-8/14 declaring only its values port: OpenVINO runs it, irpool says IR506.
+    "maxpool values port only": Expected(
+        frozenset({"false error"}),
+        lambda m: (
+            "IR506" in m.errors
+            and any(
+                layer.get("type") == "MaxPool"
+                and layer.get("version") in ("opset8", "opset14")
+                and len(layer.findall("output/port")) == 1
+                for layer in _layers(m)
+            )
+        ),
+    ),
+    # A Reshape without <data>: OpenVINO reads special_zero=false and runs it; irpool says
+    # IR215 (missing mandatory attribute).
+    "reshape without data": Expected(
+        frozenset({"false error"}),
+        lambda m: (
+            "IR215" in m.errors
+            and any(
+                layer.get("type") == "Reshape" and layer.find("data") is None
+                for layer in _layers(m)
+            )
+        ),
+    ),
+    # No real Result (deleted or retyped): OpenVINO drops every layer and accepts the file;
+    # irpool reports IR216/IR501/IR506/... on the layers it drops.
+    "no real result": Expected(
+        frozenset({"false error", "run"}),
+        lambda m: m.verdict.outputs == 0 and "Result" not in _types(m),
+    ),
+}
+
+
+def expected_disagreement(mutant: Mutant, found: Disagreement) -> str | None:
+    named = (n for n, e in EXPECTED_DISAGREEMENTS.items()
+             if found.kind in e.kinds and e.applies(mutant))  # fmt: skip
+    return next(named, None)
+
+
+@pytest.mark.parametrize("index", range(EXAMPLES))
+def test_mutant_agrees_with_openvino(
+    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+) -> None:
+    mutant = judge_mutant(index, family_seeds, oracle, tmp_path)
+    found = disagreement(mutant, tmp_path / "model.xml", tmp_path / "io.npz")
+    if found is not None and expected_disagreement(mutant, found) is None:
+        text = (tmp_path / "model.xml").read_text(errors="replace")
+        raise AssertionError(
+            f"{' + '.join(mutant.done)}: {found.kind}: {found.detail} "
+            f"(irpool: {sorted(mutant.codes)})\n{text}"
+        )
+
+
+# One mutant of each expected class (case numbers with IRPOOL_FUZZ_SEED=0).
+EXPECTED_EXAMPLES = {
+    "lowercase result": 1,
+    "const without shape": 2126,
+    "maxpool-14 ceil_torch without dilations": 7625,
+    "maxpool values port only": 874,
+    "reshape without data": 1832,
+    "no real result": 17,
+}
+
+
+def test_every_expected_disagreement_has_an_example() -> None:
+    assert set(EXPECTED_EXAMPLES) == set(EXPECTED_DISAGREEMENTS)
+
+
+@pytest.mark.parametrize("name", EXPECTED_EXAMPLES)
+def test_expected_disagreement_still_holds(
+    name: str, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+) -> None:
+    """Fails, rather than xfails, once the class's fix is merged: delete its entry then."""
+    mutant = judge_mutant(EXPECTED_EXAMPLES[name], family_seeds, oracle, tmp_path, seed=0)
+    found = disagreement(mutant, tmp_path / "model.xml", tmp_path / "io.npz")
+    assert found is not None, f"irpool and OpenVINO now agree on {mutant.done}: remove {name!r}"
+    assert expected_disagreement(mutant, found) == name, f"{found.kind}: {found.detail}"
+    pytest.xfail(f"expected disagreement: {name}")
