@@ -752,114 +752,15 @@ def judge_mutant(
     return Mutant(done, root, verdict, {code for code, _ in findings}, errors)
 
 
-def _layers(mutant: Mutant) -> list[etree._Element]:
-    return list(mutant.root.iter("layer"))
+# Mutants (case numbers with IRPOOL_FUZZ_SEED=0) that found issue #18's classes before they
+# were fixed: result typed in lowercase, Const without shape, MaxPool-14 ceil_torch without
+# dilations, MaxPool values port only, Reshape without <data>, no real Result.
+FIXED_CLASS_CASES = (1, 2126, 7625, 874, 1832, 17)
 
 
-def _types(mutant: Mutant) -> list[str]:
-    return [layer.get("type", "") for layer in _layers(mutant)]
-
-
-def _data(layer: etree._Element) -> dict[str, str]:
-    data = layer.find("data")
-    return {} if data is None else dict(data.attrib)
-
-
-@dataclass(frozen=True)
-class Expected:
-    """A disagreement of a known class: `kinds` it shows as, `applies` recognizes it by the
-    file (and OpenVINO's reading of it), never by a message alone."""
-
-    kinds: frozenset[str]
-    applies: Callable[[Mutant], bool]
-
-
-# Classes of issue #18 that other branches fix. The lead deletes an entry when its fix is
-# merged: the mutants it covered must then agree (test_expected_disagreement_still_holds
-# fails first, naming it). Of issue #18's other classes these mutants reach none: a Reduce's
-# negative axis after an Unsqueeze or Reshape, AdaptiveMaxPool 1x1 with i64 indices, a string
-# Parameter, MaxPool-8's negative stride, ports without <dim>, missing or truncated .bin.
-EXPECTED_DISAGREEMENTS = {
-    # type="result" (any case but "Result"): OpenVINO's model has no output, irpool warns
-    # (IR211) and `run` returns one.
-    "lowercase result": Expected(
-        frozenset({"run", "false error"}),
-        lambda m: any(t != "Result" and t.lower() == "result" for t in _types(m)),
-    ),
-    # A Const without a shape attribute: read_model refuses it ("Missing attribute 'shape'"),
-    # irpool reads a scalar, which a scalar Const's ports and readers agree with.
-    "const without shape": Expected(
-        frozenset({"false clean"}),
-        lambda m: (
-            m.verdict.stage == "read"
-            and any(
-                layer.get("type") == "Const" and "shape" not in _data(layer) for layer in _layers(m)
-            )
-        ),
-    ),
-    # MaxPool-14 rounding_type="ceil_torch" without dilations (or dilations=""): the CPU
-    # plugin's compile_model crashes. irpool already reports it when the indices are read
-    # (IR217), not when only the values are.
-    "maxpool-14 ceil_torch without dilations": Expected(
-        frozenset({"false clean"}),
-        lambda m: (
-            m.verdict.stage == "crash"
-            and any(
-                layer.get("type") == "MaxPool"
-                and layer.get("version") == "opset14"
-                and _data(layer).get("rounding_type") == "ceil_torch"
-                and not _data(layer).get("dilations")
-                for layer in _layers(m)
-            )
-        ),
-    ),
-    # A MaxPool-8/14 declaring only its values port: OpenVINO runs it, irpool says IR506.
-    "maxpool values port only": Expected(
-        frozenset({"false error"}),
-        lambda m: (
-            "IR506" in m.errors
-            and any(
-                layer.get("type") == "MaxPool"
-                and layer.get("version") in ("opset8", "opset14")
-                and len(layer.findall("output/port")) == 1
-                for layer in _layers(m)
-            )
-        ),
-    ),
-    # A Reshape without <data>: OpenVINO reads special_zero=false and runs it; irpool says
-    # IR215 (missing mandatory attribute).
-    "reshape without data": Expected(
-        frozenset({"false error"}),
-        lambda m: (
-            "IR215" in m.errors
-            and any(
-                layer.get("type") == "Reshape" and layer.find("data") is None
-                for layer in _layers(m)
-            )
-        ),
-    ),
-    # No real Result (deleted or retyped): OpenVINO drops every layer and accepts the file;
-    # irpool reports IR216/IR501/IR506/... on the layers it drops.
-    "no real result": Expected(
-        frozenset({"false error", "run"}),
-        lambda m: m.verdict.outputs == 0 and "Result" not in _types(m),
-    ),
-}
-
-
-def expected_disagreement(mutant: Mutant, found: Disagreement) -> str | None:
-    named = (n for n, e in EXPECTED_DISAGREEMENTS.items()
-             if found.kind in e.kinds and e.applies(mutant))  # fmt: skip
-    return next(named, None)
-
-
-@pytest.mark.parametrize("index", range(EXAMPLES))
-def test_mutant_agrees_with_openvino(
-    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
-) -> None:
-    mutant = judge_mutant(index, family_seeds, oracle, tmp_path)
+def _assert_agrees(mutant: Mutant, tmp_path: Path) -> None:
     found = disagreement(mutant, tmp_path / "model.xml", tmp_path / "io.npz")
-    if found is not None and expected_disagreement(mutant, found) is None:
+    if found is not None:
         text = (tmp_path / "model.xml").read_text(errors="replace")
         raise AssertionError(
             f"{' + '.join(mutant.done)}: {found.kind}: {found.detail} "
@@ -867,28 +768,15 @@ def test_mutant_agrees_with_openvino(
         )
 
 
-# One mutant of each expected class (case numbers with IRPOOL_FUZZ_SEED=0).
-EXPECTED_EXAMPLES = {
-    "lowercase result": 1,
-    "const without shape": 2126,
-    "maxpool-14 ceil_torch without dilations": 7625,
-    "maxpool values port only": 874,
-    "reshape without data": 1832,
-    "no real result": 17,
-}
-
-
-def test_every_expected_disagreement_has_an_example() -> None:
-    assert set(EXPECTED_EXAMPLES) == set(EXPECTED_DISAGREEMENTS)
-
-
-@pytest.mark.parametrize("name", EXPECTED_EXAMPLES)
-def test_expected_disagreement_still_holds(
-    name: str, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+@pytest.mark.parametrize("index", range(EXAMPLES))
+def test_mutant_agrees_with_openvino(
+    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
 ) -> None:
-    """Fails, rather than xfails, once the class's fix is merged: delete its entry then."""
-    mutant = judge_mutant(EXPECTED_EXAMPLES[name], family_seeds, oracle, tmp_path, seed=0)
-    found = disagreement(mutant, tmp_path / "model.xml", tmp_path / "io.npz")
-    assert found is not None, f"irpool and OpenVINO now agree on {mutant.done}: remove {name!r}"
-    assert expected_disagreement(mutant, found) == name, f"{found.kind}: {found.detail}"
-    pytest.xfail(f"expected disagreement: {name}")
+    _assert_agrees(judge_mutant(index, family_seeds, oracle, tmp_path), tmp_path)
+
+
+@pytest.mark.parametrize("index", FIXED_CLASS_CASES)
+def test_mutant_of_a_fixed_class_agrees_with_openvino(
+    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+) -> None:
+    _assert_agrees(judge_mutant(index, family_seeds, oracle, tmp_path, seed=0), tmp_path)
