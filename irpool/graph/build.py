@@ -36,7 +36,7 @@ _READ_IN_EVERY_LAYER = frozenset(
 )
 # IR507 on a layer is about its being dropped: it stays an error there.
 _KEPT_IN_DROPPED_LAYERS = _READ_IN_EVERY_LAYER | {NO_RESULT}
-_DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
+_DROPPED = " (the layer feeds no Result, so OpenVINO builds and compiles nothing from it)"
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:

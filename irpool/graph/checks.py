@@ -99,7 +99,8 @@ def report_reach(
     """A model without a sink, and Results OpenVINO does not read as Results (IR507); and,
     when the dataflow is `known`, the layers the runtime drops, whose ids are returned.
     Without a sink every layer but the Parameters is dropped: IR507 says so once, not IR505
-    on each."""
+    on each; the Parameters are returned too, since nothing is then compiled from them (a
+    Parameter of dynamic type or without its port compiles and runs in an empty model)."""
     misspelt = [layer for layer in layers.values() if _looks_like_result(layer)]
     if layers and not sinks:
         spellings = sorted({f'"{layer.type}"' for layer in misspelt})
@@ -133,6 +134,8 @@ def report_reach(
                         layer.ref,
                     )
                 dropped.append(layer.ref[0])
+    if not sinks:
+        return [layer.ref[0] for layer in layers.values()]
     return dropped
 
 

@@ -121,7 +121,7 @@ def test_the_same_layer_feeding_a_result_keeps_its_error(name: str, tmp_path: Pa
 def test_the_warning_says_the_layer_is_dropped(tmp_path: Path) -> None:
     path = ir.write(tmp_path, model(extra_layer(type_="AvgPoolX"), FED))
     [message] = [d.message for d in irpool.load(path).validate() if d.code == "IR216"]
-    assert "feeds no Result, so OpenVINO drops it" in message
+    assert "feeds no Result, so OpenVINO builds and compiles nothing from it" in message
 
 
 def test_a_missing_bin_read_only_by_a_dropped_const_does_not_hide_the_kept_ones(
@@ -155,3 +155,13 @@ def test_validate_passes_a_file_whose_only_errors_are_in_dropped_layers(tmp_path
     result = CliRunner().invoke(cli, ["validate", "--isolated", str(path)])
     assert result.exit_code == 0, result.output
     assert "IR201" in result.output
+
+
+def test_without_a_result_a_parameters_compile_errors_are_warnings(tmp_path: Path) -> None:
+    """With no Result OpenVINO builds an empty model: a Parameter of dynamic element type
+    (IR214 where it feeds a Result) compiles and runs there (mutant 304 of the fuzz)."""
+    text = ir.pool_model().replace('element_type="f32"', "").replace('type="Result"', 'type="Relu"')
+    codes = findings(ir.write(tmp_path, text))
+    assert ("IR507", "error") in codes
+    assert ("IR214", "warning") in codes
+    assert [code for code, severity in codes if severity == "error"] == ["IR507"]
