@@ -101,6 +101,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     return lines + [""]
 
 
+def first(outputs: list[np.ndarray] | str) -> np.ndarray | str:
+    """The first output, or the error text."""
+    return outputs if isinstance(outputs, str) else outputs[0]
+
+
 def const(values: Any, dtype: Any = np.float32) -> ov.Node:
     return opset1.constant(np.array(values, dtype))
 
@@ -1058,7 +1063,7 @@ def binary_section() -> list[str]:
             ("Power", binary(opset1.power)),
         ):
             out = run(build, [a, b])
-            rows.append((label, dtype.__name__, out if isinstance(out, str) else out[0]))
+            rows.append((label, dtype.__name__, first(out)))
     lines += table(["op", "type", "output (element-wise over a, b)"], rows)
 
     # Divide by zero alone (the integer rows above include it in a larger tensor).
@@ -1067,7 +1072,7 @@ def binary_section() -> list[str]:
         for python in (True, False):
             a, b = np.array([7, -7, 0], dtype), np.array([0, 0, 0], dtype)
             out = run(divide(python), [a, b])
-            rows.append((dtype.__name__, python, a, b, out if isinstance(out, str) else out[0]))
+            rows.append((dtype.__name__, python, a, b, first(out)))
     # The same division with constant inputs (folded by the core at compile time) and on a
     # ShapeOf output (a dynamic model's shape subgraph), pythondiv true.
     for label, build, inputs in (
@@ -1090,11 +1095,11 @@ def binary_section() -> list[str]:
         for dynamic in (False, True):
             out = run(build, inputs, dynamic)
             shown = f"{label}, input {'dynamic' if dynamic else 'static'}"
-            rows.append(("int64", shown, "", "", out if isinstance(out, str) else out[0]))
+            rows.append(("int64", shown, "", "", first(out)))
     for python in (True, False):
         a, b = np.array([-7, 7, -1], np.int32), np.array([2, -2, 3], np.int32)
         out = run(divide(python), [a, b], dynamic=True)
-        rows.append(("int32 dynamic", python, a, b, out if isinstance(out, str) else out[0]))
+        rows.append(("int32 dynamic", python, a, b, first(out)))
     lines += ["Integer division by zero, constants, shape subgraphs:", ""]
     lines += table(["type", "pythondiv", "a", "b", "output"], rows)
 
@@ -1109,7 +1114,7 @@ def binary_section() -> list[str]:
             ("Divide c", divide(False)),
         ):
             out = run(build, [a, b])
-            rows.append((label, dtype.__name__, a, b, out if isinstance(out, str) else out[0]))
+            rows.append((label, dtype.__name__, a, b, first(out)))
         if dtype == np.int64:
             a = np.array([2**40 + 3, -(2**40) - 3, 2**53 + 1], dtype)
             b = np.array([2, 2, 2], dtype)
@@ -1119,7 +1124,7 @@ def binary_section() -> list[str]:
                 ("Add", binary(opset1.add)),
             ):
                 out = run(build, [a, b])
-                rows.append((label, "int64", a, b, out if isinstance(out, str) else out[0]))
+                rows.append((label, "int64", a, b, first(out)))
     lines += ["Large integers (exact, or through f32?):", ""]
     lines += table(["op", "type", "a", "b", "output"], rows)
 
@@ -1138,7 +1143,7 @@ def binary_section() -> list[str]:
         for dtype in (np.int32, np.int64, np.uint8):
             x = ints.astype(dtype) if dtype != np.uint8 else np.array([0, 1, 7, 200, 255], dtype)
             out = run(build, [x])
-            rows.append((label, dtype.__name__, x, out if isinstance(out, str) else out[0]))
+            rows.append((label, dtype.__name__, x, first(out)))
     lines += ["Unary ops on integers:", ""]
     lines += table(["op", "type", "x", "output"], rows)
 
@@ -1147,7 +1152,7 @@ def binary_section() -> list[str]:
     x = np.array([NAN, -INF, INF, -1, 0.5, 3, 7, -0.0], np.float32)
     for lo, hi in ((0.0, 6.0), (5.0, 1.0), (NAN, 1.0), (0.0, NAN), (-INF, INF), (1.0, 1.0)):
         out = run(lambda p, lo=lo, hi=hi: opset1.clamp(p[0], lo, hi), [x])
-        rows.append((lo, hi, x, out if isinstance(out, str) else out[0]))
+        rows.append((lo, hi, x, first(out)))
     lines += ["Clamp bounds:", ""]
     lines += table(["min", "max", "x", "output"], rows)
 
@@ -1167,9 +1172,7 @@ def binary_section() -> list[str]:
                     return maker(p[0], p[1], axis) if version == 1 else maker(p[0], p[1], axis, 0)
 
                 out = run(build, [data, indices])
-                rows.append(
-                    (version, itype.__name__, indices, out if isinstance(out, str) else out[0])
-                )
+                rows.append((version, itype.__name__, indices, first(out)))
     lines += [f"Gather along axis 1 of {data.tolist()}:", ""]
     lines += table(["version", "index type", "indices", "output"], rows)
 
@@ -1187,7 +1190,7 @@ def binary_section() -> list[str]:
             lambda p, axis=axis, bd=bd: opset8.gather(p[0], p[1], const(axis, np.int64), bd),
             [data3, indices],
         )
-        rows.append((axis, bd, indices, out if isinstance(out, str) else out[0]))
+        rows.append((axis, bd, indices, first(out)))
     lines += ["Gather-8 batch_dims on arange(24).reshape(2,3,4):", ""]
     lines += table(["axis", "batch_dims", "indices", "output"], rows)
 
@@ -1234,6 +1237,244 @@ def binary_section() -> list[str]:
         rows.append((label, out if isinstance(out, str) else " ; ".join(cell(o) for o in out)))
     lines += [f"On x = {x.tolist()}:", ""]
     lines += table(["op", "outputs"], rows)
+    return lines
+
+
+# --- 8. binary ops on random pairs against NumPy models ------------------------------------------
+
+INT32_MIN = np.int32(-(2**31))
+
+
+def to_int32(f: np.ndarray) -> np.ndarray:
+    """f32 → i32 as CVTTPS2DQ: truncation; NaN and out-of-range give INT32_MIN."""
+    bad = ~np.isfinite(f) | (f >= 2.0**31) | (f < -(2.0**31))
+    return np.where(bad, INT32_MIN, np.trunc(np.where(bad, 0, f))).astype(np.int32)
+
+
+def wrap32(x: np.ndarray) -> np.ndarray:
+    """i64 → i32 by keeping the low 32 bits."""
+    return x.astype(np.int64).astype(np.int32)
+
+
+def f32_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _f32(a - np.trunc(a / b) * b)
+
+
+def int_model(op: str, a: np.ndarray, b: np.ndarray, dtype: Any) -> np.ndarray:
+    """The integer result as measured: i64 wrapped to i32; Divide/Mod/Power through f32 and
+    CVTTPS2DQ; Add/Subtract/Multiply wrap in i32; i8/u8 results saturate, and an i8 Subtract
+    adds the saturated negation (-51 - -128 = -51 + 127 = 76)."""
+    a32, b32 = wrap32(a), wrap32(b)
+    fa, fb = a32.astype(np.float32), b32.astype(np.float32)
+    if op == "Divide":
+        out = to_int32(_f32(fa / fb))
+    elif op == "Mod":
+        out = to_int32(f32_mod(fa, fb))
+    elif op == "Power":
+        out = to_int32(_f32(np.power(fa, fb)))
+    elif np.dtype(dtype).itemsize == 1:  # i8/u8: exact in i32, saturated below
+        info = np.iinfo(dtype)
+        negated = np.clip(-b32, info.min, info.max) if info.min < 0 else -b32  # i8: sat(-b)
+        out = {"Add": a32 + b32, "Subtract": a32 + negated, "Multiply": a32 * b32}[op]
+    else:
+        wide = {
+            "Add": a32.astype(np.int64) + b32,
+            "Subtract": a32.astype(np.int64) - b32,
+            "Multiply": a32.astype(np.int64) * b32,
+        }[op]
+        out = wrap32(wide)
+    if np.dtype(dtype).itemsize == 1:
+        info = np.iinfo(dtype)
+        return np.clip(out, info.min, info.max).astype(dtype)
+    return out.astype(dtype)
+
+
+FLOAT_MODELS: dict[str, tuple[Callable[..., ov.Node], Callable[..., np.ndarray], str]] = {
+    "Add": (opset1.add, np.add, "a + b"),
+    "Subtract": (opset1.subtract, np.subtract, "a - b"),
+    "Multiply": (opset1.multiply, np.multiply, "a * b"),
+    "Divide": (opset1.divide, lambda a, b: _f32(a * _f32(np.float32(1) / b)), "a * (1 / b)"),
+    "Divide ": (opset1.divide, np.divide, "a / b"),
+    "Mod": (opset1.mod, f32_mod, "a - trunc(a / b) * b, in f32"),
+    "Power": (opset1.power, np.power, "np.power (f32)"),
+    "Greater": (opset1.greater, lambda a, b: ~(a <= b), "not (a <= b): NaN on either side is True"),
+}
+
+
+def random_pairs_section(rng: np.random.Generator, count: int) -> list[str]:
+    lines = ["## 8. Binary ops on random pairs: CPU vs NumPy models", ""]
+    rows = []
+    specials = np.array(
+        [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 2.0, 0.5, F32_MAX, DENORMAL], np.float32
+    )
+    a = np.concatenate([probe_values(rng, count), rng.choice(specials, count // 4)])
+    b = np.concatenate(
+        [rng.permutation(probe_values(rng, count)), rng.choice(specials, count // 4)]
+    )
+    small = (rng.standard_normal(count) * 4).astype(np.float32)
+    with np.errstate(all="ignore"):
+        for name, (maker, formula, text) in FLOAT_MODELS.items():
+            for label, (x, y) in (
+                ("wide + specials", (a, b)),
+                ("randn*4", (small, small[::-1].copy())),
+            ):
+                cpu = single(binary(maker), [x, y])
+                want = np.asarray(formula(x, y))
+                if cpu.dtype == np.bool_:
+                    differ = cpu != want
+                    worst = "-"
+                else:
+                    same = (cpu == want) | (np.isnan(cpu) & np.isnan(want))
+                    same &= np.where(cpu == 0, np.signbit(cpu) == np.signbit(want), True)
+                    differ = ~same
+                    finite = np.isfinite(cpu) & np.isfinite(want)
+                    worst = (
+                        int(ulp_distance(cpu[finite], want[finite]).max()) if finite.any() else 0
+                    )
+                example = ""
+                if differ.any():
+                    i = int(np.argmax(differ))
+                    example = f"{x[i]!r} op {y[i]!r}: CPU {cpu[i]!r}, model {want[i]!r}"
+                rows.append(
+                    (name, "f32 " + label, text, f"{int(differ.sum())} / {len(x)}", worst, example)
+                )
+    for dtype in (np.int32, np.int64, np.int8, np.uint8):
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, count, dtype=dtype, endpoint=True)
+        y = rng.integers(info.min, info.max, count, dtype=dtype, endpoint=True)
+        few = rng.integers(-40 if info.min < 0 else 0, 40, count).astype(dtype)
+        for name in ("Add", "Subtract", "Multiply", "Divide", "Mod", "Power"):
+            second = few if name in ("Power",) else np.where(rng.random(count) < 0.5, few, y)
+            cpu = single(binary(FLOAT_MODELS[name][0]), [x, second])
+            want = int_model(name, x, second, dtype)
+            differ = cpu != want
+            example = ""
+            if differ.any():
+                i = int(np.argmax(differ))
+                example = f"{x[i]} op {second[i]}: CPU {cpu[i]}, model {want[i]}"
+            rows.append(
+                (
+                    name,
+                    np.dtype(dtype).name,
+                    "int_model",
+                    f"{int(differ.sum())} / {count}",
+                    "-",
+                    example,
+                )
+            )
+    lines += table(
+        ["op", "inputs", "NumPy model", "differ", "max ulp (finite)", "first difference"], rows
+    )
+    return lines
+
+
+# --- 9. auto_pad at run time, declared pads, integer inputs ---------------------------------------
+
+
+def auto_pad_section(rng: np.random.Generator) -> list[str]:
+    lines = ["## 9. Convolution auto_pad at run time; declared pads; integer inputs", ""]
+    rows = []
+    x = rng.standard_normal((1, 2, 7, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 2)).astype(np.float32)
+    for auto_pad in ("same_upper", "same_lower", "valid"):
+        for stride, dil in ((1, 1), (2, 1), (2, 2), (3, 1)):
+
+            def build(
+                p: list[ov.Node], a: str = auto_pad, s: int = stride, d: int = dil
+            ) -> ov.Node:
+                return opset1.convolution(p[0], const(w), [s, s], [0, 0], [0, 0], [d, d], a)
+
+            static = single(build, [x])
+            dynamic = run(build, [x], dynamic=True)
+            # The NumPy reference: explicit pads computed as the spec says (same_upper puts the
+            # odd one at the end), then the plain convolution.
+            pads = []
+            for size, k in zip(x.shape[2:], w.shape[2:], strict=True):
+                out = -(-size // stride) if auto_pad != "valid" else 0
+                total = max(0, (out - 1) * stride + (k - 1) * dil + 1 - size) if out else 0
+                low = total // 2 if auto_pad == "same_upper" else total - total // 2
+                pads.append((low, total - low))
+            begin, end = [low for low, _ in pads], [high for _, high in pads]
+            explicit = single(
+                lambda p, s=stride, b=begin, e=end, d=dil: opset1.convolution(
+                    p[0], const(w), [s, s], b, e, [d, d]
+                ),
+                [x],
+            )
+            same_dynamic = not isinstance(dynamic, str) and np.array_equal(static, dynamic[0])
+            rows.append(
+                (
+                    auto_pad,
+                    stride,
+                    dil,
+                    list(static.shape),
+                    pads,
+                    np.array_equal(static, explicit),
+                    same_dynamic,
+                )
+            )
+    lines += [
+        "x 1x2x7x8, w 3x2x3x2; `pads` = the spec's same_upper/same_lower split;"
+        " `= explicit` compares with a Convolution given those pads explicitly;"
+        " `= dynamic` compares with the same model whose input dims are all `?`:",
+        "",
+    ]
+    lines += table(["auto_pad", "s", "d", "output", "pads (H, W)", "= explicit", "= dynamic"], rows)
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.xml"
+        param = opset1.parameter([1, 2, 7, 8], np.float32, name="x")
+        node = opset1.convolution(
+            param, const(w), [2, 2], [0, 0], [0, 0], [1, 1], "same_upper", name="op"
+        )
+        ov.save_model(ov.Model([node], [param]), path, compress_to_fp16=False)
+        xml, weights = path.read_text(), path.with_suffix(".bin").read_bytes()
+        written = re.search(r'<layer [^>]*name="op"[^>]*>\s*(<data[^>]*/>)', xml)
+        assert written is not None
+        base = verdict(xml, weights)
+        edited = edit_layer(edit_layer(xml, "pads_begin", "3, 3"), "pads_end", "0, 5")
+        model = CORE.read_model(edited, ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
+        values = CORE.compile_model(model, "CPU", CONFIG)({0: x})[0]
+        original = CORE.compile_model(
+            CORE.read_model(xml, ov.Tensor(np.frombuffer(weights, np.uint8).copy())), "CPU", CONFIG
+        )({0: x})[0]
+        rows.append(("save_model writes", written.group(1), base))
+        rows.append(
+            (
+                "pads_begin 3,3, pads_end 0,5 under same_upper",
+                "",
+                f"{verdict(edited, weights)}; values equal: {np.array_equal(values, original)}",
+            )
+        )
+    lines += table(["case", "data", "result"], rows)
+
+    rows = []
+    for dtype in (np.int32, np.int8, np.uint8, np.float16):
+        xi = np.arange(2 * 4 * 4).reshape(1, 2, 4, 4).astype(dtype)
+        wi = np.ones((1, 2, 3, 3), dtype)
+        rows.append(
+            (
+                "Convolution",
+                np.dtype(dtype).name,
+                first(
+                    run(
+                        lambda p: opset1.convolution(p[0], p[1], [1, 1], [0, 0], [0, 0], [1, 1]),
+                        [xi, wi],
+                    )
+                ),
+            )
+        )
+        mi = np.arange(6).reshape(2, 3).astype(dtype)
+        rows.append(
+            (
+                "MatMul",
+                np.dtype(dtype).name,
+                first(run(lambda p: opset1.matmul(p[0], p[1], False, True), [mi, mi])),
+            )
+        )
+    lines += ["Integer and f16 inputs (x = arange, w = ones; MatMul a · aᵀ of arange(6)):", ""]
+    lines += table(["op", "type", "CPU"], rows)
     return lines
 
 
@@ -1797,6 +2038,8 @@ def main() -> None:
         5: lambda: accuracy_section(np.random.default_rng(5)),
         6: nonfinite_section,
         7: versions_section,
+        8: lambda: random_pairs_section(np.random.default_rng(8), 100_000),
+        9: lambda: auto_pad_section(np.random.default_rng(9)),
     }
     chosen = args.section or [n for n in sections if not (args.quick and n in (3, 5))]
     for number in chosen:
