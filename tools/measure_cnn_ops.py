@@ -1006,6 +1006,48 @@ def unary_section(rng: np.random.Generator, count: int) -> list[str]:
         rows.append((op.label, single(op.build, [specials])))
     lines += ["Special values (CPU output):", ""]
     lines += table(["op", "values"], rows)
+    return lines + softmax_lines(rng)
+
+
+def softmax_lines(rng: np.random.Generator) -> list[str]:
+    """SoftMax-8 over the last axis: random rows against exp(x - max) / sum in f64, then rows
+    holding non-finite values."""
+    rows = []
+    for classes, scale in ((10, 1.0), (1000, 5.0), (1000, 30.0), (37, 100.0)):
+        x = (rng.standard_normal((200, classes)) * scale).astype(np.float32)
+        cpu = single(lambda p: opset8.softmax(p[0], -1), [x])
+        wide = x.astype(np.float64)
+        e = np.exp(wide - wide.max(axis=-1, keepdims=True))
+        want = _f32(e / e.sum(axis=-1, keepdims=True))
+        normal = (np.abs(want) >= F32_TINY) & (cpu != 0)
+        rows.append(
+            (
+                f"200 rows of {classes}, randn*{scale:g}",
+                int(ulp_distance(cpu[normal], want[normal]).max()),
+                f"{float(np.abs(cpu - want).max()):.3g}",
+                int(np.sum((cpu == 0) & (want != 0))),
+            )
+        )
+    lines = ["SoftMax-8 (last axis) against exp(x − max) / Σ in f64 rounded to f32:", ""]
+    lines += table(["rows", "max ulp (normal results)", "max abs", "CPU 0, formula ≠ 0"], rows)
+    specials = np.array(
+        [
+            [NAN, 1, 2],
+            [1, NAN, 2],
+            [INF, 1, 2],
+            [INF, INF, 1],
+            [-INF, 1, 2],
+            [-INF, -INF, -INF],
+            [F32_MAX, 0, -F32_MAX],
+            [1e30, 1e30, 0],
+            [0, 0, 0],
+        ],
+        np.float32,
+    )
+    out = single(lambda p: opset8.softmax(p[0], -1), [specials])
+    lines += table(
+        ["row", "CPU"], [(row, result) for row, result in zip(specials, out, strict=True)]
+    )
     return lines
 
 
