@@ -515,6 +515,23 @@ def broadcast(maker: Callable[..., ov.Node], spec: str = "numpy") -> Build:
     return build
 
 
+def shape_dims(x: ov.Node, indices: Sequence[int]) -> ov.Node:
+    return opset8.gather(opset3.shape_of(x), const(list(indices), np.int64), const(0, np.int64))
+
+
+def flatten(p: list[ov.Node]) -> ov.Node:
+    """torch's flatten(1) as convert_model writes it: the batch dim from ShapeOf, then -1."""
+    target = opset1.concat([shape_dims(p[0], [0]), const([-1], np.int64)], 0)
+    return opset1.reshape(p[0], target, False)
+
+
+def channel_shuffle(p: list[ov.Node]) -> ov.Node:
+    """x.view(b, 2, c // 2, h, w): the dims from ShapeOf, c // 2 a Divide with m_pythondiv."""
+    half = divide(True)([shape_dims(p[0], [1]), const([2], np.int64)])
+    parts = [shape_dims(p[0], [0]), const([2], np.int64), half, shape_dims(p[0], [2, 3])]
+    return opset1.reshape(p[0], opset1.concat(parts, 0), False)
+
+
 def shape_section(rng: np.random.Generator) -> list[str]:
     lines = ["## 2. Shape inference (Python builders = the core's shape inference)", ""]
     rows: list[tuple[str, str, str]] = []
@@ -688,7 +705,11 @@ def shape_section(rng: np.random.Generator) -> list[str]:
         lambda p: opset8.gather(opset3.shape_of(p[0]), const([0, 2], np.int64), const(0, np.int64)),
         ["?,3,1..8"],
     )
-    for shape in ("2,3", "?,1..4", "..."):
+    for shape in ("?,3,4,5", "1..8,3,2..4,5", "?,3,?,5"):
+        add("flatten: Reshape to Concat(ShapeOf[0], -1)", flatten, [shape])
+    for shape in ("?,8,?,?", "1..4,8,7,2..9", "?,6..10,7,7"):
+        add("channel shuffle g=2: Reshape to [N, 2, C // 2, H, W]", channel_shuffle, [shape])
+    for shape in ("?,3,?,?", "?,1..4"):
         add("ShapeOf-3 i32", lambda p: opset3.shape_of(p[0], "i32"), [shape])
         add("ShapeOf-1", lambda p: opset1.shape_of(p[0]), [shape])
     for shape, axis, lengths in (
