@@ -154,6 +154,12 @@ def pdpd_model() -> ov.Model:
     return ov.Model([opset1.add(a, b, auto_broadcast="pdpd", name="op")], [a, b])
 
 
+def folded_divide_model() -> ov.Model:
+    """A Divide of two constants: folded by the core, whose reference honours m_pythondiv."""
+    node = opset1.divide(const([-7, 7], np.int64), const([2, -2], np.int64), name="op")
+    return ov.Model([node], [])
+
+
 def concat_model() -> ov.Model:
     a = opset1.parameter([2, 3], np.float32, name="a")
     b = opset1.parameter([2, 4], np.float32, name="b")
@@ -274,6 +280,9 @@ ATTRIBUTE_PROBES = [
         "Divide-1",
         binary_model(opset1.divide, np.int32),
         BROADCAST_EDITS + [("m_pythondiv", v) for v in BOOL_VALUES],
+    ),
+    AttributeProbe(
+        "Divide-1 of constants", folded_divide_model, [("m_pythondiv", v) for v in BOOL_VALUES]
     ),
     AttributeProbe("Mod-1", binary_model(opset1.mod), BROADCAST_EDITS[:2]),
     AttributeProbe("Greater-1", binary_model(opset1.greater), BROADCAST_EDITS[:2]),
