@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 import irpool
-from irpool.execute import driver
-from irpool.execute.kernels import OutputSpec, kernel_of
+from irpool.execute.engine import driver
+from irpool.execute.registry import OutputSpec, kernel_of
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = Path(__file__).parent / "results" / "latest.json"

@@ -13,8 +13,9 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute import kernels, runner
-from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute import registry as kernels
+from irpool.execute import runner
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops import registry
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.registry import register

@@ -16,7 +16,7 @@ import pytest
 
 import irpool
 from irpool.diagnostics import Diagnostic
-from irpool.execute import driver
+from irpool.execute.engine import driver
 
 ROOT = Path(__file__).resolve().parent.parent
 IR_FILES = sorted(p for folder in ("examples", "tests") for p in (ROOT / folder).rglob("*.xml"))
@@ -83,7 +83,7 @@ def test_worker_threads_give_what_one_thread_gives(
 
 def test_the_environment_sets_the_worker_threads() -> None:
     """What the monkeypatched test above stands for: IRPOOL_THREADS, read at import."""
-    probe = "from irpool.execute import driver; print(driver.THREADS)"
+    probe = "from irpool.execute.engine import driver; print(driver.THREADS)"
     environment = {**os.environ, "IRPOOL_THREADS": "2"}
     shown = subprocess.run(
         [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, check=True

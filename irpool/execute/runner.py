@@ -8,7 +8,7 @@ binds inputs, re-infers shapes when the model is dynamic, and computes.
 Layers are handled by their op's `role`: INPUT layers are bound to the caller's arrays,
 CONSTANT ones and layers whose every input is constant and whose value checking already
 computed (folded, as OpenVINO folds them) are values, OUTPUT layers name what `run`
-returns, and every other layer runs the kernel `irpool.execute.kernels` has for its op:
+returns, and every other layer runs the kernel `irpool.execute.registry` has for its op:
 once, when planning, if its inputs are all constants (weights too large for checking to
 fold), else on every run.
 """
@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from irpool.check.layers import CheckedLayers
 from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError
-from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
+from irpool.execute.fold import as_constant
 from irpool.execute.memory import (
     CHECK_SHARE,
     available_memory,
@@ -33,11 +33,11 @@ from irpool.execute.memory import (
     tensor_bytes,
     working_bytes,
 )
+from irpool.execute.registry import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, NotInferable, Op, Role, ShapeError, TensorInfo
-from irpool.ops.conversion import as_constant
 from irpool.ops.convert import Convert1
 from irpool.parse.values import read_tensor_names
 

@@ -4,7 +4,7 @@ Output 0 holds the maxima, output 1 their row-major offsets within each (n, c) p
 PyTorch's `return_indices`), in `index_element_type`. The CPU plugin compiles only i32
 indices: the default i64 fails with "CPU plugin does not support i64 for use with oneDNN",
 which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). The kernel is
-irpool.execute.adaptive_max_pool.
+irpool.execute.kernels.adaptive_max_pool.
 """
 
 from __future__ import annotations

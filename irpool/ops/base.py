@@ -34,7 +34,7 @@ class Role(Enum):
     INPUT = "input"  # bound to a value the caller gives (Parameter)
     CONSTANT = "constant"  # its value is known at check time (Const)
     OUTPUT = "output"  # returns its one input to the caller (Result)
-    COMPUTED = "computed"  # run by its kernel (see irpool.execute.kernels)
+    COMPUTED = "computed"  # run by its kernel (see irpool.execute.registry)
 
 
 class AttrType(Enum):

@@ -73,6 +73,6 @@ class Convert1(Op):
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
-        from irpool.ops.conversion import fold
+        from irpool.ops.convert_fold import fold
 
         return fold(array, self.destination)

@@ -7,7 +7,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import OutputSpec, kernel_of
+from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, Op, TensorInfo, numpy_dtype

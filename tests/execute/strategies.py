@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute import adaptive_avg_pool as adaptive_module
-from irpool.execute import avg_pool as avg_pool_module
-from irpool.execute import sliding
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.matmul import Matmul
-from irpool.execute.sliding import Sliding
-from irpool.execute.whole import Whole
+from irpool.execute.engine import sliding
+from irpool.execute.engine.driver import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.whole import Whole
+from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
+from irpool.execute.kernels import avg_pool as avg_pool_module
 from irpool.ops.pooling_geometry import Window
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import irpool
 from irpool.execute import runner
-from irpool.execute.kernels import Kernel, kernel_of
+from irpool.execute.registry import Kernel, kernel_of
 from irpool.ops.base import Op
 from tests.execute.running import compute
 from tests.hardening import ir

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from irpool.execute.fold import as_constant
+from irpool.execute.kernels.convert import convert
 from irpool.ops.base import numpy_dtype
-from irpool.ops.conversion import as_constant, convert, fold
+from irpool.ops.convert_fold import fold
 
 GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
 TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]

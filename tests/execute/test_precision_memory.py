@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-from irpool.execute.avg_pool import avg_pool
-from irpool.execute.driver import Scratch, release_scratch
+from irpool.execute.engine.driver import Scratch, release_scratch
+from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.kernels.avg_pool import avg_pool
 from irpool.ops.pooling_geometry import Window
 
 from .strategies import avg_pool_strategies, run_avg_pool

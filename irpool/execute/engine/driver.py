@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
+from irpool.execute.engine.direct import Direct
 from irpool.execute.errors import ExecutionError
 
 

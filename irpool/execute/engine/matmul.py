@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
+from irpool.execute.engine.driver import Scratch
 from irpool.ops.pooling_geometry import cdiv
 
 # ns per multiply-add in an OpenBLAS sgemm, per product called from Python, and per

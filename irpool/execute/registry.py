@@ -1,9 +1,9 @@
 """The kernel registry: op class -> the NumPy function that runs it.
 
-Kernel modules in this package register with `@kernel_for(OpClass, ...)`; the runner asks
-`kernel_of(op)` while it plans a run. The registry imports this package's modules on the
-first lookup, so validating never loads a kernel and a new kernel needs no list to edit.
-A kernel registered for a base class serves its subclasses.
+Kernel modules in `irpool.execute.kernels` register with `@kernel_for(OpClass, ...)`; the
+runner asks `kernel_of(op)` while it plans a run. The registry imports that package's
+modules on the first lookup, so validating never loads a kernel and a new kernel needs no
+list to edit. A kernel registered for a base class serves its subclasses.
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ def _load_all() -> None:
     global _loaded
     if _loaded:
         return
-    import irpool.execute as package
+    import irpool.execute.kernels as package
 
     for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"irpool.execute.{module.name}")
+        importlib.import_module(f"irpool.execute.kernels.{module.name}")
     _loaded = True

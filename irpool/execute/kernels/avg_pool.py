@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.matmul import Matmul
-from irpool.execute.sliding import Sliding
-from irpool.execute.whole import Whole
-from irpool.execute.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
+from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.driver import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.whole import Whole
+from irpool.execute.engine.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.pooling_geometry import Window
 

@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
-from irpool.execute.window_arrays import divisor_grid
+from irpool.execute.engine.driver import Scratch
+from irpool.execute.engine.window_arrays import divisor_grid
 from irpool.ops.pooling_geometry import Window, cdiv
 
 # Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a

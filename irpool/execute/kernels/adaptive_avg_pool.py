@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.matmul import Matmul
-from irpool.execute.whole import Whole
-from irpool.execute.window_arrays import adaptive_matrix, adaptive_taps
+from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.driver import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.whole import Whole
+from irpool.execute.engine.window_arrays import adaptive_matrix, adaptive_taps
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 
 

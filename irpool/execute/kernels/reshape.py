@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reshape import Reshape1
 from irpool.ops.squeeze import Squeeze1, Unsqueeze1
 

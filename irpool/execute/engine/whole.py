@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
+from irpool.execute.engine.driver import Scratch
 
 PAIRWISE_MIN = 256  # below this, per-row reduction overhead dominates
 

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.sliding import BUFFER, CAST_OK, cast_phase
+from irpool.execute.engine.driver import Scratch
+from irpool.execute.engine.sliding import BUFFER, CAST_OK, cast_phase
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
