@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from irpool.check.layers import CheckedLayers
 from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
+from irpool.execute.engine.blocks import run_threads, threads_from_environment
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.fold import as_constant
 from irpool.execute.memory import (
@@ -327,23 +328,29 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
+    threads = threads_from_environment()
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
     peak = plan.static_peak if plan.static_peak is not None else _replay(plan, shapes)
     if peak * CHECK_SHARE > physical_memory():
         _replay(plan, shapes, available_memory())
-    for step in plan.steps:
-        produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
-        for index in step.kept:
-            array = produced[index]
-            assert array is not None  # a kernel may skip only the outputs nothing reads
-            if index in step.bf16_outputs:
-                array = round_to_bf16(array)
-            tensors[(step.layer.id, index)] = array
-        for ref in step.frees:
-            del tensors[ref]
+    with run_threads(threads):
+        for step in plan.steps:
+            _compute(step, tensors)
     return {output.name: tensors[output.ref] for output in plan.outputs}
+
+
+def _compute(step: Step, tensors: dict[Ref, NDArray[Any]]) -> None:
+    produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+    for index in step.kept:
+        array = produced[index]
+        assert array is not None  # a kernel may skip only the outputs nothing reads
+        if index in step.bf16_outputs:
+            array = round_to_bf16(array)
+        tensors[(step.layer.id, index)] = array
+    for ref in step.frees:
+        del tensors[ref]
 
 
 def _reinfer(

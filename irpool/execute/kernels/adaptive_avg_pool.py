@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.engine.direct import Direct
-from irpool.execute.engine.driver import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.engine.window_arrays import adaptive_matrix, adaptive_taps
 from irpool.execute.registry import OutputSpec, kernel_for

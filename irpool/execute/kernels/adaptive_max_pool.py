@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.max_pool import compared_in_f32, from_f32
+from irpool.execute.engine.integer_maxima import compared_in_f32, from_f32
 from irpool.execute.kernels.reduce import reduce_max
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8

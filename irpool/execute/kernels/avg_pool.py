@@ -16,9 +16,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.engine.direct import Direct
-from irpool.execute.engine.driver import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.engine.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
 from irpool.execute.registry import OutputSpec, kernel_for

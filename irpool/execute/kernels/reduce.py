@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.engine.direct import Direct
-from irpool.execute.engine.driver import compute_dtype, run_blocks
+from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce

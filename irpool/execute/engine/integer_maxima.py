@@ -1,0 +1,23 @@
+"""Integers as oneDNN's max kernels compare them (MaxPool, AdaptiveMaxPool on the CPU plugin;
+measured, docs/semantics.md): wrapped to int32 and rounded to f32, the maxima then clamped to
+the largest f32 below 2**31 and converted back. 8- and 16-bit integers are exact in f32."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+F32_BELOW_2_31 = 2147483520.0  # oneDNN clamps f32 here before converting to int32
+
+
+def compared_in_f32(values: NDArray[Any]) -> NDArray[np.float32]:
+    """Integers as oneDNN's max kernels compare them: wrapped to int32, rounded to f32."""
+    return values.astype(np.int32).astype(np.float32)
+
+
+def from_f32(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """Their f32 maxima back as integers: clamped to the largest f32 below 2**31, converted
+    to int32 and wrapped to `dtype`."""
+    return np.minimum(values.astype(np.float64), F32_BELOW_2_31).astype(np.int64).astype(dtype)
