@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from irpool.execute.bind import ModelInput
-    from irpool.execute.runner import ExecutionPlan, ModelOutput, RunnerInput
+    from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
 
 
 def display_path(path: Path) -> str:
@@ -87,7 +87,7 @@ class Model:
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
         """
-        from irpool.execute.runner import execute  # NumPy: imported on the first run only
+        from irpool.execute.run import execute  # NumPy: imported on the first run only
 
         plan = self._planned()
         return execute(self._runner_input(), plan, inputs, cast, on_cast)
@@ -112,14 +112,14 @@ class Model:
                     "them before running it",
                     self.validate(),
                 )
-            from irpool.execute.runner import plan_execution
+            from irpool.execute.plan import plan_execution
 
             self._execution_plan = plan_execution(self._runner_input())
         return self._execution_plan
 
     def _runner_input(self) -> RunnerInput:
         if self._runner is None:
-            from irpool.execute.runner import RunnerInput
+            from irpool.execute.plan import RunnerInput
 
             self._runner = RunnerInput(
                 self.graph, self.checked, self.document.ir_version, self.weights.read

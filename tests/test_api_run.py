@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute import runner
+from irpool.execute import memory, plan, run
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"
@@ -36,8 +36,8 @@ def test_inputs_bind_by_tensor_name_too() -> None:
 def test_plan_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     model = irpool.load(CHAIN)
     calls = []
-    original = runner.plan_execution
-    monkeypatch.setattr(runner, "plan_execution", lambda m: calls.append(1) or original(m))
+    original = plan.plan_execution
+    monkeypatch.setattr(plan, "plan_execution", lambda m: calls.append(1) or original(m))
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})
     second = model.run({"input": x})
@@ -54,8 +54,8 @@ def test_a_static_model_is_not_inferred_again(monkeypatch: pytest.MonkeyPatch) -
     model = irpool.load(CHAIN)
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})["output"]  # plans the model
-    monkeypatch.setattr(runner, "_reinfer", refuse)
-    monkeypatch.setattr(runner, "_replay", refuse)
+    monkeypatch.setattr(run, "_reinfer", refuse)
+    monkeypatch.setattr(memory, "replay", refuse)
     np.testing.assert_array_equal(model.run({"input": x})["output"], first)
 
 
@@ -92,8 +92,8 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
     # On a 1 MiB machine every run needs a share of the memory worth checking.
-    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 20)
-    monkeypatch.setattr(runner, "available_memory", lambda: 250)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 20)
+    monkeypatch.setattr(memory, "available_memory", lambda: 250)
     expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
         irpool.load(POOL).run({"input": np.zeros((1, 2, 5, 5), np.float32)})
@@ -157,8 +157,8 @@ def test_a_small_run_does_not_read_the_memory_available(monkeypatch: pytest.Monk
     def unread() -> int:
         raise AssertionError("a run needing under 1/16 of the machine's memory reads no more")
 
-    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 40)
-    monkeypatch.setattr(runner, "available_memory", unread)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 40)
+    monkeypatch.setattr(memory, "available_memory", unread)
     model = irpool.load(POOL)
     assert model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})["output"].shape == (1, 2, 3, 3)
 

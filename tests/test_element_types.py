@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.parse.values import ELEMENT_TYPES
+from irpool.element_types import ELEMENT_TYPES
 from tests.hardening import ir
 
 SHAPE = (1, 4)
@@ -28,7 +28,8 @@ def model(element_type: str, place: str) -> str:
     """`place` is "convert" (f32 input -> Convert to the type -> Convert to f32), "parameter"
     (an input of the type -> Convert to f32) or "const" (a Const of the type -> Convert)."""
     precision = element_type.upper()
-    size = (4 * ELEMENT_TYPES.get(element_type, 8) + 7) // 8
+    known = ELEMENT_TYPES.get(element_type)  # "string" is no element type irpool knows
+    size = (4 * (known.bits if known else 8) + 7) // 8
     if place == "parameter":
         source = ir.parameter(0, "input", SHAPE, element_type).replace('"FP32"', f'"{precision}"')
     elif place == "const":

@@ -17,25 +17,29 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.ops.base import Op, numpy_dtype
+from irpool.element_types import element_type
+from irpool.ops.base import Op
 
 
 @dataclass(frozen=True, slots=True)
 class OutputSpec:
     """What the runner expects of one output of a kernel."""
 
-    # The inferred element type; bf16 is held as f32 (the runner rounds it afterwards).
+    # The inferred element type.
     element_type: str
-    # The dtype of the array to return (None: NumPy cannot hold the type).
+    # The dtype of the array to return, the type's `held_dtype` (None: NumPy cannot hold the
+    # type); the runner rounds a type held wider (bf16) afterwards (`held`).
     dtype: np.dtype[Any] | None
     # Whether a layer or a Result reads it; a kernel may return None for an unused output.
     used: bool
 
     @classmethod
-    def of(cls, element_type: str, used: bool = True) -> OutputSpec:
-        return cls(
-            element_type, numpy_dtype("f32" if element_type == "bf16" else element_type), used
-        )
+    def of(cls, type_name: str, used: bool = True) -> OutputSpec:
+        return cls(type_name, element_type(type_name).held_dtype, used)
+
+    def held(self, array: NDArray[Any]) -> NDArray[Any]:
+        """A kernel's output as irpool holds the element type (bf16 rounded)."""
+        return element_type(self.element_type).hold(array)
 
 
 # kernel(op, input arrays, one OutputSpec per output) -> one array (or None) per output

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from irpool.element_types import ELEMENT_TYPES
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
@@ -17,10 +18,8 @@ from irpool.ops.base import (
     Role,
     ShapeError,
     TensorInfo,
-    numpy_dtype,
 )
 from irpool.ops.registry import register
-from irpool.parse.values import ELEMENT_TYPES
 from irpool.rules import (
     CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
@@ -30,20 +29,7 @@ from irpool.rules import (
 )
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-
-def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | None:
-    """Little-endian bytes -> array; bf16 widens exactly to f32; sub-byte types give None."""
-    import numpy as np  # here, not above: models without constants validate without NumPy
-
-    if element_type == "bf16":
-        halves = np.frombuffer(raw, dtype="<u2", count=count)
-        return (halves.astype(np.uint32) << 16).view(np.float32)
-    dtype = numpy_dtype(element_type)
-    if dtype is None:
-        return None
-    return np.frombuffer(raw, dtype=dtype, count=count)
+    pass
 
 
 def refuse_unbacked(info: TensorInfo, input_name: str) -> None:
@@ -86,7 +72,7 @@ class Constant(Op):
                 f"a Const needs a static shape, not {shape}", INVALID_ATTRIBUTE_VALUE, "shape"
             )
         count = math.prod(shape.values())
-        needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
+        needed = (count * ELEMENT_TYPES[element_type].bits + 7) // 8
         offset: int = self.attrs["offset"]
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
@@ -108,7 +94,7 @@ class Constant(Op):
                 "OpenVINO ignores the rest",
                 "size",
             )
-        value = decode(raw, element_type, count)
+        value = ELEMENT_TYPES[element_type].decode(raw, count)
         if value is not None:
             value = value.reshape(shape.values())
         return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]

@@ -10,16 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo, numpy_holds
+from irpool.element_types import CPU_UNCOMPILED_TYPES, element_type
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
-from irpool.parse.values import CPU_UNCOMPILED_TYPES
 from irpool.rules import COMPILE_CRASH
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-FLOATS = ("f32", "f16", "bf16", "f64")
 
 
 @register
@@ -59,20 +57,22 @@ class Convert1(Op):
                 f"plugin cannot compile a Convert to {self.destination}",
                 "destination_type",
             )
-        value = folded(data, self.fold_constant)
+        value = folded(data, lambda array: self.fold_constant([array]))
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
-        decompresses = data.value is not None and {data.element_type, self.destination} <= {*FLOATS}
+        decompresses = data.value is not None and all(
+            element_type(name).is_held_float for name in (data.element_type, self.destination)
+        )
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
-    def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from
         the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
-        if not numpy_holds(self.destination):  # a low-bit type, or dynamic
+        if element_type(self.destination).held_dtype is None:  # a low-bit type, or dynamic
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
         from irpool.ops.convert_fold import fold
 
-        return fold(array, self.destination)
+        return fold(inputs[0], self.destination)

@@ -12,19 +12,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.ops.base import numpy_dtype
+from irpool.element_types import element_type
 
+# What `source_type` names a float array's type (bf16 is held as f32: never a source).
 FLOATS = ("f32", "f16", "f64")
-
 SOURCES = {"f2": "f16", "f4": "f32", "f8": "f64", "b1": "boolean"}
 
 INT32_MIN = np.iinfo(np.int32).min
-
 F32_MAX = np.finfo(np.float32).max
-
 F16_MAX = float(np.finfo(np.float16).max)
-
-BF16_MAX = np.float32(np.uint32(0x7F7F0000).view(np.float32))
 
 
 def source_type(x: NDArray[Any]) -> str:
@@ -63,9 +59,9 @@ def fold(x: NDArray[Any], destination: str) -> NDArray[Any]:
     with np.errstate(over="ignore", invalid="ignore"):
         if destination == "boolean":
             return np.asarray(x != 0) if source != "boolean" else x.copy()
-        if destination in (*FLOATS, "bf16"):
+        if element_type(destination).is_held_float:
             return _fold_to_float(x, destination)
-        dtype = numpy_dtype(destination)
+        dtype = element_type(destination).dtype
         if dtype is None:
             raise ValueError(f"NumPy holds no {destination} elements")
         if source not in FLOATS:
@@ -102,4 +98,4 @@ def _fold_to_float(x: NDArray[Any], destination: str) -> NDArray[Any]:
     values = x.astype(np.float32)  # f64 beyond the f32 range becomes ±inf
     if destination == "bf16":
         return round_to_bf16_scalar(values)
-    return values.astype(numpy_dtype(destination))
+    return values.astype(element_type(destination).dtype)

@@ -25,12 +25,11 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.base import numpy_dtype, numpy_holds
 from irpool.ops.convert import Convert1
 from irpool.ops.convert_fold import (
-    BF16_MAX,
     F16_MAX,
     F32_MAX,
     FLOATS,
@@ -45,7 +44,7 @@ from irpool.ops.convert_fold import (
 def run_convert(
     op: Convert1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    if not numpy_holds(op.destination):
+    if element_type(op.destination).held_dtype is None:
         raise ExecutionError(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
@@ -65,9 +64,9 @@ def convert(x: NDArray[Any], destination: str, dynamic_input: bool = False) -> N
 def _convert(x: NDArray[Any], source: str, destination: str, dynamic_input: bool) -> NDArray[Any]:
     if destination == "boolean":
         return _to_boolean(x, source)
-    if destination in (*FLOATS, "bf16"):
+    if element_type(destination).is_held_float:
         return _to_float(x, source, destination, dynamic_input)
-    dtype = numpy_dtype(destination)
+    dtype = element_type(destination).dtype
     if dtype is None:
         raise ValueError(f"NumPy holds no {destination} elements")  # the kernel checks first
     if source not in FLOATS:
@@ -104,7 +103,8 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_input: boo
     if destination != "bf16":
         return values
     if source not in ("f32", "f16"):  # f64 and integers saturate to bf16's range first
-        return round_to_bf16_scalar(np.clip(values, -BF16_MAX, BF16_MAX))
+        largest = np.float32(element_type("bf16").largest)
+        return round_to_bf16_scalar(np.clip(values, -largest, largest))
     if dynamic_input:
         return round_to_bf16_scalar(_quieted(values) if source == "f16" else values)
     return _round_to_bf16_vector(values)
