@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,26 +158,12 @@ def load(
     xml_path = Path(path)
     shown = display_path(xml_path)
     sink = Collector(shown)
-    with _cyclic_gc_paused():
-        document = read_document(xml_path, sink, data)
-        graph = build_graph(document, sink)
-        bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
-        weights_file = Weights(bin_path)
-        checked = infer_graph(document, graph, weights_file, sink)
-        check_names(document, graph, sink)
-        diagnostics = apply_suppressions(document, sink.diagnostics)
+    document = read_document(xml_path, sink, data)
+    graph = build_graph(document, sink)
+    bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
+    weights_file = Weights(bin_path)
+    checked = infer_graph(document, graph, weights_file, sink)
+    check_names(document, graph, sink)
+    diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)
 
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Loading allocates objects in proportion to the layers, and keeps them all. The cyclic
-    collector would rescan them again and again as they accumulate (loading 100,000 layers
-    took 1.5x as long with it); nothing is lost by collecting once, afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -61,6 +62,27 @@ def kernel_for(*ops: type[Op]) -> Callable[[KernelFunction], KernelFunction]:
         return kernel
 
     return register
+
+
+# Preparations kept per op: a dynamic model run on many shapes keeps its latest ones.
+PREPARED_PER_OP = 16
+_prepared_lock = threading.Lock()
+Prepared = TypeVar("Prepared")
+
+
+def prepared(op: Op, key: Hashable, prepare: Callable[[], Prepared]) -> Prepared:
+    """What `prepare` gives for this op and `key` (input shape, dtype), made once and kept in
+    the op (`Op.kernel_cache`): runs repeat it, and the op's model drops it with the op."""
+    cache = op.kernel_cache
+    if key in cache:
+        found: Prepared = cache[key]
+        return found
+    value = prepare()
+    with _prepared_lock:  # threads running one model may fill one op's cache at once
+        while len(cache) >= PREPARED_PER_OP:
+            del cache[next(iter(cache))]
+        cache[key] = value
+    return value
 
 
 def kernel_of(op: Op) -> Kernel | None:

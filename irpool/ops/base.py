@@ -9,7 +9,7 @@ the generic attribute checker can say "dilations belongs to AvgPool-16" without 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -155,6 +155,9 @@ class Op:
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
+        # What its kernel prepared for this layer (per input shape and dtype): it lives as long
+        # as the op, so as long as its model, and no longer (irpool/execute/registry.py).
+        self.kernel_cache: dict[Hashable, Any] = {}
 
     @classmethod
     def label(cls) -> str:

@@ -3,6 +3,8 @@ when the model is planned, not on every run; their results are what running them
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -137,3 +139,18 @@ def test_what_cannot_be_folded_fails_at_run_time_as_before(
     assert model.outputs  # planning succeeds
     with pytest.raises(irpool.ExecutionError, match=message):
         model.run({"input": np.ones(SMALL, np.float32)})
+
+
+def test_a_dropped_model_frees_its_ops_and_weights(tmp_path: Path) -> None:
+    """Nothing outside a model keeps its ops, its folded weights or what its kernels
+    prepared: once the caller drops the model, they are freed."""
+    model = irpool.load(compressed_model(tmp_path)[0])
+    model.run({"input": np.ones(SMALL, np.float32)})
+    model.run({"input": np.ones(SMALL, np.float32)})  # the kernels' preparations are reused
+    ops = list(model.checked.ops.values())
+    assert any(op.kernel_cache for op in ops)
+    alive = [weakref.ref(op) for op in ops]
+    alive += [weakref.ref(value) for value in model._planned().constants.values()]
+    del model, ops
+    gc.collect()
+    assert [ref() for ref in alive] == [None] * len(alive)
