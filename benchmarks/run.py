@@ -137,7 +137,7 @@ def alternating_medians(benches: dict[str, Bench], budget: float, rounds: int) -
 
 
 def on_two_threads(bench: Bench) -> Bench:
-    """`bench` with irpool's driver on both cores (threads over N×C blocks)."""
+    """`bench` with irpool on both cores (IRPOOL_THREADS=2: threads over N×C blocks)."""
 
     def run() -> object:
         os.environ["IRPOOL_THREADS"] = "2"  # read by each run

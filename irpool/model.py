@@ -166,4 +166,3 @@ def load(
     check_names(document, graph, sink)
     diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)
-
