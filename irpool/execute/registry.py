@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.element_types import element_type
+from irpool.element_types import ElementType, element_type
 from irpool.ops.base import Op
 
 
@@ -26,21 +26,27 @@ from irpool.ops.base import Op
 class OutputSpec:
     """What the runner expects of one output of a kernel."""
 
-    # The inferred element type.
-    element_type: str
-    # The dtype of the array to return, the type's `held_dtype` (None: NumPy cannot hold the
-    # type); the runner rounds a type held wider (bf16) afterwards (`held`).
-    dtype: np.dtype[Any] | None
+    type: ElementType  # inferred
     # Whether a layer or a Result reads it; a kernel may return None for an unused output.
     used: bool
 
     @classmethod
     def of(cls, type_name: str, used: bool = True) -> OutputSpec:
-        return cls(type_name, element_type(type_name).held_dtype, used)
+        return cls(element_type(type_name), used)
+
+    @property
+    def element_type(self) -> str:
+        return self.type.name
+
+    @property
+    def dtype(self) -> np.dtype[Any] | None:
+        """The dtype of the array to return: the type's `held_dtype` (None: NumPy cannot hold
+        the type); the runner rounds a type held wider (bf16) afterwards (`held`)."""
+        return self.type.held_dtype
 
     def held(self, array: NDArray[Any]) -> NDArray[Any]:
         """A kernel's output as irpool holds the element type (bf16 rounded)."""
-        return element_type(self.element_type).hold(array)
+        return self.type.hold(array)
 
 
 # kernel(op, input arrays, one OutputSpec per output) -> one array (or None) per output
