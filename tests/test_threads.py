@@ -66,7 +66,7 @@ def test_one_model_runs_from_threads_as_it_runs_alone() -> None:
 def test_worker_threads_give_what_one_thread_gives(
     monkeypatch: pytest.MonkeyPatch, callers: int
 ) -> None:
-    """IRPOOL_THREADS=2, set after irpool is imported and read by each run, splits the planes
+    """IRPOOL_THREADS=2, set after irpool is imported (a run reads it), splits the planes
     between two workers; the smallest input is made worth splitting so the two-worker path
     really runs. Blocks of other sizes may be summed by BLAS in another order: equal to f32
     rounding, not bits."""
@@ -101,8 +101,8 @@ def test_max_pool_runs_on_the_worker_threads_bit_for_bit(monkeypatch: pytest.Mon
     monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(blocks, "_deal", lambda spans, n: dealt.append(n) or deal(spans, n))
     monkeypatch.setattr(max_pool_module, "CHUNK_BYTES", 32 * 32 * 4 * 3)  # 3 planes a block
-    with blocks.run_threads(2):
-        split = max_pool(x, windows, indices=True)
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    split = max_pool(x, windows, indices=True)
     assert dealt == [2]
     for one, two in zip(alone, split, strict=True):
         assert one is not None and two is not None

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from irpool.execute import memory
 from irpool.execute.bind import bind
-from irpool.execute.engine.blocks import run_threads, threads_from_environment
+from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.graph.shape import Shape
@@ -24,7 +24,7 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
-    threads = threads_from_environment()  # read by each run: changing it later counts
+    threads_from_environment()  # a bad IRPOOL_THREADS fails every run, before it computes
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
@@ -33,9 +33,8 @@ def execute(
         peak = memory.replay(plan.steps, shapes, plan.types)
     if peak * memory.CHECK_SHARE > memory.physical_memory():
         memory.replay(plan.steps, shapes, plan.types, memory.available_memory())
-    with run_threads(threads):
-        for step in plan.steps:
-            _compute(step, tensors)
+    for step in plan.steps:
+        _compute(step, tensors)
     return {output.name: tensors[output.ref] for output in plan.outputs}
 
 

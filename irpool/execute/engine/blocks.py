@@ -2,8 +2,9 @@
 
 Every kernel that works plane by plane runs through `for_each_block`: blocks bound the
 memory a kernel holds besides its input and output, and threads share the blocks (NumPy and
-BLAS release the GIL). The thread count is IRPOOL_THREADS, read when a run starts (one
-thread by default, so irpool is compared with single-thread runtimes; 2 uses both cores).
+BLAS release the GIL). The thread count is IRPOOL_THREADS as it is when a large input is
+split (one thread by default, so irpool is compared with single-thread runtimes; 2 uses
+both cores); each run also checks it first, so a bad value fails every run alike.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 import numpy as np
 
@@ -24,7 +23,6 @@ from irpool.execute.errors import ExecutionError
 # Computes planes [start, stop) of a block with the calling thread's scratch.
 BlockWork = Callable[[int, int, Scratch], None]
 
-_run_threads: ContextVar[int | None] = ContextVar("irpool_run_threads", default=None)
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 _pool_lock = threading.Lock()  # callers on several threads create one pool between them
@@ -39,24 +37,13 @@ def threads_from_environment() -> int:
     return int(text)
 
 
-@contextmanager
-def run_threads(threads: int) -> Iterator[None]:
-    """Within the block, kernels called on this thread (one run) use `threads` workers."""
-    token = _run_threads.set(threads)
-    try:
-        yield
-    finally:
-        _run_threads.reset(token)
-
-
 def for_each_block(planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork) -> None:
     """Call `work` on blocks of at most `chunk_bytes` of planes (at least one plane each),
     dealt to the run's threads when the input is large enough to pay for them; floating
     overflow and invalid operations are the computation's own business, not warnings."""
     threads = 1
     if planes * plane_bytes >= PARALLEL_MIN_BYTES:
-        asked = _run_threads.get()
-        threads = threads_from_environment() if asked is None else asked
+        threads = threads_from_environment()
     # Each thread holds its own blocks: share the block budget so memory stays the same.
     block = max(1, min(-(-planes // threads), chunk_bytes // (plane_bytes * threads)))
     spans = [(start, min(planes, start + block)) for start in range(0, planes, block)]
