@@ -87,6 +87,9 @@ def test_worker_threads_give_what_one_thread_gives(
     monkeypatch.setenv("IRPOOL_THREADS", "1")
     model.run(_inputs(0))
     assert not dealt  # the next run reads the variable again
+    monkeypatch.setenv("IRPOOL_THREADS", "0")
+    with pytest.raises(irpool.ExecutionError, match="IRPOOL_THREADS='0'"):
+        model.run(_inputs(0))  # a bad value is refused where a run splits
 
 
 def test_max_pool_runs_on_the_worker_threads_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:

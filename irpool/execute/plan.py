@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 
 from irpool.check.layers import CheckedLayers
 from irpool.execute.bind import ModelInput, model_input
+from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
@@ -51,6 +52,7 @@ class Step:
     inputs: tuple[Ref, ...]
     outputs: tuple[OutputSpec, ...]
     kept: tuple[int, ...]  # the outputs something reads (a kernel may skip the others)
+    rounded: tuple[int, ...]  # kept outputs of a type held wider, rounded to it (bf16)
     frees: tuple[Ref, ...]  # intermediates this step reads last
 
 
@@ -79,6 +81,7 @@ class ExecutionPlan:
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:
+    threads_from_environment()  # a bad IRPOOL_THREADS fails the first run, not a large one
     checked = model.checked
     types = {
         (layer_id, index): info.element_type
@@ -164,15 +167,18 @@ def _steps(
     steps = []
     for index, candidate in enumerate(computed):
         assert candidate.kernel is not None, "a layer without a kernel is folded or refused"
-        kept = tuple(i for i, spec in enumerate(candidate.outputs) if spec.used)
+        specs = candidate.outputs
+        kept = tuple(i for i, spec in enumerate(specs) if spec.used)
+        rounded = tuple(i for i in kept if specs[i].type.rounds_when_held)
         steps.append(
             Step(
                 candidate.layer,
                 candidate.op,
                 candidate.kernel,
                 candidate.inputs,
-                candidate.outputs,
+                specs,
                 kept,
+                rounded,
                 tuple(frees[index]),
             )
         )

@@ -80,8 +80,8 @@ def prepared(op: Op, key: Hashable, prepare: Callable[[], Prepared]) -> Prepared
     """What `prepare` gives for this op and `key` (input shape, dtype), made once and kept in
     the op (`Op.kernel_cache`): runs repeat it, and the op's model drops it with the op."""
     cache = op.kernel_cache
-    if key in cache:
-        found: Prepared = cache[key]
+    found: Prepared | None = cache.get(key)
+    if found is not None:
         return found
     value = prepare()
     with _prepared_lock:  # threads running one model may fill one op's cache at once

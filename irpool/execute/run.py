@@ -10,9 +10,8 @@ from numpy.typing import NDArray
 
 from irpool.execute import memory
 from irpool.execute.bind import bind
-from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.errors import InputError
-from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
+from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput
 from irpool.graph.shape import Shape
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
 
@@ -24,7 +23,6 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
-    threads_from_environment()  # a bad IRPOOL_THREADS fails every run, before it computes
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
@@ -34,18 +32,16 @@ def execute(
     if peak * memory.CHECK_SHARE > memory.physical_memory():
         memory.replay(plan.steps, shapes, plan.types, memory.available_memory())
     for step in plan.steps:
-        _compute(step, tensors)
+        produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+        for index in step.kept:
+            array = produced[index]
+            assert array is not None  # a kernel may skip only the outputs nothing reads
+            if index in step.rounded:
+                array = step.outputs[index].held(array)
+            tensors[(step.layer.id, index)] = array
+        for ref in step.frees:
+            del tensors[ref]
     return {output.name: tensors[output.ref] for output in plan.outputs}
-
-
-def _compute(step: Step, tensors: dict[Ref, NDArray[Any]]) -> None:
-    produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
-    for index in step.kept:
-        array = produced[index]
-        assert array is not None  # a kernel may skip only the outputs nothing reads
-        tensors[(step.layer.id, index)] = step.outputs[index].held(array)
-    for ref in step.frees:
-        del tensors[ref]
 
 
 def _reinfer(
