@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute import memory, plan, run
+from irpool.execute import memory, plan, registry, run
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"
@@ -234,3 +234,13 @@ def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
     path.write_text(text)
     outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})
     assert list(outputs) == ["output", "again"]
+
+
+def test_a_dynamic_model_keeps_a_bounded_number_of_kernel_preparations() -> None:
+    """What a kernel prepares is kept per op and input shape; a model run on many shapes
+    keeps the latest few, not one per shape it ever saw."""
+    model = irpool.load(EXAMPLES / "valid" / "avgpool14_dynamic.xml")
+    for width in range(1, 3 * registry.PREPARED_PER_OP):
+        model.run({"input": np.ones((1, 3, 4, width), np.float32)})
+    pool = next(op for op in model.checked.ops.values() if op.kernel_cache)
+    assert len(pool.kernel_cache) == registry.PREPARED_PER_OP
