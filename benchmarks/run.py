@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 import irpool
-from irpool.execute import driver
-from irpool.execute.kernels import OutputSpec, kernel_of
+from irpool.execute.engine.scratch import release_scratch
+from irpool.execute.registry import OutputSpec, kernel_of
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 RESULTS = Path(__file__).parent / "results" / "latest.json"
@@ -137,14 +137,14 @@ def alternating_medians(benches: dict[str, Bench], budget: float, rounds: int) -
 
 
 def on_two_threads(bench: Bench) -> Bench:
-    """`bench` with irpool's driver on both cores (threads over N×C blocks)."""
+    """`bench` with irpool on both cores (IRPOOL_THREADS=2: threads over N×C blocks)."""
 
     def run() -> object:
-        driver.THREADS = 2
+        os.environ["IRPOOL_THREADS"] = "2"  # read by each run
         try:
             return bench()
         finally:
-            driver.THREADS = 1
+            os.environ["IRPOOL_THREADS"] = "1"
 
     return run
 
@@ -428,7 +428,7 @@ def geometric_mean(ratios: list[float]) -> float:
 
 def peak_memory(bench: Bench) -> int:
     """Peak traced allocation of one call, its kept buffers included."""
-    driver.release_scratch()
+    release_scratch()
     tracemalloc.start()
     tracemalloc.reset_peak()
     bench()

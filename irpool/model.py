@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +27,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from irpool.execute.bind import ModelInput
-    from irpool.execute.runner import ExecutionPlan, ModelOutput, RunnerInput
+    from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
 
 
 def display_path(path: Path) -> str:
@@ -96,7 +94,7 @@ class Model:
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
         """
-        from irpool.execute.runner import execute  # NumPy: imported on the first run only
+        from irpool.execute.run import execute  # NumPy: imported on the first run only
 
         plan = self._planned()
         return execute(self._runner_input(), plan, inputs, cast, on_cast)
@@ -121,14 +119,14 @@ class Model:
                     "them before running it",
                     self.validate(),
                 )
-            from irpool.execute.runner import plan_execution
+            from irpool.execute.plan import plan_execution
 
             self._execution_plan = plan_execution(self._runner_input())
         return self._execution_plan
 
     def _runner_input(self) -> RunnerInput:
         if self._runner is None:
-            from irpool.execute.runner import RunnerInput
+            from irpool.execute.plan import RunnerInput
 
             self._runner = RunnerInput(
                 self.graph, self.checked, self.document.ir_version, self.weights.read
@@ -169,27 +167,12 @@ def load(
     xml_path = Path(path)
     shown = display_path(xml_path)
     sink = Collector(shown)
-    with _cyclic_gc_paused():
-        document = read_document(xml_path, sink, data)
-        graph = build_graph(document, sink)
-        bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
-        weights_file = Weights(bin_path)
-        checked = infer_graph(document, graph, weights_file, sink)
-        check_names(document, graph, sink)
-        check_rewrites(document, graph, checked, sink)
-        diagnostics = apply_suppressions(document, sink.diagnostics)
+    document = read_document(xml_path, sink, data)
+    graph = build_graph(document, sink)
+    bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
+    weights_file = Weights(bin_path)
+    checked = infer_graph(document, graph, weights_file, sink)
+    check_names(document, graph, sink)
+    check_rewrites(document, graph, checked, sink)
+    diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Loading allocates objects in proportion to the layers, and keeps them all. The cyclic
-    collector would rescan them again and again as they accumulate (loading 100,000 layers
-    took 1.5x as long with it); nothing is lost by collecting once, afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute import runner
+from irpool.execute import memory, plan, registry, run
 from irpool.ops.registry import registered_ops
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -37,8 +37,8 @@ def test_inputs_bind_by_tensor_name_too() -> None:
 def test_plan_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     model = irpool.load(CHAIN)
     calls = []
-    original = runner.plan_execution
-    monkeypatch.setattr(runner, "plan_execution", lambda m: calls.append(1) or original(m))
+    original = plan.plan_execution
+    monkeypatch.setattr(plan, "plan_execution", lambda m: calls.append(1) or original(m))
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})
     second = model.run({"input": x})
@@ -55,8 +55,8 @@ def test_a_static_model_is_not_inferred_again(monkeypatch: pytest.MonkeyPatch) -
     model = irpool.load(CHAIN)
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})["output"]  # plans the model
-    monkeypatch.setattr(runner, "_reinfer", refuse)
-    monkeypatch.setattr(runner, "_replay", refuse)
+    monkeypatch.setattr(run, "_reinfer", refuse)
+    monkeypatch.setattr(memory, "replay", refuse)
     np.testing.assert_array_equal(model.run({"input": x})["output"], first)
 
 
@@ -111,8 +111,8 @@ def test_the_cannot_run_message_names_every_op_irpool_models(tmp_path: Path) -> 
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
     # On a 1 MiB machine every run needs a share of the memory worth checking.
-    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 20)
-    monkeypatch.setattr(runner, "available_memory", lambda: 250)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 20)
+    monkeypatch.setattr(memory, "available_memory", lambda: 250)
     expected = r'"pool".*\[1,2,3,3\] \(f32\) needs 72 bytes,.* only 250 bytes'
     with pytest.raises(irpool.ExecutionError, match=expected):
         irpool.load(POOL).run({"input": np.zeros((1, 2, 5, 5), np.float32)})
@@ -176,8 +176,8 @@ def test_a_small_run_does_not_read_the_memory_available(monkeypatch: pytest.Monk
     def unread() -> int:
         raise AssertionError("a run needing under 1/16 of the machine's memory reads no more")
 
-    monkeypatch.setattr(runner, "physical_memory", lambda: 1 << 40)
-    monkeypatch.setattr(runner, "available_memory", unread)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 40)
+    monkeypatch.setattr(memory, "available_memory", unread)
     model = irpool.load(POOL)
     assert model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})["output"].shape == (1, 2, 3, 3)
 
@@ -253,6 +253,16 @@ def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
     path.write_text(text)
     outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})
     assert list(outputs) == ["output", "again"]
+
+
+def test_a_dynamic_model_keeps_a_bounded_number_of_kernel_preparations() -> None:
+    """What a kernel prepares is kept per op and input shape; a model run on many shapes
+    keeps the latest few, not one per shape it ever saw."""
+    model = irpool.load(EXAMPLES / "valid" / "avgpool14_dynamic.xml")
+    for width in range(1, 3 * registry.PREPARED_PER_OP):
+        model.run({"input": np.ones((1, 3, 4, width), np.float32)})
+    pool = next(op for op in model.checked.ops.values() if op.kernel_cache)
+    assert len(pool.kernel_cache) == registry.PREPARED_PER_OP
 
 
 def test_the_dtype_message_names_the_api_s_argument() -> None:

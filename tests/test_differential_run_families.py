@@ -42,7 +42,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.reduce import integers_in_f32, scan_run
+from irpool.execute.kernels.reduce import integers_in_f32, scan_run
 from tests.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.parse.values import ELEMENT_TYPES
+from irpool.element_types import ELEMENT_TYPES, of_dtype
 from tests.hardening import ir
 
 SHAPE = (1, 4)
@@ -28,7 +28,8 @@ def model(element_type: str, place: str) -> str:
     """`place` is "convert" (f32 input -> Convert to the type -> Convert to f32), "parameter"
     (an input of the type -> Convert to f32) or "const" (a Const of the type -> Convert)."""
     precision = element_type.upper()
-    size = (4 * ELEMENT_TYPES.get(element_type, 8) + 7) // 8
+    bits = ELEMENT_TYPES[element_type].bits or 8  # strings have no fixed width
+    size = (4 * bits + 7) // 8
     if place == "parameter":
         source = ir.parameter(0, "input", SHAPE, element_type).replace('"FP32"', f'"{precision}"')
     elif place == "const":
@@ -124,3 +125,28 @@ def test_openvino_agrees(tmp_path: Path, element_type: str, place: str) -> None:
     else:
         accepted = True
     assert accepted == (not CASES[element_type, place])
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENT_TYPES))
+def test_each_element_type_s_facts_agree(name: str) -> None:
+    """The table's bits, kind and dtypes agree with NumPy; only bf16 is held wider."""
+    found = ELEMENT_TYPES[name]
+    if found.dtype is not None:
+        assert found.dtype.itemsize * 8 == found.bits
+        assert of_dtype(found.dtype) is found
+        assert found.held_dtype == found.dtype and not found.rounds_when_held
+        assert found.is_float == (found.dtype.kind == "f")
+        assert found.is_integer == (found.dtype.kind in "iu")
+    elif found.held_dtype is not None:
+        assert name == "bf16" and found.rounds_when_held and found.held_dtype == np.float32
+
+
+def test_bf16_is_held_as_f32_rounded_to_nearest_even() -> None:
+    bf16 = ELEMENT_TYPES["bf16"]
+    bits = np.array([0x3F808000, 0x3F818000, 0x3F80FFFF, 0x7F7F7FFF], np.uint32)
+    held = bf16.hold(bits.view(np.float32)).view(np.uint32)
+    assert held.tolist() == [0x3F800000, 0x3F820000, 0x3F810000, 0x7F7F0000]
+    assert bf16.largest == float(np.uint32(0x7F7F0000).view(np.float32))
+    stored = np.array([0x3F80, 0xC000], "<u2").tobytes()
+    decoded = bf16.decode(memoryview(stored), 2)
+    assert decoded is not None and decoded.tolist() == [1.0, -2.0]

@@ -13,8 +13,9 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute import kernels, runner
-from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute import memory
+from irpool.execute import registry as kernels
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops import registry
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.registry import register
@@ -150,8 +151,8 @@ def test_the_memory_check_counts_every_output(
     tmp_path: Path, calls: Calls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = _model(tmp_path)
-    monkeypatch.setattr(runner, "physical_memory", lambda: 0)  # check every run
-    monkeypatch.setattr(runner, "available_memory", lambda: 1000)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 0)  # check every run
+    monkeypatch.setattr(memory, "available_memory", lambda: 1000)
     with pytest.raises(irpool.ExecutionError) as raised:
         model.run(_input())
     # 24 f32 values and 24 i32 indices: 96 bytes each

@@ -87,7 +87,7 @@ def test_the_help_listing_matches_each_command_s_own_summary() -> None:
 
 
 def test_validating_imports_no_kernel() -> None:
-    """Kernels register themselves when a model first runs (irpool.execute.kernels)."""
+    """Kernels register themselves when a model first runs (irpool.execute.registry)."""
     script = (
         "import sys, irpool; irpool.load('examples/valid/chain_avgpool_adaptive.xml').validate(); "
         "print(' '.join(sorted(sys.modules)))"

@@ -16,7 +16,10 @@ import pytest
 
 import irpool
 from irpool.diagnostics import Diagnostic
-from irpool.execute import driver
+from irpool.execute.engine import blocks
+from irpool.execute.kernels import max_pool as max_pool_module
+from irpool.execute.kernels.max_pool import max_pool
+from irpool.ops.pooling_geometry import Window
 
 ROOT = Path(__file__).resolve().parent.parent
 IR_FILES = sorted(p for folder in ("examples", "tests") for p in (ROOT / folder).rglob("*.xml"))
@@ -63,32 +66,50 @@ def test_one_model_runs_from_threads_as_it_runs_alone() -> None:
 def test_worker_threads_give_what_one_thread_gives(
     monkeypatch: pytest.MonkeyPatch, callers: int
 ) -> None:
-    """IRPOOL_THREADS=2 (read once, at import) splits the planes between two workers; the
-    smallest input is made worth splitting so the two-worker path really runs. Blocks of
-    other sizes may be summed by BLAS in another order: equal to f32 rounding, not bits."""
+    """IRPOOL_THREADS=2, set after irpool is imported (a run reads it), splits the planes
+    between two workers; the smallest input is made worth splitting so the two-worker path
+    really runs. Blocks of other sizes may be summed by BLAS in another order: equal to f32
+    rounding, not bits."""
     model = irpool.load(CHAIN)
     seeds = range(8)
     alone = [model.run(_inputs(seed))["output"] for seed in seeds]
     dealt: list[int] = []
-    deal = driver._deal
-    monkeypatch.setattr(driver, "THREADS", 2)
-    monkeypatch.setattr(driver, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(driver, "_deal", lambda spans, n: dealt.append(n) or deal(spans, n))
+    deal = blocks._deal
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(blocks, "_deal", lambda spans, n: dealt.append(n) or deal(spans, n))
     with ThreadPoolExecutor(callers) as pool:
         split = list(pool.map(lambda seed: model.run(_inputs(seed))["output"], seeds))
     assert dealt and set(dealt) == {2}
     for one, two in zip(alone, split, strict=True):
         np.testing.assert_allclose(two, one, rtol=1e-6, atol=1e-7)
+    dealt.clear()
+    monkeypatch.setenv("IRPOOL_THREADS", "1")
+    model.run(_inputs(0))
+    assert not dealt  # the next run reads the variable again
+    monkeypatch.setenv("IRPOOL_THREADS", "0")
+    with pytest.raises(irpool.ExecutionError, match="IRPOOL_THREADS='0'"):
+        model.run(_inputs(0))  # a bad value is refused where a run splits
 
 
-def test_the_environment_sets_the_worker_threads() -> None:
-    """What the monkeypatched test above stands for: IRPOOL_THREADS, read at import."""
-    probe = "from irpool.execute import driver; print(driver.THREADS)"
-    environment = {**os.environ, "IRPOOL_THREADS": "2"}
-    shown = subprocess.run(
-        [sys.executable, "-c", probe], env=environment, capture_output=True, text=True, check=True
-    )
-    assert shown.stdout.strip() == "2"
+def test_max_pool_runs_on_the_worker_threads_bit_for_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MaxPool's blocks go through the same loop: on two threads, values and indices are
+    those of one thread, bit for bit (a window's maximum does not depend on the blocks)."""
+    x = np.random.default_rng(0).standard_normal((2, 16, 32, 32)).astype(np.float32)
+    x[0, 3, 5, 7], x[1, 9, 0, 0] = np.nan, -np.inf
+    windows = [Window(32, 16, 3, 2, 1, 1), Window(32, 16, 3, 2, 1, 1)]
+    alone = max_pool(x, windows, indices=True)
+    dealt: list[int] = []
+    deal = blocks._deal
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(blocks, "_deal", lambda spans, n: dealt.append(n) or deal(spans, n))
+    monkeypatch.setattr(max_pool_module, "CHUNK_BYTES", 32 * 32 * 4 * 3)  # 3 planes a block
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    split = max_pool(x, windows, indices=True)
+    assert dealt == [2]
+    for one, two in zip(alone, split, strict=True):
+        assert one is not None and two is not None
+        assert one.tobytes() == two.tobytes()
 
 
 @pytest.mark.parametrize("value", ["0", "two", "\uff12", "-1", ""])

@@ -18,13 +18,14 @@ from typing import Any
 from irpool.check.attributes import NAME_FINDINGS, Attributes, read_attributes
 from irpool.check.fixes import attribute_fixes, dims, edit_at
 from irpool.diagnostics import Collector
+from irpool.element_types import STRING
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
-from irpool.parse.values import STRING, precision_name
+from irpool.parse.values import precision_name
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
     COMPILE_CRASH,

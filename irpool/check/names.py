@@ -1,4 +1,5 @@
-"""Stage 3c: tensor names, as OpenVINO gives them to the tensors of the model it builds.
+"""Stage 3c: tensor names, as OpenVINO gives them to the tensors of the model it builds
+(the rules themselves: irpool/graph/tensor_names.py).
 
 A name marks one tensor: when output ports of two layers declare the same name, OpenVINO
 keeps it on one tensor and silently renames it on the others ("a" becomes "a_1"), so a
@@ -21,12 +22,11 @@ from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer
+from irpool.graph.tensor_names import Tensor, output_names, port_names, v10_name
 from irpool.parse.values import read_tensor_names, read_unsigned, show
 from irpool.parse.xml_reader import Document
 from irpool.rules import SHARED_TENSOR_NAME, V10_NAME_COLLISION
 
-# A tensor: the id of the layer producing it and the output's index.
-Tensor = tuple[int, int]
 # What holds a tensor name in update_v10_model, with a layer id: "parameter", the tensor
 # of a Parameter; "result", a Result's output; "layer", the tensor of a layer named after it.
 Holder = tuple[str, int]
@@ -65,7 +65,7 @@ def _named_results(doc: Document, graph: Graph) -> list[_Declaration]:
         if layer.type not in results or layer.id not in graph.reachable:
             continue
         tensor = graph.producers.get((layer.id, 0))
-        names = read_tensor_names(layer.element.get("output_names", ""))
+        names = output_names(layer)
         if tensor is not None and names:
             found.append(_Declaration(tensor, names, layer, layer.element, "output_names"))
     return found
@@ -84,7 +84,7 @@ def _may_repeat(graph: Graph, results: list[_Declaration]) -> bool:
         return True
     claimed: dict[str, Tensor] = {}
     for result in results:
-        own = _port_names(graph, result.tensor)
+        own = port_names(graph.layers[result.tensor[0]], result.tensor[1])
         for name in result.names:
             if (name in written and name not in own) or claimed.setdefault(
                 name, result.tensor
@@ -111,14 +111,6 @@ def _declarations(doc: Document, graph: Graph, results: list[_Declaration]) -> l
             found.append((port.sourceline or 0, declaration))
     found.extend((result.element.sourceline or 0, result) for result in results)
     return [declaration for _, declaration in sorted(found, key=lambda item: item[0])]
-
-
-def _port_names(graph: Graph, tensor: Tensor) -> tuple[str, ...]:
-    """The names written on the output port of one tensor ((): a layer without outputs)."""
-    layer = graph.layers[tensor[0]]
-    if tensor[1] >= len(layer.outputs):
-        return ()
-    return read_tensor_names(layer.port_element(layer.outputs[tensor[1]]).get("names", ""))
 
 
 def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
@@ -165,7 +157,7 @@ def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
 
     def declared_names(tensor: Tensor) -> tuple[str, ...]:
         if tensor not in declared:
-            declared[tensor] = _port_names(graph, tensor)
+            declared[tensor] = port_names(layers[tensor[0]], tensor[1])
         return declared[tensor]
 
     parameters = [layer for layer in layers.values() if layer.type.lower() == "parameter"]
@@ -194,7 +186,7 @@ def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
                 return
     for _, tensor in results:
         producer = layers[tensor[0]]
-        name = producer.name if len(producer.outputs) == 1 else f"{producer.name}.{tensor[1]}"
+        name = v10_name(producer, tensor[1])
         if name in holders and name not in names_of(tensor):
             naming = f"each model output after the layer feeding it ({show(name)})"
             _taken(doc, graph, producer, naming, holders[name], sink)

@@ -1,8 +1,9 @@
-"""Stage 4: NumPy execution.
+"""Stage 4: NumPy execution, by job.
 
-`runner` plans a run once per model (`plan_execution`) and executes it; `kernels` is the
-registry op class -> kernel (`@kernel_for`), filled by the kernel modules here on the first
-lookup; `bind` checks and binds inputs; `memory` refuses runs that would not fit. Kernels:
-`avg_pool` (choosing among the strategies `whole`, `sliding`, `matmul`, with `direct` for
-non-finite planes, all run by `driver`) and `adaptive_avg_pool`.
+- `plan`: the execution plan, built once per model; `fold`: its one constant-folding pass;
+  `run`: one run (bind, re-infer a dynamic model, compute); `bind`: inputs matched to
+  Parameters and checked; `memory`: what a run needs and whether it fits.
+- `registry`: op class -> kernel (`@kernel_for`); `kernels/`: one module per op, each its
+  NumPy kernel; `engine/`: the NumPy machinery kernels share that knows no op (the block
+  loop and its threads, scratch, pooling strategies, measured costs).
 """

@@ -17,11 +17,12 @@ from typing import Any, NoReturn
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.element_types import Kind, element_type, of_dtype
 from irpool.execute.errors import InputError
 from irpool.graph.model import Layer
 from irpool.graph.shape import Shape
-from irpool.ops.base import TensorInfo, numpy_dtype
-from irpool.parse.values import read_tensor_names
+from irpool.graph.tensor_names import parameter_names
+from irpool.ops.base import TensorInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,15 +47,11 @@ class ModelInput:
 
 def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
     """The input a layer of role INPUT takes, typed and shaped as checking inferred it."""
-    names = [layer.name]
-    if layer.outputs:
-        names += read_tensor_names(layer.port_element(layer.outputs[0]).get("names", ""))
-    dtype = numpy_dtype(info.element_type)
+    dtype = element_type(info.element_type).dtype  # None for bf16, which comes as f32
     exact = None
-    if dtype is not None and info.element_type != "bf16" and info.shape.is_static:
+    if dtype is not None and info.shape.is_static:
         exact = (dtype, tuple(info.shape.values()))
-    unique_names = tuple(dict.fromkeys(n for n in names if n))
-    return ModelInput(layer, info.element_type, info.shape, unique_names, exact)
+    return ModelInput(layer, info.element_type, info.shape, parameter_names(layer), exact)
 
 
 # An input is given by one of its names, or by its position among the Parameters (an int,
@@ -124,69 +121,70 @@ def _check(
 def _check_dtype(
     parameter: ModelInput,
     array: NDArray[Any],
-    element_type: str,
+    type_name: str,
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> NDArray[Any]:
-    if element_type == "dynamic":
-        if numpy_dtype_name(array.dtype) is None:
+    wanted = element_type(type_name)
+    if wanted.kind is Kind.DYNAMIC:
+        given = of_dtype(array.dtype)
+        if given is None or not (given.is_float or given.is_integer):
             raise InputError(f"input {parameter.describe()}: unsupported dtype {array.dtype}")
         return array
-    # NumPy cannot hold bf16: such inputs come as float32 and are rounded to bf16 (--cast).
-    expected = np.dtype(np.float32) if element_type == "bf16" else numpy_dtype(element_type)
+    # A type held wider (bf16) comes in its held dtype and is rounded to it (--cast).
+    expected = wanted.held_dtype
     if expected is None:
         raise InputError(
-            f"input {parameter.describe()}: element type {element_type} cannot be held by NumPy"
+            f"input {parameter.describe()}: element type {type_name} cannot be held by NumPy"
         )
-    if array.dtype == expected and element_type != "bf16":
+    if array.dtype == expected and not wanted.rounds_when_held:
         return array
     if not cast:
-        hint = "float32 values rounded to bf16" if element_type == "bf16" else expected.name
+        hint = f"{expected.name} values rounded to {type_name}"
+        if not wanted.rounds_when_held:
+            hint = expected.name
         raise InputError(
             f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype}",
             cast_helps=True,
         )
     if not np.can_cast(array.dtype, expected, casting="same_kind"):
         raise InputError(
-            f"input {parameter.describe()}: cannot cast {array.dtype} to {element_type}, even "
+            f"input {parameter.describe()}: cannot cast {array.dtype} to {type_name}, even "
             "with casting (only within a kind, or integer to float)"
         )
     if expected.kind in "iu":
-        _check_integer_range(parameter, array, expected, element_type)
+        _check_integer_range(parameter, array, expected, type_name)
     with np.errstate(over="ignore"):  # overflow to inf is found below, by position
-        converted = array.astype(expected)
-    if element_type == "bf16":
-        converted = round_to_bf16(converted)
+        converted = wanted.hold(array.astype(expected))
     if expected.kind == "f":
-        _check_float_range(parameter, array, converted, element_type)
+        _check_float_range(parameter, array, converted, wanted.largest, type_name)
     if on_cast is not None:
-        on_cast(f'input "{parameter.name}": cast {array.dtype} to {element_type}')
+        on_cast(f'input "{parameter.name}": cast {array.dtype} to {type_name}')
     return converted
 
 
 def _check_integer_range(
-    parameter: ModelInput, array: NDArray[Any], expected: np.dtype[Any], element_type: str
+    parameter: ModelInput, array: NDArray[Any], expected: np.dtype[Any], type_name: str
 ) -> None:
     limits = np.iinfo(expected)
     outside = (array < limits.min) | (array > limits.max)
     if outside.any():
-        _refuse(parameter, array, outside, f"{element_type} ({limits.min}..{limits.max})")
+        _refuse(parameter, array, outside, f"{type_name} ({limits.min}..{limits.max})")
 
 
 def _check_float_range(
-    parameter: ModelInput, array: NDArray[Any], converted: NDArray[Any], element_type: str
+    parameter: ModelInput,
+    array: NDArray[Any],
+    converted: NDArray[Any],
+    largest: float,
+    type_name: str,
 ) -> None:
     """inf where the source was finite: the value is beyond the target's largest float."""
     overflowed = np.isinf(converted)
     if array.dtype.kind == "f":
         overflowed &= np.isfinite(array)
     if overflowed.any():
-        largest = BF16_MAX if element_type == "bf16" else float(np.finfo(converted.dtype).max)
-        _refuse(parameter, array, overflowed, f"{element_type} (largest {largest:.6g})")
-
-
-# The largest finite bf16: f32's exponent range with 8 significant bits.
-BF16_MAX = float(np.float32(np.uint32(0x7F7F0000).view(np.float32)))
+        _refuse(parameter, array, overflowed, f"{type_name} (largest {largest:.6g})")
 
 
 def _refuse(
@@ -199,21 +197,6 @@ def _refuse(
         f"input {parameter.describe()}: value {value} at index [{index}] does not fit in "
         f"{target}; it is not cast"
     )
-
-
-def round_to_bf16(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """float32 rounded to the nearest bf16 (ties to even), kept as float32."""
-    bits = np.array(values, dtype=np.float32, order="C").view(np.uint32)  # keeps 0-D arrays
-    rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
-    return ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
-
-
-def numpy_dtype_name(dtype: np.dtype[Any]) -> str | None:
-    """The element type name of a NumPy dtype, if irpool can execute it."""
-    for name in ("f32", "f16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"):
-        if numpy_dtype(name) == dtype:
-            return name
-    return None
 
 
 def _shape_detail(shape: Shape, given: tuple[int, ...]) -> str:

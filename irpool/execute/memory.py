@@ -8,13 +8,21 @@ from collections.abc import Sequence
 from functools import cache
 from math import prod
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from irpool.ops.base import numpy_dtype
+from irpool.element_types import element_type
+from irpool.execute.engine.costs import CHUNK_BYTES
+from irpool.execute.errors import ExecutionError
 
-# What a pooling kernel holds besides its output: the driver works through blocks of N x C
-# planes of at most 8 MiB (a few alive at once), and per-output geometry (divisor grids,
-# per-axis matrices) in f64.
-BLOCK_ALLOWANCE = 64 << 20
+if TYPE_CHECKING:
+    from irpool.execute.plan import Ref, Step
+    from irpool.graph.shape import Shape
+
+# What a pooling kernel holds besides its output: the block loop works through blocks of
+# N x C planes of CHUNK_BYTES (several alive at once: the block in the compute dtype, pass
+# buffers, phases, one set per thread), and per-output geometry (divisor grids, per-axis
+# matrices) in f64.
+BLOCK_ALLOWANCE = 16 * CHUNK_BYTES
 GEOMETRY_BYTES_PER_OUTPUT = 8
 
 
@@ -28,6 +36,12 @@ def physical_memory() -> int:
     """Bytes of memory the machine has (MemTotal on Linux); it does not change, so read once.
     0 when unknown: every run is then checked."""
     return _memory("MemTotal", "SC_PHYS_PAGES", 0)
+
+
+def affordable(needed: int) -> bool:
+    """Whether `needed` bytes fit in the memory available now; asked only for a noticeable
+    share of the machine's, as a run asks."""
+    return needed * CHECK_SHARE <= physical_memory() or needed <= available_memory()
 
 
 def available_memory() -> int:
@@ -49,10 +63,10 @@ def _memory(meminfo_field: str, sysconf_pages: str, unknown: int) -> int:
         return unknown
 
 
-def tensor_bytes(shape: Sequence[int], element_type: str) -> int:
-    """The size of a NumPy array holding a tensor (bf16 is held as f32; unknown types are
-    counted at 8 bytes an element, the widest)."""
-    dtype = numpy_dtype("f32" if element_type == "bf16" else element_type)
+def tensor_bytes(shape: Sequence[int], type_name: str) -> int:
+    """The size of a NumPy array holding a tensor (in the type's `held_dtype`; types NumPy
+    cannot hold are counted at 8 bytes an element, the widest)."""
+    dtype = element_type(type_name).held_dtype
     return prod(shape) * (dtype.itemsize if dtype is not None else 8)
 
 
@@ -69,3 +83,38 @@ def format_bytes(count: int) -> str:
             return f"{count} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+def replay(
+    steps: Sequence[Step],
+    shapes: dict[Ref, Shape],
+    types: dict[Ref, str],
+    available: int | None = None,
+) -> int:
+    """The peak bytes a run adds: replay its allocations (each layer's outputs, the read ones
+    freed after their last reader, and the kernel's working memory while it computes). Inputs
+    and constants are already in memory. Given the memory `available` now, refuse at the first
+    layer that would exceed it, before anything is allocated."""
+    held: dict[Ref, int] = {}
+    live = peak = 0
+    for step in steps:
+        refs = [(step.layer.id, index) for index in range(len(step.outputs))]
+        sizes = {ref: tensor_bytes(shapes[ref].values(), types[ref]) for ref in refs}
+        output = sum(sizes.values())
+        working = max((working_bytes(shapes[ref].values()) for ref in sizes), default=0)
+        if available is not None and live + output + working > available:
+            described = ", ".join(f"{shapes[ref]} ({types[ref]})" for ref in sizes)
+            raise ExecutionError(
+                f"{step.layer.describe()}: its output {described} needs "
+                f"{format_bytes(output)}, and computing it up to {format_bytes(working)} more, "
+                f"with {format_bytes(live)} held for other layers; only "
+                f"{format_bytes(available)} of memory is available"
+            )
+        peak = max(peak, live + output + working)
+        for index in step.kept:  # an output nothing reads is dropped at once
+            ref = (step.layer.id, index)
+            held[ref] = sizes[ref]
+            live += sizes[ref]
+        for source in step.frees:
+            live -= held.pop(source, 0)
+    return peak

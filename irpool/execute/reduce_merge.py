@@ -8,19 +8,17 @@ reads it. Measured (docs/semantics.md §9.4): an u8 ReduceMean over axis 2 then 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import Kernel, OutputSpec
-from irpool.execute.reduce import run_reduce
-from irpool.graph.model import Layer
+from irpool.execute.fold import Candidate, Ref
+from irpool.execute.kernels.reduce import run_reduce
+from irpool.execute.registry import OutputSpec
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.reduce import Reduce
-
-Ref = tuple[int, int]
-Computed = tuple[Layer, Op, Kernel, tuple[Ref, ...], int]
 
 
 class MergedReduces(Op):
@@ -41,26 +39,31 @@ class MergedReduces(Op):
 
 
 def merge_reduce_chains(
-    computed: list[Computed], constants: Collection[Ref], returned: Collection[Ref]
-) -> list[Computed]:
+    computed: list[Candidate], constants: Collection[Ref], returned: Collection[Ref]
+) -> list[Candidate]:
     """`computed` with each mergeable chain of Reduces run as one step; a merged Reduce that
     nothing else reads (no step, no Result in `returned`) is dropped."""
     chains: dict[int, tuple[tuple[Reduce, ...], tuple[Ref, ...]]] = {}  # layer id: ops, inputs
-    merged: list[Computed] = []
-    for layer, op, kernel, inputs, count in computed:
+    merged: list[Candidate] = []
+    for candidate in computed:
+        op, inputs = candidate.op, candidate.inputs
         if isinstance(op, Reduce) and inputs[1] in constants:
             first = chains.get(inputs[0][0])
             if first is not None and inputs[0][1] == 0 and _same_kind(first[0][-1], op):
                 ops, sources = (*first[0], op), (*first[1], inputs[1])
-                merged.append((layer, MergedReduces(ops), run_merged_reduces, sources, count))
+                candidate = replace(
+                    candidate, op=MergedReduces(ops), kernel=run_merged_reduces, inputs=sources
+                )
             else:
                 ops, sources = (op,), inputs
-                merged.append((layer, op, kernel, inputs, count))
-            chains[layer.id] = (ops, sources)
-        else:
-            merged.append((layer, op, kernel, inputs, count))
-    read = {ref for *_, inputs, _ in merged for ref in inputs} | set(returned)
-    return [entry for entry in merged if any((entry[0].id, i) in read for i in range(entry[4]))]
+            chains[candidate.layer.id] = (ops, sources)
+        merged.append(candidate)
+    read = {ref for candidate in merged for ref in candidate.inputs} | set(returned)
+    return [
+        candidate
+        for candidate in merged
+        if any((candidate.layer.id, i) in read for i in range(len(candidate.outputs)))
+    ]
 
 
 def _same_kind(first: Reduce, second: Reduce) -> bool:

@@ -1,8 +1,8 @@
 """AdaptiveAvgPool-8 (opset8-16): mean over boxes [floor(i*In/Out), ceil((i+1)*In/Out)).
 
 The boxes are `irpool.ops.pooling_geometry.adaptive_box`; the kernel is
-`irpool.execute.adaptive_avg_pool`. `AdaptivePool` is the input handling and the explain rows
-it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
+`irpool.execute.kernels.adaptive_avg_pool`. `AdaptivePool` is the input handling and the
+explain rows it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ indices: the default i64 fails with "CPU plugin does not support i64 for use wit
 which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). Except for a
 global pooling (output_size a constant of ones) whose indices nothing reads: the plugin turns
 that into a ReduceMax and compiles it with i64 written. The kernel is
-irpool.execute.adaptive_max_pool.
+irpool.execute.kernels.adaptive_max_pool.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Shape rules follow OpenVINO 2026.4 (see docs/semantics.md), not the public spec pages, whose
 formula and two examples are wrong. The window geometry is shared with MaxPool
-(`irpool.ops.pooling`); the kernel is `irpool.execute.avg_pool`.
+(`irpool.ops.pooling`); the kernel is `irpool.execute.kernels.avg_pool`.
 """
 
 from __future__ import annotations

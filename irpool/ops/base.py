@@ -9,18 +9,16 @@ the generic attribute checker can say "dilations belongs to AvgPool-16" without 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy.typing import NDArray
 
     from irpool.report.explain import Explanation
@@ -34,7 +32,7 @@ class Role(Enum):
     INPUT = "input"  # bound to a value the caller gives (Parameter)
     CONSTANT = "constant"  # its value is known at check time (Const)
     OUTPUT = "output"  # returns its one input to the caller (Result)
-    COMPUTED = "computed"  # run by its kernel (see irpool.execute.kernels)
+    COMPUTED = "computed"  # run by its kernel (see irpool.execute.registry)
 
 
 class AttrType(Enum):
@@ -175,6 +173,16 @@ class Op:
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
+        # What its kernel prepared for this layer (per input shape and dtype): it lives as long
+        # as the op, so as long as its model, and no longer (irpool/execute/registry.py).
+        self.kernel_cache: dict[Hashable, Any] = {}
+
+    def __copy__(self) -> Self:
+        """A copy (`for_layer`'s) prepares its own kernel inputs: it shares no kernel cache."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied.kernel_cache = {}
+        return copied
 
     @classmethod
     def label(cls) -> str:
@@ -206,25 +214,8 @@ class Op:
         declared value it replaces (what `irpool validate --fix` writes; IR213)."""
         return {}
 
-
-def numpy_holds(element_type: str) -> bool:
-    """Whether NumPy holds this element type one value per element (bf16 as f32): irpool
-    folds and runs only these; low-bit types (u1-u6, i4, f8, f4, nf4) it only checks."""
-    return element_type == "bf16" or element_type in _NUMPY_DTYPE_NAMES
-
-
-@cache
-def numpy_dtype(element_type: str) -> np.dtype[Any] | None:
-    """The NumPy dtype that holds an element type exactly (bf16 is decoded to f32)."""
-    # NumPy is imported on first use, not with this module: validating a model that has no
-    # constant never needs it, and its import is half of `irpool validate`'s start-up.
-    import numpy as np
-
-    name = _NUMPY_DTYPE_NAMES.get(element_type)
-    return None if name is None else np.dtype(name)
-
-
-_NUMPY_DTYPE_NAMES = {
-    "f32": "<f4", "f16": "<f2", "f64": "<f8", "i8": "i1", "i16": "<i2", "i32": "<i4",
-    "i64": "<i8", "u8": "u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "boolean": "?",
-}  # fmt: skip
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """The one output OpenVINO's constant folding computes from these constant inputs (as
+        the file writes them), for an op whose folding differs from the CPU plugin's kernel;
+        None: the kernel's result is the folded value (irpool/execute/fold.py)."""
+        return None

@@ -7,8 +7,9 @@ import itertools
 import math
 import struct
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from irpool.element_types import ELEMENT_TYPES, STRING
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
@@ -19,10 +20,8 @@ from irpool.ops.base import (
     Role,
     ShapeError,
     TensorInfo,
-    numpy_dtype,
 )
 from irpool.ops.registry import register
-from irpool.parse.values import ELEMENT_TYPES, STRING
 from irpool.rules import (
     CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
@@ -32,20 +31,7 @@ from irpool.rules import (
 )
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
-
-def decode(raw: memoryview, element_type: str, count: int) -> NDArray[Any] | None:
-    """Little-endian bytes -> array; bf16 widens exactly to f32; sub-byte types give None."""
-    import numpy as np  # here, not above: models without constants validate without NumPy
-
-    if element_type == "bf16":
-        halves = np.frombuffer(raw, dtype="<u2", count=count)
-        return (halves.astype(np.uint32) << 16).view(np.float32)
-    dtype = numpy_dtype(element_type)
-    if dtype is None:
-        return None
-    return np.frombuffer(raw, dtype=dtype, count=count)
+    pass
 
 
 def refuse_unbacked(info: TensorInfo, input_name: str) -> None:
@@ -103,7 +89,7 @@ class Constant(Op):
                 raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
             # Checked, not held (run refuses strings): a value irpool does not read.
             return [TensorInfo(element_type, shape, unknown=True)]
-        needed = (count * ELEMENT_TYPES[element_type] + 7) // 8
+        needed = (count * ELEMENT_TYPES[element_type].bits + 7) // 8
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -118,7 +104,7 @@ class Constant(Op):
                 "OpenVINO ignores the rest",
                 "size",
             )
-        value = decode(raw, element_type, count)
+        value = ELEMENT_TYPES[element_type].decode(raw, count)
         if value is not None:
             value = value.reshape(shape.values())
         # A low-bit type NumPy does not hold: a constant irpool does not read.

@@ -11,16 +11,14 @@ from collections.abc import Sequence
 from copy import copy
 from typing import TYPE_CHECKING, Any
 
-from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo, numpy_holds
+from irpool.element_types import CPU_UNCOMPILED_TYPES, STRING, element_type
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
-from irpool.parse.values import CPU_UNCOMPILED_TYPES, STRING
 from irpool.rules import COMPILE_CRASH
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-FLOATS = ("f32", "f16", "bf16", "f64")
 
 
 @register
@@ -68,11 +66,13 @@ class Convert1(Op):
                 f"plugin cannot compile a Convert to {self.destination}",
                 "destination_type",
             )
-        value = folded(data, self.fold_constant)
+        value = folded(data, lambda array: self.fold_constant([array]))
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
         constant = data.value is not None or data.unknown  # unknown: maybe a constant
-        decompresses = constant and {data.element_type, self.destination} <= {*FLOATS}
+        decompresses = constant and all(
+            element_type(name).is_held_float for name in (data.element_type, self.destination)
+        )
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
 
@@ -84,13 +84,13 @@ class Convert1(Op):
         layer_op.dynamic_kernel = True
         return layer_op
 
-    def fold_constant(self, array: NDArray[Any]) -> NDArray[Any] | None:
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from
         the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
-        if not numpy_holds(self.destination):  # a low-bit type, or dynamic
+        if element_type(self.destination).held_dtype is None:  # a low-bit type, or dynamic
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
-        from irpool.ops.conversion import fold
+        from irpool.ops.convert_fold import fold
 
-        return fold(array, self.destination)
+        return fold(inputs[0], self.destination)

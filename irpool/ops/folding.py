@@ -3,7 +3,8 @@
 Shape-like tensors (a Reshape pattern, Squeeze axes) are often computed from Consts by a chain
 of Convert/Squeeze/Unsqueeze/Reshape; OpenVINO reads their values through the chain, so irpool
 carries values along it too. Only small tensors are carried: weights are not shape-like, and
-folding them would make validation as slow as running.
+folding them would make validation as slow as running. Planning a run folds the rest, with
+the same rules (irpool/execute/fold.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); att
 against read_model (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): negative axes count
 from the end, duplicates count once, no axes is the identity, and axes that are not constant
 leave the dims (and, without keep_dims, the rank) unknown. The kernels are in
-irpool.execute.reduce.
+irpool.execute.kernels.reduce.
 """
 
 from __future__ import annotations

@@ -87,9 +87,9 @@ _loaded = False
 
 
 # The modules of this package that declare no op. Op modules import what they need of them;
-# `conversion` needs NumPy, which validating a model without constants never loads.
+# `convert_fold` needs NumPy, which validating a model without constants never loads.
 SHARED_MODULES = frozenset(
-    {"base", "registry", "opsets", "pooling", "pooling_geometry", "folding", "conversion"}
+    {"base", "registry", "opsets", "pooling", "pooling_geometry", "folding", "convert_fold"}
 )
 
 

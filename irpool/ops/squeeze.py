@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
+from irpool.element_types import element_type
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
@@ -23,8 +24,6 @@ from irpool.rules import IGNORED_AXES
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
 
 
 def _may_be_one(dim: Dim) -> bool:
@@ -81,7 +80,7 @@ class _AxesOp(Op):
         refuse_unbacked(axes, "axes")
         read_value(axes, "axes")
         values = integer_values(axes)
-        if axes.value is not None and axes.element_type in FLOAT_TYPES:
+        if axes.value is not None and element_type(axes.element_type).is_held_float:
             values = [int(v) for v in axes.value.ravel() if math.isfinite(v)]
         return values
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
+from irpool.element_types import ELEMENT_TYPES
 from irpool.graph.shape import Dim, Shape
 
 T = TypeVar("T")
@@ -220,30 +221,16 @@ def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
     return _rejected(f"{show(text)} is not one of {allowed}")
 
 
-ELEMENT_TYPES: dict[str, int] = {
-    # name -> bits per element
-    "f32": 32, "f16": 16, "bf16": 16, "f64": 64, "i4": 4, "i8": 8, "i16": 16, "i32": 32,
-    "i64": 64, "u1": 1, "u4": 4, "u8": 8, "u16": 16, "u32": 32, "u64": 64, "boolean": 8,
-    "dynamic": 0,
-    # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/semantics.md
-    # "Convert-1"); NumPy holds none of them, so irpool checks them but does not run them.
-    "f8e4m3": 8, "f8e5m2": 8, "f8e8m0": 8, "f4e2m1": 4, "nf4": 4, "u2": 2, "u3": 3, "u6": 6,
-}  # fmt: skip
 _ELEMENT_ALIASES = {"undefined": "dynamic"}
-# Of no fixed width, so not in ELEMENT_TYPES: a string Parameter loads and compiles (measured),
-# the ops that cannot take strings say so themselves.
-STRING = "string"
-# Element types the CPU plugin compiles no model input and no Convert to (measured).
-CPU_UNCOMPILED_TYPES = frozenset({"u3", "u6"})
 
 
 def read_element_type(text: str) -> Reading[str]:
     """`element_type` of Parameter and Const: short names, case-insensitive."""
     lowered = text.lower()
-    if (lowered in ELEMENT_TYPES or lowered == STRING) and text == lowered:
+    if lowered in ELEMENT_TYPES and text == lowered:
         return Reading(lowered)
     canonical = _ELEMENT_ALIASES.get(lowered, lowered)
-    if canonical in ELEMENT_TYPES or canonical == STRING:
+    if canonical in ELEMENT_TYPES:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
     hint = _precision_hint(text)
     return _rejected(f"{show(text)} is not an element type{hint}")
@@ -270,7 +257,7 @@ def read_precision(text: str) -> Reading[str]:
 
 # Every port has a precision: the valid ones are read once, here.
 _PRECISION_READINGS: dict[str, Reading[str]] = {
-    **{name: Reading(_ELEMENT_ALIASES.get(name, name)) for name in (*ELEMENT_TYPES, STRING)},
+    **{name: Reading(_ELEMENT_ALIASES.get(name, name)) for name in ELEMENT_TYPES},
     **{alias: Reading(element) for alias, element in _ELEMENT_ALIASES.items()},
     **{name: Reading(element) for name, element in PRECISIONS.items()},
 }

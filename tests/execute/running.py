@@ -7,13 +7,14 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import OutputSpec, kernel_of
+from irpool.element_types import element_type
+from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
-from irpool.ops.base import LayerContext, Op, TensorInfo, numpy_dtype
+from irpool.ops.base import LayerContext, Op, TensorInfo
 
 ELEMENT_TYPES = {
-    numpy_dtype(name): name
+    element_type(name).dtype: name
     for name in ("f32", "f16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 }
 

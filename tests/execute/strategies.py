@@ -9,14 +9,41 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute import adaptive_avg_pool as adaptive_module
-from irpool.execute import avg_pool as avg_pool_module
-from irpool.execute import sliding
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.matmul import Matmul
-from irpool.execute.sliding import Sliding
-from irpool.execute.whole import Whole
+from irpool.execute.engine import sliding
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.whole import Whole
+from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
+from irpool.execute.kernels import avg_pool as avg_pool_module
 from irpool.ops.pooling_geometry import Window
+
+
+class ForcedSliding(Sliding):
+    """Sliding with a choice forced that cost would make: `kind`, one pass kind wherever it
+    applies; `grid`, the reciprocal divisor grid for exclude-pad means (or not)."""
+
+    def __init__(self, *args: Any, kind: str | None = None, grid: bool | None = None) -> None:
+        self.kind, self.grid = kind, grid
+        super().__init__(*args)
+
+    def pick_pass(self, options: list[sliding.PassCost], block: int) -> sliding.PassCost:
+        forced = [option for option in options if option[0].kind == self.kind]
+        return super().pick_pass(forced or options, block)
+
+    def prefers_grid(self, grid_cost: float, scale_cost: float) -> bool:
+        return super().prefers_grid(grid_cost, scale_cost) if self.grid is None else self.grid
+
+
+class ForcedMatmul(Matmul):
+    """Matmul with its axes combined into one Kronecker matrix, or not, whatever the size."""
+
+    def __init__(self, matrices: Sequence[NDArray[np.float64]], work: np.dtype[Any], combine: bool):
+        self.combine = combine
+        super().__init__(matrices, work)
+
+    def combines(self, entries: int) -> bool:
+        return self.combine
 
 
 def avg_pool_strategies(
@@ -28,14 +55,16 @@ def avg_pool_strategies(
     found: dict[str, Strategy] = {
         "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
         "matmul": Matmul(matrices, work),
-        "matmul-axes": Matmul(matrices, work, combine=False),
+        "matmul-axes": ForcedMatmul(matrices, work, combine=False),
     }
     # Each way a sliding pass can read its phases, wherever it applies, and both ways to
     # divide exclude-pad borders.
     for kind in (sliding.VIEW, sliding.DENSE, sliding.COPY, sliding.CAST, sliding.STRIDED):
-        found[f"sliding-{kind}"] = Sliding(spatial, windows, count_padding, work, sums, 1, kind)
+        found[f"sliding-{kind}"] = ForcedSliding(
+            spatial, windows, count_padding, work, sums, 1, kind=kind
+        )
     for grid in (False, True):
-        found[f"sliding-grid-{grid}"] = Sliding(
+        found[f"sliding-grid-{grid}"] = ForcedSliding(
             spatial, windows, count_padding, work, sums, 1, grid=grid
         )
     if all(w.covers_all() for w in windows):
@@ -57,8 +86,8 @@ def adaptive_strategies(
     work, sums = compute_dtype(dtype), exact(dtype)
     matrices, _ = adaptive_module.weights(spatial, output_size, sums)
     found: dict[str, Strategy] = {
-        "matmul-kron": Matmul(matrices, work, combine=True),
-        "matmul-axes": Matmul(matrices, work, combine=False),
+        "matmul-kron": ForcedMatmul(matrices, work, combine=True),
+        "matmul-axes": ForcedMatmul(matrices, work, combine=False),
     }
     if all(out == 1 for out in output_size):
         volume = prod(spatial)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-from irpool.execute.avg_pool import avg_pool
+from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.kernels.avg_pool import avg_pool
 from irpool.ops.pooling_geometry import Window
 
 from . import reference

@@ -3,6 +3,8 @@ when the model is planned, not on every run; their results are what running them
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,8 +13,8 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute import runner
-from irpool.execute.kernels import Kernel, kernel_of
+from irpool.execute import memory, plan
+from irpool.execute.registry import Kernel, kernel_of
 from irpool.ops.base import Op
 from tests.execute.running import compute
 from tests.hardening import ir
@@ -72,7 +74,7 @@ def counting_kernels(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
         return call
 
-    monkeypatch.setattr(runner, "kernel_of", counted)
+    monkeypatch.setattr(plan, "kernel_of", counted)
     return calls
 
 
@@ -107,16 +109,16 @@ def test_the_plan_keeps_only_what_runs_read(tmp_path: Path) -> None:
     """The f16 source and the decompressed weights leave the plan: only the pooled
     weights, which a Result returns, stay."""
     model = irpool.load(compressed_model(tmp_path)[0])
-    runner_input = runner.RunnerInput(
+    runner_input = plan.RunnerInput(
         model.graph, model.checked, model.document.ir_version, model.weights.read
     )
-    plan = runner.plan_execution(runner_input)
-    assert list(plan.constants) == [(5, 0)]
-    assert [step.layer.name for step in plan.steps] == ["pool"]
+    planned = plan.plan_execution(runner_input)
+    assert list(planned.constants) == [(5, 0)]
+    assert [step.layer.name for step in planned.steps] == ["pool"]
 
 
 @pytest.mark.parametrize(
-    ("destination", "pooled", "memory", "message"),
+    ("destination", "pooled", "bytes_free", "message"),
     [
         ("u4", False, 1 << 40, "a Convert to u4 cannot run in irpool"),
         ("f32", True, 4096, "only 4.0 KiB of memory is available"),
@@ -128,12 +130,27 @@ def test_what_cannot_be_folded_fails_at_run_time_as_before(
     monkeypatch: pytest.MonkeyPatch,
     destination: str,
     pooled: bool,
-    memory: int,
+    bytes_free: int,
     message: str,
 ) -> None:
-    monkeypatch.setattr(runner, "physical_memory", lambda: memory)
-    monkeypatch.setattr(runner, "available_memory", lambda: memory)
+    monkeypatch.setattr(memory, "physical_memory", lambda: bytes_free)
+    monkeypatch.setattr(memory, "available_memory", lambda: bytes_free)
     model = irpool.load(compressed_model(tmp_path, destination, pooled)[0])
     assert model.outputs  # planning succeeds
     with pytest.raises(irpool.ExecutionError, match=message):
         model.run({"input": np.ones(SMALL, np.float32)})
+
+
+def test_a_dropped_model_frees_its_ops_and_weights(tmp_path: Path) -> None:
+    """Nothing outside a model keeps its ops, its folded weights or what its kernels
+    prepared: once the caller drops the model, they are freed."""
+    model = irpool.load(compressed_model(tmp_path)[0])
+    model.run({"input": np.ones(SMALL, np.float32)})
+    model.run({"input": np.ones(SMALL, np.float32)})  # the kernels' preparations are reused
+    ops = list(model.checked.ops.values())
+    assert any(op.kernel_cache for op in ops)
+    alive = [weakref.ref(op) for op in ops]
+    alive += [weakref.ref(value) for value in model._planned().constants.values()]
+    del model, ops
+    gc.collect()
+    assert [ref() for ref in alive] == [None] * len(alive)

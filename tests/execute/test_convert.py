@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from irpool.ops.base import numpy_dtype
-from irpool.ops.conversion import as_constant, convert, fold
+from irpool.element_types import element_type
+from irpool.execute.fold import as_constant
+from irpool.execute.kernels.convert import convert
+from irpool.ops.convert_fold import fold
 
 GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
 TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]
@@ -28,11 +30,11 @@ PAIRS = [
 ]
 
 
-def decoded(values: list[Any], element_type: str) -> NDArray[Any]:
-    if element_type in ("f32", "f16", "f64", "bf16"):
+def decoded(values: list[Any], type_name: str) -> NDArray[Any]:
+    if element_type(type_name).is_float:
         floats = np.array([float(v) for v in values])
-        return floats.astype(np.float32 if element_type == "bf16" else numpy_dtype(element_type))
-    return np.array(values, dtype=numpy_dtype(element_type))
+        return floats.astype(element_type(type_name).held_dtype)
+    return np.array(values, dtype=element_type(type_name).dtype)
 
 
 @pytest.mark.parametrize(("source", "destination"), PAIRS, ids=[f"{s}-{d}" for s, d in PAIRS])
@@ -67,7 +69,7 @@ def test_bf16_from_wide_sources_rounds_as_the_cpu(
 ) -> None:
     """Measured on the CPU: f64 and integer sources use ov::bfloat16's scalar rounding, which
     rounds half up after an odd value and truncates after an even one."""
-    got = convert(np.array([value], dtype=numpy_dtype(source)), "bf16")
+    got = convert(np.array([value], dtype=element_type(source).dtype), "bf16")
     assert got.view(np.uint32)[0] >> 16 == bf16_bits
 
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpool.execute import adaptive_avg_pool as adaptive_module
-from irpool.execute import avg_pool as avg_pool_module
-from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
+from irpool.execute.kernels import avg_pool as avg_pool_module
+from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
 from irpool.ops.pooling_geometry import Window
 
 from . import reference

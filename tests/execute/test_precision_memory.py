@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-from irpool.execute.avg_pool import avg_pool
-from irpool.execute.driver import Scratch, release_scratch
+from irpool.execute.engine.scratch import Scratch, Slot, release_scratch, thread_scratch
+from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.kernels.avg_pool import avg_pool
+from irpool.execute.kernels.max_pool import max_pool
 from irpool.ops.pooling_geometry import Window
 
 from .strategies import avg_pool_strategies, run_avg_pool
@@ -100,11 +101,25 @@ def test_peak_memory_adaptive() -> None:
 def test_scratch_reuses_buffers_and_views() -> None:
     """A slot keeps one buffer: the same shape gets the same view, a larger one regrows it."""
     scratch = Scratch()
-    first = scratch.array(0, (2, 3), np.dtype(np.float32))
-    assert scratch.array(0, (2, 3), np.dtype(np.float32)) is first
-    smaller = scratch.array(0, (5,), np.dtype(np.float32))
+    first = scratch.array(Slot.PASS, (2, 3), np.dtype(np.float32))
+    assert scratch.array(Slot.PASS, (2, 3), np.dtype(np.float32)) is first
+    smaller = scratch.array(Slot.PASS, (5,), np.dtype(np.float32))
     assert np.shares_memory(smaller, first)
-    larger = scratch.array(0, (4, 4), np.dtype(np.float32))
+    larger = scratch.array(Slot.PASS, (4, 4), np.dtype(np.float32))
     assert larger.shape == (4, 4) and not np.shares_memory(larger, first)
-    assert scratch.array(0, (2, 3), np.dtype(np.float64)).dtype == np.float64
-    assert scratch.array(1, (2, 3), np.dtype(np.float32)) is not first
+    assert scratch.array(Slot.PASS, (2, 3), np.dtype(np.float64)).dtype == np.float64
+    assert scratch.array(Slot.PASS, (2, 3), np.dtype(np.float32), 1) is not first
+    assert scratch.array(Slot.SUMS, (2, 3), np.dtype(np.float32)) is not first
+
+
+def test_every_kernel_keeps_its_buffers_in_one_pool() -> None:
+    """AvgPool and MaxPool share the thread's scratch: releasing it frees what both kept."""
+    x = np.ones((2, 4, 64, 64), np.float32)
+    windows = [Window(64, 32, 3, 2, 1, 1)] * 2
+    release_scratch()
+    max_pool(x, windows, indices=True)
+    avg_pool(x, windows, False)
+    kept = thread_scratch()
+    assert kept._buffers
+    release_scratch()
+    assert thread_scratch() is not kept and not thread_scratch()._buffers

@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from irpool.execute.adaptive_max_pool import adaptive_bins, adaptive_max_pool
-from irpool.execute.reduce import FLOAT_LOWEST, reduce_max, reduce_mean
+from irpool.execute.kernels.adaptive_max_pool import adaptive_bins, adaptive_max_pool
+from irpool.execute.kernels.reduce import FLOAT_LOWEST, reduce_max, reduce_mean
 
 FLOAT_TYPES = ["float32", "float16", "float64"]
 INTEGER_TYPES = ["int32", "int64", "int8", "uint8"]

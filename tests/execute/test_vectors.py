@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.execute.adaptive_avg_pool import adaptive_avg_pool
-from irpool.execute.avg_pool import avg_pool
+from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
+from irpool.execute.kernels.avg_pool import avg_pool
 from irpool.ops.avg_pool import AvgPool1, AvgPool14
 from irpool.ops.pooling_geometry import Window
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute import runner
+from irpool.execute import memory
 from tests.hardening import ir
 
 HUGE = 1 << 30
@@ -86,9 +86,9 @@ def test_run_counts_only_what_it_allocates(tmp_path: Path, monkeypatch: pytest.M
     path = ir.write(tmp_path, ir.pool_model(shape, kernel=2))
     x = np.ones(shape, np.float32)
     out_bytes = 4 * 63 * 63 * 4
-    needed = out_bytes + runner.working_bytes((1, 4, 63, 63))
-    monkeypatch.setattr(runner, "physical_memory", lambda: 0)  # a machine where every run checks
-    monkeypatch.setattr(runner, "available_memory", lambda: needed)
+    needed = out_bytes + memory.working_bytes((1, 4, 63, 63))
+    monkeypatch.setattr(memory, "physical_memory", lambda: 0)  # a machine where every run checks
+    monkeypatch.setattr(memory, "available_memory", lambda: needed)
     assert irpool.load(path).run({"input": x})["output"].shape == (1, 4, 63, 63)
-    monkeypatch.setattr(runner, "available_memory", lambda: needed - 1)
+    monkeypatch.setattr(memory, "available_memory", lambda: needed - 1)
     assert "needs 62.0 KiB" in run_refused(path, {"input": x})

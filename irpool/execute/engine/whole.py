@@ -13,15 +13,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
-
-PAIRWISE_MIN = 256  # below this, per-row reduction overhead dominates
+from irpool.execute.engine.costs import CHUNK_BYTES, PAIRWISE_MIN
+from irpool.execute.engine.scratch import Scratch
 
 
 class Whole:
     """Plane sums, divided by `divisor` unless the driver divides exactly (divisor None)."""
 
-    chunk_bytes = 1 << 22
+    chunk_bytes = CHUNK_BYTES
 
     def __init__(self, size: int, divisor: float | None, dtype: np.dtype[Any]) -> None:
         self.size = size

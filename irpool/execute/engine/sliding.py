@@ -29,7 +29,6 @@ counts), or multiplied by the reciprocal divisor grid when that is cheaper.
 from __future__ import annotations
 
 import itertools
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -38,40 +37,32 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
-from irpool.execute.window_arrays import divisor_grid
+from irpool.execute.engine.costs import (
+    BUFFER,
+    BUFFERED_NS,
+    BUFFERED_ROW_NS,
+    CAST_NS,
+    CHUNK_BYTES,
+    COLD_BYTES,
+    COLD_CAST_NS,
+    COLD_NS,
+    COLUMN_NS,
+    COPY_ROW_NS,
+    FLAT_NS,
+    GRID_NS,
+    ROW_NS,
+    STRIDED_NS,
+    UFUNC_CALL_NS,
+)
+from irpool.execute.engine.phases import CAST_OK, lay_out_phase
+from irpool.execute.engine.scratch import Scratch, Slot
+from irpool.execute.engine.window_arrays import divisor_grid
 from irpool.ops.pooling_geometry import Window, cdiv
-
-# Measured on the reference machine (ns): per element of a contiguous NumPy operation, of a
-# uint64 -> uint32 cast, of an operation or copy with element strides; per row of a row
-# copy, of an operation on rows NumPy cannot merge, and of a column (a 1-D view with one
-# cache line per element); per NumPy call from Python (with its views).
-FLAT_NS = 0.11
-GRID_NS = 0.16  # a multiplication by a grid broadcast over the planes
-CAST_NS = 0.13
-STRIDED_NS = 0.28
-COPY_ROW_NS = 3.5
-ROW_NS = 11.0
-COLUMN_NS = 1.4
-CALL_NS = 1500.0
-# Inputs larger than COLD_BYTES come from memory, where only streaming reads (contiguous,
-# or one 1-D strided sweep) keep full bandwidth: extra ns per element that a first pass
-# reads as strided rows, and per element and phase that it casts.
-COLD_BYTES = 1 << 24
-COLD_NS = 0.24
-COLD_CAST_NS = 0.08
-# Extra ns for each strided operand NumPy copies through its buffer, per element and per
-# row; rows of BUFFER elements or more are used in place.
-BUFFERED_NS = 0.045
-BUFFERED_ROW_NS = 3.5
-BUFFER = 2048
 
 # How a pass reads its input: strided views in place (no flat slices); the input itself,
 # summing at every position and keeping every stride-th ("dense"); or phases laid out by
 # row copies, by uint64 -> uint32 casts, or as 1-D strided flat views.
 VIEW, DENSE, COPY, CAST, STRIDED = "view", "dense", "copy", "cast", "strided"
-CAST_OK = sys.byteorder == "little"  # the low word of a uint64 pair is its first float
-SUMS = 9  # scratch slot of a flat pass's sums when they need compacting; phases use 2..8
 
 
 @dataclass(frozen=True)
@@ -149,6 +140,10 @@ class Pass:
         return 0.0
 
 
+# A pass, its estimated ns per plane and its NumPy calls per block.
+PassCost = tuple[Pass, float, int]
+
+
 def _copy_ns(inner: int) -> float:
     """Per element of a copy of rows of `inner` elements (element strides when 1)."""
     return STRIDED_NS if inner == 1 else FLAT_NS + COPY_ROW_NS / inner
@@ -169,7 +164,7 @@ def _slice_ns(lead: int, inner: int) -> float:
 class Sliding:
     """Window sums by shifted phase additions, one pass per axis, kinds picked by cost."""
 
-    chunk_bytes = 1 << 22  # measured: smaller blocks pay more calls, larger ones leave the cache
+    chunk_bytes = CHUNK_BYTES
 
     def __init__(
         self,
@@ -179,11 +174,9 @@ class Sliding:
         work: np.dtype[Any],
         exact: bool,
         planes: int,
-        kind: str | None = None,
-        grid: bool | None = None,
     ) -> None:
-        """Plans for `planes` N×C planes. Tests force choices made by cost: `kind`, one pass
-        kind wherever it applies; `grid`, the reciprocal divisor grid for exclude-pad means."""
+        """Plans for `planes` N×C planes, each choice by estimated cost (`pick_pass`,
+        `prefers_grid`)."""
         self.windows = tuple(windows)
         self.plane_bytes = prod(spatial) * work.itemsize
         self.scale = None if exact else 1.0 / prod(w.kernel for w in windows)
@@ -193,9 +186,9 @@ class Sliding:
         block = max(1, min(planes, self.chunk_bytes // max(1, self.plane_bytes)))
         cold = planes * self.plane_bytes > COLD_BYTES
         orders = itertools.permutations(range(len(windows)))
-        plans = [self._schedule(order, spatial, cast, block, cold, kind) for order in orders]
+        plans = [self._schedule(order, spatial, cast, block, cold) for order in orders]
         self.plane_ns, self.calls, self.passes = min(
-            plans, key=lambda p: p[0] * block + p[1] * CALL_NS
+            plans, key=lambda p: p[0] * block + p[1] * UFUNC_CALL_NS
         )
         # Means: scale by 1/prod(kernel) and correct the exclude-pad borders one slice at a
         # time, or multiply by the reciprocal divisors in one pass, whichever is cheaper.
@@ -205,8 +198,9 @@ class Sliding:
             lead = prod(w.out for w in windows[:index])
             scale_ns += _slice_ns(lead, out_size // lead // windows[index].out)
         grid_ns = out_size * GRID_NS
-        cheaper = grid_ns * block + CALL_NS < scale_ns * block + scale_calls * CALL_NS
-        if self.corrections and (cheaper if grid is None else grid):
+        grid_cost = grid_ns * block + UFUNC_CALL_NS
+        scale_cost = scale_ns * block + scale_calls * UFUNC_CALL_NS
+        if self.corrections and self.prefers_grid(grid_cost, scale_cost):
             self.reciprocals = (1.0 / divisor_grid(self.windows, count_padding)).astype(work)
             self.corrections = []
             scale_ns, scale_calls = grid_ns, 1
@@ -216,7 +210,7 @@ class Sliding:
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
         blocks = cdiv(planes * self.plane_bytes, self.chunk_bytes)
-        return planes * self.plane_ns + blocks * self.calls * CALL_NS
+        return planes * self.plane_ns + blocks * self.calls * UFUNC_CALL_NS
 
     def _schedule(
         self,
@@ -225,7 +219,6 @@ class Sliding:
         cast: bool,
         block: int,
         cold: bool,
-        force: str | None,
     ) -> tuple[float, int, list[Pass]]:
         """The cheapest kind for each axis in this order: ns per plane, calls, passes."""
         sizes = list(spatial)
@@ -238,14 +231,20 @@ class Sliding:
             lead, inner = prod(sizes[:index]), prod(sizes[index + 1 :])
             first = cold and not passes
             options = [(p, *p.cost(first)) for p in self._options(index, lead, inner, cast)]
-            forced = [o for o in options if o[0].kind == force]
-            step, step_ns, step_calls = min(
-                forced or options, key=lambda o: o[1] * block + o[2] * CALL_NS
-            )
+            step, step_ns, step_calls = self.pick_pass(options, block)
             ns, calls = ns + step_ns, calls + step_calls
             passes.append(step)
             sizes[index] = w.out
         return ns, calls, passes
+
+    def pick_pass(self, options: list[PassCost], block: int) -> PassCost:
+        """The cheapest of the ways to run one pass over blocks of `block` planes."""
+        return min(options, key=lambda o: o[1] * block + o[2] * UFUNC_CALL_NS)
+
+    def prefers_grid(self, grid_cost: float, scale_cost: float) -> bool:
+        """Whether exclude-pad means multiply by the reciprocal divisor grid (one pass)
+        rather than scale and correct the borders slice by slice, given both costs."""
+        return grid_cost < scale_cost
 
     def _options(self, index: int, lead: int, inner: int, cast: bool) -> list[Pass]:
         """Every way to run the pass over axis `index`."""
@@ -316,7 +315,7 @@ class Sliding:
         for step, p in enumerate(self.passes):
             shape[p.axis + 1] = p.out
             last = step == len(self.passes) - 1
-            target = dst if last else scratch.array(step % 2, tuple(shape), src.dtype)
+            target = dst if last else scratch.array(Slot.PASS, tuple(shape), src.dtype, step % 2)
             if p.kind == VIEW:
                 _view(p, current, target)
             else:
@@ -374,22 +373,19 @@ def _flat(p: Pass, a: NDArray[Any], v: NDArray[Any], scratch: Scratch) -> None:
     source, target = a.reshape(p.shape(lead, p.size)), v.reshape(p.shape(lead, p.out))
     flat = a.reshape(-1)
     phases: dict[int, NDArray[Any]] = {}
-    for slot, (r, valid) in enumerate(p.phases, start=2):
+    for number, (r, valid) in enumerate(p.phases):
         if p.kind == DENSE:
             phases[r] = flat
         elif p.kind == STRIDED:
             phases[r] = flat[r :: p.stride]
         else:
-            phase = scratch.array(slot, p.shape(lead, p.layout), a.dtype)
-            if p.kind == COPY:
-                np.copyto(phase[:, :valid], source[:, r :: p.stride][:, :valid])
-            else:
-                cast_phase(flat, phase.reshape(-1), r)
+            phase = scratch.array(Slot.PHASE, p.shape(lead, p.layout), a.dtype, number)
+            lay_out_phase(source, phase, r, p.stride, valid, p.kind == CAST)
             phases[r] = phase.reshape(-1)
     lo, hi = p.interior
     if hi > lo:
         step = p.step
-        sums = scratch.array(SUMS, p.shape(lead, p.layout), a.dtype) if p.compacts else target
+        sums = scratch.array(Slot.SUMS, p.shape(lead, p.layout), a.dtype) if p.compacts else target
         start = lo * step * p.inner
         stop = ((lead - 1) * p.layout + (hi - 1) * step + 1) * p.inner
         terms = [phases[r][start + q * p.inner : stop + q * p.inner] for r, q in p.terms]
@@ -397,14 +393,3 @@ def _flat(p: Pass, a: NDArray[Any], v: NDArray[Any], scratch: Scratch) -> None:
         if p.compacts:
             np.copyto(target[:, lo:hi], sums[:, lo * step : (hi - 1) * step + 1 : step])
     _borders(p, source, target)
-
-
-def cast_phase(flat: NDArray[Any], phase: NDArray[Any], r: int) -> None:
-    """Phase r (0 or 1) of a last axis with stride 2: one uint32 word of each uint64 pair."""
-    words = phase.view(np.uint32)
-    if r == 0:
-        np.copyto(words, flat.view(np.uint64), casting="unsafe")
-        return
-    # Pairs starting at element 1; the last odd element has no partner inside the block.
-    np.copyto(words[:-1], flat[1:-1].view(np.uint64), casting="unsafe")
-    words[-1] = flat[-1:].view(np.uint32)[0]

@@ -8,20 +8,19 @@ The choice uses each strategy's estimated cost, measured on the reference machin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from math import prod
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.matmul import Matmul
-from irpool.execute.sliding import Sliding
-from irpool.execute.whole import Whole
-from irpool.execute.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
+from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.whole import Whole
+from irpool.execute.engine.window_arrays import divisor_grid, divisors, tap_indices, tap_matrix
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -31,16 +30,17 @@ def run_avg_pool(
     op: AvgPoolBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     x = inputs[0]
-    strategy, direct, out_spatial = _prepared(op, x.shape, x.dtype)
+    strategy, direct, out_spatial = prepared(
+        op, (x.shape, x.dtype), lambda: _prepare(op, x.shape, x.dtype)
+    )
     return [run_blocks(x, out_spatial, strategy, direct)]
 
 
-@lru_cache(maxsize=256)
-def _prepared(
+def _prepare(
     op: AvgPoolBase, shape: tuple[int, ...], dtype: np.dtype[Any]
 ) -> tuple[Strategy, Direct, tuple[int, ...]]:
-    """What `avg_pool` picks, per op, input shape and dtype: runs repeat them, and picking
-    again (hashing every window) costs microseconds, a tenth of a tiny pooling."""
+    """What `avg_pool` picks for this op, input shape and dtype (kept per op: runs repeat
+    them, and picking again costs microseconds, a tenth of a tiny pooling)."""
     windows, count_padding = op.geometry(shape)
     strategy, direct = choose_strategy(windows, count_padding, dtype, shape[0] * shape[1])
     return strategy, direct, tuple(w.out for w in windows)
@@ -58,7 +58,6 @@ def avg_pool(x: NDArray[Any], windows: Sequence[Window], count_padding: bool) ->
     return run_blocks(x, tuple(w.out for w in windows), strategy, direct)
 
 
-@lru_cache(maxsize=256)
 def choose_strategy(
     windows: tuple[Window, ...], count_padding: bool, dtype: np.dtype[Any], planes: int
 ) -> tuple[Strategy, Direct]:

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.max_pool import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
-from irpool.execute.reduce import reduce_max
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
+from irpool.execute.kernels.reduce import reduce_max
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.pooling_geometry import adaptive_box
 

@@ -18,16 +18,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
+from irpool.execute.engine.costs import (
+    CHUNK_BYTES,
+    KRON_LIMIT,
+    MAC_NS,
+    MATMUL_BATCH_NS,
+    MATMUL_BLOCKS,
+    MATMUL_CALL_NS,
+)
+from irpool.execute.engine.scratch import Scratch, Slot
 from irpool.ops.pooling_geometry import cdiv
-
-# ns per multiply-add in an OpenBLAS sgemm, per product called from Python, and per
-# product of a batch (NumPy loops over the batch in C).
-MAC_NS = 0.02
-CALL_NS = 2000.0
-BATCH_NS = 300.0
-KRON_LIMIT = 1 << 16  # entries of the combined matrix
-BLOCKS = (16, 32, 64)
 
 Block = tuple[int, int, int, int]  # outputs [o0, o1) read inputs [i0, i1)
 
@@ -35,22 +35,20 @@ Block = tuple[int, int, int, int]  # outputs [o0, o1) read inputs [i0, i1)
 class Matmul:
     """`matrices[a]` is axis a's [size, out] weight matrix (means, or 0/1 in exact mode)."""
 
-    chunk_bytes = 1 << 22
+    chunk_bytes = CHUNK_BYTES
 
     def __init__(
         self,
         matrices: Sequence[NDArray[np.float64]],
         dtype: np.dtype[Any],
-        combine: bool | None = None,
     ) -> None:
-        """Tests force the choice made by size: `combine`, one Kronecker matrix or not."""
         sizes = [m.shape[0] for m in matrices]
         outs = [m.shape[1] for m in matrices]
         self.plane_bytes = prod(sizes) * dtype.itemsize
         self.kron: NDArray[Any] | None = None
         self.steps: list[tuple[NDArray[Any], list[Block]]] = []
         self.calls = 1
-        if prod(sizes) * prod(outs) <= KRON_LIMIT if combine is None else combine:
+        if self.combines(prod(sizes) * prod(outs)):
             combined: NDArray[Any] = np.ones((1, 1))
             for matrix in matrices:
                 combined = np.kron(combined, matrix)
@@ -67,15 +65,19 @@ class Matmul:
             blocks, cost = _blocks(matrix, prod(shape[:index]) * inner * planes)
             self.plane_ns += cost / planes
             if inner > 1:  # one product per leading index
-                self.plane_ns += len(blocks) * prod(shape[:index]) * BATCH_NS
+                self.plane_ns += len(blocks) * prod(shape[:index]) * MATMUL_BATCH_NS
             self.calls += len(blocks)
             self.steps.append((matrix.astype(dtype), blocks))
             shape[index] = outs[index]
 
+    def combines(self, entries: int) -> bool:
+        """Whether the axes become one Kronecker matrix of `entries` entries."""
+        return entries <= KRON_LIMIT
+
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
         blocks = cdiv(planes * self.plane_bytes, self.chunk_bytes)
-        return float(planes * self.plane_ns + blocks * self.calls * CALL_NS)
+        return float(planes * self.plane_ns + blocks * self.calls * MATMUL_CALL_NS)
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None:
         planes = src.shape[0]
@@ -89,7 +91,7 @@ class Matmul:
             index = rank - step  # array axis being reduced
             shape[index] = matrix.shape[1]
             last = step == len(self.steps) - 1
-            target = dst if last else scratch.array(step % 2, tuple(shape), src.dtype)
+            target = dst if last else scratch.array(Slot.PASS, tuple(shape), src.dtype, step % 2)
             outer, inner = prod(shape[:index]), prod(shape[index + 1 :])
             size = current.shape[index]
             if inner == 1:
@@ -113,8 +115,8 @@ def _blocks(matrix: NDArray[np.float64], rows: int) -> tuple[list[Block], float]
     size, out = matrix.shape
     used = [np.flatnonzero(matrix[:, o]) for o in range(out)]
     best: list[Block] = [(0, out, 0, size)]
-    best_cost = rows * size * out * MAC_NS + CALL_NS
-    for width in BLOCKS:
+    best_cost = rows * size * out * MAC_NS + MATMUL_CALL_NS
+    for width in MATMUL_BLOCKS:
         if width >= out:
             continue
         blocks = []
@@ -124,7 +126,9 @@ def _blocks(matrix: NDArray[np.float64], rows: int) -> tuple[list[Block], float]
             i0 = min((int(u[0]) for u in taps), default=0)
             i1 = max((int(u[-1]) + 1 for u in taps), default=0)
             blocks.append((o0, o1, i0, max(i0, i1)))
-        cost = sum(rows * (i1 - i0) * (o1 - o0) * MAC_NS + CALL_NS for o0, o1, i0, i1 in blocks)
+        cost = sum(
+            rows * (i1 - i0) * (o1 - o0) * MAC_NS + MATMUL_CALL_NS for o0, o1, i0, i1 in blocks
+        )
         if cost < best_cost:
             best, best_cost = blocks, cost
     return best, best_cost

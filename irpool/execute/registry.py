@@ -1,23 +1,25 @@
 """The kernel registry: op class -> the NumPy function that runs it.
 
-Kernel modules in this package register with `@kernel_for(OpClass, ...)`; the runner asks
-`kernel_of(op)` while it plans a run. The registry imports this package's modules on the
-first lookup, so validating never loads a kernel and a new kernel needs no list to edit.
-A kernel registered for a base class serves its subclasses.
+Kernel modules in `irpool.execute.kernels` register with `@kernel_for(OpClass, ...)`; the
+runner asks `kernel_of(op)` while it plans a run. The registry imports that package's
+modules on the first lookup, so validating never loads a kernel and a new kernel needs no
+list to edit. A kernel registered for a base class serves its subclasses.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.ops.base import Op, Role, numpy_dtype
+from irpool.element_types import ElementType, element_type
+from irpool.ops.base import Op, Role
 from irpool.ops.registry import registered_ops
 
 
@@ -25,18 +27,27 @@ from irpool.ops.registry import registered_ops
 class OutputSpec:
     """What the runner expects of one output of a kernel."""
 
-    # The inferred element type; bf16 is held as f32 (the runner rounds it afterwards).
-    element_type: str
-    # The dtype of the array to return (None: NumPy cannot hold the type).
-    dtype: np.dtype[Any] | None
+    type: ElementType  # inferred
     # Whether a layer or a Result reads it; a kernel may return None for an unused output.
     used: bool
 
     @classmethod
-    def of(cls, element_type: str, used: bool = True) -> OutputSpec:
-        return cls(
-            element_type, numpy_dtype("f32" if element_type == "bf16" else element_type), used
-        )
+    def of(cls, type_name: str, used: bool = True) -> OutputSpec:
+        return cls(element_type(type_name), used)
+
+    @property
+    def element_type(self) -> str:
+        return self.type.name
+
+    @property
+    def dtype(self) -> np.dtype[Any] | None:
+        """The dtype of the array to return: the type's `held_dtype` (None: NumPy cannot hold
+        the type); the runner rounds a type held wider (bf16) afterwards (`held`)."""
+        return self.type.held_dtype
+
+    def held(self, array: NDArray[Any]) -> NDArray[Any]:
+        """A kernel's output as irpool holds the element type (bf16 rounded)."""
+        return self.type.hold(array)
 
 
 # kernel(op, input arrays, one OutputSpec per output) -> one array (or None) per output
@@ -58,6 +69,27 @@ def kernel_for(*ops: type[Op]) -> Callable[[KernelFunction], KernelFunction]:
         return kernel
 
     return register
+
+
+# Preparations kept per op: a dynamic model run on many shapes keeps its latest ones.
+PREPARED_PER_OP = 16
+_prepared_lock = threading.Lock()
+Prepared = TypeVar("Prepared")
+
+
+def prepared(op: Op, key: Hashable, prepare: Callable[[], Prepared]) -> Prepared:
+    """What `prepare` gives for this op and `key` (input shape, dtype), made once and kept in
+    the op (`Op.kernel_cache`): runs repeat it, and the op's model drops it with the op."""
+    cache = op.kernel_cache
+    found: Prepared | None = cache.get(key)
+    if found is not None:
+        return found
+    value = prepare()
+    with _prepared_lock:  # threads running one model may fill one op's cache at once
+        while len(cache) >= PREPARED_PER_OP:
+            del cache[next(iter(cache))]
+        cache[key] = value
+    return value
 
 
 def kernel_of(op: Op) -> Kernel | None:
@@ -91,8 +123,8 @@ def _load_all() -> None:
     global _loaded
     if _loaded:
         return
-    import irpool.execute as package
+    import irpool.execute.kernels as package
 
     for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"irpool.execute.{module.name}")
+        importlib.import_module(f"irpool.execute.kernels.{module.name}")
     _loaded = True

@@ -17,7 +17,6 @@ values: the first tap in row-major order that equals its window's maximum (see `
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -27,17 +26,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.driver import Scratch
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.sliding import BUFFER, CAST_OK, cast_phase
+from irpool.execute.engine.blocks import for_each_block
+from irpool.execute.engine.costs import BUFFER, CHUNK_BYTES
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
+from irpool.execute.engine.phases import CAST_OK, lay_out_phase
+from irpool.execute.engine.scratch import Scratch, Slot
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
-
-BLOCK_BYTES = 1 << 22  # measured: blocks of planes this large stay in cache between passes
-# Each thread keeps its pass buffers: fresh megabyte arrays page-fault on every call.
-_local = threading.local()
-BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
-F32_BELOW_2_31 = 2147483520.0  # oneDNN clamps f32 here before converting to int32
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,15 +103,6 @@ def _bf16_lowest(windows: Sequence[Window]) -> float:
     return float(BF16_LOWEST) if _general_kernel(windows) else -np.inf
 
 
-def flushed_subnormals(values: NDArray[Any]) -> NDArray[Any]:
-    """bf16 values (held as f32) with subnormals flushed to zeros of their sign, as the CPU's
-    bf16 MaxPool and AdaptiveMaxPool give them (measured; its ReduceMax keeps them)."""
-    subnormal = np.abs(values) < np.finfo(np.float32).tiny
-    if subnormal.any():
-        values = np.where(subnormal, np.copysign(np.float32(0), values), values)
-    return values
-
-
 def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
     """The values as the CPU's oneDNN kernel gives them in f32 (`_runs_in_f32`): its int32
     compare type in f32, rounded to nearest and clamped to the largest f32 below 2**31
@@ -124,17 +111,6 @@ def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
     if values.dtype.itemsize < 4:
         return values
     return from_f32(compared_in_f32(values), values.dtype)
-
-
-def compared_in_f32(values: NDArray[Any]) -> NDArray[np.float32]:
-    """Integers as oneDNN's max kernels compare them: wrapped to int32, rounded to f32."""
-    return values.astype(np.int32).astype(np.float32)
-
-
-def from_f32(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
-    """Their f32 maxima back as integers: clamped to the largest f32 below 2**31, converted
-    to int32 and wrapped to `dtype`."""
-    return np.minimum(values.astype(np.float64), F32_BELOW_2_31).astype(np.int64).astype(dtype)
 
 
 def max_pool(
@@ -160,26 +136,23 @@ def max_pool(
     source = np.ascontiguousarray(x).reshape(planes, *x.shape[2:])
     target = values.reshape(planes, *out_spatial)
     passes = _passes(tuple(windows))
+
+    def pool(start: int, stop: int, scratch: Scratch) -> None:
+        chunk = source[start:stop]
+        if chunk.dtype != work:
+            chunk = _to_work(chunk, work)
+        block_target = target[start:stop]
+        if found is None:
+            final = block_target if block_target.dtype == work else None
+            reduced = _values(chunk, passes, lowest, scratch, final)
+        else:
+            reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
+            found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
+        if reduced is not block_target:
+            np.copyto(block_target, reduced, casting="unsafe")
+
     plane_bytes = max(1, prod(x.shape[2:]) * work.itemsize)
-    block = max(1, BLOCK_BYTES // plane_bytes)
-    scratch: Scratch | None = getattr(_local, "scratch", None)
-    if scratch is None:
-        scratch = _local.scratch = Scratch()
-    with np.errstate(invalid="ignore", over="ignore"):
-        for start in range(0, planes, block):
-            stop = min(planes, start + block)
-            chunk = source[start:stop]
-            if chunk.dtype != work:
-                chunk = _to_work(chunk, work)
-            block_target = target[start:stop]
-            if found is None:
-                final = block_target if block_target.dtype == work else None
-                reduced = _values(chunk, passes, lowest, scratch, final)
-            else:
-                reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
-                found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
-            if reduced is not block_target:
-                np.copyto(block_target, reduced, casting="unsafe")
+    for_each_block(planes, plane_bytes, CHUNK_BYTES, pool)
     if found is not None:
         plane = prod(x.shape[2:])
         offsets = np.arange(planes, dtype=np.int64) * plane
@@ -277,7 +250,7 @@ def _reduce(
         if final is not None and step == len(passes) - 1:
             result = final
         else:
-            result = scratch.array(step % 2, tuple(shape), current.dtype)
+            result = scratch.array(Slot.PASS, tuple(shape), current.dtype, step % 2)
         source, target = _shaped(current, p.axis), _shaped(result, p.axis)
         for number, span in enumerate(p.spans):
             if number == 0 and p.stride == 1 and p.out == p.size:
@@ -315,9 +288,9 @@ def _flat_interior(
 
 def _phased(source: NDArray[Any], p: AxisPass, span: Span) -> bool:
     """Stride 2 over an even axis: the interior reads the two phases laid out contiguously,
-    which NumPy combines at full speed. A last axis of 4-byte words splits by sliding.py's
-    cast; an outer axis whose rows NumPy would buffer, by row copies, which pay off only
-    with more taps than phases (measured)."""
+    which NumPy combines at full speed. A last axis of 4-byte words splits by a uint64
+    cast (engine/phases.py); an outer axis whose rows NumPy would buffer, by row copies,
+    which pay off only with more taps than phases (measured)."""
     if p.stride != 2 or p.size % 2:
         return False
     inner = prod(source.shape[p.axis + 2 :])
@@ -337,11 +310,8 @@ def _phase_interior(
     half = p.size // 2
     phases: dict[int, NDArray[Any]] = {}
     for r in sorted({t % 2 for t in span.taps}):
-        phase = scratch.array(5 + r, (lead, half, *rows.shape[2:]), source.dtype)
-        if inner == 1:
-            cast_phase(source.reshape(-1), phase.reshape(-1), r)
-        else:
-            np.copyto(phase, rows[:, r::2])
+        phase = scratch.array(Slot.PHASE, (lead, half, *rows.shape[2:]), source.dtype, r)
+        lay_out_phase(rows, phase, r, 2, half, inner == 1)
         phases[r] = phase
     if p.out == half:
         start, stop = span.lo * inner, (lead * half - (p.out - span.hi)) * inner
@@ -361,13 +331,13 @@ def _indexed(
     remembering each equal tap's number; the numbers become flat input indices at the end.
     A window whose maximum is the lowest value kept no tap: index 0."""
     values = _values(chunk, _passes(windows), lowest, scratch)
-    padded = scratch.array(2, (len(chunk), *_padded_sizes(windows)), chunk.dtype)
+    padded = scratch.array(Slot.PADDED, (len(chunk), *_padded_sizes(windows)), chunk.dtype)
     padded.fill(lowest)
     inside = tuple(slice(w.pad_begin, w.pad_begin + w.size) for w in windows)
     padded[(slice(None), *inside)] = chunk
-    taps = scratch.array(3, values.shape, np.dtype(np.int32))
+    taps = scratch.array(Slot.TAP_NUMBERS, values.shape, np.dtype(np.int32))
     taps.fill(0)
-    equal = scratch.array(4, values.shape, np.dtype(np.bool_))
+    equal = scratch.array(Slot.EQUAL, values.shape, np.dtype(np.bool_))
     kernel = [range(w.kernel) for w in windows]
     for number, tap in reversed(list(enumerate(itertools.product(*kernel)))):
         view = padded[

@@ -1,4 +1,5 @@
-"""Reshape, Squeeze and Unsqueeze on NumPy arrays: the data is kept, the shape changes.
+"""Reshape on NumPy arrays: the data is kept, the shape changes (Squeeze and Unsqueeze too:
+kernels/squeeze.py).
 
 Kept as the CPU plugin keeps it: OpenVINO's CPU plugin holds 64-bit integer tensors as int32
 (measured: an i64 value 2**31 comes out of a lone Reshape as -2**31), so i64 and u64 values
@@ -13,16 +14,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reshape import Reshape1
-from irpool.ops.squeeze import Squeeze1, Unsqueeze1
 
 WRAPPED_KINDS = (np.dtype(np.int64), np.dtype(np.uint64))
 
 
-@kernel_for(Reshape1, Squeeze1, Unsqueeze1)
+@kernel_for(Reshape1)
 def run_reshape(
-    op: Reshape1 | Squeeze1 | Unsqueeze1,
+    op: Reshape1,
     inputs: Sequence[NDArray[Any]],
     outputs: Sequence[OutputSpec],
 ) -> list[NDArray[Any] | None]:

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
-from irpool.execute.driver import compute_dtype, run_blocks
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.max_pool import BF16_LOWEST, compared_in_f32, from_f32
-from irpool.execute.whole import Whole
+from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, from_f32
+from irpool.execute.engine.strategy import compute_dtype, run_blocks
+from irpool.execute.engine.whole import Whole
+from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 
 # The CPU's running maximum starts here for every float type (f16 rounds it to -inf).

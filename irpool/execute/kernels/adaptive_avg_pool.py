@@ -7,19 +7,18 @@ own 1/length and the product of all of them is the mean. Output 1x1 reduces whol
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from math import prod
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.direct import Direct
-from irpool.execute.driver import Strategy, compute_dtype, exact, run_blocks
-from irpool.execute.kernels import OutputSpec, kernel_for
-from irpool.execute.matmul import Matmul
-from irpool.execute.whole import Whole
-from irpool.execute.window_arrays import adaptive_matrix, adaptive_taps
+from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
+from irpool.execute.engine.whole import Whole
+from irpool.execute.engine.window_arrays import adaptive_matrix, adaptive_taps
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 
 
@@ -28,7 +27,12 @@ def run_adaptive_avg_pool(
     op: AdaptiveAvgPool8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data, size = inputs
-    return [adaptive_avg_pool(data, tuple(int(v) for v in np.ravel(size)))]
+    output_size = tuple(int(v) for v in np.ravel(size))
+    spatial, dtype = tuple(data.shape[2:]), data.dtype
+    strategy, direct = prepared(
+        op, (spatial, output_size, dtype), lambda: choose_strategy(spatial, output_size, dtype)
+    )
+    return [run_blocks(data, output_size, strategy, direct)]
 
 
 def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
@@ -37,7 +41,6 @@ def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[
     return run_blocks(x, output_size, strategy, direct)
 
 
-@lru_cache(maxsize=256)
 def choose_strategy(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
 ) -> tuple[Strategy, Direct]:

@@ -1,0 +1,52 @@
+"""Every measured constant of the engine, in one place: what NumPy operations cost on the
+reference machine (AMD EPYC), which the strategies' cost estimates are
+built from, and the block sizes the loops use. Strategies compare estimates made of these,
+so a constant re-measured here moves every estimate that uses it alike."""
+
+from __future__ import annotations
+
+# Blocks of N×C planes: smaller ones pay more NumPy calls, larger ones leave the cache
+# between passes (measured for every strategy and for MaxPool's passes).
+CHUNK_BYTES = 1 << 22
+# Below this many input bytes, worker threads cost more than they save.
+PARALLEL_MIN_BYTES = 1 << 21
+
+# ns per element: a contiguous NumPy operation; a multiplication by a grid broadcast over
+# the planes; a uint64 -> uint32 cast; an operation or copy with element strides.
+FLAT_NS = 0.11
+GRID_NS = 0.16
+CAST_NS = 0.13
+STRIDED_NS = 0.28
+# ns per row of a row copy, of an operation on rows NumPy cannot merge, and per column (a
+# 1-D view with one cache line per element).
+COPY_ROW_NS = 3.5
+ROW_NS = 11.0
+COLUMN_NS = 1.4
+# ns per ufunc call from Python (add, multiply, copyto on views, views made included).
+UFUNC_CALL_NS = 1500.0
+# Inputs larger than COLD_BYTES come from memory, where only streaming reads (contiguous,
+# or one 1-D strided sweep) keep full bandwidth: extra ns per element that a first pass
+# reads as strided rows, and per element and phase that it casts.
+COLD_BYTES = 1 << 24
+COLD_NS = 0.24
+COLD_CAST_NS = 0.08
+# Extra ns for each strided operand NumPy copies through its buffer, per element and per
+# row; rows of BUFFER elements or more are used in place.
+BUFFERED_NS = 0.045
+BUFFERED_ROW_NS = 3.5
+BUFFER = 2048
+
+# ns per multiply-add in an OpenBLAS sgemm; per matrix product called from Python (BLAS's
+# dispatch included, which a ufunc call does not pay); per product of a batch (NumPy loops
+# over the batch in C).
+MAC_NS = 0.02
+MATMUL_CALL_NS = 2000.0
+MATMUL_BATCH_NS = 300.0
+# Entries of a combined (Kronecker) matrix up to which one product beats one per axis.
+KRON_LIMIT = 1 << 16
+# Output widths a banded matrix is cut into, so zeros far from the diagonal are skipped.
+MATMUL_BLOCKS = (16, 32, 64)
+
+# Plane lengths below this are summed by one matrix-vector product (NumPy's per-row
+# reduction overhead dominates); longer ones by pairwise summation.
+PAIRWISE_MIN = 256

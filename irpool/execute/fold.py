@@ -1,0 +1,150 @@
+"""Constant folding when a run is planned: one pass over the layers in topological order.
+
+OpenVINO folds every layer whose inputs are all constants when it reads and compiles a
+model; irpool folds them once per plan, so no run repeats them. A layer's value comes from,
+in this order:
+
+1. checking, which already folded it by the same rules (small values only: checking must
+   stay fast, see irpool/ops/folding.py);
+2. its op's own folding rule, where OpenVINO's folding differs from the CPU plugin's
+   kernel (`Op.fold_constant`: Convert), applied to the constants as the file writes them;
+3. its kernel, run once on the constants as the plugin holds them (`as_constant`).
+
+A layer that cannot be folded (a value NumPy cannot hold, a kernel that refuses it, more
+memory than there is) stays a step, and fails, if it does, when a run reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.errors import ExecutionError
+from irpool.execute.memory import affordable, tensor_bytes, working_bytes
+from irpool.execute.registry import Kernel, OutputSpec
+from irpool.graph.model import Layer
+from irpool.ops.base import Op, Role, TensorInfo
+from irpool.ops.convert_fold import F32_MAX, INT32_MIN
+
+Ref = tuple[int, int]  # (layer id, output index)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A layer that is neither an input nor an output: folded, or else a step of each run."""
+
+    layer: Layer
+    op: Op
+    kernel: Kernel | None  # None: irpool has none (a Const needs none)
+    inputs: tuple[Ref, ...]
+    produced: list[TensorInfo]  # as checking inferred them
+    outputs: tuple[OutputSpec, ...]  # what a kernel is asked for
+
+
+def fold_constants(
+    candidates: list[Candidate],
+) -> tuple[dict[Ref, NDArray[Any]], list[Candidate]]:
+    """The constants as the CPU plugin holds them, and the candidates left to run."""
+    written: dict[Ref, NDArray[Any]] = {}  # as OpenVINO's folding sees them
+    held: dict[Ref, NDArray[Any]] = {}  # as the plugin holds them, which kernels read
+    remaining = []
+    for candidate in candidates:
+        values = _folded(candidate, written, held)
+        if values is None:
+            remaining.append(candidate)
+            continue
+        for index, (value, as_held) in values.items():
+            ref = (candidate.layer.id, index)
+            written[ref] = value
+            held[ref] = as_held
+    return held, remaining
+
+
+# Output index -> (its value as written, as held).
+Folded = dict[int, tuple[NDArray[Any], NDArray[Any]]]
+
+
+def _folded(
+    candidate: Candidate, written: dict[Ref, NDArray[Any]], held: dict[Ref, NDArray[Any]]
+) -> Folded | None:
+    """The candidate's output values, or None when it is not folded."""
+    layer, op, produced = candidate.layer, candidate.op, candidate.produced
+    constant_inputs = bool(candidate.inputs) and all(ref in written for ref in candidate.inputs)
+    if op.role is Role.CONSTANT or (
+        constant_inputs and all(info.value is not None for info in produced)
+    ):
+        return {index: _checked(layer, info) for index, info in enumerate(produced)}
+    if candidate.kernel is None:
+        raise cannot_run(layer)
+    if not constant_inputs:
+        return None
+    sources = [written[ref] for ref in candidate.inputs]
+    if len(produced) == 1 and _affordable_outputs(produced, 0):
+        value = op.fold_constant(sources)
+        if value is not None:
+            return {0: (value, as_constant(value, produced[0].element_type))}
+    if not _affordable_outputs(produced, 1):
+        return None
+    return _computed_once(candidate, [held[ref] for ref in candidate.inputs])
+
+
+def _checked(layer: Layer, info: TensorInfo) -> tuple[NDArray[Any], NDArray[Any]]:
+    if info.value is None:
+        raise ExecutionError(
+            f"{layer.describe()}: irpool cannot hold {info.element_type} constants in NumPy"
+        )
+    return info.value, as_constant(info.value, info.element_type)
+
+
+def _affordable_outputs(produced: Sequence[TensorInfo], kernels: int) -> bool:
+    """Whether the outputs (and, for a kernel, its working memory) fit in memory now."""
+    if not all(info.shape.is_static for info in produced):
+        return False
+    shapes = [info.shape.values() for info in produced]
+    needed = sum(
+        tensor_bytes(shape, info.element_type) for shape, info in zip(shapes, produced, strict=True)
+    )
+    needed += kernels * max((working_bytes(shape) for shape in shapes), default=0)
+    return affordable(needed)
+
+
+def _computed_once(candidate: Candidate, inputs: list[NDArray[Any]]) -> Folded | None:
+    """The candidate's kernel run now; None when it refuses. Its outputs are what a run
+    would compute, so they are held as computed."""
+    assert candidate.kernel is not None
+    try:
+        produced = candidate.kernel(candidate.op, inputs, candidate.outputs)
+    except ExecutionError:
+        return None
+    folded: Folded = {}
+    for index, spec in enumerate(candidate.outputs):
+        value = produced[index]
+        if spec.used:
+            assert value is not None, "a kernel returns every output something reads"
+            value = spec.held(value)
+            folded[index] = (value, value)
+    return folded
+
+
+def cannot_run(layer: Layer) -> ExecutionError:
+    from irpool.execute.registry import runnable_types
+
+    return ExecutionError(
+        f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
+        f"it runs {', '.join(runnable_types())} only"
+    )
+
+
+def as_constant(value: NDArray[Any], type_name: str) -> NDArray[Any]:
+    """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
+    u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
+    if type_name in ("i64", "u32", "u64"):
+        wide = value.astype(np.float64) if type_name == "u64" else value.astype(np.int64)
+        return np.asarray(np.clip(wide, INT32_MIN, -INT32_MIN - 1), value.dtype)  # 0-d stays
+    if type_name == "f64":
+        return np.asarray(np.clip(value, -F32_MAX, F32_MAX), np.float32).astype(np.float64)
+    return value

@@ -1,0 +1,200 @@
+"""Stage 4a: the execution plan of a checked model, built once per model.
+
+The plan holds what every run needs and no input changes: which layers run and with which
+kernel, where their inputs come from, the constants (folded once: irpool/execute/fold.py),
+element types, which tensors each step frees, the outputs' names, and for static models
+their shapes and peak memory. A run (irpool/execute/run.py) only binds inputs, re-infers
+shapes when the model is dynamic, and computes.
+
+Layers are handled by their op's `role`: INPUT layers are bound to the caller's arrays,
+OUTPUT layers name what `run` returns, and every other layer is folded into a constant or
+runs the kernel `irpool.execute.registry` has for its op on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.check.layers import CheckedLayers
+from irpool.execute.bind import ModelInput, model_input
+from irpool.execute.engine.blocks import threads_from_environment
+from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
+from irpool.execute.memory import replay
+from irpool.execute.reduce_merge import merge_reduce_chains
+from irpool.execute.registry import Kernel, OutputSpec, kernel_of
+from irpool.graph.model import Graph, Layer
+from irpool.graph.shape import Shape
+from irpool.graph.tensor_names import any_name, result_names
+from irpool.graph.weights import WeightsProblem
+from irpool.ops.base import Op, Role
+
+__all__ = ["ExecutionPlan", "ModelOutput", "Ref", "RunnerInput", "Step", "plan_execution"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerInput:
+    """What the runner needs of a loaded, error-free model."""
+
+    graph: Graph
+    checked: CheckedLayers
+    ir_version: int  # tensor names differ between IR v10 and v11
+    read_weights: Callable[[int, int], memoryview | WeightsProblem]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    layer: Layer
+    op: Op
+    kernel: Kernel
+    inputs: tuple[Ref, ...]
+    outputs: tuple[OutputSpec, ...]
+    kept: tuple[int, ...]  # the outputs something reads (a kernel may skip the others)
+    rounded: tuple[int, ...]  # kept outputs of a type held wider, rounded to it (bf16)
+    frees: tuple[Ref, ...]  # intermediates this step reads last
+
+
+@dataclass(frozen=True, slots=True)
+class ModelOutput:
+    """A Result: the key of its array is the name OpenVINO's `get_any_name()` gives the
+    tensor it returns, or the Result layer's name when that tensor has none."""
+
+    name: str
+    layer: Layer  # the Result
+    ref: Ref
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionPlan:
+    parameters: list[ModelInput]
+    by_name: dict[str, ModelInput]  # every name an input answers to
+    constants: dict[Ref, NDArray[Any]]
+    steps: list[Step]  # every other reachable layer but Results, in topological order
+    outputs: list[ModelOutput]
+    types: dict[Ref, str]
+    # Shapes and the peak bytes a run adds, known from validation; None when they depend on
+    # the inputs.
+    static_shapes: dict[Ref, Shape] | None
+    static_peak: int | None
+
+
+def plan_execution(model: RunnerInput) -> ExecutionPlan:
+    threads_from_environment()  # a bad IRPOOL_THREADS fails the first run, not a large one
+    checked = model.checked
+    types = {
+        (layer_id, index): info.element_type
+        for layer_id, infos in checked.outputs.items()
+        for index, info in enumerate(infos)
+    }
+    shapes = {
+        (layer_id, index): info.shape
+        for layer_id, infos in checked.outputs.items()
+        for index, info in enumerate(infos)
+    }
+    parameters, candidates, outputs = _layers(model, types)
+    constants, computed = fold_constants(candidates)
+    returned = [output.ref for output in outputs]
+    computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
+    steps = _steps(computed, constants, outputs)
+    constants = _read_constants(steps, constants, outputs)
+    static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
+    static = static and all(p.shape.is_static for p in parameters)
+    by_name = {name: p for p in parameters for name in p.names}
+    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, types, None, None)
+    if static:
+        plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
+    return plan
+
+
+def _layers(
+    model: RunnerInput, types: dict[Ref, str]
+) -> tuple[list[ModelInput], list[Candidate], list[ModelOutput]]:
+    """The reachable layers (OpenVINO drops what no Result needs) by role, in order."""
+    graph, checked = model.graph, model.checked
+    reachable = [graph.layers[i] for i in graph.order if i in graph.reachable]
+    read = {graph.producers[(layer.id, i)] for layer in reachable for i in range(len(layer.inputs))}
+    parameters: list[ModelInput] = []
+    candidates: list[Candidate] = []
+    outputs: list[ModelOutput] = []
+    taken: set[str] = set()  # the outputs' keys so far
+    for layer in reachable:
+        op = checked.ops.get(layer.id)
+        if op is None or layer.id in checked.trusted:
+            raise cannot_run(layer)
+        inputs = tuple(graph.producers[(layer.id, i)] for i in range(len(layer.inputs)))
+        produced = checked.outputs[layer.id]
+        if op.role is Role.INPUT:
+            parameters.append(model_input(layer, produced[0]))
+        elif op.role is Role.OUTPUT:
+            key = _output_key(model, layer, inputs[0], taken)
+            taken.add(key)
+            outputs.append(ModelOutput(key, layer, inputs[0]))
+        else:
+            refs = [(layer.id, index) for index in range(len(produced))]
+            specs = tuple(OutputSpec.of(types[ref], ref in read) for ref in refs)
+            kernel = None
+            if op.role is not Role.CONSTANT:
+                kernel = kernel_of(op)
+                op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
+            candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
+    return parameters, candidates, outputs
+
+
+def _read_constants(
+    steps: list[Step], constants: dict[Ref, NDArray[Any]], outputs: list[ModelOutput]
+) -> dict[Ref, NDArray[Any]]:
+    """The constants a run reads, read-only (every run shares them): a folded layer's sources
+    (the f16 weights of a decompression Convert) are not held beside its value."""
+    read = {ref for step in steps for ref in step.inputs} | {output.ref for output in outputs}
+    kept = {ref: value for ref, value in constants.items() if ref in read}
+    for value in kept.values():
+        value.flags.writeable = False
+    return kept
+
+
+def _refs(step: Step) -> list[Ref]:
+    return [(step.layer.id, index) for index in range(len(step.outputs))]
+
+
+def _steps(
+    computed: list[Candidate], constants: dict[Ref, NDArray[Any]], outputs: list[ModelOutput]
+) -> list[Step]:
+    """Each step with the outputs to keep (those something reads) and the intermediates to
+    free after it: those it reads last, never a constant or a tensor a Result returns."""
+    never_freed = set(constants) | {output.ref for output in outputs}
+    last_reader = {ref: index for index, c in enumerate(computed) for ref in c.inputs}
+    frees: list[list[Ref]] = [[] for _ in computed]
+    for ref, index in last_reader.items():
+        if ref not in never_freed:
+            frees[index].append(ref)
+    steps = []
+    for index, candidate in enumerate(computed):
+        assert candidate.kernel is not None, "a layer without a kernel is folded or refused"
+        specs = candidate.outputs
+        kept = tuple(i for i, spec in enumerate(specs) if spec.used)
+        rounded = tuple(i for i in kept if specs[i].type.rounds_when_held)
+        steps.append(
+            Step(
+                candidate.layer,
+                candidate.op,
+                candidate.kernel,
+                candidate.inputs,
+                specs,
+                kept,
+                rounded,
+                tuple(frees[index]),
+            )
+        )
+    return steps
+
+
+def _output_key(model: RunnerInput, result: Layer, ref: Ref, taken: set[str]) -> str:
+    """OpenVINO's `get_any_name()` of the tensor; without names (or when an earlier Result
+    returns the same tensor) the Result layer's name."""
+    name = any_name(result_names(model.graph, model.ir_version, result, ref))
+    candidates = [name] if name is not None else []
+    candidates += [result.name, f"{result.name}#{result.id}"]
+    return next(name for name in candidates if name not in taken)

@@ -1,0 +1,72 @@
+"""Stage 4b: one run of a planned model: bind the inputs, re-infer shapes when the model is
+dynamic, check that the run fits in memory, and compute each step in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute import memory
+from irpool.execute.bind import InputKey, bind
+from irpool.execute.errors import InputError
+from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput
+from irpool.graph.shape import Shape
+from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
+
+
+def execute(
+    model: RunnerInput,
+    plan: ExecutionPlan,
+    inputs: Mapping[InputKey, Any],
+    cast: bool,
+    on_cast: Callable[[str], None] | None,
+) -> dict[str, NDArray[Any]]:
+    tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
+    tensors.update(plan.constants)
+    shapes = plan.static_shapes or _reinfer(model, plan, tensors)
+    peak = plan.static_peak
+    if peak is None:
+        peak = memory.replay(plan.steps, shapes, plan.types)
+    if peak * memory.CHECK_SHARE > memory.physical_memory():
+        memory.replay(plan.steps, shapes, plan.types, memory.available_memory())
+    for step in plan.steps:
+        produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+        for index in step.kept:
+            array = produced[index]
+            assert array is not None  # a kernel may skip only the outputs nothing reads
+            if index in step.rounded:
+                array = step.outputs[index].held(array)
+            tensors[(step.layer.id, index)] = array
+        for ref in step.frees:
+            del tensors[ref]
+    return {output.name: tensors[output.ref] for output in plan.outputs}
+
+
+def _reinfer(
+    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]
+) -> dict[Ref, Shape]:
+    """Shape inference again on the concrete inputs, as the runtime does for dynamic models."""
+    infos: dict[Ref, TensorInfo] = {}
+    for parameter in plan.parameters:
+        array = tensors[(parameter.layer.id, 0)]
+        infos[(parameter.layer.id, 0)] = TensorInfo(
+            parameter.element_type, Shape.of(*array.shape), array
+        )
+    for ref in plan.constants:
+        infos[ref] = model.checked.outputs[ref[0]][ref[1]]
+    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.read_weights)
+    for step in plan.steps:
+        try:
+            produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
+        except (ShapeError, NotInferable) as error:
+            raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
+        for index, info in enumerate(produced):
+            if not info.shape.is_static:
+                raise InputError(
+                    f"with these inputs, {step.layer.describe()} has an undefined output shape "
+                    f"{info.shape}"
+                )
+            infos[(step.layer.id, index)] = TensorInfo(info.element_type, info.shape)
+    return {ref: info.shape for ref, info in infos.items()}
