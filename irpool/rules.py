@@ -620,7 +620,7 @@ _RULES = (
             opset is IR216, an error.
         """),
         wrong=_text("""
-            <layer id="1" name="relu" type="Relu" version="opset1">
+            <layer id="1" name="erf" type="Erf" version="opset1">
         """),
         right=_text("""
             # pyproject.toml
