@@ -12,7 +12,7 @@ import pytest
 from irpool.graph.shape import Shape
 from irpool.ops.activations import Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
 from irpool.ops.base import Op, TensorInfo
-from tests.execute.running import compute
+from tests.execute.running import compute, quiet_context
 
 NAN, INF = float("nan"), float("inf")
 F32 = np.float32
@@ -116,15 +116,6 @@ def test_integer_constants_fold_exactly(op_class: type[Op]) -> None:
     """Shape arithmetic keeps its values: OpenVINO folds integer constants with its
     reference implementation, exactly, without the CPU's int32 wrap."""
     value = np.array([2**40, -3, 7], np.int64)
-    (out,) = op_class({}).infer([TensorInfo("i64", Shape.of(3), value)], _ignored())
+    (out,) = op_class({}).infer([TensorInfo("i64", Shape.of(3), value)], quiet_context())
     expected = np.maximum(value, 0) if op_class is Relu1 else value
     assert out.value is not None and out.value.tolist() == expected.tolist()
-
-
-def _ignored() -> Any:
-    from irpool.ops.base import LayerContext
-
-    def no_weights(offset: int, size: int) -> Any:
-        raise AssertionError("no weights are read")
-
-    return LayerContext(frozenset(), lambda code, message, attribute: None, no_weights)

@@ -4,8 +4,8 @@ plugin computes them (measured, docs/semantics.md "Elementwise ops").
 Every type is computed in f32: float inputs are rounded to f32 (f64 saturated to its range)
 and the result rounded back; integers are wrapped to int32, converted to f32, and the result
 rounded to nearest (ties to even) into int32, where NaN and values outside int32 give
-INT32_MIN, then wrapped to the element type (8- and 16-bit types saturate instead). So ReLU
-of the i32 16777217 is 16777216.
+INT32_MIN, then wrapped to 16-, 32- and 64-bit types and saturated to 8-bit ones. So ReLU
+of the i32 16777217 is 16777216. f64 results saturate to ±FLT_MAX.
 
 The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplies by the f32
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
@@ -95,17 +95,23 @@ def to_f32(x: NDArray[Any]) -> NDArray[np.float32]:
     return np.asarray(x, dtype=F32)
 
 
-def from_f32(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
-    """An f32 result as the CPU stores it in `dtype`: floats rounded; integers rounded to
-    nearest, 8- and 16-bit ones saturated, wider ones through int32 (INT32_MIN when out of
-    its range or NaN) and wrapped."""
+def from_f32(
+    values: NDArray[np.float32], dtype: np.dtype[Any], rounding: Formula = np.rint
+) -> NDArray[Any]:
+    """An f32 result as the CPU stores it in `dtype`: floats rounded; integers rounded by
+    `rounding` (to nearest; Divide truncates) into int32, where NaN and values out of its
+    range give INT32_MIN, then wrapped to 16-, 32- and 64-bit types and saturated to 8-bit
+    ones (so an i8 division by zero gives -128). f64 holds the f32 value, ±inf saturated to
+    ±FLT_MAX."""
+    if dtype == np.float64:
+        return np.clip(values, -F32_MAX, F32_MAX).astype(dtype)
     if dtype.kind == "f":
         return values.astype(dtype)
-    rounded = np.rint(values.astype(np.float64))
-    if dtype.itemsize <= 2:
-        info = np.iinfo(dtype)
-        saturated: NDArray[Any] = np.clip(np.nan_to_num(rounded), info.min, info.max)
-        return saturated.astype(dtype)
+    rounded = rounding(values.astype(np.float64))
     inside = (rounded >= INT32_MIN) & (rounded < 2**31)
     as_int32 = np.where(inside, np.nan_to_num(rounded), INT32_MIN).astype(np.int32)
+    if dtype.itemsize == 1:
+        info = np.iinfo(dtype)
+        saturated: NDArray[Any] = np.clip(as_int32, info.min, info.max)
+        return saturated.astype(dtype)
     return as_int32.astype(dtype)
