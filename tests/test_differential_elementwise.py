@@ -43,7 +43,7 @@ pytestmark = pytest.mark.oracle
 
 SEED = "irpool-differential-elementwise-1"
 OPS = {  # type -> its opset
-    "Relu": "opset1",
+    "ReLU": "opset1",
     "Sigmoid": "opset1",
     "Swish": "opset4",
     "HSwish": "opset4",

@@ -55,7 +55,7 @@ class Activation(Op):
 
 @register
 class Relu1(Activation):
-    type_name = "Relu"
+    type_name = "ReLU"  # as the serializer writes it (the op itself is named Relu)
     formula = "max(x, 0)"
 
     def fold_integers(self, values: NDArray[Any]) -> NDArray[Any] | None:
