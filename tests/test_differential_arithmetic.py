@@ -386,3 +386,32 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
     unknown = [c.describe() for c in uncompiled if not known_uncompiled(c)]
     assert not unknown, f"the CPU plugin cannot compile: {unknown[:MAX_REPORTED]}"
+
+
+@pytest.mark.parametrize("op", ["Divide", "Mod", "Add", "Multiply", "Greater"])
+def test_large_integer_constants_fold_as_openvino(op: str, tmp_path: Path) -> None:
+    """Constants too large to fold at check time fold when a run is planned, with OpenVINO's
+    reference arithmetic (Divide floors with m_pythondiv, no int32 wrap), not the kernel."""
+    from openvino import opset13
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(-(2**40), 2**40, 5000, dtype=np.int64)
+    b = rng.integers(-9, 9, 5000, dtype=np.int64)
+    b[b == 0] = 7
+    build = {
+        "Divide": opset13.divide,
+        "Mod": opset13.mod,
+        "Add": opset13.add,
+        "Multiply": opset13.multiply,
+        "Greater": opset13.greater,
+    }[op]
+    parameter = opset13.parameter([1], np.int64)
+    node = build(opset13.constant(a), opset13.constant(b))
+    result = opset13.add(opset13.convert(node, "i64"), parameter)  # a run reads the fold
+    model = ov.Model([result], [parameter])
+    path = tmp_path / "fold.xml"
+    ov.save_model(model, path, compress_to_fp16=False)
+    inputs = {model.input(0).get_any_name(): np.zeros(1, np.int64)}
+    (ours,) = irpool.load(path).run(inputs).values()
+    theirs = ov.Core().compile_model(path, "CPU", CPU_CONFIG)(inputs)[0]
+    np.testing.assert_array_equal(ours, theirs)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.folding import INTEGER_TYPES, folded
+from irpool.ops.folding import folded
 from irpool.ops.registry import register
 from irpool.report.explain import Explanation
 
@@ -36,10 +36,15 @@ class Activation(Op):
         data = inputs[0]
         if data.element_type == "boolean":
             raise ShapeError("This operation does not support input with element type: boolean")
-        value = None
-        if data.element_type in INTEGER_TYPES:
-            value = folded(data, self.fold_integers)
+        value = folded(data, lambda array: self.fold_constant([array]))
         return [TensorInfo(data.element_type, data.shape, value)]
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """Integer constants fold exactly, as OpenVINO's reference does (the CPU kernel
+        computes them in f32); floats fold with the kernel."""
+        if inputs[0].dtype.kind not in "iu":
+            return None
+        return self.fold_integers(inputs[0])
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

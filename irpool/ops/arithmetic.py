@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.folding import FOLDED_SIZE, INTEGER_TYPES
+from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
 from irpool.report.explain import Explanation
 
@@ -142,12 +142,19 @@ class Binary(Op):
         if (
             a.value is not None
             and b.value is not None
-            and element_type in INTEGER_TYPES
             and shape.is_static
             and max(a.value.size, b.value.size) <= FOLDED_SIZE
         ):
-            value = self.fold_integers(a.value, b.value)
+            value = self.fold_constant([a.value, b.value])
         return [TensorInfo(self.output_type(element_type), shape, value)]
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """Integer constants fold with OpenVINO's reference arithmetic, which differs from the
+        CPU kernel's f32 arithmetic; floats fold with the kernel."""
+        a, b = inputs
+        if a.dtype.kind not in "iu" or self.auto_broadcast == "pdpd":
+            return None
+        return self.fold_integers(a, b)
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         """OpenVINO's reference result for integer constants (shape arithmetic); None: not
