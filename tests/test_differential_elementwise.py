@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import RULES
+from tests.test_differential_reshape_family import NUMPY, PRECISIONS
 
 ov = pytest.importorskip("openvino")
 
@@ -60,16 +62,6 @@ EXP_ULPS = {"Sigmoid": 7, "Swish": 9}
 # Below this beta * x the CPU's exp is 0, except in the Swish kernel for a run-time beta.
 EXP_CUT_OFF = np.uint32(0xC2ADFADD).view(np.float32)
 
-PRECISIONS = {
-    "f32": "FP32", "f16": "FP16", "bf16": "BF16", "f64": "FP64", "i8": "I8", "i16": "I16",
-    "i32": "I32", "i64": "I64", "u8": "U8", "u16": "U16", "u32": "U32", "u64": "U64",
-    "boolean": "BOOL",
-}  # fmt: skip
-NUMPY = {
-    "f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-    "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
-    "u64": np.uint64, "boolean": np.bool_,
-}  # fmt: skip
 RUN_TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "u16", "u32")
 OTHER_TYPES = ("bf16", "boolean", "i16", "u64")
 
@@ -199,10 +191,16 @@ def render_layers(
     return "".join(layers), "".join(edges), blob
 
 
-def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any]]]) -> Path:
+Render = Callable[[Any, tuple[str, Any], int, int], tuple[str, str, bytes]]
+
+
+def write(
+    directory: Path, name: str, configs: list[tuple[Any, tuple[str, Any]]], render: Render
+) -> Path:
+    """One IR holding each configuration's layers (`render`: 4 ids each) and Const bytes."""
     layers, edges, blob = [], [], b""
     for position, (config, output) in enumerate(configs):
-        layer_text, edge_text, more = render_layers(config, output, 4 * position, len(blob))
+        layer_text, edge_text, more = render(config, output, 4 * position, len(blob))
         layers.append(layer_text)
         edges.append(edge_text)
         blob += more
@@ -231,27 +229,35 @@ class Outcome:
 
 def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
     naive = (config.element_type, declared(config.shape))
-    path = write(directory, f"shape{config.index}", [(config, naive)])
+    path = write(directory, f"shape{config.index}", [(config, naive)], render_layers)
     try:
         model = core.read_model(path)
     except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
         model = None
+    return Outcome(config, model is not None, shape_problems(path, model))
+
+
+def shape_problems(path: Path, model: Any) -> list[str]:
+    """How irpool's findings on `path` (op layer id 2) disagree with OpenVINO's `model`
+    (None: `read_model` refused the file)."""
     loaded = irpool.load(path)
     errors = [d for d in loaded.validate() if d.severity.value == "error"]
+    if model is None:
+        if any(RULES[d.code].runtime == "rejects" for d in errors):
+            return []
+        return [f"accepts what OpenVINO rejects: {[d.code for d in errors]}"]
     problems = []
-    if model is not None:
-        theirs = str(model.output(0).get_partial_shape())
-        ours = str(loaded.checked.outputs[2][0].shape)
-        if ours != theirs:
-            problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
-        problems += [
-            f"rejects what OpenVINO accepts: {d.code} {d.message}"
-            for d in errors
-            if not RULES[d.code].is_strictness
-        ]
-    elif not any(RULES[d.code].runtime == "rejects" for d in errors):
-        problems.append(f"accepts what OpenVINO rejects: {[d.code for d in errors]}")
-    return Outcome(config, model is not None, problems)
+    theirs = str(model.output(0).get_partial_shape())
+    inferred = loaded.checked.outputs.get(2)
+    ours = str(inferred[0].shape) if inferred else "nothing"
+    if ours != theirs:
+        problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
+    problems += [
+        f"rejects what OpenVINO accepts: {d.code} {d.message}"
+        for d in errors
+        if not RULES[d.code].is_strictness
+    ]
+    return problems
 
 
 @pytest.fixture(scope="module")
@@ -346,7 +352,7 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     for start in range(0, len(runnable), BATCH_SIZE):
         batch = runnable[start : start + BATCH_SIZE]
         outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
-        path = write(tmp_path, f"run{start}", outputs)
+        path = write(tmp_path, f"run{start}", outputs, render_layers)
         inputs: dict[str, NDArray[Any]] = {}
         for config in batch:
             shape = tuple(int(d) for d in config.shape.split(",") if d)

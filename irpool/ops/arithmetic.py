@@ -156,10 +156,18 @@ class Binary(Op):
             return None
         return self.fold_integers(a, b)
 
+    # The NumPy function computing the op's reference result on integers, in their type
+    # (wrapping as the reference's C++ integers do).
+    reference: ClassVar[str]
+
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         """OpenVINO's reference result for integer constants (shape arithmetic); None: not
-        folded at check time."""
-        raise NotImplementedError
+        folded (left to the kernel)."""
+        import numpy as np
+
+        with np.errstate(over="ignore"):
+            result: NDArray[Any] = getattr(np, self.reference)(a, b, dtype=a.dtype)
+        return result
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
@@ -171,26 +179,14 @@ class Binary(Op):
 class Add1(Binary):
     type_name = "Add"
     symbol = "+"
-
-    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
-        import numpy as np
-
-        with np.errstate(over="ignore"):  # wraps, as the reference's C++ integers
-            total: NDArray[Any] = np.add(a, b, dtype=a.dtype)
-        return total
+    reference = "add"
 
 
 @register
 class Multiply1(Binary):
     type_name = "Multiply"
     symbol = "*"
-
-    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
-        import numpy as np
-
-        with np.errstate(over="ignore"):
-            product: NDArray[Any] = np.multiply(a, b, dtype=a.dtype)
-        return product
+    reference = "multiply"
 
 
 @register
@@ -200,6 +196,7 @@ class Divide1(Binary):
 
     type_name = "Divide"
     symbol = "/"
+    reference = "floor_divide"
     attributes = (AUTO_BROADCAST, Attr("m_pythondiv", AttrType.BOOL, default=True))
 
     @property
@@ -211,12 +208,10 @@ class Divide1(Binary):
 
         if not np.all(b):  # division by zero: left to the run's folding (the CPU kernel)
             return None
-        if self.python_division:
-            with np.errstate(over="ignore"):
-                floored: NDArray[Any] = np.floor_divide(a, b, dtype=a.dtype)
+        floored = super().fold_integers(a, b)
+        if self.python_division or floored is None:
             return floored
         with np.errstate(over="ignore"):
-            floored = np.floor_divide(a, b, dtype=a.dtype)
             inexact = np.remainder(a, b, dtype=a.dtype) != 0
             truncated: NDArray[Any] = floored + (inexact & ((a < 0) != (b < 0))).astype(a.dtype)
         return truncated
@@ -228,14 +223,12 @@ class Mod1(Binary):
 
     type_name = "Mod"
     symbol = "mod"
+    reference = "fmod"
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np
 
-        if not np.all(b):
-            return None
-        remainder: NDArray[Any] = np.fmod(a, b, dtype=a.dtype)
-        return remainder
+        return super().fold_integers(a, b) if np.all(b) else None
 
 
 @register
