@@ -282,9 +282,9 @@ def division_problems(
         if not same(measured, theirs):
             problems.append(f"{config.describe()}: the CPU no longer divides by f16(1 / y)")
     held = theirs.astype(np.float16 if x.dtype == np.float16 else np.float32)
-    with np.errstate(all="ignore"):  # the spacing of inf is NaN
+    with np.errstate(all="ignore"):  # the spacing of inf is NaN, inf - inf too
         step = np.abs(np.spacing(held)).astype(np.float64)
-    gap = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
+        gap = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
     if not np.array_equal(np.isnan(ours), np.isnan(theirs)) or np.any(
         (ours != theirs) & ~np.isnan(theirs) & ~(gap <= step)
     ):
