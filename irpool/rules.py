@@ -617,15 +617,15 @@ _RULES = (
         runtime="ignores",
         summary="An op type irpool does not model; its declared outputs are trusted.",
         doc=_text("""
-            irpool models the pooling ops and their plumbing only. For any other op type (one
-            warning per type), irpool does not check attributes or infer shapes: it trusts
-            the layer's declared output dims and keeps checking downstream. Nothing is wrong
+            irpool models the ops of the README's supported-ops table only. For any other op
+            type (one warning per type), irpool does not check attributes or infer shapes: it
+            trusts the layer's declared output dims and keeps checking downstream. Nothing is wrong
             with the file; if the model is expected to contain such ops, ignore the rule in
             the configuration. A type that OpenVINO itself does not have in the layer's
             opset is IR216, an error.
         """),
         wrong=_text("""
-            <layer id="1" name="relu" type="Relu" version="opset1">
+            <layer id="1" name="erf" type="Erf" version="opset1">
         """),
         right=_text("""
             # pyproject.toml

@@ -81,14 +81,14 @@ def test_invalid_model_error_carries_the_diagnostics() -> None:
 
 def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
     text = POOL.read_text().replace(
-        'type="AvgPool" version="opset1"', 'type="Relu" version="opset1"'
+        'type="AvgPool" version="opset1"', 'type="Erf" version="opset1"'
     )
-    path = tmp_path / "relu.xml"
+    path = tmp_path / "erf.xml"
     path.write_text(text)
     model = irpool.load(path)
     assert {d.code for d in model.validate()} <= {"IR202", "IR210"}
     with pytest.raises(
-        irpool.ExecutionError, match=r'layer 1 "pool" \(Relu\).*cannot be executed'
+        irpool.ExecutionError, match=r'layer 1 "pool" \(Erf\).*cannot be executed'
     ) as caught:
         model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})
     # The list names every op a kernel runs, those of a shared base class (Reduce) too.
@@ -98,9 +98,9 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
 def test_the_cannot_run_message_names_every_op_irpool_models(tmp_path: Path) -> None:
     # Every op irpool checks, it also runs; the message is derived, so none is left out.
     text = POOL.read_text().replace(
-        'type="AvgPool" version="opset1"', 'type="Relu" version="opset1"'
+        'type="AvgPool" version="opset1"', 'type="Erf" version="opset1"'
     )
-    path = tmp_path / "relu.xml"
+    path = tmp_path / "erf.xml"
     path.write_text(text)
     with pytest.raises(irpool.ExecutionError) as caught:
         irpool.load(path).run({"input": np.zeros((1, 2, 5, 5), np.float32)})

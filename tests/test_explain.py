@@ -134,9 +134,9 @@ def test_json_shapes_are_arrays_with_dynamic_dims_as_strings(
 
 
 def test_layers_irpool_does_not_model_are_marked_not_inferred(runner: CliRunner) -> None:
-    _, stdout, _ = explain(runner, "tests/rules/IR202_unchecked_relu.xml")
-    relu = next(line for line in stdout.splitlines() if " relu " in line)
-    assert "not inferred" in relu
+    _, stdout, _ = explain(runner, "tests/rules/IR202_unchecked_erf.xml")
+    erf = next(line for line in stdout.splitlines() if " erf " in line)
+    assert "not inferred" in erf
 
 
 def test_layers_in_a_cycle_are_counted(runner: CliRunner) -> None:
@@ -199,7 +199,7 @@ def test_dot_graph_has_a_node_per_layer_and_an_edge_per_connection(
     [
         ("examples/valid/avgpool1_4d.xml", None),
         ("examples/broken/cycle.xml", "#ffd6d6"),
-        ("tests/rules/IR202_unchecked_relu.xml", "#fff1c2"),
+        ("tests/rules/IR202_unchecked_erf.xml", "#fff1c2"),
     ],
 )
 def test_dot_colours_follow_the_worst_finding(

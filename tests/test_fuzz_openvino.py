@@ -552,12 +552,12 @@ def _dynamic_element_type() -> str:
 
 
 def _unmodelled_op() -> str:
-    """A Relu with no input: irpool does not know Relu takes one."""
-    relu = (
-        '\t\t<layer id="3" name="relu" type="Relu" version="opset1">\n'
+    """An Erf with no input: irpool does not know Erf takes one."""
+    erf = (
+        '\t\t<layer id="3" name="erf" type="Erf" version="opset1">\n'
         f"\t\t\t<output>\n{ir.port(0, (1, 2, 4, 4))}\t\t\t</output>\n\t\t</layer>\n"
     )
-    text = ir.pool_model().replace("\t</layers>", relu + "\t</layers>")
+    text = ir.pool_model().replace("\t</layers>", erf + "\t</layers>")
     return text.replace('<edge from-layer="0" from-port="0"', '<edge from-layer="3" from-port="0"')
 
 

@@ -23,10 +23,15 @@ def _no_weights(offset: int, size: int) -> WeightsProblem:
     raise AssertionError("an op run on arrays reads no weights")
 
 
+def quiet_context(present: frozenset[str] = frozenset()) -> LayerContext:
+    """A layer context that drops what the op reports and reads no weights."""
+    return LayerContext(present, lambda code, message, attribute: None, _no_weights)
+
+
 def compute(op: Op, arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any] | None]:
     """The op's outputs for `arrays`, every output used."""
     infos = [TensorInfo(ELEMENT_TYPES[a.dtype], Shape.of(*a.shape), a) for a in arrays]
-    ignore = LayerContext(frozenset(op.attrs), lambda code, message, attribute: None, _no_weights)
+    ignore = quiet_context(frozenset(op.attrs))
     specs = [OutputSpec.of(info.element_type) for info in op.infer(infos, ignore)]
     kernel = kernel_of(op)
     assert kernel is not None, f"{op.label()} has no kernel"

@@ -1,0 +1,133 @@
+"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5 and Floor-1: one tensor in, the same shape
+and element type out, element by element.
+
+What OpenVINO 2026.4 refuses (measured by building each op on every element type,
+docs/semantics.md "Elementwise ops"): a boolean input for every one of them; Swish also any
+input that is not floating point, and a `beta` that is not a scalar of the data's type. The
+kernels are in irpool.execute.kernels.activations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from irpool.element_types import element_type
+from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.folding import folded
+from irpool.ops.registry import register
+from irpool.report.explain import Explanation
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+
+class Activation(Op):
+    """The unary ops' shared checks; subclasses name the op and, when it folds integer
+    constants exactly (shape arithmetic), how."""
+
+    version = 1
+    opsets = range(1, 17)
+    input_names: ClassVar[tuple[str, ...]] = ("data",)
+    # The formula, for `irpool explain`.
+    formula: ClassVar[str]
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        if data.element_type == "boolean":
+            raise ShapeError("This operation does not support input with element type: boolean")
+        value = folded(data, lambda array: self.fold_constant([array]))
+        return [TensorInfo(data.element_type, data.shape, value)]
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """Integer constants fold exactly, as OpenVINO's reference does (the CPU kernel
+        computes them in f32); floats fold with the kernel."""
+        if inputs[0].dtype.kind not in "iu":
+            return None
+        return self.fold_integers(inputs[0])
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        """The formula, element by element: no axis is windowed."""
+        return Explanation(f"element by element: {self.formula}", [])
+
+    def fold_integers(self, values: NDArray[Any]) -> NDArray[Any] | None:
+        """The exact value OpenVINO's constant folding gives for integer constants; None:
+        not folded at check time (planning a run folds it with the kernel)."""
+        return None
+
+
+@register
+class Relu1(Activation):
+    type_name = "ReLU"  # as the serializer writes it (the op itself is named Relu)
+    formula = "max(x, 0)"
+
+    def fold_integers(self, values: NDArray[Any]) -> NDArray[Any] | None:
+        import numpy as np
+
+        positive: NDArray[Any] = np.maximum(values, values.dtype.type(0))
+        return positive
+
+
+@register
+class Sigmoid1(Activation):
+    type_name = "Sigmoid"
+    formula = "1 / (1 + exp(-x))"
+
+
+@register
+class HSwish4(Activation):
+    type_name = "HSwish"
+    version = 4
+    opsets = range(4, 17)
+    formula = "x * min(max(x / 6 + 0.5, 0), 1)"
+
+
+@register
+class HSigmoid5(Activation):
+    type_name = "HSigmoid"
+    version = 5
+    opsets = range(5, 17)
+    formula = "min(max(x + 3, 0), 6) / 6"
+
+
+@register
+class Floor1(Activation):
+    type_name = "Floor"
+    formula = "floor(x)"
+
+    def fold_integers(self, values: NDArray[Any]) -> NDArray[Any] | None:
+        return values  # an integer is its own floor
+
+
+@register
+class Swish4(Activation):
+    """Swish-4: x * sigmoid(beta * x), `beta` an optional scalar input (default 1)."""
+
+    type_name = "Swish"
+    version = 4
+    opsets = range(4, 17)
+    input_names = ("data", "beta")
+    optional_inputs = 1
+    formula = "x * sigmoid(beta * x)"
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        if len(inputs) > 1:
+            beta = inputs[1]
+            if beta.element_type != data.element_type:
+                raise ShapeError(
+                    f"Swish inputs must have the same type but they are: "
+                    f"{data.element_type} and {beta.element_type}"
+                )
+            if beta.shape.rank is not None and beta.shape.rank != 0:
+                raise ShapeError(
+                    f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}"
+                )
+        kind = element_type(data.element_type)
+        if not kind.is_float and data.element_type != "dynamic":
+            raise ShapeError(
+                f"Swish input tensor must be floating point type({data.element_type})."
+            )
+        return [TensorInfo(data.element_type, data.shape)]

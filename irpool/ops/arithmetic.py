@@ -1,0 +1,247 @@
+"""Add-1, Multiply-1, Divide-1, Mod-1 and Greater-1 (opset1-16): two tensors in, broadcast
+by `auto_broadcast`, one out (Greater: boolean).
+
+Shape rules are OpenVINO 2026.4's, measured with `read_model` on every pair of static,
+dynamic and interval dims (docs/semantics.md, "Elementwise ops"):
+- numpy: ranks aligned at the end; of two dims, one that can be 1 yields to the other (both
+  can: the hull of the two intervals), otherwise they must overlap and give the overlap;
+- none: equal ranks, each pair of dims overlaps and gives the overlap;
+- pdpd: the second input's rank at most the first's, its dims aligned from axis 0 (what the
+  IR reader gives, not the specification's -1), each pair as numpy's, except that a static 1
+  in the first input takes only a dim that can be 1, and a static 1 in the second input
+  refuses a 0;
+- explicit: as none.
+Both inputs must have one element type; arithmetic refuses boolean. Integer constants fold
+with OpenVINO's reference arithmetic (Divide with `m_pythondiv` floors), so ShapeOf
+arithmetic keeps its values. The kernels are in irpool.execute.kernels.arithmetic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from irpool.graph.shape import Dim, Shape
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.folding import FOLDED_SIZE
+from irpool.ops.registry import register
+from irpool.report.explain import Explanation
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+INCONSISTENT = "Argument shapes are inconsistent."
+AUTO_BROADCAST = Attr(
+    "auto_broadcast",
+    AttrType.ENUM,
+    default="numpy",
+    choices=("none", "numpy", "pdpd", "explicit"),
+)
+
+
+def _contains_one(dim: Dim) -> bool:
+    return dim.low <= 1 and (dim.high is None or dim.high >= 1)
+
+
+def _overlap(a: Dim, b: Dim) -> Dim:
+    low = max(a.low, b.low)
+    highs = [h for h in (a.high, b.high) if h is not None]
+    high = min(highs) if highs else None
+    if high is not None and low > high:
+        raise ShapeError(INCONSISTENT)
+    return Dim(low, high)
+
+
+def numpy_dim(a: Dim, b: Dim) -> Dim:
+    """Two dims broadcast as OpenVINO's Dimension::broadcast_merge."""
+    a_one, b_one = _contains_one(a), _contains_one(b)
+    if a_one and b_one:
+        high = None if a.high is None or b.high is None else max(a.high, b.high)
+        return Dim(min(a.low, b.low), high)
+    if a_one:
+        return b
+    if b_one:
+        return a
+    return _overlap(a, b)
+
+
+def broadcast(a: Shape, b: Shape, mode: str) -> Shape:
+    """The output shape of a binary op for `auto_broadcast` = `mode`; ShapeError as
+    OpenVINO refuses the pair."""
+    if mode == "numpy":
+        if a.dims is None or b.dims is None:
+            return Shape.dynamic()
+        rank = max(len(a.dims), len(b.dims))
+        one = Dim.static(1)
+        left = (one,) * (rank - len(a.dims)) + a.dims
+        right = (one,) * (rank - len(b.dims)) + b.dims
+        return Shape(tuple(numpy_dim(x, y) for x, y in zip(left, right, strict=True)))
+    if mode in ("none", "explicit"):
+        if a.dims is None:
+            return b
+        if b.dims is None:
+            return a
+        if len(a.dims) != len(b.dims):
+            raise ShapeError(INCONSISTENT)
+        return Shape(tuple(_overlap(x, y) for x, y in zip(a.dims, b.dims, strict=True)))
+    return _pdpd(a, b)
+
+
+def _pdpd(a: Shape, b: Shape) -> Shape:
+    if a.dims is None or b.dims is None:
+        return Shape.dynamic()
+    if len(b.dims) > len(a.dims):
+        raise ShapeError(INCONSISTENT)
+    dims = list(a.dims)
+    one = Dim.static(1)
+    for axis, dim in enumerate(b.dims):
+        if (dim == one and dims[axis] == Dim.static(0)) or (
+            dims[axis] == one and not _contains_one(dim)
+        ):
+            raise ShapeError(INCONSISTENT)
+        dims[axis] = numpy_dim(dims[axis], dim)
+    return Shape(tuple(dims))
+
+
+class Binary(Op):
+    """The binary ops' shared checks and shape inference; subclasses name the op."""
+
+    version = 1
+    opsets = range(1, 17)
+    attributes: ClassVar[tuple[Attr, ...]] = (AUTO_BROADCAST,)
+    input_names = ("a", "b")
+    symbol: ClassVar[str]  # for `irpool explain`
+    accepts_boolean: ClassVar[bool] = False
+
+    @property
+    def auto_broadcast(self) -> str:
+        mode: str = self.attrs["auto_broadcast"]
+        return mode
+
+    def output_type(self, element_type: str) -> str:
+        return element_type
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        a, b = inputs
+        if a.element_type != b.element_type and "dynamic" not in (a.element_type, b.element_type):
+            raise ShapeError(
+                f"Arguments do not have the same element type (arg0 element type: "
+                f"{a.element_type}, arg1 element type: {b.element_type})."
+            )
+        if a.element_type == "boolean" and not self.accepts_boolean:
+            raise ShapeError("This operation does not support inputs with element type: boolean")
+        try:
+            shape = broadcast(a.shape, b.shape, self.auto_broadcast)
+        except ShapeError as error:
+            raise ShapeError(
+                f"{error} {a.shape} and {b.shape} do not broadcast "
+                f"(auto_broadcast={self.auto_broadcast})"
+            ) from error
+        element_type = a.element_type if a.element_type != "dynamic" else b.element_type
+        value = None
+        if (
+            a.value is not None
+            and b.value is not None
+            and shape.is_static
+            and max(a.value.size, b.value.size) <= FOLDED_SIZE
+        ):
+            value = self.fold_constant([a.value, b.value])
+        return [TensorInfo(self.output_type(element_type), shape, value)]
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """Integer constants fold with OpenVINO's reference arithmetic, which differs from the
+        CPU kernel's f32 arithmetic; floats fold with the kernel."""
+        a, b = inputs
+        if a.dtype.kind not in "iu" or self.auto_broadcast == "pdpd":
+            return None
+        return self.fold_integers(a, b)
+
+    # The NumPy function computing the op's reference result on integers, in their type
+    # (wrapping as the reference's C++ integers do).
+    reference: ClassVar[str]
+
+    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        """OpenVINO's reference result for integer constants (shape arithmetic); None: not
+        folded (left to the kernel)."""
+        import numpy as np
+
+        with np.errstate(over="ignore"):
+            result: NDArray[Any] = getattr(np, self.reference)(a, b, dtype=a.dtype)
+        return result
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        return Explanation(f"a {self.symbol} b, auto_broadcast={self.auto_broadcast}", [])
+
+
+@register
+class Add1(Binary):
+    type_name = "Add"
+    symbol = "+"
+    reference = "add"
+
+
+@register
+class Multiply1(Binary):
+    type_name = "Multiply"
+    symbol = "*"
+    reference = "multiply"
+
+
+@register
+class Divide1(Binary):
+    """Divide-1: `m_pythondiv` (default true) rounds an integer quotient down instead of
+    toward zero, in constant folding only: the CPU plugin truncates either way (measured)."""
+
+    type_name = "Divide"
+    symbol = "/"
+    reference = "floor_divide"
+    attributes = (AUTO_BROADCAST, Attr("m_pythondiv", AttrType.BOOL, default=True))
+
+    @property
+    def python_division(self) -> bool:
+        return bool(self.attrs["m_pythondiv"])
+
+    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        import numpy as np
+
+        if not np.all(b):  # division by zero: left to the run's folding (the CPU kernel)
+            return None
+        floored = super().fold_integers(a, b)
+        if self.python_division or floored is None:
+            return floored
+        with np.errstate(over="ignore"):
+            inexact = np.remainder(a, b, dtype=a.dtype) != 0
+            truncated: NDArray[Any] = floored + (inexact & ((a < 0) != (b < 0))).astype(a.dtype)
+        return truncated
+
+
+@register
+class Mod1(Binary):
+    """Mod-1: the remainder with the dividend's sign (truncated division)."""
+
+    type_name = "Mod"
+    symbol = "mod"
+    reference = "fmod"
+
+    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        import numpy as np
+
+        return super().fold_integers(a, b) if np.all(b) else None
+
+
+@register
+class Greater1(Binary):
+    type_name = "Greater"
+    symbol = ">"
+    accepts_boolean = True
+
+    def output_type(self, element_type: str) -> str:
+        return "boolean"
+
+    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        import numpy as np
+
+        greater: NDArray[Any] = np.greater(a, b)
+        return greater

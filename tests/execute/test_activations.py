@@ -1,0 +1,121 @@
+"""ReLU, Sigmoid, Swish, HSwish, HSigmoid and Floor on the values where the CPU plugin's
+formulas show (measured on OpenVINO 2026.4.1, docs/semantics.md "Elementwise ops"); the live
+comparison over many inputs is tests/test_differential_elementwise.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from irpool.graph.shape import Shape
+from irpool.ops.activations import Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
+from irpool.ops.base import Op, TensorInfo
+from tests.execute.running import compute, quiet_context
+
+NAN, INF = float("nan"), float("inf")
+F32 = np.float32
+
+# op, input, CPU output (f32)
+CPU_VALUES: list[tuple[type[Op], float, float]] = [
+    (Relu1, NAN, 0.0),
+    (Relu1, -INF, 0.0),
+    (Relu1, -0.0, 0.0),
+    (Relu1, 1e-45, 1e-45),
+    (Sigmoid1, NAN, NAN),
+    (Sigmoid1, INF, 1.0),
+    (Sigmoid1, -INF, 0.0),
+    (Sigmoid1, -86.989975, 0.0),  # the CPU's exp underflows here, NumPy's does not
+    (Sigmoid1, -88.0, 0.0),
+    (Swish4, -INF, NAN),
+    (Swish4, INF, INF),
+    (Swish4, -89.0, -0.0),
+    (Swish4, -0.0, -0.0),
+    (HSwish4, NAN, NAN),
+    (HSwish4, -INF, NAN),
+    (HSwish4, INF, INF),
+    (HSwish4, -2.9999, -4.988742512068711e-05),
+    (HSwish4, 0.5, 0.2916666567325592),
+    (HSwish4, -3.0, -0.0),
+    (HSigmoid5, NAN, 0.0),
+    (HSigmoid5, 0.0, 0.4999999701976776),  # times the f32 just below 1/6
+    (HSigmoid5, INF, 0.9999999403953552),
+    (HSigmoid5, 1.5, 0.7499999403953552),
+    (HSigmoid5, -2.9999, 1.6649562894599512e-05),
+    (Floor1, -0.0, -0.0),
+    (Floor1, -1e-45, -1.0),
+    (Floor1, -2.5, -3.0),
+    (Floor1, NAN, NAN),
+]
+
+
+@pytest.mark.parametrize(("op_class", "value", "expected"), CPU_VALUES)
+def test_cpu_values(op_class: type[Op], value: float, expected: float) -> None:
+    (result,) = compute(op_class({}), [np.array([value], F32)])
+    assert result is not None and result.dtype == np.float32
+    assert result.tobytes() == np.array([expected], F32).tobytes() or (
+        np.isnan(expected) and np.isnan(result[0])
+    )
+
+
+def test_sigmoid_is_cut_off_where_the_cpu_exp_underflows() -> None:
+    """The CPU gives 1.6624066e-38 at -86.98997 and 0 one f32 below; NumPy's exp still
+    gives subnormals down to -103, and its value here is 2 ulp from the CPU's."""
+    below, at = np.nextafter(F32(-86.98997), F32(-100)), F32(-86.98997)
+    (result,) = compute(Sigmoid1({}), [np.array([below, at], F32)])
+    assert result is not None and result[0] == 0
+    cpu = np.array(1.6624066e-38, F32).view(np.int32)
+    assert abs(int(result[1:].view(np.int32)[0]) - int(cpu)) <= 7
+
+
+# op, element type, input, CPU output: integers are computed in f32 and rounded to nearest,
+# 32-bit ones through int32 (out of range: INT32_MIN), 8-bit ones saturated.
+INTEGER_VALUES: list[tuple[type[Op], Any, list[int], list[int]]] = [
+    (Relu1, np.int32, [-(2**31), -7, 2**31 - 1, 16777217], [0, 0, -(2**31), 16777216]),
+    (Floor1, np.int32, [-(2**31), 2**31 - 1, 16777217], [-(2**31), -(2**31), 16777216]),
+    (Floor1, np.int64, [-5, 3, 2**40], [-5, 3, 0]),  # 64-bit integers wrap to int32 first
+    (Sigmoid1, np.int32, [-7, 0, 5], [0, 0, 1]),
+    (HSwish4, np.int32, [-1, 5, 2**31 - 1], [0, 5, -(2**31)]),
+    (HSigmoid5, np.int32, [-7, 0, 5], [0, 0, 1]),
+    (Relu1, np.int8, [-128, -7, 127], [0, 0, 127]),
+    (Relu1, np.uint8, [0, 5, 255], [0, 5, 255]),
+]
+
+
+@pytest.mark.parametrize(("op_class", "dtype", "values", "expected"), INTEGER_VALUES)
+def test_cpu_integer_values(
+    op_class: type[Op], dtype: Any, values: list[int], expected: list[int]
+) -> None:
+    (result,) = compute(op_class({}), [np.array(values, dtype)])
+    assert result is not None and result.dtype == np.dtype(dtype)
+    assert result.tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("beta", "values", "expected"),
+    [
+        (2.0, [-3.0, 0.5, NAN], [-0.007417869288474321, 0.36552929878234863, NAN]),
+        (0.0, [-3.0, INF], [-1.5, NAN]),  # 0 * inf: NaN inside the sigmoid
+        (INF, [-3.0, 0.0, 2.0], [-0.0, NAN, 2.0]),
+        (NAN, [1.0], [NAN]),
+    ],
+)
+def test_swish_beta(beta: float, values: list[float], expected: list[float]) -> None:
+    (result,) = compute(Swish4({}), [np.array(values, F32), np.array(beta, F32)])
+    assert result is not None
+    cpu = np.array(expected, F32)
+    np.testing.assert_array_equal(np.isnan(result), np.isnan(cpu))
+    found = ~np.isnan(cpu)
+    np.testing.assert_array_equal(np.signbit(result[found]), np.signbit(cpu[found]))
+    np.testing.assert_array_max_ulp(result[found], cpu[found], maxulp=9)  # the exp's bound
+
+
+@pytest.mark.parametrize("op_class", [Relu1, Floor1])
+def test_integer_constants_fold_exactly(op_class: type[Op]) -> None:
+    """Shape arithmetic keeps its values: OpenVINO folds integer constants with its
+    reference implementation, exactly, without the CPU's int32 wrap."""
+    value = np.array([2**40, -3, 7], np.int64)
+    (out,) = op_class({}).infer([TensorInfo("i64", Shape.of(3), value)], quiet_context())
+    expected = np.maximum(value, 0) if op_class is Relu1 else value
+    assert out.value is not None and out.value.tolist() == expected.tolist()
