@@ -53,7 +53,7 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
     ],
 )
 def test_checking_a_model_without_constants_imports_no_numpy(args: list[str]) -> None:
-    """Half of `irpool validate`'s start-up was NumPy's import (README "Start-up")."""
+    """Half of `irpool validate`'s start-up was NumPy's import (docs/performance.md, "Start-up")."""
     assert not numpy_modules(imported_by(args))
 
 
