@@ -1,15 +1,17 @@
-"""What a pooling op proposes for `--fix` (`Op.attribute_fixes`): the pads the runtime uses
-where auto_pad replaces declared ones, and nothing where the attributes do not fit."""
+"""What a pooling op proposes for `--fix` (the `fix` of its reports): the pads the runtime uses
+where auto_pad replaces declared ones, and nothing where the attributes do not fit or the
+input is only a port's claim."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.avg_pool import AvgPool1
-from irpool.ops.base import TensorInfo
+from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 
 DATA = TensorInfo("f32", Shape.of(1, 1, 5, 5))
 
@@ -36,7 +38,7 @@ def _pool(**changes: Any) -> AvgPool1:
         (_pool(auto_pad="explicit"), [DATA], {}),
         (_pool(auto_pad="valid", pads_end=(0, 0)), [DATA], {}),
         (_pool(), [TensorInfo("f32", Shape((*DATA.shape.dims[:3], Dim.dynamic())))], {}),
-        (_pool(), [None], {}),
+        (_pool(), [TensorInfo("f32", DATA.shape, trusted=True)], {}),
         (_pool(), [TensorInfo("f32", Shape.dynamic())], {}),
         # lists that do not fit the input were reported (IR207): nothing to propose
         (_pool(kernel=()), [DATA], {}),
@@ -49,12 +51,21 @@ def _pool(**changes: Any) -> AvgPool1:
         "explicit",
         "valid",
         "dynamic dim",
-        "unknown input",
+        "declared input",
         "unknown rank",
         "no kernel",
         "short pads",
         "rank mismatch",
     ],
 )
-def test_pad_fixes(pool: AvgPool1, inputs: list[TensorInfo | None], fixes: dict[str, str]) -> None:
-    assert pool.attribute_fixes(inputs) == fixes
+def test_pad_fixes(pool: AvgPool1, inputs: list[TensorInfo], fixes: dict[str, str]) -> None:
+    proposed: dict[str, str] = {}
+    ctx = LayerContext(
+        frozenset(pool.attrs),
+        lambda code, message, attribute: None,
+        lambda offset, size: memoryview(b""),
+        propose=lambda code, attribute, fix: proposed.__setitem__(attribute, fix),
+    )
+    with contextlib.suppress(ShapeError):  # lists that do not fit: reported, nothing to write
+        pool.infer(inputs, ctx)
+    assert proposed == fixes

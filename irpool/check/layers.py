@@ -13,10 +13,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from irpool.check.attributes import Attributes, read_attributes
-from irpool.check.fixes import attribute_fixes, dims, edit_at
+from irpool.check.locators import AtData, AtDim, AtLayer, AtOp, AtPort, AtUnusableFile, Locator
 from irpool.diagnostics import Collector
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
@@ -31,11 +30,9 @@ from irpool.rules import (
     DECLARED_PRECISION_MISMATCH,
     DECLARED_RANK_MISMATCH,
     NON_CANONICAL_SPELLING,
-    OVERWRITTEN_PADS,
     UNCHECKED_OP,
     UNKNOWN_OP_TYPE,
     UNSUPPORTED_OPSET,
-    WEIGHTS_UNAVAILABLE,
     WRONG_PORT_COUNT,
     Code,
 )
@@ -69,26 +66,17 @@ def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) 
     return _Checker(doc, graph, weights, sink).run()
 
 
-# A finding of an op's checks: rule code, message, and the attribute it is about.
-Report = tuple[Code, str, str | None]
-
-
 @dataclass(frozen=True, slots=True)
 class _Outcome:
-    """What one op's shape inference gave: outputs, or None when the layer must be trusted."""
+    """What one op's shape inference gave: outputs, or None when the layer must be trusted,
+    and its findings (each pointing at the attribute it names, with the fix it proposes)."""
 
     outputs: list[TensorInfo] | None
-    reports: tuple[Report, ...]
+    findings: tuple[LayerFinding, ...]
 
 
-# Where in its layer a finding points, so that repeated layers can share findings:
-#   ("layer", attribute | None)  the <layer> element, or one of its attributes
-#   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
-#   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
-#   ("port", Port, attribute | None) and ("dim", Port, index, fix)
-# `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
-Locator = tuple[Any, ...]
-# A layer's findings: rule code, message, where.
+# A layer's findings: rule code, message, where (relative to the layer: layers written alike
+# share them).
 LayerFinding = tuple[Code, str, Locator]
 
 
@@ -112,9 +100,9 @@ class _Checker:
         self.sink = sink
         self.result = CheckedLayers()
         self.unchecked_types: set[str] = set()
-        # Whether a missing .bin was reported on a kept layer, and on a dropped one: a layer
-        # the runtime drops reads no weights, so its finding cannot stand for the others'.
-        self.weights_reported: set[bool] = set()
+        # Problems of the model's files reported (code, on a kept layer): a layer the runtime
+        # drops reads no weights, so a finding on one cannot stand for the kept layers'.
+        self.file_problems: set[tuple[Code, bool]] = set()
         # Work shared by repeated layers (see the module docstring).
         self._lookups: dict[tuple[str, str], Lookup] = {}
         self._configured: dict[Hashable, tuple[Attributes, Op]] = {}
@@ -179,10 +167,10 @@ class _Checker:
         self._compare_inputs(layer, inputs, findings)
         if found.canonical_type is not None and layer.type != found.canonical_type:
             message = f'type "{layer.type}" is written "{found.canonical_type}"'
-            findings.append((NON_CANONICAL_SPELLING, message, ("layer", "type")))
+            findings.append((NON_CANONICAL_SPELLING, message, AtLayer("type")))
         attributes, op = self._configure(found.op, layer.data_items)
         findings.extend(
-            (code, message, ("data", name)) for code, message, name in attributes.findings
+            (code, message, AtData(name)) for code, message, name in attributes.findings
         )
         ports_ok = self._check_port_counts(layer, op, findings)
         known_inputs = [info for info in inputs if info is not None]
@@ -190,11 +178,7 @@ class _Checker:
             return _LayerOutcome(op, None, tuple(findings), inputs)
         used = self._used.get(layer.id, NONE_USED)
         inferred = self._infer(op, attributes, known_inputs, used)
-        reported = [code for code, _, _ in inferred.reports]
-        fixes = attribute_fixes(op, reported, known_inputs)
-        for code, message, name in inferred.reports:
-            fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
-            findings.append((code, message, ("op", name, fix)))
+        findings.extend(inferred.findings)
         if inferred.outputs is not None:
             for port, info in zip(layer.outputs, inferred.outputs, strict=False):
                 self._compare(port, info, "output", findings)
@@ -220,22 +204,30 @@ class _Checker:
         outcome = None if key is None else self._inferred.get(key)
         if outcome is not None:
             return outcome
-        reports: list[Report] = []
+        reports: list[tuple[Code, str, str | None]] = []
+        fixes: dict[tuple[Code, str], str] = {}
         ctx = LayerContext(
             attributes.present,
             lambda code, message, attribute: reports.append((code, message, attribute)),
             self.weights.read,
             used,
+            propose=lambda code, attribute, fix: fixes.__setitem__((code, attribute), fix),
         )
+        findings: list[LayerFinding] = []
         outputs: list[TensorInfo] | None
         try:
             outputs = op.infer(inputs, ctx)
         except ShapeError as error:
-            reports.append((error.code, f"{op.label()}: {error}", error.attribute))
+            place = AtUnusableFile if error.about_file else AtOp
+            findings.append((error.code, f"{op.label()}: {error}", place(error.attribute)))
             outputs = None
         except NotInferable:
             outputs = None
-        outcome = _Outcome(outputs, tuple(reports))
+        reported = [
+            (code, message, AtOp(name, None if name is None else fixes.get((code, name))))
+            for code, message, name in reports
+        ]
+        outcome = _Outcome(outputs, (*reported, *findings))
         if key is not None:
             self._inferred[key] = outcome
         return outcome
@@ -263,32 +255,13 @@ class _Checker:
         """Report findings on this layer, at the places their locators name."""
         source = self.doc.source
         for code, message, locator in findings:
-            if code == WEIGHTS_UNAVAILABLE:
-                kept = layer.id in self.graph.reachable
-                if kept in self.weights_reported:
-                    continue  # one missing .bin is one problem, however many Consts need it
-                self.weights_reported.add(kept)
-            kind = locator[0]
-            if kind == "layer":
-                name = locator[1]
-                span = (
-                    source.attribute(layer.element, name) if name else source.element(layer.element)
-                )
-            elif kind in ("data", "op"):
-                data, name = layer.data, locator[1]
-                if data is not None and name:
-                    span = source.attribute(data, name)
-                elif data is not None and kind == "data":
-                    span = source.element(data)
-                else:
-                    span = source.element(layer.element)
-            elif kind == "port":
-                element = layer.port_element(locator[1])
-                name = locator[2]
-                span = source.attribute(element, name) if name else source.element(element)
-            else:
-                span = source.element_text(dims(layer, locator[1])[locator[2]])
-            self.sink.add(code, message, span, layer.ref, edit=edit_at(source, layer, locator))
+            if locator.about_file:
+                key = (code, layer.id in self.graph.reachable)
+                if key in self.file_problems:
+                    continue
+                self.file_problems.add(key)
+            span = locator.span(source, layer)
+            self.sink.add(code, message, span, layer.ref, edit=locator.edit(source, layer))
 
     def _report_lookup(self, layer: Layer, found: Lookup) -> None:
         source = self.doc.source
@@ -329,7 +302,7 @@ class _Checker:
                 message = (
                     f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )
-                findings.append((WRONG_PORT_COUNT, message, ("layer", None)))
+                findings.append((WRONG_PORT_COUNT, message, AtLayer()))
                 ok = False
         return ok
 
@@ -350,13 +323,13 @@ class _Checker:
                         f"{where} declares {len(declared)} dim(s), but the inferred shape has "
                         "a dynamic rank"
                     )
-                    findings.append((DECLARED_RANK_MISMATCH, message, ("port", port, None)))
+                    findings.append((DECLARED_RANK_MISMATCH, message, AtPort(port)))
             elif len(declared) != len(inferred.dims):
                 message = (
                     f"{where} declares {len(declared)} dim(s), but the inferred shape has "
                     f"rank {inferred.rank}"
                 )
-                findings.append((DECLARED_RANK_MISMATCH, message, ("port", port, None)))
+                findings.append((DECLARED_RANK_MISMATCH, message, AtPort(port)))
             else:
                 for index, (value, dim) in enumerate(zip(declared, inferred.dims, strict=True)):
                     expected = dim.value if dim.is_static else -1
@@ -367,14 +340,14 @@ class _Checker:
                             f"(shape {inferred})"
                         )
                         fix = None if info.trusted else str(expected)
-                        findings.append((DECLARED_DIM_MISMATCH, message, ("dim", port, index, fix)))
+                        findings.append((DECLARED_DIM_MISMATCH, message, AtDim(port, index, fix)))
         written = (info.element_type, info.written_as)
         if info.element_type != "dynamic" and port.precision not in (None, *written):
             message = (
                 f"{where} precision says {port.precision_text}, but the tensor is "
                 f"{info.element_type} (write {precision_name(info.element_type)})"
             )
-            findings.append((DECLARED_PRECISION_MISMATCH, message, ("port", port, "precision")))
+            findings.append((DECLARED_PRECISION_MISMATCH, message, AtPort(port, "precision")))
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:

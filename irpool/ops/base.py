@@ -1,5 +1,6 @@
-"""What an op module declares: its attributes (once, for every version), shape inference,
-its `irpool explain` rows and the attribute edits it proposes. Its kernel lives in execute/.
+"""What an op module declares: its attributes (once, for every version), shape inference
+(with the attribute fixes its findings carry) and its `irpool explain` rows. Its kernel lives
+in execute/.
 
 An op family (AvgPool) is one module with one class per op version (AvgPool-1, -14, -16).
 Every class lists the family's full attribute table; `Attr.since` tells which version
@@ -101,11 +102,19 @@ class ShapeError(Exception):
     """The runtime's own shape inference would fail; `code` is the rule to report."""
 
     def __init__(
-        self, message: str, code: Code = SHAPE_INFERENCE_FAILED, attribute: str | None = None
+        self,
+        message: str,
+        code: Code = SHAPE_INFERENCE_FAILED,
+        attribute: str | None = None,
+        *,
+        about_file: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.attribute = attribute
+        # The model's files cannot give the layer what it reads (its weights): one problem
+        # of the file, however many layers it stops.
+        self.about_file = about_file
 
 
 class NotInferable(Exception):
@@ -113,7 +122,9 @@ class NotInferable(Exception):
 
 
 class LayerContext:
-    """What an op sees of its layer while it is checked: findings go back through `report`.
+    """What an op sees of its layer while it is checked: findings go back through `report`,
+    and the attribute values that certainly settle them through `propose` (what `irpool
+    validate --fix` writes).
 
     `present` names the attributes the layer writes; `used_outputs` holds the indices of the
     outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
@@ -124,14 +135,22 @@ class LayerContext:
         report: Callable[[Code, str, str | None], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
         used_outputs: frozenset[int] = frozenset(),
+        propose: Callable[[Code, str, str], None] | None = None,
     ) -> None:
         self.present = present
         self.used_outputs = used_outputs
         self._report = report
         self._load = load_weights
+        self._propose = propose
 
-    def report(self, code: Code, message: str, attribute: str | None = None) -> None:
+    def report(
+        self, code: Code, message: str, attribute: str | None = None, fix: str | None = None
+    ) -> None:
+        """`fix`: the value of `attribute` that says what the runtime really uses. Give one
+        only when it is certain: from tensors irpool inferred, never from a port's claim."""
         self._report(code, message, attribute)
+        if fix is not None and attribute is not None and self._propose is not None:
+            self._propose(code, attribute, fix)
 
     def read_weights(self, offset: int, size: int) -> memoryview | WeightsProblem:
         """The bytes of a Const, or why they cannot be read."""
@@ -176,11 +195,6 @@ class Op:
         """The op's section in `irpool explain` (settings and a row per spatial axis), given
         the tensors its layer consumes (None: unknown) and produces; None: no section."""
         return None
-
-    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
-        """Attribute -> the value that says what the runtime really uses, for attributes whose
-        declared value it replaces (what `irpool validate --fix` writes; IR213)."""
-        return {}
 
 
 def numpy_holds(element_type: str) -> bool:

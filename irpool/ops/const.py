@@ -22,7 +22,6 @@ from irpool.ops.base import (
 from irpool.ops.registry import register
 from irpool.parse.values import ELEMENT_TYPES
 from irpool.rules import (
-    CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
     CONST_SIZE_TOO_SMALL,
     INVALID_ATTRIBUTE_VALUE,
@@ -55,6 +54,7 @@ def refuse_unbacked(info: TensorInfo, input_name: str) -> None:
             f'Const no data, and read_model fails reading {input_name} from it ("ptr is Null"); '
             "a .bin of at least one byte loads",
             WEIGHTS_UNAVAILABLE,
+            about_file=True,
         )
 
 
@@ -92,7 +92,7 @@ class Constant(Op):
         raw = ctx.read_weights(offset, size)
         if isinstance(raw, WeightsProblem):
             raise ShapeError(
-                raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
+                raw.message, raw.code, None if raw.about_file else "size", about_file=raw.about_file
             )
         if size < needed:
             raise ShapeError(
