@@ -4,6 +4,6 @@
 is inside one, each distinct text read once; `beside` serializes `<layers>` and runs the
 schema check on a second thread), `edges` reads the `<edge>` elements and wires them to
 ports, `topology` orders the layers and finds what the sinks reach, and `checks` reports
-the graph's rules (IR105-106, IR501-507). Every fast path has a switch in `fast_paths`.
+the graph's rules (IR105-106, IR501-507).
 `model` holds Graph, Layer and Port; `shape` the dims; `weights` the .bin file.
 """

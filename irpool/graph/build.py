@@ -9,7 +9,7 @@ from functools import cache
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph import checks, fast_paths
+from irpool.graph import checks
 from irpool.graph.beside import Beside
 from irpool.graph.edges import connect, read_edges
 from irpool.graph.layers import read_layers
@@ -37,13 +37,12 @@ _DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading th
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    paths = fast_paths.ENABLED
     container = _first(doc.root, "layers")
-    beside = Beside(container, StructureCheck(doc), thread=paths.second_thread)
+    beside = Beside(container, StructureCheck(doc))
     # Layer ids recur in the edges, port numbers everywhere.
-    number = cache(read_unsigned) if paths.number_memo else read_unsigned
-    edges = read_edges(_first(doc.root, "edges"), number, paths)  # while <layers> serializes
-    read = read_layers(doc, container, beside.layers_text(), number, sink, paths)
+    number = cache(read_unsigned)
+    edges = read_edges(_first(doc.root, "edges"), number)  # while <layers> serializes
+    read = read_layers(doc, container, beside.layers_text(), number, sink)
     checks.report_layer_reading(doc, read, sink)
     layers = read.layers
     wiring = connect(layers, edges)

@@ -156,7 +156,7 @@ def serialized(container: etree._Element) -> str:
 def test_cut_gives_each_layers_own_body() -> None:
     container = layers_of(PLAIN)
     elements = list(container)
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     assert cut[0] == [body_text(e) for e in elements]
     assert body_text(elements[0]) == '<data shape="1"/></layer>'
@@ -167,7 +167,7 @@ def test_cut_gives_each_layers_own_body() -> None:
 def test_cut_takes_question_and_exclamation_marks_in_values() -> None:
     """Dynamic shapes write "?"; only "<?" and "<!--" make the cut unsafe."""
     container = layers_of(PLAIN.replace('shape="1"', 'shape="?,1!"'))
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     assert cut[0] == [body_text(e) for e in container]
 
@@ -193,7 +193,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
     change: tuple[str, str], read_from_text: bool
 ) -> None:
     container = layers_of(HEADS.replace(*change))
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     expected = [
         tuple(e.get(name, "") for name in ("id", "name", "type", "version")) for e in container
@@ -214,7 +214,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
 )
 def test_cut_refuses_what_could_cut_wrong(change: tuple[str, str]) -> None:
     container = layers_of(PLAIN.replace(*change))
-    assert cut_layers(serialized(container), container, read_heads=True) is None
+    assert cut_layers(serialized(container), container) is None
 
 
 @pytest.mark.parametrize("uniform", [False, True])
