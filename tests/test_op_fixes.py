@@ -11,7 +11,7 @@ import pytest
 
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.avg_pool import AvgPool1
-from irpool.ops.base import LayerContext, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 
 DATA = TensorInfo("f32", Shape.of(1, 1, 5, 5))
 
@@ -59,13 +59,8 @@ def _pool(**changes: Any) -> AvgPool1:
     ],
 )
 def test_pad_fixes(pool: AvgPool1, inputs: list[TensorInfo], fixes: dict[str, str]) -> None:
-    proposed: dict[str, str] = {}
-    ctx = LayerContext(
-        frozenset(pool.attrs),
-        lambda code, message, attribute: None,
-        lambda offset, size: memoryview(b""),
-        propose=lambda code, attribute, fix: proposed.__setitem__(attribute, fix),
-    )
+    reports: list[OpReport] = []
+    ctx = LayerContext(frozenset(pool.attrs), reports.append, lambda offset, size: memoryview(b""))
     with contextlib.suppress(ShapeError):  # lists that do not fit: reported, nothing to write
         pool.infer(inputs, ctx)
-    assert proposed == fixes
+    assert {r.attribute: r.fix for r in reports if r.attribute and r.fix} == fixes

@@ -65,6 +65,18 @@ class AtData(Locator):
 
 
 @dataclass(frozen=True, slots=True)
+class AtDataName(Locator):
+    """The name of an attribute of `<data>` (a misspelt one); the layer when it has no `<data>`."""
+
+    attribute: str
+
+    def span(self, source: SourceMap, layer: Layer) -> Span:
+        if layer.data is None:
+            return source.element(layer.element)
+        return source.attribute_name(layer.data, self.attribute)
+
+
+@dataclass(frozen=True, slots=True)
 class AtOp(Locator):
     """What an op's checks report: the attribute of `<data>` it names, else the layer.
     `fix`: the value that certainly settles the finding (see ops.base.LayerContext)."""

@@ -24,4 +24,4 @@ def run_convert(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
         )
-    return [convert(inputs[0], op.destination, op.dynamic_input)]
+    return [convert(inputs[0], op.destination, op.dynamic_kernel)]

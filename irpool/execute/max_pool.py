@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from math import prod
 from typing import Any
@@ -68,9 +68,17 @@ def run_max_pool(
     x = inputs[0]
     indices = len(outputs) > 1 and outputs[1].used
     axis = op.attrs["axis"] % x.ndim if indices else 0
-    bf16 = outputs[0].element_type == "bf16"
     windows = op.windows(x.shape)
-    values, found = max_pool(x, windows, indices, axis, bf16)
+    if indices and op.unpadded_axes:
+        windows = tuple(
+            replace(w, pad_begin=0) if number in op.unpadded_axes else w
+            for number, w in enumerate(windows)
+        )
+    bf16 = outputs[0].element_type == "bf16"  # held as f32; runs values only (IR214)
+    lowest = _bf16_lowest(windows) if bf16 else None
+    values, found = max_pool(x, windows, indices, axis, lowest)
+    if bf16:
+        values = flushed_subnormals(values)
     if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
         values = _through_f32(values)
     if len(outputs) == 1:
@@ -80,11 +88,32 @@ def run_max_pool(
 
 def _runs_in_f32(shape: tuple[int, ...], windows: Sequence[Window]) -> bool:
     """Whether the CPU's kernel for integer values without indices computes in f32: with more
-    than one channel, or when some window holds no real element (measured; one channel
-    without such a window runs an exact integer kernel)."""
-    if len(shape) > 1 and shape[1] > 1:
+    than one channel, or on the windows of `_general_kernel` (measured; one channel otherwise
+    runs an exact integer kernel)."""
+    return (len(shape) > 1 and shape[1] > 1) or _general_kernel(windows)
+
+
+def _general_kernel(windows: Sequence[Window]) -> bool:
+    """Whether the CPU's values-only kernel is its general one whatever the channels: with a
+    dilation, or when some window holds no real element (measured)."""
+    if any(w.dilation > 1 for w in windows):
         return True
     return any(not w.real_taps(o) for w in windows for o in w.borders)
+
+
+def _bf16_lowest(windows: Sequence[Window]) -> float:
+    """Where a bf16 window starts (measured): the general kernel starts at bf16's lowest
+    value, the other at -inf, so there an all -inf or all-NaN window gives -inf."""
+    return float(BF16_LOWEST) if _general_kernel(windows) else -np.inf
+
+
+def flushed_subnormals(values: NDArray[Any]) -> NDArray[Any]:
+    """bf16 values (held as f32) with subnormals flushed to zeros of their sign, as the CPU's
+    bf16 MaxPool and AdaptiveMaxPool give them (measured; its ReduceMax keeps them)."""
+    subnormal = np.abs(values) < np.finfo(np.float32).tiny
+    if subnormal.any():
+        values = np.where(subnormal, np.copysign(np.float32(0), values), values)
+    return values
 
 
 def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
@@ -113,15 +142,15 @@ def max_pool(
     windows: Sequence[Window],
     indices: bool,
     axis: int = 0,
-    bf16: bool = False,
+    start: float | None = None,
 ) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
     """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
     the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
-    `axis` (already non-negative) is not 0. `bf16`: `x` holds bf16 values as f32, and an
-    empty window gives bf16's lowest value (measured; f32's would round to -inf)."""
+    `axis` (already non-negative) is not 0. `start`: where each window starts instead of
+    the compare type's lowest value (bf16 held as f32: `_bf16_lowest`)."""
     work, lowest = _work_type(x.dtype)
-    if bf16:
-        lowest = BF16_LOWEST
+    if start is not None:
+        lowest = work.type(start)
     out_spatial = tuple(w.out for w in windows)
     values = np.empty((*x.shape[:2], *out_spatial), x.dtype)
     found = np.zeros(values.shape, np.int64) if indices else None

@@ -22,7 +22,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.layers import CheckedLayers
-from irpool.execute.bind import ModelInput, bind, model_input, round_to_bf16
+from irpool.execute.bind import InputKey, ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
 from irpool.execute.memory import (
@@ -33,6 +33,7 @@ from irpool.execute.memory import (
     tensor_bytes,
     working_bytes,
 )
+from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
@@ -123,7 +124,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
             kernel = kernel_of(op)
             if kernel is None:
                 raise _cannot_run(layer)
-            computed.append((layer, op, kernel, inputs, len(produced)))
+            layer_op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
+            computed.append((layer, layer_op, kernel, inputs, len(produced)))
     types = {
         (layer_id, index): info.element_type
         for layer_id, infos in checked.outputs.items()
@@ -137,6 +139,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
+    returned = [output.ref for output in outputs]
+    computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
     steps = _steps(computed, types, constants, outputs)
     steps = _fold_constant_steps(steps, constants, types, shapes)
     constants = _read_constants(steps, constants, outputs)
@@ -164,7 +168,7 @@ def _read_constants(
 def _cannot_run(layer: Layer) -> ExecutionError:
     return ExecutionError(
         f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
-        f"it runs Parameter, Const, Result, {', '.join(runnable_types())} only"
+        f"it runs {', '.join(runnable_types())} only"
     )
 
 
@@ -323,7 +327,7 @@ def _constant_value(layer: Layer, info: TensorInfo) -> NDArray[Any]:
 def execute(
     model: RunnerInput,
     plan: ExecutionPlan,
-    inputs: Mapping[str, Any],
+    inputs: Mapping[InputKey, Any],
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:
@@ -358,7 +362,7 @@ def _reinfer(
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
-    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.read_weights)
+    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights)
     for step in plan.steps:
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)

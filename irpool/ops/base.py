@@ -88,8 +88,14 @@ class TensorInfo:
     element_type: str
     shape: Shape
     value: NDArray[Any] | None = None
-    # Taken from the file's declaration, not inferred: whether it is constant is unknown.
+    # Taken from the file's declaration, not inferred: no fix is ever made from it.
     trusted: bool = False
+    # irpool may know less of this tensor than OpenVINO does: its value (None here: a Const
+    # whose bytes are unavailable, a constant irpool does not fold, a trusted layer's output)
+    # and its non-static dims (a trusted layer's -1, a port without <dim>) may be known to
+    # the runtime. What depends on them is unknown, never dynamic: it contradicts no
+    # declaration (docs/semantics.md, "Unknown is not dynamic").
+    unknown: bool = False
     # The element type OpenVINO's serializer writes on this tensor's ports when it is not
     # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
     written_as: str | None = None
@@ -121,10 +127,32 @@ class NotInferable(Exception):
     """An input is only known by its declaration, so the layer's outputs are trusted too."""
 
 
+def read_value(info: TensorInfo, name: str) -> NDArray[Any] | None:
+    """The value of an input that shape inference reads (a pattern, axes, a size): None when
+    it is computed at run time, so the runtime does not know it either; NotInferable when
+    irpool does not know it but the runtime may (the layer's declared outputs then stand)."""
+    if info.value is None and info.unknown:
+        raise NotInferable(f"{name} has a value irpool does not know")
+    return info.value
+
+
+@dataclass(frozen=True, slots=True)
+class OpReport:
+    """A finding of an op's checks. `attribute`: the one it is about; `fix`: the value of
+    that attribute which says what the runtime really uses (what `irpool validate --fix`
+    writes), given only when certain: from tensors irpool inferred, never from a port's
+    claim. `about_file`: the model's files cannot give the layer what it reads (its weights),
+    one problem of the file however many layers it stops."""
+
+    code: Code
+    message: str
+    attribute: str | None = None
+    fix: str | None = None
+    about_file: bool = False
+
+
 class LayerContext:
-    """What an op sees of its layer while it is checked: findings go back through `report`,
-    and the attribute values that certainly settle them through `propose` (what `irpool
-    validate --fix` writes).
+    """What an op sees of its layer while it is checked: findings go back through `report`.
 
     `present` names the attributes the layer writes; `used_outputs` holds the indices of the
     outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
@@ -132,25 +160,25 @@ class LayerContext:
     def __init__(
         self,
         present: frozenset[str],
-        report: Callable[[Code, str, str | None], None],
+        report: Callable[[OpReport], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
         used_outputs: frozenset[int] = frozenset(),
-        propose: Callable[[Code, str, str], None] | None = None,
     ) -> None:
         self.present = present
         self.used_outputs = used_outputs
         self._report = report
         self._load = load_weights
-        self._propose = propose
 
     def report(
-        self, code: Code, message: str, attribute: str | None = None, fix: str | None = None
+        self,
+        code: Code,
+        message: str,
+        attribute: str | None = None,
+        *,
+        fix: str | None = None,
+        about_file: bool = False,
     ) -> None:
-        """`fix`: the value of `attribute` that says what the runtime really uses. Give one
-        only when it is certain: from tensors irpool inferred, never from a port's claim."""
-        self._report(code, message, attribute)
-        if fix is not None and attribute is not None and self._propose is not None:
-            self._propose(code, attribute, fix)
+        self._report(OpReport(code, message, attribute, fix, about_file))
 
     def read_weights(self, offset: int, size: int) -> memoryview | WeightsProblem:
         """The bytes of a Const, or why they cannot be read."""
@@ -173,6 +201,9 @@ class Op:
     output_count: ClassVar[int] = 1
     needs_data: ClassVar[bool] = False
     role: ClassVar[Role] = Role.COMPUTED
+    # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
+    # Result do; pooling and reductions do not). Convert says so itself.
+    takes_strings: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
@@ -188,6 +219,12 @@ class Op:
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Op:
+        """This op as one layer runs it, given its inputs as checking inferred them from the
+        model: itself, or (layers share ops) a copy holding what its kernel needs of them,
+        such as which dims the model leaves dynamic (Convert, MaxPool)."""
+        return self
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

@@ -25,7 +25,7 @@ def _no_weights(offset: int, size: int) -> WeightsProblem:
 def compute(op: Op, arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any] | None]:
     """The op's outputs for `arrays`, every output used."""
     infos = [TensorInfo(ELEMENT_TYPES[a.dtype], Shape.of(*a.shape), a) for a in arrays]
-    ignore = LayerContext(frozenset(op.attrs), lambda code, message, attribute: None, _no_weights)
+    ignore = LayerContext(frozenset(op.attrs), lambda report: None, _no_weights)
     specs = [OutputSpec.of(info.element_type) for info in op.infer(infos, ignore)]
     kernel = kernel_of(op)
     assert kernel is not None, f"{op.label()} has no kernel"

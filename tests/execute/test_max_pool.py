@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from irpool.execute.kernels import OutputSpec, kernel_of
-from irpool.execute.max_pool import max_pool
+from irpool.execute.max_pool import BF16_LOWEST, max_pool
 from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -249,5 +249,5 @@ def test_bf16_empty_windows_give_bf16s_lowest() -> None:
     """Measured: the CPU writes 0xff7f (-3.39e38) for an empty bf16 window; f32's lowest
     would round to -inf."""
     x = np.array([[[1.0, 2.0]]], np.float32)
-    values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, bf16=True)
+    values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, start=float(BF16_LOWEST))
     assert values[0, 0, 1].view(np.uint32) == 0xFF7F0000
