@@ -17,8 +17,8 @@ from referencing import Registry, Resource
 from irpool.check.coverage import SHOWN_TYPES, Coverage
 from irpool.cli import cli
 from irpool.config import FORMATS
-from tests.hardening import ir
-from tests.test_formats import sarif_schema
+from tests import ir
+from tests.report.test_formats import sarif_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"

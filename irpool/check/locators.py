@@ -13,7 +13,7 @@ from typing import ClassVar
 from lxml import etree
 
 from irpool.diagnostics import Edit, Span, attribute_edit, text_edit
-from irpool.graph.model import Layer, Port
+from irpool.graph.graph import Layer, Port
 from irpool.parse.source_map import SourceMap
 from irpool.rules import NON_CANONICAL_DIM, REINTERPRETED_DIM
 

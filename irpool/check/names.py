@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.model import Graph, Layer
+from irpool.graph.graph import Graph, Layer
 from irpool.parse.values import read_tensor_names, read_unsigned, show
 from irpool.parse.xml_reader import Document
 from irpool.rules import SHARED_TENSOR_NAME, V10_NAME_COLLISION

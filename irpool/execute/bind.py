@@ -18,10 +18,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.errors import InputError
-from irpool.graph.model import Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Layer
 from irpool.ops.base import TensorInfo, numpy_dtype
 from irpool.parse.values import read_tensor_names
+from irpool.shape import Shape
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.kernels import Kernel, OutputSpec
 from irpool.execute.reduce import run_reduce
-from irpool.graph.model import Layer
+from irpool.graph.graph import Layer
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.reduce import Reduce
 

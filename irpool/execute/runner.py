@@ -21,7 +21,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.check.layers import CheckedLayers
+from irpool.check.layer_checker import CheckedLayers
 from irpool.execute.bind import InputKey, ModelInput, bind, model_input, round_to_bf16
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels import Kernel, OutputSpec, kernel_of, runnable_types
@@ -34,13 +34,13 @@ from irpool.execute.memory import (
     working_bytes,
 )
 from irpool.execute.reduce_merge import merge_reduce_chains
-from irpool.graph.model import Graph, Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, NotInferable, Op, Role, ShapeError, TensorInfo
 from irpool.ops.conversion import as_constant
 from irpool.ops.convert import Convert1
 from irpool.parse.values import read_tensor_names
+from irpool.shape import Shape
 
 Ref = tuple[int, int]  # (layer id, output index)
 # A layer its kernel runs: the layer, its op, the kernel, its inputs, its output count.

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from irpool.diagnostics import Collector, text_edit
-from irpool.graph.model import Children, Layer, Port
+from irpool.graph.graph import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document

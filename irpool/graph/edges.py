@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from irpool.graph.model import Children, Layer
+from irpool.graph.graph import Children, Layer
 
 EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 # Each attribute of every <edge> child, in document order: one C-level pass per attribute.

@@ -11,7 +11,7 @@ from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.bodies import Body, BodyReader, PortFinding
-from irpool.graph.model import Children, Layer
+from irpool.graph.graph import Children, Layer
 from irpool.parse.xml_reader import Document
 
 

@@ -16,15 +16,15 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
+from irpool.shape import Shape
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from irpool.report.explain import Explanation
+    from irpool.ops.explanation import Explanation
 
 KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
 

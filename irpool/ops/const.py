@@ -9,7 +9,6 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
     Attr,
@@ -29,6 +28,7 @@ from irpool.rules import (
     INVALID_ATTRIBUTE_VALUE,
     WEIGHTS_UNAVAILABLE,
 )
+from irpool.shape import Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -1,7 +1,7 @@
 """What sliding-window pooling ops (AvgPool; MaxPool too) share: attributes, checks, axes, explain.
 
 A subclass declares its attribute table (`window_attributes` plus its own) and adds its own
-checks by overriding `check_windows`; `infer_axes` does the rest. The geometry itself lives
+checks by overriding `check_window`; `infer_axes` does the rest. The geometry itself lives
 in `irpool.ops.pooling_geometry`.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from typing import Any, Generic, TypeVar
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.explanation import AxisRow, Explanation, dim_value
 from irpool.ops.pooling_geometry import (
     AUTO_PADS,
     COMPUTED_PADS,
@@ -26,8 +26,8 @@ from irpool.ops.pooling_geometry import (
     padding_total,
     resolve_axis,
 )
-from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
+from irpool.shape import Dim, Shape
 
 Value = TypeVar("Value")
 

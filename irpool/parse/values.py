@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
-from irpool.graph.shape import Dim, Shape
+from irpool.shape import Dim, Shape
 
 T = TypeVar("T")
 FindingKind = Literal["rejected", "reinterpreted", "noncanonical"]

@@ -8,9 +8,9 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.execute.kernels import OutputSpec, kernel_of
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, Op, TensorInfo, numpy_dtype
+from irpool.shape import Shape
 
 ELEMENT_TYPES = {
     numpy_dtype(name): name

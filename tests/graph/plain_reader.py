@@ -18,8 +18,8 @@ from irpool.diagnostics import Collector
 from irpool.graph import build
 from irpool.graph.bodies import BodyReader
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges
+from irpool.graph.graph import Children
 from irpool.graph.layers import ReadLayers, assemble_layers, names_written, read_heads
-from irpool.graph.model import Children
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
 from irpool.parse.xml_reader import Document

@@ -1,4 +1,4 @@
-"""Layers written alike are read and checked once (graph.bodies, check.layers): every one of
+"""Layers written alike are read and checked once (graph.bodies, check.layer_checker): every one of
 them must still get its own findings, at its own positions, with its own id and name."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from lxml import etree
 
 import irpool
 from irpool.graph.bodies import PORT_NAMES
+from irpool.graph.graph import Children
 from irpool.graph.layers import body_text, cut_layers
-from irpool.graph.model import Children
 from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input

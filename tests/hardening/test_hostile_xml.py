@@ -19,7 +19,7 @@ from lxml import etree
 import irpool
 from irpool.cli import cli
 from irpool.parse import xml_reader
-from tests.hardening import ir
+from tests import ir
 from tests.hardening.watch import OpenWatch
 
 SECONDS = 5.0  # per file, far above what any case takes

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import irpool
-from tests.oracle_batch import CPU_CONFIG
+from tests.differential.oracle_batch import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
 torch = pytest.importorskip("torch")

@@ -17,7 +17,7 @@ from lxml import etree
 from irpool.cli import cli
 from irpool.report import dot
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = Path("examples")
 
 

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import RULES
+from tests import ir
 
 ov = pytest.importorskip("openvino")
 
@@ -216,17 +217,18 @@ def port(port_id: int, claim: Claim, names: str = "") -> str:
     return f'<port id="{port_id}" precision="{precision}"{named}>{dims}</port>'
 
 
-def render_layers(config: Config, output: Claim, base: int, offset: int) -> tuple[str, str, bytes]:
+def render_layers(
+    config: Config, output: Claim, base: int, offset: int
+) -> tuple[list[str], list[str], bytes]:
     """The config's layers (ids from `base`) and edges, and its Const bytes at `offset`."""
     n = config.index
     source = parameter_claim(config)
+    parameter = ir.data([("shape", config.shape), ("element_type", config.element_type)])
     layers = [
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, source, f'in{n}')}</output></layer>"
+        ir.layer(base, f"in{n}", "Parameter", "opset1", parameter, (), [port(0, source, f"in{n}")])
     ]
     op_inputs = [port(0, source)]
-    edges = [f'<edge from-layer="{base}" from-port="0" to-layer="{base + 2}" to-port="0"/>']
+    edges = [ir.edge(base, 0, base + 2, 0)]
     blob = b""
     if config.second is not None:
         values = np.array(config.second, dtype=NUMPY.get(config.second_type, np.float32))
@@ -234,41 +236,38 @@ def render_layers(config: Config, output: Claim, base: int, offset: int) -> tupl
             values = values.reshape(())
         blob = values.astype(values.dtype.newbyteorder("<")).tobytes()
         claim = Claim(values.shape, config.second_type)
-        layers.append(
-            f'<layer id="{base + 1}" name="c{n}" type="Const" version="opset1">'
-            f'<data element_type="{config.second_type}" shape="{",".join(map(str, values.shape))}"'
-            f' offset="{offset}" size="{len(blob)}"/><output>{port(0, claim)}</output></layer>'
+        const = ir.data(
+            [
+                ("element_type", config.second_type),
+                ("shape", ",".join(map(str, values.shape))),
+                ("offset", str(offset)),
+                ("size", str(len(blob))),
+            ]
         )
+        layers.append(ir.layer(base + 1, f"c{n}", "Const", "opset1", const, (), [port(0, claim)]))
         op_inputs.append(port(1, claim))
-        edges.append(
-            f'<edge from-layer="{base + 1}" from-port="0" to-layer="{base + 2}" to-port="1"/>'
-        )
-    data = "".join(f' {name}="{value}"' for name, value in config.attrs)
+        edges.append(ir.edge(base + 1, 0, base + 2, 1))
     out_port = len(op_inputs)
-    layers.append(
-        f'<layer id="{base + 2}" name="op{n}" type="{config.op}" version="opset1"><data{data}/>'
-        f"<input>{''.join(op_inputs)}</input><output>{port(out_port, output, f'out{n}')}</output>"
-        "</layer>"
+    outputs = [port(out_port, output, f"out{n}")]
+    op = ir.layer(
+        base + 2, f"op{n}", config.op, "opset1", ir.data(config.attrs), op_inputs, outputs
     )
-    layers.append(
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, output)}</input></layer>"
-    )
-    edges.append(
-        f'<edge from-layer="{base + 2}" from-port="{out_port}" to-layer="{base + 3}" to-port="0"/>'
-    )
-    return "".join(layers), "".join(edges), blob
+    layers.append(op)
+    layers.append(ir.layer(base + 3, f"out{n}", "Result", "opset1", "", [port(0, output)]))
+    edges.append(ir.edge(base + 2, out_port, base + 3, 0))
+    return layers, edges, blob
 
 
 def render(configs: list[tuple[Config, Claim]]) -> tuple[str, bytes]:
-    layers, edges, blobs = [], [], b""
+    layers: list[str] = []
+    edges: list[str] = []
+    blobs = b""
     for position, (config, claim) in enumerate(configs):
-        layer_text, edge_text, blob = render_layers(config, claim, 4 * position, len(blobs))
-        layers.append(layer_text)
-        edges.append(edge_text)
+        layer_texts, edge_texts, blob = render_layers(config, claim, 4 * position, len(blobs))
+        layers += layer_texts
+        edges += edge_texts
         blobs += blob
-    xml = f'<?xml version="1.0"?><net name="family" version="11"><layers>{"".join(layers)}</layers>'
-    return xml + f"<edges>{''.join(edges)}</edges></net>", blobs
+    return ir.net(layers, edges, "family"), blobs
 
 
 def write(directory: Path, name: str, configs: list[tuple[Config, Claim]]) -> Path:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 import irpool
-from tests.oracle_batch import CPU_CONFIG
+from tests.differential.oracle_batch import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 import irpool
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
-INDEX = json.loads((Path(__file__).resolve().parent / "conformance" / "index.json").read_text())
+INDEX = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "index.json").read_text())
 TOLERANCES: dict[str, dict[str, float]] = INDEX["tolerances"]
 NUMPY_TYPES: dict[str, type[np.generic]] = {
     "f32": np.float32, "f16": np.float16, "f64": np.float64,

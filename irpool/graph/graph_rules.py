@@ -10,8 +10,8 @@ from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges, LooseEdge, Wiring
+from irpool.graph.graph import Layer
 from irpool.graph.layers import ReadLayers
-from irpool.graph.model import Layer
 from irpool.graph.topology import RESULT
 from irpool.parse.values import trailing_blank
 from irpool.parse.xml_reader import Document

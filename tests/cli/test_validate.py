@@ -22,7 +22,7 @@ from irpool.cli.settings import wants_colour
 from irpool.report.text import one_line
 from irpool.rules import RULES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SPEC_A = EXAMPLES / "spec" / "avgpool1_a_same_upper_k2s2.xml"
 

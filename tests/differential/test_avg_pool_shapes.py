@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 import pytest
 
 import irpool
 from irpool.rules import RULES, Severity
+from tests import ir
 
 ov = pytest.importorskip("openvino")
 
@@ -334,38 +334,15 @@ def port(port_id: int, claim: PortClaim, *, output: bool, names: str | None = No
     return f"<port {attrs}>{dims}</port>"
 
 
-def layer(
-    layer_id: int,
-    name: str,
-    op_type: str,
-    version: str,
-    data: str = "",
-    inputs: Sequence[str] = (),
-    outputs: Sequence[str] = (),
-) -> str:
-    body = data
-    if inputs:
-        body += "<input>" + "".join(inputs) + "</input>"
-    if outputs:
-        body += "<output>" + "".join(outputs) + "</output>"
-    return (
-        f'<layer id="{layer_id}" name="{name}" type="{op_type}" version="{version}">{body}</layer>'
-    )
-
-
-def data_element(attrs: Iterable[tuple[str, str]]) -> str:
-    return "<data " + " ".join(f"{name}={quoteattr(value)}" for name, value in attrs) + "/>"
-
-
 def output_size_layer(size: OutputSize, claim: PortClaim) -> tuple[str, bytes | None]:
     """Layer 1: output_size as a Parameter, or as a Const and its .bin bytes."""
     shape = ",".join(str(d) for d in size.shape)
     outputs = [port(0, claim, output=True)]
     if size.values is None:
-        data = data_element([("shape", shape), ("element_type", size.element_type)])
-        return layer(1, "output_size", "Parameter", "opset1", data, outputs=outputs), None
+        data = ir.data([("shape", shape), ("element_type", size.element_type)])
+        return ir.layer(1, "output_size", "Parameter", "opset1", data, outputs=outputs), None
     weights = np.array(size.values).astype(NUMPY_TYPES[size.element_type]).tobytes()
-    data = data_element(
+    data = ir.data(
         [
             ("element_type", size.element_type),
             ("shape", shape),
@@ -373,14 +350,14 @@ def output_size_layer(size: OutputSize, claim: PortClaim) -> tuple[str, bytes | 
             ("size", str(len(weights))),
         ]
     )
-    return layer(1, "output_size", "Const", "opset1", data, outputs=outputs), weights
+    return ir.layer(1, "output_size", "Const", "opset1", data, outputs=outputs), weights
 
 
 def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
     """The .xml text (and .bin bytes, if any) of Parameter [+ output_size] -> pool -> Result."""
-    parameter_data = data_element([("shape", config.shape), ("element_type", config.element_type)])
+    parameter_data = ir.data([("shape", config.shape), ("element_type", config.element_type)])
     layers = [
-        layer(0, "in", "Parameter", "opset1", parameter_data,
+        ir.layer(0, "in", "Parameter", "opset1", parameter_data,
               outputs=[port(0, claims.data, output=True, names="in")]),
     ]  # fmt: skip
     pool_inputs = [port(0, claims.data, output=False)]
@@ -392,23 +369,11 @@ def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
         pool_inputs.append(port(1, claims.size, output=False))
         edges.append((1, 0, 2, 1))
     layers += [
-        layer(2, "pool", config.op_type, config.opset, data_element(config.attrs),
+        ir.layer(2, "pool", config.op_type, config.opset, ir.data(config.attrs),
               inputs=pool_inputs, outputs=[port(9, claims.out, output=True, names="out")]),
-        layer(3, "out", "Result", "opset1", inputs=[port(0, claims.out, output=False)]),
+        ir.layer(3, "out", "Result", "opset1", inputs=[port(0, claims.out, output=False)]),
     ]  # fmt: skip
-    return net_xml(f"config{config.index}", layers, edges), weights
-
-
-def net_xml(name: str, layers: Sequence[str], edges: Sequence[tuple[int, int, int, int]]) -> str:
-    """An IR v11 document; each edge is (from-layer, from-port, to-layer, to-port)."""
-    edge_text = "\n".join(
-        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
-        for a, b, c, d in edges
-    )
-    return (
-        f'<?xml version="1.0"?>\n<net name="{name}" version="11">\n'
-        f"<layers>\n{chr(10).join(layers)}\n</layers>\n<edges>\n{edge_text}\n</edges>\n</net>\n"
-    )
+    return ir.net(layers, [ir.edge(*e) for e in edges], f"config{config.index}"), weights
 
 
 def write_ir(directory: Path, config: Config, claims: Claims) -> Path:

@@ -4,7 +4,7 @@ Every configuration (element type, rank 3-5 with batch and channels up to 3, out
 an i32 or i64 Const, smaller or larger than the input, inputs with many ties or with NaN and
 +-inf) is drawn from a generator seeded with its index, so configuration #n can be rebuilt
 with `random_config(n)`. `BATCH_SIZE` configurations share one model and one compile
-(tests/oracle_batch.py). The indices are i32: the CPU plugin cannot compile i64 ones (irpool
+(oracle_batch.py). The indices are i32: the CPU plugin cannot compile i64 ones (irpool
 reports IR214). Values are compared exactly (f64 within f32 precision: the CPU pools f64 in
 f32), indices exactly, NaN where the CPU has NaN.
 
@@ -12,7 +12,7 @@ Most configurations return both outputs, which makes the CPU run OpenVINO's refe
 Some return only the values: the CPU then runs a global AdaptiveMaxPool as a ReduceMax, and
 so does irpool (the last test). Not compared: such a reduction over NaN when a plane of 16 or
 more elements is scanned in SIMD lanes (`scanned_in_lanes`, recorded in
-tests/test_differential_reductions.py).
+tests/differential/test_reduce.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.execute.reduce import LANES
-from tests.oracle_batch import (
+from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,
     Arrays,

@@ -14,14 +14,14 @@ Five families, each where irpool once differed from the CPU:
   kind and keep_dims), with the first's output returned too.
 
 Configuration #n is drawn from a generator seeded with its index (`random_config(n)`);
-`BATCH_SIZE` configurations share one model and one compile (tests/oracle_batch.py). Values
+`BATCH_SIZE` configurations share one model and one compile (oracle_batch.py). Values
 and indices are compared exactly, float means within index.json's tolerances. The normal
 suite runs `EXAMPLES` configurations; the long mode runs more:
 
-    IRPOOL_RUN_EXAMPLES=2500 python -m pytest tests/test_differential_run_families.py
+    IRPOOL_RUN_EXAMPLES=2500 python -m pytest tests/differential/test_run_families.py
 
 Not compared (each a measured difference, docs/semantics.md §9.3 and §12, pinned below or in
-tests/test_differential_reductions.py): integer maxima that round to 2**31 in f32 (no value
+tests/differential/test_reduce.py): integer maxima that round to 2**31 in f32 (no value
 here is that large), integer means whose running sum leaves i8/i32, and ReduceMax over NaN
 where irpool does not know the CPU's scan order (`scan_run` is None).
 """
@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.execute.reduce import integers_in_f32, scan_run
-from tests.oracle_batch import (
+from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,
     Arrays,

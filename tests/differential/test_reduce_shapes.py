@@ -7,7 +7,7 @@ with `random_config(n)`: data shapes with dynamic dims, intervals, dynamic rank 
 axes of every integer type and of a float type, scalar, 1-D, 2-D or empty, with negative,
 repeated and out-of-range values; keep_dims in every spelling; output_size and
 index_element_type as AdaptiveMaxPool takes them. Checked for every configuration, as in
-tests/test_differential_shapes.py:
+tests/differential/test_avg_pool_shapes.py:
 1. OpenVINO accepts: irpool infers the same shape for every output, and its errors are
    strictness rules only (OpenVINO never checks the declared dims, so IR301/IR302/IR305 are
    not counted: the ports here declare the input's dims).
@@ -26,15 +26,13 @@ import pytest
 
 import irpool
 from irpool.rules import RULES, Severity
-from tests.test_differential_shapes import (
+from tests import ir
+from tests.differential.test_avg_pool_shapes import (
     CLAIM_RULES,
     PRECISIONS,
     OutputSize,
     PortClaim,
-    data_element,
-    layer,
     naive_dims,
-    net_xml,
     output_size_layer,
     pick,
     port,
@@ -127,17 +125,17 @@ def render_ir(config: Config) -> tuple[str, bytes | None]:
     outputs = [port(9, data, output=True, names="out")]
     if config.op_type == "AdaptiveMaxPool":
         outputs.append(port(10, data, output=True))
-    parameter = data_element([("shape", config.shape), ("element_type", config.element_type)])
+    parameter = ir.data([("shape", config.shape), ("element_type", config.element_type)])
     layers = [
-        layer(0, "in", "Parameter", "opset1", parameter, outputs=[port(0, data, output=True)]),
+        ir.layer(0, "in", "Parameter", "opset1", parameter, outputs=[port(0, data, output=True)]),
         second_layer,
-        layer(2, "pool", config.op_type, config.opset, data_element(config.attrs),
+        ir.layer(2, "pool", config.op_type, config.opset, ir.data(config.attrs),
               inputs=[port(0, data, output=False), port(1, second, output=False)],
               outputs=outputs),
-        layer(3, "out", "Result", "opset1", inputs=[port(0, data, output=False)]),
+        ir.layer(3, "out", "Result", "opset1", inputs=[port(0, data, output=False)]),
     ]  # fmt: skip
     edges = [(0, 0, 2, 0), (1, 0, 2, 1), (2, 9, 3, 0)]
-    return net_xml(f"config{config.index}", layers, edges), weights
+    return ir.net(layers, [ir.edge(*e) for e in edges], f"config{config.index}"), weights
 
 
 @dataclass(frozen=True)

@@ -15,21 +15,23 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from irpool.check.attributes import Attributes, read_attributes
-from irpool.check.locators import AtDim, AtLayer, AtOp, AtPort, AtUnusableFile, Locator
+from irpool.check.declarations import (
+    LayerFinding,
+    compare,
+    declared_info,
+    refined_by_declaration,
+)
+from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
 from irpool.diagnostics import Collector
-from irpool.graph.model import Graph, Layer, Port
-from irpool.graph.shape import Dim, Shape
+from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
 from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
-from irpool.parse.values import STRING, precision_name
+from irpool.parse.values import STRING
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
     COMPILE_CRASH,
-    DECLARED_DIM_MISMATCH,
-    DECLARED_PRECISION_MISMATCH,
-    DECLARED_RANK_MISMATCH,
     NON_CANONICAL_SPELLING,
     UNCHECKED_OP,
     UNKNOWN_OP_TYPE,
@@ -54,18 +56,7 @@ class CheckedLayers:
     trusted: set[int] = field(default_factory=set)
 
 
-def declared_info(port: Port) -> TensorInfo | None:
-    """A port's own claim, used where irpool cannot infer (unknown ops, failed inference).
-    Its static dims are taken as true; its value, its -1 dims and, without any <dim>, its
-    rank are unknown: the serializer writes both scalars and dynamic ranks with no <dim>."""
-    if port.declared is None:
-        return None
-    dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in port.declared)
-    shape = Shape(dims) if dims else Shape.dynamic()
-    return TensorInfo(port.precision or "dynamic", shape, trusted=True, unknown=True)
-
-
-def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
+def check_layers(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
     return _Checker(doc, graph, weights, sink).run()
 
 
@@ -77,11 +68,6 @@ class _Outcome:
     outputs: list[TensorInfo] | None
     reports: tuple[OpReport, ...]
     unknown: bool = False
-
-
-# A layer's findings: rule code, message, where (relative to the layer: layers written alike
-# share them).
-LayerFinding = tuple[Code, str, Locator]
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +184,10 @@ class _Checker:
         outputs = inferred.outputs
         if outputs is not None:
             for port, info in zip(layer.outputs, outputs, strict=False):
-                unchecked = self._compare(port, info, "output", findings) or unchecked
+                unchecked = compare(port, info, "output", findings) or unchecked
             # A layer may declare fewer output ports than its op has (OpenVINO makes them all).
             pairs = zip(outputs, layer.outputs, strict=False)
-            refined = [_refined(info, port) for info, port in pairs]
+            refined = [refined_by_declaration(info, port) for info, port in pairs]
             outputs = refined + outputs[len(refined) :]
         return _LayerOutcome(op, outputs, tuple(findings), inputs, unchecked)
 
@@ -259,7 +245,7 @@ class _Checker:
         unchecked = False
         for port, info in zip(layer.inputs, inputs, strict=True):
             if info is not None:
-                unchecked = self._compare(port, info, "input", findings) or unchecked
+                unchecked = compare(port, info, "input", findings) or unchecked
         return unchecked
 
     def _trust(self, layer: Layer) -> None:
@@ -334,46 +320,6 @@ class _Checker:
     def _type_counts(self) -> Counter[str]:
         return Counter(layer.type.lower() for layer in self.graph.layers.values())
 
-    @staticmethod
-    def _compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> bool:
-        """Every declared dim (and the precision) that differs from the inferred tensor;
-        whether a declared dim was left unchecked because irpool does not know it."""
-        declared = port.declared
-        where = f"{side} port {port.id}"
-        unchecked = False
-        if declared is not None and declared != _claim(info.shape):
-            inferred = info.shape
-            if inferred.dims is None:
-                # A dynamic rank holds any declared rank, and an unknown one may be it.
-                unchecked = info.unknown and bool(declared)
-            elif len(declared) != len(inferred.dims):
-                message = (
-                    f"{where} declares {len(declared)} dim(s), but the inferred shape has "
-                    f"rank {inferred.rank}"
-                )
-                findings.append((DECLARED_RANK_MISMATCH, message, AtPort(port)))
-            else:
-                for index, (value, dim) in enumerate(zip(declared, inferred.dims, strict=True)):
-                    expected = dim.value if dim.is_static else -1
-                    if value != expected and info.unknown and not dim.is_static:
-                        unchecked = True  # the runtime may know this dim: it may be `value`
-                    elif value != expected:
-                        hint = "" if dim.is_static else " (write -1 for a non-static dim)"
-                        message = (
-                            f"{where} dim {index}: declared {value}, inferred {dim}{hint} "
-                            f"(shape {inferred})"
-                        )
-                        fix = None if info.trusted else str(expected)
-                        findings.append((DECLARED_DIM_MISMATCH, message, AtDim(port, index, fix)))
-        written = (info.element_type, info.written_as)
-        if info.element_type != "dynamic" and port.precision not in (None, *written):
-            message = (
-                f"{where} precision says {port.precision_text}, but the tensor is "
-                f"{info.element_type} (write {precision_name(info.element_type)})"
-            )
-            findings.append((DECLARED_PRECISION_MISMATCH, message, AtPort(port, "precision")))
-        return unchecked
-
     def _report_unchecked(self) -> None:
         """Once per file: how many layers have declarations that were not checked."""
         if not self.unchecked:
@@ -397,35 +343,6 @@ def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
     if any(i.unknown for i in inputs) or (inputs and all(i.value is not None for i in inputs)):
         return replace(info, unknown=True)
     return info
-
-
-def _refined(info: TensorInfo, port: Port) -> TensorInfo:
-    """An unknown output with its declaration's dims where irpool does not know them: the
-    declaration carries the checks downstream, as a trusted layer's does."""
-    declared = port.declared
-    if not info.unknown or declared is None or info.shape.is_static:
-        return info
-    if info.shape.dims is None:
-        if not declared:  # a scalar or a dynamic rank: nothing to learn
-            return info
-        dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in declared)
-    elif len(declared) == len(info.shape.dims):
-        dims = tuple(
-            Dim.static(v) if not d.is_static and v != -1 and Shape((d,)).contains((v,)) else d
-            for d, v in zip(info.shape.dims, declared, strict=True)
-        )
-    else:
-        return info
-    if dims == info.shape.dims:
-        return info
-    return replace(info, shape=Shape(dims), trusted=True)
-
-
-def _claim(shape: Shape) -> tuple[int, ...] | None:
-    """The `<dim>` values that declare exactly this shape (None: a dynamic rank)."""
-    if shape.dims is None:
-        return None
-    return tuple(d.low if d.low == d.high else -1 for d in shape.dims)
 
 
 NONE_USED: frozenset[int] = frozenset()

@@ -16,7 +16,7 @@ Then:
 OpenVINO runs in a worker process, restarted when it crashes. The normal suite runs
 EXAMPLES cases, derandomized (the same cases on every run); for a longer local hunt:
 
-    IRPOOL_FUZZ_EXAMPLES=5000 IRPOOL_FUZZ_SEED=7 python -m pytest tests/test_fuzz_openvino.py
+    IRPOOL_FUZZ_EXAMPLES=5000 IRPOOL_FUZZ_SEED=7 pytest tests/differential/test_fuzz_openvino.py
 
 (EXAMPLES cases of each test: the hypothesis one and the mutants.)
 
@@ -55,8 +55,9 @@ import irpool
 from irpool.cli import cli
 from irpool.ops.registry import Lookup, lookup
 from irpool.rules import RULES, Code
-from tests.hardening import ir, mutants
-from tests.oracle_batch import describe_difference, same_values
+from tests import ir
+from tests.differential.oracle_batch import describe_difference, same_values
+from tests.hardening import mutants
 
 pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
@@ -66,7 +67,7 @@ SEED = int(os.environ.get("IRPOOL_FUZZ_SEED", "0"))
 SECONDS_PER_FILE = 5.0
 ORACLE_TIMEOUT = 60.0
 
-CORPUS = Path(__file__).parent / "golden" / "models"
+CORPUS = Path(__file__).parents[1] / "golden" / "models"
 SEEDS = sorted(CORPUS.glob("*.xml"))
 
 

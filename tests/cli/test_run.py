@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from irpool.cli import cli
 from irpool.cli.run import describe
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"  # Parameter "input": f32 [1,2,5,5]
 POOL_INPUT = EXAMPLES / "valid" / "avgpool1_4d.input.npy"
 DYNAMIC = EXAMPLES / "valid" / "avgpool14_dynamic.xml"  # f32 [?,3,1..10,?]

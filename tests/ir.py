@@ -1,14 +1,17 @@
-"""Small valid IR written the way OpenVINO's serializer writes it, to be made hostile by tests.
+"""The IR builder of the tests: small IR text written the way OpenVINO's serializer writes it.
 
-Each builder returns the `.xml` text; models with a Const also need `weights()` as their
-`.bin`. Every model here validates clean unless a test changes it.
+`layer`, `data`, `port`, `edge` and `net` write any model; `parameter`, `avg_pool`, `const`,
+`adaptive_pool` and `result` the common layers, and `pool_model` and `adaptive_model` whole
+valid models. Each builder returns `.xml` text; models with a Const also need `weights()` as
+their `.bin`. Every model here validates clean unless a test changes it.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from xml.sax.saxutils import quoteattr
 
 Shape = Sequence[int]
 
@@ -25,11 +28,37 @@ def port(port_id: int, shape: Shape, precision: str = "FP32", names: str = "") -
     )
 
 
-def parameter(layer_id: int, name: str, shape: Shape, element_type: str = "f32") -> str:
+def data(attributes: Iterable[tuple[str, str]]) -> str:
+    """A `<data>` element with these attributes, in this order (values escaped)."""
+    return "<data " + " ".join(f"{name}={quoteattr(value)}" for name, value in attributes) + " />"
+
+
+def layer(
+    layer_id: int,
+    name: str,
+    type_: str,
+    version: str,
+    data: str = "",
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+) -> str:
+    """Any layer: `data` its `<data>` element (see `data`), `inputs` and `outputs` its ports."""
+    body = f"\t\t\t{data}\n" if data else ""
+    if inputs:
+        body += f"\t\t\t<input>\n{''.join(inputs)}\t\t\t</input>\n"
+    if outputs:
+        body += f"\t\t\t<output>\n{''.join(outputs)}\t\t\t</output>\n"
     return (
-        f'\t\t<layer id="{layer_id}" name="{name}" type="Parameter" version="opset1">\n'
-        f'\t\t\t<data shape="{",".join(map(str, shape))}" element_type="{element_type}" />\n'
-        f"\t\t\t<output>\n{port(0, shape, names=name)}\t\t\t</output>\n\t\t</layer>\n"
+        f'\t\t<layer id="{layer_id}" name="{name}" type="{type_}" version="{version}">\n'
+        f"{body}\t\t</layer>\n"
+    )
+
+
+def parameter(layer_id: int, name: str, shape: Shape, element_type: str = "f32") -> str:
+    shape_text = ",".join(map(str, shape))
+    attributes = data([("shape", shape_text), ("element_type", element_type)])
+    return layer(
+        layer_id, name, "Parameter", "opset1", attributes, (), [port(0, shape, names=name)]
     )
 
 
@@ -42,39 +71,40 @@ def avg_pool(
     def repeat(value: int) -> str:
         return ", ".join([str(value)] * spatial)
 
-    return (
-        f'\t\t<layer id="{layer_id}" name="{name}" type="AvgPool" version="opset1">\n'
-        f'\t\t\t<data kernel="{repeat(kernel)}" strides="{repeat(1)}" '
-        f'pads_begin="{repeat(pad)}" pads_end="{repeat(pad)}" exclude-pad="false" '
-        'auto_pad="explicit" rounding_type="floor" />\n'
-        f"\t\t\t<input>\n{port(0, shape)}\t\t\t</input>\n"
-        f"\t\t\t<output>\n{port(1, out)}\t\t\t</output>\n\t\t</layer>\n"
+    attributes = data(
+        [
+            ("kernel", repeat(kernel)),
+            ("strides", repeat(1)),
+            ("pads_begin", repeat(pad)),
+            ("pads_end", repeat(pad)),
+            ("exclude-pad", "false"),
+            ("auto_pad", "explicit"),
+            ("rounding_type", "floor"),
+        ]
     )
+    return layer(layer_id, name, "AvgPool", "opset1", attributes, [port(0, shape)], [port(1, out)])
 
 
 def const(layer_id: int, name: str, values: Sequence[int], offset: int = 0) -> str:
     """An i64 vector Const reading `len(values) * 8` bytes at `offset`."""
-    return (
-        f'\t\t<layer id="{layer_id}" name="{name}" type="Const" version="opset1">\n'
-        f'\t\t\t<data element_type="i64" shape="{len(values)}" offset="{offset}" '
-        f'size="{8 * len(values)}" />\n'
-        f"\t\t\t<output>\n{port(0, [len(values)], 'I64')}\t\t\t</output>\n\t\t</layer>\n"
+    attributes = data(
+        [
+            ("element_type", "i64"),
+            ("shape", str(len(values))),
+            ("offset", str(offset)),
+            ("size", str(8 * len(values))),
+        ]
     )
+    return layer(layer_id, name, "Const", "opset1", attributes, (), [port(0, [len(values)], "I64")])
 
 
 def adaptive_pool(layer_id: int, name: str, shape: Shape, out: Shape) -> str:
-    return (
-        f'\t\t<layer id="{layer_id}" name="{name}" type="AdaptiveAvgPool" version="opset8">\n'
-        f"\t\t\t<input>\n{port(0, shape)}{port(1, [len(out) - 2], 'I64')}\t\t\t</input>\n"
-        f"\t\t\t<output>\n{port(2, out)}\t\t\t</output>\n\t\t</layer>\n"
-    )
+    inputs = [port(0, shape), port(1, [len(out) - 2], "I64")]
+    return layer(layer_id, name, "AdaptiveAvgPool", "opset8", "", inputs, [port(2, out)])
 
 
 def result(layer_id: int, name: str, shape: Shape) -> str:
-    return (
-        f'\t\t<layer id="{layer_id}" name="{name}" type="Result" version="opset1">\n'
-        f"\t\t\t<input>\n{port(0, shape)}\t\t\t</input>\n\t\t</layer>\n"
-    )
+    return layer(layer_id, name, "Result", "opset1", "", [port(0, shape)])
 
 
 def edge(from_layer: int, from_port: int, to_layer: int, to_port: int) -> str:
@@ -84,9 +114,9 @@ def edge(from_layer: int, from_port: int, to_layer: int, to_port: int) -> str:
     )
 
 
-def net(layers: Sequence[str], edges: Sequence[str], name: str = "model") -> str:
+def net(layers: Sequence[str], edges: Sequence[str], name: str = "model", version: int = 11) -> str:
     return (
-        f'<?xml version="1.0"?>\n<net name="{name}" version="11">\n'
+        f'<?xml version="1.0"?>\n<net name="{name}" version="{version}">\n'
         f"\t<layers>\n{''.join(layers)}\t</layers>\n"
         f"\t<edges>\n{''.join(edges)}\t</edges>\n</net>\n"
     )

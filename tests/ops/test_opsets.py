@@ -24,8 +24,8 @@ from irpool.ops.base import KNOWN_OPSETS
 from irpool.ops.opsets import known_versions, openvino_version, reader_refusal
 from irpool.ops.registry import SHARED_MODULES
 
-TOOL = Path(__file__).parent.parent / "tools" / "gen_opsets.py"
-TABLE = Path(__file__).parent.parent / "irpool" / "ops" / "opsets.json"
+TOOL = Path(__file__).parents[2] / "tools" / "gen_opsets.py"
+TABLE = Path(__file__).parents[2] / "irpool" / "ops" / "opsets.json"
 
 # (type, version, a fragment of the refusal; None: the reader creates the op)
 CASES = [

@@ -4,7 +4,7 @@ Every configuration (op, element type, shape, axes as a scalar or 1-D i32/i64 Co
 negative and repeated axes or none, keep_dims, inputs with or without NaN and inf) is drawn
 from a generator seeded with its index, so configuration #n can be rebuilt with
 `random_config(n)`. `BATCH_SIZE` configurations share one model and one compile
-(tests/oracle_batch.py). Compared: ReduceMax values exactly (f64 within f32 precision: the
+(oracle_batch.py). Compared: ReduceMax values exactly (f64 within f32 precision: the
 CPU reduces f64 in f32), ReduceMean within index.json's tolerances, integers exactly, and
 NaN where the CPU has NaN.
 
@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.execute.reduce import LANES, scan_run
-from tests.oracle_batch import (
+from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,
     Arrays,

@@ -4,7 +4,7 @@ in SIMD lanes; docs/semantics.md, ReduceMax).
 
 Hypothesis draws the shape (ranks 2 to 4, dims around the lane width), the reduced axes and
 where NaN and -inf sit; each example is one model compiled on the CPU (f32 inference
-precision). tests/test_differential_reductions.py covers the rest of ReduceMax and ReduceMean.
+precision). tests/differential/test_reduce.py covers the rest of ReduceMax and ReduceMean.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import irpool
 from irpool.execute.reduce import scan_run
-from tests.oracle_batch import CPU_CONFIG
+from tests.differential.oracle_batch import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")

@@ -5,7 +5,7 @@ ReduceMean or ReduceMax and Unsqueeze or Reshape; OpenVINO compiles it (f32) and
 irpool must report IR309 exactly when the CPU fails to compile it or returns another shape or
 other values than NumPy, and say which of the two. CASES runs by default; more with
 
-    IRPOOL_REWRITE_CASES=2000 python -m pytest tests/test_differential_reduce_rewrite.py
+    IRPOOL_REWRITE_CASES=2000 python -m pytest tests/differential/test_reduce_rewrite.py
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.avg_pool import AvgPool1
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
+from irpool.shape import Dim, Shape
 
 DATA = TensorInfo("f32", Shape.of(1, 1, 5, 5))
 

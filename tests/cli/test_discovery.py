@@ -18,7 +18,7 @@ from irpool.cli import cli
 from irpool.cli.discovery import root_is_not_net
 
 SPEC_A = (
-    Path(__file__).resolve().parent.parent / "examples" / "spec" / "avgpool1_a_same_upper_k2s2.xml"
+    Path(__file__).resolve().parents[2] / "examples" / "spec" / "avgpool1_a_same_upper_k2s2.xml"
 )
 # Folders a real repository has that hold .xml files that are not the project's models.
 NOT_WALKED = (

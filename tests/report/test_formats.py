@@ -2,8 +2,8 @@
 and the promises of each format: only the document on stdout for machine formats, escaped
 GitHub annotations, carets under the exact columns.
 
-Regenerate the golden files with `IRPOOL_UPDATE_GOLDEN=1 python -m pytest tests/test_formats.py`
-and review the diff.
+Regenerate the golden files with
+`IRPOOL_UPDATE_GOLDEN=1 python -m pytest tests/report/test_formats.py` and review the diff.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from irpool.diagnostics import Diagnostic
 from irpool.report import fingerprint, github, sarif, text
 from irpool.rules import RULES, Severity
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path("tests") / "formats"  # relative: reports show paths relative to the cwd
 EXPECTED = ROOT / FIXTURES / "expected"
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"

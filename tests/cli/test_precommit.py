@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPEC_A = ROOT / "examples" / "spec" / "avgpool1_a_same_upper_k2s2.xml"
 REQUIRED = ("id", "name", "entry", "language")
 

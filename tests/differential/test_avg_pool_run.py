@@ -63,7 +63,7 @@ SEED = "irpool-differential-run-1"
 BATCH_SIZE = 50
 MAX_DETAILED = 25  # failures shown with their values; every failing configuration is listed
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
-INDEX = json.loads((Path(__file__).resolve().parent / "conformance" / "index.json").read_text())
+INDEX = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "index.json").read_text())
 TOLERANCES: dict[str, dict[str, float]] = INDEX["tolerances"]
 
 Array = NDArray[Any]
