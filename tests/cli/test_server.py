@@ -1,5 +1,5 @@
 """`irpool server` without its extra: a clear message and exit 2, no traceback (the protocol
-itself is tested end to end in tests/test_server.py)."""
+itself is tested end to end in tests/lsp/test_server.py)."""
 
 from __future__ import annotations
 

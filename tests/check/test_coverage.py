@@ -20,7 +20,7 @@ from irpool.config import FORMATS
 from tests import ir
 from tests.report.test_formats import sarif_schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
 UNMODELLED = ("Relu", "Relu", "Sigmoid")  # a chain of ops irpool does not model
 

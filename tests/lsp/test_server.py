@@ -20,7 +20,7 @@ from irpool.cli import cli  # noqa: E402
 
 # One server for the module, as an editor keeps one: each test opens its own documents.
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 SPEC_A = EXAMPLES / "spec" / "avgpool1_a_same_upper_k2s2.xml"
 PUBLISHED = "textDocument/publishDiagnostics"
 
