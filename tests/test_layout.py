@@ -1,7 +1,8 @@
-"""The package stays readable as it grows: a module's name says where it is (no two share one,
-but an op and its kernel, and a command of the CLI), modules stay at most 400 lines (the rule
-catalog aside) and functions at most 80 (click commands aside). The engine (irpool/execute/)
-keeps its own limits."""
+"""The package stays readable as it grows: a stage never imports a later one (the pipeline
+is the layout), a module's name says where it is (no two share one, but an op and its kernel,
+and a command of the CLI), modules stay at most 400 lines (the rule catalog aside) and
+functions at most 80 (click commands aside). The engine (irpool/execute/) keeps its own
+limits."""
 
 from __future__ import annotations
 
@@ -20,6 +21,32 @@ MAX_FUNCTION_LINES = 80
 
 def _where(path: Path) -> str:
     return path.relative_to(PACKAGE).as_posix()
+
+
+# The pipeline's order: a package may import its own stage and earlier ones only.
+STAGES = {"parse": 0, "graph": 1, "ops": 1, "check": 2, "execute": 3, "report": 3, "cli": 4}
+STAGES["lsp"] = STAGES["cli"]
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """The irpool packages a module imports, at its top or inside functions."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {name.split(".")[1] for name in names if name.startswith("irpool.")}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_where)
+def test_no_stage_imports_a_later_one(path: Path) -> None:
+    stage = path.relative_to(PACKAGE).parts[0]
+    if stage not in STAGES:
+        pytest.skip("a module shared by every stage")
+    imported = _imported(ast.parse(path.read_text(encoding="utf-8")))
+    later = {name for name in imported if STAGES.get(name, -1) > STAGES[stage]}
+    assert later == set()
 
 
 def _shared_by_design(paths: list[Path]) -> bool:
