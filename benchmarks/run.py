@@ -6,7 +6,7 @@ is called as users call it, `irpool.load(IR).run({...})` on an IR file written f
 workload; the `compute` column calls the op's kernel alone, to show the per-call overhead.
 irpool and OpenVINO are measured in three alternating rounds, so load that comes and goes
 hits both alike. Optional peers (openvino, torch, onnxruntime) are skipped when missing.
-Prints the README's table and writes benchmarks/results/latest.json.
+Prints the table of docs/performance.md and writes benchmarks/results/latest.json.
 """
 
 from __future__ import annotations
@@ -402,8 +402,8 @@ def _cell(microseconds: float) -> str:
     return f"{microseconds:.1f}" if microseconds < 10 else f"{microseconds:.0f}"
 
 
-def readme_table(rows: list[dict[str, Any]], geomean: float) -> str:
-    """The Performance table of the README, as measured."""
+def performance_table(rows: list[dict[str, Any]], geomean: float) -> str:
+    """The table of docs/performance.md, as measured."""
     lines = [
         "| | workload | irpool | compute | OpenVINO | torch | ort | floor | ratio | target | |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -528,8 +528,8 @@ def main() -> None:
                 f"peak memory {r['name']}: {r['peak_bytes'] / 2**20:.1f} MiB, "
                 f"{factor:.2f}x input+output"
             )
-    print("\nThe README's table:\n")
-    print(readme_table(rows, geomean))
+    print("\nThe table of docs/performance.md:\n")
+    print(performance_table(rows, geomean))
     RESULTS.parent.mkdir(exist_ok=True)
     report = {
         "machine": machine(), "versions": versions(), "geomean": geomean,

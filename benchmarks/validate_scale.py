@@ -87,7 +87,7 @@ def worker_run(kind: str, directory: str) -> dict[str, Any]:
     import irpool
 
     sys.path.insert(0, str(ROOT))
-    from tests.hardening import ir
+    from tests import ir
 
     size = RUN_SHAPE[2:] if kind == "avgpool_k3" else (7, 7)
     text = (

@@ -8,19 +8,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irpool.check.coverage import Coverage
-from irpool.check.layers import CheckedLayers, infer_graph
+from irpool.check.layer_checker import CheckedLayers, check_layers
 from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
 from irpool.graph.build import build_graph
-from irpool.graph.model import Graph, Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
 from irpool.ops.base import TensorInfo
 from irpool.parse.xml_reader import Document, read_document
 from irpool.rules import Severity
+from irpool.shape import Shape
 
 if TYPE_CHECKING:
     # Only running needs the engine and NumPy; `irpool validate` starts faster without them.
@@ -171,7 +171,7 @@ def load(
     graph = build_graph(document, sink)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)
-    checked = infer_graph(document, graph, weights_file, sink)
+    checked = check_layers(document, graph, weights_file, sink)
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
     diagnostics = apply_suppressions(document, sink.diagnostics)

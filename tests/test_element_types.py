@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import irpool
 from irpool.cli import cli
 from irpool.element_types import ELEMENT_TYPES, of_dtype
-from tests.hardening import ir
+from tests import ir
 
 SHAPE = (1, 4)
 CONST_BYTES = bytes(range(0x38, 0x40)) * 2  # enough for four elements of any of these types

@@ -19,7 +19,7 @@ from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops import registry
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.registry import register
-from tests.hardening.ir import edge, net, parameter, port
+from tests.ir import edge, layer, net, parameter, port
 
 SHAPE = (1, 2, 3, 4)
 
@@ -76,23 +76,16 @@ def _model(
 ) -> irpool.Model:
     precision = {"f32": "FP32", "bf16": "BF16"}[element_type]
     names = ("values", "indices") if version == 11 else ("", "")
-    layer = (
-        '\t\t<layer id="1" name="top" type="TopK" version="opset11">\n'
-        f"\t\t\t<input>\n{port(0, SHAPE, precision)}\t\t\t</input>\n"
-        f"\t\t\t<output>\n{port(1, SHAPE, precision, names[0])}"
-        f"{port(2, SHAPE, 'I32', names[1])}\t\t\t</output>\n\t\t</layer>\n"
-    )
-    layers = [parameter(0, "input", SHAPE, element_type), layer]
+    outputs = [port(1, SHAPE, precision, names[0]), port(2, SHAPE, "I32", names[1])]
+    top = layer(1, "top", "TopK", "opset11", "", [port(0, SHAPE, precision)], outputs)
+    layers = [parameter(0, "input", SHAPE, element_type), top]
     edges = [edge(0, 0, 1, 0)]
     for index, output_port in enumerate(results):
         output_precision = precision if output_port == 1 else "I32"
-        layers.append(
-            f'\t\t<layer id="{2 + index}" name="result_{output_port}" type="Result" '
-            f'version="opset1">\n\t\t\t<input>\n{port(0, SHAPE, output_precision)}'
-            "\t\t\t</input>\n\t\t</layer>\n"
-        )
+        inputs = [port(0, SHAPE, output_precision)]
+        layers.append(layer(2 + index, f"result_{output_port}", "Result", "opset1", "", inputs))
         edges.append(edge(1, output_port, 2 + index, 0))
-    text = net(layers, edges).replace('version="11"', f'version="{version}"', 1)
+    text = net(layers, edges, version=version)
     text = text.replace('precision="FP32" names="input"', f'precision="{precision}" names="input"')
     if dynamic:  # axis 2, the only dim of 3
         text = text.replace('shape="1,2,3,4"', 'shape="1,2,?,4"').replace(">3<", ">-1<")

@@ -1,7 +1,11 @@
-"""The outputs the README shows are what irpool prints today."""
+"""The README says what is true today: the outputs it shows, the Python it shows, the ops it
+lists, the files it links; and it stays a page for users (at most 300 lines)."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import io
 import re
 from pathlib import Path
 
@@ -9,10 +13,18 @@ import pytest
 from click.testing import CliRunner
 
 from irpool.cli import cli
+from irpool.ops import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 SHOWN = re.findall(r"```text\n\$ irpool (.+?)\n(.*?)```", README, re.S)
+PYTHON = re.findall(r"```python\n(.*?)```", README, re.S)
+# `print(value)  # what it prints, then a remark`: the comment starts with what is printed.
+PRINTED = re.compile(r"^print\((?P<value>.+)\)  # (?P<comment>.+)$", re.M)
+
+
+def test_readme_is_at_most_300_lines() -> None:
+    assert len(README.splitlines()) <= 300
 
 
 def test_readme_shows_command_outputs() -> None:
@@ -26,6 +38,42 @@ def test_shown_output_is_current(
     monkeypatch.chdir(ROOT)
     result = runner.invoke(cli, command.split())
     assert result.output == output
+
+
+def test_shown_python_prints_what_its_comments_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The blocks run in order in one namespace, as a reader pastes them."""
+    monkeypatch.chdir(ROOT)
+    checked = 0
+
+    def prints(value: object, comment: str) -> None:
+        nonlocal checked
+        assert comment.startswith(str(value)), (value, comment)
+        checked += 1
+
+    namespace: dict[str, object] = {"_prints": prints}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for block in PYTHON:
+            code = PRINTED.sub(lambda m: f"_prints({m['value']}, {m['comment']!r})", block)
+            exec(compile(code, "README.md", "exec"), namespace)
+    assert checked >= 3
+
+
+def _table_ops() -> set[str]:
+    section = README.split("## Supported ops", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| ([A-Z][^|]*?) \|", section, re.M)
+    return {name.strip() for row in rows for name in row.split(",")}
+
+
+def test_supported_ops_table_lists_every_modelled_op() -> None:
+    for name in registry.op_modules():
+        importlib.import_module(name)
+    modelled = {cls.type_name for family in registry._BY_TYPE.values() for cls in family}
+    assert _table_ops() == modelled
+
+
+@pytest.mark.parametrize("target", sorted(set(re.findall(r"\]\(([^)#]+)", README))))
+def test_linked_file_exists(target: str) -> None:
+    assert (ROOT / target).exists()
 
 
 def test_the_requirements_line_names_the_python_pyproject_requires() -> None:

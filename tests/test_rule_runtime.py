@@ -14,7 +14,9 @@ from irpool.rules import RULES, Runtime, Severity
 from tests.test_rules import FIXTURES, expected, fixture_code
 
 pytest.importorskip("openvino")
-from tests.test_fuzz_openvino import Oracle  # imported after the skip: it needs openvino
+from tests.differential.test_fuzz_openvino import (
+    Oracle,  # imported after the skip: it needs openvino
+)
 
 pytestmark = pytest.mark.oracle
 

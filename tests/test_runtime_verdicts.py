@@ -19,7 +19,7 @@ import irpool
 from irpool.cli import cli
 
 ov = pytest.importorskip("openvino")
-from tests.test_fuzz_openvino import WORKER, Oracle  # noqa: E402  (needs openvino)
+from tests.differential.test_fuzz_openvino import WORKER, Oracle  # noqa: E402  (needs openvino)
 
 o1 = ov.opset1
 o8 = ov.opset8

@@ -16,7 +16,7 @@ The reader matches most types ignoring case; the few it matches only as written 
 and those it special-cases: the extension opsets', MVN in opset1) are found the same way,
 each member tried in its swapped case. The reader (not the headers) also decides that a
 layer written "Constant" is created without its value; that is irpool's rule IR216.
-`tests/test_opsets.py` checks the table against the installed OpenVINO.
+`tests/ops/test_opsets.py` checks the table against the installed OpenVINO.
 
     python tools/gen_opsets.py            # rewrites irpool/ops/opsets.json
     python tools/gen_opsets.py --check    # exit 1 when the file is out of date

@@ -4,7 +4,7 @@ and an index, all generated from the rule catalog in irpool/rules.py.
     python tools/gen_rule_docs.py            # rewrites docs/rules/
     python tools/gen_rule_docs.py --out DIR  # writes DIR/ instead
 
-tests/test_formats.py checks that the committed pages are what this script writes.
+tests/report/test_formats.py checks that the committed pages are what this script writes.
 """
 
 from __future__ import annotations

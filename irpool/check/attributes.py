@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from irpool.check.locators import AtData, AtDataName
 from irpool.ops.base import Attr, AttrType, Op
 from irpool.parse.values import (
     Finding,
@@ -70,9 +71,9 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
 }
 
 
-# A rule code, its message, and the attribute it is about (None: the <data> element itself,
-# or the layer when there is no <data>).
-AttributeFinding = tuple[Code, str, str | None]
+# A rule code, its message, and where: an attribute's value (AtData(None): the <data>
+# element itself, or the layer when there is no <data>), or a misspelt attribute's name.
+AttributeFinding = tuple[Code, str, AtData | AtDataName]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,26 +88,36 @@ class Attributes:
     misspelt: tuple[tuple[str, str], ...] = ()
 
 
-# Findings about an attribute's name, not its value: placed under the name.
-NAME_FINDINGS = frozenset({MISSPELLED_ATTRIBUTE})
-
-
 def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> Attributes:
     """The attributes of a `<data>` element (its items in order; None when the layer has
     none) as the runtime reads them for `op`, with every finding."""
     given = dict(data) if data is not None else {}
     own = {attr.name: attr for attr in op.own_attributes()}
-    family = {attr.name: attr for attr in op.attributes}
-    usable = True
     findings: list[AttributeFinding] = []
 
     def report(code: Code, message: str, attribute: str | None) -> None:
-        findings.append((code, message, attribute))
+        findings.append((code, message, AtData(attribute)))
 
+    usable = True
     if data is None and op.needs_data:
         report(MISSING_MANDATORY_ATTRIBUTE, f"{op.label()} needs a <data> element", None)
         usable = False
+    explained, misspelt = _report_foreign(op, given, own, findings)
+    values, own_usable = _read_own(op, given, own, explained, report)
+    usable = usable and own_usable
+    return Attributes(values, frozenset(given), usable, tuple(findings), tuple(misspelt.items()))
 
+
+Report = Callable[[Code, str, str | None], None]
+
+
+def _report_foreign(
+    op: type[Op], given: dict[str, str], own: dict[str, Attr], findings: list[AttributeFinding]
+) -> tuple[set[str], dict[str, str]]:
+    """Report the given attributes that are not the op's own (the runtime ignores them all).
+    Returns the own attributes a misspelt one was meant to be, and attribute -> the
+    misspelling written instead of it."""
+    family = {attr.name: attr for attr in op.attributes}
     explained: set[str] = set()
     misspelt: dict[str, str] = {}
     for name in given:
@@ -114,25 +125,22 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
             continue
         if name in family and _neutral(family[name], given[name]):
             since = family[name].since
-            report(
+            code, message = (
                 IGNORED_ATTRIBUTE,
                 f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
                 f"{op.label()} ignores it, and {show(given[name])} changes nothing anyway",
-                name,
             )
         elif name in family:
             since = family[name].since
-            report(
+            code, message = (
                 ATTRIBUTE_VERSION_MISMATCH,
                 f"{name} belongs to {op.type_name}-{since} (opset{since} and later); "
                 f"{op.label()} ignores it",
-                name,
             )
         elif name in op.ignored_attributes:
-            report(
+            code, message = (
                 IGNORED_ATTRIBUTE,
                 f"{op.label()} has no attribute {name}; OpenVINO ignores it",
-                name,
             )
         elif (target := _near_miss(name, own)) is not None:
             explained.add(target)
@@ -143,19 +151,28 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
                 if target in given
                 else f"{target} keeps its default {own[target].describe_default()}"
             )
-            report(
-                MISSPELLED_ATTRIBUTE,
+            message = (
                 f'{op.label()} has no attribute "{name}"; did you mean "{target}"? OpenVINO '
-                f"ignores it, so {effect}",
-                name,
+                f"ignores it, so {effect}"
             )
+            findings.append((MISSPELLED_ATTRIBUTE, message, AtDataName(name)))
+            continue
         else:
-            report(
+            code, message = (
                 UNKNOWN_ATTRIBUTE,
                 f"{op.label()} has no attribute {name}; OpenVINO ignores it",
-                name,
             )
+        findings.append((code, message, AtData(name)))
+    return explained, misspelt
 
+
+def _read_own(
+    op: type[Op], given: dict[str, str], own: dict[str, Attr], explained: set[str], report: Report
+) -> tuple[dict[str, Any], bool]:
+    """The op's own attributes' values (defaults where missing), and whether the runtime
+    accepts them all. A missing attribute a misspelt one stands for (`explained`) is not
+    reported again."""
+    usable = True
     values: dict[str, Any] = {}
     for name, attr in own.items():
         text = given.get(name)
@@ -191,7 +208,7 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
             continue
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
-    return Attributes(values, frozenset(given), usable, tuple(findings), tuple(misspelt.items()))
+    return values, usable
 
 
 def _neutral(attr: Attr, text: str) -> bool:
@@ -215,9 +232,7 @@ def _replaced(attr: Attr, given: dict[str, str], own: dict[str, Attr]) -> bool:
     return False
 
 
-def _check_range(
-    op: type[Op], attr: Attr, value: Any, report: Callable[[Code, str, str | None], None]
-) -> bool:
+def _check_range(op: type[Op], attr: Attr, value: Any, report: Report) -> bool:
     """Limits the runtime enforces at read time; False when it would refuse the value."""
     if attr.min_value is not None and isinstance(value, tuple):
         low = [v for v in value if v < attr.min_value]

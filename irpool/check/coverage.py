@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from irpool.check.layers import CheckedLayers
-from irpool.graph.model import Graph
+from irpool.check.layer_checker import CheckedLayers
+from irpool.graph.graph import Graph
 
 SHOWN_TYPES = 6  # the summary names the most frequent trusted types, and counts the rest
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.model import Graph, Layer
+from irpool.graph.graph import Graph, Layer
 from irpool.graph.tensor_names import Tensor, output_names, port_names, v10_name
 from irpool.parse.values import read_tensor_names, read_unsigned, show
 from irpool.parse.xml_reader import Document

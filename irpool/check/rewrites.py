@@ -16,16 +16,16 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Literal
 
-from irpool.check.layers import CheckedLayers
+from irpool.check.layer_checker import CheckedLayers
 from irpool.diagnostics import Collector
-from irpool.graph.model import Graph
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Graph
 from irpool.ops.base import TensorInfo
 from irpool.ops.reduce import Reduce
 from irpool.ops.reshape import Reshape1
 from irpool.ops.squeeze import Unsqueeze1
 from irpool.parse.xml_reader import Document
 from irpool.rules import CPU_MISREWRITES_REDUCE
+from irpool.shape import Shape
 
 Outcome = Literal["compile", "wrong"]
 

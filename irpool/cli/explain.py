@@ -15,14 +15,15 @@ from pathlib import Path
 import click
 
 from irpool.cli.app import load_or_exit, model_argument, weights_option
-from irpool.graph.model import Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Layer
 from irpool.model import Model
 from irpool.ops.base import TensorInfo
+from irpool.ops.explanation import ShapeValue, shape_value
 from irpool.report import dot
 from irpool.report import explain as explain_report
-from irpool.report.explain import LayerRow, ShapeValue, TensorRow, shape_value
+from irpool.report.explain import LayerRow, TensorRow
 from irpool.rules import Severity
+from irpool.shape import Shape
 
 
 def declared_value(values: tuple[int, ...] | None) -> ShapeValue | str:

@@ -20,6 +20,7 @@ import click
 from irpool.check.coverage import Coverage
 from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
+from irpool.cli.reporting import render_document, render_summary
 from irpool.cli.settings import (
     COMMA_LIST,
     ConfigProblem,
@@ -41,7 +42,6 @@ from irpool.fix import (
 )
 from irpool.model import Model, display_path, load
 from irpool.parse.xml_reader import read_bounded, read_stream
-from irpool.report import summary, text
 from irpool.rules import FILE_UNREADABLE
 
 Mode = Literal["check", "fix", "diff"]
@@ -144,66 +144,6 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
 
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
         return list(pool.map(lint, jobs))
-
-
-def render_document(
-    output_format: str, outcomes: Sequence[Outcome], statistics: bool, colour: bool = False
-) -> str:
-    """What goes to stdout (or -o): the diagnostics in the chosen format."""
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
-    sources = {o.path: o.source for o in outcomes if o.source is not None}
-    # Each machine format is imported only when chosen (start-up time).
-    if output_format == "json":
-        from irpool.report import json as json_report
-
-        return json_report.render(diagnostics)
-    if output_format == "json-with-metadata":
-        from irpool.report import json as json_report
-
-        files = [(o.path, o.coverage) for o in outcomes if o.counted and not o.skipped]
-        return json_report.render_with_metadata(diagnostics, files)
-    if output_format == "github":
-        from irpool.report import github
-
-        return github.render(diagnostics)
-    if output_format == "sarif":
-        from importlib.metadata import version
-
-        from irpool.report import sarif
-
-        return sarif.render(diagnostics, sources, version("irpool"), covered(outcomes))
-    if statistics:
-        return ""
-    if output_format == "concise":
-        return "".join(text.render_line(d, colour) + "\n" for d in diagnostics)
-    fixable = {d: hint for outcome in outcomes for d, hint in outcome.fixable.items()}
-    full = text.render_full(diagnostics, sources, fixable, colour)
-    return full + "\n" if full else ""
-
-
-def render_summary(
-    output_format: str, outcomes: Sequence[Outcome], statistics: bool, preview: bool
-) -> str:
-    """The human summary: per-file table (text, several files), statistics, fixes, totals."""
-    checked = [o for o in outcomes if o.counted and not o.skipped]
-    diagnostics = [d for outcome in outcomes for d in outcome.diagnostics]
-    fixable = [d for outcome in outcomes for d in outcome.fixable]
-    parts = []
-    if output_format != "concise" and len(checked) > 1:
-        parts.append(summary.per_file([(o.path, o.diagnostics) for o in outcomes if not o.skipped]))
-    if statistics:
-        parts.append(summary.statistics(diagnostics, fixable))
-    fixed = sum(o.fixed for o in outcomes)
-    fixed_files = sum(1 for o in outcomes if o.fixed)
-    parts.append(summary.fixes(fixed, fixed_files, len(fixable), preview))
-    skipped = len(outcomes) - len(checked) - sum(1 for o in outcomes if not o.counted)
-    parts.append(text.summary(diagnostics, len(checked), skipped, covered(outcomes)) + "\n")
-    return "".join(parts)
-
-
-def covered(outcomes: Sequence[Outcome]) -> Coverage:
-    """What was checked in all the files read."""
-    return Coverage.total(o.coverage for o in outcomes if o.coverage is not None)
 
 
 def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:

@@ -19,10 +19,10 @@ from numpy.typing import NDArray
 
 from irpool.element_types import Kind, element_type, of_dtype
 from irpool.execute.errors import InputError
-from irpool.graph.model import Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Layer
 from irpool.graph.tensor_names import parameter_names
 from irpool.ops.base import TensorInfo
+from irpool.shape import Shape
 
 
 @dataclass(frozen=True, slots=True)

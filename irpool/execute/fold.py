@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
-from irpool.graph.model import Layer
+from irpool.graph.graph import Layer
 from irpool.ops.base import Op, Role, TensorInfo
 from irpool.ops.convert_fold import F32_MAX, INT32_MIN
 

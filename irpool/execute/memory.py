@@ -16,7 +16,7 @@ from irpool.execute.errors import ExecutionError
 
 if TYPE_CHECKING:
     from irpool.execute.plan import Ref, Step
-    from irpool.graph.shape import Shape
+    from irpool.shape import Shape
 
 # What a pooling kernel holds besides its output: the block loop works through blocks of
 # N x C planes of CHUNK_BYTES (several alive at once: the block in the compute dtype, pass

@@ -19,18 +19,18 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.check.layers import CheckedLayers
+from irpool.check.layer_checker import CheckedLayers
 from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
-from irpool.graph.model import Graph, Layer
-from irpool.graph.shape import Shape
+from irpool.graph.graph import Graph, Layer
 from irpool.graph.tensor_names import any_name, result_names
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
+from irpool.shape import Shape
 
 __all__ = ["ExecutionPlan", "ModelOutput", "Ref", "RunnerInput", "Step", "plan_execution"]
 

@@ -12,8 +12,8 @@ from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput
-from irpool.graph.shape import Shape
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
+from irpool.shape import Shape
 
 
 def execute(
@@ -56,7 +56,7 @@ def _reinfer(
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
-    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.read_weights)
+    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights)
     for step in plan.steps:
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)

@@ -13,19 +13,17 @@ from irpool.parse.schema import StructureCheck
 class Beside:
     """lxml work that releases the GIL, done on a second thread while the main thread reads
     in Python: serializing <layers> (which the main thread reads the layers from), then the
-    schema check. Both only read the tree. Without `thread` (or when the schema check must
-    write to the tree) both run at once on the calling thread."""
+    schema check. Both only read the tree. When the schema check must write to the tree,
+    both run at once on the calling thread."""
 
-    def __init__(
-        self, container: etree._Element | None, structure: StructureCheck, *, thread: bool
-    ) -> None:
+    def __init__(self, container: etree._Element | None, structure: StructureCheck) -> None:
         self._container = container
         self._structure = structure
         self._text: str | None = None
         self._error: BaseException | None = None
         self._serialized = threading.Event()
         self._thread: threading.Thread | None = None
-        if thread and structure.runs_beside:
+        if structure.runs_beside:
             self._thread = threading.Thread(target=self._work, name="irpool-beside")
             self._thread.start()
         else:

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from irpool.diagnostics import Collector, text_edit
-from irpool.graph.fast_paths import FastPaths
-from irpool.graph.model import Children, Layer, Port
+from irpool.graph.graph import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
@@ -46,38 +45,30 @@ class BodyReader:
     body not seen before is looked up again without them. Ports and <data> attributes that
     read alike are one shared tuple, which makes the checks' memo key cheap."""
 
-    def __init__(self, doc: Document, sink: Collector, paths: FastPaths) -> None:
+    def __init__(self, doc: Document, sink: Collector) -> None:
         self.doc = doc
         self.sink = sink
-        self.paths = paths
-        # read(elements, position, text): the body of the layer at `position`, given its
-        # serialization after the start tag. Chosen once: it runs for every layer.
-        self.read = self._read_shared if paths.shared_bodies else self._read_each
         self.bodies: dict[str, Body] = {}
         self.unnamed: dict[str, Body] = {}  # by the text without port names
         self.ports: dict[PortText, PortReading] = {}
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
         self.data: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
-    def _read_shared(self, elements: Children, position: int, text: str) -> Body:
+    def read(self, elements: Children, position: int, text: str) -> Body:
+        """The body of the layer at `position`, given its serialization after the start tag."""
         body = self.bodies.get(text)
         if body is None:
-            if not self.paths.bodies_without_names:
-                body = self._read(elements[position])
-            else:
-                # Splitting keeps each captured port start and drops its names; joining
-                # is sub(r"\1") without a template expansion per call (twice as fast).
-                unnamed = "".join(PORT_NAMES.split(text))
-                body = self.unnamed.get(unnamed)
-                if body is None:
-                    body = self.unnamed[unnamed] = self._read(elements[position])
+            # Splitting keeps each captured port start and drops its names; joining is
+            # sub(r"\1") without a template expansion per call (twice as fast).
+            unnamed = "".join(PORT_NAMES.split(text))
+            body = self.unnamed.get(unnamed)
+            if body is None:
+                body = self.unnamed[unnamed] = self.read_element(elements[position])
             self.bodies[text] = body
         return body
 
-    def _read_each(self, elements: Children, position: int, text: str) -> Body:
-        return self._read(elements[position])
-
-    def _read(self, element: etree._Element) -> Body:
+    def read_element(self, element: etree._Element) -> Body:
+        """The body of one `<layer>`, read from its element."""
         data_items = None
         groups: dict[str, etree._Element] = {}
         for child in element:  # plain iteration: lxml's tag filters are slower
@@ -85,8 +76,7 @@ class BodyReader:
             if tag == "data":
                 if data_items is None:
                     items = tuple(child.items())
-                    shared = self.paths.shared_tuples
-                    data_items = self.data.setdefault(items, items) if shared else items
+                    data_items = self.data.setdefault(items, items)
             elif tag not in groups:
                 groups[tag] = child
         findings: list[PortFinding] = []
@@ -130,8 +120,6 @@ class BodyReader:
             readings.append(
                 (reading.id, position, reading.declared, reading.precision, precision_text)
             )
-        if not self.paths.shared_tuples:
-            return _ports(side, readings)
         key = (side, tuple(readings))
         ports = self.port_tuples.get(key)
         if ports is None:
@@ -139,8 +127,6 @@ class BodyReader:
         return ports
 
     def _read_port(self, text: PortText) -> PortReading:
-        if not self.paths.port_memo:
-            return read_port(*text)
         reading = self.ports.get(text)
         if reading is None:
             reading = self.ports[text] = read_port(*text)

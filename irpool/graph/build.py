@@ -9,11 +9,11 @@ from functools import cache
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph import checks, fast_paths
+from irpool.graph import graph_rules
 from irpool.graph.beside import Beside
 from irpool.graph.edges import connect, read_edges
+from irpool.graph.graph import Graph
 from irpool.graph.layers import read_layers
-from irpool.graph.model import Graph
 from irpool.graph.topology import find_cycle, reach, topological_order
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
@@ -40,29 +40,28 @@ _DROPPED = " (the layer feeds no Result, so OpenVINO builds and compiles nothing
 
 
 def build_graph(doc: Document, sink: Collector) -> Graph:
-    paths = fast_paths.ENABLED
     container = _first(doc.root, "layers")
-    beside = Beside(container, StructureCheck(doc), thread=paths.second_thread)
+    beside = Beside(container, StructureCheck(doc))
     # Layer ids recur in the edges, port numbers everywhere.
-    number = cache(read_unsigned) if paths.number_memo else read_unsigned
-    edges = read_edges(_first(doc.root, "edges"), number, paths)  # while <layers> serializes
-    read = read_layers(doc, container, beside.layers_text(), number, sink, paths)
-    checks.report_layer_reading(doc, read, sink)
+    number = cache(read_unsigned)
+    edges = read_edges(_first(doc.root, "edges"), number)  # while <layers> serializes
+    read = read_layers(doc, container, beside.layers_text(), number, sink)
+    graph_rules.report_layer_reading(doc, read, sink)
     layers = read.layers
     wiring = connect(layers, edges)
-    checks.report_wiring(doc, layers, edges, wiring, sink)
+    graph_rules.report_wiring(doc, layers, edges, wiring, sink)
     order = topological_order(layers, wiring.producers)
     if len(order) < len(layers):
-        checks.report_cycle(doc, layers, find_cycle(layers, wiring.producers, order), sink)
+        graph_rules.report_cycle(doc, layers, find_cycle(layers, wiring.producers, order), sink)
     # An edge naming a missing port may still be what keeps its from-layer; with an
     # unreadable number the real dataflow is unknown, so "unreachable" would be a guess.
     maybe = [(to_layer, from_layer) for _, from_layer, _, to_layer, _ in wiring.loose]
     sinks, reachable = reach(layers, wiring.producers, maybe)
     known = not wiring.unreadable
-    dropped = checks.report_reach(doc, layers, sinks, reachable, sink, known=known)
+    dropped = graph_rules.report_reach(doc, layers, sinks, reachable, sink, known=known)
     if dropped:
         sink.drop_layers(dropped, _KEPT_IN_DROPPED_LAYERS.__contains__, _DROPPED)
-    checks.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
+    graph_rules.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add(NO_LAYERS, "the model has no layers", doc.source.element(doc.root))

@@ -7,23 +7,21 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from irpool.graph.fast_paths import FastPaths
-from irpool.graph.model import Children, Layer
+from irpool.graph.graph import Children, Layer
 
 EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 # Each attribute of every <edge> child, in document order: one C-level pass per attribute.
 _EDGE_COLUMNS = [etree.XPath(f"edge/@{name}", smart_strings=False) for name in EDGE_ATTRIBUTES]
 
 
-def _edge_columns(container: etree._Element, count: int, paths: FastPaths) -> list[list[str]]:
+def _edge_columns(container: etree._Element, count: int) -> list[list[str]]:
     """The four attributes of each of the `count` edges as four aligned columns of text. An
     edge without one reads it as "", as `edge.get(name, "")` would; columns are only taken
     from XPath when each has one value per edge, which makes them aligned (an attribute
     cannot repeat)."""
-    if paths.edge_columns:
-        columns: list[list[str]] = [find(container) for find in _EDGE_COLUMNS]
-        if all(len(column) == count for column in columns):
-            return columns
+    columns: list[list[str]] = [find(container) for find in _EDGE_COLUMNS]
+    if all(len(column) == count for column in columns):
+        return columns
     edges = list(container.iterchildren("edge"))
     return [[edge.get(name, "") for edge in edges] for name in EDGE_ATTRIBUTES]
 
@@ -39,14 +37,12 @@ class Edges:
     to_ports: list[int | None]
 
 
-def read_edges(
-    container: etree._Element | None, number: Callable[[str], int | None], paths: FastPaths
-) -> Edges:
+def read_edges(container: etree._Element | None, number: Callable[[str], int | None]) -> Edges:
     """The edges of <edges> `container`."""
     if container is None:
         return Edges(None, [], [], [], [])
     count = int(container.xpath("count(edge)"))
-    columns = _edge_columns(container, count, paths)
+    columns = _edge_columns(container, count)
     return Edges(Children(container, "edge"), *[list(map(number, c)) for c in columns])
 
 

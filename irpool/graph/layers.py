@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.bodies import BodyReader
-from irpool.graph.fast_paths import FastPaths
-from irpool.graph.model import Children, Layer
+from irpool.graph.bodies import Body, BodyReader, PortFinding
+from irpool.graph.graph import Children, Layer
 from irpool.parse.xml_reader import Document
 
 
@@ -33,6 +32,8 @@ class ReadLayers:
     names_written: tuple[str, ...]  # as Graph's
 
 
+# id, name, type and version as written.
+Head = tuple[str, str, str, str]
 # A names attribute as lxml serializes it (its value escaped: no quote inside).
 _NAMES_WRITTEN = re.compile(r' names="([^"]*)"')
 
@@ -43,37 +44,49 @@ def read_layers(
     text: str | None,
     number: Callable[[str], int | None],
     sink: Collector,
-    paths: FastPaths,
 ) -> ReadLayers:
     """The layers, from `text`, the serialization of <layers> `container`."""
-    layers: dict[int, Layer] = {}
-    first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
-    repeats: list[Repeat] = []
-    unreadable: list[etree._Element] = []
     if container is None or text is None:
-        return ReadLayers(layers, repeats, unreadable, ())
-    bodies = BodyReader(doc, sink, paths)
-    cut = cut_layers(text, container, read_heads=paths.regex_heads) if paths.cut_bodies else None
+        return ReadLayers({}, [], [], ())
+    bodies = BodyReader(doc, sink)
+    cut = cut_layers(text, container)
     # The cut holds only when every child of <layers> is a <layer>.
-    elements = Children(container, "layer", uniform=cut is not None and paths.walk_children)
+    elements = Children(container, "layer", uniform=cut is not None)
     if cut is None:
         texts = [body_text(element) for element in elements.all()]
         heads = None
     else:
         texts, heads = cut
-    if heads is None:
-        heads = [
-            (e.get("id", ""), e.get("name", ""), e.get("type", ""), e.get("version", ""))
-            for e in elements.all()
-        ]
-    for position, ((id_text, name, type_, version), text_of_body) in enumerate(
-        zip(heads, texts, strict=True)
-    ):
+    return assemble_layers(
+        elements,
+        read_heads(elements) if heads is None else heads,
+        lambda position: bodies.read(elements, position, texts[position]),
+        number,
+        bodies.place,
+        names_written(text),
+    )
+
+
+def assemble_layers(
+    elements: Children,
+    heads: list[Head],
+    body_at: Callable[[int], Body],
+    number: Callable[[str], int | None],
+    place: Callable[[Layer, tuple[PortFinding, ...]], None],
+    names: tuple[str, ...],
+) -> ReadLayers:
+    """The layers from each one's head and body (`body_at(position)`); `place` reports a
+    body's findings on a layer."""
+    layers: dict[int, Layer] = {}
+    first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
+    repeats: list[Repeat] = []
+    unreadable: list[etree._Element] = []
+    for position, (id_text, name, type_, version) in enumerate(heads):
         layer_id = number(id_text)
         if layer_id is None:
             unreadable.append(elements[position])
             continue
-        body = bodies.read(elements, position, text_of_body)
+        body = body_at(position)
         layer = Layer(
             layer_id,
             name,
@@ -87,17 +100,26 @@ def read_layers(
             body.positions,
         )
         if body.findings:
-            bodies.place(layer, body.findings)
+            place(layer, body.findings)
         if layer_id in layers:
             repeats.append(Repeat(layer, layers[layer_id].name, elements[first_seen[layer_id]]))
         else:
             first_seen[layer_id] = position
         layers[layer_id] = layer
-    return ReadLayers(layers, repeats, unreadable, tuple(_NAMES_WRITTEN.findall(text)))
+    return ReadLayers(layers, repeats, unreadable, names)
 
 
-# id, name, type and version as written.
-Head = tuple[str, str, str, str]
+def names_written(text: str) -> tuple[str, ...]:
+    """Every `names` attribute in the serialization of <layers>, as written (see Graph)."""
+    return tuple(_NAMES_WRITTEN.findall(text))
+
+
+def read_heads(elements: Children) -> list[Head]:
+    """Each layer's id, name, type and version, read through lxml."""
+    return [
+        (e.get("id", ""), e.get("name", ""), e.get("type", ""), e.get("version", ""))
+        for e in elements.all()
+    ]
 
 
 def body_text(element: etree._Element) -> str:
@@ -116,12 +138,10 @@ _HEAD = re.compile(
 )
 
 
-def cut_layers(
-    text: str, container: etree._Element, read_heads: bool
-) -> tuple[list[str], list[Head] | None] | None:
-    """From the serialization of <layers>: each layer's `body_text`, and (if `read_heads`)
-    each layer's head when every start tag is written id, name, type, version (the
-    serializer's order) with nothing to unescape. None when the cut could go wrong.
+def cut_layers(text: str, container: etree._Element) -> tuple[list[str], list[Head] | None] | None:
+    """From the serialization of <layers>: each layer's `body_text`, and each layer's head
+    when every start tag is written id, name, type, version (the serializer's order) with
+    nothing to unescape. None when the cut could go wrong.
 
     Cutting at each "<layer " is exact when every child is a <layer> with attributes, none
     contains another, and no comment or processing instruction can hold that text. The
@@ -135,7 +155,5 @@ def cut_layers(
     if not count == len(container) == container.xpath("count(layer)"):
         return None
     pieces[-1] = pieces[-1].removesuffix("</layers>")
-    if not read_heads:
-        return pieces[2::2], None
     heads: list[Head] = _HEAD.findall("\n".join(pieces[1::2]))
     return pieces[2::2], heads if len(heads) == count else None

@@ -13,7 +13,7 @@ inputs and keys its outputs by them (execute/bind.py, execute/plan.py).
 
 from __future__ import annotations
 
-from irpool.graph.model import Graph, Layer
+from irpool.graph.graph import Graph, Layer
 from irpool.parse.values import read_tensor_names
 
 # A tensor: the id of the layer producing it and the output's index.

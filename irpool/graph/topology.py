@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from irpool.graph.model import Layer
+from irpool.graph.graph import Layer
 
 # (layer id, input index) -> (layer id, output index), as Graph.producers.
 Producers = dict[tuple[int, int], tuple[int, int]]

@@ -37,6 +37,8 @@ def _lfs_problem(name: str, head: bytes, length: int) -> str:
 class WeightsProblem:
     code: Code  # IR401: no usable file; IR402: the range is past its end
     message: str
+    # The file itself is unusable (not just this range): one problem, however many read it.
+    about_file: bool = False
 
 
 class Weights:
@@ -80,7 +82,7 @@ class Weights:
         """The bytes at [offset, offset+size), or why they are not there."""
         if self.problem is not None:
             return WeightsProblem(
-                WEIGHTS_UNAVAILABLE, f"the weights are unavailable: {self.problem}"
+                WEIGHTS_UNAVAILABLE, f"the weights are unavailable: {self.problem}", about_file=True
             )
         end = offset + size
         if end > len(self._data):

@@ -20,12 +20,13 @@ from irpool.cli.explain import explain_row, input_infos
 from irpool.config import Config, ConfigError, load_config
 from irpool.diagnostics import Diagnostic, IRError, Span
 from irpool.fix import Fix, FixError, apply_fixes, find_fixes, verify
-from irpool.graph.model import Layer, Port
+from irpool.graph.graph import Layer, Port
 from irpool.model import Model, load
 from irpool.ops.base import Attr, TensorInfo
+from irpool.ops.explanation import shape_value
 from irpool.parse.source_map import SourceMap
 from irpool.parse.values import read_unsigned
-from irpool.report.explain import LayerRow, shape_text, shape_value
+from irpool.report.explain import LayerRow, shape_text
 from irpool.report.sarif import help_uri
 from irpool.rules import RULES
 

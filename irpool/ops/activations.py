@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
-from irpool.report.explain import Explanation
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

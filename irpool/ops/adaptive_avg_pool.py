@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
+from irpool.ops.explanation import AxisRow, DimValue, Explanation, dim_value
 from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
-from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
 from irpool.rules import INVALID_OUTPUT_SIZE
+from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from irpool.graph.shape import Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import RecentShapes, WindowPoolBase, window_attributes
 from irpool.ops.pooling_geometry import Axis, Window
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
+from irpool.shape import Shape
 
 WINDOW_ATTRIBUTES = window_attributes(ceil_torch_since=14, dilations_since=16)
 # In the specification's order: exclude-pad follows the pads.

@@ -1,5 +1,6 @@
-"""What an op module declares: its attributes (once, for every version), shape inference,
-its `irpool explain` rows and the attribute edits it proposes. Its kernel lives in execute/.
+"""What an op module declares: its attributes (once, for every version), shape inference
+(with the attribute fixes its findings carry) and its `irpool explain` rows. Its kernel lives
+in execute/.
 
 An op family (AvgPool) is one module with one class per op version (AvgPool-1, -14, -16).
 Every class lists the family's full attribute table; `Attr.since` tells which version
@@ -14,14 +15,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
+from irpool.shape import Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-    from irpool.report.explain import Explanation
+    from irpool.ops.explanation import Explanation
 
 KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
 
@@ -105,11 +106,19 @@ class ShapeError(Exception):
     """The runtime's own shape inference would fail; `code` is the rule to report."""
 
     def __init__(
-        self, message: str, code: Code = SHAPE_INFERENCE_FAILED, attribute: str | None = None
+        self,
+        message: str,
+        code: Code = SHAPE_INFERENCE_FAILED,
+        attribute: str | None = None,
+        *,
+        about_file: bool = False,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.attribute = attribute
+        # The model's files cannot give the layer what it reads (its weights): one problem
+        # of the file, however many layers it stops.
+        self.about_file = about_file
 
 
 class NotInferable(Exception):
@@ -125,6 +134,21 @@ def read_value(info: TensorInfo, name: str) -> NDArray[Any] | None:
     return info.value
 
 
+@dataclass(frozen=True, slots=True)
+class OpReport:
+    """A finding of an op's checks. `attribute`: the one it is about; `fix`: the value of
+    that attribute which says what the runtime really uses (what `irpool validate --fix`
+    writes), given only when certain: from tensors irpool inferred, never from a port's
+    claim. `about_file`: the model's files cannot give the layer what it reads (its weights),
+    one problem of the file however many layers it stops."""
+
+    code: Code
+    message: str
+    attribute: str | None = None
+    fix: str | None = None
+    about_file: bool = False
+
+
 class LayerContext:
     """What an op sees of its layer while it is checked: findings go back through `report`.
 
@@ -134,7 +158,7 @@ class LayerContext:
     def __init__(
         self,
         present: frozenset[str],
-        report: Callable[[Code, str, str | None], None],
+        report: Callable[[OpReport], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
         used_outputs: frozenset[int] = frozenset(),
     ) -> None:
@@ -143,8 +167,16 @@ class LayerContext:
         self._report = report
         self._load = load_weights
 
-    def report(self, code: Code, message: str, attribute: str | None = None) -> None:
-        self._report(code, message, attribute)
+    def report(
+        self,
+        code: Code,
+        message: str,
+        attribute: str | None = None,
+        *,
+        fix: str | None = None,
+        about_file: bool = False,
+    ) -> None:
+        self._report(OpReport(code, message, attribute, fix, about_file))
 
     def read_weights(self, offset: int, size: int) -> memoryview | WeightsProblem:
         """The bytes of a Const, or why they cannot be read."""
@@ -208,11 +240,6 @@ class Op:
         """The op's section in `irpool explain` (settings and a row per spatial axis), given
         the tensors its layer consumes (None: unknown) and produces; None: no section."""
         return None
-
-    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
-        """Attribute -> the value that says what the runtime really uses, for attributes whose
-        declared value it replaces (what `irpool validate --fix` writes; IR213)."""
-        return {}
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The one output OpenVINO's constant folding computes from these constant inputs (as

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from irpool.element_types import ELEMENT_TYPES, STRING
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
     Attr,
@@ -23,12 +22,12 @@ from irpool.ops.base import (
 )
 from irpool.ops.registry import register
 from irpool.rules import (
-    CONST_OUT_OF_BOUNDS,
     CONST_SIZE_TOO_LARGE,
     CONST_SIZE_TOO_SMALL,
     INVALID_ATTRIBUTE_VALUE,
     WEIGHTS_UNAVAILABLE,
 )
+from irpool.shape import Shape
 
 if TYPE_CHECKING:
     pass
@@ -43,6 +42,7 @@ def refuse_unbacked(info: TensorInfo, input_name: str) -> None:
             f'Const no data, and read_model fails reading {input_name} from it ("ptr is Null"); '
             "a .bin of at least one byte loads",
             WEIGHTS_UNAVAILABLE,
+            about_file=True,
         )
 
 
@@ -81,7 +81,8 @@ class Constant(Op):
         if isinstance(raw, WeightsProblem):
             # The shape is the attribute's; only the value is unknown, and nothing that
             # depends on it is checked (or fixed) against the declarations.
-            ctx.report(raw.code, raw.message, "size" if raw.code == CONST_OUT_OF_BOUNDS else None)
+            where = None if raw.about_file else "size"
+            ctx.report(raw.code, raw.message, where, about_file=raw.about_file)
             return [TensorInfo(element_type, shape, unknown=True)]
         if element_type == STRING:
             problem = _packed_strings_problem(raw, count)

@@ -1,6 +1,6 @@
 """Which layer types OpenVINO's IR reader creates for each `version`, whether irpool models
 them or not. The table is data (opsets.json), generated from the runtime by
-tools/gen_opsets.py and checked against it by tests/test_opsets.py."""
+tools/gen_opsets.py and checked against it by tests/ops/test_opsets.py."""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from irpool.element_types import CPU_UNCOMPILED_TYPES
-from irpool.graph.shape import Shape
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
+from irpool.shape import Shape
 
 
 @register

@@ -1,7 +1,7 @@
 """What sliding-window pooling ops (AvgPool; MaxPool too) share: attributes, checks, axes, explain.
 
 A subclass declares its attribute table (`window_attributes` plus its own) and adds its own
-checks by overriding `check_windows`; `infer_axes` does the rest. The geometry itself lives
+checks by overriding `check_window`; `infer_axes` does the rest. The geometry itself lives
 in `irpool.ops.pooling_geometry`.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from typing import Any, Generic, TypeVar
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.explanation import AxisRow, Explanation, dim_value
 from irpool.ops.pooling_geometry import (
     AUTO_PADS,
     COMPUTED_PADS,
@@ -26,8 +26,8 @@ from irpool.ops.pooling_geometry import (
     padding_total,
     resolve_axis,
 )
-from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
+from irpool.shape import Dim, Shape
 
 Value = TypeVar("Value")
 
@@ -172,7 +172,8 @@ class WindowPoolBase(Op):
         axes = self.axes(data.shape)
         for index, axis in enumerate(axes):
             self.check_window(index, axis, ctx)
-        self._report_overwritten_pads(axes, ctx)
+        # The pads are certain only from an input irpool inferred, never from a port's claim.
+        self._report_overwritten_pads(axes, ctx, certain=not data.trusted)
         return axes
 
     @staticmethod
@@ -200,7 +201,7 @@ class WindowPoolBase(Op):
                 attribute="kernel",
             )
 
-    def _report_overwritten_pads(self, axes: list[Axis], ctx: LayerContext) -> None:
+    def _report_overwritten_pads(self, axes: list[Axis], ctx: LayerContext, certain: bool) -> None:
         fixes = self._pad_corrections(axes)
         for name, effective in fixes.items():
             if name in ctx.present:
@@ -209,6 +210,7 @@ class WindowPoolBase(Op):
                     f"{name} is declared {csv(self._declared_pads(name))} but "
                     f"auto_pad={self.attrs['auto_pad']} makes the runtime use {effective}",
                     name,
+                    fix=effective if certain else None,
                 )
 
     def _declared_pads(self, name: str) -> list[int]:
@@ -229,19 +231,6 @@ class WindowPoolBase(Op):
             if declared and declared != effective:
                 corrections[name] = csv(effective)
         return corrections
-
-    def attribute_fixes(self, inputs: Sequence[TensorInfo | None]) -> dict[str, str]:
-        data = inputs[0] if inputs else None
-        if data is None or data.shape.rank is None:
-            return {}
-        # Lists that do not fit the input (IR207) have no pads to propose.
-        if any(len(v) != data.shape.rank - 2 for v in self.spatial_attributes()):
-            return {}
-        try:
-            axes = self.axes(data.shape)
-        except ShapeError:  # pads the runtime cannot add up: reported, nothing to write
-            return {}
-        return self._pad_corrections(axes)
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

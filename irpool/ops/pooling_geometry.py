@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from irpool.graph.shape import Dim
 from irpool.ops.base import ShapeError
+from irpool.shape import Dim
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")
 # auto_pad values under which the runtime computes the pads and never reads the declared ones

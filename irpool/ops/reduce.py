@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import (
     Attr,
     AttrType,
@@ -24,10 +23,11 @@ from irpool.ops.base import (
     read_value,
 )
 from irpool.ops.const import refuse_unbacked
+from irpool.ops.explanation import AxisRow, Explanation, dim_value
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
-from irpool.report.explain import AxisRow, Explanation, dim_value
 from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
+from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

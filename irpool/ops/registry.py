@@ -89,7 +89,16 @@ _loaded = False
 # The modules of this package that declare no op. Op modules import what they need of them;
 # `convert_fold` needs NumPy, which validating a model without constants never loads.
 SHARED_MODULES = frozenset(
-    {"base", "registry", "opsets", "pooling", "pooling_geometry", "folding", "convert_fold"}
+    {
+        "base",
+        "explanation",
+        "registry",
+        "opsets",
+        "pooling",
+        "pooling_geometry",
+        "folding",
+        "convert_fold",
+    }
 )
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
+from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
 from irpool.element_types import element_type
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import IGNORED_AXES
+from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

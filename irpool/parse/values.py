@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
 from irpool.element_types import ELEMENT_TYPES
-from irpool.graph.shape import Dim, Shape
+from irpool.shape import Dim, Shape
 
 T = TypeVar("T")
 FindingKind = Literal["rejected", "reinterpreted", "noncanonical"]

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
+from tests import ir
+
 NAMES = ("a", "b", "p", "q")
-DIMS = "<dim>1</dim><dim>1</dim><dim>2</dim><dim>2</dim>"
+SHAPE = (1, 1, 2, 2)
 
 
 @dataclass(frozen=True)
@@ -22,39 +24,36 @@ class Case:
         layers, edges = [], []
 
         def port(port_id: int, names: tuple[str, ...]) -> str:
-            written = f' names="{",".join(names)}"' if names else ""
-            return f'<port id="{port_id}" precision="FP32"{written}>{DIMS}</port>'
+            return ir.port(port_id, SHAPE, names=",".join(names))
 
         for index, (name, names) in enumerate(self.parameters):
-            layers.append(
-                f'<layer id="{index}" name="{name}" type="Parameter" version="opset1">'
-                f'<data shape="1,1,2,2" element_type="f32"/><output>{port(0, names)}</output>'
-                "</layer>"
-            )
+            data = ir.data([("shape", "1,1,2,2"), ("element_type", "f32")])
+            layers.append(ir.layer(index, name, "Parameter", "opset1", data, (), [port(0, names)]))
+        pool = ir.data(
+            [
+                ("kernel", "1,1"),
+                ("strides", "1,1"),
+                ("pads_begin", "0,0"),
+                ("pads_end", "0,0"),
+                ("exclude-pad", "true"),
+            ]
+        )
         for index, (name, names, source) in enumerate(self.pools, start=len(self.parameters)):
-            layers.append(
-                f'<layer id="{index}" name="{name}" type="AvgPool" version="opset1">'
-                '<data kernel="1,1" strides="1,1" pads_begin="0,0" pads_end="0,0" '
-                'exclude-pad="true"/>'
-                f"<input>{port(0, ())}</input><output>{port(1, names)}</output></layer>"
-            )
+            inputs, outputs = [port(0, ())], [port(1, names)]
+            layers.append(ir.layer(index, name, "AvgPool", "opset1", pool, inputs, outputs))
             edges.append(self.edge(source, index))
         first = len(self.parameters) + len(self.pools)
         for index, (source, output_names) in enumerate(self.results, start=first):
-            written = f' output_names="{",".join(output_names)}"' if output_names else ""
-            layers.append(
-                f'<layer id="{index}" name="result {index}" type="Result" version="opset1"'
-                f"{written}><input>{port(0, ())}</input></layer>"
-            )
+            result = ir.layer(index, f"result {index}", "Result", "opset1", "", [port(0, ())])
+            if output_names:
+                written = f' output_names="{",".join(output_names)}">'
+                result = result.replace('version="opset1">', f'version="opset1"{written}', 1)
+            layers.append(result)
             edges.append(self.edge(source, index))
-        return (
-            f'<?xml version="1.0"?>\n<net name="names" version="{self.version}"><layers>'
-            f"{''.join(layers)}</layers><edges>{''.join(edges)}</edges></net>\n"
-        )
+        return ir.net(layers, edges, "names", self.version)
 
     def edge(self, tensor: int, to_layer: int) -> str:
-        port = 0 if tensor < len(self.parameters) else 1
-        return f'<edge from-layer="{tensor}" from-port="{port}" to-layer="{to_layer}" to-port="0"/>'
+        return ir.edge(tensor, 0 if tensor < len(self.parameters) else 1, to_layer, 0)
 
 
 names = st.lists(st.sampled_from(NAMES), max_size=2, unique=True).map(tuple)

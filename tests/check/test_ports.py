@@ -13,7 +13,7 @@ import irpool
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 from irpool.ops.base import LayerContext, TensorInfo
 from irpool.ops.const import Constant
-from tests.hardening import ir
+from tests import ir
 
 
 def _with_input_ports(tmp_path: Path, count: int) -> Path:

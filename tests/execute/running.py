@@ -9,9 +9,9 @@ from numpy.typing import NDArray
 
 from irpool.element_types import element_type
 from irpool.execute.registry import OutputSpec, kernel_of
-from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.shape import Shape
 
 ELEMENT_TYPES = {
     element_type(name).dtype: name
@@ -25,7 +25,7 @@ def _no_weights(offset: int, size: int) -> WeightsProblem:
 
 def quiet_context(present: frozenset[str] = frozenset()) -> LayerContext:
     """A layer context that drops what the op reports and reads no weights."""
-    return LayerContext(present, lambda code, message, attribute: None, _no_weights)
+    return LayerContext(present, lambda report: None, _no_weights)
 
 
 def compute(op: Op, arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any] | None]:

@@ -1,6 +1,6 @@
 """ReLU, Sigmoid, Swish, HSwish, HSigmoid and Floor on the values where the CPU plugin's
 formulas show (measured on OpenVINO 2026.4.1, docs/semantics.md "Elementwise ops"); the live
-comparison over many inputs is tests/test_differential_elementwise.py."""
+comparison over many inputs is tests/differential/test_activations.py."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from irpool.graph.shape import Shape
 from irpool.ops.activations import Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
 from irpool.ops.base import Op, TensorInfo
+from irpool.shape import Shape
 from tests.execute.running import compute, quiet_context
 
 NAN, INF = float("nan"), float("inf")

@@ -1,7 +1,7 @@
 """Add, Multiply, Divide, Mod and Greater: broadcast shapes as OpenVINO's `read_model` infers
 them, and values as its CPU plugin computes them (measured on OpenVINO 2026.4.1,
 docs/semantics.md "Elementwise ops"); the live comparison over many configurations is
-tests/test_differential_arithmetic.py."""
+tests/differential/test_arithmetic.py."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from irpool.graph.shape import Dim, Shape
 from irpool.ops.arithmetic import Add1, Divide1, Greater1, Mod1, Multiply1, broadcast
 from irpool.ops.base import Op, ShapeError, TensorInfo
+from irpool.shape import Dim, Shape
 from tests.execute.running import compute, quiet_context
 
 

@@ -16,8 +16,8 @@ import irpool
 from irpool.execute import memory, plan
 from irpool.execute.registry import Kernel, kernel_of
 from irpool.ops.base import Op
+from tests import ir
 from tests.execute.running import compute
-from tests.hardening import ir
 
 SMALL = (1, 2, 4, 4)
 WEIGHTS = (1, 2, 64, 64)  # 8192 elements: too many for checking to fold

@@ -3,7 +3,7 @@
 Hypothesis draws static shapes and patterns or axes NumPy accepts; irpool's shape inference
 and kernels must give NumPy's shapes and element order. What OpenVINO does beyond NumPy (0 with
 special_zero, axes that are ignored or repeated, intervals) is covered by
-tests/test_differential_reshape_family.py against the runtime itself.
+tests/differential/test_reshape_family.py against the runtime itself.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irpool.diagnostics import IRError
-from irpool.graph.shape import Shape
 from irpool.ops.reshape import Reshape1, reshaped
 from irpool.ops.squeeze import Squeeze1, Unsqueeze1
+from irpool.shape import Shape
 from tests.execute.running import compute
 
 shapes = st.lists(st.integers(1, 4), min_size=0, max_size=5).map(tuple)

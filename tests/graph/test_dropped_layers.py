@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from tests.hardening import ir
+from tests import ir
 
 SHAPE = (1, 2, 4, 4)
 POOL_DATA = (

@@ -1,4 +1,4 @@
-"""Layers written alike are read and checked once (graph.bodies, check.layers): every one of
+"""Layers written alike are read and checked once (graph.bodies, check.layer_checker): every one of
 them must still get its own findings, at its own positions, with its own id and name."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from lxml import etree
 
 import irpool
 from irpool.graph.bodies import PORT_NAMES
+from irpool.graph.graph import Children
 from irpool.graph.layers import body_text, cut_layers
-from irpool.graph.model import Children
 from irpool.parse.xml_reader import hardened_parser
 
 # One AvgPool layer; {id} and {name} vary, the body is the same text every time. Its input
@@ -156,7 +156,7 @@ def serialized(container: etree._Element) -> str:
 def test_cut_gives_each_layers_own_body() -> None:
     container = layers_of(PLAIN)
     elements = list(container)
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     assert cut[0] == [body_text(e) for e in elements]
     assert body_text(elements[0]) == '<data shape="1"/></layer>'
@@ -167,7 +167,7 @@ def test_cut_gives_each_layers_own_body() -> None:
 def test_cut_takes_question_and_exclamation_marks_in_values() -> None:
     """Dynamic shapes write "?"; only "<?" and "<!--" make the cut unsafe."""
     container = layers_of(PLAIN.replace('shape="1"', 'shape="?,1!"'))
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     assert cut[0] == [body_text(e) for e in container]
 
@@ -193,7 +193,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
     change: tuple[str, str], read_from_text: bool
 ) -> None:
     container = layers_of(HEADS.replace(*change))
-    cut = cut_layers(serialized(container), container, read_heads=True)
+    cut = cut_layers(serialized(container), container)
     assert cut is not None
     expected = [
         tuple(e.get(name, "") for name in ("id", "name", "type", "version")) for e in container
@@ -214,7 +214,7 @@ def test_cut_reads_heads_only_as_the_serializer_writes_them(
 )
 def test_cut_refuses_what_could_cut_wrong(change: tuple[str, str]) -> None:
     container = layers_of(PLAIN.replace(*change))
-    assert cut_layers(serialized(container), container, read_heads=True) is None
+    assert cut_layers(serialized(container), container) is None
 
 
 @pytest.mark.parametrize("uniform", [False, True])

@@ -15,7 +15,7 @@ import pytest
 
 import irpool
 from irpool.execute import memory
-from tests.hardening import ir
+from tests import ir
 
 HUGE = 1 << 30
 SMALL_INPUT = (1, 2, 4, 4)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import irpool
-from tests.hardening import ir
+from tests import ir
 
 SHAPE = (1, 1, 2)
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from tests.hardening import ir
+from tests import ir
 from tests.hardening.watch import OpenWatch
 
 INT64_MAX = (1 << 63) - 1

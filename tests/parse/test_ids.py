@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import irpool
-from tests.hardening.ir import pool_model, write
+from tests.ir import pool_model, write
 
 EDGE = '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />'
 # (what the test changes in the model, the attribute's new value)

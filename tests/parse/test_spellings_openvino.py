@@ -12,10 +12,12 @@ import pytest
 
 import irpool
 from irpool.rules import RULES, Severity
-from tests.hardening.ir import pool_model, write
+from tests.ir import pool_model, write
 
 pytest.importorskip("openvino")
-from tests.test_fuzz_openvino import Oracle  # imported after the skip: it needs openvino
+from tests.differential.test_fuzz_openvino import (
+    Oracle,  # imported after the skip: it needs openvino
+)
 
 pytestmark = pytest.mark.oracle
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from tests.hardening.ir import pool_model, write
+from tests.ir import pool_model, write
 
 EDGE = '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />'
 UNKNOWN = {

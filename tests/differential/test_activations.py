@@ -1,0 +1,377 @@
+"""Live differential test: the elementwise ops (ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor)
+against OpenVINO.
+
+Configuration #n (rebuilt alone with `random_config(n)`) is one op on one element type; input
+dims are static, dynamic (`?`) or intervals (`2..5`, `..4`, `3..`), ranks 0 to 4 or a dynamic
+rank; Swish gets no beta, a scalar beta Const or a beta Parameter, sometimes of another type or
+rank, and every op sometimes a type OpenVINO refuses.
+
+Shapes (every configuration): OpenVINO's `read_model` is the oracle. When it accepts the file
+irpool must infer its intervals and report no error; when it rejects it, irpool must report
+an error of a rule whose runtime "rejects".
+
+Run (accepted configurations with static shapes): up to `BATCH_SIZE` configurations share one
+model, compiled once on the CPU plugin (f32 inference precision, 1 thread) and run on seeded
+inputs holding NaN, ±inf, ±0, huge values, each integer type's extremes and values around the
+ops' kinks (-3, 3, 0) and the CPU's exp underflow (-87). Outputs must be equal bit for bit
+(NaN where the CPU has NaN), except Sigmoid and Swish with f32 and f64 outputs, whose exp
+differs from NumPy's by at most the measured `EXP_ULPS` ulps of the f32 result, and a Swish
+whose beta is a run-time input, which the CPU does not cut off (docs/semantics.md).
+
+IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import irpool
+from irpool.rules import RULES
+from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-elementwise-1"
+OPS = {  # type -> its opset
+    "ReLU": "opset1",
+    "Sigmoid": "opset1",
+    "Swish": "opset4",
+    "HSwish": "opset4",
+    "HSigmoid": "opset5",
+    "Floor": "opset1",
+}
+PER_OP = int(os.environ.get("IRPOOL_ELEMENTWISE_EXAMPLES", "300"))
+BATCH_SIZE = 60
+MAX_REPORTED = 12
+CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+# Measured on 1.6 million f32 inputs (docs/semantics.md, "Elementwise ops"): the CPU's exp
+# against NumPy's, in ulps of the f32 result.
+EXP_ULPS = {"Sigmoid": 7, "Swish": 9}
+# Below this beta * x the CPU's exp is 0, except in the Swish kernel for a run-time beta.
+EXP_CUT_OFF = np.uint32(0xC2ADFADD).view(np.float32)
+
+RUN_TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "u16", "u32")
+OTHER_TYPES = ("bf16", "boolean", "i16", "u64")
+
+
+@dataclass(frozen=True)
+class Config:
+    index: int
+    op: str
+    element_type: str
+    shape: str  # the data Parameter's shape attribute: "2,?,1..4", "" (scalar) or "..."
+    beta: str  # Swish: "" none, "const" a Const, "input" a Parameter
+    beta_type: str
+    beta_shape: str
+
+    def describe(self) -> str:
+        beta = f" beta {self.beta} {self.beta_type}[{self.beta_shape}]" if self.beta else ""
+        return f"#{self.index} {self.op} on {self.element_type}[{self.shape}]{beta}"
+
+    @property
+    def static(self) -> bool:
+        dims = (*self.shape.split(","), *self.beta_shape.split(","))
+        return all(d.isdigit() or d == "" for d in dims)
+
+
+def random_dim(rng: random.Random) -> str:
+    kind = rng.random()
+    if kind < 0.7:
+        return str(rng.choice((1, 2, 3, 4, 5, 0) if rng.random() < 0.1 else (1, 2, 3, 4, 5)))
+    if kind < 0.85:
+        return "?"
+    low, high = rng.randint(0, 3), rng.randint(3, 8)
+    return rng.choice((f"{low}..{high}", f"..{high}", f"{low + 1}..", f"{low}..{low}"))
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    op = list(OPS)[index % len(OPS)]
+    element_type = rng.choice(RUN_TYPES if rng.random() < 0.92 else OTHER_TYPES)
+    if op == "Swish" and rng.random() < 0.85:
+        element_type = rng.choice(("f32", "f32", "f16", "f64"))
+    dims = [random_dim(rng) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
+    shape = "..." if rng.random() < 0.04 else ",".join(dims)
+    beta, beta_type, beta_shape = "", "", ""
+    if op == "Swish" and rng.random() < 0.6:
+        beta = rng.choice(("const", "input"))
+        beta_type = element_type if rng.random() < 0.9 else rng.choice(("f32", "f16", "i32"))
+        beta_shape = "" if rng.random() < 0.85 else rng.choice(("1", "2", "1,1", "?"))
+    return Config(index, op, element_type, shape, beta, beta_type, beta_shape)
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+
+
+def port(port_id: int, element_type: str, dims: list[str] | None, names: str = "") -> str:
+    """A port of these dims ("-1" where not static, none for a dynamic rank)."""
+    text = "".join(f"<dim>{d}</dim>" for d in dims or ())
+    named = f' names="{names}"' if names else ""
+    return f'<port id="{port_id}" precision="{PRECISIONS[element_type]}"{named}>{text}</port>'
+
+
+def declared(shape: str) -> list[str] | None:
+    if shape == "...":
+        return None
+    bounds = [d.partition("..") for d in shape.split(",") if d]
+    return [
+        low if low.isdigit() and (low == high or not sep) else "-1" for low, sep, high in bounds
+    ]
+
+
+def beta_value(config: Config) -> NDArray[Any]:
+    rng = np.random.default_rng(config.index)
+    value = rng.choice([1.0, 1.0, 0.5, 2.0, -1.0, 0.0, 1.7, np.inf, np.nan])
+    shape = tuple(int(d) for d in config.beta_shape.split(",") if d.isdigit())
+    with np.errstate(invalid="ignore"):  # NaN and inf as an integer beta OpenVINO refuses
+        return np.full(shape, value).astype(NUMPY.get(config.beta_type, np.float32))
+
+
+def render_layers(
+    config: Config, output: tuple[str, list[str] | None], base: int, offset: int
+) -> tuple[str, str, bytes]:
+    """The config's layers (ids from `base`) and edges, and its Const bytes at `offset`."""
+    n, op = config.index, base + 2
+    dims = declared(config.shape)
+    layers = [
+        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
+        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
+        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
+    ]
+    inputs = [port(0, config.element_type, dims)]
+    edges = [f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>']
+    blob = b""
+    if config.beta:
+        beta_dims = declared(config.beta_shape)
+        if config.beta == "const":
+            value = beta_value(config)
+            if config.beta_type == "bf16":  # the upper half of each f32
+                value = (value.view(np.uint32) >> 16).astype(np.uint16)
+            blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
+            data = (
+                f'<data element_type="{config.beta_type}" shape="{config.beta_shape}" '
+                f'offset="{offset}" size="{len(blob)}"/>'
+            )
+            kind, names = "Const", ""
+        else:
+            data = f'<data shape="{config.beta_shape}" element_type="{config.beta_type}"/>'
+            kind, names = "Parameter", f"beta{n}"
+        layers.append(
+            f'<layer id="{base + 1}" name="b{n}" type="{kind}" version="opset1">{data}'
+            f"<output>{port(0, config.beta_type, beta_dims, names)}</output></layer>"
+        )
+        inputs.append(port(1, config.beta_type, beta_dims))
+        edges.append(f'<edge from-layer="{base + 1}" from-port="0" to-layer="{op}" to-port="1"/>')
+    out_type, out_dims = output
+    out_port = len(inputs)
+    layers.append(
+        f'<layer id="{op}" name="op{n}" type="{config.op}" version="{OPS[config.op]}">'
+        f"<input>{''.join(inputs)}</input>"
+        f"<output>{port(out_port, out_type, out_dims, f'out{n}')}</output></layer>"
+        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
+        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    )
+    edges.append(
+        f'<edge from-layer="{op}" from-port="{out_port}" to-layer="{base + 3}" to-port="0"/>'
+    )
+    return "".join(layers), "".join(edges), blob
+
+
+Render = Callable[[Any, tuple[str, Any], int, int], tuple[str, str, bytes]]
+
+
+def write(
+    directory: Path, name: str, configs: list[tuple[Any, tuple[str, Any]]], render: Render
+) -> Path:
+    """One IR holding each configuration's layers (`render`: 4 ids each) and Const bytes."""
+    layers, edges, blob = [], [], b""
+    for position, (config, output) in enumerate(configs):
+        layer_text, edge_text, more = render(config, output, 4 * position, len(blob))
+        layers.append(layer_text)
+        edges.append(edge_text)
+        blob += more
+    path = directory / f"{name}.xml"
+    path.write_text(
+        f'<?xml version="1.0"?><net name="elementwise" version="11"><layers>{"".join(layers)}'
+        f"</layers><edges>{''.join(edges)}</edges></net>",
+        encoding="utf-8",
+    )
+    if blob:
+        path.with_suffix(".bin").write_bytes(blob)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    config: Config
+    accepted: bool
+    problems: list[str]
+
+
+def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
+    naive = (config.element_type, declared(config.shape))
+    path = write(directory, f"shape{config.index}", [(config, naive)], render_layers)
+    try:
+        model = core.read_model(path)
+    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
+        model = None
+    return Outcome(config, model is not None, shape_problems(path, model))
+
+
+def shape_problems(path: Path, model: Any) -> list[str]:
+    """How irpool's findings on `path` (op layer id 2) disagree with OpenVINO's `model`
+    (None: `read_model` refused the file)."""
+    loaded = irpool.load(path)
+    errors = [d for d in loaded.validate() if d.severity.value == "error"]
+    if model is None:
+        if any(RULES[d.code].runtime == "rejects" for d in errors):
+            return []
+        return [f"accepts what OpenVINO rejects: {[d.code for d in errors]}"]
+    problems = []
+    theirs = str(model.output(0).get_partial_shape())
+    inferred = loaded.checked.outputs.get(2)
+    ours = str(inferred[0].shape) if inferred else "nothing"
+    if ours != theirs:
+        problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
+    problems += [
+        f"rejects what OpenVINO accepts: {d.code} {d.message}"
+        for d in errors
+        if not RULES[d.code].is_strictness
+    ]
+    return problems
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("elementwise")
+    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        counts[f"{outcome.config.op} {'accepted' if outcome.accepted else 'rejected'}"] += 1
+        counts["runs"] += outcome.accepted and outcome.config.static
+    minimum = {f"{op} accepted": PER_OP * 3 // 4 for op in OPS}
+    minimum |= {f"{op} rejected": PER_OP // 100 for op in OPS}
+    minimum |= {"Swish rejected": PER_OP // 20, "runs": PER_OP * len(OPS) // 3}
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    failing = [o for o in outcomes if o.problems]
+    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
+    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+
+
+# --------------------------------------------------------------------------------------------
+# Run
+# --------------------------------------------------------------------------------------------
+
+
+def random_input(seed: int, element_type: str, shape: tuple[int, ...]) -> NDArray[Any]:
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(NUMPY[element_type])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        wide = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+        small = rng.integers(-10 if dtype.kind == "i" else 0, 10, size=shape).astype(dtype)
+        return np.where(rng.random(shape) < 0.4, wide, small)
+    values = rng.normal(0, rng.choice((1.0, 4.0, 40.0)), size=shape)
+    specials = np.array(
+        [np.nan, np.inf, -np.inf, 0.0, -0.0, -3.0, 3.0, -87.0, -86.98997, 89.0, 3e38, 1e300, 7e4]
+    )
+    picked = specials[rng.integers(0, len(specials), size=shape)]
+    with np.errstate(over="ignore"):
+        return np.where(rng.random(shape) < 0.3, picked, values).astype(dtype)
+
+
+def ulps(actual: NDArray[Any], expected: NDArray[Any]) -> NDArray[np.int64]:
+    """The distance of f32 values in units in the last place (±0 are 0 apart)."""
+
+    def ordered(values: NDArray[Any]) -> NDArray[np.int64]:
+        bits = values.astype(np.float32).view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+
+    return np.abs(ordered(actual) - ordered(expected))
+
+
+def same(
+    config: Config,
+    actual: NDArray[Any],
+    expected: NDArray[Any],
+    data: NDArray[Any],
+    beta: NDArray[Any],
+) -> bool:
+    """Whether irpool's output is the CPU's, for the op's `data` and Swish's `beta`."""
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        return False
+    if expected.dtype.kind != "f":
+        return bool(np.array_equal(actual, expected))
+    if not np.array_equal(np.isnan(actual), np.isnan(expected)):
+        return False
+    found = ~np.isnan(expected)
+    if config.op not in EXP_ULPS or expected.dtype == np.float16:  # f16: measured equal
+        return actual[found].tobytes() == expected[found].tobytes()  # -0 is not 0
+    close = ulps(actual, expected) <= EXP_ULPS[config.op]
+    if config.beta == "input":  # the CPU's other Swish kernel: no exp cut-off (measured)
+        below = (data.astype(np.float32) * beta.astype(np.float32)) < EXP_CUT_OFF
+        tiny = np.abs(expected.astype(np.float64)) <= np.abs(data.astype(np.float64)) * 1.7e-38
+        close |= below & (actual == 0) & tiny
+    return bool(np.all(close[found]))
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    core = ov.Core()
+    runnable = [
+        o.config
+        for o in outcomes
+        if o.accepted and o.config.static and o.config.element_type in NUMPY
+    ]
+    failing: list[str] = []
+    for start in range(0, len(runnable), BATCH_SIZE):
+        batch = runnable[start : start + BATCH_SIZE]
+        outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
+        path = write(tmp_path, f"run{start}", outputs, render_layers)
+        inputs: dict[str, NDArray[Any]] = {}
+        for config in batch:
+            shape = tuple(int(d) for d in config.shape.split(",") if d)
+            inputs[f"in{config.index}"] = random_input(config.index, config.element_type, shape)
+            if config.beta == "input":
+                inputs[f"beta{config.index}"] = beta_value(config)
+        ours = irpool.load(path).run(dict(inputs))
+        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+        results = compiled.create_infer_request().infer(inputs)
+        theirs = {port.get_any_name(): value for port, value in results.items()}
+        for config in batch:
+            name = f"out{config.index}"
+            beta = beta_value(config) if config.beta else np.float32(1)
+            with np.errstate(all="ignore"):  # inf and NaN are values here
+                agrees = same(config, ours[name], theirs[name], inputs[f"in{config.index}"], beta)
+            if not agrees:
+                failing.append(
+                    f"{config.describe()}: irpool {ours[name].ravel()[:6]}, "
+                    f"CPU {theirs[name].ravel()[:6]} for {inputs[f'in{config.index}'].ravel()[:6]}"
+                )
+    shown = "\n".join(failing[:MAX_REPORTED])
+    assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"

@@ -1,0 +1,595 @@
+"""Differential test: irpool's shape inference and verdicts against the real OpenVINO runtime.
+
+Every configuration is one small IR written as XML text (Parameter -> AvgPool or AdaptiveAvgPool
+-> Result), with attributes drawn from a seeded random generator, so runs are deterministic and
+configuration #n can be rebuilt alone with `random_config(n)`. About a third are invalid on
+purpose. OpenVINO's `read_model` is the oracle: a file it reads is accepted, and its inferred
+shapes are the truth. Checked for every configuration:
+
+1. OpenVINO accepts: irpool infers the same output shape for every layer it infers, and reports
+   no IR301/IR302 (the declared dims are rewritten to OpenVINO's inferred ones before irpool runs,
+   so a declared-dim error means irpool's inference differs from OpenVINO's on some port).
+2. OpenVINO rejects: irpool reports at least one error that is not a declared-claim error
+   (IR301/IR302/IR305): the runtime never checks those claims, so they cannot explain a rejection.
+   Moreover one of the errors must come from a rule whose `runtime` is "rejects": an error list
+   made only of strictness rules tells the user that OpenVINO would load the file.
+3. OpenVINO accepts: every error irpool reports is a strictness rule (`Rule.is_strictness`).
+
+One documented exception to 1 and 3: irpool refuses a zero or negative (wrapped) kernel, stride
+or dilation outright (IR206, IR205). OpenVINO rejects those once the dim is static, but on
+dynamic dims it accepts them and infers shapes from wrapped unsigned arithmetic (`[1,1,2..5]`
+with stride -1 gives `[1,1,?]`); irpool does not reproduce those shapes.
+
+All mismatches are gathered and reported together, grouped by kind, so one run shows every class.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import irpool
+from irpool.rules import RULES, Severity
+from tests import ir
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+CONFIG_COUNT = 5000  # about 12 s in all (read_model and irpool.load take < 1 ms each)
+SEED = "irpool-differential-shapes-1"
+MAX_REPORTED = 20
+
+# Rules about what a port claims; OpenVINO never checks the claims, so they never explain a
+# rejection (and the declared dims given to irpool for accepted files are OpenVINO's own).
+CLAIM_RULES = frozenset({"IR301", "IR302", "IR305"})
+
+PRECISIONS = {
+    "f32": "FP32", "f16": "FP16", "bf16": "BF16", "f64": "FP64", "i4": "I4", "i8": "I8",
+    "i16": "I16", "i32": "I32", "i64": "I64", "u1": "U1", "u4": "U4", "u8": "U8", "u16": "U16",
+    "u32": "U32", "u64": "U64", "boolean": "BOOL", "dynamic": "UNSPECIFIED",
+}  # fmt: skip
+NUMPY_TYPES = {"i32": "<i4", "i64": "<i8", "f32": "<f4", "u8": "u1", "i8": "i1", "f16": "<f2"}
+
+Dims = tuple[int, ...] | None  # declared <dim> values; None = no <dim> (dynamic rank)
+
+
+# --------------------------------------------------------------------------------------------
+# Configurations
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutputSize:
+    """AdaptiveAvgPool's second input: a Const (with `values`) or a Parameter (values None)."""
+
+    element_type: str
+    shape: tuple[int, ...]
+    values: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Config:
+    index: int
+    op_type: str  # "AvgPool" or "AdaptiveAvgPool"
+    opset: str
+    shape: str  # the data Parameter's `shape` attribute, verbatim
+    element_type: str
+    attrs: tuple[tuple[str, str], ...]  # the pool's <data> attributes, verbatim, in order
+    output_size: OutputSize | None = None
+
+    @property
+    def label(self) -> str:
+        """The op version the opset selects: AvgPool-14, AdaptiveAvgPool-8, AvgPool@opset17."""
+        number = int(self.opset.removeprefix("opset"))
+        if self.op_type == "AdaptiveAvgPool":
+            return "AdaptiveAvgPool-8" if 8 <= number <= 16 else f"{self.op_type}@{self.opset}"
+        versions = {**dict.fromkeys(range(1, 14), 1), 14: 14, 15: 14, 16: 16}
+        version = versions.get(number)
+        return f"AvgPool-{version}" if version else f"AvgPool@{self.opset}"
+
+    def traits(self) -> str:
+        """What tells mismatch classes apart, to pick varied examples."""
+        attrs = dict(self.attrs)
+        traits = [self.label, attrs.get("rounding_type", "floor").lower()]
+        lists = ("kernel", "strides", "dilations", "pads_begin", "pads_end")
+        if any("-" in attrs.get(name, "") for name in lists):
+            traits.append("negative list value")
+        return " ".join(traits)
+
+    def describe(self) -> str:
+        parts = [f"#{self.index} {self.op_type} {self.opset}"]
+        parts.append(f"in shape={self.shape!r} element_type={self.element_type!r}")
+        parts += [f"{name}={value!r}" for name, value in self.attrs]
+        if self.output_size is not None:
+            size = self.output_size
+            source = "Parameter" if size.values is None else f"Const {list(size.values)}"
+            parts.append(f"output_size={source} {size.element_type} shape={list(size.shape)}")
+        return " ".join(parts)
+
+
+# Weighted choices; the odd ones out are invalid or belong to no opset with the op.
+ELEMENT_TYPES = {
+    "f32": 60, "f16": 8, "bf16": 4, "i32": 6, "u8": 4, "u1": 1, "boolean": 3, "f64": 3,
+    "dynamic": 3, "FP32": 2, "float32": 2,
+}  # fmt: skip
+AVG_POOL_OPSETS = {
+    "opset1": 20, "opset8": 8, "opset13": 5, "opset14": 20, "opset15": 5, "opset16": 35,
+    "opset17": 4, "opset0": 3,
+}  # fmt: skip
+ADAPTIVE_OPSETS = {"opset8": 50, "opset12": 20, "opset16": 20, "opset1": 5, "opset17": 5}
+SPATIAL_DIMS = ("?", "-1", "1..10", "..7", "4..", "3..9", "2..5", "0..3", "0")
+
+
+def random_dim(rng: random.Random, role: str) -> str:
+    if role == "batch":
+        return rng.choices(["1", "2", "?", "-1", "1..4", "0"], [40, 20, 15, 10, 10, 5])[0]
+    if role == "channels":
+        return rng.choices(["3", "1", "16", "?", "2..8", "0"], [40, 20, 15, 10, 10, 5])[0]
+    if rng.random() < 0.7:
+        return str(rng.randint(1, 12))
+    return rng.choice(SPATIAL_DIMS)
+
+
+def random_shape(rng: random.Random, rank: int | None) -> str:
+    """A Parameter shape: `1,3,?,1..10`; `...` for a dynamic rank; `""` for a scalar."""
+    if rank is None:
+        return rng.choice(["...", "[...]"])
+    roles = ["batch", "channels", *["spatial"] * max(rank - 2, 0)][:rank]
+    dims = [random_dim(rng, role) for role in roles]
+    text = rng.choice([",", ", "]).join(dims)
+    return f"[{text}]" if rng.random() < 0.1 else text
+
+
+def format_list(rng: random.Random, values: list[int]) -> str:
+    return rng.choice([",", ", "]).join(str(v) for v in values)
+
+
+def corrupt_list(rng: random.Random, values: list[int]) -> str:
+    """A list attribute OpenVINO rejects or reads differently from how it is written."""
+    items = [str(v) for v in values]
+    spot = rng.randrange(len(items)) if items else 0
+    kind = rng.choice(
+        ["short", "long", "zero", "negative", "junk", "float", "blank", "empty", "trailing"]
+    )
+    if kind == "short" and items:
+        items.pop(spot)
+    elif kind == "long":
+        items.append(str(rng.randint(1, 3)))
+    elif kind == "zero" and items:
+        items[spot] = "0"
+    elif kind == "negative" and items:
+        items[spot] = "-1"
+    elif kind == "junk" and items:
+        items[spot] = rng.choice([f"{items[spot]}x", "a", f" {items[spot]} "])
+    elif kind == "float" and items:
+        items[spot] = f"{items[spot]}.7"
+    elif kind == "blank" and items:
+        items.insert(spot, "")
+    elif kind == "empty":
+        return ""
+    elif kind == "trailing":
+        return ",".join(items) + ","
+    return ",".join(items)
+
+
+def list_attr(
+    rng: random.Random, attrs: dict[str, str], name: str, values: list[int], *, missing: float
+) -> None:
+    """Set `name` to `values` (possibly corrupted), or leave it out with probability `missing`."""
+    roll = rng.random()
+    if roll < missing:
+        return
+    attrs[name] = corrupt_list(rng, values) if roll < missing + 0.05 else format_list(rng, values)
+
+
+def choice_attr(
+    rng: random.Random, attrs: dict[str, str], name: str, common: list[str], odd: list[str]
+) -> None:
+    """Mostly a common value; sometimes an odd spelling or a bad value; sometimes absent."""
+    roll = rng.random()
+    if roll < 0.08:
+        return
+    attrs[name] = rng.choice(odd) if roll < 0.14 else rng.choice(common)
+
+
+def random_avg_pool_attrs(rng: random.Random, spatial: int, opset: str) -> dict[str, str]:
+    attrs: dict[str, str] = {}
+    big = rng.random() < 0.1  # kernels that may not fit in the (padded) input
+    kernel = [rng.randint(5, 14) if big else rng.randint(1, 4) for _ in range(spatial)]
+    list_attr(rng, attrs, "kernel", kernel, missing=0.01)
+    list_attr(rng, attrs, "strides", [rng.randint(1, 4) for _ in range(spatial)], missing=0.01)
+    wants_dilations = opset == "opset16" or rng.random() < 0.1
+    if wants_dilations:
+        dilations = [rng.choice([1, 1, 2, 3]) for _ in range(spatial)]
+        list_attr(rng, attrs, "dilations", dilations, missing=0.08)
+    wide = rng.random() < 0.15  # pads that may reach or pass the kernel
+    for name in ("pads_begin", "pads_end"):
+        pads = [rng.randint(0, 6) if wide else rng.randint(0, 2) for _ in range(spatial)]
+        list_attr(rng, attrs, name, pads, missing=0.05)
+    choice_attr(
+        rng, attrs, "exclude-pad", ["true", "false"], ["1", "0", "True", "FALSE", "yes", ""]
+    )
+    choice_attr(
+        rng,
+        attrs,
+        "auto_pad",
+        ["explicit", "explicit", "same_upper", "same_lower", "valid"],
+        ["SAME_UPPER", "Valid", "notset", "bogus", ""],
+    )
+    choice_attr(
+        rng,
+        attrs,
+        "rounding_type",
+        ["floor", "ceil", "ceil_torch"],
+        ["CEIL", "Ceil_Torch", "round", ""],
+    )
+    if rng.random() < 0.03:
+        attrs["exclude_pad"] = rng.choice(["true", "false"])  # misspelled: OpenVINO ignores it
+    return attrs
+
+
+def random_output_size(rng: random.Random, spatial: int) -> OutputSize:
+    if rng.random() < 0.15:
+        shape = rng.choices([(spatial,), (spatial + 1,), ()], [90, 5, 5])[0]
+        return OutputSize(rng.choice(["i32", "i64"]), shape, None)
+    element_type = rng.choices(["i32", "i64", "f32", "u8", "i8"], [45, 40, 5, 5, 5])[0]
+    shape = rng.choices(
+        [(spatial,), (spatial + 1,), (max(spatial - 1, 0),), (spatial, 1), ()],
+        [88, 3, 3, 3, 3],
+    )[0]
+    count = int(np.prod(shape, dtype=np.int64))
+
+    def value() -> float:
+        roll = rng.random()
+        if roll < 0.05:
+            return rng.choice([0, -1, -3])
+        if roll < 0.08 and element_type == "f32":
+            return rng.randint(1, 6) + 0.7
+        return rng.randint(1, 9)
+
+    return OutputSize(element_type, shape, tuple(value() for _ in range(count)))
+
+
+def pick(rng: random.Random, weighted: dict[str, int]) -> str:
+    return rng.choices(list(weighted), list(weighted.values()))[0]
+
+
+def random_config(index: int) -> Config:
+    """Configuration #index; the same on every run and platform (string seeds are hashed)."""
+    rng = random.Random(f"{SEED}:{index}")
+    rank = rng.choices([3, 4, 5, 2, 6, 0, None], [30, 30, 30, 2, 2, 1, 5])[0]
+    shape = random_shape(rng, rank)
+    # With a dynamic or unsupported rank, the lists still need some length.
+    spatial = rank - 2 if rank is not None and 3 <= rank <= 5 else rng.randint(1, 3)
+    element_type = pick(rng, ELEMENT_TYPES)
+    if rng.random() < 0.25:
+        attrs: dict[str, str] = {}
+        if rng.random() < 0.05:
+            attrs["output_type"] = "i64"  # the specification's example carries it; ignored
+        size = random_output_size(rng, spatial)
+        opset = pick(rng, ADAPTIVE_OPSETS)
+        return Config(
+            index, "AdaptiveAvgPool", opset, shape, element_type, tuple(attrs.items()), size
+        )
+    opset = pick(rng, AVG_POOL_OPSETS)
+    attrs = random_avg_pool_attrs(rng, spatial, opset)
+    return Config(index, "AvgPool", opset, shape, element_type, tuple(attrs.items()))
+
+
+# --------------------------------------------------------------------------------------------
+# IR text
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PortClaim:
+    dims: Dims
+    precision: str
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What the ports declare: the data input, output_size (AdaptiveAvgPool), the pool output."""
+
+    data: PortClaim
+    size: PortClaim | None
+    out: PortClaim
+
+
+def naive_dims(shape: str) -> Dims:
+    """The <dim>s a Parameter shape suggests: static numbers kept, everything else -1."""
+    body = shape.strip().removeprefix("[").removesuffix("]").strip()
+    if body == "...":
+        return None
+    if body == "":
+        return ()
+    return tuple(int(d) if d.strip().isdigit() else -1 for d in body.split(","))
+
+
+def naive_claims(config: Config) -> Claims:
+    """Claims good enough for a first read by OpenVINO, which never checks them."""
+    precision = PRECISIONS.get(config.element_type, "FP32")
+    data = PortClaim(naive_dims(config.shape), precision)
+    size = None
+    if config.output_size is not None:
+        size = PortClaim(config.output_size.shape, PRECISIONS[config.output_size.element_type])
+    return Claims(data, size, data)
+
+
+def port(port_id: int, claim: PortClaim, *, output: bool, names: str | None = None) -> str:
+    attrs = f'id="{port_id}"'
+    if output:
+        attrs += f' precision="{claim.precision}"'
+    if names is not None:
+        attrs += f' names="{names}"'
+    dims = "".join(f"<dim>{d}</dim>" for d in claim.dims or ())
+    return f"<port {attrs}>{dims}</port>"
+
+
+def output_size_layer(size: OutputSize, claim: PortClaim) -> tuple[str, bytes | None]:
+    """Layer 1: output_size as a Parameter, or as a Const and its .bin bytes."""
+    shape = ",".join(str(d) for d in size.shape)
+    outputs = [port(0, claim, output=True)]
+    if size.values is None:
+        data = ir.data([("shape", shape), ("element_type", size.element_type)])
+        return ir.layer(1, "output_size", "Parameter", "opset1", data, outputs=outputs), None
+    weights = np.array(size.values).astype(NUMPY_TYPES[size.element_type]).tobytes()
+    data = ir.data(
+        [
+            ("element_type", size.element_type),
+            ("shape", shape),
+            ("offset", "0"),
+            ("size", str(len(weights))),
+        ]
+    )
+    return ir.layer(1, "output_size", "Const", "opset1", data, outputs=outputs), weights
+
+
+def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
+    """The .xml text (and .bin bytes, if any) of Parameter [+ output_size] -> pool -> Result."""
+    parameter_data = ir.data([("shape", config.shape), ("element_type", config.element_type)])
+    layers = [
+        ir.layer(0, "in", "Parameter", "opset1", parameter_data,
+              outputs=[port(0, claims.data, output=True, names="in")]),
+    ]  # fmt: skip
+    pool_inputs = [port(0, claims.data, output=False)]
+    edges = [(0, 0, 2, 0), (2, 9, 3, 0)]  # (from-layer, from-port, to-layer, to-port)
+    weights = None
+    if config.output_size is not None and claims.size is not None:
+        size_layer, weights = output_size_layer(config.output_size, claims.size)
+        layers.append(size_layer)
+        pool_inputs.append(port(1, claims.size, output=False))
+        edges.append((1, 0, 2, 1))
+    layers += [
+        ir.layer(2, "pool", config.op_type, config.opset, ir.data(config.attrs),
+              inputs=pool_inputs, outputs=[port(9, claims.out, output=True, names="out")]),
+        ir.layer(3, "out", "Result", "opset1", inputs=[port(0, claims.out, output=False)]),
+    ]  # fmt: skip
+    return ir.net(layers, [ir.edge(*e) for e in edges], f"config{config.index}"), weights
+
+
+def write_ir(directory: Path, config: Config, claims: Claims) -> Path:
+    xml, weights = render_ir(config, claims)
+    path = directory / f"config{config.index}.xml"
+    path.write_text(xml)
+    if weights is not None:
+        path.with_suffix(".bin").write_bytes(weights)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Running both sides
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenVinoVerdict:
+    error: str | None  # None: read_model accepted the file
+    shapes: dict[str, str]  # layer name -> output partial shape, as OpenVINO prints it
+    claims: Claims | None  # port claims equal to OpenVINO's inference (accepted only)
+
+
+def ov_dims(shape: Any) -> Dims:
+    if shape.rank.is_dynamic:
+        return None
+    return tuple(d.get_length() if d.is_static else -1 for d in shape)
+
+
+def ov_claim(node: Any) -> PortClaim:
+    element_type = node.get_output_element_type(0).get_type_name()
+    return PortClaim(ov_dims(node.get_output_partial_shape(0)), PRECISIONS[element_type])
+
+
+def run_openvino(core: Any, path: Path) -> OpenVinoVerdict:
+    try:
+        model = core.read_model(path)
+    except Exception as error:  # the runtime's verdict, whatever its exception type
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        return OpenVinoVerdict(" | ".join(lines[-2:])[:300], {}, None)
+    nodes = {node.get_friendly_name(): node for node in model.get_ordered_ops()}
+    shapes = {
+        name: str(node.get_output_partial_shape(0))
+        for name, node in nodes.items()
+        if node.get_output_size() == 1 and name != "out"
+    }
+    size = ov_claim(nodes["output_size"]) if "output_size" in nodes else None
+    claims = Claims(ov_claim(nodes["in"]), size, ov_claim(nodes["pool"]))
+    return OpenVinoVerdict(None, shapes, claims)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    config: Config
+    openvino: OpenVinoVerdict
+    irpool_shapes: dict[str, str]
+    irpool_errors: tuple[str, ...]  # "IR303: message"
+    problems: tuple[tuple[str, str], ...]  # (kind, detail)
+
+    @property
+    def accepted(self) -> bool:
+        return self.openvino.error is None
+
+    def report(self) -> str:
+        if self.openvino.error is None:
+            seen = f"accepts, pool -> {self.openvino.shapes.get('pool')}"
+        else:
+            seen = f"rejects: {self.openvino.error}"
+        errors = "; ".join(self.irpool_errors) or "none"
+        lines = [
+            self.config.describe(),
+            f"    OpenVINO: {seen}",
+            f"    irpool:   pool -> {self.irpool_shapes.get('pool', 'not inferred')}; "
+            f"errors: {errors[:400]}",
+        ]
+        lines += [f"    MISMATCH {kind}: {detail}" for kind, detail in self.problems]
+        return "\n".join(lines)
+
+
+def compare(config: Config, verdict: OpenVinoVerdict, model: irpool.Model) -> Outcome:
+    shapes = {
+        name: str(found[0]) for name, found in model.output_shapes().items() if len(found) == 1
+    }
+    errors = [d for d in model.validate() if d.severity is Severity.ERROR]
+    codes = {d.code for d in errors}
+    problems: list[tuple[str, str]] = []
+    if verdict.error is None and refuses_degenerate_window(errors):
+        pass  # the documented exception above
+    elif verdict.error is None:
+        for name, expected in verdict.shapes.items():
+            if name in shapes and shapes[name] != expected:
+                problems.append(
+                    (f"{name} shape differs", f"OpenVINO {expected}, irpool {shapes[name]}")
+                )
+        if "pool" not in shapes and not errors:
+            problems.append(("pool silently not inferred", "no error, no inferred shape"))
+        for code in sorted(codes & {"IR301", "IR302"}):
+            problems.append((f"{code} on OpenVINO's own dims", "irpool infers another shape"))
+        for code in sorted(c for c in codes if not RULES[c].is_strictness):
+            problems.append(
+                (f"accepted file gets {code} ({RULES[code].name})", "not a strictness rule")
+            )
+    elif not codes - CLAIM_RULES:
+        problems.append(("rejected file passes", f"irpool errors: {sorted(codes) or 'none'}"))
+    elif all(RULES[code].is_strictness for code in codes):
+        problems.append(
+            ("rejected file gets only strictness errors", f"irpool errors: {sorted(codes)}")
+        )
+    return Outcome(
+        config,
+        verdict,
+        shapes,
+        tuple(f"{d.code}: {d.message}" for d in errors),
+        tuple(problems),
+    )
+
+
+def refuses_degenerate_window(errors: Sequence[irpool.Diagnostic]) -> bool:
+    """irpool reported a zero or wrapped negative kernel, stride or dilation."""
+    window_attributes = ("kernel", "strides", "dilations")
+    return any(
+        (d.code == "IR206" or (d.code == "IR205" and "wraps around" in d.message))
+        and d.message.split(":")[0].split()[0] in window_attributes
+        for d in errors
+    )
+
+
+def check_config(core: Any, directory: Path, config: Config) -> Outcome:
+    verdict = run_openvino(core, write_ir(directory, config, naive_claims(config)))
+    claims = verdict.claims or naive_claims(config)
+    path = write_ir(directory, config, claims)
+    try:
+        model = irpool.load(path)
+    except Exception as error:
+        crash = (("irpool raised", f"{type(error).__name__}: {error}"),)
+        return Outcome(config, verdict, {}, (), crash)
+    return compare(config, verdict, model)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("differential")
+    return [check_config(core, directory, random_config(i)) for i in range(CONFIG_COUNT)]
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------------
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    """Guard against a generator that drifts into testing nothing interesting."""
+    accepted = [o for o in outcomes if o.accepted]
+    rejected = [o for o in outcomes if not o.accepted]
+    assert len(outcomes) >= 1000
+    assert len(accepted) >= 0.4 * len(outcomes), f"only {len(accepted)} accepted"
+    assert len(rejected) >= 0.15 * len(outcomes), f"only {len(rejected)} rejected"
+
+    def feature_counts(group: list[Outcome]) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for outcome in group:
+            config = outcome.config
+            attrs = dict(config.attrs)
+            counts[f"{config.op_type} {config.opset}"] += 1
+            pool = outcome.openvino.shapes.get("pool", "")
+            counts[f"rank {pool.count(',') + 1 if pool != '[...]' else 'dynamic'}"] += 1
+            counts[f"auto_pad={attrs.get('auto_pad')}"] += 1
+            counts[f"rounding_type={attrs.get('rounding_type')}"] += 1
+            counts[f"exclude-pad={attrs.get('exclude-pad')}"] += 1
+            if any(mark in pool for mark in ("?", "..")):
+                counts["non-static output"] += 1
+        return counts
+
+    counts = feature_counts(accepted)
+    wanted = [
+        "AvgPool opset1", "AvgPool opset14", "AvgPool opset16", "AdaptiveAvgPool opset8",
+        "rank 3", "rank 4", "rank 5", "rank dynamic", "auto_pad=same_upper",
+        "auto_pad=same_lower", "auto_pad=valid", "auto_pad=explicit", "rounding_type=ceil",
+        "rounding_type=ceil_torch", "exclude-pad=false", "non-static output",
+    ]  # fmt: skip
+    assert [f for f in wanted if counts[f] < 10] == [], counts
+
+
+def test_irpool_matches_openvino(outcomes: list[Outcome]) -> None:
+    failing = [o for o in outcomes if o.problems]
+    if not failing:
+        return
+    by_kind: Counter[str] = Counter(kind for o in failing for kind, _ in o.problems)
+    summary = "\n".join(f"  {count:5d}  {kind}" for kind, count in by_kind.most_common())
+    shown = "\n".join(o.report() for o in take_examples(failing, MAX_REPORTED))
+    pytest.fail(
+        f"{len(failing)} of {len(outcomes)} configurations disagree with OpenVINO "
+        f"{ov.__version__}.\nMismatch kinds:\n{summary}\n\nExamples (one per kind and op traits "
+        f"first):\n{shown}",
+        pytrace=False,
+    )
+
+
+def take_examples(failing: list[Outcome], limit: int) -> list[Outcome]:
+    """Round-robin over (mismatch kind, op traits), so every class shows before any repeats."""
+    queues: dict[tuple[str, str], list[Outcome]] = {}
+    for outcome in failing:
+        queues.setdefault((outcome.problems[0][0], outcome.config.traits()), []).append(outcome)
+    chosen: list[Outcome] = []
+
+    def rounds() -> Iterator[Outcome]:
+        depth = 0
+        while any(len(queue) > depth for queue in queues.values()):
+            for queue in queues.values():
+                if len(queue) > depth:
+                    yield queue[depth]
+            depth += 1
+
+    for outcome in rounds():
+        if len(chosen) == limit:
+            break
+        chosen.append(outcome)
+    return chosen

@@ -1,0 +1,162 @@
+"""The IR builder of the tests: small IR text written the way OpenVINO's serializer writes it.
+
+`layer`, `data`, `port`, `edge` and `net` write any model; `parameter`, `avg_pool`, `const`,
+`adaptive_pool` and `result` the common layers, and `pool_model` and `adaptive_model` whole
+valid models. Each builder returns `.xml` text; models with a Const also need `weights()` as
+their `.bin`. Every model here validates clean unless a test changes it.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+Shape = Sequence[int]
+
+
+def dims(shape: Shape, indent: str = "\t\t\t\t\t") -> str:
+    return "".join(f"{indent}<dim>{d}</dim>\n" for d in shape)
+
+
+def port(port_id: int, shape: Shape, precision: str = "FP32", names: str = "") -> str:
+    named = f' names="{names}"' if names else ""
+    return (
+        f'\t\t\t\t<port id="{port_id}" precision="{precision}"{named}>\n'
+        f"{dims(shape)}\t\t\t\t</port>\n"
+    )
+
+
+def data(attributes: Iterable[tuple[str, str]]) -> str:
+    """A `<data>` element with these attributes, in this order (values escaped)."""
+    return "<data " + " ".join(f"{name}={quoteattr(value)}" for name, value in attributes) + " />"
+
+
+def layer(
+    layer_id: int,
+    name: str,
+    type_: str,
+    version: str,
+    data: str = "",
+    inputs: Sequence[str] = (),
+    outputs: Sequence[str] = (),
+) -> str:
+    """Any layer: `data` its `<data>` element (see `data`), `inputs` and `outputs` its ports."""
+    body = f"\t\t\t{data}\n" if data else ""
+    if inputs:
+        body += f"\t\t\t<input>\n{''.join(inputs)}\t\t\t</input>\n"
+    if outputs:
+        body += f"\t\t\t<output>\n{''.join(outputs)}\t\t\t</output>\n"
+    return (
+        f'\t\t<layer id="{layer_id}" name="{name}" type="{type_}" version="{version}">\n'
+        f"{body}\t\t</layer>\n"
+    )
+
+
+def parameter(layer_id: int, name: str, shape: Shape, element_type: str = "f32") -> str:
+    shape_text = ",".join(map(str, shape))
+    attributes = data([("shape", shape_text), ("element_type", element_type)])
+    return layer(
+        layer_id, name, "Parameter", "opset1", attributes, (), [port(0, shape, names=name)]
+    )
+
+
+def avg_pool(
+    layer_id: int, name: str, shape: Shape, out: Shape, kernel: int = 1, pad: int = 0
+) -> str:
+    """AvgPool-1 with the same kernel, stride 1 and pads on every spatial axis."""
+    spatial = len(shape) - 2
+
+    def repeat(value: int) -> str:
+        return ", ".join([str(value)] * spatial)
+
+    attributes = data(
+        [
+            ("kernel", repeat(kernel)),
+            ("strides", repeat(1)),
+            ("pads_begin", repeat(pad)),
+            ("pads_end", repeat(pad)),
+            ("exclude-pad", "false"),
+            ("auto_pad", "explicit"),
+            ("rounding_type", "floor"),
+        ]
+    )
+    return layer(layer_id, name, "AvgPool", "opset1", attributes, [port(0, shape)], [port(1, out)])
+
+
+def const(layer_id: int, name: str, values: Sequence[int], offset: int = 0) -> str:
+    """An i64 vector Const reading `len(values) * 8` bytes at `offset`."""
+    attributes = data(
+        [
+            ("element_type", "i64"),
+            ("shape", str(len(values))),
+            ("offset", str(offset)),
+            ("size", str(8 * len(values))),
+        ]
+    )
+    return layer(layer_id, name, "Const", "opset1", attributes, (), [port(0, [len(values)], "I64")])
+
+
+def adaptive_pool(layer_id: int, name: str, shape: Shape, out: Shape) -> str:
+    inputs = [port(0, shape), port(1, [len(out) - 2], "I64")]
+    return layer(layer_id, name, "AdaptiveAvgPool", "opset8", "", inputs, [port(2, out)])
+
+
+def result(layer_id: int, name: str, shape: Shape) -> str:
+    return layer(layer_id, name, "Result", "opset1", "", [port(0, shape)])
+
+
+def edge(from_layer: int, from_port: int, to_layer: int, to_port: int) -> str:
+    return (
+        f'\t\t<edge from-layer="{from_layer}" from-port="{from_port}" '
+        f'to-layer="{to_layer}" to-port="{to_port}" />\n'
+    )
+
+
+def net(layers: Sequence[str], edges: Sequence[str], name: str = "model", version: int = 11) -> str:
+    return (
+        f'<?xml version="1.0"?>\n<net name="{name}" version="{version}">\n'
+        f"\t<layers>\n{''.join(layers)}\t</layers>\n"
+        f"\t<edges>\n{''.join(edges)}\t</edges>\n</net>\n"
+    )
+
+
+def pool_model(shape: Shape = (1, 2, 4, 4), kernel: int = 1, pad: int = 0) -> str:
+    """Parameter -> AvgPool -> Result, with the output shape the runtime infers."""
+    out = [*shape[:2], *(d + 2 * pad - kernel + 1 for d in shape[2:])]
+    return net(
+        [
+            parameter(0, "input", shape),
+            avg_pool(1, "pool", shape, out, kernel, pad),
+            result(2, "output", out),
+        ],
+        [edge(0, 0, 1, 0), edge(1, 1, 2, 0)],
+    )
+
+
+def adaptive_model(shape: Shape = (1, 2, 4, 4), out_size: Shape = (2, 2)) -> str:
+    """Parameter, Const output_size -> AdaptiveAvgPool -> Result; needs `weights(out_size)`."""
+    out = [*shape[:2], *out_size]
+    return net(
+        [
+            parameter(0, "input", shape),
+            const(1, "output_size", out_size),
+            adaptive_pool(2, "pool", shape, out),
+            result(3, "output", out),
+        ],
+        [edge(0, 0, 2, 0), edge(1, 0, 2, 1), edge(2, 2, 3, 0)],
+    )
+
+
+def weights(values: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(values)}q", *values)
+
+
+def write(directory: Path, text: str | bytes, data: bytes | None = None) -> Path:
+    """`model.xml` (and `model.bin` when `data` is given) in `directory`."""
+    path = directory / "model.xml"
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    if data is not None:
+        path.with_suffix(".bin").write_bytes(data)
+    return path
