@@ -99,10 +99,32 @@ CASES = {
     "ReduceMax-1": Case(
         "ReduceMax", 1, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
     ),
+    **{
+        f"{kind}-{opset}": Case(kind, opset, "", (IMAGE,), (((1, 2, 4, 4), "FP32"),))
+        for kind, opset in (
+            ("ReLU", 1),
+            ("Floor", 1),
+            ("Sigmoid", 1),
+            ("HSwish", 4),
+            ("Swish", 4),
+            ("HSigmoid", 5),
+        )
+    },
+    # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
+    **{
+        f"{kind}-1": Case(
+            kind,
+            1,
+            'auto_broadcast="numpy"' + (' m_pythondiv="true"' if kind == "Divide" else ""),
+            (Input((2,), (6, 7)), Input((2,), (2, 3))),
+            (((2,), "BOOL" if kind == "Greater" else "I64"),),
+        )
+        for kind in ("Add", "Multiply", "Divide", "Mod", "Greater")
+    },
 }
 
 # How a producer hides what it knows: "" is the truth; "dynamic" and "no dims" pass each
-# input through an op irpool does not check (Relu, Abs) that declares -1 for every dim, or no
+# input through an op irpool does not check (Erf, Abs) that declares -1 for every dim, or no
 # <dim> at all (a scalar or a dynamic rank, as the serializer writes both).
 HIDINGS = ("", "dynamic", "no dims")
 
@@ -159,7 +181,7 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
         next_id += 1
         if hiding:
             hidden = None if hiding == "no dims" else [-1] * len(given.shape)
-            kind = "Relu" if given.values is None else "Abs"
+            kind = "Erf" if given.values is None else "Abs"
             layers.append(_layer(next_id, kind, "opset1", "", _port(0, given.shape, precision),
                                  _port(1, hidden, precision)))  # fmt: skip
             edges.append((source, 0, next_id, 0))
@@ -348,9 +370,9 @@ SCALAR_SOURCES = {
     "inferred": '<layer id="1" name="scalar" type="Convert" version="opset1">'
     '<data destination_type="f32" /><input><port id="0" precision="FP32" /></input>'
     '<output><port id="1" precision="FP32" /></output></layer>\n',
-    # A Relu irpool does not check, written without <dim>: its rank is unknown, and the
+    # An Erf irpool does not check, written without <dim>: its rank is unknown, and the
     # Unsqueeze's declared rank stands.
-    "trusted": '<layer id="1" name="scalar" type="Relu" version="opset1">'
+    "trusted": '<layer id="1" name="scalar" type="Erf" version="opset1">'
     '<input><port id="0" precision="FP32" /></input>'
     '<output><port id="1" precision="FP32" /></output></layer>\n',
 }
