@@ -162,7 +162,7 @@ def test_autoupdate_pins_the_newest_commit_as_the_snippet_says(
     repo: Path, published: Path, pre_commit_home: Path
 ) -> None:
     (snippet,) = SNIPPET.findall((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert "pre-commit autoupdate\n    # --bleeding-edge --freeze" in snippet
+    assert "`pre-commit autoupdate --bleeding-edge --freeze` pins a sha" in snippet
     config = repo / ".pre-commit-config.yaml"
     config.write_text(snippet.replace(PUBLISHED, str(published)), encoding="utf-8")
     env = os.environ | {"PRE_COMMIT_HOME": str(pre_commit_home)}
