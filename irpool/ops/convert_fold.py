@@ -96,6 +96,6 @@ def _fold_to_float(x: NDArray[Any], destination: str) -> NDArray[Any]:
     if x.dtype == np.int32 and destination == "f16":
         return np.clip(x.astype(np.float32), -F16_MAX, F16_MAX).astype(np.float16)
     values = x.astype(np.float32)  # f64 beyond the f32 range becomes ±inf
-    if destination == "bf16":
+    if element_type(destination).rounds_when_held:
         return round_to_bf16_scalar(values)
     return values.astype(element_type(destination).dtype)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import copy
 
+from irpool.element_types import BF16
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
@@ -50,7 +51,7 @@ class MaxPoolBase(WindowPoolBase):
         values = TensorInfo(data.element_type, self.output_shape(data, axes))
         if self.version < 8:
             return [values]
-        if data.element_type == "bf16" and INDICES in ctx.used_outputs:
+        if data.element_type == BF16 and INDICES in ctx.used_outputs:
             ctx.report(
                 COMPILE_CRASH,
                 f"{self.label()} on bf16 data with its indices output read: the CPU plugin "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from irpool.element_types import takes_integer_input
 from irpool.ops.base import (
     Attr,
     AttrType,
@@ -32,8 +33,6 @@ from irpool.shape import Dim, Shape
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
-
 
 class Reduce(Op):
     """The reductions' shared shape inference; subclasses name the op."""
@@ -52,7 +51,7 @@ class Reduce(Op):
         data, axes = inputs
         if data.element_type == "boolean":
             raise ShapeError("Element type of data input must be numeric. Got: boolean")
-        if axes.element_type not in INTEGER_TYPES and axes.element_type != "dynamic":
+        if not takes_integer_input(axes.element_type):
             raise ShapeError(
                 f"Element type of axes input must be integer. Got: {axes.element_type}"
             )

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
+from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
+from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
@@ -206,7 +207,7 @@ class Reshape1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, pattern = inputs
-        if pattern.element_type not in (*INTEGER_TYPES, "dynamic"):
+        if not takes_integer_input(pattern.element_type):
             raise ShapeError(f"the pattern is {pattern.element_type}; it must be an integer type")
         rank = pattern.shape.rank
         if rank is not None and rank != 1:

@@ -105,10 +105,11 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bo
         return np.clip(values, -F32_MAX, F32_MAX).astype(np.float64)
     if destination == "f16":
         return values.astype(np.float16)
-    if destination != "bf16":
+    target = element_type(destination)
+    if not target.rounds_when_held:
         return values
     if source not in ("f32", "f16"):  # f64 and integers saturate to bf16's range first
-        largest = np.float32(element_type("bf16").largest)
+        largest = np.float32(target.largest)
         return round_to_bf16_scalar(np.clip(values, -largest, largest))
     if dynamic_kernel:
         return round_to_bf16_scalar(_quieted(values) if source == "f16" else values)
