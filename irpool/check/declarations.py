@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from irpool.check.locators import AtDim, AtPort, Locator
+from irpool.element_types import element_type
 from irpool.graph.graph import Port
 from irpool.ops.base import TensorInfo
 from irpool.parse.values import precision_name
@@ -31,7 +32,7 @@ def declared_info(port: Port) -> TensorInfo | None:
         return None
     dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in port.declared)
     shape = Shape(dims) if dims else Shape.dynamic()
-    return TensorInfo(port.precision or "dynamic", shape, trusted=True, unknown=True)
+    return TensorInfo(element_type(port.precision or "dynamic"), shape, trusted=True, unknown=True)
 
 
 def compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> bool:

@@ -46,12 +46,12 @@ class AdaptivePool(Op):
             )
         self._report_strict_output_size(size, rank, ctx)
         if data.shape.dims is None or rank is None:
-            return [TensorInfo(data.element_type, Shape.dynamic())]
+            return [TensorInfo(data.type, Shape.dynamic())]
         head = data.shape.dims[:2]
         value = read_value(size, "output_size")
         if value is None:
-            return [TensorInfo(data.element_type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
-        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(value))))]
+            return [TensorInfo(data.type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
+        return [TensorInfo(data.type, Shape((*head, *_output_dims(value))))]
 
     def _report_strict_output_size(
         self, size: TensorInfo, rank: int | None, ctx: LayerContext

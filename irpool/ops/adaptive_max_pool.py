@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irpool.element_types import element_type
 from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
 from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
@@ -43,7 +44,7 @@ class AdaptiveMaxPool8(AdaptivePool):
                 "Convert to i64 after the indices if i64 is needed)",
                 "index_element_type",
             )
-        return [values, TensorInfo(self.index_element_type, values.shape)]
+        return [values, TensorInfo(element_type(self.index_element_type), values.shape)]
 
 
 def _becomes_reduce_max(size: TensorInfo, ctx: LayerContext) -> bool:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from irpool.element_types import ELEMENT_TYPES
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
@@ -146,7 +147,7 @@ class Binary(Op):
             and max(a.value.size, b.value.size) <= FOLDED_SIZE
         ):
             value = self.fold_constant([a.value, b.value])
-        return [TensorInfo(self.output_type(element_type), shape, value)]
+        return [TensorInfo(ELEMENT_TYPES[self.output_type(element_type)], shape, value)]
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """Integer constants fold with OpenVINO's reference arithmetic, which differs from the

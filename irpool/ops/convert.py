@@ -70,11 +70,10 @@ class Convert1(Op):
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
         constant = data.value is not None or data.unknown  # unknown: maybe a constant
-        decompresses = constant and all(
-            element_type(name).is_held_float for name in (data.element_type, self.destination)
-        )
+        destination = element_type(self.destination)
+        decompresses = constant and data.type.is_held_float and destination.is_held_float
         written_as = data.element_type if decompresses else None
-        return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
+        return [TensorInfo(destination, data.shape, value, written_as=written_as)]
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
         shape = inputs[0].shape

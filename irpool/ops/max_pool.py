@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import copy
 
-from irpool.element_types import BF16
+from irpool.element_types import BF16, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
@@ -48,7 +48,7 @@ class MaxPoolBase(WindowPoolBase):
                 f"{rank}D input",
                 attribute="axis",
             )
-        values = TensorInfo(data.element_type, self.output_shape(data, axes))
+        values = TensorInfo(data.type, self.output_shape(data, axes))
         if self.version < 8:
             return [values]
         if data.element_type == BF16 and INDICES in ctx.used_outputs:
@@ -58,7 +58,7 @@ class MaxPoolBase(WindowPoolBase):
                 "computes indices only in its reference code, which has no bf16, and cannot "
                 "compile the model",
             )
-        return [values, TensorInfo(self.attrs["index_element_type"], values.shape)]
+        return [values, TensorInfo(element_type(self.attrs["index_element_type"]), values.shape)]
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> MaxPoolBase:
         dims = inputs[0].shape.dims

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES
+from irpool.element_types import CPU_UNCOMPILED_TYPES, ELEMENT_TYPES
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -58,4 +58,4 @@ class Parameter(Op):
                 "(OpenVINO reads it)",
                 "element_type",
             )
-        return [TensorInfo(self.element_type, self.shape)]
+        return [TensorInfo(ELEMENT_TYPES[self.element_type], self.shape)]

@@ -61,7 +61,7 @@ class Reduce(Op):
         read_value(axes, "axes")
         rank = data.shape.rank
         if axes.value is None or data.shape.dims is None or rank is None:
-            return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
+            return [TensorInfo(data.type, self._unknown_axes(data.shape, axes.shape))]
         chosen = self.normalized_axes(axes.value, rank)
         if axes.value.size > len(chosen):
             ctx.report(
@@ -83,7 +83,7 @@ class Reduce(Op):
             dims = tuple(Dim.static(1) if a in chosen else d for a, d in enumerate(data.shape.dims))
         else:
             dims = tuple(d for a, d in enumerate(data.shape.dims) if a not in chosen)
-        return [TensorInfo(data.element_type, Shape(dims))]
+        return [TensorInfo(data.type, Shape(dims))]
 
     def _unknown_axes(self, data: Shape, axes: Shape) -> Shape:
         """Axes known only at run time: keep_dims keeps the rank; otherwise a single axis

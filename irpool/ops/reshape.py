@@ -215,15 +215,15 @@ class Reshape1(Op):
         read_value(pattern, "the pattern")
         values = integer_values(pattern)
         if values is None:
-            return [TensorInfo(data.element_type, _unknown_pattern_shape(pattern.shape))]
+            return [TensorInfo(data.type, _unknown_pattern_shape(pattern.shape))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())
             if problem:
                 ctx.report(RESHAPE_ELEMENT_COUNT, f"pattern {csv(values)}: {problem}")
-                return [TensorInfo(data.element_type, shape)]
+                return [TensorInfo(data.type, shape)]
         value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.element_type, shape, value)]
+        return [TensorInfo(data.type, shape, value)]
 
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""
