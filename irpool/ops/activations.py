@@ -33,7 +33,7 @@ class Activation(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        if data.element_type == "boolean":
+        if data.type.is_boolean:
             raise ShapeError("This operation does not support input with element type: boolean")
         value = folded(data, lambda array: self.fold_constant([array]))
         return [TensorInfo(data.type, data.shape, value)]
@@ -124,7 +124,7 @@ class Swish4(Activation):
                 raise ShapeError(
                     f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}"
                 )
-        if not data.type.is_float and data.element_type != "dynamic":
+        if not data.type.is_float and not data.type.is_dynamic:
             raise ShapeError(
                 f"Swish input tensor must be floating point type({data.element_type})."
             )

@@ -9,7 +9,7 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from irpool.element_types import ELEMENT_TYPES, STRING, Kind
+from irpool.element_types import DYNAMIC, ELEMENT_TYPES, STRING
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
     Attr,
@@ -56,7 +56,7 @@ class Constant(Op):
     needs_data = True
     role = Role.CONSTANT
     attributes = (
-        Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
+        Attr("element_type", AttrType.ELEMENT_TYPE, default=DYNAMIC),
         # "Missing attribute 'shape' for Const": no scalar default (measured).
         Attr("shape", AttrType.SHAPE, mandatory=True),
         Attr("offset", AttrType.UINT, mandatory=True),
@@ -67,7 +67,7 @@ class Constant(Op):
         element_type: str = self.attrs["element_type"]
         typed = ELEMENT_TYPES[element_type]
         shape: Shape = self.attrs["shape"]
-        if typed.kind is Kind.DYNAMIC:
+        if typed.is_dynamic:
             raise ShapeError(
                 "a Const needs a concrete element_type", INVALID_ATTRIBUTE_VALUE, "element_type"
             )

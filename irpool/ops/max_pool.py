@@ -12,20 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import copy
 
-from irpool.element_types import BF16, element_type
+from irpool.element_types import BF16, ELEMENT_TYPES, I64, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 
-# Index types the CPU plugin computes (measured); it reads the others (i8, u8, boolean, the
-# float types, ...) and fails at inference when the indices output is used.
-INDEX_TYPES = ("i16", "i32", "i64", "u16", "u32", "u64")
+# Index types the CPU plugin computes (measured): the integer types of 16 bits or more; it
+# reads the others (i8, u8, boolean, the float types, ...) and fails at inference when the
+# indices output is used.
+INDEX_TYPES = tuple(t.name for t in ELEMENT_TYPES.values() if t.is_integer and t.bits >= 16)
 INDICES = 1  # the output port of the indices (MaxPool-8/14)
 
 ATTRIBUTES = (
     *window_attributes(ceil_torch_since=14, dilations_since=8),
-    Attr("index_element_type", AttrType.ELEMENT_TYPE, default="i64", since=8),
+    Attr("index_element_type", AttrType.ELEMENT_TYPE, default=I64, since=8),
     Attr("axis", AttrType.INT, default=0, since=8),
 )
 

@@ -49,7 +49,7 @@ class Reduce(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, axes = inputs
-        if data.element_type == "boolean":
+        if data.type.is_boolean:
             raise ShapeError("Element type of data input must be numeric. Got: boolean")
         if not takes_integer_input(axes.element_type):
             raise ShapeError(

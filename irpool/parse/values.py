@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
-from irpool.element_types import ELEMENT_TYPES, PRECISIONS
+from irpool.element_types import DYNAMIC, ELEMENT_TYPES, PRECISIONS
 from irpool.shape import Dim, Shape
 
 T = TypeVar("T")
@@ -221,7 +221,7 @@ def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
     return _rejected(f"{show(text)} is not one of {allowed}")
 
 
-_ELEMENT_ALIASES = {"undefined": "dynamic"}
+_ELEMENT_ALIASES = {"undefined": DYNAMIC}
 
 
 def read_element_type(text: str) -> Reading[str]:
