@@ -107,7 +107,7 @@ def _affordable_outputs(produced: Sequence[TensorInfo], kernels: int) -> bool:
         return False
     shapes = [info.shape.values() for info in produced]
     needed = sum(
-        tensor_bytes(shape, info.element_type) for shape, info in zip(shapes, produced, strict=True)
+        tensor_bytes(shape, info.type) for shape, info in zip(shapes, produced, strict=True)
     )
     needed += kernels * max((working_bytes(shape) for shape in shapes), default=0)
     return affordable(needed)
