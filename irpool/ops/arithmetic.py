@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.element_types import BOOLEAN, ELEMENT_TYPES
+from irpool.element_types import BOOLEAN, ElementType, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
@@ -119,8 +119,8 @@ class Binary(Op):
         mode: str = self.attrs["auto_broadcast"]
         return mode
 
-    def output_type(self, element_type: str) -> str:
-        return element_type
+    def output_type(self, inputs: ElementType) -> ElementType:
+        return inputs
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         a, b = inputs
@@ -138,7 +138,7 @@ class Binary(Op):
                 f"{error} {a.shape} and {b.shape} do not broadcast "
                 f"(auto_broadcast={self.auto_broadcast})"
             ) from error
-        element_type = a.element_type if not a.type.is_dynamic else b.element_type
+        inputs_type = a.type if not a.type.is_dynamic else b.type
         value = None
         if (
             a.value is not None
@@ -147,7 +147,7 @@ class Binary(Op):
             and max(a.value.size, b.value.size) <= FOLDED_SIZE
         ):
             value = self.fold_constant([a.value, b.value])
-        return [TensorInfo(ELEMENT_TYPES[self.output_type(element_type)], shape, value)]
+        return [TensorInfo(self.output_type(inputs_type), shape, value)]
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """Integer constants fold with OpenVINO's reference arithmetic, which differs from the
@@ -238,8 +238,8 @@ class Greater1(Binary):
     symbol = ">"
     accepts_boolean = True
 
-    def output_type(self, element_type: str) -> str:
-        return BOOLEAN
+    def output_type(self, inputs: ElementType) -> ElementType:
+        return element_type(BOOLEAN)
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np
