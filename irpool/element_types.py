@@ -48,6 +48,14 @@ class ElementType:
         return self.kind in (Kind.SIGNED, Kind.UNSIGNED)
 
     @property
+    def is_boolean(self) -> bool:
+        return self.kind is Kind.BOOLEAN
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.kind is Kind.DYNAMIC
+
+    @property
     def is_held_float(self) -> bool:
         """A float type irpool holds in NumPy: f16, bf16, f32, f64."""
         return self.is_float and self.held_name is not None
@@ -137,7 +145,27 @@ ELEMENT_TYPES: dict[str, ElementType] = {
         _type("u6", 6, _U),
     )
 }  # fmt: skip
-STRING = "string"
+# Names for the rules about one type (the runtime's per-type code paths and defaults); what
+# a type is (kind, bits, dtype, bf16 held as f32) comes from its ElementType.
+F16, F32, F64, BF16 = "f16", "f32", "f64", "bf16"
+I8, I16, I32, I64 = "i8", "i16", "i32", "i64"
+U8, U16, U32, U64 = "u8", "u16", "u32", "u64"
+BOOLEAN, DYNAMIC, STRING = "boolean", "dynamic", "string"
+# The port precisions OpenVINO's serializer writes (and BIN, an old name of u1): type names.
+PRECISIONS: dict[str, str] = {
+    "FP32": "f32", "FP16": "f16", "BF16": "bf16", "FP64": "f64", "I4": "i4", "I8": "i8",
+    "I16": "i16", "I32": "i32", "I64": "i64", "U1": "u1", "BIN": "u1", "U4": "u4", "U8": "u8",
+    "U16": "u16", "U32": "u32", "U64": "u64", "BOOL": "boolean", "UNSPECIFIED": "dynamic",
+    "STRING": "string", "F8E4M3": "f8e4m3", "F8E5M2": "f8e5m2", "F8E8M0": "f8e8m0",
+    "F4E2M1": "f4e2m1", "NF4": "nf4", "U2": "u2", "U3": "u3", "U6": "u6",
+}  # fmt: skip
+# The integer types irpool reads axes, patterns and sizes in: every signed and unsigned type
+# of 1, 4 or 8 to 64 bits; not u2, u3 and u6 (weight-compression types, which irpool holds no
+# value of either).
+_INTEGER_INPUT_BITS = (1, 4, 8, 16, 32, 64)
+INTEGER_INPUT_TYPES = frozenset(
+    t.name for t in ELEMENT_TYPES.values() if t.is_integer and t.bits in _INTEGER_INPUT_BITS
+)
 # Element types the CPU plugin compiles no model input and no Convert to (measured).
 CPU_UNCOMPILED_TYPES = frozenset({"u3", "u6"})
 
@@ -145,6 +173,12 @@ CPU_UNCOMPILED_TYPES = frozenset({"u3", "u6"})
 def element_type(name: str) -> ElementType:
     """The element type of this name (one `read_element_type` accepted)."""
     return ELEMENT_TYPES[name]
+
+
+def takes_integer_input(type_name: str) -> bool:
+    """Whether an input of this type passes as axes, a pattern or a size: an integer type
+    irpool reads, or dynamic (of any type, decided by the runtime)."""
+    return type_name in INTEGER_INPUT_TYPES or type_name == DYNAMIC
 
 
 def of_dtype(dtype: np.dtype[Any]) -> ElementType | None:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.element_types import ELEMENT_TYPES, of_dtype
+from irpool.element_types import ELEMENT_TYPES, PRECISIONS, of_dtype, takes_integer_input
 from tests import ir
 
 SHAPE = (1, 4)
@@ -150,3 +150,17 @@ def test_bf16_is_held_as_f32_rounded_to_nearest_even() -> None:
     stored = np.array([0x3F80, 0xC000], "<u2").tobytes()
     decoded = bf16.decode(memoryview(stored), 2)
     assert decoded is not None and decoded.tolist() == [1.0, -2.0]
+
+
+WHOLE_INTEGERS = {"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"}
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENT_TYPES))
+def test_axes_patterns_and_sizes_are_read_in_integer_types_but_u2_u3_u6(name: str) -> None:
+    """What Reduce's axes and Reshape's pattern accept: the integer types of 1, 4 and 8-64
+    bits, and dynamic; not the weight-compression u2, u3 and u6."""
+    assert takes_integer_input(name) == (name in WHOLE_INTEGERS or name == "dynamic")
+
+
+def test_every_element_type_has_a_port_precision() -> None:
+    assert set(PRECISIONS.values()) == set(ELEMENT_TYPES)

@@ -13,6 +13,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute import registry as kernels
 from irpool.execute.registry import OutputSpec, kernel_for
@@ -37,7 +38,7 @@ class TwoOutputs(Op):
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         self.checked_with.append(ctx.used_outputs)
         data = inputs[0]
-        return [TensorInfo(data.element_type, data.shape), TensorInfo("i32", data.shape)]
+        return [TensorInfo(data.type, data.shape), TensorInfo(element_type("i32"), data.shape)]
 
 
 Calls = list[tuple[OutputSpec, ...]]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from irpool.check.locators import AtDim, AtPort, Locator
+from irpool.element_types import DYNAMIC, element_type
 from irpool.graph.graph import Port
 from irpool.ops.base import TensorInfo
 from irpool.parse.values import precision_name
@@ -31,7 +32,7 @@ def declared_info(port: Port) -> TensorInfo | None:
         return None
     dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in port.declared)
     shape = Shape(dims) if dims else Shape.dynamic()
-    return TensorInfo(port.precision or "dynamic", shape, trusted=True, unknown=True)
+    return TensorInfo(element_type(port.precision or DYNAMIC), shape, trusted=True, unknown=True)
 
 
 def compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> bool:
@@ -65,7 +66,7 @@ def compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding
                     fix = None if info.trusted else str(expected)
                     findings.append((DECLARED_DIM_MISMATCH, message, AtDim(port, index, fix)))
     written = (info.element_type, info.written_as)
-    if info.element_type != "dynamic" and port.precision not in (None, *written):
+    if not info.type.is_dynamic and port.precision not in (None, *written):
         message = (
             f"{where} precision says {port.precision_text}, but the tensor is "
             f"{info.element_type} (write {precision_name(info.element_type)})"

@@ -47,7 +47,7 @@ class ModelInput:
 
 def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
     """The input a layer of role INPUT takes, typed and shaped as checking inferred it."""
-    dtype = element_type(info.element_type).dtype  # None for bf16, which comes as f32
+    dtype = info.type.dtype  # None for bf16, which comes as f32
     exact = None
     if dtype is not None and info.shape.is_static:
         exact = (dtype, tuple(info.shape.values()))

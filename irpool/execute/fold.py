@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.element_types import F64, I64, U32, U64
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
@@ -106,7 +107,7 @@ def _affordable_outputs(produced: Sequence[TensorInfo], kernels: int) -> bool:
         return False
     shapes = [info.shape.values() for info in produced]
     needed = sum(
-        tensor_bytes(shape, info.element_type) for shape, info in zip(shapes, produced, strict=True)
+        tensor_bytes(shape, info.type) for shape, info in zip(shapes, produced, strict=True)
     )
     needed += kernels * max((working_bytes(shape) for shape in shapes), default=0)
     return affordable(needed)
@@ -142,9 +143,9 @@ def cannot_run(layer: Layer) -> ExecutionError:
 def as_constant(value: NDArray[Any], type_name: str) -> NDArray[Any]:
     """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
     u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
-    if type_name in ("i64", "u32", "u64"):
-        wide = value.astype(np.float64) if type_name == "u64" else value.astype(np.int64)
+    if type_name in (I64, U32, U64):
+        wide = value.astype(np.float64) if type_name == U64 else value.astype(np.int64)
         return np.asarray(np.clip(wide, INT32_MIN, -INT32_MIN - 1), value.dtype)  # 0-d stays
-    if type_name == "f64":
+    if type_name == F64:
         return np.asarray(np.clip(value, -F32_MAX, F32_MAX), np.float32).astype(np.float64)
     return value

@@ -10,7 +10,7 @@ from math import prod
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from irpool.element_types import element_type
+from irpool.element_types import ElementType
 from irpool.execute.engine.costs import CHUNK_BYTES
 from irpool.execute.errors import ExecutionError
 
@@ -63,10 +63,10 @@ def _memory(meminfo_field: str, sysconf_pages: str, unknown: int) -> int:
         return unknown
 
 
-def tensor_bytes(shape: Sequence[int], type_name: str) -> int:
+def tensor_bytes(shape: Sequence[int], element: ElementType) -> int:
     """The size of a NumPy array holding a tensor (in the type's `held_dtype`; types NumPy
     cannot hold are counted at 8 bytes an element, the widest)."""
-    dtype = element_type(type_name).held_dtype
+    dtype = element.held_dtype
     return prod(shape) * (dtype.itemsize if dtype is not None else 8)
 
 
@@ -88,7 +88,7 @@ def format_bytes(count: int) -> str:
 def replay(
     steps: Sequence[Step],
     shapes: dict[Ref, Shape],
-    types: dict[Ref, str],
+    types: dict[Ref, ElementType],
     available: int | None = None,
 ) -> int:
     """The peak bytes a run adds: replay its allocations (each layer's outputs, the read ones
@@ -103,7 +103,7 @@ def replay(
         output = sum(sizes.values())
         working = max((working_bytes(shapes[ref].values()) for ref in sizes), default=0)
         if available is not None and live + output + working > available:
-            described = ", ".join(f"{shapes[ref]} ({types[ref]})" for ref in sizes)
+            described = ", ".join(f"{shapes[ref]} ({types[ref].name})" for ref in sizes)
             raise ExecutionError(
                 f"{step.layer.describe()}: its output {described} needs "
                 f"{format_bytes(output)}, and computing it up to {format_bytes(working)} more, "

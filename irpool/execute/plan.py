@@ -20,6 +20,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.layer_checker import CheckedLayers
+from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
@@ -74,7 +75,7 @@ class ExecutionPlan:
     constants: dict[Ref, NDArray[Any]]
     steps: list[Step]  # every other reachable layer but Results, in topological order
     outputs: list[ModelOutput]
-    types: dict[Ref, str]
+    types: dict[Ref, ElementType]
     # Shapes and the peak bytes a run adds, known from validation; None when they depend on
     # the inputs.
     static_shapes: dict[Ref, Shape] | None
@@ -85,7 +86,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     threads_from_environment()  # a bad IRPOOL_THREADS fails the first run, not a large one
     checked = model.checked
     types = {
-        (layer_id, index): info.element_type
+        (layer_id, index): info.type
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
@@ -110,7 +111,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
 
 
 def _layers(
-    model: RunnerInput, types: dict[Ref, str]
+    model: RunnerInput, types: dict[Ref, ElementType]
 ) -> tuple[list[ModelInput], list[Candidate], list[ModelOutput]]:
     """The reachable layers (OpenVINO drops what no Result needs) by role, in order."""
     graph, checked = model.graph, model.checked
@@ -134,7 +135,7 @@ def _layers(
             outputs.append(ModelOutput(key, layer, inputs[0]))
         else:
             refs = [(layer.id, index) for index in range(len(produced))]
-            specs = tuple(OutputSpec.of(types[ref], ref in read) for ref in refs)
+            specs = tuple(OutputSpec(types[ref], ref in read) for ref in refs)
             kernel = None
             if op.role is not Role.CONSTANT:
                 kernel = kernel_of(op)

@@ -8,6 +8,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
+from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import InputError
@@ -52,7 +53,7 @@ def _reinfer(
     for parameter in plan.parameters:
         array = tensors[(parameter.layer.id, 0)]
         infos[(parameter.layer.id, 0)] = TensorInfo(
-            parameter.element_type, Shape.of(*array.shape), array
+            element_type(parameter.element_type), Shape.of(*array.shape), array
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
@@ -68,5 +69,5 @@ def _reinfer(
                     f"with these inputs, {step.layer.describe()} has an undefined output shape "
                     f"{info.shape}"
                 )
-            infos[(step.layer.id, index)] = TensorInfo(info.element_type, info.shape)
+            infos[(step.layer.id, index)] = TensorInfo(info.type, info.shape)
     return {ref: info.shape for ref, info in infos.items()}

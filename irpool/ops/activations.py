@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded
@@ -34,10 +33,10 @@ class Activation(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        if data.element_type == "boolean":
+        if data.type.is_boolean:
             raise ShapeError("This operation does not support input with element type: boolean")
         value = folded(data, lambda array: self.fold_constant([array]))
-        return [TensorInfo(data.element_type, data.shape, value)]
+        return [TensorInfo(data.type, data.shape, value)]
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """Integer constants fold exactly, as OpenVINO's reference does (the CPU kernel
@@ -125,9 +124,8 @@ class Swish4(Activation):
                 raise ShapeError(
                     f"Swish input with beta must be scalar but it has rank: {beta.shape.rank}"
                 )
-        kind = element_type(data.element_type)
-        if not kind.is_float and data.element_type != "dynamic":
+        if not data.type.is_float and not data.type.is_dynamic:
             raise ShapeError(
                 f"Swish input tensor must be floating point type({data.element_type})."
             )
-        return [TensorInfo(data.element_type, data.shape)]
+        return [TensorInfo(data.type, data.shape)]

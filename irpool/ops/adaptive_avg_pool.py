@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from irpool.element_types import I32, I64
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.explanation import AxisRow, DimValue, Explanation, dim_value
 from irpool.ops.pooling_geometry import adaptive_box, csv
@@ -20,7 +21,7 @@ from irpool.shape import Dim, Shape
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-INDEX_TYPES = ("i32", "i64")
+INDEX_TYPES = (I32, I64)
 
 
 class AdaptivePool(Op):
@@ -46,18 +47,18 @@ class AdaptivePool(Op):
             )
         self._report_strict_output_size(size, rank, ctx)
         if data.shape.dims is None or rank is None:
-            return [TensorInfo(data.element_type, Shape.dynamic())]
+            return [TensorInfo(data.type, Shape.dynamic())]
         head = data.shape.dims[:2]
         value = read_value(size, "output_size")
         if value is None:
-            return [TensorInfo(data.element_type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
-        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(value))))]
+            return [TensorInfo(data.type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
+        return [TensorInfo(data.type, Shape((*head, *_output_dims(value))))]
 
     def _report_strict_output_size(
         self, size: TensorInfo, rank: int | None, ctx: LayerContext
     ) -> None:
         """What the runtime accepts but the specification forbids (and CPU mishandles)."""
-        if size.element_type not in INDEX_TYPES and size.element_type != "dynamic":
+        if size.element_type not in INDEX_TYPES and not size.type.is_dynamic:
             ctx.report(
                 INVALID_OUTPUT_SIZE,
                 f"output_size is {size.element_type}; it must be i32 or i64 (OpenVINO "

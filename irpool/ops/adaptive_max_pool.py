@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from irpool.element_types import I64, element_type
 from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
 from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
@@ -26,7 +27,7 @@ class AdaptiveMaxPool8(AdaptivePool):
     type_name = "AdaptiveMaxPool"
     # Read as an element type, but anything but i32/i64 is refused ("Index element type must
     # be i32 or i64"); the spelling is case-insensitive.
-    attributes = (Attr("index_element_type", AttrType.ENUM, default="i64", choices=INDEX_TYPES),)
+    attributes = (Attr("index_element_type", AttrType.ENUM, default=I64, choices=INDEX_TYPES),)
     output_count = 2
 
     @property
@@ -35,7 +36,7 @@ class AdaptiveMaxPool8(AdaptivePool):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         (values,) = super().infer(inputs, ctx)
-        if self.index_element_type == "i64" and not _becomes_reduce_max(inputs[1], ctx):
+        if self.index_element_type == I64 and not _becomes_reduce_max(inputs[1], ctx):
             ctx.report(
                 COMPILE_CRASH,
                 "index_element_type is i64 (the default when it is missing); the CPU plugin "
@@ -43,7 +44,7 @@ class AdaptiveMaxPool8(AdaptivePool):
                 "Convert to i64 after the indices if i64 is needed)",
                 "index_element_type",
             )
-        return [values, TensorInfo(self.index_element_type, values.shape)]
+        return [values, TensorInfo(element_type(self.index_element_type), values.shape)]
 
 
 def _becomes_reduce_max(size: TensorInfo, ctx: LayerContext) -> bool:

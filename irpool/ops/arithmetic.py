@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from irpool.element_types import BOOLEAN, ElementType, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
@@ -118,17 +119,17 @@ class Binary(Op):
         mode: str = self.attrs["auto_broadcast"]
         return mode
 
-    def output_type(self, element_type: str) -> str:
-        return element_type
+    def output_type(self, inputs: ElementType) -> ElementType:
+        return inputs
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         a, b = inputs
-        if a.element_type != b.element_type and "dynamic" not in (a.element_type, b.element_type):
+        if a.type != b.type and not (a.type.is_dynamic or b.type.is_dynamic):
             raise ShapeError(
                 f"Arguments do not have the same element type (arg0 element type: "
                 f"{a.element_type}, arg1 element type: {b.element_type})."
             )
-        if a.element_type == "boolean" and not self.accepts_boolean:
+        if a.type.is_boolean and not self.accepts_boolean:
             raise ShapeError("This operation does not support inputs with element type: boolean")
         try:
             shape = broadcast(a.shape, b.shape, self.auto_broadcast)
@@ -137,7 +138,7 @@ class Binary(Op):
                 f"{error} {a.shape} and {b.shape} do not broadcast "
                 f"(auto_broadcast={self.auto_broadcast})"
             ) from error
-        element_type = a.element_type if a.element_type != "dynamic" else b.element_type
+        inputs_type = a.type if not a.type.is_dynamic else b.type
         value = None
         if (
             a.value is not None
@@ -146,7 +147,7 @@ class Binary(Op):
             and max(a.value.size, b.value.size) <= FOLDED_SIZE
         ):
             value = self.fold_constant([a.value, b.value])
-        return [TensorInfo(self.output_type(element_type), shape, value)]
+        return [TensorInfo(self.output_type(inputs_type), shape, value)]
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """Integer constants fold with OpenVINO's reference arithmetic, which differs from the
@@ -237,8 +238,8 @@ class Greater1(Binary):
     symbol = ">"
     accepts_boolean = True
 
-    def output_type(self, element_type: str) -> str:
-        return "boolean"
+    def output_type(self, inputs: ElementType) -> ElementType:
+        return element_type(BOOLEAN)
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np

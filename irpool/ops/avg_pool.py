@@ -37,7 +37,7 @@ class AvgPoolBase(WindowPoolBase):
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
         axes = self.infer_axes(data, ctx)
-        return [TensorInfo(data.element_type, self.output_shape(data, axes))]
+        return [TensorInfo(data.type, self.output_shape(data, axes))]
 
     def check_attributes(self, ctx: LayerContext) -> None:
         if self.version >= 16 and not self.attrs["dilations"]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from irpool.element_types import ElementType
 from irpool.graph.weights import WeightsProblem
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 from irpool.shape import Shape
@@ -83,7 +84,7 @@ class Attr:
 class TensorInfo:
     """What flows along an edge at check time: type, shape and, for constants, the value."""
 
-    element_type: str
+    type: ElementType
     shape: Shape
     value: NDArray[Any] | None = None
     # Taken from the file's declaration, not inferred: no fix is ever made from it.
@@ -100,6 +101,11 @@ class TensorInfo:
     # A Const of no elements in an empty .bin: OpenVINO gives it no data pointer, and the
     # shape inference that reads its values (axes) refuses a null one.
     unbacked: bool = False
+
+    @property
+    def element_type(self) -> str:
+        """The type's name, as the IR writes it."""
+        return self.type.name
 
 
 class ShapeError(Exception):

@@ -9,7 +9,7 @@ import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from irpool.element_types import ELEMENT_TYPES, STRING
+from irpool.element_types import DYNAMIC, ELEMENT_TYPES, STRING
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
     Attr,
@@ -56,7 +56,7 @@ class Constant(Op):
     needs_data = True
     role = Role.CONSTANT
     attributes = (
-        Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
+        Attr("element_type", AttrType.ELEMENT_TYPE, default=DYNAMIC),
         # "Missing attribute 'shape' for Const": no scalar default (measured).
         Attr("shape", AttrType.SHAPE, mandatory=True),
         Attr("offset", AttrType.UINT, mandatory=True),
@@ -65,8 +65,9 @@ class Constant(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         element_type: str = self.attrs["element_type"]
+        typed = ELEMENT_TYPES[element_type]
         shape: Shape = self.attrs["shape"]
-        if element_type == "dynamic":
+        if typed.is_dynamic:
             raise ShapeError(
                 "a Const needs a concrete element_type", INVALID_ATTRIBUTE_VALUE, "element_type"
             )
@@ -83,14 +84,14 @@ class Constant(Op):
             # depends on it is checked (or fixed) against the declarations.
             where = None if raw.about_file else "size"
             ctx.report(raw.code, raw.message, where, about_file=raw.about_file)
-            return [TensorInfo(element_type, shape, unknown=True)]
+            return [TensorInfo(typed, shape, unknown=True)]
         if element_type == STRING:
             problem = _packed_strings_problem(raw, count)
             if problem is not None:
                 raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
             # Checked, not held (run refuses strings): a value irpool does not read.
-            return [TensorInfo(element_type, shape, unknown=True)]
-        needed = (count * ELEMENT_TYPES[element_type].bits + 7) // 8
+            return [TensorInfo(typed, shape, unknown=True)]
+        needed = (count * typed.bits + 7) // 8
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -105,12 +106,12 @@ class Constant(Op):
                 "OpenVINO ignores the rest",
                 "size",
             )
-        value = ELEMENT_TYPES[element_type].decode(raw, count)
+        value = typed.decode(raw, count)
         if value is not None:
             value = value.reshape(shape.values())
         # A low-bit type NumPy does not hold: a constant irpool does not read.
         unknown = value is None
-        return [TensorInfo(element_type, shape, value, unknown=unknown, unbacked=unmapped(raw))]
+        return [TensorInfo(typed, shape, value, unknown=unknown, unbacked=unmapped(raw))]
 
 
 def _packed_strings_problem(raw: memoryview, count: int) -> str | None:

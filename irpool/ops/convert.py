@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from copy import copy
 from typing import TYPE_CHECKING, Any
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES, STRING, element_type
+from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, STRING, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
@@ -30,9 +30,7 @@ class Convert1(Op):
     version = 1
     opsets = range(1, 17)
     input_names = ("data",)
-    attributes = (
-        Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
-    )
+    attributes = (Attr("destination_type", AttrType.ELEMENT_TYPE, default=DYNAMIC, required=True),)
     # Whether the CPU runs its kernel for dynamic shapes: the model leaves the input shape
     # dynamic, or its rank is 7 or more (measured: it then rounds f32 to bf16 otherwise and
     # saturates floats to i8/u8). Set per layer by `for_layer`.
@@ -45,7 +43,7 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        if self.destination == "dynamic":
+        if self.destination == DYNAMIC:
             ctx.report(
                 COMPILE_CRASH,
                 "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
@@ -70,11 +68,10 @@ class Convert1(Op):
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
         constant = data.value is not None or data.unknown  # unknown: maybe a constant
-        decompresses = constant and all(
-            element_type(name).is_held_float for name in (data.element_type, self.destination)
-        )
+        destination = element_type(self.destination)
+        decompresses = constant and data.type.is_held_float and destination.is_held_float
         written_as = data.element_type if decompresses else None
-        return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
+        return [TensorInfo(destination, data.shape, value, written_as=written_as)]
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
         shape = inputs[0].shape

@@ -12,11 +12,24 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.element_types import element_type
+from irpool.element_types import (
+    BOOLEAN,
+    F16,
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    U8,
+    U16,
+    U32,
+    U64,
+    element_type,
+)
 
 # What `source_type` names a float array's type (bf16 is held as f32: never a source).
-FLOATS = ("f32", "f16", "f64")
-SOURCES = {"f2": "f16", "f4": "f32", "f8": "f64", "b1": "boolean"}
+FLOATS = (F32, F16, F64)
+SOURCES = {"f2": F16, "f4": F32, "f8": F64, "b1": BOOLEAN}
 
 INT32_MIN = np.iinfo(np.int32).min
 F32_MAX = np.finfo(np.float32).max
@@ -45,7 +58,7 @@ def round_to_bf16_scalar(values: NDArray[np.float32]) -> NDArray[np.float32]:
     return ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
 
 
-_INT32_CAST_TO = ("i8", "i16", "i32", "u8", "u16")  # float to these goes through CVTTSS2SI (32-bit)
+_INT32_CAST_TO = (I8, I16, I32, U8, U16)  # float to these goes through CVTTSS2SI (32-bit)
 
 
 def fold(x: NDArray[Any], destination: str) -> NDArray[Any]:
@@ -57,8 +70,8 @@ def fold(x: NDArray[Any], destination: str) -> NDArray[Any]:
     result as any constant (`as_constant`)."""
     source = source_type(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        if destination == "boolean":
-            return np.asarray(x != 0) if source != "boolean" else x.copy()
+        if destination == BOOLEAN:
+            return np.asarray(x != 0) if source != BOOLEAN else x.copy()
         if element_type(destination).is_held_float:
             return _fold_to_float(x, destination)
         dtype = element_type(destination).dtype
@@ -82,7 +95,7 @@ def _fold_float_to_int(
 ) -> NDArray[Any]:
     if destination in _INT32_CAST_TO:
         return _cvtt(values, 32).astype(dtype)
-    if destination == "u64" or (destination == "u32" and source == "f32"):
+    if destination == U64 or (destination == U32 and source == F32):
         # From 2**(bits-1) on, the compiler converts x - 2**(bits-1) and sets the top bit.
         bits = dtype.itemsize * 8
         top = 2.0 ** (bits - 1)
@@ -93,9 +106,9 @@ def _fold_float_to_int(
 
 
 def _fold_to_float(x: NDArray[Any], destination: str) -> NDArray[Any]:
-    if x.dtype == np.int32 and destination == "f16":
+    if x.dtype == np.int32 and destination == F16:
         return np.clip(x.astype(np.float32), -F16_MAX, F16_MAX).astype(np.float16)
     values = x.astype(np.float32)  # f64 beyond the f32 range becomes ±inf
-    if destination == "bf16":
+    if element_type(destination).rounds_when_held:
         return round_to_bf16_scalar(values)
     return values.astype(element_type(destination).dtype)

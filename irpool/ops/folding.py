@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from irpool.element_types import INTEGER_INPUT_TYPES
 from irpool.ops.base import TensorInfo
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-INTEGER_TYPES = ("i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64")
 # Values up to this many elements are folded; larger constants stay unknown at check time.
 FOLDED_SIZE = 4096
 
@@ -33,7 +33,7 @@ def folded(
 
 def integer_values(info: TensorInfo) -> list[int] | None:
     """A known integer tensor's values, flattened, as OpenVINO reads them (as int64)."""
-    if info.value is None or info.element_type not in INTEGER_TYPES:
+    if info.value is None or info.element_type not in INTEGER_INPUT_TYPES:
         return None
     return [_as_int64(int(v)) for v in info.value.ravel()]
 

@@ -12,19 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from copy import copy
 
+from irpool.element_types import BF16, ELEMENT_TYPES, I64, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 
-# Index types the CPU plugin computes (measured); it reads the others (i8, u8, boolean, the
-# float types, ...) and fails at inference when the indices output is used.
-INDEX_TYPES = ("i16", "i32", "i64", "u16", "u32", "u64")
+# Index types the CPU plugin computes (measured): the integer types of 16 bits or more; it
+# reads the others (i8, u8, boolean, the float types, ...) and fails at inference when the
+# indices output is used.
+INDEX_TYPES = tuple(t.name for t in ELEMENT_TYPES.values() if t.is_integer and t.bits >= 16)
 INDICES = 1  # the output port of the indices (MaxPool-8/14)
 
 ATTRIBUTES = (
     *window_attributes(ceil_torch_since=14, dilations_since=8),
-    Attr("index_element_type", AttrType.ELEMENT_TYPE, default="i64", since=8),
+    Attr("index_element_type", AttrType.ELEMENT_TYPE, default=I64, since=8),
     Attr("axis", AttrType.INT, default=0, since=8),
 )
 
@@ -47,17 +49,17 @@ class MaxPoolBase(WindowPoolBase):
                 f"{rank}D input",
                 attribute="axis",
             )
-        values = TensorInfo(data.element_type, self.output_shape(data, axes))
+        values = TensorInfo(data.type, self.output_shape(data, axes))
         if self.version < 8:
             return [values]
-        if data.element_type == "bf16" and INDICES in ctx.used_outputs:
+        if data.element_type == BF16 and INDICES in ctx.used_outputs:
             ctx.report(
                 COMPILE_CRASH,
                 f"{self.label()} on bf16 data with its indices output read: the CPU plugin "
                 "computes indices only in its reference code, which has no bf16, and cannot "
                 "compile the model",
             )
-        return [values, TensorInfo(self.attrs["index_element_type"], values.shape)]
+        return [values, TensorInfo(element_type(self.attrs["index_element_type"]), values.shape)]
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> MaxPoolBase:
         dims = inputs[0].shape.dims

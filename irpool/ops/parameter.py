@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES
+from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, ELEMENT_TYPES
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -22,7 +22,7 @@ class Parameter(Op):
     role = Role.INPUT
     attributes = (
         Attr("shape", AttrType.SHAPE, default=Shape(())),
-        Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
+        Attr("element_type", AttrType.ELEMENT_TYPE, default=DYNAMIC),
     )
 
     @property
@@ -44,7 +44,7 @@ class Parameter(Op):
                 'dynamic rank (shape "..."); give the Parameter a rank',
                 "shape",
             )
-        if self.element_type == "dynamic":
+        if self.element_type == DYNAMIC:
             ctx.report(
                 COMPILE_CRASH,
                 "the CPU plugin cannot compile a model whose input has a "
@@ -58,4 +58,4 @@ class Parameter(Op):
                 "(OpenVINO reads it)",
                 "element_type",
             )
-        return [TensorInfo(self.element_type, self.shape)]
+        return [TensorInfo(ELEMENT_TYPES[self.element_type], self.shape)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from irpool.element_types import takes_integer_input
 from irpool.ops.base import (
     Attr,
     AttrType,
@@ -32,8 +33,6 @@ from irpool.shape import Dim, Shape
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-INTEGER_TYPES = frozenset({"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"})
-
 
 class Reduce(Op):
     """The reductions' shared shape inference; subclasses name the op."""
@@ -50,9 +49,9 @@ class Reduce(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, axes = inputs
-        if data.element_type == "boolean":
+        if data.type.is_boolean:
             raise ShapeError("Element type of data input must be numeric. Got: boolean")
-        if axes.element_type not in INTEGER_TYPES and axes.element_type != "dynamic":
+        if not takes_integer_input(axes.element_type):
             raise ShapeError(
                 f"Element type of axes input must be integer. Got: {axes.element_type}"
             )
@@ -62,7 +61,7 @@ class Reduce(Op):
         read_value(axes, "axes")
         rank = data.shape.rank
         if axes.value is None or data.shape.dims is None or rank is None:
-            return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]
+            return [TensorInfo(data.type, self._unknown_axes(data.shape, axes.shape))]
         chosen = self.normalized_axes(axes.value, rank)
         if axes.value.size > len(chosen):
             ctx.report(
@@ -84,7 +83,7 @@ class Reduce(Op):
             dims = tuple(Dim.static(1) if a in chosen else d for a, d in enumerate(data.shape.dims))
         else:
             dims = tuple(d for a, d in enumerate(data.shape.dims) if a not in chosen)
-        return [TensorInfo(data.element_type, Shape(dims))]
+        return [TensorInfo(data.type, Shape(dims))]
 
     def _unknown_axes(self, data: Shape, axes: Shape) -> Shape:
         """Axes known only at run time: keep_dims keeps the rank; otherwise a single axis

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
+from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
+from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
@@ -206,7 +207,7 @@ class Reshape1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, pattern = inputs
-        if pattern.element_type not in (*INTEGER_TYPES, "dynamic"):
+        if not takes_integer_input(pattern.element_type):
             raise ShapeError(f"the pattern is {pattern.element_type}; it must be an integer type")
         rank = pattern.shape.rank
         if rank is not None and rank != 1:
@@ -214,15 +215,15 @@ class Reshape1(Op):
         read_value(pattern, "the pattern")
         values = integer_values(pattern)
         if values is None:
-            return [TensorInfo(data.element_type, _unknown_pattern_shape(pattern.shape))]
+            return [TensorInfo(data.type, _unknown_pattern_shape(pattern.shape))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())
             if problem:
                 ctx.report(RESHAPE_ELEMENT_COUNT, f"pattern {csv(values)}: {problem}")
-                return [TensorInfo(data.element_type, shape)]
+                return [TensorInfo(data.type, shape)]
         value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.element_type, shape, value)]
+        return [TensorInfo(data.type, shape, value)]
 
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""

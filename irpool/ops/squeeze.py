@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
-from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.folding import folded, integer_values
@@ -80,7 +79,7 @@ class _AxesOp(Op):
         refuse_unbacked(axes, "axes")
         read_value(axes, "axes")
         values = integer_values(axes)
-        if axes.value is not None and element_type(axes.element_type).is_held_float:
+        if axes.value is not None and axes.type.is_held_float:
             values = [int(v) for v in axes.value.ravel() if math.isfinite(v)]
         return values
 
@@ -107,7 +106,7 @@ class Squeeze1(_AxesOp):
         values = self.axes_values(inputs[1]) if len(inputs) > 1 else []
         if values is None:
             shape = _unknown_axes_squeeze(data.shape, inputs[1].shape)
-            return [TensorInfo(data.element_type, shape)]
+            return [TensorInfo(data.type, shape)]
         shape = self.output_shape(data.shape, values)
         if data.unknown and data.shape.dims and values:
             chosen = normalized(values, len(data.shape))
@@ -125,7 +124,7 @@ class Squeeze1(_AxesOp):
                     f"{'it' if len(kept) == 1 else 'them'} silently",
                 )
         value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.element_type, shape, value)]
+        return [TensorInfo(data.type, shape, value)]
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return squeezed(data, axes)
@@ -165,7 +164,7 @@ class Unsqueeze1(_AxesOp):
         data, axes = inputs
         values = self.axes_values(axes)
         if values is None or data.shape.dims is None:
-            return [TensorInfo(data.element_type, _unknown_axes_unsqueeze(data.shape, axes.shape))]
+            return [TensorInfo(data.type, _unknown_axes_unsqueeze(data.shape, axes.shape))]
         shape = self.output_shape(data.shape, values)
         if len(shape) - len(data.shape) != len(values):
             ctx.report(
@@ -174,7 +173,7 @@ class Unsqueeze1(_AxesOp):
                 f"{len(values)}: OpenVINO drops the repeated axes silently",
             )
         value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.element_type, shape, value)]
+        return [TensorInfo(data.type, shape, value)]
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return unsqueezed(data, axes or [])

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
 
-from irpool.element_types import ELEMENT_TYPES
+from irpool.element_types import DYNAMIC, ELEMENT_TYPES, PRECISIONS
 from irpool.shape import Dim, Shape
 
 T = TypeVar("T")
@@ -221,7 +221,7 @@ def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
     return _rejected(f"{show(text)} is not one of {allowed}")
 
 
-_ELEMENT_ALIASES = {"undefined": "dynamic"}
+_ELEMENT_ALIASES = {"undefined": DYNAMIC}
 
 
 def read_element_type(text: str) -> Reading[str]:
@@ -234,15 +234,6 @@ def read_element_type(text: str) -> Reading[str]:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
     hint = _precision_hint(text)
     return _rejected(f"{show(text)} is not an element type{hint}")
-
-
-PRECISIONS: dict[str, str] = {
-    "FP32": "f32", "FP16": "f16", "BF16": "bf16", "FP64": "f64", "I4": "i4", "I8": "i8",
-    "I16": "i16", "I32": "i32", "I64": "i64", "U1": "u1", "BIN": "u1", "U4": "u4", "U8": "u8",
-    "U16": "u16", "U32": "u32", "U64": "u64", "BOOL": "boolean", "UNSPECIFIED": "dynamic",
-    "STRING": "string", "F8E4M3": "f8e4m3", "F8E5M2": "f8e5m2", "F8E8M0": "f8e8m0",
-    "F4E2M1": "f4e2m1", "NF4": "nf4", "U2": "u2", "U3": "u3", "U6": "u6",
-}  # fmt: skip
 
 
 def read_precision(text: str) -> Reading[str]:

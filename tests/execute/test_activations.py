@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.element_types import element_type
 from irpool.ops.activations import Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
 from irpool.ops.base import Op, TensorInfo
 from irpool.shape import Shape
@@ -116,6 +117,8 @@ def test_integer_constants_fold_exactly(op_class: type[Op]) -> None:
     """Shape arithmetic keeps its values: OpenVINO folds integer constants with its
     reference implementation, exactly, without the CPU's int32 wrap."""
     value = np.array([2**40, -3, 7], np.int64)
-    (out,) = op_class({}).infer([TensorInfo("i64", Shape.of(3), value)], quiet_context())
+    (out,) = op_class({}).infer(
+        [TensorInfo(element_type("i64"), Shape.of(3), value)], quiet_context()
+    )
     expected = np.maximum(value, 0) if op_class is Relu1 else value
     assert out.value is not None and out.value.tolist() == expected.tolist()

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.element_types import element_type
 from irpool.ops.arithmetic import Add1, Divide1, Greater1, Mod1, Multiply1, broadcast
 from irpool.ops.base import Op, ShapeError, TensorInfo
 from irpool.shape import Dim, Shape
@@ -133,15 +134,15 @@ def test_integer_constants_fold_as_openvino_folds(
     reference arithmetic (Divide with m_pythondiv floors), not the CPU's f32 kernel."""
     first, second = np.array(a, np.int64), np.array(b, np.int64)
     inputs = [
-        TensorInfo("i64", Shape.of(len(a)), first),
-        TensorInfo("i64", Shape.of(len(b)), second),
+        TensorInfo(element_type("i64"), Shape.of(len(a)), first),
+        TensorInfo(element_type("i64"), Shape.of(len(b)), second),
     ]
     (out,) = op.infer(inputs, quiet_context())
     assert out.value is not None and out.value.tolist() == expected
 
 
 def test_division_by_a_zero_constant_is_not_folded_at_check_time() -> None:
-    zero = TensorInfo("i64", Shape.of(1), np.array([0], np.int64))
+    zero = TensorInfo(element_type("i64"), Shape.of(1), np.array([0], np.int64))
     (out,) = Divide1(ATTRS).infer([zero, zero], quiet_context())
     assert out.value is None and out.shape == Shape.of(1)
 
@@ -154,7 +155,7 @@ def test_division_by_a_zero_constant_is_not_folded_at_check_time() -> None:
     ],
 )
 def test_types_openvino_refuses(types: tuple[str, str], message: str) -> None:
-    inputs = [TensorInfo(t, Shape.of(2)) for t in types]
+    inputs = [TensorInfo(element_type(t), Shape.of(2)) for t in types]
     with pytest.raises(ShapeError, match=message):
         Add1({"auto_broadcast": "numpy"}).infer(inputs, quiet_context())
     if types[0] == "boolean":

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from irpool.element_types import element_type
 from irpool.ops.avg_pool import AvgPool1
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.shape import Dim, Shape
 
-DATA = TensorInfo("f32", Shape.of(1, 1, 5, 5))
+DATA = TensorInfo(element_type("f32"), Shape.of(1, 1, 5, 5))
 
 
 def _pool(**changes: Any) -> AvgPool1:
@@ -37,13 +38,17 @@ def _pool(**changes: Any) -> AvgPool1:
         (_pool(pads_begin=(1, 1)), [DATA], {"pads_end": "1,1"}),
         (_pool(auto_pad="explicit"), [DATA], {}),
         (_pool(auto_pad="valid", pads_end=(0, 0)), [DATA], {}),
-        (_pool(), [TensorInfo("f32", Shape((*DATA.shape.dims[:3], Dim.dynamic())))], {}),
-        (_pool(), [TensorInfo("f32", DATA.shape, trusted=True)], {}),
-        (_pool(), [TensorInfo("f32", Shape.dynamic())], {}),
+        (
+            _pool(),
+            [TensorInfo(element_type("f32"), Shape((*DATA.shape.dims[:3], Dim.dynamic())))],
+            {},
+        ),
+        (_pool(), [TensorInfo(element_type("f32"), DATA.shape, trusted=True)], {}),
+        (_pool(), [TensorInfo(element_type("f32"), Shape.dynamic())], {}),
         # lists that do not fit the input were reported (IR207): nothing to propose
         (_pool(kernel=()), [DATA], {}),
         (_pool(pads_begin=(0,)), [DATA], {}),
-        (_pool(), [TensorInfo("f32", Shape.of(1, 1, 5))], {}),
+        (_pool(), [TensorInfo(element_type("f32"), Shape.of(1, 1, 5))], {}),
     ],
     ids=[
         "same_upper",

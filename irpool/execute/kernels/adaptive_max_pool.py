@@ -35,7 +35,7 @@ def run_adaptive_max_pool(
     output_size = tuple(int(v) for v in np.ravel(size))
     if not outputs[1].used and all(out == 1 for out in output_size) and data.size:
         spatial = tuple(range(2, data.ndim))
-        start = float(BF16_LOWEST) if outputs[0].element_type == "bf16" else None
+        start = float(BF16_LOWEST) if outputs[0].type.rounds_when_held else None
         return [reduce_max(data, spatial, keep_dims=True, start=start), None]
     index_dtype = outputs[1].dtype
     assert index_dtype is not None  # index_element_type is i32 or i64
@@ -46,7 +46,7 @@ def run_adaptive_max_pool(
         values, indices = adaptive_max_pool(compared_in_f32(data), output_size, index_dtype)
         return [from_f32(values, data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
-    if outputs[0].element_type == "bf16":
+    if outputs[0].type.rounds_when_held:
         values = flushed_subnormals(values)
     return [values, indices]
 

@@ -25,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.element_types import element_type
+from irpool.element_types import BOOLEAN, F16, F32, F64, element_type
 from irpool.execute.errors import ExecutionError
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.convert import Convert1
@@ -63,7 +63,7 @@ def convert(x: NDArray[Any], destination: str, dynamic_kernel: bool = False) -> 
 
 
 def _convert(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bool) -> NDArray[Any]:
-    if destination == "boolean":
+    if destination == BOOLEAN:
         return _to_boolean(x, source)
     if element_type(destination).is_held_float:
         return _to_float(x, source, destination, dynamic_kernel)
@@ -72,7 +72,7 @@ def _convert(x: NDArray[Any], source: str, destination: str, dynamic_kernel: boo
         raise ValueError(f"NumPy holds no {destination} elements")  # the kernel checks first
     if source not in FLOATS:
         return x.astype(np.int32).astype(dtype)  # wraps twice; booleans give 0/1
-    saturates = dtype.itemsize == 1 and (source == "f64" or dynamic_kernel)
+    saturates = dtype.itemsize == 1 and (source == F64 or dynamic_kernel)
     return _float_to_int32(x, source, dtype, saturates).astype(dtype)  # wraps (or sign-extends)
 
 
@@ -85,10 +85,10 @@ def _float_to_int32(
         info = np.iinfo(dtype)
         values = np.nan_to_num(values, nan=0.0)
         return np.clip(np.trunc(values), info.min, info.max).astype(np.int32)
-    if source == "f64":
+    if source == F64:
         values = np.where(np.isnan(values), INT32_MIN, values)
         return np.clip(np.trunc(values), INT32_MIN, -INT32_MIN - 1).astype(np.int32)
-    if source == "f16" and dtype.itemsize >= 2:
+    if source == F16 and dtype.itemsize >= 2:
         values = np.clip(values, -F16_MAX, F16_MAX)  # NaN stays NaN
     truncated = np.trunc(values)
     fits = (truncated >= INT32_MIN) & (truncated <= -INT32_MIN - 1)  # False for NaN
@@ -97,21 +97,22 @@ def _float_to_int32(
 
 def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bool) -> NDArray[Any]:
     values: NDArray[np.float32]
-    if source == "f64":
+    if source == F64:
         values = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32)  # NaN stays NaN
     else:
         values = x.astype(np.float32)
-    if destination == "f64":
+    if destination == F64:
         return np.clip(values, -F32_MAX, F32_MAX).astype(np.float64)
-    if destination == "f16":
+    if destination == F16:
         return values.astype(np.float16)
-    if destination != "bf16":
+    target = element_type(destination)
+    if not target.rounds_when_held:
         return values
-    if source not in ("f32", "f16"):  # f64 and integers saturate to bf16's range first
-        largest = np.float32(element_type("bf16").largest)
+    if source not in (F32, F16):  # f64 and integers saturate to bf16's range first
+        largest = np.float32(target.largest)
         return round_to_bf16_scalar(np.clip(values, -largest, largest))
     if dynamic_kernel:
-        return round_to_bf16_scalar(_quieted(values) if source == "f16" else values)
+        return round_to_bf16_scalar(_quieted(values) if source == F16 else values)
     return _round_to_bf16_vector(values)
 
 

@@ -70,7 +70,7 @@ def run_max_pool(
             replace(w, pad_begin=0) if number in op.unpadded_axes else w
             for number, w in enumerate(windows)
         )
-    bf16 = outputs[0].element_type == "bf16"  # held as f32; runs values only (IR214)
+    bf16 = outputs[0].type.rounds_when_held  # held as f32; runs values only (IR214)
     lowest = _bf16_lowest(windows) if bf16 else None
     values, found = max_pool(x, windows, indices, axis, lowest)
     if bf16:

@@ -47,7 +47,7 @@ def run_reduce(
     if op.reduction == "mean":
         result = reduce_mean(data, normalized, keep_dims, in_f32)
     else:
-        bf16 = outputs[0].element_type == "bf16"
+        bf16 = outputs[0].type.rounds_when_held
         start = float(BF16_LOWEST) if bf16 else None
         result = reduce_max(data, normalized, keep_dims, in_f32, start)
     return [result.reshape(()) if np.ndim(inputs[0]) == 0 else result]
