@@ -56,7 +56,9 @@ def _reinfer(
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
-    ignore = LayerContext(frozenset(), lambda code, message, attribute: None, model.read_weights)
+    ignore = LayerContext(
+        frozenset(), lambda code, message, attribute: None, model.read_weights, at_run_time=True
+    )
     for step in plan.steps:
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
