@@ -27,7 +27,7 @@ from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
 from irpool.graph.model import Layer
-from irpool.ops.base import Op, Role, TensorInfo
+from irpool.ops.base import Op, Role, ShapeError, TensorInfo
 from irpool.ops.convert_fold import F32_MAX, INT32_MIN
 
 Ref = tuple[int, int]  # (layer id, output index)
@@ -120,7 +120,7 @@ def _computed_once(candidate: Candidate, inputs: list[NDArray[Any]]) -> Folded |
     assert candidate.kernel is not None
     try:
         produced = candidate.kernel(candidate.op, inputs, candidate.outputs)
-    except ExecutionError:
+    except (ExecutionError, ShapeError):  # left to the run, which refuses it with the layer
         return None
     folded: Folded = {}
     for index, spec in enumerate(candidate.outputs):
