@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
 from irpool.graph.shape import Dim, Shape
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.pooling_geometry import adaptive_box, csv
@@ -66,6 +64,8 @@ class AdaptivePool(Op):
         §16): i64 values wrapped to int32 (2**40 is 0, 2**31 is -2**31); 0 gives an empty axis,
         and a negative value fails the inference, as AdaptiveAvgPool's zeros on every one of
         two or more axes do (ShapeError naming the value)."""
+        import numpy as np  # only a run reads values: validating a model imports no NumPy
+
         sizes = tuple(int(v) for v in np.ravel(values).astype(np.int64).astype(np.int32))
         negative = [
             (given, held) for given, held in zip(np.ravel(values), sizes, strict=True) if held < 0
