@@ -28,7 +28,7 @@ from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
 from irpool.graph.graph import Layer
-from irpool.ops.base import Op, Role, TensorInfo
+from irpool.ops.base import Op, Role, ShapeError, TensorInfo
 from irpool.ops.convert_fold import F32_MAX, INT32_MIN
 
 Ref = tuple[int, int]  # (layer id, output index)
@@ -84,11 +84,11 @@ def _folded(
     if not constant_inputs:
         return None
     sources = [written[ref] for ref in candidate.inputs]
-    if len(produced) == 1 and _affordable_outputs(produced, 0):
+    if len(produced) == 1 and _affordable_outputs(sources[0].shape, produced, 0):
         value = op.fold_constant(sources)
         if value is not None:
             return {0: (value, as_constant(value, produced[0].element_type))}
-    if not _affordable_outputs(produced, 1):
+    if not _affordable_outputs(sources[0].shape, produced, 1):
         return None
     return _computed_once(candidate, [held[ref] for ref in candidate.inputs])
 
@@ -101,7 +101,9 @@ def _checked(layer: Layer, info: TensorInfo) -> tuple[NDArray[Any], NDArray[Any]
     return info.value, as_constant(info.value, info.element_type)
 
 
-def _affordable_outputs(produced: Sequence[TensorInfo], kernels: int) -> bool:
+def _affordable_outputs(
+    source: Sequence[int], produced: Sequence[TensorInfo], kernels: int
+) -> bool:
     """Whether the outputs (and, for a kernel, its working memory) fit in memory now."""
     if not all(info.shape.is_static for info in produced):
         return False
@@ -109,7 +111,7 @@ def _affordable_outputs(produced: Sequence[TensorInfo], kernels: int) -> bool:
     needed = sum(
         tensor_bytes(shape, info.type) for shape, info in zip(shapes, produced, strict=True)
     )
-    needed += kernels * max((working_bytes(shape) for shape in shapes), default=0)
+    needed += kernels * max((working_bytes(source, shape) for shape in shapes), default=0)
     return affordable(needed)
 
 
@@ -119,7 +121,7 @@ def _computed_once(candidate: Candidate, inputs: list[NDArray[Any]]) -> Folded |
     assert candidate.kernel is not None
     try:
         produced = candidate.kernel(candidate.op, inputs, candidate.outputs)
-    except ExecutionError:
+    except (ExecutionError, ShapeError):  # left to the run, which refuses it with the layer
         return None
     folded: Folded = {}
     for index, spec in enumerate(candidate.outputs):

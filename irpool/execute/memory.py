@@ -20,10 +20,13 @@ if TYPE_CHECKING:
 
 # What a pooling kernel holds besides its output: the block loop works through blocks of
 # N x C planes of CHUNK_BYTES (several alive at once: the block in the compute dtype, pass
-# buffers, phases, one set per thread), and per-output geometry (divisor grids, per-axis
-# matrices) in f64.
+# buffers, phases, one set per thread), per-output geometry (divisor grids) in f64, and per
+# spatial axis what grows with input x output length: two f64 [in, out] matrices (0/1 and
+# scaled), a tap table and one Python box object (a range or tuple with its list slot) per
+# output index.
 BLOCK_ALLOWANCE = 16 * CHUNK_BYTES
 GEOMETRY_BYTES_PER_OUTPUT = 8
+BOX_OBJECT_BYTES = 128
 
 
 # Reading the memory available costs more than a small run (tens of microseconds): a run
@@ -70,10 +73,17 @@ def tensor_bytes(shape: Sequence[int], element: ElementType) -> int:
     return prod(shape) * (dtype.itemsize if dtype is not None else 8)
 
 
-def working_bytes(output_shape: Sequence[int]) -> int:
+def working_bytes(input_shape: Sequence[int], output_shape: Sequence[int]) -> int:
     """An upper estimate of the memory a kernel needs besides its output, which depends on
-    one output plane, never on N x C (the driver processes blocks of planes)."""
-    return BLOCK_ALLOWANCE + prod(output_shape[2:]) * GEOMETRY_BYTES_PER_OUTPUT
+    one input and one output plane, never on N x C (the driver processes blocks of planes).
+    A run-time output size makes the per-axis geometry as large as the output or larger, so
+    it is counted before anything is allocated."""
+    estimate = BLOCK_ALLOWANCE + prod(output_shape[2:]) * GEOMETRY_BYTES_PER_OUTPUT
+    if len(input_shape) == len(output_shape):
+        for size, out in zip(input_shape[2:], output_shape[2:], strict=True):
+            taps = size // max(out, 1) + 2
+            estimate += out * (2 * size * 8 + taps * 8 + BOX_OBJECT_BYTES)
+    return estimate
 
 
 def format_bytes(count: int) -> str:
@@ -101,7 +111,8 @@ def replay(
         refs = [(step.layer.id, index) for index in range(len(step.outputs))]
         sizes = {ref: tensor_bytes(shapes[ref].values(), types[ref]) for ref in refs}
         output = sum(sizes.values())
-        working = max((working_bytes(shapes[ref].values()) for ref in sizes), default=0)
+        source = shapes[step.inputs[0]].values() if step.inputs else ()
+        working = max((working_bytes(source, shapes[ref].values()) for ref in sizes), default=0)
         if available is not None and live + output + working > available:
             described = ", ".join(f"{shapes[ref]} ({types[ref].name})" for ref in sizes)
             raise ExecutionError(

@@ -33,7 +33,10 @@ def execute(
     if peak * memory.CHECK_SHARE > memory.physical_memory():
         memory.replay(plan.steps, shapes, plan.types, memory.available_memory())
     for step in plan.steps:
-        produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+        try:
+            produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+        except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)
+            raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
         for index in step.kept:
             array = produced[index]
             assert array is not None  # a kernel may skip only the outputs nothing reads
@@ -57,7 +60,7 @@ def _reinfer(
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
-    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights)
+    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
     for step in plan.steps:
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)

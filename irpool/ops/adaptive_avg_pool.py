@@ -8,7 +8,7 @@ explain rows it shares with AdaptiveMaxPool-8 (ops/adaptive_max_pool.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import I32, I64
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
@@ -31,6 +31,9 @@ class AdaptivePool(Op):
     version = 8
     opsets = range(8, 17)
     input_names = ("data", "output_size")
+    # Measured at run time: AdaptiveAvgPool fails on output_size 0 on every axis (two or
+    # more), AdaptiveMaxPool gives the empty output.
+    zeros_everywhere_fail: ClassVar[bool] = False
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, size = inputs
@@ -52,7 +55,37 @@ class AdaptivePool(Op):
         value = read_value(size, "output_size")
         if value is None:
             return [TensorInfo(data.type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
+        if ctx.at_run_time:
+            dims = [Dim.static(out) for out in self.run_output_size(value)]
+            return [TensorInfo(data.type, Shape((*head, *dims)))]
         return [TensorInfo(data.type, Shape((*head, *_output_dims(value))))]
+
+    def run_output_size(self, values: NDArray[Any]) -> tuple[int, ...]:
+        """The output size a run uses, as the CPU plugin reads it (measured, docs/semantics.md
+        §17): i64 values wrapped to int32 (2**40 is 0, 2**31 is -2**31); 0 gives an empty axis,
+        and a negative value fails the inference, as AdaptiveAvgPool's zeros on every one of
+        two or more axes do (ShapeError naming the value)."""
+        import numpy as np  # only a run reads values: validating a model imports no NumPy
+
+        sizes = tuple(int(v) for v in np.ravel(values).astype(np.int64).astype(np.int32))
+        negative = [
+            (given, held) for given, held in zip(np.ravel(values), sizes, strict=True) if held < 0
+        ]
+        if negative:
+            given, held = (int(v) for v in negative[0])
+            wrapped = (
+                "" if given == held else f" ({given} wrapped to int32, as the CPU plugin does)"
+            )
+            raise ShapeError(
+                f"output_size {csv(np.ravel(values))} holds {held}{wrapped}: a size must not be "
+                "negative (the CPU plugin fails this inference)"
+            )
+        if self.zeros_everywhere_fail and len(sizes) > 1 and not any(sizes):
+            raise ShapeError(
+                f"output_size {csv(np.ravel(values))} is 0 on every axis (held as int32), which "
+                "the CPU plugin fails (one axis of 0 gives an empty output)"
+            )
+        return sizes
 
     def _report_strict_output_size(
         self, size: TensorInfo, rank: int | None, ctx: LayerContext
@@ -95,6 +128,7 @@ class AdaptivePool(Op):
 @register
 class AdaptiveAvgPool8(AdaptivePool):
     type_name = "AdaptiveAvgPool"
+    zeros_everywhere_fail = True
     # The specification's own example carries it; the runtime never reads it.
     ignored_attributes = ("output_type",)
 
@@ -109,7 +143,7 @@ def _box_sizes(size: Dim, out: Dim) -> DimValue:
 
 
 def _output_dims(values: NDArray[Any]) -> list[Dim]:
-    """The runtime uses the values as-is: -1 is dynamic, other negatives are 0."""
+    """Shape inference uses the values as-is: -1 is dynamic, other negatives are 0."""
     dims = []
     for raw in values.ravel():
         value = int(raw)

@@ -159,7 +159,8 @@ class LayerContext:
     """What an op sees of its layer while it is checked: findings go back through `report`.
 
     `present` names the attributes the layer writes; `used_outputs` holds the indices of the
-    outputs some layer reads (OpenVINO computes, and may fail on, only those)."""
+    outputs some layer reads (OpenVINO computes, and may fail on, only those); `at_run_time`:
+    the values are a run's inputs, so the checks the runtime makes only then apply too."""
 
     def __init__(
         self,
@@ -167,9 +168,12 @@ class LayerContext:
         report: Callable[[OpReport], None],
         load_weights: Callable[[int, int], memoryview | WeightsProblem],
         used_outputs: frozenset[int] = frozenset(),
+        *,
+        at_run_time: bool = False,
     ) -> None:
         self.present = present
         self.used_outputs = used_outputs
+        self.at_run_time = at_run_time
         self._report = report
         self._load = load_weights
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from irpool.diagnostics import IRError
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.folding import folded, integer_values
@@ -231,7 +230,7 @@ class Reshape1(Op):
         shape = reshaped(Shape.of(*data), pattern, self.attrs["special_zero"]).values()
         problem = _count_problem(data, shape)
         if problem:
-            raise IRError(f"with these inputs, a Reshape-1 layer fails: {problem}")
+            raise ShapeError(problem)
         return shape
 
 

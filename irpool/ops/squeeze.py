@@ -12,7 +12,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.diagnostics import IRError
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.folding import folded, integer_values
@@ -136,9 +135,8 @@ class Squeeze1(_AxesOp):
         axes = [int(v) for v in rest[0].ravel()] if rest and data else []
         for axis in normalized(axes, len(data)):
             if data[axis] != 1:
-                raise IRError(
-                    f"with these inputs, a Squeeze-1 layer fails: axis {axis} of the input "
-                    f"{Shape.of(*data)} is {data[axis]}, not 1"
+                raise ShapeError(
+                    f"axis {axis} of the input {Shape.of(*data)} is {data[axis]}, not 1"
                 )
         return super().target_shape(data, rest)
 

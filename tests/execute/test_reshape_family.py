@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from irpool.diagnostics import IRError
+from irpool.ops.base import ShapeError
 from irpool.ops.reshape import Reshape1, reshaped
 from irpool.ops.squeeze import Squeeze1, Unsqueeze1
 from irpool.shape import Shape
@@ -90,7 +90,7 @@ def test_unsqueeze_matches_numpy(shape: tuple[int, ...], data: st.DataObject) ->
 def test_reshape_of_a_dynamic_model_refuses_a_count_mismatch() -> None:
     """Where read_model skips its count check, a run must fail clearly, not read garbage."""
     op = Reshape1({"special_zero": True})
-    with pytest.raises(IRError, match="holds 25 elements"):
+    with pytest.raises(ShapeError, match="holds 25 elements"):
         op.target_shape((5, 1), [np.array([0, 5])])
 
 
@@ -103,5 +103,5 @@ def test_int64_data_wraps_to_int32_as_on_the_cpu() -> None:
 
 def test_squeeze_of_a_dim_that_turns_out_not_to_be_one_fails() -> None:
     """read_model squeezes a `?` named by the axes; given 3 there, the CPU plugin fails."""
-    with pytest.raises(IRError, match="axis 1 of the input \\[1,3\\] is 3, not 1"):
+    with pytest.raises(ShapeError, match="axis 1 of the input \\[1,3\\] is 3, not 1"):
         Squeeze1({}).target_shape((1, 3), [np.array([1])])

@@ -86,7 +86,7 @@ def test_run_counts_only_what_it_allocates(tmp_path: Path, monkeypatch: pytest.M
     path = ir.write(tmp_path, ir.pool_model(shape, kernel=2))
     x = np.ones(shape, np.float32)
     out_bytes = 4 * 63 * 63 * 4
-    needed = out_bytes + memory.working_bytes((1, 4, 63, 63))
+    needed = out_bytes + memory.working_bytes(shape, (1, 4, 63, 63))
     monkeypatch.setattr(memory, "physical_memory", lambda: 0)  # a machine where every run checks
     monkeypatch.setattr(memory, "available_memory", lambda: needed)
     assert irpool.load(path).run({"input": x})["output"].shape == (1, 4, 63, 63)

@@ -27,7 +27,7 @@ def run_adaptive_avg_pool(
     op: AdaptiveAvgPool8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data, size = inputs
-    output_size = tuple(int(v) for v in np.ravel(size))
+    output_size = op.run_output_size(size)
     spatial, dtype = tuple(data.shape[2:]), data.dtype
     strategy, direct = prepared(
         op, (spatial, output_size, dtype), lambda: choose_strategy(spatial, output_size, dtype)

@@ -32,7 +32,7 @@ def run_adaptive_max_pool(
     op: AdaptiveMaxPool8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data, size = inputs
-    output_size = tuple(int(v) for v in np.ravel(size))
+    output_size = op.run_output_size(size)
     if not outputs[1].used and all(out == 1 for out in output_size) and data.size:
         spatial = tuple(range(2, data.ndim))
         start = float(BF16_LOWEST) if outputs[0].type.rounds_when_held else None
