@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.engine import tuning
 from irpool.execute.engine.direct import Direct
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
@@ -28,11 +29,20 @@ def run_adaptive_avg_pool(
 ) -> list[NDArray[Any] | None]:
     data, size = inputs
     output_size = tuple(int(v) for v in np.ravel(size))
-    spatial, dtype = tuple(data.shape[2:]), data.dtype
     strategy, direct = prepared(
-        op, (spatial, output_size, dtype), lambda: choose_strategy(spatial, output_size, dtype)
+        op, (data.shape, output_size, data.dtype), lambda: _prepare(data, output_size)
     )
     return [run_blocks(data, output_size, strategy, direct)]
+
+
+def _prepare(x: NDArray[Any], output_size: tuple[int, ...]) -> tuple[Strategy, Direct]:
+    """The strategy for these sizes, timed on `x` when both ways of applying the matrices
+    are close by estimate (`tuning`)."""
+    planes = x.shape[0] * x.shape[1]
+    found, direct = candidates(tuple(x.shape[2:]), output_size, x.dtype, planes)
+    key = f"AdaptiveAvgPool {x.shape[2:]} {output_size} {x.dtype.str} {planes}"
+    strategy = tuning.pick(key, found, lambda s: run_blocks(x, output_size, s, direct))
+    return strategy, direct
 
 
 def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
@@ -44,15 +54,28 @@ def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[
 def choose_strategy(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
 ) -> tuple[Strategy, Direct]:
-    """The strategy for these sizes, and the box-by-box path."""
+    """The strategy for these sizes by estimate, and the box-by-box path."""
+    found, direct = candidates(spatial, output_size, dtype, 1)
+    return found[0][0], direct
+
+
+def candidates(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any], planes: int
+) -> tuple[list[tuple[Strategy, float]], Direct]:
+    """The strategies for these sizes and N×C with their estimated ns, cheapest first, and
+    the box-by-box path."""
     work, sums = compute_dtype(dtype), exact(dtype)
     matrices, divisor = weights(spatial, output_size, sums)
     taps = [adaptive_taps(size, out) for size, out in zip(spatial, output_size, strict=True)]
     direct = Direct(taps, divisor, work)
     if all(out == 1 for out in output_size):
         volume = prod(spatial)
-        return Whole(volume, None if sums else max(volume, 1), work), direct
-    return Matmul(matrices, work), direct
+        return [(Whole(volume, None if sums else max(volume, 1), work), 0.0)], direct
+    # Matmul's own choice first: one Kronecker product or one per axis.
+    chosen = Matmul(matrices, work)
+    other = Matmul(matrices, work, kron=chosen.kron is None)
+    estimated = [(m, m.estimate(planes)) for m in (chosen, other)]
+    return sorted(estimated, key=lambda c: c[1]), direct
 
 
 def weights(
