@@ -23,6 +23,7 @@ from irpool.execute.engine import tuning
 from irpool.execute.engine.strategy import run_blocks
 from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
 from irpool.execute.kernels import avg_pool as avg_pool_module
+from irpool.execute.kernels import max_pool as max_pool_module
 from irpool.ops.pooling_geometry import Window
 
 from .test_against_reference import axis_windows
@@ -131,6 +132,58 @@ def test_both_adaptive_candidates_give_the_same_bits(
     found, direct = adaptive_module.candidates(spatial, output, x.dtype, 6)
     assert {s.label for s, _ in found} == {"matmul kron", "matmul axes"}
     assert_same_bits({s.label: run_blocks(x, output, s, direct) for s, _ in found})
+
+
+@st.composite
+def even_stride_2(draw: st.DrawFn) -> Window:
+    """An axis where stride phases can be laid out: stride 2 over an even size."""
+    kernel, dilation = draw(st.integers(1, 4)), draw(st.integers(1, 2))
+    dilated = (kernel - 1) * dilation + 1
+    pad = draw(st.integers(0, dilated - 1))
+    size = 2 * draw(st.integers(max(1, -(-(dilated - 2 * pad) // 2)), 6))
+    return Window(size, (size + 2 * pad - dilated) // 2 + 1, kernel, 2, dilation, pad)
+
+
+@given(
+    windows=st.lists(even_stride_2() | axis_windows(False), min_size=1, max_size=3).map(tuple),
+    dtype=st.sampled_from(["float32", "float16", "float64", "int8", "uint8", "int32"]),
+    seed=st.integers(0, 2**32 - 1),
+    marked=st.integers(0, 4),
+)
+@settings(max_examples=80, deadline=None)
+def test_every_max_pool_layout_gives_the_same_values_and_indices(
+    windows: tuple[Window, ...], dtype: str, seed: int, marked: int
+) -> None:
+    """Few distinct values (ties: the first tap in row-major order wins) and, for floats,
+    inf, -inf and NaN; axes where phases can be laid out and others."""
+    rng = np.random.default_rng(seed)
+    shape = (1, int(rng.integers(1, 4)), *(w.size for w in windows))
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    if x.dtype.kind == "f":
+        flat = x.reshape(-1)
+        flat[rng.integers(0, flat.size, marked)] = rng.choice(NON_FINITE, marked)
+    found = max_pool_module.layouts(windows, x.shape[2:], x.dtype)
+    assert found[0] == max_pool_module._rule_layout(
+        max_pool_module._passes(windows), x.shape[2:], max_pool_module._work_type(x.dtype)[0]
+    )
+    results = {
+        layout.label: max_pool_module.max_pool(x, windows, True, 0, False, layout)
+        for layout in found
+    }
+    (first, (values, indices)), *others = results.items()
+    for label, (other_values, other_indices) in others:
+        assert other_values.tobytes() == values.tobytes(), f"{label} differs from {first}"
+        assert other_indices is not None and indices is not None
+        assert other_indices.tobytes() == indices.tobytes(), f"{label} differs from {first}"
+
+
+def test_max_pool_layouts_include_phases_and_views() -> None:
+    """W1's geometry (k3 s2 p1 on 112x112): both passes can go either way."""
+    windows = (Window(112, 56, 3, 2, 1, 1),) * 2
+    found = max_pool_module.layouts(windows, (112, 112), np.dtype(np.float32))
+    assert {layout.phased for layout in found} == {
+        (True, True), (False, True), (True, False), (False, False)
+    }  # fmt: skip
 
 
 @dataclass(frozen=True)
