@@ -62,8 +62,8 @@ def choose_strategy(
 def candidates(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any], planes: int
 ) -> tuple[list[tuple[Strategy, float]], Direct]:
-    """The strategies for these sizes and N×C with their estimated ns, cheapest first, and
-    the box-by-box path."""
+    """The strategies for these sizes and N×C with their estimated ns, the cost model's pick
+    first, and the box-by-box path."""
     work, sums = compute_dtype(dtype), exact(dtype)
     matrices, divisor = weights(spatial, output_size, sums)
     taps = [adaptive_taps(size, out) for size, out in zip(spatial, output_size, strict=True)]
@@ -74,8 +74,7 @@ def candidates(
     # Matmul's own choice first: one Kronecker product or one per axis.
     chosen = Matmul(matrices, work)
     other = Matmul(matrices, work, kron=chosen.kron is None)
-    estimated = [(m, m.estimate(planes)) for m in (chosen, other)]
-    return sorted(estimated, key=lambda c: c[1]), direct
+    return [(m, m.estimate(planes)) for m in (chosen, other)], direct
 
 
 def weights(

@@ -73,8 +73,9 @@ def choose_strategy(
 def candidates(
     windows: tuple[Window, ...], count_padding: bool, dtype: np.dtype[Any], planes: int
 ) -> tuple[list[tuple[Strategy, float]], Direct]:
-    """The strategies for this geometry and N×C with their estimated ns, cheapest first
-    (`sliding`'s plans first among equals), and the window-by-window path."""
+    """The strategies for this geometry and N×C with their estimated ns, the cost model's
+    pick first (`sliding`'s best plan unless `matmul` is estimated cheaper), then by estimate;
+    and the window-by-window path."""
     work, sums = compute_dtype(dtype), exact(dtype)
     direct = direct_path(windows, count_padding, work)
     if all(w.covers_all() for w in windows):
@@ -82,11 +83,12 @@ def candidates(
         return [(Whole(prod(w.size for w in windows), None if sums else count, work), 0.0)], direct
     spatial = tuple(w.size for w in windows)
     sliding = Sliding(spatial, windows, count_padding, work, sums, planes)
-    found: list[Sliding | Matmul] = [*sliding.variants(tuning.SHORTLIST)]
-    found.append(Matmul(_matrices(windows, count_padding, sums), work))
-    estimated: list[tuple[Strategy, float]] = [(s, s.estimate(planes)) for s in found]
-    estimated.sort(key=lambda c: c[1])
-    return estimated, direct
+    matmul = Matmul(_matrices(windows, count_padding, sums), work)
+    best = sliding if sliding.estimate(planes) <= matmul.estimate(planes) else matmul
+    found: list[Sliding | Matmul] = [*sliding.variants(tuning.SHORTLIST), matmul]
+    others = [s for s in found if s is not best]
+    ranked: list[Sliding | Matmul] = [best, *sorted(others, key=lambda s: s.estimate(planes))]
+    return [(s, s.estimate(planes)) for s in ranked], direct
 
 
 def direct_path(windows: Sequence[Window], count_padding: bool, work: np.dtype[Any]) -> Direct:
