@@ -254,6 +254,15 @@ def test_a_corrupt_cache_is_timed_again_and_rewritten(content: bytes) -> None:
     assert json.loads(path.read_text()) == {"case": "faster"}
 
 
+def test_the_cache_keeps_the_latest_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tuning, "KEPT", 3)
+    for n in range(5):
+        tuning.pick(f"case {n}", SLOW_FIRST, sleeper([]))
+    tuning.pick("case 2", SLOW_FIRST, sleeper([]))  # known: not timed, not written again
+    kept = json.loads(tuning.cache_file().read_text())
+    assert list(kept) == ["case 2", "case 3", "case 4"]
+
+
 def test_an_unwritable_cache_never_fails_a_run(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

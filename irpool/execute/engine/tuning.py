@@ -51,6 +51,8 @@ TIMED_CALLS = 3
 BUDGET_NS = 200e6
 # The model's pick is kept unless another candidate is faster by more than this share.
 MARGIN = 0.03
+# Choices the cache file keeps, the latest (a model run on ever new shapes would grow it).
+KEPT = 1000
 
 
 class Candidate(Protocol):
@@ -125,7 +127,10 @@ def _remember(key: str, label: str) -> None:
     with _lock:
         assert _loaded is not None
         _loaded[key] = label
-        merged = {**_read(path), key: label}
+        merged = _read(path)
+        merged.pop(key, None)
+        merged[key] = label  # the latest last
+        merged = dict(list(merged.items())[-KEPT:])
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=path.name, dir=path.parent)
