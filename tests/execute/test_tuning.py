@@ -241,6 +241,18 @@ def test_a_long_run_is_not_timed() -> None:
     assert calls == []
 
 
+def test_timing_stops_when_the_warm_up_shows_it_would_take_too_long(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Estimates within the budget, calls beyond it: the model's pick, kept."""
+    monkeypatch.setattr(tuning, "BUDGET_NS", 10e6)
+    calls: list[str] = []
+    slow = [(Fake("model's pick", 0.004), 1.0), (Fake("faster", 0.002), 1.0)]
+    assert tuning.pick("case", slow, sleeper(calls)).label == "model's pick"
+    assert calls == ["model's pick", "faster"]
+    assert json.loads(tuning.cache_file().read_text()) == {"case": "model's pick"}
+
+
 @pytest.mark.parametrize(
     "content",
     [b"{not json", b"\xff\xfe\x00garbage", b"[1, 2]", b'{"case": 3}', b""],

@@ -46,8 +46,9 @@ SHORTLIST = 4
 # in rounds that call each candidate in turn, so load that comes and goes hits all alike;
 # each candidate's fastest call counts, since load only ever adds time.
 TIMED_CALLS = 3
-# Not timed when the shortlist's estimated time exceeds this: timing would cost more than
-# a difference can save on the next runs (ns).
+# Not timed when the shortlist's estimated time, or its warm-up calls' measured time,
+# says timing would take more than this: it would cost more than a difference can save on
+# the next runs (ns).
 BUDGET_NS = 200e6
 # The model's pick is kept unless another candidate is faster by more than this share.
 MARGIN = 0.03
@@ -56,7 +57,7 @@ KEPT = 1000
 
 
 class Candidate(Protocol):
-    """A strategy with a stable name (what the cache stores) and an estimate."""
+    """A strategy with a stable name: what the cache stores."""
 
     @property
     def label(self) -> str: ...
@@ -76,8 +77,9 @@ def pick(
     candidates: Sequence[tuple[S, float]],
     run: Callable[[S], object],
 ) -> S:
-    """The fastest of `candidates` (each with its estimated ns, best estimate first) on this
-    machine, for the configuration named `key`; `run(candidate)` runs the real input."""
+    """The fastest of `candidates` (each with its estimated ns, the cost model's pick first)
+    on this machine, for the configuration named `key`; `run(candidate)` runs the real
+    input."""
     best_estimate = candidates[0][1]
     shortlist = [c for c, ns in candidates if ns <= SHORTLIST_FACTOR * best_estimate][:SHORTLIST]
     if len(shortlist) == 1 or not enabled():
@@ -89,17 +91,21 @@ def pick(
     if best_estimate * len(shortlist) * (1 + TIMED_CALLS) > BUDGET_NS:
         return shortlist[0]
     times = _fastest(run, shortlist)
-    chosen = min(range(len(shortlist)), key=times.__getitem__)
-    if times[chosen] > (1 - MARGIN) * times[0]:
+    chosen = min(range(len(shortlist)), key=times.__getitem__) if times else 0
+    if times and times[chosen] > (1 - MARGIN) * times[0]:
         chosen = 0
     _remember(key, shortlist[chosen].label)
     return shortlist[chosen]
 
 
 def _fastest(run: Callable[[T], object], candidates: Sequence[T]) -> list[float]:
-    """Each candidate's fastest call, in seconds."""
+    """Each candidate's fastest call, in seconds; none when the warm-up calls show that
+    timing would exceed the budget (the estimates can be far off on another machine)."""
+    start = time.perf_counter()
     for candidate in candidates:
         run(candidate)
+    if (time.perf_counter() - start) * TIMED_CALLS > BUDGET_NS * 1e-9:
+        return []
     fastest = [float("inf")] * len(candidates)
     for _ in range(TIMED_CALLS):
         for index, candidate in enumerate(candidates):
