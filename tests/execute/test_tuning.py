@@ -227,6 +227,14 @@ def test_off_the_cost_model_decides_and_the_cache_is_untouched(
     assert calls == [] and not tuning.cache_file().parent.exists()
 
 
+@pytest.mark.parametrize("value", ["off", "", "2", "０"])
+def test_a_bad_setting_fails_the_first_run(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("IRPOOL_TUNE", value)
+    model = irpool.load(CHAIN)
+    with pytest.raises(irpool.ExecutionError, match="IRPOOL_TUNE="):
+        model.run({"input": np.zeros((1, 3, 32, 32), np.float32)})
+
+
 def test_candidates_far_from_the_best_estimate_are_not_timed() -> None:
     calls: list[str] = []
     far = [(Fake("best", 0.001), 1.0), (Fake("far", 0.0), 1.0 + tuning.SHORTLIST_FACTOR)]

@@ -38,6 +38,8 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from irpool.execute.errors import ExecutionError
+
 # Candidates estimated within this factor of the best are timed, at most `SHORTLIST` of
 # them: the model's errors across machines are tens of percent, not several times.
 SHORTLIST_FACTOR = 2.0
@@ -68,8 +70,14 @@ T = TypeVar("T")
 
 
 def enabled() -> bool:
-    """Whether choices are measured (IRPOOL_TUNE is not "0")."""
-    return os.environ.get("IRPOOL_TUNE", "1") != "0"
+    """Whether choices are measured: IRPOOL_TUNE unset or 1, not 0; any other value is an
+    ExecutionError (planning a model checks it, so a bad value fails the first run)."""
+    text = os.environ.get("IRPOOL_TUNE", "1")
+    if text not in ("0", "1"):
+        raise ExecutionError(
+            f"IRPOOL_TUNE={text!r}: expected 0 (the cost model decides) or 1 (measure)"
+        )
+    return text == "1"
 
 
 def pick(
