@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import irpool
+from irpool.cli import cli
 from irpool.execute.engine import tuning
 from irpool.execute.engine.strategy import run_blocks
 from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
@@ -233,6 +235,15 @@ def test_a_bad_setting_fails_the_first_run(monkeypatch: pytest.MonkeyPatch, valu
     model = irpool.load(CHAIN)
     with pytest.raises(irpool.ExecutionError, match="IRPOOL_TUNE="):
         model.run({"input": np.zeros((1, 3, 32, 32), np.float32)})
+
+
+def test_the_cli_refuses_a_bad_setting(runner: CliRunner, tmp_path: Path) -> None:
+    data = tmp_path / "x.npy"
+    np.save(data, np.zeros((1, 3, 32, 32), np.float32))
+    args = ["run", str(CHAIN), "--input", str(data), "-o", str(tmp_path / "out.npz")]
+    result = runner.invoke(cli, args, env={"IRPOOL_TUNE": "off"})
+    assert result.exit_code == 1
+    assert "IRPOOL_TUNE='off': expected 0" in result.output and "Traceback" not in result.output
 
 
 def test_candidates_far_from_the_best_estimate_are_not_timed() -> None:
