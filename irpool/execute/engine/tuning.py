@@ -43,7 +43,7 @@ from irpool.execute.errors import ExecutionError
 # Candidates estimated within this factor of the best are timed, at most `SHORTLIST` of
 # them: the model's errors across machines are tens of percent, not several times.
 SHORTLIST_FACTOR = 2.0
-SHORTLIST = 4
+SHORTLIST = 12
 # Timed calls per candidate after one warm-up call (which pays its buffers' page faults),
 # in rounds that call each candidate in turn, so load that comes and goes hits all alike;
 # each candidate's fastest call counts, since load only ever adds time.
