@@ -18,7 +18,7 @@ from typing import Any
 from irpool.diagnostics import Diagnostic
 from irpool.rules import RULES, RULES_BY_NAME, Severity
 
-FORMATS = ("text", "concise", "json", "github", "sarif")
+FORMATS = ("text", "concise", "json", "json-with-metadata", "github", "sarif")
 FAIL_ON = ("error", "warning")
 KEYS = (
     "select",

@@ -115,13 +115,17 @@ class Collector:
         layer: tuple[str | None, str | None] = (None, None),
         *,
         about_dropped: bool = False,
+        skipped: bool = False,
         edit: Edit | None = None,
     ) -> None:
         """`about_dropped`: the finding concerns a dropped layer other than `layer` (an edge
-        into one), and is demoted like the findings inside it. `edit`: its certain fix."""
+        into one), and is demoted like the findings inside it. `skipped`: the runtime never
+        reads what the finding is about (the message says why), so an error is a warning.
+        `edit`: its certain fix."""
+        severity = RULES[code].severity
         diagnostic = Diagnostic(
             code=code,
-            severity=RULES[code].severity,
+            severity=Severity.WARNING if skipped and severity is Severity.ERROR else severity,
             message=message,
             path=self.path,
             line=span.line,

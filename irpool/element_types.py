@@ -27,6 +27,7 @@ class Kind(Enum):
     SIGNED = "signed integer"
     UNSIGNED = "unsigned integer"
     BOOLEAN = "boolean"
+    STRING = "string"  # of no fixed width
     DYNAMIC = "dynamic"  # any type, decided by the runtime
 
 
@@ -126,6 +127,9 @@ ELEMENT_TYPES: dict[str, ElementType] = {
         _type("u1", 1, _U), _type("u4", 4, _U), _type("u8", 8, _U, "u1"),
         _type("u16", 16, _U, "<u2"), _type("u32", 32, _U, "<u4"), _type("u64", 64, _U, "<u8"),
         _type("boolean", 8, Kind.BOOLEAN, "?"), _type("dynamic", 0, Kind.DYNAMIC),
+        # Packed in a Const (count, offsets, characters); a string Parameter loads and compiles
+        # (measured), the ops that cannot take strings say so themselves.
+        _type("string", 0, Kind.STRING),
         # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/semantics.md
         # "Convert-1"); NumPy holds none of them, so irpool checks them but does not run them.
         _type("f8e4m3", 8, _F), _type("f8e5m2", 8, _F), _type("f8e8m0", 8, _F),
@@ -133,6 +137,7 @@ ELEMENT_TYPES: dict[str, ElementType] = {
         _type("u6", 6, _U),
     )
 }  # fmt: skip
+STRING = "string"
 # Element types the CPU plugin compiles no model input and no Convert to (measured).
 CPU_UNCOMPILED_TYPES = frozenset({"u3", "u6"})
 

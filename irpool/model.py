@@ -7,8 +7,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from irpool.check.coverage import Coverage
 from irpool.check.layers import CheckedLayers, infer_graph
 from irpool.check.names import check_names
+from irpool.check.rewrites import check_rewrites
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
@@ -66,17 +68,24 @@ class Model:
         return list(self._diagnostics)
 
     @property
+    def coverage(self) -> Coverage:
+        """How many layers checking covered, and the types whose outputs it trusted."""
+        return Coverage.of(self.graph, self.checked)
+
+    @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self._diagnostics)
 
     def run(
         self,
-        inputs: Mapping[str, Any],
+        inputs: Mapping[str | int, Any],
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
     ) -> dict[str, NDArray[Any]]:
-        """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output).
+        """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output),
+        or by position among the Parameters (an int, as OpenVINO takes it; the only way to
+        give a Parameter named "", which OpenVINO loads and renames).
 
         Returns {output name: array}, the name OpenVINO's `get_any_name()` gives each
         Result's tensor (its Result layer name when the tensor has none; see `outputs`).
@@ -164,5 +173,6 @@ def load(
     weights_file = Weights(bin_path)
     checked = infer_graph(document, graph, weights_file, sink)
     check_names(document, graph, sink)
+    check_rewrites(document, graph, checked, sink)
     diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)

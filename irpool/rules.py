@@ -86,6 +86,7 @@ COMPILE_CRASH = Code("IR214")
 MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
+UNKNOWN_VALUES = Code("IR218")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -94,6 +95,7 @@ DECLARED_PRECISION_MISMATCH = Code("IR305")
 IGNORED_AXES = Code("IR306")
 RESHAPE_ELEMENT_COUNT = Code("IR307")
 REPEATED_REDUCE_AXES = Code("IR308")
+CPU_MISREWRITES_REDUCE = Code("IR309")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -284,12 +286,15 @@ _RULES = (
         code=DUPLICATE_PORT_ID,
         name="duplicate-port-id",
         severity=E,
-        runtime="rejects",
+        runtime="reinterprets",
         summary="Two ports of one layer share an id; edges can reach only the first.",
         doc=_text("""
             Port ids are unique within a layer (inputs and outputs together). With a duplicate,
-            an edge naming that id can only reach the first port, and OpenVINO refuses the
-            layer. Number the ports of each layer uniquely.
+            an edge naming that id reaches the first port, whatever the file meant: a
+            MaxPool-8 whose indices port repeats the values port's id loads, compiles and
+            runs with its values read where the edge may have meant the indices. OpenVINO
+            refuses the file only when an edge then names an id no port has left (IR502).
+            Number the ports of each layer uniquely.
         """),
         wrong=_text("""
             <output>
@@ -858,10 +863,15 @@ _RULES = (
         runtime="crashes",
         summary="A configuration that OpenVINO reads but its CPU plugin cannot compile.",
         doc=_text("""
-            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 with
-            empty or missing dilations (which the serializer itself can write), a negative
-            stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose indices output
-            is read, a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
+            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 or
+            MaxPool-14 with `rounding_type="ceil_torch"` and empty or missing dilations
+            (which the serializer itself can write; MaxPool-14 segfaults), an
+            AdaptiveMaxPool-8 with i64 indices (unless it is a global pooling, output_size
+            all ones, whose indices nothing reads: the plugin compiles that as a ReduceMax),
+            a negative stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose
+            indices output is read, a pooling or reduction of string data or a Convert of
+            strings (a string Parameter through Squeeze, Unsqueeze or Reshape to a Result
+            compiles), a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
             model but the CPU plugin refuses (reshape the model to a known rank first). Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
@@ -948,6 +958,32 @@ _RULES = (
               <data index_element_type="i64" dilations="1,1" kernel="2,2" ... />
         """),
     ),
+    Rule(
+        code=UNKNOWN_VALUES,
+        name="unknown-values",
+        severity=N,
+        runtime="ignores",
+        summary="Declared dims irpool did not check: they depend on values it does not know.",
+        doc=_text("""
+            Said once per file, with the number of layers concerned. irpool tells a dim that
+            is dynamic at run time (OpenVINO infers `?`: declaring it static is IR301) from
+            one it does not know: a Const whose bytes are unavailable (IR401, IR402), a
+            constant it does not fold, or the output of a layer it does not check (IR202: its
+            value, its -1 dims, and its rank when the port has no `<dim>`, since the
+            serializer writes scalars and dynamic ranks alike). What depends on an unknown
+            never contradicts a declaration: no IR301, IR302 or IR303 and no fix, and the
+            layer's declared dims carry the checks downstream, as a trusted layer's do.
+            Nothing is wrong with the file; give irpool the weights (`--weights`, `git lfs
+            pull`) to check everything.
+        """),
+        wrong=_text("""
+            <!-- model.bin is missing: the Reshape's pattern is unknown -->
+            <port id="2" precision="FP32"><dim>1</dim><dim>1001</dim></port>
+        """),
+        right=_text("""
+            $ git lfs pull && irpool validate model.xml
+        """),
+    ),
     # IR3xx: shapes and types
     Rule(
         code=DECLARED_DIM_MISMATCH,
@@ -963,6 +999,11 @@ _RULES = (
             declared dim that differs is a false statement about the model (the AvgPool-1
             specification's own examples declare 32x32 where the runtime gives 16x16). Write
             the inferred value, or -1 where it is not static; `--fix` does it.
+
+            A dim irpool does not know is never reported: one computed from a Const whose
+            bytes are unavailable, from a constant it does not fold, or from a -1 declared by
+            a layer it does not check (IR202) may be static at run time. The declared value
+            then stands and carries the checks downstream, and the file counts it in IR218.
         """),
         wrong=_text("""
             <!-- AvgPool kernel 2,2 strides 2,2 on [1,3,32,32] -->
@@ -983,7 +1024,10 @@ _RULES = (
         doc=_text("""
             The port declares more or fewer `<dim>` elements than the rank shape inference
             gives; OpenVINO ignores the declaration. Declare one `<dim>` per axis of the
-            inferred shape (and none for a dynamic rank).
+            inferred shape (and none for a dynamic rank). A dynamic inferred rank holds every
+            rank, so it contradicts no declaration; nor does a rank irpool does not know (a
+            port without `<dim>` of a layer it does not check is a scalar or a dynamic rank:
+            the serializer writes both alike), whose consumer's declared rank then stands.
         """),
         wrong=_text("""
             <!-- the pool's output is [1,1,2] -->
@@ -1004,7 +1048,10 @@ _RULES = (
             The op cannot produce an output for these inputs and attributes (a kernel larger
             than the padded input, a window entirely in the padding with exclude-pad, an input
             of the wrong rank), so OpenVINO refuses the model. `irpool explain` shows each
-            layer's inputs and window geometry. Fix the attributes or the input shape.
+            layer's inputs and window geometry. Fix the attributes or the input shape. A layer
+            whose inference needs a value irpool does not know (a pattern, axes or output_size
+            read from a Const without its bytes) is not inferred: its declared outputs stand
+            (IR218).
         """),
         wrong=_text("""
             <!-- input [1,1,4] -->
@@ -1123,6 +1170,37 @@ _RULES = (
             <data element_type="i64" shape="1" offset="0" size="8" />
         """),
     ),
+    Rule(
+        code=CPU_MISREWRITES_REDUCE,
+        name="cpu-misrewrites-reduce",
+        severity=E,
+        runtime="reinterprets",
+        summary="A Reduce after an Unsqueeze or a 1-inserting Reshape that the CPU plugin "
+        "rewrites wrongly.",
+        doc=_text("""
+            OpenVINO moves an Unsqueeze, or a Reshape that only inserts 1s, below the Reduce
+            (ReduceMean, ReduceMax, ...) it feeds, when the Reduce's axes are constant and
+            nothing else reads the Unsqueeze. OpenVINO 2026.4 gets that rewrite wrong in two
+            cases: a negative axis before an inserted 1 is kept as written, so it then counts
+            from the end of the smaller input (the CPU reduces another axis, or fails to
+            compile: "Axis -3 out of the tensor rank range"); and with keep_dims the 1s are
+            put back in other places when a reduced axis comes before an inserted 1 (another
+            output shape). The file is valid, but the CPU plugin does not run what it says,
+            so the model cannot be trusted there. irpool replays the rewrite (measured on
+            2,000 configurations, each predicted) and reports exactly the cases that go wrong.
+            Write the axes as non-negative numbers (which fixes the first case), or reduce
+            before inserting the 1s; `irpool run` computes what the file says.
+        """),
+        wrong=_text("""
+            <!-- x [2,3] -> Unsqueeze(axes=2) -> [2,3,1] -> ReduceMean(axes=-2): -->
+            <!-- OpenVINO's CPU reduces axis 0 of x, and returns [3,1], not [2,1] -->
+            <layer id="4" name="mean" type="ReduceMean" version="opset1">
+        """),
+        right=_text("""
+            <!-- the same axis written as 1 -->
+            <layer id="4" name="mean" type="ReduceMean" version="opset1">
+        """),
+    ),
     # IR4xx: weights
     Rule(
         code=WEIGHTS_UNAVAILABLE,
@@ -1133,7 +1211,11 @@ _RULES = (
         doc=_text("""
             Const layers read their values from the weights file, by default the `.bin` beside
             the `.xml` with the same stem. It is missing or not a regular file, so the model
-            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`.
+            cannot load. Put the `.bin` beside the `.xml`, or name it with `--weights`. A
+            `.bin` that is a Git LFS pointer (text beginning `version
+            https://git-lfs.github.com/spec/v1`, what a clone holds before `git lfs pull`) is
+            said to be one. What depends on the missing values is left unchecked, never
+            reported (IR218).
 
             An empty `.bin` gives the Consts of no elements that it holds no data at all:
             OpenVINO loads them as outputs or Reshape patterns, but read_model fails ("ptr is
@@ -1172,7 +1254,9 @@ _RULES = (
         doc=_text("""
             `size` must hold every element of `shape` at the width of `element_type`
             (2 x i64 = 16 bytes). With fewer bytes OpenVINO refuses the Const. Write the size
-            the shape needs.
+            the shape needs. A `string` Const holds packed strings: their count, count + 1
+            offsets (int32) and the characters; OpenVINO refuses one whose count is not the
+            shape's, whose header or offsets reach past `size`, or whose offsets go down.
         """),
         wrong=_text("""
             <data element_type="i64" shape="2" offset="0" size="8" />
@@ -1207,8 +1291,12 @@ _RULES = (
         runtime="rejects",
         summary="An edge names a layer id that does not exist.",
         doc=_text("""
-            An edge's `from-layer` or `to-layer` names no layer of the model, so OpenVINO
-            cannot connect it. Point the edge at an existing layer id.
+            An edge's `from-layer` names no layer of the model, so OpenVINO cannot connect the
+            layer it feeds, and refuses the file. An edge whose `to-layer` names no layer
+            leads into nothing OpenVINO builds: its reader follows only the edges into the
+            layers it creates, skips that edge and loads the file (measured, OpenVINO 2026.4),
+            so there it is a warning, as in a layer OpenVINO drops (IR505). Point the edge at
+            an existing layer id, or delete it.
         """),
         wrong=_text("""
             <edge from-layer="5" from-port="0" to-layer="1" to-port="0" />
@@ -1313,8 +1401,12 @@ _RULES = (
         doc=_text("""
             Each op has a fixed number of inputs and outputs (AvgPool: 1 and 1;
             AdaptiveAvgPool: 2 inputs, data and output_size, and 1 output). A layer with
-            another count cannot be built. Declare exactly the op's ports, all inside one
-            `<input>` and one `<output>` element. A warning in a layer OpenVINO drops (IR505).
+            another number of inputs, or more outputs than its op, cannot be built ("node
+            index is out of range"). Fewer outputs are fine: OpenVINO creates all the op's
+            outputs and reads the first ones declared, so a MaxPool-8 or AdaptiveMaxPool-8
+            that declares only its values port loads and runs (measured, OpenVINO 2026.4).
+            Declare the op's ports, all inside one `<input>` and one `<output>` element. A
+            warning in a layer OpenVINO drops (IR505).
         """),
         wrong=_text("""
             <output>
@@ -1331,12 +1423,22 @@ _RULES = (
     Rule(
         code=NO_RESULT,
         name="no-result",
-        severity=W,
-        runtime="ignores",
-        summary="The model has no Result, so it has no outputs.",
+        severity=E,
+        runtime="reinterprets",
+        summary="No Result, or a Result OpenVINO does not read as one: it loads fewer outputs "
+        "than written.",
         doc=_text("""
-            Without a Result layer the model has no outputs, and OpenVINO drops every layer as
-            unreachable. Add a Result fed by the output you want.
+            Without a Result layer OpenVINO reads the file as a model with no outputs: it
+            drops every layer but the Parameters, unread, and loads and compiles what is left
+            (measured, OpenVINO 2026.4). That is a Result deleted, retyped, or written in
+            another case: the reader takes a layer as a Result only when its type is exactly
+            `Result` (a `result` layer, unlike a `relu` one, is no Result). The file describes
+            a computation the runtime silently never runs, so this is an error; what is wrong
+            inside the dropped layers (an unknown type, an edge into the deleted Result) is a
+            warning, as in any layer OpenVINO drops (IR505). `irpool run` refuses such a
+            model. Beside real Results, a `result` layer is an error too: OpenVINO drops it,
+            and the model has one output fewer than written. Add a Result fed by the output
+            you want, its type written `Result`.
         """),
         wrong=_text("""
             <!-- layers: input (Parameter), pool (AvgPool); no Result -->

@@ -10,6 +10,7 @@ import pytest
 
 import irpool
 from irpool.execute import memory, plan, registry, run
+from irpool.ops.registry import registered_ops
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"
@@ -86,8 +87,26 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
     path.write_text(text)
     model = irpool.load(path)
     assert {d.code for d in model.validate()} <= {"IR202", "IR210"}
-    with pytest.raises(irpool.ExecutionError, match=r'layer 1 "pool" \(Relu\).*cannot be executed'):
+    with pytest.raises(
+        irpool.ExecutionError, match=r'layer 1 "pool" \(Relu\).*cannot be executed'
+    ) as caught:
         model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})
+    # The list names every op a kernel runs, those of a shared base class (Reduce) too.
+    assert "ReduceMax, ReduceMean, Reshape" in str(caught.value)
+
+
+def test_the_cannot_run_message_names_every_op_irpool_models(tmp_path: Path) -> None:
+    # Every op irpool checks, it also runs; the message is derived, so none is left out.
+    text = POOL.read_text().replace(
+        'type="AvgPool" version="opset1"', 'type="Relu" version="opset1"'
+    )
+    path = tmp_path / "relu.xml"
+    path.write_text(text)
+    with pytest.raises(irpool.ExecutionError) as caught:
+        irpool.load(path).run({"input": np.zeros((1, 2, 5, 5), np.float32)})
+    listed = str(caught.value).split("it runs ")[1].removesuffix(" only").split(", ")
+    assert listed == sorted({op.type_name for op in registered_ops()})
+    assert {"ReduceMean", "ReduceMax", "Parameter", "Const", "Result"} <= set(listed)
 
 
 def test_memory_is_checked_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -244,3 +263,10 @@ def test_a_dynamic_model_keeps_a_bounded_number_of_kernel_preparations() -> None
         model.run({"input": np.ones((1, 3, 4, width), np.float32)})
     pool = next(op for op in model.checked.ops.values() if op.kernel_cache)
     assert len(pool.kernel_cache) == registry.PREPARED_PER_OP
+
+
+def test_the_dtype_message_names_the_api_s_argument() -> None:
+    with pytest.raises(irpool.InputError) as raised:
+        irpool.load(POOL).run({"input": np.ones((1, 2, 5, 5))})
+    assert str(raised.value).endswith("got float64 (cast=True converts within a kind, and says so)")
+    assert "--cast" not in str(raised.value)

@@ -185,7 +185,7 @@ def test_xml_that_is_not_ir_is_skipped_when_walked_and_counted(
     assert result.exit_code == 1
     assert "workspace" not in result.stdout and "icon" not in result.stdout
     assert result.stdout.splitlines()[-1] == (
-        "Checked 1 file: 4 errors, 0 warnings, 1 info. "
+        "Checked 1 file: 4 errors, 0 warnings, 1 info (3 of 3 layers checked). "
         "Skipped 2 .xml files whose root element is not <net>."
     )
     named = runner.invoke(cli, ["validate", "models/workspace.xml"])
@@ -224,3 +224,11 @@ def test_force_exclude_judges_only_folders_inside_the_project(
     outside.write_bytes(SPEC_A.read_bytes())
     code, paths, _ = checked(runner, "--force-exclude", str(outside))
     assert code == 1 and paths == {outside.as_posix()}
+
+
+def test_the_xml_suffix_is_matched_in_any_case(runner: CliRunner, repository: Path) -> None:
+    """Models exported on Windows are often MODEL.XML."""
+    for name in ("UPPER.XML", "Mixed.Xml"):
+        (repository / "models" / name).write_bytes(SPEC_A.read_bytes())
+    (repository / "models" / "notes.xmlx").write_bytes(SPEC_A.read_bytes())
+    assert checked(runner, ".")[1] == {"models/a.xml", "models/UPPER.XML", "models/Mixed.Xml"}

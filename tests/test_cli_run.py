@@ -223,7 +223,7 @@ def test_a_file_that_is_not_numpy_is_exit_1(runner: CliRunner, tmp_path: Path) -
     bogus = tmp_path / "x.npy"
     bogus.write_text("not an array")
     code, output = _run(runner, POOL, "-i", bogus)
-    assert code == 1 and "cannot read input file" in output
+    assert code == 1 and f"cannot read input file {bogus}: not an .npy or .npz file\n" in output
 
 
 def test_invalid_model_is_not_run(runner: CliRunner) -> None:
@@ -252,3 +252,21 @@ def test_usage_errors_are_exit_2(runner: CliRunner, args: list[str], message: st
     result = runner.invoke(cli, ["run", *full])
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_model_given_as_input_is_named_not_numpy_s_pickle_message(runner: CliRunner) -> None:
+    code, output = _run(runner, POOL, "--input", POOL)
+    assert code == 1
+    assert f"cannot read input file {POOL}: not an .npy or .npz file; the model is the first" in (
+        output
+    )
+    assert "pickle" not in output
+
+
+def test_the_dtype_message_names_the_command_line_s_option(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    code, output = _run(runner, POOL, "-i", _save(tmp_path, "x.npy", np.ones((1, 2, 5, 5))))
+    assert code == 1
+    assert "got float64 (--cast converts within a kind, and says so)" in output
+    assert "cast=True" not in output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,9 @@ def test_clean_directory_exits_zero(runner: CliRunner) -> None:
     result = runner.invoke(cli, ["validate", str(EXAMPLES / "valid")])
     assert result.exit_code == 0, result.output
     count = len(list((EXAMPLES / "valid").glob("*.xml")))
-    assert result.output.strip().endswith(f"Checked {count} files: 0 errors, 0 warnings, 0 infos.")
+    totals = f"Checked {count} files: 0 errors, 0 warnings, 0 infos"
+    # Every layer of these models is one irpool checks: the summary says all were.
+    assert re.search(rf"{totals} \((\d+) of \1 layers checked\)\.$", result.output.strip())
 
 
 def test_text_format_names_path_line_column_code_and_layer(
@@ -336,3 +339,46 @@ def test_an_internal_error_exits_with_its_code_and_the_process_ends_normally() -
     assert "irpool: internal error: RuntimeError: a bug" in result.stderr
     assert result.stderr.rstrip().endswith("atexit ran")
     assert "Traceback" not in result.stderr
+
+
+def test_a_misspelt_attribute_is_shown_under_its_name_before_what_it_causes(
+    runner: CliRunner,
+) -> None:
+    """`stides` leaves strides empty (IR209), which makes it shorter than the kernel (IR207):
+    the caret is under the misspelt name, and the cause is listed before its effect, which
+    points at the value meant for strides."""
+    path = ROOT / "tests" / "rules" / "IR207_strides_left_empty_by_a_misspelling.xml"
+    result = runner.invoke(cli, ["validate", "--isolated", str(path)])
+    lines = result.output.splitlines()
+    assert [line.split()[1] for line in lines if ": IR2" in line] == ["IR209", "IR207"]
+    source = lines[1].split(" | ", 1)[1]
+    name, value = source.index("stides"), source.index('"2, 2"') + 1
+    assert lines[2] == "   | " + " " * name + "^" * len("stides")
+    assert lines[7] == "   | " + " " * value + "^" * len("2, 2")
+
+
+def test_a_binary_file_gets_its_finding_without_an_excerpt_of_raw_bytes(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    binary = tmp_path / "weights.xml"
+    binary.write_bytes(b"\x93NUMPY\x01\x00v\x00{'descr': '<f4'}\x1b[2J\x85\xc2\x9b" + bytes(256))
+    result = runner.invoke(cli, ["validate", "--isolated", str(binary)])
+    assert result.exit_code == 1
+    assert result.output.splitlines()[1:] == [
+        "  = rule: xml-syntax (irpool rule IR101)",
+        "",
+        "Checked 1 file: 1 error, 0 warnings, 0 infos.",
+    ]
+    assert "NUL byte: it is binary" in result.output
+
+
+def test_an_excerpt_shows_c1_control_characters_as_replacements(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """U+009B is a terminal's one-character CSI: it must never reach the terminal raw."""
+    model = tmp_path / "model.xml"
+    text = (ROOT / "examples" / "spec" / "avgpool1_a_same_upper_k2s2.xml").read_text()
+    model.write_text(text.replace("<dim>32</dim>", "<dim>32</dim>\u009b"))
+    result = runner.invoke(cli, ["validate", "--isolated", str(model)])
+    assert "\u009b" not in result.output
+    assert "<dim>32</dim>\ufffd" in result.output

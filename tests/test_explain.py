@@ -50,7 +50,15 @@ def test_table_shows_layers_in_order_with_inferred_and_declared_shapes(runner: C
         "     0    32       5       2         1  1,2 (declared 0,1)       16\n"
         "     1    32       5       2         1  1,2 (declared 0,1)       16\n"
     )
-    assert "Findings: 4 errors, 0 warnings, 2 infos" in stderr
+    assert stderr == (
+        "Findings: 4 errors, 0 warnings, 2 infos; `irpool validate "
+        "examples/spec/avgpool1_b_same_upper_k5s2.xml` lists them.\n"
+    )
+
+
+def test_a_clean_model_has_no_findings_to_list(runner: CliRunner) -> None:
+    _, _, stderr = explain(runner, str(EXAMPLES / "valid" / "avgpool1_4d.xml"))
+    assert stderr == "Findings: none.\n"
 
 
 def test_topological_order_not_file_order_and_constant_values(runner: CliRunner) -> None:

@@ -320,3 +320,12 @@ def test_a_file_that_cannot_be_written_is_reported_not_crashed(
     code, _, stderr = fix(runner, "--fix", str(model))
     assert code == 1 and "not fixed: Permission denied" in stderr
     assert model.read_bytes() == render(WRONG)
+
+
+def test_diff_exits_0_when_no_fix_is_pending_even_with_errors(runner: CliRunner) -> None:
+    """What the README's exit codes say: --diff gates on pending fixes, not on findings."""
+    path = str(Path(__file__).parent / "rules" / "IR207_strides_longer_than_kernel.xml")
+    diff = runner.invoke(cli, ["validate", "--isolated", "--diff", path])
+    assert (diff.exit_code, diff.stdout) == (0, "")
+    assert "1 error" in diff.stderr
+    assert runner.invoke(cli, ["validate", "--isolated", path]).exit_code == 1

@@ -18,6 +18,13 @@ EXAMPLES cases, derandomized (the same cases on every run); for a longer local h
 
     IRPOOL_FUZZ_EXAMPLES=5000 IRPOOL_FUZZ_SEED=7 python -m pytest tests/test_fuzz_openvino.py
 
+(EXAMPLES cases of each test: the hypothesis one and the mutants.)
+
+`test_mutant_agrees_with_openvino` (issue #18) judges structure mutants of the family's
+models both ways and runs them: irpool must report an error exactly when OpenVINO refuses the
+file or infers other shapes than it declares, and otherwise run it as the CPU plugin does
+(docs/hardening.md has the table). Classes other branches fix are EXPECTED_DISAGREEMENTS.
+
 Rejections irpool cannot see are KNOWN_GAPS: each is recognized by OpenVINO's message,
 documented in docs/hardening.md, and pinned by a test below marked as a known gap.
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import select
 import subprocess
@@ -33,9 +41,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from copy import deepcopy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, seed, settings
@@ -45,7 +54,9 @@ from lxml import etree
 import irpool
 from irpool.cli import cli
 from irpool.ops.registry import Lookup, lookup
-from tests.hardening import ir
+from irpool.rules import RULES, Code
+from tests.hardening import ir, mutants
+from tests.oracle_batch import describe_difference, same_values
 
 pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
@@ -102,28 +113,85 @@ KNOWN_GAPS = {
 
 WORKER = """
 import json, sys
+import numpy as np
 import openvino as ov
 core = ov.Core()
-core.set_property("CPU", {"INFERENCE_NUM_THREADS": 1})
-for line in sys.stdin:
+# The CPU's default thread count, as users run it: with INFERENCE_NUM_THREADS=1 a MaxPool-8
+# without dilations runs, with the default it fails at inference (issue #18).
+CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+
+def small_input(parameter, rng):
+    # Dynamic dims take 5 within their bounds; values are multiples of 1/4 (exact in f16).
+    dims = [d.get_length() if d.is_static else min(max(d.get_min_length(), 5),
+            d.get_max_length() if d.get_max_length() >= 0 else 5)
+            for d in parameter.get_output_partial_shape(0)]
+    dtype = parameter.get_element_type().to_dtype()
+    if dtype.kind == "f":
+        return (rng.integers(-40, 40, dims) / 4).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, dims).astype(dtype)
+    low = 0 if dtype.kind == "u" else -20
+    return rng.integers(low, 40, dims).astype(dtype)
+
+def shapes(model):
+    # Each op's name -> its inputs' and outputs' shapes and element types, as OpenVINO infers.
+    described = {}
+    for op in model.get_ordered_ops():
+        ports = [(str(p.get_partial_shape()), p.get_element_type().get_type_name())
+                 for p in list(op.inputs()) + list(op.outputs())]
+        described.setdefault(op.get_friendly_name(), []).append(ports)
+    return described
+
+def tensor_name(port):
     try:
-        model = core.read_model(json.loads(line))
+        return port.get_any_name()
+    except RuntimeError:
+        return port.get_node().get_friendly_name()
+
+def run(compiled, model, npz):
+    rng = np.random.default_rng(0)
+    # Bound by a tensor name where the input has one: OpenVINO renames a Parameter named "".
+    inputs = {tensor_name(p.output(0)): small_input(p, rng) for p in model.get_parameters()}
+    results = compiled.create_infer_request().infer(list(inputs.values()))
+    outputs = {"out:" + tensor_name(port): value for port, value in results.items()}
+    np.savez(npz, **{"in:" + k: v for k, v in inputs.items()}, **outputs)
+
+for line in sys.stdin:
+    request = json.loads(line)
+    path, npz = (request, None) if isinstance(request, str) else (request["path"], request["run"])
+    answer = {"stage": None, "message": ""}
+    try:
+        model = core.read_model(path)
     except Exception as error:
         answer = {"stage": "read", "message": str(error)}
     else:
+        if npz is not None:
+            answer["shapes"] = shapes(model)
+            answer["outputs"] = len(model.outputs)
+        stage = "compile"
         try:
-            core.compile_model(model, "CPU")
-            answer = {"stage": None, "message": ""}
+            compiled = core.compile_model(model, "CPU", CONFIG)
+            if npz is not None and all(p.get_element_type().is_static() and
+                    p.get_element_type() != ov.Type.string for p in model.get_parameters()):
+                stage = "infer"
+                run(compiled, model, npz)
+                answer["ran"] = True
         except Exception as error:
-            answer = {"stage": "compile", "message": str(error)}
+            answer.update(stage=stage, message=str(error))
     print(json.dumps(answer), flush=True)
 """
 
 
 @dataclass(frozen=True)
 class Verdict:
-    stage: str | None  # None: accepted; "read", "compile", "crash" or "timeout": rejected
+    stage: str | None  # None: accepted; "read", "compile", "infer", "crash", "timeout": rejected
     message: str
+    # Asked to run (`Oracle.judge(path, run=...)`), once read: each op's name -> for each op
+    # of that name, its input and output ports as (partial shape, element type); the number
+    # of model outputs; whether it ran (the inputs and outputs are then in the .npz).
+    shapes: dict[str, list[list[tuple[str, str]]]] = field(default_factory=dict)
+    outputs: int = 0
+    ran: bool = False
 
     @property
     def rejected(self) -> bool:
@@ -133,13 +201,14 @@ class Verdict:
 class Oracle:
     """OpenVINO's verdict on a file; a crash or a hang rejects it and restarts the worker."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = WORKER) -> None:
+        self._worker = worker
         self._process: subprocess.Popen[str] | None = None
 
     def _start(self) -> subprocess.Popen[str]:
         if self._process is None or self._process.poll() is not None:
             self._process = subprocess.Popen(
-                [sys.executable, "-c", WORKER],
+                [sys.executable, "-c", self._worker],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -147,11 +216,21 @@ class Oracle:
             )
         return self._process
 
-    def judge(self, path: Path) -> Verdict:
+    def judge(self, path: Path, run: Path | None = None) -> Verdict:
+        """Read and compile `path`; with `run`, also describe the model and, when it
+        compiles, infer on small inputs saved with the outputs to the .npz `run`.
+
+        A crash is confirmed in a fresh worker: one that left the worker unsound (freeing
+        what an earlier file built) must not be charged to this file."""
+        verdict = self._ask(path, run)
+        return self._ask(path, run) if verdict.stage == "crash" else verdict
+
+    def _ask(self, path: Path, run: Path | None) -> Verdict:
         process = self._start()
         assert process.stdin is not None and process.stdout is not None
+        request = str(path) if run is None else {"path": str(path), "run": str(run)}
         try:
-            process.stdin.write(json.dumps(str(path)) + "\n")
+            process.stdin.write(json.dumps(request) + "\n")
             process.stdin.flush()
         except BrokenPipeError:
             return self._lost("crash")
@@ -160,7 +239,13 @@ class Oracle:
         if not line:
             return self._lost("crash" if ready else "timeout")
         answer = json.loads(line)
-        return Verdict(answer["stage"], answer["message"])
+        shapes = {
+            name: [[(shape, element) for shape, element in ports] for ports in ops]
+            for name, ops in answer.get("shapes", {}).items()
+        }
+        return Verdict(
+            answer["stage"], answer["message"], shapes, answer.get("outputs", 0), "ran" in answer
+        )
 
     def _lost(self, stage: str) -> Verdict:
         if self._process is not None:
@@ -310,10 +395,6 @@ def pad_with_blank(data: Draw, root: etree._Element, _: Path) -> None:
     element.set(name, blank + value if leading else value + blank)
 
 
-# Digits Python's int() reads and OpenVINO does not: fullwidth and Arabic-Indic.
-FOREIGN_ZEROS = ["\uff10", "\u0660"]
-
-
 def foreign_digit(data: Draw, root: etree._Element, _: Path) -> None:
     """One ASCII digit of an attribute value or a <dim> written in another script."""
     places: list[tuple[etree._Element, str | None]] = [
@@ -326,7 +407,7 @@ def foreign_digit(data: Draw, root: etree._Element, _: Path) -> None:
     text = (element.text or "") if name is None else element.attrib[name]
     digits = [match.start() for match in re.finditer(r"\d", text)]
     at = data.draw(st.sampled_from(digits))
-    zero = data.draw(st.sampled_from(FOREIGN_ZEROS))
+    zero = data.draw(st.sampled_from(mutants.FOREIGN_ZEROS))
     changed = text[:at] + chr(ord(zero) + int(text[at])) + text[at + 1 :]
     if name is None:
         element.text = changed
@@ -548,3 +629,154 @@ def test_the_gap_covers_only_unmodelled_layers_openvino_creates(
     codes = {code for code, _ in irpool_findings(path)[0]}
     assert "IR202" in codes
     assert known_gap(Verdict("read", "any reason"), codes, path) == gap
+
+
+# --------------------------------------------------------------------------------------------
+# Structure mutants of the family (issue #18), judged both ways and run
+# --------------------------------------------------------------------------------------------
+
+# Rules whose error says OpenVINO refuses the file (read, compile or infer); the others say
+# it reads the file differently from what it says, or ignores part of it.
+REFUSALS = {"rejects", "crashes", "fails"}
+# Errors that say OpenVINO infers another shape than a port declares: checked against it.
+SHAPE_CLAIMS = {"IR301", "IR302"}
+
+
+@pytest.fixture(scope="module")
+def family_seeds(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    import openvino as ov
+
+    return mutants.write_seeds(ov, tmp_path_factory.mktemp("seeds"))
+
+
+def _dims_agree(declared: list[str], inferred: str) -> bool:
+    """A port's <dim>s against OpenVINO's partial shape ("[1,?,2..5]", "[...]", "[]")."""
+    if inferred == "[...]":
+        return not declared  # the serializer writes a dynamic rank without <dim>s
+    written = [token for token in inferred.strip("[]").split(",") if token]
+    if len(written) != len(declared):
+        return False
+    return all(
+        d.strip() == t or (d.strip() == "-1" and not t.isdigit())
+        for d, t in zip(declared, written, strict=True)
+    )
+
+
+def reinterpreted_ports(root: etree._Element, verdict: Verdict) -> list[str]:
+    """The ports whose declared <dim>s differ from the shapes OpenVINO infers (the file says
+    one thing, OpenVINO runs another), for layers whose name is one op's in OpenVINO."""
+    layers: dict[str, list[etree._Element]] = {}
+    for layer in root.iter("layer"):
+        layers.setdefault(layer.get("name", ""), []).append(layer)
+    differing = []
+    for name, [layer] in ((n, ls) for n, ls in layers.items() if len(ls) == 1):
+        found = verdict.shapes.get(name, [])
+        if len(found) != 1:
+            continue
+        ports = list(layer.iterfind("input/port")) + list(layer.iterfind("output/port"))
+        for port, (shape, _) in zip(ports, found[0], strict=False):
+            declared = [dim.text or "" for dim in port.iter("dim")]
+            if not _dims_agree(declared, shape):
+                differing.append(f"{name} port {port.get('id')}: [{','.join(declared)}] is {shape}")
+    return differing
+
+
+def run_disagreement(path: Path, npz: Path) -> str:
+    """irpool's `run` on the inputs OpenVINO ran, against OpenVINO's outputs ("" if equal)."""
+    with np.load(npz) as saved:
+        inputs = {k[3:]: saved[k] for k in saved.files if k.startswith("in:")}
+        theirs = {k[4:]: saved[k] for k in saved.files if k.startswith("out:")}
+    try:
+        ours = irpool.load(path).run(inputs)
+    except irpool.IRError as error:
+        return f"run refuses: {str(error)[:200]}"
+    if sorted(ours) != sorted(theirs):
+        return f"outputs {sorted(ours)}, OpenVINO's {sorted(theirs)}"
+    for name, expected in theirs.items():
+        # Floats within the conformance tolerances (the summation order differs), the rest exact.
+        tolerance = {"float32": "f32", "float16": "f16", "float64": "f64"}.get(str(expected.dtype))
+        if not same_values(ours[name], expected, tolerance):
+            return f"output {name}: {describe_difference(ours[name], expected)}"
+    return ""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    done: list[str]  # the seed, then the operators applied
+    root: etree._Element
+    verdict: Verdict
+    codes: set[str]  # everything irpool reports
+    errors: set[str]  # its errors
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    kind: str  # "false clean", "false error", "run"
+    detail: str
+
+
+def disagreement(mutant: Mutant, path: Path, npz: Path) -> Disagreement | None:
+    """irpool must report an error exactly when OpenVINO refuses the file or reads it as
+    something else than it says, and then run it as the CPU plugin does."""
+    verdict, errors = mutant.verdict, mutant.errors
+    if verdict.rejected:
+        if errors:
+            return None
+        return Disagreement("false clean", f"OpenVINO {verdict.stage}: {verdict.message[:200]}")
+    refusals = sorted(c for c in errors if RULES[Code(c)].runtime in REFUSALS)
+    if refusals:
+        return Disagreement("false error", f"{refusals} but OpenVINO compiles and runs it")
+    reinterpreted = reinterpreted_ports(mutant.root, verdict)
+    results = sum(layer.get("type") == "Result" for layer in mutant.root.iter("layer"))
+    if verdict.outputs != results:
+        reinterpreted.append(f"{results} Result layers, {verdict.outputs} outputs")
+    if errors and errors <= SHAPE_CLAIMS and not reinterpreted:
+        return Disagreement("false error", f"{sorted(errors)} but OpenVINO infers every <dim>")
+    if errors:
+        return None  # reinterpreted or ignored, as irpool says; what it runs is unchecked
+    if reinterpreted:
+        return Disagreement("false clean", f"OpenVINO reads {'; '.join(reinterpreted)}")
+    problem = run_disagreement(path, npz) if verdict.ran else ""
+    return Disagreement("run", problem) if problem else None
+
+
+def judge_mutant(
+    index: int, seeds: list[Path], oracle: Oracle, directory: Path, seed: int = SEED
+) -> Mutant:
+    path, done = mutants.mutant(random.Random(f"{seed}:{index}"), seeds, directory)
+    findings, seconds = irpool_findings(path)
+    assert seconds < SECONDS_PER_FILE, f"{done}: {seconds:.1f} s"
+    verdict = oracle.judge(path, run=directory / "io.npz")
+    errors = {code for code, severity in findings if severity == "error"}
+    root = etree.fromstring(path.read_bytes())
+    return Mutant(done, root, verdict, {code for code, _ in findings}, errors)
+
+
+# Mutants (case numbers with IRPOOL_FUZZ_SEED=0) that found issue #18's classes before they
+# were fixed: result typed in lowercase, Const without shape, MaxPool-14 ceil_torch without
+# dilations, MaxPool values port only, Reshape without <data>, no real Result.
+FIXED_CLASS_CASES = (1, 2126, 7625, 874, 1832, 17)
+
+
+def _assert_agrees(mutant: Mutant, tmp_path: Path) -> None:
+    found = disagreement(mutant, tmp_path / "model.xml", tmp_path / "io.npz")
+    if found is not None:
+        text = (tmp_path / "model.xml").read_text(errors="replace")
+        raise AssertionError(
+            f"{' + '.join(mutant.done)}: {found.kind}: {found.detail} "
+            f"(irpool: {sorted(mutant.codes)})\n{text}"
+        )
+
+
+@pytest.mark.parametrize("index", range(EXAMPLES))
+def test_mutant_agrees_with_openvino(
+    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+) -> None:
+    _assert_agrees(judge_mutant(index, family_seeds, oracle, tmp_path), tmp_path)
+
+
+@pytest.mark.parametrize("index", FIXED_CLASS_CASES)
+def test_mutant_of_a_fixed_class_agrees_with_openvino(
+    index: int, family_seeds: list[Path], oracle: Oracle, tmp_path: Path
+) -> None:
+    _assert_agrees(judge_mutant(index, family_seeds, oracle, tmp_path, seed=0), tmp_path)

@@ -176,3 +176,39 @@ def test_autoupdate_pins_the_newest_commit_as_the_snippet_says(
     )
     head = git(published, "rev-parse", "HEAD").strip()
     assert f"    rev: {head}\n" in config.read_text(encoding="utf-8")  # no tag: a bare sha
+
+
+WORKFLOW = re.compile(r"```yaml\n(# \.github/workflows/irpool\.yml\n.*?)```", re.S)
+PIP_INSTALL = re.compile(r"- run: pip install (.+)")
+
+
+def test_the_workflow_snippet_installs_irpool_from_the_repository(
+    published: Path, tmp_path: Path
+) -> None:
+    """irpool is not on the package index: the Actions job installs it from the repository
+    (here a clone of it), and what that installs is irpool."""
+    (workflow,) = WORKFLOW.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    (requirement,) = PIP_INSTALL.findall(workflow)
+    # file://localhost/...: pip 23's requirement parser wants a host in the URL.
+    requirement = requirement.strip('"').replace(PUBLISHED, f"file://localhost{published}")
+    assert requirement.startswith("irpool @ git+file://localhost/")
+    target = tmp_path / "site"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(target),
+            requirement,
+        ],
+        env=os.environ | {"PIP_RETRIES": "0", "PIP_TIMEOUT": "5"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (target / "irpool" / "cli" / "validate.py").is_file()

@@ -26,3 +26,27 @@ def test_shown_output_is_current(
     monkeypatch.chdir(ROOT)
     result = runner.invoke(cli, command.split())
     assert result.output == output
+
+
+def test_the_requirements_line_names_the_python_pyproject_requires() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    minimum = project["requires-python"].removeprefix(">=")
+    line = next(line for line in README.splitlines() if line.startswith("Requirements:"))
+    assert f"Python ≥ {minimum};" in line
+    assert "git" in line
+
+
+def test_the_test_extra_stays_light_and_torch_has_its_own() -> None:
+    """`pip install -e '.[test]'` (the README's first command) must not pull PyTorch, whose
+    default Linux build is several GB; CI installs the `torch-oracle` extra besides."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert not [r for r in extras["test"] if r.startswith("torch")]
+    assert extras["torch-oracle"] == ["torch==2.13.0"]
+    assert "-e '.[torch-oracle]'" in (ROOT / ".ci" / "run").read_text()
+    assert "irpool[server]" in extras["test"]  # the language server's tests run everywhere

@@ -47,6 +47,7 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
         ["validate", "--help"],
         ["explain", "--help"],
         ["run", "--help"],
+        ["server", "--help"],
         ["validate", "examples/valid/avgpool1_4d.xml"],
         ["validate", "examples/valid/maxpool8_dynamic.xml"],
         ["explain", "examples/valid/avgpool14_dynamic.xml"],
@@ -55,6 +56,21 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
 def test_checking_a_model_without_constants_imports_no_numpy(args: list[str]) -> None:
     """Half of `irpool validate`'s start-up was NumPy's import (README "Start-up")."""
     assert not numpy_modules(imported_by(args))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "examples/valid/avgpool1_4d.xml"],
+        ["validate", "examples/valid/reduce_mean_global.xml"],
+        ["server", "--help"],
+    ],
+)
+def test_only_the_server_imports_the_language_server_libraries(args: list[str]) -> None:
+    """pygls and lsprotocol (the `server` extra) cost start-up time: validate never needs them."""
+    imported = imported_by(args)
+    assert not {name.split(".")[0] for name in imported} & {"pygls", "lsprotocol", "cattrs"}
+    assert "irpool.lsp" not in imported
 
 
 def test_a_constant_s_value_brings_numpy_in() -> None:

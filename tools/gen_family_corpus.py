@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import zlib
 from collections import Counter
@@ -36,7 +37,7 @@ import numpy as np
 from gen_conformance import write_npz
 from lxml import etree
 from numpy.typing import NDArray
-from ov_builders import ov
+from ov_builders import output_keys, ov
 
 try:
     import onnx
@@ -301,18 +302,6 @@ def layer_types(xml_path: Path) -> dict[str, int]:
     )
 
 
-def output_keys(model: ov.Model) -> list[str]:
-    """Each output's key as irpool's README defines it: the tensor's `get_any_name()`, or the
-    Result's name for a tensor without names (torch's outputs) or one already keyed."""
-    keys: list[str] = []
-    for output, result in zip(model.outputs, model.get_results(), strict=True):
-        named = output.get_names() and output.get_any_name() not in keys
-        keys.append(output.get_any_name() if named else result.get_friendly_name())
-    if len(set(keys)) != len(keys):
-        raise RuntimeError(f"output keys are not unique: {keys}")
-    return keys
-
-
 def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, Any]:
     """Convert, save, read back, run on CPU; write the case directory; return its index entry."""
     example = case.inputs(case_rng(case.name))
@@ -360,24 +349,37 @@ def remove_stale(out: Path, keep: set[str]) -> None:
                 case_dir.rmdir()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+def write_corpus(
+    argv: Sequence[str] | None,
+    description: str,
+    default_out: Path,
+    cases: Sequence[Any],
+    run: Callable[[ov.Core, Any, Path], dict[str, Any]],
+    versions: dict[str, str],
+) -> int:
+    """A generator's command line: `run` each case (anything with a `name`) into its directory
+    of `--out`, then write index.json with the generator, the versions and every case."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=default_out)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    remove_stale(args.out, {case.name for case in CASES})
+    remove_stale(args.out, {case.name for case in cases})
     core = ov.Core()
     index = {
-        "generator": "tools/gen_family_corpus.py",
+        "generator": f"tools/{Path(sys.argv[0]).name}",
         "openvino": ov.get_version(),
-        "torch": torch.__version__,
-        "onnx": onnx.__version__,
+        **versions,
         "config": COMPILE_CONFIG,
-        "cases": [run_case(core, case, args.out / case.name) for case in CASES],
+        "cases": [run(core, case, args.out / case.name) for case in cases],
     }
     (args.out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
-    print(f"wrote {len(CASES)} cases to {args.out}")
+    print(f"wrote {len(cases)} cases to {args.out}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    versions = {"torch": torch.__version__, "onnx": onnx.__version__}
+    return write_corpus(argv, __doc__.splitlines()[0], DEFAULT_OUT, CASES, run_case, versions)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ __all__ = [
     "avg_pool",
     "join",
     "opset1",
+    "output_keys",
     "output_size_const",
     "ov",
     "parameter",
@@ -124,3 +125,15 @@ def two_inputs_two_outputs(name: str) -> ov.Model:
         [image, signal],
         name,
     )
+
+
+def output_keys(model: ov.Model) -> list[str]:
+    """Each output's key as irpool's README defines it: the tensor's `get_any_name()`, or the
+    Result's name for a tensor without names (torch's outputs) or one already keyed."""
+    keys: list[str] = []
+    for output, result in zip(model.outputs, model.get_results(), strict=True):
+        named = output.get_names() and output.get_any_name() not in keys
+        keys.append(output.get_any_name() if named else result.get_friendly_name())
+    if len(set(keys)) != len(keys):
+        raise RuntimeError(f"output keys are not unique: {keys}")
+    return keys

@@ -82,6 +82,13 @@ class Attributes:
     # False when the runtime would refuse a value, so shape inference is pointless.
     usable: bool
     findings: tuple[AttributeFinding, ...]
+    # Attribute -> the misspelling written instead ("strides" -> "stides"): a finding about
+    # the absent attribute points at what the writer meant for it.
+    misspelt: tuple[tuple[str, str], ...] = ()
+
+
+# Findings about an attribute's name, not its value: placed under the name.
+NAME_FINDINGS = frozenset({MISSPELLED_ATTRIBUTE})
 
 
 def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> Attributes:
@@ -101,6 +108,7 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
         usable = False
 
     explained: set[str] = set()
+    misspelt: dict[str, str] = {}
     for name in given:
         if name in own:
             continue
@@ -128,6 +136,8 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
             )
         elif (target := _near_miss(name, own)) is not None:
             explained.add(target)
+            if target not in given:
+                misspelt.setdefault(target, name)
             effect = (
                 f"the declared {target} applies"
                 if target in given
@@ -181,7 +191,7 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
             continue
         values[name] = reading.value
         usable = _check_range(op, attr, reading.value, report) and usable
-    return Attributes(values, frozenset(given), usable, tuple(findings))
+    return Attributes(values, frozenset(given), usable, tuple(findings), tuple(misspelt.items()))
 
 
 def _neutral(attr: Attr, text: str) -> bool:

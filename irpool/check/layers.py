@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from irpool.check.attributes import Attributes, read_attributes
+from irpool.check.attributes import NAME_FINDINGS, Attributes, read_attributes
 from irpool.check.fixes import attribute_fixes, dims, edit_at
 from irpool.diagnostics import Collector
+from irpool.element_types import STRING
 from irpool.graph.model import Graph, Layer, Port
 from irpool.graph.shape import Dim, Shape
 from irpool.graph.weights import Weights
@@ -27,6 +28,7 @@ from irpool.ops.registry import Lookup, lookup
 from irpool.parse.values import precision_name
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
+    COMPILE_CRASH,
     DECLARED_DIM_MISMATCH,
     DECLARED_PRECISION_MISMATCH,
     DECLARED_RANK_MISMATCH,
@@ -34,6 +36,7 @@ from irpool.rules import (
     OVERWRITTEN_PADS,
     UNCHECKED_OP,
     UNKNOWN_OP_TYPE,
+    UNKNOWN_VALUES,
     UNSUPPORTED_OPSET,
     WEIGHTS_UNAVAILABLE,
     WRONG_PORT_COUNT,
@@ -56,13 +59,14 @@ class CheckedLayers:
 
 
 def declared_info(port: Port) -> TensorInfo | None:
-    """A port's own claim, used where irpool cannot infer (unknown ops, failed inference)."""
+    """A port's own claim, used where irpool cannot infer (unknown ops, failed inference).
+    Its static dims are taken as true; its value, its -1 dims and, without any <dim>, its
+    rank are unknown: the serializer writes both scalars and dynamic ranks with no <dim>."""
     if port.declared is None:
         return None
-    # No <dim> at all is how the serializer writes both scalars and dynamic ranks.
     dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in port.declared)
     shape = Shape(dims) if dims else Shape.dynamic()
-    return TensorInfo(port.precision or "dynamic", shape, trusted=True)
+    return TensorInfo(port.precision or "dynamic", shape, trusted=True, unknown=True)
 
 
 def infer_graph(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
@@ -75,15 +79,18 @@ Report = tuple[Code, str, str | None]
 
 @dataclass(frozen=True, slots=True)
 class _Outcome:
-    """What one op's shape inference gave: outputs, or None when the layer must be trusted."""
+    """What one op's shape inference gave: outputs, or None when the layer must be trusted
+    (`unknown`: because it needs a value irpool does not know)."""
 
     outputs: list[TensorInfo] | None
     reports: tuple[Report, ...]
+    unknown: bool = False
 
 
 # Where in its layer a finding points, so that repeated layers can share findings:
 #   ("layer", attribute | None)  the <layer> element, or one of its attributes
 #   ("data", attribute | None)   an attribute of <data>, else <data> (the layer without one)
+#   ("name", attribute)          the name of an attribute of <data> (a misspelt one)
 #   ("op", attribute | None, fix) an attribute of <data> if there is one, else the layer
 #   ("port", Port, attribute | None) and ("dim", Port, index, fix)
 # `fix`, when not None, is the text that certainly settles the finding (see check.fixes).
@@ -102,6 +109,8 @@ class _LayerOutcome:
     findings: tuple[LayerFinding, ...]
     # Keeps the input tensors whose ids are part of the key alive (and so their ids unique).
     inputs: tuple[TensorInfo | None, ...]
+    # Whether a declaration went unchecked because it depends on what irpool does not know.
+    unchecked: bool = False
 
 
 class _Checker:
@@ -122,6 +131,8 @@ class _Checker:
         self._checked: dict[Hashable, _LayerOutcome] = {}
         self._declared: dict[int, list[TensorInfo] | None] = {}
         self._used = _used_outputs(graph)
+        # Layers with a declaration left unchecked for want of a value (see UNKNOWN_VALUES).
+        self.unchecked: list[Layer] = []
 
     def run(self) -> CheckedLayers:
         layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
@@ -136,6 +147,7 @@ class _Checker:
                 else:
                     inputs.append(produced[source[1]])
             self._check_layer(layer, tuple(inputs))
+        self._report_unchecked()
         return self.result
 
     def _check_layer(self, layer: Layer, inputs: tuple[TensorInfo | None, ...]) -> None:
@@ -164,6 +176,8 @@ class _Checker:
                 return
             outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)
         self.result.ops[layer.id] = outcome.op
+        if outcome.unchecked:
+            self.unchecked.append(layer)
         if outcome.findings:
             self._place(layer, outcome.findings)
         if outcome.outputs is None:
@@ -176,29 +190,39 @@ class _Checker:
     ) -> _LayerOutcome:
         assert found.op is not None
         findings: list[LayerFinding] = []
-        self._compare_inputs(layer, inputs, findings)
+        unchecked = self._compare_inputs(layer, inputs, findings)
         if found.canonical_type is not None and layer.type != found.canonical_type:
             message = f'type "{layer.type}" is written "{found.canonical_type}"'
             findings.append((NON_CANONICAL_SPELLING, message, ("layer", "type")))
         attributes, op = self._configure(found.op, layer.data_items)
         findings.extend(
-            (code, message, ("data", name)) for code, message, name in attributes.findings
+            (code, message, ("name" if code in NAME_FINDINGS else "data", name))
+            for code, message, name in attributes.findings
         )
         ports_ok = self._check_port_counts(layer, op, findings)
         known_inputs = [info for info in inputs if info is not None]
         if not (attributes.usable and ports_ok and len(known_inputs) == len(inputs)):
-            return _LayerOutcome(op, None, tuple(findings), inputs)
+            return _LayerOutcome(op, None, tuple(findings), inputs, unchecked)
         used = self._used.get(layer.id, NONE_USED)
         inferred = self._infer(op, attributes, known_inputs, used)
         reported = [code for code, _, _ in inferred.reports]
         fixes = attribute_fixes(op, reported, known_inputs)
+        misspelt = dict(attributes.misspelt)
         for code, message, name in inferred.reports:
             fix = fixes.get(name) if code == OVERWRITTEN_PADS and name else None
-            findings.append((code, message, ("op", name, fix)))
-        if inferred.outputs is not None:
-            for port, info in zip(layer.outputs, inferred.outputs, strict=False):
-                self._compare(port, info, "output", findings)
-        return _LayerOutcome(op, inferred.outputs, tuple(findings), inputs)
+            # An absent attribute's finding goes under the value its misspelling holds.
+            where = misspelt.get(name, name) if name and fix is None else name
+            findings.append((code, message, ("op", where, fix)))
+        unchecked = unchecked or inferred.unknown
+        outputs = inferred.outputs
+        if outputs is not None:
+            for port, info in zip(layer.outputs, outputs, strict=False):
+                unchecked = self._compare(port, info, "output", findings) or unchecked
+            # A layer may declare fewer output ports than its op has (OpenVINO makes them all).
+            pairs = zip(outputs, layer.outputs, strict=False)
+            refined = [_refined(info, port) for info, port in pairs]
+            outputs = refined + outputs[len(refined) :]
+        return _LayerOutcome(op, outputs, tuple(findings), inputs, unchecked)
 
     def _configure(
         self, op_class: type[Op], items: tuple[tuple[str, str], ...] | None
@@ -228,25 +252,39 @@ class _Checker:
             used,
         )
         outputs: list[TensorInfo] | None
+        if not op.takes_strings and any(info.element_type == STRING for info in inputs):
+            reports.append(
+                (
+                    COMPILE_CRASH,
+                    f"{op.label()} on string data: OpenVINO reads the layer, but its CPU plugin "
+                    "cannot compile it",
+                    None,
+                )
+            )
+        unknown = False
         try:
-            outputs = op.infer(inputs, ctx)
+            outputs = [_marked(info, inputs) for info in op.infer(inputs, ctx)]
         except ShapeError as error:
             reports.append((error.code, f"{op.label()}: {error}", error.attribute))
             outputs = None
         except NotInferable:
             outputs = None
-        outcome = _Outcome(outputs, tuple(reports))
+            unknown = True
+        outcome = _Outcome(outputs, tuple(reports), unknown)
         if key is not None:
             self._inferred[key] = outcome
         return outcome
 
     def _compare_inputs(
         self, layer: Layer, inputs: tuple[TensorInfo | None, ...], findings: list[LayerFinding]
-    ) -> None:
-        """Each input port's own claim against the tensor it receives."""
+    ) -> bool:
+        """Each input port's own claim against the tensor it receives; whether one was left
+        unchecked."""
+        unchecked = False
         for port, info in zip(layer.inputs, inputs, strict=True):
             if info is not None:
-                self._compare(port, info, "input", findings)
+                unchecked = self._compare(port, info, "input", findings) or unchecked
+        return unchecked
 
     def _trust(self, layer: Layer) -> None:
         self.result.trusted.add(layer.id)
@@ -274,7 +312,9 @@ class _Checker:
                 span = (
                     source.attribute(layer.element, name) if name else source.element(layer.element)
                 )
-            elif kind in ("data", "op"):
+            elif kind == "name" and layer.data is not None:
+                span = source.attribute_name(layer.data, locator[1])
+            elif kind in ("data", "op", "name"):
                 data, name = layer.data, locator[1]
                 if data is not None and name:
                     span = source.attribute(data, name)
@@ -320,7 +360,9 @@ class _Checker:
         inputs = len(op.input_names)
         for side, ports, allowed in (
             ("input", layer.inputs, range(inputs - op.optional_inputs, inputs + 1)),
-            ("output", layer.outputs, range(op.output_count, op.output_count + 1)),
+            # OpenVINO creates every output of the op whatever is declared, and reads only the
+            # declared ones (measured: MaxPool-8 with its values port alone loads and runs).
+            ("output", layer.outputs, range(min(op.output_count, 1), op.output_count + 1)),
         ):
             if len(ports) not in allowed:
                 names = ", ".join(op.input_names) if side == "input" and inputs else ""
@@ -338,19 +380,17 @@ class _Checker:
         return Counter(layer.type.lower() for layer in self.graph.layers.values())
 
     @staticmethod
-    def _compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> None:
-        """Every declared dim (and the precision) that differs from the inferred tensor."""
+    def _compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding]) -> bool:
+        """Every declared dim (and the precision) that differs from the inferred tensor;
+        whether a declared dim was left unchecked because irpool does not know it."""
         declared = port.declared
         where = f"{side} port {port.id}"
+        unchecked = False
         if declared is not None and declared != _claim(info.shape):
             inferred = info.shape
-            if inferred.dims is None or (declared == () and inferred.rank == 0):
-                if declared and inferred.dims is None:
-                    message = (
-                        f"{where} declares {len(declared)} dim(s), but the inferred shape has "
-                        "a dynamic rank"
-                    )
-                    findings.append((DECLARED_RANK_MISMATCH, message, ("port", port, None)))
+            if inferred.dims is None:
+                # A dynamic rank holds any declared rank, and an unknown one may be it.
+                unchecked = info.unknown and bool(declared)
             elif len(declared) != len(inferred.dims):
                 message = (
                     f"{where} declares {len(declared)} dim(s), but the inferred shape has "
@@ -360,7 +400,9 @@ class _Checker:
             else:
                 for index, (value, dim) in enumerate(zip(declared, inferred.dims, strict=True)):
                     expected = dim.value if dim.is_static else -1
-                    if value != expected:
+                    if value != expected and info.unknown and not dim.is_static:
+                        unchecked = True  # the runtime may know this dim: it may be `value`
+                    elif value != expected:
                         hint = "" if dim.is_static else " (write -1 for a non-static dim)"
                         message = (
                             f"{where} dim {index}: declared {value}, inferred {dim}{hint} "
@@ -375,6 +417,53 @@ class _Checker:
                 f"{info.element_type} (write {precision_name(info.element_type)})"
             )
             findings.append((DECLARED_PRECISION_MISMATCH, message, ("port", port, "precision")))
+        return unchecked
+
+    def _report_unchecked(self) -> None:
+        """Once per file: how many layers have declarations that were not checked."""
+        if not self.unchecked:
+            return
+        first = self.unchecked[0]
+        self.sink.add(
+            UNKNOWN_VALUES,
+            f"{len(self.unchecked)} layer(s) have declared dims that depend on values irpool "
+            "does not know (unavailable weights, unfolded constants, unchecked layers' "
+            "outputs): they are trusted, not checked",
+            self.doc.source.element(first.element),
+            first.ref,
+        )
+
+
+def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
+    """An inferred output, marked unknown when irpool may know less of it than the runtime:
+    an input is unknown, or every input is a constant and irpool did not fold the value."""
+    if info.unknown or info.value is not None:
+        return info
+    if any(i.unknown for i in inputs) or (inputs and all(i.value is not None for i in inputs)):
+        return replace(info, unknown=True)
+    return info
+
+
+def _refined(info: TensorInfo, port: Port) -> TensorInfo:
+    """An unknown output with its declaration's dims where irpool does not know them: the
+    declaration carries the checks downstream, as a trusted layer's does."""
+    declared = port.declared
+    if not info.unknown or declared is None or info.shape.is_static:
+        return info
+    if info.shape.dims is None:
+        if not declared:  # a scalar or a dynamic rank: nothing to learn
+            return info
+        dims = tuple(Dim.dynamic() if v == -1 else Dim.static(v) for v in declared)
+    elif len(declared) == len(info.shape.dims):
+        dims = tuple(
+            Dim.static(v) if not d.is_static and v != -1 and Shape((d,)).contains((v,)) else d
+            for d, v in zip(info.shape.dims, declared, strict=True)
+        )
+    else:
+        return info
+    if dims == info.shape.dims:
+        return info
+    return replace(info, shape=Shape(dims), trusted=True)
 
 
 def _claim(shape: Shape) -> tuple[int, ...] | None:
@@ -405,10 +494,10 @@ def _inference_key(op: Op, inputs: list[TensorInfo], used: frozenset[int]) -> Ha
     for info in inputs:
         value = info.value
         if value is None:
-            parts.append((info.element_type, info.shape, info.trusted))
+            parts.append((info.element_type, info.shape, info.trusted, info.unknown))
         elif value.size <= MEMO_VALUE_SIZE:
             content = (value.dtype.str, value.shape, value.tobytes())
-            parts.append((info.element_type, info.shape, info.trusted, content))
+            parts.append((info.element_type, info.shape, info.trusted, info.unknown, content))
         else:
             return None
     return tuple(parts)

@@ -30,6 +30,7 @@ COMMANDS = {
     "rule": "Document one rule, with a wrong and a right IR snippet.",
     "rules": "List every rule irpool reports: code, name, default severity, summary.",
     "run": "Run MODEL.xml on NumPy inputs and print or save its results.",
+    "server": "Serve the Language Server Protocol on stdin/stdout (needs irpool[server]).",
     "validate": "Check IR files and directories and report every problem.",
 }
 

@@ -53,7 +53,7 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
             if not files and len(found.unreadable) == before:
                 raise UsageError(f"no .xml files to check under {path} (after excludes)")
             explicit = False
-        elif config.force_exclude and _force_excluded(path, config):
+        elif config.force_exclude and force_excluded(path, config):
             continue
         else:
             files, explicit = [path], True
@@ -67,8 +67,9 @@ def discover_files(paths: Sequence[Path], config: Config) -> Discovery:
 def _walk(
     root: Path, config: Config, unreadable: list[tuple[Path, str]], asks_git: bool
 ) -> list[Path]:
-    """`*.xml` regular files below root, never entering an excluded directory (nor following
-    a symbolic link to one); a directory that cannot be listed is recorded, not skipped.
+    """`*.xml` regular files (the suffix in any case) below root, never entering an excluded
+    directory (nor following a symbolic link to one); a directory that cannot be listed is
+    recorded, not skipped.
 
     Level by level, so that with `asks_git` one git call covers a whole level's folders and
     files: an ignored folder is dropped before it is listed, and git is asked as many times
@@ -94,7 +95,7 @@ def _walk(
                 if _is_folder(entry):
                     if not config.excludes(relative + name):
                         folders.append(directory / name)
-                elif name.endswith(".xml") and not config.excludes(relative + name):
+                elif name.lower().endswith(".xml") and not config.excludes(relative + name):
                     path = directory / name
                     if path.is_file():  # a regular file, or a symbolic link to one
                         files.append(path)
@@ -117,7 +118,7 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _force_excluded(path: Path, config: Config) -> bool:
+def force_excluded(path: Path, config: Config) -> bool:
     """With force-exclude, an explicit file is dropped when it, or a folder it is in below
     the configuration's directory, is excluded, or when git ignores it."""
     base = config.root if config.root is not None else Path.cwd()

@@ -40,7 +40,7 @@ def tensor_row(info: TensorInfo | None) -> TensorRow | None:
     return TensorRow(shape_value(info.shape), value)
 
 
-def _input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
+def input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
     infos: list[TensorInfo | None] = []
     for index in range(len(layer.inputs)):
         source = model.graph.producers.get((layer.id, index))
@@ -69,34 +69,33 @@ def _op_label(model: Model, layer: Layer) -> str:
 
 def explain_rows(model: Model) -> list[LayerRow]:
     """One row per layer irpool could order, in topological order."""
-    rows = []
-    for layer_id in model.graph.order:
-        layer = model.graph.layers[layer_id]
-        op = model.checked.ops.get(layer_id)
-        inputs = _input_infos(model, layer)
-        trusted = layer_id in model.checked.trusted
-        outputs = None if trusted else model.checked.outputs.get(layer_id)
-        inferred = [shape_value(info.shape) for info in outputs] if outputs is not None else None
-        declared = [declared_value(port.declared) for port in layer.outputs]
-        differs = outputs is not None and any(
-            _differs(port.declared, info.shape)
-            for port, info in zip(layer.outputs, outputs, strict=False)
-        )
-        explained = op.explain(inputs, outputs) if op is not None and outputs else None
-        rows.append(
-            LayerRow(
-                id=layer.id,
-                name=layer.name,
-                op=_op_label(model, layer),
-                inputs=[tensor_row(info) for info in inputs],
-                inferred=inferred,
-                declared=declared,
-                differs=differs,
-                pooling=explained.settings if explained else "",
-                axes=explained.axes if explained else [],
-            )
-        )
-    return rows
+    return [explain_row(model, model.graph.layers[layer_id]) for layer_id in model.graph.order]
+
+
+def explain_row(model: Model, layer: Layer) -> LayerRow:
+    """A layer's shapes (inputs, outputs inferred and declared) and its op's geometry."""
+    op = model.checked.ops.get(layer.id)
+    inputs = input_infos(model, layer)
+    trusted = layer.id in model.checked.trusted
+    outputs = None if trusted else model.checked.outputs.get(layer.id)
+    inferred = [shape_value(info.shape) for info in outputs] if outputs is not None else None
+    declared = [declared_value(port.declared) for port in layer.outputs]
+    differs = outputs is not None and any(
+        _differs(port.declared, info.shape)
+        for port, info in zip(layer.outputs, outputs, strict=False)
+    )
+    explained = op.explain(inputs, outputs) if op is not None and outputs else None
+    return LayerRow(
+        id=layer.id,
+        name=layer.name,
+        op=_op_label(model, layer),
+        inputs=[tensor_row(info) for info in inputs],
+        inferred=inferred,
+        declared=declared,
+        differs=differs,
+        pooling=explained.settings if explained else "",
+        axes=explained.axes if explained else [],
+    )
 
 
 def dot_graph(model: Model) -> str:
@@ -149,4 +148,7 @@ def command(model_path: Path, weights: Path | None, output_format: str) -> None:
         counts = ", ".join(
             f"{found[s.value]} {s.value}{'s' if found[s.value] != 1 else ''}" for s in Severity
         )
-        click.echo(f"Findings: {counts}; `irpool validate {model_path}` lists them.", err=True)
+        if found:
+            click.echo(f"Findings: {counts}; `irpool validate {model_path}` lists them.", err=True)
+        else:
+            click.echo("Findings: none.", err=True)

@@ -24,7 +24,7 @@ from irpool.cli.app import (
     weights_option,
 )
 from irpool.diagnostics import IRError
-from irpool.execute.errors import InvalidModelError
+from irpool.execute.errors import InputError, InvalidModelError, cast_remedy
 from irpool.model import Model
 from irpool.report import text as text_report
 from irpool.rules import Severity
@@ -57,6 +57,9 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     except (PermissionError, IsADirectoryError) as error:
         _file_error("read input file", path, error)
     except (OSError, ValueError) as error:
+        if not _numpy_file(path):  # NumPy would only say that it holds no pickle
+            hint = "; the model is the first argument" if path.suffix.lower() == ".xml" else ""
+            _fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")
         _fail(f"cannot read input file {path} as .npy/.npz: {error}")
     if isinstance(loaded, np.lib.npyio.NpzFile):
         with loaded:
@@ -64,9 +67,18 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     return loaded  # type: ignore[no-any-return]
 
 
-def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any]]:
+def _numpy_file(path: Path) -> bool:
+    """Whether the file starts as an .npy (its magic string) or an .npz (a zip) does."""
+    try:
+        with path.open("rb") as stream:
+            return stream.read(6).startswith((b"\x93NUMPY", b"PK\x03\x04"))
+    except OSError:
+        return True  # unreadable now: NumPy's own error says why
+
+
+def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArray[Any]]:
     """`NAME=FILE` binds by name, `FILE` by position (Parameters in XML order), .npz by keys."""
-    inputs: dict[str, NDArray[Any]] = {}
+    inputs: dict[str | int, NDArray[Any]] = {}
     position = 0
     parameters = model.inputs
     for spec in specs:
@@ -74,6 +86,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
         if not sep or Path(spec).exists():
             name, file_text = "", spec
         loaded = _load_array_file(Path(file_text))
+        pairs: list[tuple[str | int, NDArray[Any]]]
         if isinstance(loaded, dict):
             if name:
                 raise UsageError(f"--input {spec}: an .npz binds by its own keys; drop '{name}='")
@@ -86,7 +99,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str, NDArray[Any
                     f"--input {spec}: the model has only {len(parameters)} input(s): "
                     + ", ".join(p.describe() for p in parameters)
                 )
-            pairs = [(parameters[position].name, loaded)]
+            pairs = [(position, loaded)]  # by position: a Parameter may have no name
             position += 1
         for key, array in pairs:
             if key in inputs:
@@ -196,6 +209,8 @@ def command(
         )
     except InvalidModelError:
         _fail("the model has errors (above); it is not run")
+    except InputError as error:
+        _fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
     except IRError as error:
         _fail(str(error))
     if output is not None:

@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 import click
 
+from irpool.check.coverage import Coverage
 from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
 from irpool.cli.settings import (
@@ -45,7 +46,7 @@ from irpool.rules import FILE_UNREADABLE
 
 Mode = Literal["check", "fix", "diff"]
 F = TypeVar("F", bound=Callable[..., Any])
-MACHINE_FORMATS = ("json", "github", "sarif")
+MACHINE_FORMATS = ("json", "json-with-metadata", "github", "sarif")
 
 
 STDIN = Path("-")
@@ -81,6 +82,7 @@ class Outcome:
     note: str | None = None
     skipped: bool = False
     counted: bool = True
+    coverage: Coverage | None = None  # None: the file could not be read as IR
 
 
 def lint(job: Job) -> Outcome:
@@ -97,7 +99,9 @@ def lint(job: Job) -> Outcome:
         model = load(job.path, job.weights, data=data)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
-        source = data.decode("utf-8-sig", errors="replace") if job.want_source else None
+        # A binary file (it holds a NUL byte) has no lines to show, only bytes.
+        text = job.want_source and b"\0" not in data
+        source = data.decode("utf-8-sig", errors="replace") if text else None
         return Outcome(shown, tuple(kept), source=source)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
@@ -128,7 +132,7 @@ def _outcome(
 ) -> Outcome:
     hints = {d: fix.message for fix in fixes for d in fix.resolves}
     source = model.document.source.text if job.want_source else None
-    return Outcome(shown, tuple(kept), hints, source=source)
+    return Outcome(shown, tuple(kept), hints, source=source, coverage=model.coverage)
 
 
 def run_jobs(jobs: Sequence[Job], workers: int) -> list[Outcome]:
@@ -153,6 +157,11 @@ def render_document(
         from irpool.report import json as json_report
 
         return json_report.render(diagnostics)
+    if output_format == "json-with-metadata":
+        from irpool.report import json as json_report
+
+        files = [(o.path, o.coverage) for o in outcomes if o.counted and not o.skipped]
+        return json_report.render_with_metadata(diagnostics, files)
     if output_format == "github":
         from irpool.report import github
 
@@ -162,7 +171,7 @@ def render_document(
 
         from irpool.report import sarif
 
-        return sarif.render(diagnostics, sources, version("irpool"))
+        return sarif.render(diagnostics, sources, version("irpool"), covered(outcomes))
     if statistics:
         return ""
     if output_format == "concise":
@@ -188,8 +197,13 @@ def render_summary(
     fixed_files = sum(1 for o in outcomes if o.fixed)
     parts.append(summary.fixes(fixed, fixed_files, len(fixable), preview))
     skipped = len(outcomes) - len(checked) - sum(1 for o in outcomes if not o.counted)
-    parts.append(text.summary(diagnostics, len(checked), skipped) + "\n")
+    parts.append(text.summary(diagnostics, len(checked), skipped, covered(outcomes)) + "\n")
     return "".join(parts)
+
+
+def covered(outcomes: Sequence[Outcome]) -> Coverage:
+    """What was checked in all the files read."""
+    return Coverage.total(o.coverage for o in outcomes if o.coverage is not None)
 
 
 def _directory_outcomes(found: Discovery, config: Config) -> list[Outcome]:

@@ -40,7 +40,9 @@ class ModelInput:
         return self.layer.name
 
     def describe(self) -> str:
-        return f'"{self.name}" ({self.element_type} {self.shape})'
+        # OpenVINO loads a Parameter named "" (and names it itself): bound by position only.
+        shown = f'"{self.name}"' if self.name else f"the unnamed Parameter (layer {self.layer.id})"
+        return f"{shown} ({self.element_type} {self.shape})"
 
 
 def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
@@ -52,8 +54,13 @@ def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
     return ModelInput(layer, info.element_type, info.shape, parameter_names(layer), exact)
 
 
+# An input is given by one of its names, or by its position among the Parameters (an int,
+# as OpenVINO's compiled model takes it).
+InputKey = str | int
+
+
 def bind(
-    inputs: Mapping[str, Any],
+    inputs: Mapping[InputKey, Any],
     parameters: list[ModelInput],
     by_name: Mapping[str, ModelInput],
     cast: bool,
@@ -62,11 +69,8 @@ def bind(
     """(Parameter layer id, 0) -> array, or InputError naming the Parameter, expected and
     given. `by_name`: every name of every Parameter (built once per model)."""
     bound: dict[tuple[int, int], NDArray[Any]] = {}
-    for name, value in inputs.items():
-        parameter = by_name.get(name)
-        if parameter is None:
-            known = ", ".join(p.describe() for p in parameters) or "none"
-            raise InputError(f'no input named "{name}"; the model\'s inputs are: {known}')
+    for key, value in inputs.items():
+        parameter = _parameter(key, parameters, by_name)
         ref = (parameter.layer.id, 0)
         if ref in bound:
             raise InputError(f"input {parameter.describe()} is given twice")
@@ -80,6 +84,22 @@ def bind(
     if missing:
         raise InputError(f"missing input(s): {', '.join(missing)}")
     return bound
+
+
+def _parameter(
+    key: InputKey, parameters: list[ModelInput], by_name: Mapping[str, ModelInput]
+) -> ModelInput:
+    if isinstance(key, int) and not isinstance(key, bool):
+        if 0 <= key < len(parameters):
+            return parameters[key]
+        where = f"at position {key}"
+    else:
+        found = by_name.get(key) if isinstance(key, str) else None
+        if found is not None:
+            return found
+        where = f'named "{key}"'
+    known = ", ".join(p.describe() for p in parameters) or "none"
+    raise InputError(f"no input {where}; the model's inputs are: {known}")
 
 
 def _check(
@@ -124,8 +144,8 @@ def _check_dtype(
         if not wanted.rounds_when_held:
             hint = expected.name
         raise InputError(
-            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype} "
-            "(--cast / cast=True converts within a kind, and says so)"
+            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype}",
+            cast_helps=True,
         )
     if not np.can_cast(array.dtype, expected, casting="same_kind"):
         raise InputError(

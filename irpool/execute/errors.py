@@ -10,7 +10,20 @@ class InvalidModelError(IRError):
 
 
 class InputError(IRError):
-    """The inputs do not fit the model: missing, extra, unknown, wrong rank, dim or dtype."""
+    """The inputs do not fit the model: missing, extra, unknown, wrong rank, dim or dtype.
+
+    `cast_helps`: converting the dtype would make the input fit; the message then says how in
+    the API's terms (`cast=True`), and `problem` is the message without that, for the command
+    line to say it in its own (`--cast`)."""
+
+    def __init__(self, problem: str, *, cast_helps: bool = False) -> None:
+        super().__init__(f"{problem} ({cast_remedy('cast=True')})" if cast_helps else problem)
+        self.problem = problem
+        self.cast_helps = cast_helps
+
+
+def cast_remedy(option: str) -> str:
+    return f"{option} converts within a kind, and says so"
 
 
 class ExecutionError(IRError):

@@ -135,7 +135,7 @@ def cannot_run(layer: Layer) -> ExecutionError:
 
     return ExecutionError(
         f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
-        f"it runs Parameter, Const, Result, {', '.join(runnable_types())} only"
+        f"it runs {', '.join(runnable_types())} only"
     )
 
 

@@ -11,16 +11,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from irpool.element_types import element_type
+from irpool.execute.engine.costs import CHUNK_BYTES
 from irpool.execute.errors import ExecutionError
 
 if TYPE_CHECKING:
     from irpool.execute.plan import Ref, Step
     from irpool.graph.shape import Shape
 
-# What a pooling kernel holds besides its output: the driver works through blocks of N x C
-# planes of at most 8 MiB (a few alive at once), and per-output geometry (divisor grids,
-# per-axis matrices) in f64.
-BLOCK_ALLOWANCE = 64 << 20
+# What a pooling kernel holds besides its output: the block loop works through blocks of
+# N x C planes of CHUNK_BYTES (several alive at once: the block in the compute dtype, pass
+# buffers, phases, one set per thread), and per-output geometry (divisor grids, per-axis
+# matrices) in f64.
+BLOCK_ALLOWANCE = 16 * CHUNK_BYTES
 GEOMETRY_BYTES_PER_OUTPUT = 8
 
 

@@ -25,6 +25,7 @@ from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
+from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.graph.model import Graph, Layer
 from irpool.graph.shape import Shape
@@ -98,6 +99,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     parameters, candidates, outputs = _layers(model, types)
     constants, computed = fold_constants(candidates)
+    returned = [output.ref for output in outputs]
+    computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
     steps = _steps(computed, constants, outputs)
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
@@ -135,7 +138,10 @@ def _layers(
         else:
             refs = [(layer.id, index) for index in range(len(produced))]
             specs = tuple(OutputSpec.of(types[ref], ref in read) for ref in refs)
-            kernel = None if op.role is Role.CONSTANT else kernel_of(op)
+            kernel = None
+            if op.role is not Role.CONSTANT:
+                kernel = kernel_of(op)
+                op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
             candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
     return parameters, candidates, outputs
 

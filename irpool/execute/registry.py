@@ -19,7 +19,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.element_types import ElementType, element_type
-from irpool.ops.base import Op
+from irpool.ops.base import Op, Role
+from irpool.ops.registry import registered_ops
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,12 @@ def prepared(op: Op, key: Hashable, prepare: Callable[[], Prepared]) -> Prepared
 
 def kernel_of(op: Op) -> Kernel | None:
     """The kernel that runs `op`, or None when irpool cannot run it."""
+    return _kernel_of_class(type(op))
+
+
+def _kernel_of_class(op: type[Op]) -> Kernel | None:
     _load_all()
-    for cls in type(op).__mro__:
+    for cls in op.__mro__:
         kernel = _KERNELS.get(cls)
         if kernel is not None:
             return kernel
@@ -102,9 +107,15 @@ def kernel_of(op: Op) -> Kernel | None:
 
 
 def runnable_types() -> list[str]:
-    """The op types that have a kernel, for messages."""
-    _load_all()
-    return sorted({op.type_name for op in _KERNELS if hasattr(op, "type_name")})
+    """The op types irpool runs, for messages: those the runner binds, reads or returns
+    itself (Parameter, Const, Result) and those with a kernel (one on a base class counts)."""
+    return sorted(
+        {
+            op.type_name
+            for op in registered_ops()
+            if op.role is not Role.COMPUTED or _kernel_of_class(op) is not None
+        }
+    )
 
 
 def _load_all() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.execute import memory
-from irpool.execute.bind import bind
+from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput
 from irpool.graph.shape import Shape
@@ -19,7 +19,7 @@ from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
 def execute(
     model: RunnerInput,
     plan: ExecutionPlan,
-    inputs: Mapping[str, Any],
+    inputs: Mapping[InputKey, Any],
     cast: bool,
     on_cast: Callable[[str], None] | None,
 ) -> dict[str, NDArray[Any]]:

@@ -25,6 +25,7 @@ from irpool.rules import (
     IR_STRUCTURE,
     MISSING_PRECISION,
     NO_LAYERS,
+    NO_RESULT,
 )
 
 # What OpenVINO's IR reader checks in every layer, even one it then drops for feeding no
@@ -33,6 +34,8 @@ from irpool.rules import (
 _READ_IN_EVERY_LAYER = frozenset(
     {IR_STRUCTURE, DUPLICATE_LAYER_ID, MISSING_PRECISION, INVALID_PRECISION, INVALID_DIM}
 )
+# IR507 on a layer is about its being dropped: it stays an error there.
+_KEPT_IN_DROPPED_LAYERS = _READ_IN_EVERY_LAYER | {NO_RESULT}
 _DROPPED = " (the layer feeds no Result, so OpenVINO drops it without reading this)"
 
 
@@ -58,7 +61,7 @@ def build_graph(doc: Document, sink: Collector) -> Graph:
     known = not wiring.unreadable
     dropped = checks.report_reach(doc, layers, sinks, reachable, sink, known=known)
     if dropped:
-        sink.drop_layers(dropped, _READ_IN_EVERY_LAYER.__contains__, _DROPPED)
+        sink.drop_layers(dropped, _KEPT_IN_DROPPED_LAYERS.__contains__, _DROPPED)
     checks.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
     beside.finish(sink)
     if not layers and not sink.has_errors:

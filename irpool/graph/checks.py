@@ -4,12 +4,15 @@ layers that feed no sink (IR505) and a model without one (IR507)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges, LooseEdge, Wiring
 from irpool.graph.layers import ReadLayers
 from irpool.graph.model import Layer
+from irpool.graph.topology import RESULT
 from irpool.parse.values import trailing_blank
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
@@ -22,6 +25,9 @@ from irpool.rules import (
     UNKNOWN_EDGE_PORT,
     UNREACHABLE_LAYER,
 )
+
+# What an edge leads into: a layer OpenVINO builds, one it drops, or no layer at all.
+EdgeTarget = Literal["kept", "dropped", "nothing"]
 
 
 def report_layer_reading(doc: Document, read: ReadLayers, sink: Collector) -> None:
@@ -90,26 +96,48 @@ def report_reach(
     *,
     known: bool,
 ) -> list[str]:
-    """A model without a sink; and, when the dataflow is `known`, the layers the runtime
-    drops, whose ids are returned."""
+    """A model without a sink, and Results OpenVINO does not read as Results (IR507); and,
+    when the dataflow is `known`, the layers the runtime drops, whose ids are returned.
+    Without a sink every layer but the Parameters is dropped: IR507 says so once, not IR505
+    on each."""
+    misspelt = [layer for layer in layers.values() if _looks_like_result(layer)]
     if layers and not sinks:
+        spellings = sorted({f'"{layer.type}"' for layer in misspelt})
+        also = f" (a type written {' or '.join(spellings)} is no Result)" if spellings else ""
         sink.add(
             NO_RESULT,
-            "the model has no Result layer, so it has no outputs",
+            "the model has no Result layer, so OpenVINO loads it with no outputs and drops "
+            f"every layer but its Parameters{also}",
             doc.source.element(doc.root),
         )
+    elif misspelt:
+        written = len(sinks) + len(misspelt)
+        for layer in misspelt:
+            sink.add(
+                NO_RESULT,
+                f'type "{layer.type}" is no Result to OpenVINO, which takes only "{RESULT}" '
+                f"written exactly: it drops the layer, and the model has {len(sinks)} output(s), "
+                f"not {written}",
+                doc.source.attribute(layer.element, "type"),
+                layer.ref,
+            )
     dropped: list[str] = []
-    if sinks and known and len(reachable) < len(layers):
+    if known and len(reachable) < len(layers):
         for layer in layers.values():
             if layer.id not in reachable:
-                sink.add(
-                    UNREACHABLE_LAYER,
-                    f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
-                    doc.source.element(layer.element),
-                    layer.ref,
-                )
+                if sinks and not _looks_like_result(layer):
+                    sink.add(
+                        UNREACHABLE_LAYER,
+                        f"{layer.describe()} feeds no Result; OpenVINO silently drops it",
+                        doc.source.element(layer.element),
+                        layer.ref,
+                    )
                 dropped.append(layer.ref[0])
     return dropped
+
+
+def _looks_like_result(layer: Layer) -> bool:
+    return layer.type.lower() == RESULT.lower() and layer.type != RESULT
 
 
 def report_loose_edges(
@@ -121,16 +149,19 @@ def report_loose_edges(
     sink: Collector,
 ) -> None:
     """Say why each end of a loose edge names no port; only a warning when the edge leads
-    into a layer the runtime drops, since it never reads that layer's inputs."""
+    into a layer the runtime drops, or into no layer at all (OpenVINO skips that edge)."""
     for index, from_layer, from_port, to_layer, to_port in loose:
         assert edges.elements is not None
         edge = edges.elements[index]
         producer, consumer = layers.get(from_layer), layers.get(to_layer)
-        into_dropped = str(to_layer) in dropped
+        # OpenVINO reads the edges into the layers it builds: one into no layer, it skips.
+        into: EdgeTarget = (
+            "nothing" if consumer is None else "dropped" if str(to_layer) in dropped else "kept"
+        )
         if producer is None or producer.output_index(from_port) is None:
-            _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink, into_dropped)
+            _report_edge_end(doc, edge, producer, from_layer, from_port, "from", sink, into)
         if consumer is None or consumer.input_index(to_port) is None:
-            _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink, into_dropped)
+            _report_edge_end(doc, edge, consumer, to_layer, to_port, "to", sink, into)
 
 
 def _report_trailing_blanks(
@@ -157,15 +188,18 @@ def _report_edge_end(
     port_id: int,
     side: str,
     sink: Collector,
-    into_dropped: bool,
+    into: EdgeTarget,
 ) -> None:
-    """Say why one end of an edge names no port."""
+    """Say why one end of an edge names no port, given what the edge leads `into`."""
+    skipped = into == "nothing"
     if layer is None:
         sink.add(
             UNKNOWN_EDGE_LAYER,
-            f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}",
+            f"edge {side}-layer={layer_id}: there is no layer with id {layer_id}"
+            + (", and the edge leads into no layer, so OpenVINO skips it" if skipped else ""),
             doc.source.attribute(edge, f"{side}-layer"),
-            about_dropped=into_dropped,
+            about_dropped=into == "dropped",
+            skipped=skipped,
         )
         return
     outgoing = side == "from"
@@ -181,5 +215,6 @@ def _report_edge_end(
         f"edge {side}-port={port_id}: {layer.describe()} has no {kind} port {port_id}{hint}",
         doc.source.attribute(edge, f"{side}-port"),
         layer.ref,
-        about_dropped=into_dropped,
+        about_dropped=into == "dropped",
+        skipped=skipped,
     )

@@ -8,8 +8,11 @@ from irpool.graph.model import Layer
 
 # (layer id, input index) -> (layer id, output index), as Graph.producers.
 Producers = dict[tuple[int, int], tuple[int, int]]
-# Sinks the runtime walks back from; everything else must feed one of them.
-_SINK_TYPES = ("result", "assign")
+# Sinks the runtime walks back from; everything else must feed one of them. OpenVINO's reader
+# takes a layer as a Result only when its type is written exactly "Result" (measured: a
+# `result` or `RESULT` layer leaves the model with no outputs).
+RESULT = "Result"
+_SINK_TYPES = ("assign",)
 
 
 def topological_order(layers: dict[int, Layer], producers: Producers) -> list[int]:
@@ -62,7 +65,9 @@ def reach(
         if source in layers:
             inputs_of.setdefault(target, []).append(source)
     kinds = {kind: kind.lower() for kind in {layer.type for layer in layers.values()}}
-    sinks = [i for i, layer in layers.items() if kinds[layer.type] in _SINK_TYPES]
+    sinks = [
+        i for i, layer in layers.items() if layer.type == RESULT or kinds[layer.type] in _SINK_TYPES
+    ]
     seen = set(sinks)
     stack = list(sinks)
     while stack:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,20 @@ from pathlib import Path
 from irpool.rules import CONST_OUT_OF_BOUNDS, WEIGHTS_UNAVAILABLE, Code
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+# How a Git LFS pointer file begins: a clone without `git lfs pull` holds one in place of
+# each large file (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1"
+
+
+def _lfs_problem(name: str, head: bytes, length: int) -> str:
+    size = re.search(rb"^size ([0-9]+)$", head, re.M)
+    weights = f"the {int(size.group(1))}-byte weights" if size else "the weights"
+    return (
+        f"{name} is {length} bytes of text, not {weights}: this looks like a Git LFS "
+        "pointer; run `git lfs pull`"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +65,8 @@ class Weights:
                 self.problem = f"{path.name} is not a regular file"
             elif info.st_size:
                 self._data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+                if self._data[: len(LFS_POINTER)] == LFS_POINTER:
+                    self.problem = _lfs_problem(path.name, bytes(self._data[:1024]), info.st_size)
         except OSError as error:
             self.problem = f"cannot read {path.name}: {error.strerror or error}"
         finally:

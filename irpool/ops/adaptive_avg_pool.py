@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.graph.shape import Dim, Shape
-from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.pooling_geometry import adaptive_box, csv
 from irpool.ops.registry import register
 from irpool.report.explain import AxisRow, DimValue, Explanation, dim_value
@@ -48,11 +48,10 @@ class AdaptivePool(Op):
         if data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, Shape.dynamic())]
         head = data.shape.dims[:2]
-        if size.value is None:
-            if size.trusted:  # maybe a constant the runtime folds; irpool cannot tell
-                raise NotInferable("output_size comes from a layer irpool does not infer")
+        value = read_value(size, "output_size")
+        if value is None:
             return [TensorInfo(data.element_type, Shape((*head, *(Dim.dynamic(),) * (rank - 2))))]
-        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(size.value))))]
+        return [TensorInfo(data.element_type, Shape((*head, *_output_dims(value))))]
 
     def _report_strict_output_size(
         self, size: TensorInfo, rank: int | None, ctx: LayerContext

@@ -3,7 +3,9 @@
 Output 0 holds the maxima, output 1 their row-major offsets within each (n, c) plane (as
 PyTorch's `return_indices`), in `index_element_type`. The CPU plugin compiles only i32
 indices: the default i64 fails with "CPU plugin does not support i64 for use with oneDNN",
-which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). The kernel is
+which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). Except for a
+global pooling (output_size a constant of ones) whose indices nothing reads: the plugin turns
+that into a ReduceMax and compiles it with i64 written. The kernel is
 irpool.execute.kernels.adaptive_max_pool.
 """
 
@@ -15,6 +17,8 @@ from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
 from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
+
+INDICES = 1  # the output port of the indices
 
 
 @register
@@ -31,7 +35,7 @@ class AdaptiveMaxPool8(AdaptivePool):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         (values,) = super().infer(inputs, ctx)
-        if self.index_element_type == "i64":
+        if self.index_element_type == "i64" and not _becomes_reduce_max(inputs[1], ctx):
             ctx.report(
                 COMPILE_CRASH,
                 "index_element_type is i64 (the default when it is missing); the CPU plugin "
@@ -40,3 +44,11 @@ class AdaptiveMaxPool8(AdaptivePool):
                 "index_element_type",
             )
         return [values, TensorInfo(self.index_element_type, values.shape)]
+
+
+def _becomes_reduce_max(size: TensorInfo, ctx: LayerContext) -> bool:
+    """A global pooling with unread indices: the CPU plugin compiles it as a ReduceMax,
+    whatever the index type (measured: output_size all ones, of any rank; not a runtime size)."""
+    return (
+        size.value is not None and bool((size.value == 1).all()) and INDICES not in ctx.used_outputs
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem
@@ -85,8 +85,14 @@ class TensorInfo:
     element_type: str
     shape: Shape
     value: NDArray[Any] | None = None
-    # Taken from the file's declaration, not inferred: whether it is constant is unknown.
+    # Taken from the file's declaration, not inferred: no fix is ever made from it.
     trusted: bool = False
+    # irpool may know less of this tensor than OpenVINO does: its value (None here: a Const
+    # whose bytes are unavailable, a constant irpool does not fold, a trusted layer's output)
+    # and its non-static dims (a trusted layer's -1, a port without <dim>) may be known to
+    # the runtime. What depends on them is unknown, never dynamic: it contradicts no
+    # declaration (docs/semantics.md, "Unknown is not dynamic").
+    unknown: bool = False
     # The element type OpenVINO's serializer writes on this tensor's ports when it is not
     # `element_type`: a decompression Convert's f32 output is written with its f16 input's.
     written_as: str | None = None
@@ -108,6 +114,15 @@ class ShapeError(Exception):
 
 class NotInferable(Exception):
     """An input is only known by its declaration, so the layer's outputs are trusted too."""
+
+
+def read_value(info: TensorInfo, name: str) -> NDArray[Any] | None:
+    """The value of an input that shape inference reads (a pattern, axes, a size): None when
+    it is computed at run time, so the runtime does not know it either; NotInferable when
+    irpool does not know it but the runtime may (the layer's declared outputs then stand)."""
+    if info.value is None and info.unknown:
+        raise NotInferable(f"{name} has a value irpool does not know")
+    return info.value
 
 
 class LayerContext:
@@ -152,12 +167,22 @@ class Op:
     output_count: ClassVar[int] = 1
     needs_data: ClassVar[bool] = False
     role: ClassVar[Role] = Role.COMPUTED
+    # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
+    # Result do; pooling and reductions do not). Convert says so itself.
+    takes_strings: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
         # What its kernel prepared for this layer (per input shape and dtype): it lives as long
         # as the op, so as long as its model, and no longer (irpool/execute/registry.py).
         self.kernel_cache: dict[Hashable, Any] = {}
+
+    def __copy__(self) -> Self:
+        """A copy (`for_layer`'s) prepares its own kernel inputs: it shares no kernel cache."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied.kernel_cache = {}
+        return copied
 
     @classmethod
     def label(cls) -> str:
@@ -170,6 +195,12 @@ class Op:
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         """Output types and shapes; raises ShapeError where the runtime would fail."""
         raise NotImplementedError
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Op:
+        """This op as one layer runs it, given its inputs as checking inferred them from the
+        model: itself, or (layers share ops) a copy holding what its kernel needs of them,
+        such as which dims the model leaves dynamic (Convert, MaxPool)."""
+        return self
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

@@ -3,11 +3,13 @@ from the `.bin` at `offset`/`size`."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import struct
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from irpool.element_types import ELEMENT_TYPES
+from irpool.element_types import ELEMENT_TYPES, STRING
 from irpool.graph.shape import Shape
 from irpool.graph.weights import WeightsProblem, unmapped
 from irpool.ops.base import (
@@ -55,7 +57,8 @@ class Constant(Op):
     role = Role.CONSTANT
     attributes = (
         Attr("element_type", AttrType.ELEMENT_TYPE, default="dynamic"),
-        Attr("shape", AttrType.SHAPE, default=Shape(())),
+        # "Missing attribute 'shape' for Const": no scalar default (measured).
+        Attr("shape", AttrType.SHAPE, mandatory=True),
         Attr("offset", AttrType.UINT, mandatory=True),
         Attr("size", AttrType.UINT, mandatory=True),
     )
@@ -72,14 +75,21 @@ class Constant(Op):
                 f"a Const needs a static shape, not {shape}", INVALID_ATTRIBUTE_VALUE, "shape"
             )
         count = math.prod(shape.values())
-        needed = (count * ELEMENT_TYPES[element_type].bits + 7) // 8
         offset: int = self.attrs["offset"]
         size: int = self.attrs["size"]
         raw = ctx.read_weights(offset, size)
         if isinstance(raw, WeightsProblem):
-            raise ShapeError(
-                raw.message, raw.code, "size" if raw.code == CONST_OUT_OF_BOUNDS else None
-            )
+            # The shape is the attribute's; only the value is unknown, and nothing that
+            # depends on it is checked (or fixed) against the declarations.
+            ctx.report(raw.code, raw.message, "size" if raw.code == CONST_OUT_OF_BOUNDS else None)
+            return [TensorInfo(element_type, shape, unknown=True)]
+        if element_type == STRING:
+            problem = _packed_strings_problem(raw, count)
+            if problem is not None:
+                raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
+            # Checked, not held (run refuses strings): a value irpool does not read.
+            return [TensorInfo(element_type, shape, unknown=True)]
+        needed = (count * ELEMENT_TYPES[element_type].bits + 7) // 8
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -97,4 +107,30 @@ class Constant(Op):
         value = ELEMENT_TYPES[element_type].decode(raw, count)
         if value is not None:
             value = value.reshape(shape.values())
-        return [TensorInfo(element_type, shape, value, unbacked=unmapped(raw))]
+        # A low-bit type NumPy does not hold: a constant irpool does not read.
+        unknown = value is None
+        return [TensorInfo(element_type, shape, value, unknown=unknown, unbacked=unmapped(raw))]
+
+
+def _packed_strings_problem(raw: memoryview, count: int) -> str | None:
+    """What OpenVINO refuses in a string Const: its bytes are the string count, count + 1
+    offsets (int32) and the characters (measured: a count other than the shape's, a header
+    or an offset past `size`, or an offset going down fail read_model; bytes left over are
+    fine)."""
+    header = 4 * (count + 2)
+    if len(raw) < 4:
+        return f"size is {len(raw)} bytes, too few for the string count of a string Const"
+    (written,) = struct.unpack_from("<i", raw)
+    if written != count:
+        return f"the packed strings count {written}, but shape holds {count}"
+    if len(raw) < header:
+        return f"size is {len(raw)} bytes, but the header of {count} packed strings needs {header}"
+    offsets = struct.unpack_from(f"<{count + 1}i", raw, 4)
+    if any(end < begin for begin, end in itertools.pairwise(offsets)):
+        return f"the packed string offsets {list(offsets)} go down"
+    if offsets[0] < 0 or offsets[-1] > len(raw) - header:
+        return (
+            f"the packed string offsets {list(offsets)} reach past the {len(raw) - header} "
+            "bytes of characters that size leaves"
+        )
+    return None

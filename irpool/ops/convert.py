@@ -8,9 +8,10 @@ Converting back from f16 is exact, so irpool folds it too (see irpool/ops/foldin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from typing import TYPE_CHECKING, Any
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES, element_type
+from irpool.element_types import CPU_UNCOMPILED_TYPES, STRING, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 class Convert1(Op):
     """Convert-1: one input, `destination_type` (an element type name)."""
 
+    takes_strings = True
     type_name = "Convert"
     version = 1
     opsets = range(1, 17)
@@ -31,9 +33,10 @@ class Convert1(Op):
     attributes = (
         Attr("destination_type", AttrType.ELEMENT_TYPE, default="dynamic", required=True),
     )
-    # Whether the model leaves the input shape dynamic (the CPU then rounds f32 to bf16
-    # otherwise). Set by the check; a run re-infers on concrete shapes and must not reset it.
-    dynamic_input = False
+    # Whether the CPU runs its kernel for dynamic shapes: the model leaves the input shape
+    # dynamic, or its rank is 7 or more (measured: it then rounds f32 to bf16 otherwise and
+    # saturates floats to i8/u8). Set per layer by `for_layer`.
+    dynamic_kernel = False
 
     @property
     def destination(self) -> str:
@@ -42,12 +45,18 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        self.dynamic_input = self.dynamic_input or not data.shape.is_static
         if self.destination == "dynamic":
             ctx.report(
                 COMPILE_CRASH,
                 "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
                 "CPU plugin cannot compile a Convert to a dynamic type",
+                "destination_type",
+            )
+        if STRING in (data.element_type, self.destination):
+            ctx.report(
+                COMPILE_CRASH,
+                f"a Convert from {data.element_type} to {self.destination}: OpenVINO reads the "
+                "layer, but its CPU plugin cannot compile a Convert of strings",
                 "destination_type",
             )
         if self.destination in CPU_UNCOMPILED_TYPES:
@@ -60,11 +69,20 @@ class Convert1(Op):
         value = folded(data, lambda array: self.fold_constant([array]))
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.
-        decompresses = data.value is not None and all(
+        constant = data.value is not None or data.unknown  # unknown: maybe a constant
+        decompresses = constant and all(
             element_type(name).is_held_float for name in (data.element_type, self.destination)
         )
         written_as = data.element_type if decompresses else None
         return [TensorInfo(self.destination, data.shape, value, written_as=written_as)]
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
+        shape = inputs[0].shape
+        if shape.is_static and (shape.rank or 0) < 7:
+            return self
+        layer_op = copy(self)
+        layer_op.dynamic_kernel = True
+        return layer_op
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from

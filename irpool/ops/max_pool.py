@@ -10,6 +10,7 @@ measured in docs/semantics.md, "MaxPool-1 / -8 / -14"; the kernel is
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
@@ -31,6 +32,10 @@ ATTRIBUTES = (
 class MaxPoolBase(WindowPoolBase):
     type_name = "MaxPool"
     attributes = ATTRIBUTES
+    # Spatial axes (0 = the first) the model leaves dynamic under auto_pad same_*: with the
+    # indices read, the CPU's reference kernel pads them by 0 (measured, docs/semantics.md
+    # §10). Set per layer by `for_layer`.
+    unpadded_axes: frozenset[int] = frozenset()
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
@@ -54,8 +59,29 @@ class MaxPoolBase(WindowPoolBase):
             )
         return [values, TensorInfo(self.attrs["index_element_type"], values.shape)]
 
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> MaxPoolBase:
+        dims = inputs[0].shape.dims
+        if self.attrs["auto_pad"] not in ("same_upper", "same_lower") or dims is None:
+            return self
+        dynamic = frozenset(i for i, dim in enumerate(dims[2:]) if not dim.is_static)
+        if not dynamic:
+            return self
+        layer_op = copy(self)
+        layer_op.unpadded_axes = dynamic
+        return layer_op
+
     def check_attributes(self, ctx: LayerContext) -> None:
-        if self.version < 8 or INDICES not in ctx.used_outputs:
+        read = self.version >= 8 and INDICES in ctx.used_outputs
+        if not read and self.attrs["rounding_type"] == "ceil_torch" and not self.attrs["dilations"]:
+            # With the indices read the reference code runs it, and fails at inference below.
+            ctx.report(
+                COMPILE_CRASH,
+                f'{self.label()} with rounding_type="ceil_torch" needs explicit dilations (e.g. '
+                "all 1); with empty or missing dilations OpenVINO's CPU plugin crashes "
+                "compiling the model",
+                "dilations",
+            )
+        if not read:
             return  # OpenVINO computes indices, and fails on them, only when they are read
         if not self.attrs["dilations"]:
             ctx.report(

@@ -18,10 +18,10 @@ from irpool.ops.base import (
     Attr,
     AttrType,
     LayerContext,
-    NotInferable,
     Op,
     ShapeError,
     TensorInfo,
+    read_value,
 )
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.pooling_geometry import csv
@@ -59,8 +59,7 @@ class Reduce(Op):
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"Axes input must be a scalar or 1D input. Got: {axes.shape}")
         refuse_unbacked(axes, "axes")
-        if axes.value is None and axes.trusted:  # maybe a constant the runtime folds
-            raise NotInferable("axes come from a layer irpool does not infer")
+        read_value(axes, "axes")
         rank = data.shape.rank
         if axes.value is None or data.shape.dims is None or rank is None:
             return [TensorInfo(data.element_type, self._unknown_axes(data.shape, axes.shape))]

@@ -59,6 +59,12 @@ def lookup(type_name: str, version: str) -> Lookup:
     return Lookup(None, canonical, f"{version} has no {canonical}; {_available(family)}")
 
 
+def registered_ops() -> list[type[Op]]:
+    """Every op class irpool models, each version."""
+    _load_all()
+    return [cls for family in _BY_TYPE.values() for cls in family]
+
+
 def _blanks_around(version: str) -> str | None:
     """The blanks around an otherwise known opset name, shown: "' ' after it"."""
     name = version.strip()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.diagnostics import IRError
 from irpool.graph.shape import Dim, Shape
-from irpool.ops.base import Attr, AttrType, LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.folding import INTEGER_TYPES, folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
@@ -196,11 +196,12 @@ def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
 class Reshape1(Op):
     """Reshape-1: inputs `data` and `pattern` (a 1-D integer tensor)."""
 
+    takes_strings = True
     type_name = "Reshape"
     version = 1
     opsets = range(1, 17)
     input_names = ("data", "pattern")
-    needs_data = True
+    # Without <data> OpenVINO reads special_zero=false (measured): IR203, not IR215.
     attributes = (Attr("special_zero", AttrType.BOOL, default=False, required=True),)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
@@ -210,10 +211,9 @@ class Reshape1(Op):
         rank = pattern.shape.rank
         if rank is not None and rank != 1:
             raise ShapeError(f"the pattern has shape {pattern.shape}; it must be 1-D")
+        read_value(pattern, "the pattern")
         values = integer_values(pattern)
         if values is None:
-            if pattern.trusted:
-                raise NotInferable("the pattern comes from a layer irpool does not infer")
             return [TensorInfo(data.element_type, _unknown_pattern_shape(pattern.shape))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:

@@ -12,6 +12,7 @@ from irpool.ops.registry import register
 class Result(Op):
     """Result-1: passes its input through as a model output."""
 
+    takes_strings = True
     type_name = "Result"
     version = 1
     opsets = range(1, 17)  # opset17 has Parameter but no Result

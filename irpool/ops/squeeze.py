@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from irpool.diagnostics import IRError
 from irpool.element_types import element_type
 from irpool.graph.shape import Dim, Shape
-from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
@@ -69,6 +69,7 @@ def unsqueezed(shape: Shape, axes: Sequence[int]) -> Shape:
 
 
 class _AxesOp(Op):
+    takes_strings = True
     input_names = ("data", "axes")
 
     def axes_values(self, axes: TensorInfo) -> list[int] | None:
@@ -77,11 +78,10 @@ class _AxesOp(Op):
         if axes.shape.rank is not None and axes.shape.rank > 1:
             raise ShapeError(f"axes has shape {axes.shape}; it must be 0-D or 1-D")
         refuse_unbacked(axes, "axes")
+        read_value(axes, "axes")
         values = integer_values(axes)
         if axes.value is not None and element_type(axes.element_type).is_held_float:
             values = [int(v) for v in axes.value.ravel() if math.isfinite(v)]
-        if values is None and axes.trusted:
-            raise NotInferable("axes comes from a layer irpool does not infer")
         return values
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
@@ -109,6 +109,11 @@ class Squeeze1(_AxesOp):
             shape = _unknown_axes_squeeze(data.shape, inputs[1].shape)
             return [TensorInfo(data.element_type, shape)]
         shape = self.output_shape(data.shape, values)
+        if data.unknown and data.shape.dims and values:
+            chosen = normalized(values, len(data.shape))
+            if any(not data.shape[a].is_static for a in chosen):
+                # Squeezed here as "may be 1"; the runtime, knowing the dim, may keep it.
+                raise NotInferable("an axis names a dim irpool does not know")
         if data.shape.dims and values:  # a scalar ignores its axes without notice
             kept = sorted({a for a in normalized(values, len(data.shape))})
             kept = [a for a in kept if not _may_be_one(data.shape[a])]

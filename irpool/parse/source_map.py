@@ -68,6 +68,35 @@ class SourceMap:
             return {}
         return dict(zip(elements, starts, strict=True))
 
+    @cached_property
+    def _ordered_tags(self) -> tuple[list[int], list[etree._Element]]:
+        # The scan found the start tags in document order, so their offsets ascend.
+        return list(self._tag_starts.values()), list(self._tag_starts)
+
+    def element_at(self, offset: int) -> etree._Element | None:
+        """The innermost element whose text (start tag to end tag) holds the offset."""
+        starts, elements = self._ordered_tags
+        index = bisect.bisect_right(starts, offset) - 1
+        element = elements[index] if index >= 0 else None
+        while element is not None:
+            extent = self.extent(element)
+            if extent is not None and extent[0] <= offset < extent[1]:
+                return element
+            element = element.getparent()
+        return None
+
+    def attribute_at(self, element: etree._Element, offset: int) -> tuple[str, int, int] | None:
+        """The attribute of an element's start tag whose name, `=` or quoted value holds the
+        offset: its name and the offsets of the whole `name="value"`."""
+        tag = self._tag(element)
+        if tag is None:
+            return None
+        for match in _ATTRIBUTE.finditer(tag.attrs):
+            start, end = tag.attrs_offset + match.start(), tag.attrs_offset + match.end()
+            if start <= offset < end:
+                return match.group(1), start, end
+        return None
+
     def _tag(self, element: etree._Element) -> StartTag | None:
         start = self._tag_starts.get(element)
         if start is None:
@@ -109,6 +138,15 @@ class SourceMap:
                 group = 2 if match.group(2) is not None else 3
                 return tag.attrs_offset + match.start(group), tag.attrs_offset + match.end(group)
         return None
+
+    def attribute_name(self, element: etree._Element, name: str) -> Span:
+        """The attribute's name (a misspelt one, say); the element when it cannot be found."""
+        tag = self._tag(element)
+        for match in () if tag is None else _ATTRIBUTE.finditer(tag.attrs):
+            if match.group(1) == name:
+                assert tag is not None
+                return self.span(tag.attrs_offset + match.start(1), tag.attrs_offset + match.end(1))
+        return self.element(element)
 
     def attribute(self, element: etree._Element, name: str) -> Span:
         offsets = self.attribute_offsets(element, name)

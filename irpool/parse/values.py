@@ -232,11 +232,6 @@ def read_element_type(text: str) -> Reading[str]:
     canonical = _ELEMENT_ALIASES.get(lowered, lowered)
     if canonical in ELEMENT_TYPES:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
-    if canonical == "string":
-        return _rejected(
-            '"string" is an element type OpenVINO reads, but its CPU plugin compiles no string '
-            "Parameter or Convert, and a string Const is not read from the .bin as written"
-        )
     hint = _precision_hint(text)
     return _rejected(f"{show(text)} is not an element type{hint}")
 
@@ -262,7 +257,7 @@ def read_precision(text: str) -> Reading[str]:
 
 # Every port has a precision: the valid ones are read once, here.
 _PRECISION_READINGS: dict[str, Reading[str]] = {
-    **{name: Reading(_ELEMENT_ALIASES.get(name, name)) for name in (*ELEMENT_TYPES, "string")},
+    **{name: Reading(_ELEMENT_ALIASES.get(name, name)) for name in ELEMENT_TYPES},
     **{alias: Reading(element) for alias, element in _ELEMENT_ALIASES.items()},
     **{name: Reading(element) for name, element in PRECISIONS.items()},
 }

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from irpool.check.coverage import Coverage
 from irpool.diagnostics import Diagnostic
 from irpool.report.fingerprint import digest, locate
 from irpool.rules import RULES, Rule, Severity
@@ -25,6 +26,7 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SRCROOT = "%SRCROOT%"
 FINGERPRINT = "irpool/element/v1"
+COVERAGE = "irpool/coverage"
 
 
 @cache
@@ -156,7 +158,14 @@ def _result(d: Diagnostic, index: int, fingerprint: str) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str], version: str) -> str:
+def render(
+    diagnostics: Sequence[Diagnostic],
+    sources: Mapping[str, str],
+    version: str,
+    coverage: Coverage | None = None,
+) -> str:
+    """`coverage`: what was checked in the files read, as the run's `irpool/coverage`
+    property (layers, checked, and the layers trusted unchecked by type)."""
     fired = [code for code in RULES if any(d.code == code for d in diagnostics)]
     index = {code: i for i, code in enumerate(fired)}
     prints = fingerprints(diagnostics, sources)
@@ -176,6 +185,7 @@ def render(diagnostics: Sequence[Diagnostic], sources: Mapping[str, str], versio
                 "originalUriBaseIds": {SRCROOT: {"uri": _directory_uri(Path.cwd())}},
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(d, index[d.code], prints[d]) for d in diagnostics],
+                **({} if coverage is None else {"properties": {COVERAGE: coverage.to_dict()}}),
             }
         ],
     }

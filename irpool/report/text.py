@@ -10,9 +10,13 @@ repaint the terminal."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from irpool.diagnostics import Diagnostic
 from irpool.rules import RULES, Severity
+
+if TYPE_CHECKING:
+    from irpool.check.coverage import Coverage
 
 TAB_WIDTH = 4
 MAX_EXCERPT = 160  # columns of source shown around the caret
@@ -38,20 +42,33 @@ def one_line(text: str) -> str:
     )
 
 
+def layer_suffix(d: Diagnostic) -> str:
+    """` [layer 1 "pool"]`: the layer a finding concerns, as every line format ends."""
+    if d.layer_id is None:
+        return ""
+    return f' [layer {one_line(d.layer_id)} "{one_line(d.layer_name or "")}"]'
+
+
 def render_line(d: Diagnostic, colour: bool = False) -> str:
-    name = one_line(d.layer_name or "")
-    layer = f' [layer {one_line(d.layer_id)} "{name}"]' if d.layer_id is not None else ""
+    layer = layer_suffix(d)
     position = paint(f"{one_line(d.path)}:{d.line}:{d.column}:", BOLD, colour)
     code = paint(d.code, SEVERITY_STYLES[d.severity], colour)
     return f"{position} {code} {d.severity.value} {one_line(d.message)}{layer}"
 
 
-def summary(diagnostics: Sequence[Diagnostic], files: int, skipped: int = 0) -> str:
-    """The totals; `skipped` counts the .xml files found by walking that are not IR."""
+def summary(
+    diagnostics: Sequence[Diagnostic],
+    files: int,
+    skipped: int = 0,
+    coverage: Coverage | None = None,
+) -> str:
+    """The totals, and what was checked in the files read (`coverage`); `skipped` counts
+    the .xml files found by walking that are not IR."""
     counts = {s: sum(1 for d in diagnostics if d.severity is s) for s in Severity}
     parts = [f"{counts[s]} {s.value}{'s' if counts[s] != 1 else ''}" for s in Severity]
     noun = "file" if files == 1 else "files"
-    line = f"Checked {files} {noun}: " + ", ".join(parts) + "."
+    covered = f" ({coverage.describe()})" if coverage is not None and coverage.layers else ""
+    line = f"Checked {files} {noun}: " + ", ".join(parts) + covered + "."
     if skipped:
         noun = "file" if skipped == 1 else "files"
         line += f" Skipped {skipped} .xml {noun} whose root element is not <net>."
@@ -110,8 +127,11 @@ def excerpt(lines: Sequence[str], d: Diagnostic, gutter: int, colour: bool = Fal
 
 
 def _printable(line: str) -> str:
-    """Control characters would garble a terminal; show them as one replacement each."""
-    return "".join(c if c == "\t" or (c >= " " and c != "\x7f") else "\ufffd" for c in line)
+    """Control characters (C0, DEL, C1) would garble a terminal; show them as one
+    replacement each."""
+    return "".join(
+        c if c == "\t" or (c >= " " and not "\x7f" <= c < "\xa0") else "\ufffd" for c in line
+    )
 
 
 def _window(shown: str, left: int, width: int) -> tuple[str, int, int]:

@@ -93,15 +93,15 @@ def test_bf16_from_f32_depends_on_whether_the_shape_is_static(
     """Measured: the CPU rounds f32 of a static shape with VCVTNEPS2BF16, of a dynamic shape
     with ov::bfloat16's scalar rule."""
     values = np.array([f32_bits], np.uint32).view(np.float32)
-    for dynamic_input, expected in ((False, static), (True, dynamic)):
-        got = convert(values, "bf16", dynamic_input).view(np.uint32)[0] >> 16
-        assert got == expected, f"dynamic input {dynamic_input}: {got:#x}"
+    for dynamic_kernel, expected in ((False, static), (True, dynamic)):
+        got = convert(values, "bf16", dynamic_kernel).view(np.uint32)[0] >> 16
+        assert got == expected, f"dynamic input {dynamic_kernel}: {got:#x}"
 
 
 def test_bf16_from_f16_quiets_nan_on_both_paths() -> None:
     signalling = np.array([0x7C01], np.uint16).view(np.float16)
-    for dynamic_input in (False, True):
-        assert convert(signalling, "bf16", dynamic_input).view(np.uint32)[0] >> 16 == 0x7FC0
+    for dynamic_kernel in (False, True):
+        assert convert(signalling, "bf16", dynamic_kernel).view(np.uint32)[0] >> 16 == 0x7FC0
 
 
 def test_bf16_from_f64_carries_nan_bits_through_the_rounding() -> None:

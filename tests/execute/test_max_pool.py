@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
+from irpool.execute.engine.maxima import BF16_LOWEST
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase
@@ -249,5 +250,5 @@ def test_bf16_empty_windows_give_bf16s_lowest() -> None:
     """Measured: the CPU writes 0xff7f (-3.39e38) for an empty bf16 window; f32's lowest
     would round to -inf."""
     x = np.array([[[1.0, 2.0]]], np.float32)
-    values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, bf16=True)
+    values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, start=float(BF16_LOWEST))
     assert values[0, 0, 1].view(np.uint32) == 0xFF7F0000

@@ -169,8 +169,7 @@ def test_every_max_pool_layout_gives_the_same_values_and_indices(
         max_pool_module._passes(windows), x.shape[2:], max_pool_module._work_type(x.dtype)[0]
     )
     results = {
-        layout.label: max_pool_module.max_pool(x, windows, True, 0, False, layout)
-        for layout in found
+        layout.label: max_pool_module.max_pool(x, windows, True, layout=layout) for layout in found
     }
     (first, (values, indices)), *others = results.items()
     for label, (other_values, other_indices) in others:

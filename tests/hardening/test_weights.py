@@ -44,20 +44,21 @@ def test_empty_bin_without_const_is_fine(tmp_path: Path) -> None:
 
 
 def test_missing_bin_with_const(tmp_path: Path) -> None:
+    """The weights error, and once the info that the output_size's consumer went unchecked."""
     found = diagnose(ir.write(tmp_path, ir.adaptive_model()))
-    assert [code for code, _ in found] == ["IR401"]
+    assert [code for code, _ in found] == ["IR401", "IR218"]
     assert "model.bin does not exist" in found[0][1]
 
 
 def test_empty_bin_with_const(tmp_path: Path) -> None:
     found = diagnose(ir.write(tmp_path, ir.adaptive_model(), b""))
-    assert [code for code, _ in found] == ["IR402"]
+    assert [code for code, _ in found] == ["IR402", "IR218"]
     assert "offset 0 + size 16 = 16 is past the end of model.bin (0 bytes)" in found[0][1]
 
 
 def test_bin_shorter_than_the_const_needs(tmp_path: Path) -> None:
     found = diagnose(ir.write(tmp_path, ir.adaptive_model(), BIN[:12]))
-    assert [code for code, _ in found] == ["IR402"]
+    assert [code for code, _ in found] == ["IR402", "IR218"]
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,7 @@ def test_bin_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
     worker.start()
     worker.join(5)  # a plain open of a FIFO would block here forever
     assert not worker.is_alive()
-    assert [code for code, _ in found] == ["IR401"]
+    assert [code for code, _ in found] == ["IR401", "IR218"]
     assert "model.bin is not a regular file" in found[0][1]
 
 
@@ -161,7 +162,7 @@ EMPTY_CONSTS = {
     "second output, empty bin": ("Result", b"", 0, []),
     "reduce axes, one-byte bin": ("ReduceMean", b"\0", 0, []),
     "reduce axes, at the end of the bin": ("ReduceMean", b"\0" * 8, 8, []),
-    "reduce axes, past the end of the bin": ("ReduceMean", b"\0" * 8, 9, ["IR402"]),
+    "reduce axes, past the end of the bin": ("ReduceMean", b"\0" * 8, 9, ["IR402", "IR218"]),
     "second output, past the end of an empty bin": ("Result", b"", 4, ["IR402"]),
     "second output, no bin": ("Result", None, 0, ["IR401"]),
 }
@@ -192,4 +193,4 @@ def test_const_of_no_elements_openvino_agrees(tmp_path: Path, case: str) -> None
         accepted = False
     else:
         accepted = True
-    assert accepted == (not codes)
+    assert accepted == (not [code for code in codes if code != "IR218"])

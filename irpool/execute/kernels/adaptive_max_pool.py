@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine.integer_maxima import compared_in_f32, from_f32
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.kernels.reduce import reduce_max
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
@@ -35,7 +35,8 @@ def run_adaptive_max_pool(
     output_size = tuple(int(v) for v in np.ravel(size))
     if not outputs[1].used and all(out == 1 for out in output_size) and data.size:
         spatial = tuple(range(2, data.ndim))
-        return [reduce_max(data, spatial, keep_dims=True), None]
+        start = float(BF16_LOWEST) if outputs[0].element_type == "bf16" else None
+        return [reduce_max(data, spatial, keep_dims=True, start=start), None]
     index_dtype = outputs[1].dtype
     assert index_dtype is not None  # index_element_type is i32 or i64
     if data.dtype.kind in "iu" and data.dtype.itemsize >= 4:
@@ -45,6 +46,8 @@ def run_adaptive_max_pool(
         values, indices = adaptive_max_pool(compared_in_f32(data), output_size, index_dtype)
         return [from_f32(values, data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
+    if outputs[0].element_type == "bf16":
+        values = flushed_subnormals(values)
     return [values, indices]
 
 

@@ -14,7 +14,7 @@ Measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
   holds the f32 value with ±inf saturated to ±FLT_MAX.
 - to bf16, two roundings of the f32 value: the vector instruction (nearest even) for f32 and
   f16 sources whose shape is static, OpenVINO's scalar rounding otherwise (f64 and integer
-  sources, saturated to bf16's range first; f32 and f16 sources of a dynamic shape).
+  sources, saturated to bf16's range first; f32 and f16 sources in the dynamic kernel).
 """
 
 from __future__ import annotations
@@ -49,38 +49,43 @@ def run_convert(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
         )
-    return [convert(inputs[0], op.destination, op.dynamic_input)]
+    return [convert(inputs[0], op.destination, op.dynamic_kernel)]
 
 
-def convert(x: NDArray[Any], destination: str, dynamic_input: bool = False) -> NDArray[Any]:
+def convert(x: NDArray[Any], destination: str, dynamic_kernel: bool = False) -> NDArray[Any]:
     """`x` converted to `destination`; its dtype tells the source type (bf16 is held as f32
-    and converts as f32 does). `dynamic_input`: whether the model leaves the Convert's input
-    shape dynamic, which changes how the CPU rounds f32 and f16 to bf16."""
+    and converts as f32 does). `dynamic_kernel`: whether the CPU runs its kernel for dynamic
+    shapes (the model leaves the input shape dynamic, or its rank is 7 or more), which rounds
+    f32 and f16 to bf16 otherwise and saturates floats to i8 and u8 (NaN to 0)."""
     source = source_type(x)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is the measured behaviour
-        return _convert(x, source, destination, dynamic_input)
+        return _convert(x, source, destination, dynamic_kernel)
 
 
-def _convert(x: NDArray[Any], source: str, destination: str, dynamic_input: bool) -> NDArray[Any]:
+def _convert(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bool) -> NDArray[Any]:
     if destination == "boolean":
         return _to_boolean(x, source)
     if element_type(destination).is_held_float:
-        return _to_float(x, source, destination, dynamic_input)
+        return _to_float(x, source, destination, dynamic_kernel)
     dtype = element_type(destination).dtype
     if dtype is None:
         raise ValueError(f"NumPy holds no {destination} elements")  # the kernel checks first
     if source not in FLOATS:
         return x.astype(np.int32).astype(dtype)  # wraps twice; booleans give 0/1
-    return _float_to_int32(x, source, dtype).astype(dtype)  # wraps (or sign-extends)
+    saturates = dtype.itemsize == 1 and (source == "f64" or dynamic_kernel)
+    return _float_to_int32(x, source, dtype, saturates).astype(dtype)  # wraps (or sign-extends)
 
 
-def _float_to_int32(x: NDArray[Any], source: str, dtype: np.dtype[Any]) -> NDArray[np.int32]:
+def _float_to_int32(
+    x: NDArray[Any], source: str, dtype: np.dtype[Any], saturates: bool
+) -> NDArray[np.int32]:
+    """`saturates`: to i8/u8 straight to the destination's range, NaN to 0."""
     values = x.astype(np.float64)
+    if saturates:
+        info = np.iinfo(dtype)
+        values = np.nan_to_num(values, nan=0.0)
+        return np.clip(np.trunc(values), info.min, info.max).astype(np.int32)
     if source == "f64":
-        if dtype.itemsize == 1:  # straight to the destination's range, NaN to 0
-            info = np.iinfo(dtype)
-            values = np.nan_to_num(values, nan=0.0)
-            return np.clip(np.trunc(values), info.min, info.max).astype(np.int32)
         values = np.where(np.isnan(values), INT32_MIN, values)
         return np.clip(np.trunc(values), INT32_MIN, -INT32_MIN - 1).astype(np.int32)
     if source == "f16" and dtype.itemsize >= 2:
@@ -90,7 +95,7 @@ def _float_to_int32(x: NDArray[Any], source: str, dtype: np.dtype[Any]) -> NDArr
     return np.where(fits, truncated, INT32_MIN).astype(np.int32)
 
 
-def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_input: bool) -> NDArray[Any]:
+def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bool) -> NDArray[Any]:
     values: NDArray[np.float32]
     if source == "f64":
         values = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32)  # NaN stays NaN
@@ -105,7 +110,7 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_input: boo
     if source not in ("f32", "f16"):  # f64 and integers saturate to bf16's range first
         largest = np.float32(element_type("bf16").largest)
         return round_to_bf16_scalar(np.clip(values, -largest, largest))
-    if dynamic_input:
+    if dynamic_kernel:
         return round_to_bf16_scalar(_quieted(values) if source == "f16" else values)
     return _round_to_bf16_vector(values)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from math import prod
 from typing import Any
@@ -30,14 +30,12 @@ from numpy.typing import NDArray
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import BUFFER, CHUNK_BYTES, FLAT_NS
-from irpool.execute.engine.integer_maxima import compared_in_f32, from_f32
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.engine.phases import CAST_OK, lay_out_phase
 from irpool.execute.engine.scratch import Scratch, Slot
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
-
-BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +66,22 @@ def run_max_pool(
     x = inputs[0]
     indices = len(outputs) > 1 and outputs[1].used
     axis = op.attrs["axis"] % x.ndim if indices else 0
-    bf16 = outputs[0].element_type == "bf16"
     windows = op.windows(x.shape)
+    if indices and op.unpadded_axes:
+        windows = tuple(
+            replace(w, pad_begin=0) if number in op.unpadded_axes else w
+            for number, w in enumerate(windows)
+        )
+    bf16 = outputs[0].element_type == "bf16"  # held as f32; runs values only (IR214)
+    lowest = _bf16_lowest(windows) if bf16 else None
     layout = prepared(
         op,
-        (x.shape, x.dtype, indices, axis, bf16),
-        lambda: _tuned_layout(x, windows, indices, axis, bf16),
+        (x.shape, x.dtype, indices, axis, lowest),
+        lambda: _tuned_layout(x, windows, indices, axis, lowest),
     )
-    values, found = max_pool(x, windows, indices, axis, bf16, layout)
+    values, found = max_pool(x, windows, indices, axis, lowest, layout)
+    if bf16:
+        values = flushed_subnormals(values)
     if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
         values = _through_f32(values)
     if len(outputs) == 1:
@@ -85,11 +91,23 @@ def run_max_pool(
 
 def _runs_in_f32(shape: tuple[int, ...], windows: Sequence[Window]) -> bool:
     """Whether the CPU's kernel for integer values without indices computes in f32: with more
-    than one channel, or when some window holds no real element (measured; one channel
-    without such a window runs an exact integer kernel)."""
-    if len(shape) > 1 and shape[1] > 1:
+    than one channel, or on the windows of `_general_kernel` (measured; one channel otherwise
+    runs an exact integer kernel)."""
+    return (len(shape) > 1 and shape[1] > 1) or _general_kernel(windows)
+
+
+def _general_kernel(windows: Sequence[Window]) -> bool:
+    """Whether the CPU's values-only kernel is its general one whatever the channels: with a
+    dilation, or when some window holds no real element (measured)."""
+    if any(w.dilation > 1 for w in windows):
         return True
     return any(not w.real_taps(o) for w in windows for o in w.borders)
+
+
+def _bf16_lowest(windows: Sequence[Window]) -> float:
+    """Where a bf16 window starts (measured): the general kernel starts at bf16's lowest
+    value, the other at -inf, so there an all -inf or all-NaN window gives -inf."""
+    return float(BF16_LOWEST) if _general_kernel(windows) else -np.inf
 
 
 def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
@@ -107,17 +125,17 @@ def max_pool(
     windows: Sequence[Window],
     indices: bool,
     axis: int = 0,
-    bf16: bool = False,
+    start: float | None = None,
     layout: Layout | None = None,
 ) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
     """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
     the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
-    `axis` (already non-negative) is not 0. `bf16`: `x` holds bf16 values as f32, and an
-    empty window gives bf16's lowest value (measured; f32's would round to -inf). `layout`:
-    which passes lay out stride phases (`layouts`); by default the measured rule's."""
+    `axis` (already non-negative) is not 0. `start`: where each window starts instead of
+    the compare type's lowest value (bf16 held as f32: `_bf16_lowest`). `layout`: which
+    passes lay out stride phases (`layouts`); by default the measured rule's."""
     work, lowest = _work_type(x.dtype)
-    if bf16:
-        lowest = BF16_LOWEST
+    if start is not None:
+        lowest = work.type(start)
     out_spatial = tuple(w.out for w in windows)
     values = np.empty((*x.shape[:2], *out_spatial), x.dtype)
     found = np.zeros(values.shape, np.int64) if indices else None
@@ -334,7 +352,7 @@ def layouts(
 
 
 def _tuned_layout(
-    x: NDArray[Any], windows: Sequence[Window], indices: bool, axis: int, bf16: bool
+    x: NDArray[Any], windows: Sequence[Window], indices: bool, axis: int, start: float | None
 ) -> Layout:
     """The fastest layout on this machine for this shape, timed on `x` (`tuning`)."""
     found = layouts(tuple(windows), x.shape[2:], x.dtype)
@@ -345,7 +363,7 @@ def _tuned_layout(
     return tuning.pick(
         key,
         [(layout, estimate) for layout in found],
-        lambda layout: max_pool(x, windows, indices, axis, bf16, layout),
+        lambda layout: max_pool(x, windows, indices, axis, start, layout),
     )
 
 

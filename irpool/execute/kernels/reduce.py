@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.engine.direct import Direct
+from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, from_f32
 from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.registry import OutputSpec, kernel_for
@@ -37,17 +38,38 @@ def run_reduce(
     op: Reduce, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data, axes = inputs
-    kernel = reduce_mean if op.reduction == "mean" else reduce_max
+    normalized: tuple[int, ...]
     if data.ndim == 0 and np.size(axes):  # a scalar reduces as its single element
-        return [kernel(data.reshape(1), (0,), False).reshape(())]
-    return [kernel(data, op.normalized_axes(axes, data.ndim), op.keep_dims)]
+        data, normalized, keep_dims = data.reshape(1), (0,), False
+    else:
+        normalized, keep_dims = op.normalized_axes(axes, data.ndim), op.keep_dims
+    in_f32 = data.dtype.kind != "f" and integers_in_f32(data.ndim, normalized)
+    if op.reduction == "mean":
+        result = reduce_mean(data, normalized, keep_dims, in_f32)
+    else:
+        bf16 = outputs[0].element_type == "bf16"
+        start = float(BF16_LOWEST) if bf16 else None
+        result = reduce_max(data, normalized, keep_dims, in_f32, start)
+    return [result.reshape(()) if np.ndim(inputs[0]) == 0 else result]
 
 
-def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
-    """Mean over `axes` (normalized, unique); no axes is the identity."""
+def integers_in_f32(rank: int, axes: tuple[int, ...]) -> bool:
+    """Whether the CPU reduces integers in f32 and converts the result back rounding to
+    nearest and saturating (measured, docs/semantics.md §9.4): at rank 6 or more, over axes
+    that are not consecutive numbers (dims of 1 between them count)."""
+    return rank >= 6 and bool(axes) and max(axes) - min(axes) + 1 != len(axes)
+
+
+def reduce_mean(
+    x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool, in_f32: bool = False
+) -> NDArray[Any]:
+    """Mean over `axes` (normalized, unique); no axes is the identity. `in_f32`: integers as
+    `integers_in_f32` says."""
     if not axes:
         return x.copy()
     rows, count = _rows(x, axes)
+    if in_f32:
+        return _shaped(_integer_mean_in_f32(rows, count), x.shape, axes, keep_dims)
     if x.dtype.kind != "f":
         sums = np.add.reduce(rows, axis=1, dtype=np.int64)
         if x.dtype == np.uint8:  # measured: the CPU's running u8 sum saturates at 255
@@ -64,15 +86,25 @@ def reduce_mean(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDAr
     return _shaped(means, x.shape, axes, keep_dims)
 
 
-def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
+def reduce_max(
+    x: NDArray[Any],
+    axes: tuple[int, ...],
+    keep_dims: bool,
+    in_f32: bool = False,
+    start: float | None = None,
+) -> NDArray[Any]:
     """Maximum over `axes` (normalized, unique). With no axes, each element is scanned
-    alone (measured: the CPU still turns -inf into the start value)."""
+    alone (measured: the CPU still turns -inf into the start value). `in_f32`: integers as
+    `integers_in_f32` says; `start`: floats start there instead (bf16 held as f32: bf16's
+    lowest value, measured)."""
     if not axes:
-        return reduce_max(x[..., np.newaxis], (x.ndim,), False)
+        return reduce_max(x[..., np.newaxis], (x.ndim,), False, in_f32, start)
     rows, _ = _rows(x, axes)
     if x.dtype.kind != "f":
-        return _shaped(_integer_max(rows), x.shape, axes, keep_dims)
+        return _shaped(_integer_max(rows, in_f32), x.shape, axes, keep_dims)
     lowest = x.dtype.type(FLOAT_LOWEST) if x.dtype != np.float16 else x.dtype.type(-np.inf)
+    if start is not None:
+        lowest = x.dtype.type(start)
     with np.errstate(over="ignore"):  # f16 cannot hold the f32 lowest value: -inf, as on CPU
         maxima = np.max(rows, axis=1, initial=lowest)
     hit = np.flatnonzero(np.isnan(maxima))  # NaN propagates through np.max: rows holding one
@@ -83,22 +115,36 @@ def reduce_max(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArr
     return _shaped(maxima, x.shape, axes, keep_dims)
 
 
-def _integer_max(rows: NDArray[Any]) -> NDArray[Any]:
+def _integer_max(rows: NDArray[Any], in_f32: bool = False) -> NDArray[Any]:
     """Each row's maximum as the CPU computes it (measured, docs/semantics.md §12): 8-bit
     integers exactly from the type's lowest value; wider ones wrapped to int32, compared in
     f32 (rounded to nearest) from INT32_MIN, and converted back, where the f32 value 2**31
-    becomes INT32_MIN (2147483647 -> -2147483648), then wrapped to the type (an empty row of
-    i16 gives 0, of u32 2**31)."""
+    becomes INT32_MIN (2147483647 -> -2147483648), or with `in_f32` 2147483520 (saturated),
+    then wrapped to the type (an empty row of i16 gives 0, of u32 2**31)."""
     if rows.dtype.itemsize == 1:  # boolean (AdaptiveMaxPool's data may be) as u8
         lowest = np.iinfo(rows.dtype).min if rows.dtype.kind in "iu" else False
         exact: NDArray[Any] = np.max(rows, axis=1, initial=lowest)
         return exact
     wrapped = rows.astype(np.int32, copy=False)
     maxima = np.max(wrapped, axis=1, initial=np.iinfo(np.int32).min)
+    if in_f32:
+        return from_f32(compared_in_f32(maxima), rows.dtype)
     # Rounding to nearest is monotonic: the rounded maximum is the maximum of the rounded.
     rounded = maxima.astype(np.float32).astype(np.float64)
     as_int32 = np.where(rounded < 2.0**31, rounded, INT32_MIN).astype(np.int32)
     return as_int32.astype(rows.dtype)
+
+
+def _integer_mean_in_f32(rows: NDArray[Any], count: int) -> NDArray[Any]:
+    """Integer means as the CPU's f32 path gives them (`integers_in_f32`): the sum and the
+    quotient in f32, rounded half to even (1.5 -> 2, -1.5 -> -2, 2.5 -> 2), and a 32-bit
+    quotient of 2**31 saturated to 2147483520; wider types wrapped to int32 first."""
+    values = rows.astype(np.int32, copy=False) if rows.dtype.itemsize >= 4 else rows
+    sums = np.add.reduce(values, axis=1, dtype=np.float64).astype(np.float32)
+    means: NDArray[np.float32] = np.rint(sums / np.float32(max(count, 1)))
+    if rows.dtype.itemsize < 4:  # a mean of the type's values lies in its range
+        return means.astype(rows.dtype)
+    return from_f32(means, rows.dtype)
 
 
 def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:

@@ -1,0 +1,392 @@
+"""Unknown is not dynamic (#24): what irpool cannot know never contradicts a declaration.
+
+A Const whose bytes are unavailable (no `.bin`, a truncated one, a Git LFS pointer), and the
+output of a layer irpool does not check (its value, its -1 dims, its rank when the port has no
+<dim>), are unknown to irpool but may be known to OpenVINO. Every registered op is checked on
+such inputs: no finding beyond the weights error, IR202 and the IR218 info, and no edit.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import irpool
+from irpool.cli import cli
+from irpool.ops import registry
+
+LFS_POINTER = (
+    b"version https://git-lfs.github.com/spec/v1\n"
+    b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+    b"size 1234\n"
+)
+# What an unknown may add to a model that is otherwise clean.
+ALLOWED = {"IR202", "IR218", "IR401", "IR402"}
+
+
+@dataclass(frozen=True)
+class Input:
+    shape: tuple[int, ...]
+    values: tuple[int, ...] | None = None  # an i64 Const's values; None: a Parameter's
+
+
+@dataclass(frozen=True)
+class Case:
+    type: str
+    opset: int
+    data: str
+    inputs: tuple[Input, ...]
+    outputs: tuple[tuple[tuple[int, ...], str], ...]  # (shape, precision)
+
+
+POOL = 'kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" auto_pad="explicit" '
+POOL += 'rounding_type="floor"'
+IMAGE = Input((1, 2, 4, 4))
+POOLED = (((1, 2, 2, 2), "FP32"),)
+INDEXED = (((1, 2, 2, 2), "FP32"), ((1, 2, 2, 2), "I64"))
+
+# One valid layer per registered op, with the dims OpenVINO infers declared on every port.
+CASES = {
+    "Parameter-1": Case("Parameter", 1, "", (), ()),
+    "Const-1": Case("Const", 1, "", (), ()),
+    "Result-1": Case("Result", 1, "", (IMAGE,), ()),
+    "AvgPool-1": Case("AvgPool", 1, f'{POOL} exclude-pad="true"', (IMAGE,), POOLED),
+    "AvgPool-14": Case("AvgPool", 14, f'{POOL} exclude-pad="true"', (IMAGE,), POOLED),
+    "AvgPool-16": Case(
+        "AvgPool", 16, f'{POOL} exclude-pad="true" dilations="1,1"', (IMAGE,), POOLED
+    ),
+    "MaxPool-1": Case("MaxPool", 1, POOL, (IMAGE,), POOLED),
+    "MaxPool-8": Case(
+        "MaxPool",
+        8,
+        f'{POOL} dilations="1,1" index_element_type="i64" axis="0"',
+        (IMAGE,),
+        INDEXED,
+    ),
+    "MaxPool-14": Case(
+        "MaxPool",
+        14,
+        f'{POOL} dilations="1,1" index_element_type="i64" axis="0"',
+        (IMAGE,),
+        INDEXED,
+    ),
+    "AdaptiveAvgPool-8": Case("AdaptiveAvgPool", 8, "", (IMAGE, Input((2,), (2, 2))), POOLED),
+    "AdaptiveMaxPool-8": Case(
+        "AdaptiveMaxPool",
+        8,
+        'index_element_type="i32"',
+        (IMAGE, Input((2,), (2, 2))),
+        (((1, 2, 2, 2), "FP32"), ((1, 2, 2, 2), "I32")),
+    ),
+    "Convert-1": Case("Convert", 1, 'destination_type="f16"', (IMAGE,), (((1, 2, 4, 4), "FP16"),)),
+    "Reshape-1": Case(
+        "Reshape", 1, 'special_zero="false"', (IMAGE, Input((2,), (1, -1))), (((1, 32), "FP32"),)
+    ),
+    "Squeeze-1": Case(
+        "Squeeze", 1, "", (Input((1, 2, 1, 4)), Input((1,), (2,))), (((1, 2, 4), "FP32"),)
+    ),
+    "Unsqueeze-1": Case(
+        "Unsqueeze", 1, "", (Input((1, 2, 4)), Input((1,), (0,))), (((1, 1, 2, 4), "FP32"),)
+    ),
+    "ReduceMean-1": Case(
+        "ReduceMean", 1, 'keep_dims="true"', (IMAGE, Input((2,), (2, 3))), (((1, 2, 1, 1), "FP32"),)
+    ),
+    "ReduceMax-1": Case(
+        "ReduceMax", 1, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
+    ),
+}
+
+# How a producer hides what it knows: "" is the truth; "dynamic" and "no dims" pass each
+# input through an op irpool does not check (Relu, Abs) that declares -1 for every dim, or no
+# <dim> at all (a scalar or a dynamic rank, as the serializer writes both).
+HIDINGS = ("", "dynamic", "no dims")
+
+
+def _port(port_id: int, shape: Sequence[int] | None, precision: str) -> str:
+    dims = "".join(f"<dim>{d}</dim>" for d in shape or ())
+    return f'<port id="{port_id}" precision="{precision}">{dims}</port>'
+
+
+def _layer(layer_id: int, kind: str, version: str, data: str, ins: str, outs: str) -> str:
+    body = f"<data {data} />" if data else ""
+    body += f"<input>{ins}</input>" if ins else ""
+    body += f"<output>{outs}</output>" if outs else ""
+    return (
+        f'<layer id="{layer_id}" name="l{layer_id}" type="{kind}" version="{version}">'
+        f"{body}</layer>\n"
+    )
+
+
+def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
+    """The case's layer fed by Parameters and i64 Consts (through unchecked layers when
+    `hiding`), its outputs read by Results; the `.xml` text and the `.bin`."""
+    layers, edges, weights = [], [], b""
+    inputs = case.inputs
+    if case.type == "Parameter":
+        inputs = ()
+        layers.append(_layer(0, "Parameter", "opset1", 'shape="1,2" element_type="f32"', "",
+                             _port(0, (1, 2), "FP32")))  # fmt: skip
+        edges.append((0, 0, 1, 0))
+        layers.append(_layer(1, "Result", "opset1", "", _port(0, (1, 2), "FP32"), ""))
+    elif case.type == "Const":
+        data = 'element_type="i64" shape="2" offset="0" size="16"'
+        layers.append(_layer(0, "Const", "opset1", data, "", _port(0, (2,), "I64")))
+        layers.append(_layer(1, "Result", "opset1", "", _port(0, (2,), "I64"), ""))
+        edges.append((0, 0, 1, 0))
+        weights = struct.pack("<2q", 3, 4)
+    next_id = 10
+    ports: list[str] = []
+    for index, given in enumerate(inputs):
+        precision = "FP32" if given.values is None else "I64"
+        if given.values is None:
+            data = f'shape="{",".join(map(str, given.shape))}" element_type="f32"'
+            layers.append(_layer(next_id, "Parameter", "opset1", data, "",
+                                 _port(0, given.shape, precision)))  # fmt: skip
+        else:
+            data = (
+                f'element_type="i64" shape="{len(given.values)}" offset="{len(weights)}" '
+                f'size="{8 * len(given.values)}"'
+            )
+            weights += struct.pack(f"<{len(given.values)}q", *given.values)
+            layers.append(_layer(next_id, "Const", "opset1", data, "",
+                                 _port(0, given.shape, precision)))  # fmt: skip
+        source = next_id
+        next_id += 1
+        if hiding:
+            hidden = None if hiding == "no dims" else [-1] * len(given.shape)
+            kind = "Relu" if given.values is None else "Abs"
+            layers.append(_layer(next_id, kind, "opset1", "", _port(0, given.shape, precision),
+                                 _port(1, hidden, precision)))  # fmt: skip
+            edges.append((source, 0, next_id, 0))
+            source, next_id = next_id, next_id + 1
+            shape: Sequence[int] | None = hidden
+        else:
+            shape = given.shape
+        edges.append((source, 1 if hiding else 0, 1, index))
+        ports.append(_port(index, shape if hiding else given.shape, precision))
+    if inputs:
+        outs = "".join(
+            _port(len(inputs) + i, shape, precision)
+            for i, (shape, precision) in enumerate(case.outputs)
+        )
+        version = f"opset{case.opset}"
+        layers.append(_layer(1, case.type, version, case.data, "".join(ports), outs))
+        for i, (shape, precision) in enumerate(case.outputs):
+            layers.append(_layer(next_id, "Result", "opset1", "", _port(0, shape, precision), ""))
+            edges.append((1, len(inputs) + i, next_id, 0))
+            next_id += 1
+    text = '<?xml version="1.0"?>\n<net name="case" version="11">\n<layers>\n'
+    text += "".join(layers) + "</layers>\n<edges>\n"
+    text += "".join(
+        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
+        for a, b, c, d in edges
+    )
+    return text + "</edges>\n</net>\n", weights
+
+
+def test_the_table_holds_every_registered_op() -> None:
+    registry.lookup("Parameter", "opset1")  # loads every op module
+    registered = {cls.label() for family in registry._BY_TYPE.values() for cls in family}
+    assert registered == set(CASES)
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_each_case_is_clean_with_its_weights(tmp_path: Path, label: str) -> None:
+    text, weights = model(CASES[label])
+    path = _write(tmp_path, text, weights)
+    assert [(d.code, d.message) for d in irpool.load(path).validate()] == []
+
+
+@pytest.mark.parametrize("hiding", HIDINGS)
+@pytest.mark.parametrize("weights", ["missing", "truncated", "lfs"])
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_unknown_inputs_give_no_finding_and_no_edit(
+    tmp_path: Path, label: str, weights: str, hiding: str
+) -> None:
+    text, data = model(CASES[label], hiding)
+    path = _write(tmp_path, text, _weights(weights, data))
+    found = irpool.load(path).validate()
+    assert {d.code for d in found} <= ALLOWED, [(d.code, d.message) for d in found]
+    assert [d for d in found if d.edit is not None] == []
+
+
+def _write(directory: Path, text: str, weights: bytes | None) -> Path:
+    path = directory / "model.xml"
+    path.write_text(text)
+    if weights is not None:
+        path.with_suffix(".bin").write_bytes(weights)
+    return path
+
+
+# Issue #24's reproduction: an IR v10 mobilenet tail whose final Reshape reads its target shape
+# from a Const (through a Convert, as a decompression or type cast would) without a .bin.
+MOBILENET_TAIL = """<?xml version="1.0"?>
+<net name="mobilenet_v2" version="10">
+<layers>
+<layer id="0" name="pool" type="Parameter" version="opset1">
+<data shape="1,1001,1,1" element_type="f32" />
+<output><port id="0" precision="FP32"><dim>1</dim><dim>1001</dim><dim>1</dim><dim>1</dim></port>
+</output></layer>
+<layer id="1" name="shape" type="Const" version="opset1">
+<data element_type="i32" shape="2" offset="0" size="8" />
+<output><port id="0" precision="I32"><dim>2</dim></port></output></layer>
+<layer id="2" name="shape/cast" type="Convert" version="opset1">
+<data destination_type="i64" />
+<input><port id="0" precision="I32"><dim>2</dim></port></input>
+<output><port id="1" precision="I64"><dim>2</dim></port></output></layer>
+<layer id="3" name="flatten" type="Reshape" version="opset1">
+<data special_zero="false" />
+<input><port id="0" precision="FP32"><dim>1</dim><dim>1001</dim><dim>1</dim><dim>1</dim></port>
+<port id="1" precision="I64"><dim>2</dim></port></input>
+<output><port id="2" precision="FP32"><dim>1</dim><dim>1001</dim></port></output></layer>
+<layer id="4" name="prob" type="SoftMax" version="opset1">
+<data axis="1" />
+<input><port id="0" precision="FP32"><dim>1</dim><dim>1001</dim></port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>1001</dim></port></output></layer>
+<layer id="5" name="prob/sink_port_0" type="Result" version="opset1">
+<input><port id="0" precision="FP32"><dim>1</dim><dim>1001</dim></port></input></layer>
+</layers>
+<edges>
+<edge from-layer="0" from-port="0" to-layer="3" to-port="0" />
+<edge from-layer="1" from-port="0" to-layer="2" to-port="0" />
+<edge from-layer="2" from-port="1" to-layer="3" to-port="1" />
+<edge from-layer="3" from-port="2" to-layer="4" to-port="0" />
+<edge from-layer="4" from-port="1" to-layer="5" to-port="0" />
+</edges>
+</net>
+"""
+
+
+TAIL_WEIGHTS = struct.pack("<2i", 1, 1001)
+
+
+def _weights(kind: str, data: bytes) -> bytes | None:
+    """The `.bin` as `kind` leaves it: missing, cut in half, or a Git LFS pointer."""
+    return {"missing": None, "truncated": data[: len(data) // 2], "lfs": LFS_POINTER}[kind]
+
+
+@pytest.mark.parametrize("weights", ["missing", "truncated", "lfs"])
+def test_the_issue_s_mobilenet_tail_keeps_its_dims(tmp_path: Path, weights: str) -> None:
+    path = _write(tmp_path, MOBILENET_TAIL, _weights(weights, TAIL_WEIGHTS))
+    found = irpool.load(path).validate()
+    error = "IR402" if weights == "truncated" else "IR401"
+    assert sorted(d.code for d in found) == sorted([error, "IR202", "IR218"])
+    if weights == "lfs":
+        assert "this looks like a Git LFS pointer; run `git lfs pull`" in found[0].message
+    before = path.read_bytes()
+    for flag in ("--fix", "--diff"):
+        result = CliRunner().invoke(cli, ["validate", flag, "--isolated", str(path)])
+        assert "Would fix 0 problems" in result.output or flag == "--fix", result.output
+        assert "<dim>" not in result.output and "IR301" not in result.output, result.output
+    assert path.read_bytes() == before
+
+
+def test_with_its_weights_the_tail_is_checked(tmp_path: Path) -> None:
+    """The control: with the .bin the tail is clean but for the unchecked SoftMax, and a
+    wrong pattern is found, so the checks are not simply off."""
+    path = _write(tmp_path, MOBILENET_TAIL, TAIL_WEIGHTS)
+    assert [d.code for d in irpool.load(path).validate()] == ["IR202"]
+    path.with_suffix(".bin").write_bytes(struct.pack("<2i", 1, 1000))
+    assert "IR303" in {d.code for d in irpool.load(path).validate()}
+
+
+@pytest.mark.oracle
+def test_openvino_infers_the_tail_s_declared_dims(tmp_path: Path) -> None:
+    """The dims irpool keeps when the .bin is missing are the ones OpenVINO infers with it."""
+    ov = pytest.importorskip("openvino")
+    path = _write(tmp_path, MOBILENET_TAIL, TAIL_WEIGHTS)
+    model = ov.Core().read_model(path)
+    assert str(model.output(0).get_partial_shape()) == "[1,1001]"
+
+
+def _chain(source: str, source_port: str, unsqueezed: str, outer: str) -> str:
+    """`source` -> Unsqueeze(axes 0) declaring `unsqueezed` -> Unsqueeze(axes 0) declaring
+    `outer` -> Result; the axes are scalar i64 Consts at offset 0."""
+    axes = (
+        '<layer id="{id}" name="axes{id}" type="Const" version="opset1">'
+        '<data element_type="i64" shape="" offset="0" size="8" />'
+        '<output><port id="0" precision="I64" /></output></layer>\n'
+    )
+    unsqueeze = (
+        '<layer id="{id}" name="unsqueeze{id}" type="Unsqueeze" version="opset1"><input>'
+        '<port id="0" precision="FP32">{inner}</port><port id="1" precision="I64" /></input>'
+        '<output><port id="2" precision="FP32">{dims}</port></output></layer>\n'
+    )
+    layers = (
+        source
+        + axes.format(id=2)
+        + unsqueeze.format(id=3, inner=source_port, dims=unsqueezed)
+        + axes.format(id=4)
+        + unsqueeze.format(id=5, inner=unsqueezed, dims=outer)
+        + '<layer id="6" name="out" type="Result" version="opset1"><input>'
+        f'<port id="0" precision="FP32">{outer}</port></input></layer>\n'
+    )
+    edges = [(1, 1, 3, 0), (2, 0, 3, 1), (3, 2, 5, 0), (4, 0, 5, 1), (5, 2, 6, 0)]
+    return (
+        '<?xml version="1.0"?>\n<net name="chain" version="11">\n<layers>\n'
+        '<layer id="0" name="x" type="Parameter" version="opset1">'
+        '<data shape="" element_type="f32" /><output><port id="0" precision="FP32" /></output>'
+        "</layer>\n"
+        + layers
+        + "</layers>\n<edges>\n"
+        + '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />\n'
+        + "".join(
+            f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
+            for a, b, c, d in edges
+        )
+        + "</edges>\n</net>\n"
+    )
+
+
+SCALAR_SOURCES = {
+    # A Convert irpool infers: the scalar is known, so the Unsqueeze infers rank 1.
+    "inferred": '<layer id="1" name="scalar" type="Convert" version="opset1">'
+    '<data destination_type="f32" /><input><port id="0" precision="FP32" /></input>'
+    '<output><port id="1" precision="FP32" /></output></layer>\n',
+    # A Relu irpool does not check, written without <dim>: its rank is unknown, and the
+    # Unsqueeze's declared rank stands.
+    "trusted": '<layer id="1" name="scalar" type="Relu" version="opset1">'
+    '<input><port id="0" precision="FP32" /></input>'
+    '<output><port id="1" precision="FP32" /></output></layer>\n',
+}
+ONE, TWO, THREE = "<dim>1</dim>", "<dim>1</dim>" * 2, "<dim>1</dim>" * 3
+
+
+@pytest.mark.parametrize(
+    ("source", "unsqueezed", "outer", "codes"),
+    [
+        ("inferred", ONE, TWO, []),
+        # The scalar's Unsqueeze is [1], not a scalar (said on both ports that claim it).
+        ("inferred", "", TWO, ["IR302", "IR302"]),
+        ("inferred", ONE, THREE, ["IR302", "IR302"]),
+        ("trusted", ONE, TWO, ["IR202"]),
+        ("trusted", TWO, THREE, ["IR202"]),  # a dynamic rank could give [1,1]: it stands
+        ("trusted", ONE, THREE, ["IR202", "IR302", "IR302"]),  # [1] carried on: [1,1]
+    ],
+)
+def test_a_port_without_dim_is_a_scalar_or_an_unknown_rank(
+    tmp_path: Path, source: str, unsqueezed: str, outer: str, codes: list[str]
+) -> None:
+    text = _chain(SCALAR_SOURCES[source], "", unsqueezed, outer)
+    path = _write(tmp_path, text, struct.pack("<q", 0))
+    found = irpool.load(path).validate()
+    assert sorted(d.code for d in found if d.code != "IR218") == codes, [
+        (d.code, d.message) for d in found
+    ]
+    assert [d for d in found if d.edit is not None] == []
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("weights", ["missing", "truncated", "lfs"])
+def test_openvino_refuses_what_irpool_calls_a_weights_error(tmp_path: Path, weights: str) -> None:
+    """IR401/IR402 are errors because read_model fails on each broken .bin (the pointer's
+    text is read as the pattern, which the Reshape refuses)."""
+    ov = pytest.importorskip("openvino")
+    path = _write(tmp_path, MOBILENET_TAIL, _weights(weights, TAIL_WEIGHTS))
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(path)

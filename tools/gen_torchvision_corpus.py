@@ -1,0 +1,371 @@
+"""Generate the torchvision classifier corpus (issue #20) with torchvision and OpenVINO.
+
+Twelve torchvision CNN classifiers, random weights from a seed fixed per model, converted as a
+user converts them (``openvino.convert_model(model, example_input=x)``, then ``ov.save_model``
+with its default fp16 compression and with ``compress_to_fp16=False``); resnet18 and
+shufflenet_v2_x0_5 also with a static and a dynamic-batch input. For every file the CPU
+plugin's outputs (``{"INFERENCE_PRECISION_HINT": "f32"}``) on two inputs are recorded: ``randn``
+(standard normal) and ``nonfinite`` (the same with +inf, -inf and NaN at a few places).
+
+Two corpora, each a folder of cases ``<model>-<input>-<fp16|fp32>/`` (model.xml, model.bin,
+inputs-<sample>.npz keyed by Parameter name, outputs-<sample>.npz keyed by output as
+``model.run`` keys them) plus index.json:
+
+* full size (the real models, about 2 GB; never committed), default ``build/torchvision-full``;
+  from its files the inventory (tests/models/torchvision/inventory.json and the table in
+  docs/corpus.md) is computed;
+* reduced (committed, tests/models/torchvision): the same architectures, same depth and graph,
+  with every channel count divided by a factor or the constructor's width setting lowered, on
+  smaller inputs. Generation fails unless the reduced files hold every op type, version,
+  attribute combination and port element type of the full-size ones.
+
+torchvision needs its matching torch, so this tool runs in its own venv (docs/corpus.md):
+
+    python3 -m venv .venv-corpus
+    .venv-corpus/bin/pip install torch torchvision openvino
+    .venv-corpus/bin/python tools/gen_torchvision_corpus.py            # both corpora
+    .venv-corpus/bin/python tools/gen_torchvision_corpus.py --reduced-only
+
+Run by any other Python, it re-runs itself with ``$IRPOOL_CORPUS_VENV/bin/python`` (default
+``.venv-corpus``) when that exists. tools/check_torchvision_corpus.py checks irpool against
+either corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from torchvision_inventory import different_counts, inventory, missing, replace_table
+
+REPO = Path(__file__).resolve().parent.parent
+REDUCED_OUT = REPO / "tests" / "models" / "torchvision"
+FULL_OUT = REPO / "build" / "torchvision-full"
+INVENTORY = REDUCED_OUT / "inventory.json"
+DOCS = REPO / "docs" / "corpus.md"
+VENV = Path(os.environ.get("IRPOOL_CORPUS_VENV", REPO / ".venv-corpus"))
+COMPILE_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+PRECISIONS = {"fp16": True, "fp32": False}  # case suffix -> save_model's compress_to_fp16
+REDUCED_CLASSES = 10
+SAMPLES = ("randn", "nonfinite")
+HOW_TO_INSTALL = f"""\
+tools/gen_torchvision_corpus.py needs torch, torchvision (the release matching that torch) and
+openvino, in a venv of their own (torchvision is not in irpool's extras):
+
+    python3 -m venv {VENV}
+    {VENV}/bin/pip install torch torchvision openvino
+
+then run it again: it runs itself with {VENV}/bin/python
+(IRPOOL_CORPUS_VENV names another venv). See docs/corpus.md."""
+
+try:
+    import openvino as ov
+    import torch
+    import torchvision
+    from gen_conformance import write_npz
+    from ov_builders import output_keys
+    from torch import nn
+    from torchvision.models import efficientnet, regnet
+except ImportError as error:
+    python = VENV / "bin" / "python"
+    # sys.prefix, not the executable: a venv's python is a symlink to the base interpreter.
+    if python.exists() and Path(sys.prefix).resolve() != VENV.resolve():
+        os.execv(python, [str(python), __file__, *sys.argv[1:]])
+    raise SystemExit(f"{error}\n\n{HOW_TO_INSTALL}") from error
+
+
+@contextmanager
+def channels_divided_by(factor: int) -> Iterator[None]:
+    """Build torchvision models with every channel count (Conv2d, BatchNorm2d and Linear sizes,
+    the classifier's included) divided by `factor`, the image's 3 channels kept.
+
+    The constructor's own arithmetic runs on the real counts, so the module tree, and hence the
+    converted graph, is the real model's; depthwise convolutions stay depthwise. A count that
+    does not divide is an error, never rounded.
+    """
+
+    def divided(count: int) -> int:
+        if count == 3:  # the RGB input of the stem
+            return count
+        if count % factor:
+            raise ValueError(f"{count} channels do not divide by {factor}")
+        return count // factor
+
+    def conv(arguments: dict[str, Any]) -> None:
+        groups, channels = arguments["groups"], arguments["in_channels"]
+        if groups not in (1, channels):
+            raise ValueError(f"grouped convolution ({groups} groups) is not divided")
+        arguments["in_channels"] = divided(channels)
+        arguments["out_channels"] = divided(arguments["out_channels"])
+        arguments["groups"] = 1 if groups == 1 else arguments["in_channels"]
+
+    def features(*names: str) -> Callable[[dict[str, Any]], None]:
+        def resize(arguments: dict[str, Any]) -> None:
+            for name in names:
+                arguments[name] = divided(arguments[name])
+
+        return resize
+
+    changes = {
+        nn.Conv2d: conv,
+        nn.BatchNorm2d: features("num_features"),
+        nn.Linear: features("in_features", "out_features"),
+    }
+    originals = {cls: cls.__init__ for cls in changes}
+
+    def patched(cls: type[nn.Module], change: Callable[[dict[str, Any]], None]) -> Any:
+        original, signature = originals[cls], inspect.signature(originals[cls])
+
+        def init(self: nn.Module, *args: Any, **kwargs: Any) -> None:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            del arguments["self"]
+            change(arguments)
+            original(self, **arguments)
+
+        return init
+
+    try:
+        for cls, change in changes.items():
+            cls.__init__ = patched(cls, change)  # type: ignore[method-assign]
+        yield
+    finally:
+        for cls, original in originals.items():
+            cls.__init__ = original  # type: ignore[method-assign]
+
+
+def divided(builder: str, factor: int, **kwargs: Any) -> Callable[[], nn.Module]:
+    def build() -> nn.Module:
+        with channels_divided_by(factor):
+            model: nn.Module = getattr(torchvision.models, builder)(
+                weights=None, num_classes=REDUCED_CLASSES * factor, **kwargs
+            )
+        return model
+
+    return build
+
+
+# Narrower stage widths, multiples of 8 (torchvision rounds to those), each stage's input and
+# output widths apart as in the real model (so no residual appears or vanishes); an exact
+# division fails on both models (efficientnet's squeeze widths 4, 6, 10; regnet's group width).
+EFFICIENTNET_B0_WIDTHS = {32: 16, 16: 8, 24: 16, 40: 8, 80: 16, 112: 24, 192: 16, 320: 24}
+REGNET_Y_400MF_WIDTHS = [16, 24, 32, 40]  # for [48, 104, 208, 440]; group width 8 kept
+
+
+def efficientnet_b0_narrow() -> nn.Module:
+    """efficientnet_b0's stage table (expansion, kernel, stride, depth) with narrower widths."""
+    setting, last_channel = efficientnet._efficientnet_conf(
+        "efficientnet_b0", width_mult=1.0, depth_mult=1.0
+    )
+    for stage in setting:
+        stage.input_channels = EFFICIENTNET_B0_WIDTHS[stage.input_channels]
+        stage.out_channels = EFFICIENTNET_B0_WIDTHS[stage.out_channels]
+    return efficientnet.EfficientNet(
+        setting, dropout=0.2, num_classes=REDUCED_CLASSES, last_channel=last_channel
+    )
+
+
+def regnet_y_400mf_narrow() -> nn.Module:
+    """regnet_y_400mf's block parameters (depths, group width 8, SE ratio 0.25) with narrower
+    widths and a stem of 8 for 32."""
+    real = regnet.BlockParams.from_init_params(  # as torchvision's regnet_y_400mf
+        depth=16, w_0=48, w_a=27.89, w_m=2.09, group_width=8, se_ratio=0.25
+    )
+    params = regnet.BlockParams(
+        real.depths, REGNET_Y_400MF_WIDTHS, real.group_widths, real.bottleneck_multipliers,
+        real.strides, real.se_ratio,
+    )  # fmt: skip
+    norm = partial(nn.BatchNorm2d, eps=1e-05, momentum=0.1)  # as regnet_y_400mf builds it
+    return regnet.RegNet(params, num_classes=REDUCED_CLASSES, stem_width=8, norm_layer=norm)
+
+
+@dataclass(frozen=True)
+class Classifier:
+    name: str  # the torchvision.models builder
+    size: int  # the real model's input height and width
+    reduced: Callable[[], nn.Module]
+    reduced_size: int  # small, but every stage keeps a spatial extent the real model has
+    reduction: str  # how the reduced model differs, for index.json
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[str, ...] = ("default",)
+
+
+NO_AUX = {"aux_logits": False, "init_weights": True}
+# fmt: off
+CLASSIFIERS = (
+    Classifier("resnet18", 224, divided("resnet18", 16), 64, "channels / 16",
+               inputs=("default", "static", "dynamic_batch")),
+    Classifier("resnet50", 224, divided("resnet50", 16), 64, "channels / 16"),
+    Classifier("mobilenet_v2", 224, divided("mobilenet_v2", 8), 64, "channels / 8"),
+    Classifier("mobilenet_v3_small", 224, divided("mobilenet_v3_small", 8), 64, "channels / 8"),
+    # 64x64 keeps a ceil_mode pool whose last window starts in the padding, as at 224.
+    Classifier("squeezenet1_0", 224, divided("squeezenet1_0", 16), 64, "channels / 16"),
+    Classifier("densenet121", 224, divided("densenet121", 8), 64, "channels / 8"),
+    Classifier("googlenet", 224, divided("googlenet", 8, **NO_AUX), 64, "channels / 8",
+               kwargs=NO_AUX),
+    Classifier("inception_v3", 299, divided("inception_v3", 16, **NO_AUX), 75,
+               "channels / 16, input 75 (its smallest)", kwargs=NO_AUX),
+    # 224: AdaptiveAvgPool2d((7, 7)) sees 7x7, as in the real model.
+    Classifier("vgg11", 224, divided("vgg11", 32), 224, "channels / 32"),
+    Classifier("efficientnet_b0", 224, efficientnet_b0_narrow, 64,
+               "stage widths [16, 8, 16, 8, 16, 24, 16, 24]"),
+    Classifier("shufflenet_v2_x0_5", 224, divided("shufflenet_v2_x0_5", 8), 64, "channels / 8",
+               inputs=("default", "static", "dynamic_batch")),
+    Classifier("regnet_y_400mf", 224, regnet_y_400mf_narrow, 64,
+               "widths [16, 24, 32, 40], stem 8"),
+)
+# fmt: on
+
+
+def seed(name: str) -> int:
+    return zlib.crc32(name.encode())
+
+
+def samples(name: str, batch: int, size: int) -> dict[str, np.ndarray]:
+    """The two inputs of a case: randn, and randn with +inf, -inf and NaN at two places each."""
+    rng = np.random.default_rng(seed(name))
+    randn = rng.standard_normal((batch, 3, size, size)).astype(np.float32)
+    nonfinite = randn.copy()
+    flat = nonfinite.reshape(-1)
+    places = rng.choice(flat.size, 6, replace=False)
+    flat[places] = [np.inf, np.inf, -np.inf, -np.inf, np.nan, np.nan]
+    return {"randn": randn, "nonfinite": nonfinite}
+
+
+def input_spec(kind: str, size: int) -> dict[str, Any]:
+    """convert_model's `input` argument for an input variant (default: none, as a user writes)."""
+    shapes = {"static": [1, 3, size, size], "dynamic_batch": [-1, 3, size, size]}
+    return {"input": ov.PartialShape(shapes[kind])} if kind in shapes else {}
+
+
+def write_case(
+    core: ov.Core, converted: ov.Model, compress: bool, inputs: dict[str, np.ndarray], out: Path
+) -> dict[str, Any]:
+    """Save, read back, run on CPU (f32); write the case folder; return what index.json says."""
+    out.mkdir(parents=True, exist_ok=True)
+    xml = out / "model.xml"
+    ov.save_model(converted, xml, compress_to_fp16=compress)
+    model = core.read_model(xml)
+    (parameter,) = [p.get_friendly_name() for p in model.get_parameters()]
+    request = core.compile_model(model, "CPU", COMPILE_CONFIG).create_infer_request()
+    keys = output_keys(model)
+    recorded: dict[str, Any] = {}
+    for sample, array in inputs.items():
+        request.infer([array])
+        outputs = {key: request.get_output_tensor(i).data.copy() for i, key in enumerate(keys)}
+        write_npz(out / f"inputs-{sample}.npz", {parameter: array})
+        write_npz(out / f"outputs-{sample}.npz", outputs)
+        recorded[sample] = {
+            "input_shape": list(array.shape),
+            "outputs": {k: list(a.shape) for k, a in outputs.items()},
+            "top1": {k: a.argmax(axis=-1).tolist() for k, a in outputs.items()},
+            "finite_outputs": {k: int(np.isfinite(a).sum()) for k, a in outputs.items()},
+        }
+    return {
+        "compress_to_fp16": compress,
+        "declared_input": str(model.get_parameters()[0].get_output_partial_shape(0)),
+        "layers": len(model.get_ordered_ops()),
+        "samples": recorded,
+    }
+
+
+def generate(full: bool, out: Path) -> dict[str, Path]:
+    """Write every case of one corpus into `out`; return {case: model.xml}."""
+    core = ov.Core()
+    cases: list[dict[str, Any]] = []
+    for classifier in CLASSIFIERS:
+        torch.manual_seed(seed(classifier.name))
+        if full:
+            build = getattr(torchvision.models, classifier.name)
+            module = build(weights=None, **classifier.kwargs).eval()
+        else:
+            module = classifier.reduced().eval()
+        size = classifier.size if full else classifier.reduced_size
+        for kind in classifier.inputs:
+            batch = 2 if kind == "dynamic_batch" else 1
+            inputs = samples(f"{classifier.name}-{kind}", batch, size)
+            with torch.no_grad():
+                converted = ov.convert_model(
+                    module, example_input=torch.from_numpy(inputs["randn"]),
+                    **input_spec(kind, size),
+                )  # fmt: skip
+            # fp32 first: compression must not reach a file saved after it.
+            for precision in ("fp32", "fp16"):
+                name = f"{classifier.name}-{kind}-{precision}"
+                print(f"  {name}", flush=True)
+                entry = write_case(core, converted, PRECISIONS[precision], inputs, out / name)
+                cases.append({
+                    "name": name, "model": classifier.name, "input": kind,
+                    "precision": precision, "input_size": size,
+                    "reduction": None if full else classifier.reduction,
+                    "torchvision_kwargs": classifier.kwargs, **entry,
+                })  # fmt: skip
+    index = {
+        "generator": "tools/gen_torchvision_corpus.py",
+        "full_size": full,
+        "openvino": ov.get_version(),
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "config": COMPILE_CONFIG,
+        "samples": list(SAMPLES),
+        "cases": sorted(cases, key=lambda case: case["name"]),
+    }
+    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    return {case["name"]: out / case["name"] / "model.xml" for case in cases}
+
+
+def describe() -> dict[str, Any]:
+    return {
+        "generator": "tools/gen_torchvision_corpus.py",
+        "openvino": ov.get_version(),
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "layer_count_cases": [f"{c.name}-default-fp16" for c in CLASSIFIERS],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REDUCED_OUT, help="the reduced corpus")
+    parser.add_argument("--full-out", type=Path, default=FULL_OUT, help="the full-size corpus")
+    parser.add_argument(
+        "--reduced-only", action="store_true",
+        help="skip the full-size models; check coverage against the committed inventory",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OPENVINO_TELEMETRY_DISABLED", "1")
+    # The reduced models first: OpenVINO numbers unnamed nodes per process, so a full run
+    # writes the same reduced files (names included) as a --reduced-only one.
+    print(f"reduced models -> {args.out}")
+    reduced_inventory = inventory(generate(False, args.out), describe())
+    if args.reduced_only:
+        full_inventory = json.loads(INVENTORY.read_text())
+    else:
+        print(f"full-size models -> {args.full_out}")
+        full_inventory = inventory(generate(True, args.full_out), describe())
+        INVENTORY.parent.mkdir(parents=True, exist_ok=True)
+        INVENTORY.write_text(json.dumps(full_inventory, indent=1) + "\n")
+    DOCS.write_text(replace_table(DOCS.read_text(), full_inventory))
+    gaps = missing(full_inventory, reduced_inventory) + different_counts(
+        full_inventory, reduced_inventory
+    )
+    if gaps:
+        raise SystemExit("the reduced models differ from the full-size ones:\n" + "\n".join(gaps))
+    print("the reduced models hold the full-size ones' layers, attributes and element types")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
