@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.execute.kernels import runnable_types
+from irpool.execute.registry import runnable_types
 
 CORPUS = Path(__file__).resolve().parent / "shape_corpus"
 INDEX: dict[str, Any] = json.loads((CORPUS / "index.json").read_text())
