@@ -8,7 +8,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -217,6 +219,24 @@ def test_the_fastest_candidate_wins_and_is_kept(own_cache: Path) -> None:
     calls.clear()
     assert tuning.pick("case", SLOW_FIRST, sleeper(calls)).label == "faster"
     assert calls == []
+
+
+def test_threads_timing_one_configuration_at_once_take_one_choice() -> None:
+    """Four threads time at once, and half of them find the other candidate faster: the
+    first to finish decides for all, so one configuration runs one strategy."""
+    roles: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def run(candidate: Fake) -> None:
+        with lock:
+            role = roles.setdefault(threading.get_ident(), len(roles) % 2)
+        slow = candidate.label == ("model's pick", "faster")[role]
+        time.sleep(0.004 if slow else 0.0)
+
+    with ThreadPoolExecutor(4) as pool:
+        picked = list(pool.map(lambda _: tuning.pick("case", SLOW_FIRST, run).label, range(4)))
+    assert len(roles) > 1  # both roles timed
+    assert len(set(picked)) == 1 and tuning._choices()["case"] == picked[0]
 
 
 def test_off_the_cost_model_decides_and_the_cache_is_untouched(

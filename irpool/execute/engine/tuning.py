@@ -102,8 +102,8 @@ def pick(
     chosen = min(range(len(shortlist)), key=times.__getitem__) if times else 0
     if times and times[chosen] > (1 - MARGIN) * times[0]:
         chosen = 0
-    _remember(key, shortlist[chosen].label)
-    return shortlist[chosen]
+    label = _remember(key, shortlist[chosen].label)
+    return next(c for c in shortlist if c.label == label)
 
 
 def _fastest(run: Callable[[T], object], candidates: Sequence[T]) -> list[float]:
@@ -135,11 +135,15 @@ def _choices() -> dict[str, str]:
         return _loaded
 
 
-def _remember(key: str, label: str) -> None:
-    """Keep the choice for this process and, merged with what others wrote, on disk."""
+def _remember(key: str, label: str) -> str:
+    """Keep the choice for this process and, merged with what others wrote, on disk; the
+    choice kept: another thread's, when it timed the same configuration first (so runs of
+    one configuration in a process all take one strategy, the same bits)."""
     path = cache_file()
     with _lock:
         assert _loaded is not None
+        if key in _loaded:
+            return _loaded[key]
         _loaded[key] = label
         merged = _read(path)
         merged.pop(key, None)
@@ -149,7 +153,7 @@ def _remember(key: str, label: str) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=path.name, dir=path.parent)
         except OSError:
-            return  # unwritable: this process still keeps its choices in memory
+            return label  # unwritable: this process still keeps its choices in memory
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 json.dump(merged, file)
@@ -157,6 +161,7 @@ def _remember(key: str, label: str) -> None:
         except OSError:
             with contextlib.suppress(OSError):  # a full disk, say: leave no partial file
                 os.unlink(temporary)
+    return label
 
 
 def _read(path: Path) -> dict[str, str]:
