@@ -189,6 +189,13 @@ def test_max_pool_layouts_include_phases_and_views() -> None:
     }  # fmt: skip
 
 
+def test_no_large_kronecker_matrix_is_built_as_a_candidate() -> None:
+    """1024x1024 to 3x3: one product per axis only (the combined matrix would hold 9.4
+    million entries)."""
+    found, _ = adaptive_module.candidates((1024, 1024), (3, 3), np.dtype(np.float32), 1)
+    assert [s.label for s, _ in found] == ["matmul axes"]
+
+
 @dataclass(frozen=True)
 class Fake:
     """A candidate that takes `seconds` to run."""

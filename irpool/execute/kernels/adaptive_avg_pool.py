@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.engine import tuning
+from irpool.execute.engine.costs import KRON_LIMIT
 from irpool.execute.engine.direct import Direct
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
@@ -21,6 +22,9 @@ from irpool.execute.engine.whole import Whole
 from irpool.execute.engine.window_arrays import adaptive_matrix, adaptive_taps
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
+
+# The largest Kronecker matrix (entries) timed against one product per axis: 2 MB in f32.
+KRON_CANDIDATE = 8 * KRON_LIMIT
 
 
 @kernel_for(AdaptiveAvgPool8)
@@ -71,10 +75,14 @@ def candidates(
     if all(out == 1 for out in output_size):
         volume = prod(spatial)
         return [(Whole(volume, None if sums else max(volume, 1), work), 0.0)], direct
-    # Matmul's own choice first: one Kronecker product or one per axis.
+    # Matmul's own choice first: one Kronecker product or one per axis. The other way is a
+    # candidate too, but a Kronecker matrix only up to KRON_CANDIDATE entries: 1024x1024 to
+    # 3x3 would make one of 9.4 million (75 MB in f64 while it is built).
     chosen = Matmul(matrices, work)
-    other = Matmul(matrices, work, kron=chosen.kron is None)
-    return [(m, m.estimate(planes)) for m in (chosen, other)], direct
+    found = [chosen]
+    if chosen.kron is not None or prod(spatial) * prod(output_size) <= KRON_CANDIDATE:
+        found.append(Matmul(matrices, work, kron=chosen.kron is None))
+    return [(m, m.estimate(planes)) for m in found], direct
 
 
 def weights(
