@@ -1,12 +1,18 @@
 """Pooling workloads: irpool's `model.run` vs OpenVINO's CPU plugin and other single-thread peers.
 
-Run `python benchmarks/run.py`. Every engine uses one thread (BLAS included); inputs are
-already in memory; times are medians; a separate column runs irpool on two threads. irpool
-is called as users call it, `irpool.load(IR).run({...})` on an IR file written for each
-workload; the `compute` column calls the op's kernel alone, to show the per-call overhead.
-irpool and OpenVINO are measured in three alternating rounds, so load that comes and goes
-hits both alike. Optional peers (openvino, torch, onnxruntime) are skipped when missing.
-Prints the table of docs/performance.md and writes benchmarks/results/latest.json.
+Run `python benchmarks/run.py` in the environment users have: nothing is pinned (irpool
+holds NumPy's BLAS threads itself, and picks its strategies by timing them on this
+machine, kept in the user's cache directory). OpenVINO, torch and onnxruntime run on one
+thread, as irpool does by default; inputs are already in memory; times are medians; a
+separate column runs irpool on two threads. irpool is called as users call it,
+`irpool.load(IR).run({...})` on an IR file written for each workload; `first` is the first
+run (the one that times strategies unless the cache already holds the choice); the `compute`
+column calls the op's kernel alone, to show the per-call overhead. irpool and OpenVINO are
+measured in three alternating rounds, so load that comes and goes hits both alike.
+`--busy` keeps one other CPU-bound process running throughout, as on a shared CI runner.
+Optional peers (openvino, torch, onnxruntime) are skipped when missing. Prints the table of
+docs/performance.md and writes benchmarks/results/latest.json (latest-busy.json with --busy),
+with the CPU model, the load average and BLAS's threads.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,11 +36,14 @@ from typing import Any
 import numpy as np
 
 import irpool
+from irpool.execute.engine import tuning
+from irpool.execute.engine.blas import blas_libraries
 from irpool.execute.engine.scratch import release_scratch
 from irpool.execute.registry import OutputSpec, kernel_of
 
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-RESULTS = Path(__file__).parent / "results" / "latest.json"
+RESULTS = Path(__file__).parent / "results"
+# One CPU-bound process for --busy: a Python loop that never sleeps.
+BUSY_LOOP = "while True: pass"
 Bench = Callable[[], object]
 
 
@@ -140,11 +150,15 @@ def on_two_threads(bench: Bench) -> Bench:
     """`bench` with irpool on both cores (IRPOOL_THREADS=2: threads over N×C blocks)."""
 
     def run() -> object:
+        before = os.environ.get("IRPOOL_THREADS")
         os.environ["IRPOOL_THREADS"] = "2"  # read by each run
         try:
             return bench()
         finally:
-            os.environ["IRPOOL_THREADS"] = "1"
+            if before is None:
+                del os.environ["IRPOOL_THREADS"]
+            else:
+                os.environ["IRPOOL_THREADS"] = before
 
     return run
 
@@ -439,7 +453,7 @@ def peak_memory(bench: Bench) -> int:
 
 def versions() -> dict[str, str]:
     found = {"python": platform.python_version(), "numpy": np.__version__}
-    for name in ("openvino", "torch", "onnxruntime"):
+    for name in ("irpool", "openvino", "torch", "onnxruntime", "threadpoolctl"):
         try:
             found[name] = importlib.import_module(name).__version__
         except ImportError:
@@ -448,40 +462,61 @@ def versions() -> dict[str, str]:
 
 
 def machine() -> str:
-    model = platform.processor() or platform.machine()
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+    model = tuning.cpu_model()
     return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
+def conditions(busy: bool) -> dict[str, Any]:
+    """What the machine was doing: the load average, BLAS's threads, irpool's settings."""
+    blas = [
+        {key: lib.info()[key] for key in ("internal_api", "num_threads", "architecture")}
+        for lib in blas_libraries()
+    ]
+    return {
+        "load_average": list(os.getloadavg()),
+        "busy": busy,
+        "blas": blas,
+        "IRPOOL_THREADS": os.environ.get("IRPOOL_THREADS", "unset"),
+        "IRPOOL_TUNE": os.environ.get("IRPOOL_TUNE", "unset"),
+        "choices_file": str(tuning.cache_file()),
+    }
+
+
 def main() -> None:
-    if any(os.environ.get(name) != "1" for name in THREAD_VARIABLES):
-        # BLAS reads its thread count when NumPy is imported: restart with one thread.
-        os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
-        os.execv(sys.executable, [sys.executable, *sys.argv])
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--budget", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--only", nargs="*", help="workload names to run")
+    parser.add_argument(
+        "--busy", action="store_true", help="keep one other CPU-bound process running"
+    )
     args = parser.parse_args()
+    busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) if args.busy else None
+    try:
+        measure(args.budget, args.only, busy is not None)
+    finally:
+        if busy is not None:
+            busy.kill()
+            busy.wait()
+
+
+def measure(budget: float, only: list[str] | None, busy: bool) -> None:
     rng = np.random.default_rng(0)
     rows: list[dict[str, Any]] = []
     peers = {"torch": torch_bench, "onnxruntime": onnxruntime_bench}
-    print(f"{machine()}\n{versions()}\n")
+    print(f"{machine()}\n{versions()}\n{conditions(busy)}\n")
     names = ("irpool", "compute", "openvino", "torch", "ort", "floor", "irpool2T")
     header = f"{'':5} " + " ".join(f"{n:>9}" for n in names)
     print(f"{header} {'ratio':>6} {'target':>6} {'2T':>5}  (microseconds, medians)")
     folder = tempfile.TemporaryDirectory(prefix="irpool-bench-")
     for w in WORKLOADS:
-        if args.only and w.name not in args.only:
+        if only and w.name not in only:
             continue
         x = rng.random(w.shape, dtype=np.float32)
         model = load_checked(w, Path(folder.name))
         ours, kernel = irpool_bench(model, x), compute_bench(model, x)
+        start = time.perf_counter()
         out = next(iter(ours().values()))
+        first = time.perf_counter() - start
         np.testing.assert_array_equal(out, kernel()[0])
         # irpool and OpenVINO take turns (the ratio); the others are measured one by one.
         paired = {"irpool": ours, "irpool_2t": on_two_threads(ours)}
@@ -491,13 +526,14 @@ def main() -> None:
             expected = next(iter(reference().values()))
             exact = w.family == "max"  # a maximum is exact; sums differ in order only
             np.testing.assert_allclose(out, expected, 0 if exact else 1e-5, 0 if exact else 1e-6)
-        times = alternating_medians(paired, 3 * args.budget, rounds=3)
+        times = alternating_medians(paired, 3 * budget, rounds=3)
         times.setdefault("openvino", float("nan"))
-        times["compute"] = median_seconds(kernel, args.budget)
-        times["floor"] = median_seconds(floor_bench(w, x, out.size), args.budget)
+        times["compute"] = median_seconds(kernel, budget)
+        times["floor"] = median_seconds(floor_bench(w, x, out.size), budget)
         for name, make in peers.items():
             bench = make(w, x)
-            times[name] = median_seconds(bench, args.budget) if bench else float("nan")
+            times[name] = median_seconds(bench, budget) if bench else float("nan")
+        times["first"] = first
         ratio = times["irpool"] / times["openvino"]
         ratio_2t = times["irpool_2t"] / times["openvino"]
         row: dict[str, Any] = {
@@ -514,7 +550,7 @@ def main() -> None:
         verdict = "ok" if ratio <= w.target else "MISS"
         print(
             f"{w.name:5} {cells} {ratio:6.2f} {w.target:6.1f} {ratio_2t:5.2f}  {verdict:4}  "
-            f"{w.describe}"
+            f"{w.describe}; first run {first * 1e3:.1f} ms"
         )
     folder.cleanup()
     geomean = geometric_mean([r["ratio"] for r in rows])
@@ -530,12 +566,14 @@ def main() -> None:
             )
     print("\nThe table of docs/performance.md:\n")
     print(performance_table(rows, geomean))
-    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.mkdir(exist_ok=True)
     report = {
-        "machine": machine(), "versions": versions(), "geomean": geomean,
-        "geomean_2_threads": geomean_2t, "rows": rows,
+        "machine": machine(), "versions": versions(), "conditions": conditions(busy),
+        "geomean": geomean, "geomean_2_threads": geomean_2t, "rows": rows,
     }  # fmt: skip
-    RESULTS.write_text(json.dumps(report, indent=2))
+    (RESULTS / ("latest-busy.json" if busy else "latest.json")).write_text(
+        json.dumps(report, indent=2)
+    )
 
 
 if __name__ == "__main__":

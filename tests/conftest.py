@@ -11,11 +11,24 @@ nor the user's home is touched."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """irpool measures its strategy choices and keeps them in the user's cache directory
+    (irpool/execute/engine/tuning.py): tests, and the commands they start, take the cost
+    model's choices (IRPOOL_TUNE=0: the same on every machine and every run, whatever the
+    load) and a cache directory of their own; tests/execute/test_tuning.py measures."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        patch.setenv("IRPOOL_TUNE", "0")
+        yield
 
 
 @pytest.fixture

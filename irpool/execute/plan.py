@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from irpool.check.layer_checker import CheckedLayers
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
+from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
@@ -83,7 +84,9 @@ class ExecutionPlan:
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:
-    threads_from_environment()  # a bad IRPOOL_THREADS fails the first run, not a large one
+    # A bad IRPOOL_THREADS or IRPOOL_TUNE fails the first run, not only a large one.
+    threads_from_environment()
+    tuning.enabled()
     checked = model.checked
     types = {
         (layer_id, index): info.type

@@ -35,17 +35,6 @@ class ForcedSliding(Sliding):
         return super().prefers_grid(grid_cost, scale_cost) if self.grid is None else self.grid
 
 
-class ForcedMatmul(Matmul):
-    """Matmul with its axes combined into one Kronecker matrix, or not, whatever the size."""
-
-    def __init__(self, matrices: Sequence[NDArray[np.float64]], work: np.dtype[Any], combine: bool):
-        self.combine = combine
-        super().__init__(matrices, work)
-
-    def combines(self, entries: int) -> bool:
-        return self.combine
-
-
 def avg_pool_strategies(
     windows: Sequence[Window], count_padding: bool, dtype: np.dtype[Any]
 ) -> dict[str, Strategy]:
@@ -55,7 +44,7 @@ def avg_pool_strategies(
     found: dict[str, Strategy] = {
         "sliding": Sliding(spatial, windows, count_padding, work, sums, 1),
         "matmul": Matmul(matrices, work),
-        "matmul-axes": ForcedMatmul(matrices, work, combine=False),
+        "matmul-axes": Matmul(matrices, work, kron=False),
     }
     # Each way a sliding pass can read its phases, wherever it applies, and both ways to
     # divide exclude-pad borders.
@@ -86,8 +75,8 @@ def adaptive_strategies(
     work, sums = compute_dtype(dtype), exact(dtype)
     matrices, _ = adaptive_module.weights(spatial, output_size, sums)
     found: dict[str, Strategy] = {
-        "matmul-kron": ForcedMatmul(matrices, work, combine=True),
-        "matmul-axes": ForcedMatmul(matrices, work, combine=False),
+        "matmul-kron": Matmul(matrices, work, kron=True),
+        "matmul-axes": Matmul(matrices, work, kron=False),
     }
     if all(out == 1 for out in output_size):
         volume = prod(spatial)

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from irpool.execute.engine import blas
 from irpool.execute.engine.costs import PARALLEL_MIN_BYTES
 from irpool.execute.engine.scratch import Scratch, thread_scratch
 from irpool.execute.errors import ExecutionError
@@ -39,15 +40,30 @@ def threads_from_environment() -> int:
     return int(text)
 
 
-def for_each_block(planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork) -> None:
+def for_each_block(
+    planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork, blas_macs: int = 0
+) -> None:
     """Call `work` on blocks of at most `chunk_bytes` of planes (at least one plane each),
     dealt to the run's threads when the input is large enough to pay for them; floating
-    overflow and invalid operations are the computation's own business, not warnings."""
+    overflow and invalid operations are the computation's own business, not warnings.
+    `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any; BLAS
+    then runs on 1 thread when irpool's threads share the blocks, else on the run's."""
     threads = 1
     if planes * plane_bytes >= PARALLEL_MIN_BYTES:
         threads = threads_from_environment()
     # Each thread holds its own blocks: share the block budget so memory stays the same.
     block = max(1, min(-(-planes // threads), chunk_bytes // (plane_bytes * threads)))
+    if block * blas_macs < blas.THREADED_MACS:
+        _run(planes, block, threads, work)
+        return
+    blas.hold(threads if block >= planes else 1)
+    try:
+        _run(planes, block, threads, work)
+    finally:
+        blas.release()
+
+
+def _run(planes: int, block: int, threads: int, work: BlockWork) -> None:
     if block >= planes:  # one block, the whole input (most calls): the short way
         with np.errstate(over="ignore", invalid="ignore"):
             work(0, planes, thread_scratch())

@@ -33,7 +33,8 @@ Block = tuple[int, int, int, int]  # outputs [o0, o1) read inputs [i0, i1)
 
 
 class Matmul:
-    """`matrices[a]` is axis a's [size, out] weight matrix (means, or 0/1 in exact mode)."""
+    """`matrices[a]` is axis a's [size, out] weight matrix (means, or 0/1 in exact mode);
+    `kron` combines the axes into one matrix (True) or not (False), whatever the size."""
 
     chunk_bytes = CHUNK_BYTES
 
@@ -41,6 +42,7 @@ class Matmul:
         self,
         matrices: Sequence[NDArray[np.float64]],
         dtype: np.dtype[Any],
+        kron: bool | None = None,
     ) -> None:
         sizes = [m.shape[0] for m in matrices]
         outs = [m.shape[1] for m in matrices]
@@ -48,21 +50,25 @@ class Matmul:
         self.kron: NDArray[Any] | None = None
         self.steps: list[tuple[NDArray[Any], list[Block]]] = []
         self.calls = 1
-        if self.combines(prod(sizes) * prod(outs)):
+        # One product beats one per axis up to KRON_LIMIT entries.
+        if prod(sizes) * prod(outs) <= KRON_LIMIT if kron is None else kron:
             combined: NDArray[Any] = np.ones((1, 1))
             for matrix in matrices:
                 combined = np.kron(combined, matrix)
             self.kron = combined.astype(dtype)
-            self.plane_ns = prod(sizes) * prod(outs) * MAC_NS
+            self.blas_macs = prod(sizes) * prod(outs)
+            self.plane_ns = self.blas_macs * MAC_NS
             return
         # Last axis first: the products then read contiguous rows.
         planes = max(1, self.chunk_bytes // self.plane_bytes)
         self.plane_ns = 0.0
+        self.blas_macs = 0
         shape = list(sizes)
         for index in reversed(range(len(matrices))):
             matrix = matrices[index]
             inner = prod(shape[index + 1 :])
             blocks, cost = _blocks(matrix, prod(shape[:index]) * inner * planes)
+            self.blas_macs += prod(shape[:index]) * inner * _entries(blocks)
             self.plane_ns += cost / planes
             if inner > 1:  # one product per leading index
                 self.plane_ns += len(blocks) * prod(shape[:index]) * MATMUL_BATCH_NS
@@ -70,9 +76,9 @@ class Matmul:
             self.steps.append((matrix.astype(dtype), blocks))
             shape[index] = outs[index]
 
-    def combines(self, entries: int) -> bool:
-        """Whether the axes become one Kronecker matrix of `entries` entries."""
-        return entries <= KRON_LIMIT
+    @property
+    def label(self) -> str:
+        return "matmul kron" if self.kron is not None else "matmul axes"
 
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
@@ -132,3 +138,8 @@ def _blocks(matrix: NDArray[np.float64], rows: int) -> tuple[list[Block], float]
         if cost < best_cost:
             best, best_cost = blocks, cost
     return best, best_cost
+
+
+def _entries(blocks: list[Block]) -> int:
+    """Matrix entries the block products multiply each row by."""
+    return sum((i1 - i0) * (o1 - o0) for o0, o1, i0, i1 in blocks)

@@ -28,6 +28,7 @@ counts), or multiplied by the reciprocal divisor grid when that is cheaper.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -165,6 +166,7 @@ class Sliding:
     """Window sums by shifted phase additions, one pass per axis, kinds picked by cost."""
 
     chunk_bytes = CHUNK_BYTES
+    blas_macs = 0  # NumPy additions only
 
     def __init__(
         self,
@@ -187,9 +189,12 @@ class Sliding:
         cold = planes * self.plane_bytes > COLD_BYTES
         orders = itertools.permutations(range(len(windows)))
         plans = [self._schedule(order, spatial, cast, block, cold) for order in orders]
-        self.plane_ns, self.calls, self.passes = min(
+        self.plane_ns, self.calls, self.passes, _ = min(
             plans, key=lambda p: p[0] * block + p[1] * UFUNC_CALL_NS
         )
+        self.block = block
+        # Every order's options per pass, for `variants`.
+        self.schedules = [options for _, _, _, options in plans]
         # Means: scale by 1/prod(kernel) and correct the exclude-pad borders one slice at a
         # time, or multiply by the reciprocal divisors in one pass, whichever is cheaper.
         out_size = prod(w.out for w in windows)
@@ -204,8 +209,56 @@ class Sliding:
             self.reciprocals = (1.0 / divisor_grid(self.windows, count_padding)).astype(work)
             self.corrections = []
             scale_ns, scale_calls = grid_ns, 1
+        self.scaling = scale_ns, scale_calls
         self.plane_ns += scale_ns
         self.calls += scale_calls
+
+    @property
+    def label(self) -> str:
+        """The plan by name: each pass's axis and kind, in order."""
+        return "sliding " + " ".join(f"{p.axis}:{p.kind}" for p in self.passes)
+
+    def variants(self, count: int) -> list[Sliding]:
+        """This plan, then its neighbours by estimate, `count` in all at most: each plan
+        that changes the kind of one pass, each that runs every pass with one kind, and the
+        cheapest in each other order of the axes. Another machine may rank them otherwise
+        than the cost model (`tuning`): on an Intel Xeon, view+view ran about 15% under the
+        copy+cast picked for W1, which the model ranks 20th of 30."""
+        block = self.block
+
+        def cost(option: PassCost) -> float:
+            return option[1] * block + option[2] * UFUNC_CALL_NS
+
+        mine = [p.axis for p in self.passes]
+        plans: list[tuple[PassCost, ...]] = []
+        for options in self.schedules:
+            if [choices[0][0].axis for choices in options] != mine:
+                plans.append(tuple(min(choices, key=cost) for choices in options))
+                continue
+            chosen = tuple(
+                next(c for c in choices if c[0] == p)
+                for choices, p in zip(options, self.passes, strict=True)
+            )
+            for index, choices in enumerate(options):
+                plans += [(*chosen[:index], c, *chosen[index + 1 :]) for c in choices]
+            for kind in (VIEW, DENSE, COPY, CAST, STRIDED):
+                same = [[c for c in choices if c[0].kind == kind] for choices in options]
+                if all(same):
+                    plans.append(tuple(found[0] for found in same))
+        plans.sort(key=lambda plan: sum(cost(option) for option in plan))
+        found = [self]
+        for plan in plans:
+            passes = [p for p, _, _ in plan]
+            if len(found) == count:
+                break
+            if any(v.passes == passes for v in found):
+                continue
+            variant = copy.copy(self)
+            variant.passes = passes
+            variant.plane_ns = sum(ns for _, ns, _ in plan) + self.scaling[0]
+            variant.calls = sum(calls for _, _, calls in plan) + self.scaling[1]
+            found.append(variant)
+        return found
 
     def estimate(self, planes: int) -> float:
         """Estimated ns for `planes` N×C planes."""
@@ -219,11 +272,13 @@ class Sliding:
         cast: bool,
         block: int,
         cold: bool,
-    ) -> tuple[float, int, list[Pass]]:
-        """The cheapest kind for each axis in this order: ns per plane, calls, passes."""
+    ) -> tuple[float, int, list[Pass], list[list[PassCost]]]:
+        """The cheapest kind for each axis in this order: ns per plane, calls, passes; and
+        every kind of each pass with its cost."""
         sizes = list(spatial)
         ns, calls = 0.0, 0
         passes: list[Pass] = []
+        every: list[list[PassCost]] = []
         for index in order:
             w = self.windows[index]
             if w.kernel == 1 and w.stride == 1 and w.pad_begin == 0 and w.out == w.size:
@@ -234,8 +289,9 @@ class Sliding:
             step, step_ns, step_calls = self.pick_pass(options, block)
             ns, calls = ns + step_ns, calls + step_calls
             passes.append(step)
+            every.append(options)
             sizes[index] = w.out
-        return ns, calls, passes
+        return ns, calls, passes, every
 
     def pick_pass(self, options: list[PassCost], block: int) -> PassCost:
         """The cheapest of the ways to run one pass over blocks of `block` planes."""

@@ -44,6 +44,11 @@ class Strategy(Protocol):
     """
 
     chunk_bytes: int
+    blas_macs: int  # multiply-adds per plane that `run` hands to BLAS
+
+    @property
+    def label(self) -> str:
+        """The strategy and its plan by name (what `tuning` keeps)."""
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None: ...
 
@@ -71,7 +76,9 @@ def run_blocks(
         _run_block(source[start:stop], target[start:stop], strategy, direct, work, scratch)
 
     plane_bytes = max(1, x.size // planes * work.itemsize)
-    for_each_block(planes, plane_bytes, strategy.chunk_bytes, pool)
+    # Besides the strategy's products, `direct` checks the means with one BLAS dot product.
+    blas_macs = strategy.blas_macs + out.size // planes
+    for_each_block(planes, plane_bytes, strategy.chunk_bytes, pool, blas_macs)
     return out
 
 

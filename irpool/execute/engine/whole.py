@@ -21,12 +21,14 @@ class Whole:
     """Plane sums, divided by `divisor` unless the driver divides exactly (divisor None)."""
 
     chunk_bytes = CHUNK_BYTES
+    label = "whole"
 
     def __init__(self, size: int, divisor: float | None, dtype: np.dtype[Any]) -> None:
         self.size = size
         self.divisor = divisor
         weight = 1.0 if divisor is None else 1.0 / divisor
         self.weights = np.full(size, weight, dtype)
+        self.blas_macs = size if size < PAIRWISE_MIN else 0
 
     def run(self, src: NDArray[Any], dst: NDArray[Any], scratch: Scratch) -> None:
         planes = src.reshape(src.shape[0], self.size)

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.engine import tuning
+from irpool.execute.engine.costs import KRON_LIMIT
 from irpool.execute.engine.direct import Direct
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
@@ -21,6 +23,9 @@ from irpool.execute.engine.window_arrays import adaptive_matrix, adaptive_taps
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.adaptive_avg_pool import AdaptiveAvgPool8
 
+# The largest Kronecker matrix (entries) timed against one product per axis: 2 MB in f32.
+KRON_CANDIDATE = 8 * KRON_LIMIT
+
 
 @kernel_for(AdaptiveAvgPool8)
 def run_adaptive_avg_pool(
@@ -28,11 +33,20 @@ def run_adaptive_avg_pool(
 ) -> list[NDArray[Any] | None]:
     data, size = inputs
     output_size = op.run_output_size(size)
-    spatial, dtype = tuple(data.shape[2:]), data.dtype
     strategy, direct = prepared(
-        op, (spatial, output_size, dtype), lambda: choose_strategy(spatial, output_size, dtype)
+        op, (data.shape, output_size, data.dtype), lambda: _prepare(data, output_size)
     )
     return [run_blocks(data, output_size, strategy, direct)]
+
+
+def _prepare(x: NDArray[Any], output_size: tuple[int, ...]) -> tuple[Strategy, Direct]:
+    """The strategy for these sizes, timed on `x` when both ways of applying the matrices
+    are close by estimate (`tuning`)."""
+    planes = x.shape[0] * x.shape[1]
+    found, direct = candidates(tuple(x.shape[2:]), output_size, x.dtype, planes)
+    key = f"AdaptiveAvgPool {x.shape[2:]} {output_size} {x.dtype.str} {planes}"
+    strategy = tuning.pick(key, found, lambda s: run_blocks(x, output_size, s, direct))
+    return strategy, direct
 
 
 def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[Any]:
@@ -44,15 +58,31 @@ def adaptive_avg_pool(x: NDArray[Any], output_size: tuple[int, ...]) -> NDArray[
 def choose_strategy(
     spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any]
 ) -> tuple[Strategy, Direct]:
-    """The strategy for these sizes, and the box-by-box path."""
+    """The strategy for these sizes by estimate, and the box-by-box path."""
+    found, direct = candidates(spatial, output_size, dtype, 1)
+    return found[0][0], direct
+
+
+def candidates(
+    spatial: tuple[int, ...], output_size: tuple[int, ...], dtype: np.dtype[Any], planes: int
+) -> tuple[list[tuple[Strategy, float]], Direct]:
+    """The strategies for these sizes and N×C with their estimated ns, the cost model's pick
+    first, and the box-by-box path."""
     work, sums = compute_dtype(dtype), exact(dtype)
     matrices, divisor = weights(spatial, output_size, sums)
     taps = [adaptive_taps(size, out) for size, out in zip(spatial, output_size, strict=True)]
     direct = Direct(taps, divisor, work)
     if all(out == 1 for out in output_size):
         volume = prod(spatial)
-        return Whole(volume, None if sums else max(volume, 1), work), direct
-    return Matmul(matrices, work), direct
+        return [(Whole(volume, None if sums else max(volume, 1), work), 0.0)], direct
+    # Matmul's own choice first: one Kronecker product or one per axis. The other way is a
+    # candidate too, but a Kronecker matrix only up to KRON_CANDIDATE entries: 1024x1024 to
+    # 3x3 would make one of 9.4 million (75 MB in f64 while it is built).
+    chosen = Matmul(matrices, work)
+    found = [chosen]
+    if chosen.kron is not None or prod(spatial) * prod(output_size) <= KRON_CANDIDATE:
+        found.append(Matmul(matrices, work, kron=chosen.kron is None))
+    return [(m, m.estimate(planes)) for m in found], direct
 
 
 def weights(

@@ -8,8 +8,9 @@ index 0.
 
 A maximum is separable, so each pass reduces one axis: outputs whose taps are all real
 (the interior) take one NumPy operation per tap over strided views of the whole block,
-or, with stride 2, over its two phases laid out contiguously (see `_phased`); border
-outputs use their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
+or, with stride 2, over its two phases laid out contiguously (see `Layout`: which passes
+do is a measured rule, or timed on the machine that runs, `tuning`); border outputs use
+their real taps only. Values use `maximum`, and `fmax` (which skips NaN)
 on a block holding NaN, then are clamped to the lowest value. Indices come after the
 values: the first tap in row-major order that equals its window's maximum (see `_indexed`).
 """
@@ -26,12 +27,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import for_each_block
-from irpool.execute.engine.costs import BUFFER, CHUNK_BYTES
+from irpool.execute.engine.costs import BUFFER, CHUNK_BYTES, FLAT_NS
 from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.engine.phases import CAST_OK, lay_out_phase
 from irpool.execute.engine.scratch import Scratch, Slot
-from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.pooling_geometry import Window
 
@@ -72,7 +74,12 @@ def run_max_pool(
         )
     bf16 = outputs[0].type.rounds_when_held  # held as f32; runs values only (IR214)
     lowest = _bf16_lowest(windows) if bf16 else None
-    values, found = max_pool(x, windows, indices, axis, lowest)
+    layout = prepared(
+        op,
+        (x.shape, x.dtype, indices, axis, lowest),
+        lambda: _tuned_layout(x, windows, indices, axis, lowest),
+    )
+    values, found = max_pool(x, windows, indices, axis, lowest, layout)
     if bf16:
         values = flushed_subnormals(values)
     if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
@@ -119,11 +126,13 @@ def max_pool(
     indices: bool,
     axis: int = 0,
     start: float | None = None,
+    layout: Layout | None = None,
 ) -> tuple[NDArray[Any], NDArray[np.int64] | None]:
     """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
     the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
     `axis` (already non-negative) is not 0. `start`: where each window starts instead of
-    the compare type's lowest value (bf16 held as f32: `_bf16_lowest`)."""
+    the compare type's lowest value (bf16 held as f32: `_bf16_lowest`). `layout`: which
+    passes lay out stride phases (`layouts`); by default the measured rule's."""
     work, lowest = _work_type(x.dtype)
     if start is not None:
         lowest = work.type(start)
@@ -136,6 +145,7 @@ def max_pool(
     source = np.ascontiguousarray(x).reshape(planes, *x.shape[2:])
     target = values.reshape(planes, *out_spatial)
     passes = _passes(tuple(windows))
+    phased = (layout or _rule_layout(passes, x.shape[2:], work)).phased
 
     def pool(start: int, stop: int, scratch: Scratch) -> None:
         chunk = source[start:stop]
@@ -144,9 +154,9 @@ def max_pool(
         block_target = target[start:stop]
         if found is None:
             final = block_target if block_target.dtype == work else None
-            reduced = _values(chunk, passes, lowest, scratch, final)
+            reduced = _values(chunk, passes, phased, lowest, scratch, final)
         else:
-            reduced, where = _indexed(chunk, tuple(windows), lowest, scratch)
+            reduced, where = _indexed(chunk, tuple(windows), phased, lowest, scratch)
             found.reshape(planes, -1)[start:stop] = where.reshape(stop - start, -1)
         if reduced is not block_target:
             np.copyto(block_target, reduced, casting="unsafe")
@@ -216,6 +226,7 @@ def _shaped(array: NDArray[Any], axis: int) -> NDArray[Any]:
 def _values(
     chunk: NDArray[Any],
     passes: tuple[AxisPass, ...],
+    phased: tuple[bool, ...],
     lowest: Any,
     scratch: Scratch,
     final: NDArray[Any] | None = None,
@@ -223,12 +234,12 @@ def _values(
     """Window maxima, written into `final` when given (saves a copy of the output);
     `maximum` is twice as fast as `fmax` (measured), so NaN, which it propagates, sends the
     block through `fmax` again."""
-    current = _reduce(chunk, passes, lowest, np.maximum, scratch, final)
+    current = _reduce(chunk, passes, phased, lowest, np.maximum, scratch, final)
     if current.dtype.kind != "f":
         return current
     smallest = current.min()
     if np.isnan(smallest):
-        current = _reduce(chunk, passes, lowest, np.fmax, scratch, final)
+        current = _reduce(chunk, passes, phased, lowest, np.fmax, scratch, final)
         smallest = current.min()
     if not smallest >= lowest:
         np.fmax(current, lowest, out=current)  # -inf and all-NaN windows give the lowest
@@ -238,6 +249,7 @@ def _values(
 def _reduce(
     chunk: NDArray[Any],
     passes: tuple[AxisPass, ...],
+    phased: tuple[bool, ...],
     lowest: Any,
     combine: np.ufunc,
     scratch: Scratch,
@@ -255,7 +267,7 @@ def _reduce(
         for number, span in enumerate(p.spans):
             if number == 0 and p.stride == 1 and p.out == p.size:
                 views, part = _flat_interior(current, result, p, span)
-            elif number == 0 and _phased(current, p, span):
+            elif number == 0 and phased[step]:
                 views, part = _phase_interior(current, result, p, span, scratch)
             else:
                 views = [_taps(source, span, p.stride, t) for t in span.taps]
@@ -286,17 +298,73 @@ def _flat_interior(
     return views, flat_target[start:stop]
 
 
-def _phased(source: NDArray[Any], p: AxisPass, span: Span) -> bool:
-    """Stride 2 over an even axis: the interior reads the two phases laid out contiguously,
-    which NumPy combines at full speed. A last axis of 4-byte words splits by a uint64
-    cast (engine/phases.py); an outer axis whose rows NumPy would buffer, by row copies,
-    which pay off only with more taps than phases (measured)."""
-    if p.stride != 2 or p.size % 2:
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Per pass, whether its first span reads stride phases laid out contiguously."""
+
+    phased: tuple[bool, ...]
+
+    @property
+    def label(self) -> str:
+        return "maxpool " + " ".join("phases" if p else "views" for p in self.phased)
+
+
+def _can_phase(p: AxisPass, inner: int, work: np.dtype[Any]) -> bool:
+    """Stride 2 over an even axis: the first span can read the two phases laid out
+    contiguously (a last axis of 4-byte words splits by a uint64 cast, engine/phases.py;
+    an outer axis by row copies)."""
+    if p.stride != 2 or p.size % 2 or not p.spans:
         return False
-    inner = prod(source.shape[p.axis + 2 :])
-    if inner == 1:
-        return CAST_OK and source.itemsize == 4
-    return inner < BUFFER and len(span.taps) > 2
+    return inner > 1 or (CAST_OK and work.itemsize == 4)
+
+
+def _rule_layout(
+    passes: tuple[AxisPass, ...], spatial: tuple[int, ...], work: np.dtype[Any]
+) -> Layout:
+    """The measured rule (AMD EPYC): NumPy combines contiguous phases at full speed, so a
+    last axis always phases; an outer axis whose rows NumPy would buffer phases only with
+    more taps than phases (the row copies pay off then)."""
+    phased = []
+    for p in passes:
+        inner = prod(spatial[p.axis + 1 :])  # passes go outer axes first
+        able = _can_phase(p, inner, work)
+        phased.append(able and (inner == 1 or (inner < BUFFER and len(p.spans[0].taps) > 2)))
+    return Layout(tuple(phased))
+
+
+def layouts(
+    windows: tuple[Window, ...], spatial: tuple[int, ...], dtype: np.dtype[Any]
+) -> list[Layout]:
+    """The rule's layout first, then the others by how many passes they change (at most
+    `tuning.SHORTLIST` in all): every one computes the same maxima, in other passes."""
+    work, _ = _work_type(dtype)
+    passes = _passes(windows)
+    rule = _rule_layout(passes, spatial, work)
+    able = [_can_phase(p, prod(spatial[p.axis + 1 :]), work) for p in passes]
+    found = [
+        Layout(tuple(bool(c) and a for c, a in zip(choice, able, strict=True)))
+        for choice in itertools.product((False, True), repeat=len(passes))
+    ]
+    distinct = sorted(
+        set(found), key=lambda f: sum(a != b for a, b in zip(f.phased, rule.phased, strict=True))
+    )
+    return distinct[: tuning.SHORTLIST]
+
+
+def _tuned_layout(
+    x: NDArray[Any], windows: Sequence[Window], indices: bool, axis: int, start: float | None
+) -> Layout:
+    """The fastest layout on this machine for this shape, timed on `x` (`tuning`)."""
+    found = layouts(tuple(windows), x.shape[2:], x.dtype)
+    # One estimate for all: no cost model ranks them; it bounds how long timing takes.
+    taps = sum(w.kernel for w in windows)
+    estimate = x.size * taps * FLAT_NS
+    key = f"MaxPool {tuple(windows)} {x.dtype.str} {x.shape[0] * x.shape[1]} {indices}"
+    return tuning.pick(
+        key,
+        [(layout, estimate) for layout in found],
+        lambda layout: max_pool(x, windows, indices, axis, start, layout),
+    )
 
 
 def _phase_interior(
@@ -324,13 +392,17 @@ def _phase_interior(
 
 
 def _indexed(
-    chunk: NDArray[Any], windows: tuple[Window, ...], lowest: Any, scratch: Scratch
+    chunk: NDArray[Any],
+    windows: tuple[Window, ...],
+    phased: tuple[bool, ...],
+    lowest: Any,
+    scratch: Scratch,
 ) -> tuple[NDArray[Any], NDArray[np.int64]]:
     """The maxima, then for each the first tap in row-major order holding it: taps are
     scanned last to first over a copy padded with the lowest value (which no window keeps),
     remembering each equal tap's number; the numbers become flat input indices at the end.
     A window whose maximum is the lowest value kept no tap: index 0."""
-    values = _values(chunk, _passes(windows), lowest, scratch)
+    values = _values(chunk, _passes(windows), phased, lowest, scratch)
     padded = scratch.array(Slot.PADDED, (len(chunk), *_padded_sizes(windows)), chunk.dtype)
     padded.fill(lowest)
     inside = tuple(slice(w.pad_begin, w.pad_begin + w.size) for w in windows)
