@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine import sliding
+from irpool.execute.engine import axis_pass
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.sliding import Sliding
 from irpool.execute.engine.strategy import Strategy, compute_dtype, exact, run_blocks
@@ -27,7 +27,7 @@ class ForcedSliding(Sliding):
         self.kind, self.grid = kind, grid
         super().__init__(*args)
 
-    def pick_pass(self, options: list[sliding.PassCost], block: int) -> sliding.PassCost:
+    def pick_pass(self, options: list[axis_pass.PassCost], block: int) -> axis_pass.PassCost:
         forced = [option for option in options if option[0].kind == self.kind]
         return super().pick_pass(forced or options, block)
 
@@ -48,7 +48,13 @@ def avg_pool_strategies(
     }
     # Each way a sliding pass can read its phases, wherever it applies, and both ways to
     # divide exclude-pad borders.
-    for kind in (sliding.VIEW, sliding.DENSE, sliding.COPY, sliding.CAST, sliding.STRIDED):
+    for kind in (
+        axis_pass.VIEW,
+        axis_pass.DENSE,
+        axis_pass.COPY,
+        axis_pass.CAST,
+        axis_pass.STRIDED,
+    ):
         found[f"sliding-{kind}"] = ForcedSliding(
             spatial, windows, count_padding, work, sums, 1, kind=kind
         )
