@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import irpool
 from irpool.cli import cli
-from irpool.execute.engine import tuning
+from irpool.execute.engine import tuning, window_max
 from irpool.execute.engine.strategy import run_blocks
 from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
 from irpool.execute.kernels import avg_pool as avg_pool_module
@@ -167,8 +167,8 @@ def test_every_max_pool_layout_gives_the_same_values_and_indices(
         flat = x.reshape(-1)
         flat[rng.integers(0, flat.size, marked)] = rng.choice(NON_FINITE, marked)
     found = max_pool_module.layouts(windows, x.shape[2:], x.dtype)
-    assert found[0] == max_pool_module._rule_layout(
-        max_pool_module._passes(windows), x.shape[2:], max_pool_module._work_type(x.dtype)[0]
+    assert found[0] == window_max.rule_layout(
+        window_max.axis_passes(windows), x.shape[2:], max_pool_module._work_type(x.dtype)[0]
     )
     results = {
         layout.label: max_pool_module.max_pool(x, windows, True, layout=layout) for layout in found
