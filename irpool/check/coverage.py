@@ -1,7 +1,8 @@
 """What checking covered in a file: how many layers irpool checked (an op it models: its
-attributes, shapes and types), and the types of the others, whose declared outputs it
-trusted unchecked (IR202). The summary of every report format says so, so that "0 errors"
-never claims more than was checked."""
+attributes, shapes and types), the types of those whose declared outputs it trusted
+unchecked (IR202), and of those OpenVINO refuses by type or version (an error each). The
+summary of every report format says so, so that "0 errors" never claims more than was
+checked."""
 
 from __future__ import annotations
 
@@ -22,38 +23,60 @@ class Coverage:
     checked: int
     # (type, layers of it) for the layers not checked, most frequent first.
     trusted: tuple[tuple[str, int], ...] = ()
+    # (type, layers of it) for the layers whose type or version OpenVINO refuses.
+    refused: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def of(cls, graph: Graph, checked: CheckedLayers) -> Coverage:
-        kinds = Counter(
-            layer.type for layer_id, layer in graph.layers.items() if layer_id not in checked.ops
-        )
-        return cls(len(graph.layers), len(graph.layers) - kinds.total(), _ranked(kinds))
+        trusted: Counter[str] = Counter()
+        refused: Counter[str] = Counter()
+        for layer_id, layer in graph.layers.items():
+            if layer_id in checked.refused:
+                refused[layer.type] += 1
+            elif layer_id not in checked.ops:
+                trusted[layer.type] += 1
+        unchecked = trusted.total() + refused.total()
+        return cls(len(graph.layers), len(graph.layers) - unchecked, *_ranked(trusted, refused))
 
     @classmethod
     def total(cls, parts: Iterable[Coverage]) -> Coverage:
         layers = checked = 0
-        kinds: Counter[str] = Counter()
+        trusted: Counter[str] = Counter()
+        refused: Counter[str] = Counter()
         for part in parts:
             layers += part.layers
             checked += part.checked
-            kinds.update(dict(part.trusted))
-        return cls(layers, checked, _ranked(kinds))
+            trusted.update(dict(part.trusted))
+            refused.update(dict(part.refused))
+        return cls(layers, checked, *_ranked(trusted, refused))
 
     def describe(self) -> str:
         """`47 of 50 layers checked; trusted without checks: Convolution x2, Relu x1`."""
         text = f"{self.checked} of {self.layers} layer{'s' if self.layers != 1 else ''} checked"
-        if not self.trusted:
-            return text
-        shown = [f"{kind} x{count}" for kind, count in self.trusted[:SHOWN_TYPES]]
-        rest = len(self.trusted) - SHOWN_TYPES
-        if rest > 0:
-            shown.append(f"{rest} more type{'s' if rest != 1 else ''}")
-        return f"{text}; trusted without checks: {', '.join(shown)}"
+        for label, kinds in (("trusted without checks", self.trusted), ("refused", self.refused)):
+            if kinds:
+                text += f"; {label}: {_listed(kinds)}"
+        return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"layers": self.layers, "checked": self.checked, "trusted": dict(self.trusted)}
+        return {
+            "layers": self.layers,
+            "checked": self.checked,
+            "trusted": dict(self.trusted),
+            "refused": dict(self.refused),
+        }
 
 
-def _ranked(kinds: Counter[str]) -> tuple[tuple[str, int], ...]:
-    return tuple(sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+def _listed(kinds: tuple[tuple[str, int], ...]) -> str:
+    shown = [f"{kind} x{count}" for kind, count in kinds[:SHOWN_TYPES]]
+    rest = len(kinds) - SHOWN_TYPES
+    if rest > 0:
+        shown.append(f"{rest} more type{'s' if rest != 1 else ''}")
+    return ", ".join(shown)
+
+
+def _ranked(*counts: Counter[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Each count's (type, layers) pairs, most frequent first."""
+    return tuple(
+        tuple(sorted(kinds.items(), key=lambda item: (-item[1], item[0]))) for kinds in counts
+    )

@@ -54,6 +54,8 @@ class CheckedLayers:
     outputs: dict[int, list[TensorInfo]] = field(default_factory=dict)
     # Layers whose outputs come from their declared ports, not from inference.
     trusted: set[int] = field(default_factory=set)
+    # Layers of a type or version OpenVINO refuses (an error says so): not trusted, not run.
+    refused: set[int] = field(default_factory=set)
 
 
 def check_layers(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
@@ -143,6 +145,8 @@ class _Checker:
                 self._compare_inputs(layer, inputs, findings)
                 self._place(layer, findings)
                 self._report_lookup(layer, found)
+                if found.refused is not None or found.canonical_type is not None:
+                    self.result.refused.add(layer.id)
                 self._trust(layer)
                 return
             outcome = self._checked[memo_key] = self._check_fresh(layer, found, inputs)

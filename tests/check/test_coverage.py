@@ -88,11 +88,16 @@ def test_json_with_metadata_matches_its_published_schema(mixed: list[str], tmp_p
     jsonschema.Draft202012Validator(schema, registry=registry).validate(document)
     files = {Path(entry["path"]).name: entry["coverage"] for entry in document["files"]}
     assert files == {
-        "chain.xml": {"layers": 5, "checked": 2, "trusted": {"Erf": 2, "Tanh": 1}},
-        "pool.xml": {"layers": 3, "checked": 3, "trusted": {}},
+        "chain.xml": {"layers": 5, "checked": 2, "trusted": {"Erf": 2, "Tanh": 1}, "refused": {}},
+        "pool.xml": {"layers": 3, "checked": 3, "trusted": {}, "refused": {}},
         "broken.xml": None,  # not read as IR: its IR101 says why
     }
-    assert document["coverage"] == {"layers": 8, "checked": 5, "trusted": {"Erf": 2, "Tanh": 1}}
+    assert document["coverage"] == {
+        "layers": 8,
+        "checked": 5,
+        "trusted": {"Erf": 2, "Tanh": 1},
+        "refused": {},
+    }
     plain, _ = validate("--format", "json", *mixed, str(broken))
     assert document["diagnostics"] == json.loads(plain)
 
@@ -105,6 +110,7 @@ def test_sarif_carries_the_coverage_as_a_run_property(mixed: list[str]) -> None:
         "layers": 8,
         "checked": 5,
         "trusted": {"Erf": 2, "Tanh": 1},
+        "refused": {},
     }
 
 
@@ -123,3 +129,45 @@ def test_totals_add_layers_and_merge_types_most_frequent_first() -> None:
         [Coverage(4, 2, (("Relu", 1), ("Tanh", 1))), Coverage(3, 1, (("Relu", 2),))]
     )
     assert total == Coverage(7, 3, (("Relu", 3), ("Tanh", 1)))
+
+
+@pytest.mark.parametrize(
+    ("type_", "version", "code"),
+    [
+        ("AvgPool", "opset99", "IR201"),  # a version OpenVINO does not know
+        ("AdaptiveAvgPool", "opset1", "IR201"),  # a known opset without this op
+        ("AvgPool", "opset1 ", "IR201"),  # a blank the reader does not strip
+    ],
+)
+def test_a_layer_openvino_refuses_is_counted_refused_not_trusted(
+    tmp_path: Path, type_: str, version: str, code: str
+) -> None:
+    """Its error says what is wrong with it: the summary must not call it trusted."""
+    model = tmp_path / "refused.xml"
+    model.write_text(
+        ir.pool_model().replace(
+            'type="AvgPool" version="opset1"', f'type="{type_}" version="{version}"'
+        )
+    )
+    stdout, _ = validate("--format", "json-with-metadata", str(model))
+    document = json.loads(stdout)
+    assert code in {d["code"] for d in document["diagnostics"]}
+    assert document["coverage"] == {
+        "layers": 3,
+        "checked": 2,
+        "trusted": {},
+        "refused": {type_: 1},
+    }
+    text, _ = validate(str(model))
+    assert text.splitlines()[-1].endswith(f"(2 of 3 layers checked; refused: {type_} x1).")
+
+
+def test_totals_merge_refused_types_too() -> None:
+    total = Coverage.total(
+        [Coverage(3, 2, (), (("AvgPool", 1),)), Coverage(2, 0, (("Erf", 1),), (("AvgPool", 1),))]
+    )
+    assert total == Coverage(5, 2, (("Erf", 1),), (("AvgPool", 2),))
+    assert (
+        total.describe()
+        == "2 of 5 layers checked; trusted without checks: Erf x1; refused: AvgPool x2"
+    )
