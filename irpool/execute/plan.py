@@ -28,6 +28,7 @@ from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
+from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.tensor_names import any_name, result_names
 from irpool.graph.weights import WeightsProblem
@@ -76,6 +77,7 @@ class ExecutionPlan:
     constants: dict[Ref, NDArray[Any]]
     steps: list[Step]  # every other reachable layer but Results, in topological order
     outputs: list[ModelOutput]
+    tensors: list[ComputedTensor]  # what the steps compute, keyed (irpool/execute/tensors.py)
     types: dict[Ref, ElementType]
     # Shapes and the peak bytes a run adds, known from validation; None when they depend on
     # the inputs.
@@ -107,7 +109,11 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
-    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, types, None, None)
+    output_keys: dict[Ref, str] = {}
+    for output in outputs:
+        output_keys.setdefault(output.ref, output.name)
+    tensors = computed_tensors([(s.layer, i) for s in steps for i in s.kept], output_keys)
+    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
     return plan
