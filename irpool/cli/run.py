@@ -1,7 +1,8 @@
 """`irpool run MODEL.xml --input [NAME=]FILE ...`: execute a model with the NumPy engine.
 
 Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
-including an input or output file the system cannot open.
+including an input or output file the system cannot open and a --dump DIR that cannot take
+the dump (a file, not empty, no parent, or not writable).
 
 NumPy is imported by the functions that read, write and describe arrays, not with this
 module: `irpool run --help` prints text only, and starts as fast as the other commands.
@@ -23,6 +24,7 @@ from irpool.cli.app import (
     model_argument,
     weights_option,
 )
+from irpool.cli.dump import INDEX, dump_problem, write_dump
 from irpool.diagnostics import IRError
 from irpool.execute.errors import InputError, InvalidModelError, cast_remedy
 from irpool.model import Model
@@ -161,6 +163,19 @@ def _statistics(values: NDArray[Any], note: str) -> str:
     return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
+def _run(
+    model: Model, inputs: dict[str | int, NDArray[Any]], cast: bool, keep: bool
+) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
+    """The outputs, and every tensor computed when the run `keep`s them (else {})."""
+
+    def on_cast(note: str) -> None:
+        click.echo(f"irpool run: {note}", err=True)
+
+    if keep:
+        return model.run(inputs, cast=cast, on_cast=on_cast, intermediates=True)
+    return model.run(inputs, cast=cast, on_cast=on_cast), {}
+
+
 @click.command()
 @model_argument
 @click.option(
@@ -178,6 +193,13 @@ def _statistics(values: NDArray[Any], note: str) -> str:
     help="Write the result to OUT.npy (one result) or all results to OUT.npz, keyed by "
     "their tensor names.",
 )
+@click.option(
+    "--dump",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Also write every tensor the run computes to DIR (new or empty), one .npy each, "
+    "with DIR/index.json naming the tensor, layer and port of each file.",
+)
 @weights_option
 @click.option(
     "--cast",
@@ -189,6 +211,7 @@ def command(
     model_path: Path,
     input_specs: tuple[str, ...],
     output: Path | None,
+    dump: Path | None,
     weights: Path | None,
     cast: bool,
 ) -> None:
@@ -197,22 +220,27 @@ def command(
         raise UsageError(f"--output {output}: use a .npy or .npz file")
     if output is not None:
         check_destination(output)
+    problem = None if dump is None else dump_problem(dump)
+    if problem is not None:
+        _fail(problem, EXIT_USAGE)
     model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
         click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
     try:
-        outputs = model.run(
-            gather_inputs(model, input_specs),
-            cast=cast,
-            on_cast=lambda note: click.echo(f"irpool run: {note}", err=True),
-        )
+        outputs, tensors = _run(model, gather_inputs(model, input_specs), cast, dump is not None)
     except InvalidModelError:
         _fail("the model has errors (above); it is not run")
     except InputError as error:
         _fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
     except IRError as error:
         _fail(str(error))
+    if dump is not None:
+        try:
+            write_dump(model, tensors, dump, model.document.display_path)
+        except OSError as error:
+            _file_error("write --dump", Path(error.filename or dump), error)
+        click.echo(f"wrote {len(tensors)} tensor(s) and {INDEX} to {dump}", err=True)
     if output is not None:
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)

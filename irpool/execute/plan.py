@@ -112,7 +112,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     output_keys: dict[Ref, str] = {}
     for output in outputs:
         output_keys.setdefault(output.ref, output.name)
-    tensors = computed_tensors([(s.layer, i) for s in steps for i in s.kept], output_keys)
+    produced = [(step.layer, index) for step in steps for index in step.kept]
+    tensors = computed_tensors(produced, output_keys, types)
     plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from irpool.element_types import ElementType
 from irpool.graph.graph import Layer
 from irpool.graph.tensor_names import port_names
 
@@ -30,12 +31,13 @@ Ref = tuple[int, int]  # (layer id, output index)
 @dataclass(frozen=True, slots=True)
 class ComputedTensor:
     """One tensor a run computes: its key, every name OpenVINO gives it, the layer producing
-    it and the output's index (and the IR port id it is written with)."""
+    it, the output's index (and the IR port id it is written with) and its element type."""
 
     name: str
     names: tuple[str, ...]
     layer: Layer
     index: int
+    type: ElementType  # bf16 comes as float32 arrays holding bf16 values
 
     @property
     def ref(self) -> Ref:
@@ -48,7 +50,7 @@ class ComputedTensor:
 
 
 def computed_tensors(
-    produced: list[tuple[Layer, int]], returned: dict[Ref, str]
+    produced: list[tuple[Layer, int]], returned: dict[Ref, str], types: dict[Ref, ElementType]
 ) -> list[ComputedTensor]:
     """The tensors `produced` (in run order) with their keys; `returned`: the key of each
     tensor a Result returns, as `run` keys it."""
@@ -70,6 +72,7 @@ def computed_tensors(
             keys[ref] = key
             taken.add(key)
     return [
-        ComputedTensor(keys[(layer.id, index)], names[(layer.id, index)], layer, index)
+        ComputedTensor(keys[ref], names[ref], layer, index, types[ref])
         for layer, index in produced
+        for ref in [(layer.id, index)]
     ]
