@@ -34,16 +34,19 @@ from irpool.rules import Severity
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from irpool.execute.bind import ModelInput
 
-def _fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
-    click.echo(f"irpool run: {message}", err=True)
+
+def fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
+    """The message, prefixed by the command (run, or compare which reads inputs alike)."""
+    click.echo(f"irpool {click.get_current_context().info_name}: {message}", err=True)
     sys.exit(code)
 
 
 def _file_error(what: str, path: Path, error: OSError) -> NoReturn:
     """A file the system cannot open is a usage error (exit 2) naming the path and why."""
     reason = error.strerror or str(error)
-    _fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
+    fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
 
 
 def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
@@ -51,18 +54,18 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     import numpy as np
 
     if path.is_dir():
-        _fail(f"input file {path} is a directory", EXIT_USAGE)
+        fail(f"input file {path} is a directory", EXIT_USAGE)
     try:
         loaded = np.load(path, allow_pickle=False)
     except FileNotFoundError:
-        _fail(f"input file {path} does not exist", EXIT_USAGE)
+        fail(f"input file {path} does not exist", EXIT_USAGE)
     except (PermissionError, IsADirectoryError) as error:
         _file_error("read input file", path, error)
     except (OSError, ValueError) as error:
         if not _numpy_file(path):  # NumPy would only say that it holds no pickle
             hint = "; the model is the first argument" if path.suffix.lower() == ".xml" else ""
-            _fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")
-        _fail(f"cannot read input file {path} as .npy/.npz: {error}")
+            fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")
+        fail(f"cannot read input file {path} as .npy/.npz: {error}")
     if isinstance(loaded, np.lib.npyio.NpzFile):
         with loaded:
             return {key: loaded[key] for key in loaded.files}
@@ -78,11 +81,12 @@ def _numpy_file(path: Path) -> bool:
         return True  # unreadable now: NumPy's own error says why
 
 
-def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArray[Any]]:
+def gather_inputs(
+    parameters: list[ModelInput], specs: tuple[str, ...]
+) -> dict[str | int, NDArray[Any]]:
     """`NAME=FILE` binds by name, `FILE` by position (Parameters in XML order), .npz by keys."""
     inputs: dict[str | int, NDArray[Any]] = {}
     position = 0
-    parameters = model.inputs
     for spec in specs:
         name, sep, file_text = spec.partition("=")
         if not sep or Path(spec).exists():
@@ -97,7 +101,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArr
             pairs = [(name, loaded)]
         else:
             if position >= len(parameters):
-                _fail(
+                fail(
                     f"--input {spec}: the model has only {len(parameters)} input(s): "
                     + ", ".join(p.describe() for p in parameters)
                 )
@@ -105,7 +109,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArr
             position += 1
         for key, array in pairs:
             if key in inputs:
-                _fail(f'input "{key}" is given twice')
+                fail(f'input "{key}" is given twice')
             inputs[key] = array
     return inputs
 
@@ -114,9 +118,9 @@ def check_destination(destination: Path) -> None:
     """Refuse an --output the run could not write before running (exit 2)."""
     folder = destination.parent
     if not folder.exists():
-        _fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
+        fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
     if not folder.is_dir():
-        _fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
+        fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
 
 
 def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
@@ -222,19 +226,21 @@ def command(
         check_destination(output)
     problem = None if dump is None else dump_problem(dump)
     if problem is not None:
-        _fail(problem, EXIT_USAGE)
+        fail(problem, EXIT_USAGE)
     model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
         click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
     try:
-        outputs, tensors = _run(model, gather_inputs(model, input_specs), cast, dump is not None)
+        outputs, tensors = _run(
+            model, gather_inputs(model.inputs, input_specs), cast, dump is not None
+        )
     except InvalidModelError:
-        _fail("the model has errors (above); it is not run")
+        fail("the model has errors (above); it is not run")
     except InputError as error:
-        _fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
+        fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
     except IRError as error:
-        _fail(str(error))
+        fail(str(error))
     if dump is not None:
         try:
             write_dump(model, tensors, dump, model.document.display_path)

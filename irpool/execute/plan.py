@@ -30,7 +30,7 @@ from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
-from irpool.graph.tensor_names import any_name, result_names
+from irpool.graph.tensor_names import output_key
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
 from irpool.shape import Shape
@@ -140,7 +140,7 @@ def _layers(
         if op.role is Role.INPUT:
             parameters.append(model_input(layer, produced[0]))
         elif op.role is Role.OUTPUT:
-            key = _output_key(model, layer, inputs[0], taken)
+            key = output_key(graph, model.ir_version, layer, inputs[0], taken)
             taken.add(key)
             outputs.append(ModelOutput(key, layer, inputs[0]))
         else:
@@ -200,12 +200,3 @@ def _steps(
             )
         )
     return steps
-
-
-def _output_key(model: RunnerInput, result: Layer, ref: Ref, taken: set[str]) -> str:
-    """OpenVINO's `get_any_name()` of the tensor; without names (or when an earlier Result
-    returns the same tensor) the Result layer's name."""
-    name = any_name(result_names(model.graph, model.ir_version, result, ref))
-    candidates = [name] if name is not None else []
-    candidates += [result.name, f"{result.name}#{result.id}"]
-    return next(name for name in candidates if name not in taken)
