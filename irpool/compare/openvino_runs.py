@@ -36,8 +36,9 @@ def import_openvino() -> ModuleType:
     which reports conversions through openvino_telemetry unless that cannot be imported (it
     then uses its no-op stub). The block lasts for the import only, so the user's own
     `import openvino_telemetry` later still works. Raises ImportError without OpenVINO."""
-    if "openvino" in sys.modules:
-        return sys.modules["openvino"]
+    imported = sys.modules.get("openvino")
+    if imported is not None:
+        return imported
     blocked = TELEMETRY not in sys.modules
     if blocked:
         sys.modules[TELEMETRY] = None  # type: ignore[assignment]
