@@ -77,9 +77,7 @@ def run_openvino(
         returned = compiled.create_infer_request().infer(feed)
         precision = compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
     except (RuntimeError, KeyError, TypeError) as error:
-        raise OpenVINOError(
-            str(error).strip().splitlines()[0] if str(error) else repr(error)
-        ) from None
+        raise OpenVINOError(_message(error)) from None
     tensors: dict[Ref, NDArray[Any]] = {}
     outputs: dict[str, NDArray[Any]] = {}
     wanted = {(layer.name, index): (layer.id, index) for layer, index in probes}
@@ -92,6 +90,13 @@ def run_openvino(
         if source in wanted:  # a model output may be probed too
             tensors[wanted[source]] = array
     return OpenVINORun(precision, tensors, outputs)
+
+
+def _message(error: Exception) -> str:
+    """OpenVINO's message without the lines naming its source files."""
+    lines = [line.strip() for line in str(error).splitlines()]
+    kept = [line for line in lines if line and not line.startswith("Exception from ")]
+    return " ".join(kept) or type(error).__name__
 
 
 def _returned(model: Any, compiled: Any) -> list[tuple[Any, Any]]:

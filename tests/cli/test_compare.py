@@ -17,7 +17,7 @@ from click.testing import CliRunner
 import irpool
 from irpool.cli import cli
 from irpool.compare import comparison
-from irpool.compare.openvino_runs import OpenVINORun
+from irpool.compare.openvino_runs import OpenVINOError, OpenVINORun
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = ROOT / "examples" / "valid" / "chain_avgpool_adaptive.xml"  # f32 [1,3,32,32]
@@ -139,6 +139,20 @@ def test_a_tensor_openvino_does_not_return_is_reported_not_compared(
     assert set(first["differences"].values()) == {None}
     code, output = _compare(runner, CHAIN, "-i", x)
     assert code == 0 and "0  -                   -" in output
+
+
+def test_a_model_or_inputs_openvino_refuses_are_exit_1(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("openvino")
+
+    def refuse(*args: Any) -> OpenVINORun:
+        raise OpenVINOError("Cannot create Foo layer")
+
+    monkeypatch.setattr(comparison, "run_openvino", refuse)
+    code, output = _compare(runner, CHAIN, "-i", _save(tmp_path, _random(CHAIN)))
+    assert code == 1
+    assert "irpool compare: OpenVINO refuses the model or inputs: Cannot create Foo layer" in output
 
 
 def test_without_openvino_a_clear_message_and_exit_2(
