@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from irpool.cli.app import EXIT_USAGE, load_or_exit, model_argument, weights_option
-from irpool.cli.run import fail, gather_inputs
+from irpool.cli.run import fail, gather_inputs, inputs_option
 from irpool.execute.errors import InputError, InvalidModelError, cast_remedy
 from irpool.report import text as text_report
 from irpool.rules import Severity
@@ -29,14 +29,7 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float) -> float
 
 @click.command()
 @model_argument
-@click.option(
-    "--input",
-    "-i",
-    "input_specs",
-    multiple=True,
-    metavar="[NAME=]FILE",
-    help="An .npy for one input (by position, or NAME=), or an .npz keyed by names.",
-)
+@inputs_option
 @weights_option
 @click.option(
     "--tolerance",
@@ -63,7 +56,7 @@ def command(
     output_format: str,
     cast: bool,
 ) -> None:
-    """Compare irpool with the CPU plugin (default precision and f32), layer by layer."""
+    """Compare irpool with the CPU plugin in its default precision and f32, per tensor."""
     from irpool.compare.openvino_runs import OpenVINOError, import_openvino
 
     try:

@@ -167,6 +167,17 @@ def _statistics(values: NDArray[Any], note: str) -> str:
     return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
+# The inputs of a run, as `run` and `compare` take them (gather_inputs reads them).
+inputs_option = click.option(
+    "--input",
+    "-i",
+    "input_specs",
+    multiple=True,
+    metavar="[NAME=]FILE",
+    help="An .npy for one input (by position, or NAME=), or an .npz keyed by names.",
+)
+
+
 def _run(
     model: Model, inputs: dict[str | int, NDArray[Any]], cast: bool, keep: bool
 ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
@@ -182,14 +193,7 @@ def _run(
 
 @click.command()
 @model_argument
-@click.option(
-    "--input",
-    "-i",
-    "input_specs",
-    multiple=True,
-    metavar="[NAME=]FILE",
-    help="An .npy for one input (by position, or NAME=), or an .npz keyed by names.",
-)
+@inputs_option
 @click.option(
     "--output",
     "-o",
