@@ -3,10 +3,14 @@ irpool/execute/tensors.py says, the outputs unchanged, and nothing freed during 
 
 from __future__ import annotations
 
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import irpool
 from irpool.element_types import element_type
@@ -71,6 +75,18 @@ def test_dynamic_models_key_the_same_tensors_at_every_shape() -> None:
         assert list(tensors) == ["output"] and tensors["output"] is outputs["output"]
 
 
+def test_threads_each_get_their_own_tensors() -> None:
+    model = irpool.load(CHAIN)
+    inputs = [_inputs(model, seed) for seed in range(8)]
+    expected = [model.run(x, intermediates=True)[1] for x in inputs]
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda x: model.run(x, intermediates=True)[1], inputs))
+    for mine, theirs in zip(found, expected, strict=True):
+        assert list(mine) == list(theirs)
+        for key in mine:
+            np.testing.assert_array_equal(mine[key], theirs[key])
+
+
 def _odd_names_model(tmp_path: Path) -> Path:
     """in -> a (names "q,p") -> b -> c (names "b:0") -> d -> Result "q"; b and d unnamed."""
     shape = [1, 1, 3, 3]
@@ -132,3 +148,43 @@ def test_not_enough_memory_for_every_tensor_is_refused(
     model.run({0: x})
     with pytest.raises(irpool.ExecutionError, match=r"only .* of memory is available"):
         model.run({0: x}, intermediates=True)
+
+
+NAME = st.text(alphabet="ab:0#", min_size=1, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(NAME, st.lists(NAME, max_size=2, unique=True)), min_size=1, max_size=5),
+    NAME,
+)
+def test_keys_are_unique_whatever_the_names(
+    layers: list[tuple[str, list[str]]], result_name: str
+) -> None:
+    """A chain of AvgPools with any layer names and tensor names (a name on one tensor only,
+    as validation requires): every key is unique, a named tensor keeps one of its names unless
+    the output's key took it, the rest are `<layer>:<index>` with `#<id>` while taken."""
+    shape = [1, 1, 2, 2]
+    seen: set[str] = set()
+    text = [ir.parameter(0, "in", shape)]
+    for position, (name, names) in enumerate(layers, start=1):
+        names = [n for n in names if n not in seen and n != "in"]
+        seen.update(names)
+        pool = ir.avg_pool(position, name, shape, shape)
+        port = '<port id="1" precision="FP32"'
+        text.append(pool.replace(port, f'{port} names="{",".join(names)}"') if names else pool)
+        layers[position - 1] = (name, names)
+    text.append(ir.result(len(layers) + 1, result_name, shape))
+    edges = [ir.edge(i, 0 if i == 0 else 1, i + 1, 0) for i in range(len(layers) + 1)]
+    with tempfile.TemporaryDirectory() as directory:
+        model = irpool.load(ir.write(Path(directory), ir.net(text, edges)))
+        assert not model.has_errors, model.validate()
+        tensors = model.tensors
+    keys = [tensor.name for tensor in tensors]
+    assert len(set(keys)) == len(keys) == len(layers)
+    assert keys[-1] == model.outputs[0].name
+    for tensor, (name, names) in zip(tensors[:-1], layers[:-1], strict=True):
+        if tensor.name not in names:
+            assert set(names) <= set(keys)  # every name of its own was taken
+            assert tensor.name.startswith(f"{name}:0")
+            assert tensor.name.removeprefix(f"{name}:0").replace(f"#{tensor.layer.id}", "") == ""
