@@ -9,14 +9,14 @@ still compared, over every layer that is not constant, keyed by the same rules.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from numpy.typing import NDArray
 
 from irpool.compare.differences import Difference, difference
-from irpool.compare.openvino_runs import F32, OpenVINORun, run_openvino
+from irpool.compare.openvino_runs import F32, OpenVINORun, Ref, run_openvino
 from irpool.execute.bind import ModelInput, bind, model_input
 from irpool.execute.errors import ExecutionError
 from irpool.execute.tensors import ComputedTensor, computed_tensors
@@ -41,7 +41,7 @@ class Row:
     index: int
     shape: tuple[int, ...] | None
     produced: dict[str, bool]
-    differences: dict[tuple[str, str], Difference | None] = field(default_factory=dict)
+    differences: dict[tuple[str, str], Difference | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,49 +91,43 @@ def compare_model(
     cast: bool,
 ) -> Comparison:
     """Raises InputError as `run` does, OpenVINOError when OpenVINO refuses."""
-    tensors, parameters, results, problem = (
-        parts.tensors,
-        parts.inputs,
-        parts.results,
-        parts.problem,
-    )
-    by_name = {name: parameter for parameter in parameters for name in parameter.names}
-    bound = bind(inputs, parameters, by_name, cast, None)
-    by_layer = {p.layer.name: bound[(p.layer.id, 0)] for p in parameters}
-    runs: dict[str, dict[Any, NDArray[Any]]] = {}
+    problem = parts.problem
+    by_name = {name: parameter for parameter in parts.inputs for name in parameter.names}
+    bound = bind(inputs, parts.inputs, by_name, cast, None)
+    by_layer = {p.layer.name: bound[(p.layer.id, 0)] for p in parts.inputs}
+    tensors: dict[str, dict[Ref, NDArray[Any]]] = {}  # run -> its tensors
+    outputs: dict[str, dict[str, NDArray[Any]]] = {}  # run -> the model's outputs by key
     if problem is None:
         try:
-            outputs, computed = model.run(inputs, cast=cast, intermediates=True)
-            runs["irpool"] = {t.ref: computed[t.name] for t in tensors}
-            runs["irpool outputs"] = outputs
+            returned, computed = model.run(inputs, cast=cast, intermediates=True)
+            tensors["irpool"] = {t.ref: computed[t.name] for t in parts.tensors}
+            outputs["irpool"] = returned
         except ExecutionError as error:
             problem = str(error)
-    probes = [(t.layer, t.index) for t in tensors]
+    probes = [(t.layer, t.index) for t in parts.tensors]
     path, weights = model.path, model.weights.path
     precisions = {}
     for name, config in (("f32", F32), ("default", {})):
         probed = run_openvino(openvino, path, weights, by_layer, probes, config)
         plain = run_openvino(openvino, path, weights, by_layer, (), config)
         precisions[name] = probed.precision
-        runs[name] = probed.tensors
-        runs[f"probed {name} outputs"] = _by_key(probed, results)
-        runs[f"{name} outputs"] = _by_key(plain, results)
-    layers = [_row(t.name, t.layer, t.index, t.ref, runs, LAYER_PAIRS, tolerance) for t in tensors]
-    outputs_rows = []
-    for key, result in results:
-        sources = {
-            "irpool": runs.get("irpool outputs", {}),
-            **{f"probed {p}": runs[f"probed {p} outputs"] for p in ("f32", "default")},
-            **{p: runs[f"{p} outputs"] for p in ("f32", "default")},
-        }
-        outputs_rows.append(_row(key, result, 0, key, sources, OUTPUT_PAIRS, tolerance))
+        tensors[name] = probed.tensors
+        outputs[f"probed {name}"] = _by_key(probed, parts.results)
+        outputs[name] = _by_key(plain, parts.results)
+    layers = [
+        _row(t.name, t.layer, t.index, tensors, t.ref, LAYER_PAIRS, tolerance)
+        for t in parts.tensors
+    ]
+    returned_rows = [
+        _row(key, result, 0, outputs, key, OUTPUT_PAIRS, tolerance) for key, result in parts.results
+    ]
     version = str(openvino.get_version())
     return Comparison(
-        model.document.display_path, version, tolerance, precisions, problem, layers, outputs_rows
+        model.document.display_path, version, tolerance, precisions, problem, layers, returned_rows
     )
 
 
-def _by_key(run: OpenVINORun, results: list[tuple[str, Layer]]) -> dict[Any, NDArray[Any]]:
+def _by_key(run: OpenVINORun, results: list[tuple[str, Layer]]) -> dict[str, NDArray[Any]]:
     return {key: run.outputs[r.name] for key, r in results if r.name in run.outputs}
 
 
@@ -141,23 +135,22 @@ def _row(
     key: str,
     layer: Layer,
     index: int,
-    ref: Any,
     runs: Mapping[str, Mapping[Any, NDArray[Any]]],
+    ref: Any,
     pairs: tuple[tuple[str, str], ...],
     tolerance: float,
 ) -> Row:
+    """The row of one tensor, found in each run under `ref`."""
     arrays = {name: run[ref] for name, run in runs.items() if ref in run}
     shape = next((tuple(a.shape) for a in arrays.values()), None)
     produced = {name: name in arrays for name in {run for pair in pairs for run in pair}}
-    row = Row(key, layer, index, shape, produced)
-    for value, reference in pairs:
-        if value in arrays and reference in arrays:
-            row.differences[(value, reference)] = difference(
-                arrays[value], arrays[reference], tolerance
-            )
-        else:
-            row.differences[(value, reference)] = None
-    return row
+    differences = {
+        (value, reference): difference(arrays[value], arrays[reference], tolerance)
+        if value in arrays and reference in arrays
+        else None
+        for value, reference in pairs
+    }
+    return Row(key, layer, index, shape, produced, differences)
 
 
 def _unplanned(model: Model, problem: str) -> ModelParts:
