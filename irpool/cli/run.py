@@ -61,7 +61,7 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
         fail(f"input file {path} does not exist", EXIT_USAGE)
     except (PermissionError, IsADirectoryError) as error:
         _file_error("read input file", path, error)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, EOFError) as error:  # EOFError: an empty or cut file
         if not _numpy_file(path):  # NumPy would only say that it holds no pickle
             hint = "; the model is the first argument" if path.suffix.lower() == ".xml" else ""
             fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")

@@ -67,9 +67,9 @@ def render_table(comparison: Comparison) -> str:
         f"irpool compare: {comparison.model}, OpenVINO "
         f"{comparison.openvino_version.split('-')[0]} CPU plugin, "
         f"default precision {comparison.precisions['default']}",
-        f"tolerance: max rel <= {comparison.tolerance:g}, rel = max abs / the tensor's scale "
-        "(its largest finite |value| in the reference, the second run of a pair); "
-        "* beyond it, ! NaN/inf placed differently, - not produced",
+        f"tolerance: max rel <= {comparison.tolerance:g} (max rel: max abs / the largest finite "
+        "|value| of the second run of a pair)",
+        "marks: * beyond the tolerance, ! NaN/inf placed differently, - not produced",
     ]
     if comparison.irpool_problem is not None:
         lines.append(f"irpool does not run this model: {comparison.irpool_problem}")
@@ -100,7 +100,7 @@ def _table(
 
 
 def _title(pair: tuple[str, str], labels: dict[str, str]) -> str:
-    """ "default(bf16) vs f32", "probed f32 vs f32", ..."""
+    """A pair's title: default(bf16) vs f32, probed f32 vs f32, ..."""
     named = []
     for name in pair:
         probed, _, run = name.rpartition(" ")
@@ -128,7 +128,7 @@ def _number(value: float) -> str:
 def _first(comparison: Comparison, pair: tuple[str, str]) -> str:
     row = comparison.first_outside(pair)
     if row is None:
-        compared = sum(row.differences[pair] is not None for row in comparison.layers)
+        compared = sum(other.differences[pair] is not None for other in comparison.layers)
         return f"none of {compared} tensor(s) compared" if compared else "nothing compared"
     found = row.differences[pair]
     assert found is not None

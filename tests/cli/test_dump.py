@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,19 @@ def test_a_write_the_system_refuses_is_exit_2_naming_the_file(
     code, output = _dump(runner, CHAIN, "-i", x, "--dump", dump)
     assert code == 2
     assert f"cannot write --dump {dump / '0000-pool_0.npy'}: Permission denied" in output
+
+
+def test_a_directory_the_system_will_not_create_is_exit_2(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    # sysfs refuses new entries even to root: a real failure on any Linux machine.
+    x = _input(tmp_path, CHAIN)
+    code, output = _dump(runner, CHAIN, "-i", x, "--dump", "/sys/kernel/irpool-dump")
+    assert code == 2
+    assert re.search(
+        "cannot write --dump /sys/kernel/irpool-dump: (Permission denied|Operation not permitted)",
+        output,
+    )
 
 
 def test_a_run_that_fails_writes_no_dump(runner: CliRunner, tmp_path: Path) -> None:
