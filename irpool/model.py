@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from irpool.check.coverage import Coverage
 from irpool.check.layer_checker import CheckedLayers, check_layers
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from irpool.execute.bind import ModelInput
     from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
+    from irpool.execute.tensors import ComputedTensor
 
 
 def display_path(path: Path) -> str:
@@ -76,13 +77,34 @@ class Model:
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self._diagnostics)
 
+    @overload
     def run(
         self,
         inputs: Mapping[str | int, Any],
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
-    ) -> dict[str, NDArray[Any]]:
+        intermediates: Literal[False] = False,
+    ) -> dict[str, NDArray[Any]]: ...
+
+    @overload
+    def run(
+        self,
+        inputs: Mapping[str | int, Any],
+        *,
+        cast: bool = False,
+        on_cast: Callable[[str], None] | None = None,
+        intermediates: Literal[True],
+    ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]: ...
+
+    def run(
+        self,
+        inputs: Mapping[str | int, Any],
+        *,
+        cast: bool = False,
+        on_cast: Callable[[str], None] | None = None,
+        intermediates: bool = False,
+    ) -> dict[str, NDArray[Any]] | tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
         """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output),
         or by position among the Parameters (an int, as OpenVINO takes it; the only way to
         give a Parameter named "", which OpenVINO loads and renames).
@@ -93,11 +115,16 @@ class Model:
         errors, `InputError` for inputs that do not fit, `ExecutionError` for what irpool
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
         element type is converted within its kind and `on_cast` is told.
+
+        With `intermediates`, returns (outputs, tensors): also every tensor the run computed,
+        in run order, keyed as `tensors` describes (constants and inputs are not among them).
+        Nothing is freed before the run ends then: its memory is the sum of all those tensors.
         """
         from irpool.execute.run import execute  # NumPy: imported on the first run only
 
         plan = self._planned()
-        return execute(self._runner_input(), plan, inputs, cast, on_cast)
+        outputs, tensors = execute(self._runner_input(), plan, inputs, cast, on_cast, intermediates)
+        return (outputs, tensors) if intermediates else outputs
 
     @property
     def inputs(self) -> list[ModelInput]:
@@ -108,6 +135,12 @@ class Model:
     def outputs(self) -> list[ModelOutput]:
         """The Results in XML order: the key `run` gives each (`name`) and its Result layer."""
         return list(self._planned().outputs)
+
+    @property
+    def tensors(self) -> list[ComputedTensor]:
+        """What `run(..., intermediates=True)` returns beside the outputs, in run order: each
+        tensor's key (`name`), all its names, its layer and output index."""
+        return list(self._planned().tensors)
 
     def _planned(self) -> ExecutionPlan:
         # Threads racing here each build the same plan; the last one is kept.

@@ -22,7 +22,8 @@ def _where(path: Path) -> str:
 
 
 # The pipeline's order: a package may import its own stage and earlier ones only.
-STAGES = {"parse": 0, "graph": 1, "ops": 1, "check": 2, "execute": 3, "report": 3, "cli": 4}
+STAGES = {"parse": 0, "graph": 1, "ops": 1, "check": 2, "execute": 3, "compare": 3, "report": 3}
+STAGES["cli"] = 4
 STAGES["lsp"] = STAGES["cli"]
 
 

@@ -1,7 +1,8 @@
 """`irpool run MODEL.xml --input [NAME=]FILE ...`: execute a model with the NumPy engine.
 
 Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
-including an input or output file the system cannot open.
+including an input or output file the system cannot open and a --dump DIR that cannot take
+the dump (a file, not empty, no parent, or not writable).
 
 NumPy is imported by the functions that read, write and describe arrays, not with this
 module: `irpool run --help` prints text only, and starts as fast as the other commands.
@@ -23,6 +24,7 @@ from irpool.cli.app import (
     model_argument,
     weights_option,
 )
+from irpool.cli.dump import INDEX, dump_problem, write_dump
 from irpool.diagnostics import IRError
 from irpool.execute.errors import InputError, InvalidModelError, cast_remedy
 from irpool.model import Model
@@ -32,16 +34,19 @@ from irpool.rules import Severity
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from irpool.execute.bind import ModelInput
 
-def _fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
-    click.echo(f"irpool run: {message}", err=True)
+
+def fail(message: str, code: int = EXIT_FINDINGS) -> NoReturn:
+    """The message, prefixed by the command (run, or compare which reads inputs alike)."""
+    click.echo(f"irpool {click.get_current_context().info_name}: {message}", err=True)
     sys.exit(code)
 
 
 def _file_error(what: str, path: Path, error: OSError) -> NoReturn:
     """A file the system cannot open is a usage error (exit 2) naming the path and why."""
     reason = error.strerror or str(error)
-    _fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
+    fail(f"cannot {what} {path}: {reason}", EXIT_USAGE)
 
 
 def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
@@ -49,18 +54,18 @@ def _load_array_file(path: Path) -> dict[str, NDArray[Any]] | NDArray[Any]:
     import numpy as np
 
     if path.is_dir():
-        _fail(f"input file {path} is a directory", EXIT_USAGE)
+        fail(f"input file {path} is a directory", EXIT_USAGE)
     try:
         loaded = np.load(path, allow_pickle=False)
     except FileNotFoundError:
-        _fail(f"input file {path} does not exist", EXIT_USAGE)
+        fail(f"input file {path} does not exist", EXIT_USAGE)
     except (PermissionError, IsADirectoryError) as error:
         _file_error("read input file", path, error)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, EOFError) as error:  # EOFError: an empty or cut file
         if not _numpy_file(path):  # NumPy would only say that it holds no pickle
             hint = "; the model is the first argument" if path.suffix.lower() == ".xml" else ""
-            _fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")
-        _fail(f"cannot read input file {path} as .npy/.npz: {error}")
+            fail(f"cannot read input file {path}: not an .npy or .npz file{hint}")
+        fail(f"cannot read input file {path} as .npy/.npz: {error}")
     if isinstance(loaded, np.lib.npyio.NpzFile):
         with loaded:
             return {key: loaded[key] for key in loaded.files}
@@ -76,11 +81,12 @@ def _numpy_file(path: Path) -> bool:
         return True  # unreadable now: NumPy's own error says why
 
 
-def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArray[Any]]:
+def gather_inputs(
+    parameters: list[ModelInput], specs: tuple[str, ...]
+) -> dict[str | int, NDArray[Any]]:
     """`NAME=FILE` binds by name, `FILE` by position (Parameters in XML order), .npz by keys."""
     inputs: dict[str | int, NDArray[Any]] = {}
     position = 0
-    parameters = model.inputs
     for spec in specs:
         name, sep, file_text = spec.partition("=")
         if not sep or Path(spec).exists():
@@ -95,7 +101,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArr
             pairs = [(name, loaded)]
         else:
             if position >= len(parameters):
-                _fail(
+                fail(
                     f"--input {spec}: the model has only {len(parameters)} input(s): "
                     + ", ".join(p.describe() for p in parameters)
                 )
@@ -103,7 +109,7 @@ def gather_inputs(model: Model, specs: tuple[str, ...]) -> dict[str | int, NDArr
             position += 1
         for key, array in pairs:
             if key in inputs:
-                _fail(f'input "{key}" is given twice')
+                fail(f'input "{key}" is given twice')
             inputs[key] = array
     return inputs
 
@@ -112,9 +118,9 @@ def check_destination(destination: Path) -> None:
     """Refuse an --output the run could not write before running (exit 2)."""
     folder = destination.parent
     if not folder.exists():
-        _fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
+        fail(f"--output {destination}: directory {folder} does not exist", EXIT_USAGE)
     if not folder.is_dir():
-        _fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
+        fail(f"--output {destination}: {folder} is not a directory", EXIT_USAGE)
 
 
 def save_outputs(outputs: dict[str, NDArray[Any]], destination: Path) -> None:
@@ -161,9 +167,8 @@ def _statistics(values: NDArray[Any], note: str) -> str:
     return f"min {float(values.min()):.6g}, max {float(values.max()):.6g}, mean {mean:.6g}{note}"
 
 
-@click.command()
-@model_argument
-@click.option(
+# The inputs of a run, as `run` and `compare` take them (gather_inputs reads them).
+inputs_option = click.option(
     "--input",
     "-i",
     "input_specs",
@@ -171,12 +176,37 @@ def _statistics(values: NDArray[Any], note: str) -> str:
     metavar="[NAME=]FILE",
     help="An .npy for one input (by position, or NAME=), or an .npz keyed by names.",
 )
+
+
+def _run(
+    model: Model, inputs: dict[str | int, NDArray[Any]], cast: bool, keep: bool
+) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
+    """The outputs, and every tensor computed when the run `keep`s them (else {})."""
+
+    def on_cast(note: str) -> None:
+        click.echo(f"irpool run: {note}", err=True)
+
+    if keep:
+        return model.run(inputs, cast=cast, on_cast=on_cast, intermediates=True)
+    return model.run(inputs, cast=cast, on_cast=on_cast), {}
+
+
+@click.command()
+@model_argument
+@inputs_option
 @click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the result to OUT.npy (one result) or all results to OUT.npz, keyed by "
     "their tensor names.",
+)
+@click.option(
+    "--dump",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Also write every tensor the run computes to DIR (new or empty), one .npy each, "
+    "with DIR/index.json naming the tensor, layer and port of each file.",
 )
 @weights_option
 @click.option(
@@ -189,6 +219,7 @@ def command(
     model_path: Path,
     input_specs: tuple[str, ...],
     output: Path | None,
+    dump: Path | None,
     weights: Path | None,
     cast: bool,
 ) -> None:
@@ -197,22 +228,29 @@ def command(
         raise UsageError(f"--output {output}: use a .npy or .npz file")
     if output is not None:
         check_destination(output)
+    problem = None if dump is None else dump_problem(dump)
+    if problem is not None:
+        fail(problem, EXIT_USAGE)
     model = load_or_exit(model_path, weights)
     diagnostics = model.validate()
     if any(d.severity is not Severity.INFO for d in diagnostics):
         click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
     try:
-        outputs = model.run(
-            gather_inputs(model, input_specs),
-            cast=cast,
-            on_cast=lambda note: click.echo(f"irpool run: {note}", err=True),
+        outputs, tensors = _run(
+            model, gather_inputs(model.inputs, input_specs), cast, dump is not None
         )
     except InvalidModelError:
-        _fail("the model has errors (above); it is not run")
+        fail("the model has errors (above); it is not run")
     except InputError as error:
-        _fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
+        fail(f"{error.problem} ({cast_remedy('--cast')})" if error.cast_helps else str(error))
     except IRError as error:
-        _fail(str(error))
+        fail(str(error))
+    if dump is not None:
+        try:
+            write_dump(model, tensors, dump, model.document.display_path)
+        except OSError as error:
+            _file_error("write --dump", Path(error.filename or dump), error)
+        click.echo(f"wrote {len(tensors)} tensor(s) and {INDEX} to {dump}", err=True)
     if output is not None:
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)

@@ -100,11 +100,13 @@ def replay(
     shapes: dict[Ref, Shape],
     types: dict[Ref, ElementType],
     available: int | None = None,
+    keep: bool = False,
 ) -> int:
     """The peak bytes a run adds: replay its allocations (each layer's outputs, the read ones
-    freed after their last reader, and the kernel's working memory while it computes). Inputs
-    and constants are already in memory. Given the memory `available` now, refuse at the first
-    layer that would exceed it, before anything is allocated."""
+    freed after their last reader unless the run `keep`s every one, and the kernel's working
+    memory while it computes). Inputs and constants are already in memory. Given the memory
+    `available` now, refuse at the first layer that would exceed it, before anything is
+    allocated."""
     held: dict[Ref, int] = {}
     live = peak = 0
     for step in steps:
@@ -126,6 +128,6 @@ def replay(
             ref = (step.layer.id, index)
             held[ref] = sizes[ref]
             live += sizes[ref]
-        for source in step.frees:
+        for source in () if keep else step.frees:
             live -= held.pop(source, 0)
     return peak

@@ -28,8 +28,9 @@ from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
+from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
-from irpool.graph.tensor_names import any_name, result_names
+from irpool.graph.tensor_names import output_key
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
 from irpool.shape import Shape
@@ -76,6 +77,7 @@ class ExecutionPlan:
     constants: dict[Ref, NDArray[Any]]
     steps: list[Step]  # every other reachable layer but Results, in topological order
     outputs: list[ModelOutput]
+    tensors: list[ComputedTensor]  # what the steps compute, keyed (irpool/execute/tensors.py)
     types: dict[Ref, ElementType]
     # Shapes and the peak bytes a run adds, known from validation; None when they depend on
     # the inputs.
@@ -107,7 +109,12 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
-    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, types, None, None)
+    output_keys: dict[Ref, str] = {}
+    for output in outputs:
+        output_keys.setdefault(output.ref, output.name)
+    produced = [(step.layer, index) for step in steps for index in step.kept]
+    tensors = computed_tensors(produced, output_keys, types)
+    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
     return plan
@@ -133,7 +140,7 @@ def _layers(
         if op.role is Role.INPUT:
             parameters.append(model_input(layer, produced[0]))
         elif op.role is Role.OUTPUT:
-            key = _output_key(model, layer, inputs[0], taken)
+            key = output_key(graph, model.ir_version, layer, inputs[0], taken)
             taken.add(key)
             outputs.append(ModelOutput(key, layer, inputs[0]))
         else:
@@ -193,12 +200,3 @@ def _steps(
             )
         )
     return steps
-
-
-def _output_key(model: RunnerInput, result: Layer, ref: Ref, taken: set[str]) -> str:
-    """OpenVINO's `get_any_name()` of the tensor; without names (or when an earlier Result
-    returns the same tensor) the Result layer's name."""
-    name = any_name(result_names(model.graph, model.ir_version, result, ref))
-    candidates = [name] if name is not None else []
-    candidates += [result.name, f"{result.name}#{result.id}"]
-    return next(name for name in candidates if name not in taken)

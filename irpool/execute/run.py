@@ -23,15 +23,18 @@ def execute(
     inputs: Mapping[InputKey, Any],
     cast: bool,
     on_cast: Callable[[str], None] | None,
-) -> dict[str, NDArray[Any]]:
+    keep: bool = False,
+) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
+    """The outputs by key, and when the run `keep`s them, every tensor it computed (by key,
+    in run order: irpool/execute/tensors.py); nothing is freed then."""
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
     peak = plan.static_peak
-    if peak is None:
-        peak = memory.replay(plan.steps, shapes, plan.types)
+    if peak is None or keep:
+        peak = memory.replay(plan.steps, shapes, plan.types, keep=keep)
     if peak * memory.CHECK_SHARE > memory.physical_memory():
-        memory.replay(plan.steps, shapes, plan.types, memory.available_memory())
+        memory.replay(plan.steps, shapes, plan.types, memory.available_memory(), keep)
     for step in plan.steps:
         try:
             produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
@@ -43,9 +46,10 @@ def execute(
             if index in step.rounded:
                 array = step.outputs[index].held(array)
             tensors[(step.layer.id, index)] = array
-        for ref in step.frees:
+        for ref in () if keep else step.frees:
             del tensors[ref]
-    return {output.name: tensors[output.ref] for output in plan.outputs}
+    outputs = {output.name: tensors[output.ref] for output in plan.outputs}
+    return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
 
 
 def _reinfer(

@@ -60,3 +60,15 @@ def result_names(graph: Graph, ir_version: int, result: Layer, tensor: Tensor) -
 def any_name(names: tuple[str, ...]) -> str | None:
     """The name OpenVINO's `get_any_name()` gives a tensor with these names."""
     return min(names) if names else None
+
+
+def output_key(
+    graph: Graph, ir_version: int, result: Layer, tensor: Tensor, taken: set[str]
+) -> str:
+    """The key `run` gives the tensor a Result returns: OpenVINO's `get_any_name()` of it;
+    without names (or when an earlier Result, whose key is in `taken`, returns the same
+    tensor) the Result layer's name, then that name and `#<id>`."""
+    name = any_name(result_names(graph, ir_version, result, tensor))
+    candidates = [name] if name is not None else []
+    candidates += [result.name, f"{result.name}#{result.id}"]
+    return next(name for name in candidates if name not in taken)

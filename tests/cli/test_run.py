@@ -219,9 +219,12 @@ def test_an_unwritable_output_is_exit_2(runner: CliRunner) -> None:
     assert "cannot write --output /sys/kernel/irpool-out.npy: Permission denied" in output
 
 
-def test_a_file_that_is_not_numpy_is_exit_1(runner: CliRunner, tmp_path: Path) -> None:
+@pytest.mark.parametrize("content", ["not an array", ""], ids=["text", "empty"])
+def test_a_file_that_is_not_numpy_is_exit_1(
+    runner: CliRunner, tmp_path: Path, content: str
+) -> None:
     bogus = tmp_path / "x.npy"
-    bogus.write_text("not an array")
+    bogus.write_text(content)  # empty: NumPy raises EOFError, which click took for an abort
     code, output = _run(runner, POOL, "-i", bogus)
     assert code == 1 and f"cannot read input file {bogus}: not an .npy or .npz file\n" in output
 
