@@ -31,6 +31,10 @@ def run_reshape(
 
 
 def reshape(x: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
-    if x.dtype in WRAPPED_KINDS:
-        x = x.astype(np.int32).astype(x.dtype)
-    return x.reshape(shape)
+    return as_held(x).reshape(shape)
+
+
+def as_held(x: NDArray[Any]) -> NDArray[Any]:
+    """A tensor as the CPU plugin holds it when it moves its elements (Reshape, Transpose,
+    Concat, Gather, VariadicSplit): 64-bit integers wrapped to int32."""
+    return x.astype(np.int32).astype(x.dtype) if x.dtype in WRAPPED_KINDS else x
