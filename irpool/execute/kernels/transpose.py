@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.kernels.reshape import as_held
