@@ -19,6 +19,7 @@ from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounded, moved_bounds
 from irpool.ops.concat import axis_in_range, merged, one_element
+from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, integer_values
 from irpool.ops.registry import register
@@ -112,6 +113,7 @@ class Gather8(Op):
                 raise ShapeError(f"{name} element type must be of an integral number type.")
         if not one_element(axis.shape):
             raise ShapeError("Axis input must be scalar or have 1 element.")
+        refuse_unbacked(axis, "axis")
         read_value(axis, "the axis")
         axis_values = integer_values(axis)
         position = None if axis_values is None else axis_values[0]
@@ -126,6 +128,7 @@ class Gather8(Op):
                 "batch_dims",
             )
             return [TensorInfo(data.type, shape)]
+        refuse_unbacked(indices, "indices")
         read_value(indices, "the indices")
         if position is None or integer_values(indices) is None or not shape.is_static:
             return [TensorInfo(data.type, shape)]

@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -54,17 +56,26 @@ class Transpose1(Op):
         if not takes_integer_input(order.element_type):
             raise ShapeError("Input order must have an integral number element type.")
         length = order.shape[0] if order.shape.rank == 1 else Dim.dynamic()
-        if data.shape.dims is not None and merged_length(length, len(data.shape)) is None:
+        fits = merged_length(length, len(data.shape)) is not None or length.low == 0
+        if data.shape.dims is not None and not fits:  # an empty order reverses any rank
             raise ShapeError("Input order must have shape [n], where n is the rank of arg.")
+        refuse_unbacked(order, "order")
         read_value(order, "the order")
         values = integer_values(order)
         if values is None or data.shape.dims is None:
             if data.shape.dims is not None:
                 return [TensorInfo(data.type, Shape((Dim.dynamic(),) * len(data.shape)))]
-            if values:
+            if values is not None:  # even an empty one (measured: [] for a dynamic rank)
                 return [TensorInfo(data.type, Shape((Dim.dynamic(),) * len(values)))]
             return [TensorInfo(data.type, Shape.dynamic())]
         axes = permutation(values, data.shape)
+        if len(axes) <= 1 and order.type.bits == 8:
+            ctx.report(
+                COMPILE_CRASH,
+                f"a Transpose of rank {len(axes)} by an {order.element_type} order: OpenVINO "
+                'reads it, but its CPU plugin fails to run it ("contains less child edges"; '
+                "wider order types and higher ranks run)",
+            )
         shape = Shape(tuple(data.shape[axis] for axis in axes))
         value = folded(data, lambda array: array.transpose(axes))
         if value is not None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounded, moved_bounds
 from irpool.ops.concat import axis_in_range, one_element
+from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
@@ -72,6 +73,7 @@ class VariadicSplit1(Op):
             )
         if data.shape.rank == 0:
             raise ShapeError("Accessing out-of-range dimension")
+        refuse_unbacked(lengths, "split_lengths")
         read_value(lengths, "split_lengths")
         values = _numbers(lengths)
         count = len(values) if values is not None else _count(lengths.shape)
@@ -80,6 +82,7 @@ class VariadicSplit1(Op):
                 f"output {max(ctx.used_outputs)} is read, but the {count} split lengths make "
                 f"{count} output(s)"
             )
+        refuse_unbacked(axis, "axis")
         read_value(axis, "the axis")
         position = _numbers(axis)
         if data.shape.dims is None or position is None:
