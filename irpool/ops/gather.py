@@ -12,6 +12,7 @@ that (-3 with indices of rank 2) loads, with the output `data[:axis] + indices[r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,7 @@ from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, integer_values
 from irpool.ops.registry import register
-from irpool.rules import REINTERPRETED_ATTRIBUTE_VALUE
+from irpool.rules import COMPILE_CRASH, REINTERPRETED_ATTRIBUTE_VALUE
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -33,22 +34,24 @@ if TYPE_CHECKING:
 def gathered_shape(data: Shape, indices: Shape, axis: int | None, batch_dims: int) -> Shape:
     """Gather-8's output shape for a known axis (None: known at run time), or ShapeError as
     OpenVINO refuses the inputs; `batch_dims` as normalized (`normalized_batch_dims`)."""
-    if data.dims is None or indices.dims is None:
-        return Shape.dynamic()
-    if axis is None:
-        return Shape((Dim.dynamic(),) * (len(data) + len(indices) - 1 - batch_dims))
-    rank = len(indices)
-    position = axis_in_range(axis, len(data))
-    if batch_dims > rank:
+    rank = indices.rank
+    if rank is not None and batch_dims > rank:
         raise ShapeError(
             f"The batch_dims must be <= indices_rank. But instead got: batch_dims = "
             f"{batch_dims}, indices_rank = {rank}"
         )
-    if batch_dims > position:
+    position = axis
+    if axis is not None and data.dims is not None:
+        position = axis_in_range(axis, len(data))
+    if position is not None and position >= 0 and batch_dims > position:
         raise ShapeError(
             f"After normalization batch_dims must be <= axis. But instead got: batch_dims = "
             f"{batch_dims}, axis = {position}"
         )
+    if data.dims is None or indices.dims is None or rank is None:
+        return Shape.dynamic()
+    if position is None:
+        return Shape((Dim.dynamic(),) * (len(data) + rank - 1 - batch_dims))
     if batch_dims < 0:
         if rank + batch_dims < 0:
             raise ShapeError("Accessing out-of-range dimension")
@@ -129,6 +132,8 @@ class Gather8(Op):
             )
             return [TensorInfo(data.type, shape)]
         refuse_unbacked(indices, "indices")
+        if position is not None and data.value is None and data.shape.is_static:
+            self._report_empty(data.shape.values(), indices.shape, position, batch_dims, ctx)
         read_value(indices, "the indices")
         if position is None or integer_values(indices) is None or not shape.is_static:
             return [TensorInfo(data.type, shape)]
@@ -140,6 +145,23 @@ class Gather8(Op):
         assert picks is not None  # integer_values read it
         moved = moved_bounds(data, lambda a: gather(a, picks, positive, batch_dims))
         return [bounded(data.type, shape, moved)]
+
+    @staticmethod
+    def _report_empty(
+        data: tuple[int, ...], indices: Shape, axis: int, batch_dims: int, ctx: LayerContext
+    ) -> None:
+        """The CPU plugin divides by the indices per batch and by the data dims between the
+        batch and the axis when it compiles a Gather it does not fold (measured: a
+        floating-point exception, the process dies, when either is 0)."""
+        between = math.prod(data[batch_dims : axis % len(data)])
+        picked = indices.dims is not None and any(d.high == 0 for d in indices.dims[batch_dims:])
+        if between == 0 or picked:
+            ctx.report(
+                COMPILE_CRASH,
+                "a Gather picking no elements (indices or the data dims between batch_dims and "
+                "the axis of size 0): OpenVINO reads it, but its CPU plugin crashes compiling "
+                "it (floating-point exception) unless the data is a constant",
+            )
 
     @staticmethod
     def _folded(

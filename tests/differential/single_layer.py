@@ -96,11 +96,16 @@ def _port(port_id: int, element_type: str, dims: list[str] | None, names: str = 
     return f'<port id="{port_id}" precision="{PRECISIONS[element_type]}"{named}>{text}</port>'
 
 
-def _const_bytes(source: Source) -> bytes:
+def _array(source: Source, values: tuple[float, ...]) -> NDArray[Any]:
     dtype = np.dtype(NUMPY[source.type])
-    wide = np.array(source.values, np.float64 if dtype.kind == "f" else np.int64)
+    wide = np.array(values, np.float64 if dtype.kind == "f" else np.int64)
     with np.errstate(over="ignore"):
-        values = wide.astype(dtype).reshape(source.dims)  # integers wrap
+        return wide.astype(dtype).reshape(source.dims)  # integers wrap
+
+
+def _const_bytes(source: Source) -> bytes:
+    assert source.values is not None
+    values = _array(source, source.values)
     return values.astype(values.dtype.newbyteorder("<")).tobytes()
 
 
@@ -238,7 +243,7 @@ def shape_report(outcomes: list[Outcome]) -> str:
 def data_input(config: Config, position: int) -> NDArray[Any]:
     source = config.inputs[position]
     if source.feed is not None:
-        return np.array(source.feed, NUMPY[source.type]).reshape(source.dims)
+        return _array(source, source.feed)
     return random_input(config.index * 8 + position, source.type, source.dims)
 
 

@@ -42,5 +42,6 @@ def as_held(x: NDArray[Any]) -> NDArray[Any]:
     if x.dtype in WRAPPED_KINDS:
         return x.astype(np.int32).astype(x.dtype)
     if x.dtype == np.float64:
-        return np.clip(x, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+        held: NDArray[Any] = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+        return held
     return x
