@@ -303,16 +303,28 @@ class _Checker:
     def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
         inputs = len(op.input_names)
-        for side, ports, allowed in (
-            ("input", layer.inputs, range(inputs - op.optional_inputs, inputs + 1)),
+        for side, ports, allowed, variadic in (
+            (
+                "input",
+                layer.inputs,
+                range(inputs - op.optional_inputs, inputs + 1),
+                op.variadic_inputs,
+            ),
             # OpenVINO creates every output of the op whatever is declared, and reads only the
             # declared ones (measured: MaxPool-8 with its values port alone loads and runs).
-            ("output", layer.outputs, range(min(op.output_count, 1), op.output_count + 1)),
+            (
+                "output",
+                layer.outputs,
+                range(min(op.output_count, 1), op.output_count + 1),
+                op.variadic_outputs,
+            ),
         ):
-            if len(ports) not in allowed:
+            if len(ports) not in allowed and not (variadic and len(ports) >= allowed.start):
                 names = ", ".join(op.input_names) if side == "input" and inputs else ""
                 detail = f" ({names})" if names else ""
                 counts = " or ".join(str(count) for count in allowed)
+                if variadic:
+                    counts = f"{allowed.start} or more"
                 message = (
                     f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )
@@ -370,7 +382,7 @@ def _inference_key(op: Op, inputs: list[TensorInfo], used: frozenset[int]) -> Ha
     for info in inputs:
         value = info.value
         if value is None:
-            parts.append((info.element_type, info.shape, info.trusted, info.unknown))
+            parts.append((info.element_type, info.shape, info.trusted, info.unknown, info.bounds))
         elif value.size <= MEMO_VALUE_SIZE:
             content = (value.dtype.str, value.shape, value.tobytes())
             parts.append((info.element_type, info.shape, info.trusted, info.unknown, content))

@@ -5,7 +5,7 @@ model; irpool folds them once per plan, so no run repeats them. A layer's value 
 in this order:
 
 1. checking, which already folded it by the same rules (small values only: checking must
-   stay fast, see irpool/ops/folding.py);
+   stay fast, see irpool/ops/folding.py), ShapeOf of a static shape included;
 2. its op's own folding rule, where OpenVINO's folding differs from the CPU plugin's
    kernel (`Op.fold_constant`: Convert), applied to the constants as the file writes them;
 3. its kernel, run once on the constants as the plugin holds them (`as_constant`).
@@ -76,7 +76,8 @@ def _folded(
     layer, op, produced = candidate.layer, candidate.op, candidate.produced
     constant_inputs = bool(candidate.inputs) and all(ref in written for ref in candidate.inputs)
     if op.role is Role.CONSTANT or (
-        constant_inputs and all(info.value is not None for info in produced)
+        (constant_inputs or op.value_from_shapes)
+        and all(info.value is not None for info in produced)
     ):
         return {index: _checked(layer, info) for index, info in enumerate(produced)}
     if candidate.kernel is None:

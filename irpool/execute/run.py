@@ -76,5 +76,5 @@ def _reinfer(
                     f"with these inputs, {step.layer.describe()} has an undefined output shape "
                     f"{info.shape}"
                 )
-            infos[(step.layer.id, index)] = TensorInfo(info.type, info.shape)
+            infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
     return {ref: info.shape for ref, info in infos.items()}

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import BOOLEAN, ElementType, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
@@ -147,7 +148,34 @@ class Binary(Op):
             and max(a.value.size, b.value.size) <= FOLDED_SIZE
         ):
             value = self.fold_constant([a.value, b.value])
-        return [TensorInfo(self.output_type(inputs_type), shape, value)]
+        out = self.output_type(inputs_type)
+        if value is None and out.is_integer and shape.is_static and self.auto_broadcast == "numpy":
+            return [bounded(out, shape, self._bounds(a, b))]
+        return [TensorInfo(out, shape, value)]
+
+    def _bounds(self, a: TensorInfo, b: TensorInfo) -> Bounds | None:
+        """What OpenVINO's bound evaluation knows of the result of non-constant integer
+        inputs known by their bounds (a shape subgraph's), element by element."""
+        first, second = bounds_of(a), bounds_of(b)
+        if first is None or second is None or (a.value is not None and b.value is not None):
+            return None
+        import numpy as np
+
+        pairs = np.broadcast_arrays(*first.arrays(), *second.arrays())
+        lower, upper = [], []
+        for la, ua, lb, ub in zip(*(p.ravel().tolist() for p in pairs), strict=True):
+            found = self.element_bounds(la, ua, lb, ub)
+            if found is None:
+                return None
+            lower.append(found[0])
+            upper.append(found[1])
+        shape = pairs[0].shape
+        return Bounds(shape, tuple(lower), tuple(upper))
+
+    def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
+        """The result's bounds for one element of each input, or None when OpenVINO keeps
+        none; an upper bound of UNBOUNDED is unbounded. Only exact values by default."""
+        return None
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """Integer constants fold with OpenVINO's reference arithmetic, which differs from the
@@ -182,12 +210,22 @@ class Add1(Binary):
     symbol = "+"
     reference = "add"
 
+    def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
+        if min(la, lb) < 0:
+            return None
+        return la + lb, UNBOUNDED if UNBOUNDED in (ua, ub) else min(ua + ub, UNBOUNDED)
+
 
 @register
 class Multiply1(Binary):
     type_name = "Multiply"
     symbol = "*"
     reference = "multiply"
+
+    def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
+        if min(la, lb) < 0:
+            return None
+        return la * lb, UNBOUNDED if UNBOUNDED in (ua, ub) else min(ua * ub, UNBOUNDED)
 
 
 @register
@@ -203,6 +241,13 @@ class Divide1(Binary):
     @property
     def python_division(self) -> bool:
         return bool(self.attrs["m_pythondiv"])
+
+    def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
+        """A dim by a positive number (measured: `6..10 // 2` is `3..5`, `12 // 6..10` is
+        `1..2`, `? // 2` stays `?`); non-negative, so flooring and truncating agree."""
+        if la < 0 or lb <= 0:
+            return None
+        return la // ub, UNBOUNDED if ua == UNBOUNDED else ua // lb
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np
@@ -225,6 +270,17 @@ class Mod1(Binary):
     type_name = "Mod"
     symbol = "mod"
     reference = "fmod"
+
+    def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
+        """A dim mod a positive number (measured: `6..7 mod 4` is `2..3`, `6..10 mod 4` is
+        `0..3`, `6..10 mod 20` is `6..10`; an unbounded dim stays `?`)."""
+        if la < 0 or lb != ub or lb <= 0:
+            return None
+        if ua == UNBOUNDED:
+            return 0, UNBOUNDED
+        if la // lb == ua // lb:
+            return la % lb, ua % lb
+        return 0, lb - 1
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np

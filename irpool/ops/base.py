@@ -23,6 +23,7 @@ from irpool.shape import Shape
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
+    from irpool.ops.bounds import Bounds
     from irpool.ops.explanation import Explanation
 
 KNOWN_OPSETS = range(1, 18)  # opset1 .. opset17 exist in OpenVINO 2026.4
@@ -101,6 +102,9 @@ class TensorInfo:
     # A Const of no elements in an empty .bin: OpenVINO gives it no data pointer, and the
     # shape inference that reads its values (axes) refuses a null one.
     unbacked: bool = False
+    # What OpenVINO knows of a non-constant integer tensor's values (a shape subgraph's):
+    # per-element lower and upper values (irpool/ops/bounds.py).
+    bounds: Bounds | None = None
 
     @property
     def element_type(self) -> str:
@@ -207,11 +211,18 @@ class Op:
     # the kernel then get only the inputs present.
     optional_inputs: ClassVar[int] = 0
     output_count: ClassVar[int] = 1
+    # Concat: any number of inputs (at least one), all named by its one `input_names` entry.
+    variadic_inputs: ClassVar[bool] = False
+    # VariadicSplit: as many outputs as its values say, `output_count` or more.
+    variadic_outputs: ClassVar[bool] = False
     needs_data: ClassVar[bool] = False
     role: ClassVar[Role] = Role.COMPUTED
     # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
     # Result do; pooling and reductions do not). Convert says so itself.
     takes_strings: ClassVar[bool] = False
+    # Whether its value depends on its inputs' shapes only (ShapeOf): OpenVINO folds it
+    # whenever checking knows the value, though its input is no constant.
+    value_from_shapes: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)

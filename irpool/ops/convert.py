@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, STRING, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
+from irpool.ops.bounds import converted_bounds
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -71,7 +72,10 @@ class Convert1(Op):
         destination = element_type(self.destination)
         decompresses = constant and data.type.is_held_float and destination.is_held_float
         written_as = data.element_type if decompresses else None
-        return [TensorInfo(destination, data.shape, value, written_as=written_as)]
+        bounds = None
+        if value is None and data.bounds is not None and destination.is_integer:
+            bounds = converted_bounds(data.bounds, destination)
+        return [TensorInfo(destination, data.shape, value, written_as=written_as, bounds=bounds)]
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
         shape = inputs[0].shape

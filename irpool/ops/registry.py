@@ -98,6 +98,7 @@ SHARED_MODULES = frozenset(
         "pooling_geometry",
         "folding",
         "convert_fold",
+        "bounds",
     }
 )
 

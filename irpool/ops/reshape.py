@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
+from irpool.ops.bounds import bounded, moved_bounds
 from irpool.ops.folding import folded, integer_values
-from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
 from irpool.shape import Dim, Shape
@@ -127,12 +127,22 @@ class _Product:
         return _Interval(low, high)
 
 
-def reshaped(data: Shape, pattern: Sequence[int], special_zero: bool) -> Shape:
-    """The output shape of Reshape-1 for a known pattern, or ShapeError as OpenVINO fails."""
-    written = csv(pattern)
+def reshaped(data: Shape, pattern: Sequence[int | Dim], special_zero: bool) -> Shape:
+    """The output shape of Reshape-1 for a known pattern, or ShapeError as OpenVINO fails. A
+    pattern element known only by its bounds (a dim of a dynamic model's ShapeOf) is a Dim,
+    and becomes that dim of the output."""
+    written = _written(pattern)
     minus_one = None
     dims: list[_Interval] = []
     for index, value in enumerate(pattern):
+        if isinstance(value, Dim):
+            if value.low < 0:
+                high = UNBOUNDED if value.high is None else value.high
+                raise ShapeError(
+                    f"Output pattern dim[{index}] has invalid bounds: {value.low},{high}"
+                )
+            dims.append(_Interval.of(value))
+            continue
         if value < -1:
             raise ShapeError(f"pattern {written}: value {value} at position {index} is below -1")
         if value == -1:
@@ -212,17 +222,19 @@ class Reshape1(Op):
         if rank is not None and rank != 1:
             raise ShapeError(f"the pattern has shape {pattern.shape}; it must be 1-D")
         read_value(pattern, "the pattern")
-        values = integer_values(pattern)
+        exact = integer_values(pattern)
+        values: list[int | Dim] | None = None if exact is None else list(exact)
+        if values is None and pattern.bounds is not None:  # a dynamic model's ShapeOf pieces
+            values = [d.value if d.is_static else d for d in pattern.bounds.dims()]
         if values is None:
             return [TensorInfo(data.type, _unknown_pattern_shape(pattern.shape))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())
             if problem:
-                ctx.report(RESHAPE_ELEMENT_COUNT, f"pattern {csv(values)}: {problem}")
+                ctx.report(RESHAPE_ELEMENT_COUNT, f"pattern {_written(values)}: {problem}")
                 return [TensorInfo(data.type, shape)]
-        value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.type, shape, value)]
+        return [reshaped_info(data, shape)]
 
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""
@@ -252,3 +264,18 @@ def _unknown_pattern_shape(pattern: Shape) -> Shape:
     if pattern.rank == 1 and pattern[0].is_static:
         return Shape((Dim.dynamic(),) * pattern[0].value)
     return Shape.dynamic()
+
+
+def reshaped_info(data: TensorInfo, shape: Shape) -> TensorInfo:
+    """`data` with a new shape: its value or bounds, when known, keep their elements."""
+    if not shape.is_static:
+        return TensorInfo(data.type, shape)
+    value = folded(data, lambda array: array.reshape(shape.values()))
+    if value is not None:
+        return TensorInfo(data.type, shape, value)
+    return bounded(data.type, shape, moved_bounds(data, lambda a: a.reshape(shape.values())))
+
+
+def _written(pattern: Sequence[int | Dim]) -> str:
+    """A pattern as a message shows it: values, and the bounds of those known by bounds."""
+    return ",".join(str(v) for v in pattern)

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
+from irpool.ops.reshape import reshaped_info
 from irpool.rules import IGNORED_AXES
 from irpool.shape import Dim, Shape
 
@@ -122,8 +123,7 @@ class Squeeze1(_AxesOp):
                     f"axes {csv(values)} of input {data.shape}: {named}, not 1; OpenVINO keeps "
                     f"{'it' if len(kept) == 1 else 'them'} silently",
                 )
-        value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.type, shape, value)]
+        return [reshaped_info(data, shape)]
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return squeezed(data, axes)
@@ -170,8 +170,7 @@ class Unsqueeze1(_AxesOp):
                 f"axes {csv(values)} insert {len(shape) - len(data.shape)} dim(s), not "
                 f"{len(values)}: OpenVINO drops the repeated axes silently",
             )
-        value = folded(data, lambda array: array.reshape(shape.values()))
-        return [TensorInfo(data.type, shape, value)]
+        return [reshaped_info(data, shape)]
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return unsqueezed(data, axes or [])

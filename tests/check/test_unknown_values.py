@@ -110,6 +110,26 @@ CASES = {
             ("HSigmoid", 5),
         )
     },
+    "Concat-1": Case("Concat", 1, 'axis="1"', (IMAGE, IMAGE), (((1, 4, 4, 4), "FP32"),)),
+    "Transpose-1": Case(
+        "Transpose", 1, "", (IMAGE, Input((4,), (0, 2, 3, 1))), (((1, 4, 4, 2), "FP32"),)
+    ),
+    "Gather-8": Case(
+        "Gather",
+        8,
+        'batch_dims="0"',
+        (IMAGE, Input((2,), (1, 0)), Input((1,), (1,))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
+    "ShapeOf-1": Case("ShapeOf", 1, "", (IMAGE,), (((4,), "I64"),)),
+    "ShapeOf-3": Case("ShapeOf", 3, 'output_type="i32"', (IMAGE,), (((4,), "I32"),)),
+    "VariadicSplit-1": Case(
+        "VariadicSplit",
+        1,
+        "",
+        (IMAGE, Input((1,), (1,)), Input((2,), (1, 1))),
+        (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
+    ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(

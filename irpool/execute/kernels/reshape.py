@@ -3,7 +3,7 @@ kernels/squeeze.py).
 
 Kept as the CPU plugin keeps it: OpenVINO's CPU plugin holds 64-bit integer tensors as int32
 (measured: an i64 value 2**31 comes out of a lone Reshape as -2**31), so i64 and u64 values
-wrap to int32 and are widened back.
+wrap to int32 and are widened back; f64 tensors as f32 (`as_held`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.convert_fold import F32_MAX
 from irpool.ops.reshape import Reshape1
 
 WRAPPED_KINDS = (np.dtype(np.int64), np.dtype(np.uint64))
@@ -31,6 +32,16 @@ def run_reshape(
 
 
 def reshape(x: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
+    return as_held(x).reshape(shape)
+
+
+def as_held(x: NDArray[Any]) -> NDArray[Any]:
+    """A tensor as the CPU plugin holds it when it moves its elements (Reshape, Transpose,
+    Concat, Gather, VariadicSplit): 64-bit integers wrapped to int32, f64 as f32 saturated
+    to ±FLT_MAX (measured: an f64 inf or 1e300 comes out of a lone Reshape as 3.4028235e38)."""
     if x.dtype in WRAPPED_KINDS:
-        x = x.astype(np.int32).astype(x.dtype)
-    return x.reshape(shape)
+        return x.astype(np.int32).astype(x.dtype)
+    if x.dtype == np.float64:
+        held: NDArray[Any] = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+        return held
+    return x

@@ -1,0 +1,21 @@
+"""Transpose on NumPy arrays: the elements copied bit for bit (NaN payloads and -0 kept, as
+the CPU plugin copies them; 64-bit integers held as int32, kernels/reshape.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.reshape import as_held
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.transpose import Transpose1
+
+
+@kernel_for(Transpose1)
+def run_transpose(
+    op: Transpose1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data = inputs[0]
+    return [as_held(data).transpose(op.axes(data.ndim, inputs[1:])).copy(order="C")]

@@ -1,0 +1,92 @@
+"""Live differential test: Transpose-1 against OpenVINO (tests/differential/single_layer.py).
+
+Configuration #n (`random_config(n)`) permutes data of rank 0 to 5 (static, dynamic, interval
+dims, sometimes a dynamic rank) by an order Const that is mostly a permutation, sometimes
+empty (reversed), repeated, out of range, negative, of another length, float or 2-D, or by an
+order Parameter. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.differential.single_layer import (
+    DATA_TYPES,
+    PER_OP,
+    Config,
+    Outcome,
+    Source,
+    check_shapes,
+    random_shape,
+    run_problems,
+    shape_report,
+)
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-transpose-1"
+
+
+def random_order(rng: random.Random, rank: int) -> list[int]:
+    order = list(range(rank))
+    rng.shuffle(order)
+    roll = rng.random()
+    if roll < 0.06:
+        return []
+    if roll < 0.1 and order:
+        order[rng.randrange(len(order))] = rng.choice((-1, rank, order[0]))
+    elif roll < 0.13:
+        order = [*order, rank] if rng.random() < 0.5 else order[1:]
+    return order
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    rank = rng.choice((0, 1, 2, 3, 3, 4, 4, 5))
+    shape = "..." if rng.random() < 0.05 else ",".join(random_shape(rng, rank))
+    data = Source(rng.choice(DATA_TYPES), shape)
+    order = random_order(rng, rank)
+    kind = rng.choice(("i64", "i64", "i32", "i32", "u8", "f32" if rng.random() < 0.1 else "i64"))
+    if rng.random() < 0.05:  # known at run time
+        length = rng.choice(("?", str(rank), "2,2"))
+        feed = tuple(map(float, sorted(range(rank), reverse=True))) if length == str(rank) else None
+        second = Source(kind, length, feed=feed)
+    elif rng.random() < 0.03 and order:
+        second = Source(kind, f"1,{len(order)}", tuple(map(float, order)))
+    else:
+        second = Source(kind, str(len(order)), tuple(map(float, order)))
+    return Config(index, "Transpose", "opset1", (), (data, second))
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("transpose")
+    configs = [random_config(i) for i in range(PER_OP)]
+    return [check_shapes(core, directory, c, [(c.inputs[0].type, None)]) for c in configs]
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        counts["accepted" if outcome.outputs else "rejected"] += 1
+        counts["runs"] += outcome.outputs is not None and outcome.config.static
+        counts["reversed"] += outcome.outputs is not None and outcome.config.inputs[1].shape == "0"
+    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
+    minimum["reversed"] = PER_OP // 50
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    assert not shape_report(outcomes), shape_report(outcomes)
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
+    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
