@@ -30,6 +30,8 @@ class Slot(Enum):
     ZERO_PADDED = "an input with zero padding around it (Convolution)"
     COLUMNS = "the windows of one image laid out as a matrix (Convolution's im2col)"
     TAP_PRODUCTS = "one filter tap times its shifted input (depthwise Convolution)"
+    STRIDE_PHASES = "a padded input split into its stride phases (depthwise Convolution)"
+    FLAT_SUMS = "sums over flat positions, rows included whole (depthwise Convolution)"
 
 
 class Scratch:

@@ -121,9 +121,7 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
     if g.path == "depthwise":
         # [tap, G, O/G, 1 per spatial axis]: one weight per channel and tap, broadcast.
         by_tap = values.reshape(g.groups, g.group_out, taps).transpose(2, 0, 1)
-        weights = np.ascontiguousarray(by_tap).reshape(
-            taps, g.groups, g.group_out, *(1,) * len(g.windows)
-        )
+        weights = np.ascontiguousarray(by_tap).reshape(taps, g.groups, g.group_out, 1)
     else:
         weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
     op.kernel_cache["filters"] = (filters, g.path, weights)
@@ -200,41 +198,103 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
 
 
 def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
-    padded = _padded(x, g, thread_scratch())
-    n = x.shape[0]
-    planes = n * g.groups
-    source = padded.reshape(planes, 1, *padded.shape[2:])
+    """Per block of planes (image, group): the block zero-padded and split into its stride
+    phases (each contiguous), so that every tap reads one flat, unit-stride run of a phase;
+    the sums run over flat positions (a row's positions past the last output are computed
+    and dropped), then the outputs are picked out."""
+    layout = PhaseLayout.of(g)
+    n, planes = x.shape[0], x.shape[0] * g.groups
+    source = x.reshape(planes, *x.shape[2:])
     out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
     target = out.reshape(planes, g.group_out, *g.out)
-    taps = [
-        (
-            slice(None),
-            slice(None),
-            *(
-                slice(j * w.dilation, j * w.dilation + (w.out - 1) * w.stride + 1, w.stride)
-                for j, w in zip(offsets, g.windows, strict=True)
-            ),
-        )
-        for offsets in product(*(range(w.kernel) for w in g.windows))
-    ]
 
     def block(start: int, stop: int, scratch: Scratch) -> None:
-        sums = target[start:stop]
-        products = scratch.array(Slot.TAP_PRODUCTS, sums.shape, FLOAT)
-        # Each plane (image, group) takes its group's weights: [tap, plane, O/G, 1, ...].
+        count = stop - start
+        phases = layout.phases(source[start:stop], scratch)
+        sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, layout.rows), FLOAT)
+        products = scratch.array(Slot.TAP_PRODUCTS, (count, g.group_out, layout.used), FLOAT)
+        flat = sums[:, :, : layout.used]
+        # Each plane takes its group's weights: [tap, plane, O/G, 1].
         block_weights = weights[:, np.arange(start, stop) % g.groups]
-        planes_in = source[start:stop]
-        for number, tap in enumerate(taps):
-            view, tap_weights = planes_in[tap], block_weights[number]
+        for number, (phase, shift) in enumerate(layout.taps):
+            view = phases[:, phase, None, shift : shift + layout.used]
             if number == 0:
-                np.multiply(view, tap_weights, out=sums)
+                np.multiply(view, block_weights[number], out=flat)
             else:
-                np.multiply(view, tap_weights, out=products)
-                np.add(sums, products, out=sums)
+                np.multiply(view, block_weights[number], out=products)
+                np.add(flat, products, out=flat)
+        np.copyto(target[start:stop], layout.outputs(sums))
 
-    plane_bytes = g.group_out * prod(g.out) * FLOAT.itemsize
+    plane_bytes = g.group_out * layout.rows * FLOAT.itemsize
     for_each_block(planes, plane_bytes, DEPTHWISE_BLOCK_BYTES, block)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseLayout:
+    """A depthwise geometry on flat phases: per axis the padded input is `stride * phase`
+    long; tap `j` reads phase `j * dilation % stride` from `j * dilation // stride` on."""
+
+    pads: tuple[tuple[int, int], ...]  # zeros before and after each axis (to fill the phases)
+    strides: tuple[int, ...]
+    phase_sizes: tuple[int, ...]
+    out: tuple[int, ...]
+    taps: tuple[tuple[int, int], ...]  # (phase number, flat shift) per tap
+    used: int  # flat positions from the first output to the last
+    rows: int  # flat positions of out[0] whole rows (what `outputs` reshapes)
+
+    @classmethod
+    def of(cls, g: Geometry) -> PhaseLayout:
+        strides = tuple(w.stride for w in g.windows)
+        padded = [w.size + begin + end for w, (begin, end) in zip(g.windows, g.pads, strict=True)]
+        sizes = tuple(-(-length // s) for length, s in zip(padded, strides, strict=True))
+        pads = tuple(
+            (begin, size * s - w.size - begin)
+            for w, (begin, _), size, s in zip(g.windows, g.pads, sizes, strides, strict=True)
+        )
+        flat = [prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        phase_flat = [prod(strides[i + 1 :]) for i in range(len(strides))]
+        taps = tuple(
+            (
+                sum(
+                    (j * w.dilation % w.stride) * f
+                    for j, w, f in zip(o, g.windows, phase_flat, strict=True)
+                ),
+                sum(
+                    (j * w.dilation // w.stride) * f
+                    for j, w, f in zip(o, g.windows, flat, strict=True)
+                ),
+            )
+            for o in product(*(range(w.kernel) for w in g.windows))
+        )
+        used = sum((w.out - 1) * f for w, f in zip(g.windows, flat, strict=True)) + 1
+        return cls(pads, strides, sizes, g.out, taps, used, g.out[0] * flat[0])
+
+    def phases(self, planes: NDArray[np.float32], scratch: Scratch) -> NDArray[np.float32]:
+        """[plane, phase, flat position] of a block of planes, zero-padded."""
+        count = planes.shape[0]
+        whole = tuple(s * q for s, q in zip(self.strides, self.phase_sizes, strict=True))
+        padded = scratch.array(Slot.ZERO_PADDED, (count, *whole), FLOAT)
+        padded.fill(0)
+        inner = tuple(
+            slice(b, b + n) for (b, _), n in zip(self.pads, planes.shape[1:], strict=True)
+        )
+        padded[(slice(None), *inner)] = planes
+        if all(s == 1 for s in self.strides):
+            return padded.reshape(count, 1, -1)
+        split = padded.reshape(
+            count, *(v for q, s in zip(self.phase_sizes, self.strides, strict=True) for v in (q, s))
+        )
+        rank = len(self.strides)
+        order = (0, *(2 + 2 * i for i in range(rank)), *(1 + 2 * i for i in range(rank)))
+        phases = scratch.array(Slot.STRIDE_PHASES, (count, *self.strides, *self.phase_sizes), FLOAT)
+        np.copyto(phases, split.transpose(order))
+        return phases.reshape(count, prod(self.strides), -1)
+
+    def outputs(self, sums: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The outputs among the flat sums [plane, O/G, rows]."""
+        grid = sums.reshape(*sums.shape[:2], self.out[0], *self.phase_sizes[1:])
+        return grid[(slice(None), slice(None), slice(None), *(slice(o) for o in self.out[1:]))]
 
 
 def _held(macs: int, compute: Callable[[], object]) -> None:
