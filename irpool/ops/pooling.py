@@ -142,11 +142,11 @@ class WindowPoolBase(Op):
         the input's rank is unknown."""
         kernel, strides, dilations, pads_begin, pads_end = self.spatial_attributes()
         count = len(kernel)
-        self._check_lengths(count, ("pads_begin", pads_begin), ("pads_end", pads_end))
+        check_lengths(count, ("pads_begin", pads_begin), ("pads_end", pads_end))
         rank = data.shape.rank
         if rank is not None and rank not in (3, 4, 5):
             raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
-        self._check_lengths(count, ("strides", strides), ("dilations", dilations))
+        check_lengths(count, ("strides", strides), ("dilations", dilations))
         if any(v >= WRAPPED for v in strides):
             ctx.report(
                 COMPILE_CRASH,
@@ -173,18 +173,8 @@ class WindowPoolBase(Op):
         for index, axis in enumerate(axes):
             self.check_window(index, axis, ctx)
         # The pads are certain only from an input irpool inferred, never from a port's claim.
-        self._report_overwritten_pads(axes, ctx, certain=not data.trusted)
+        report_overwritten_pads(self.attrs, axes, ctx, certain=not data.trusted)
         return axes
-
-    @staticmethod
-    def _check_lengths(count: int, *lists: tuple[str, tuple[int, ...]]) -> None:
-        for name, values in lists:
-            if len(values) != count:
-                raise ShapeError(
-                    f"{name} has {len(values)} value(s) but kernel has {count}",
-                    ATTRIBUTE_LENGTH_MISMATCH,
-                    name,
-                )
 
     def check_attributes(self, ctx: LayerContext) -> None:
         """The op's own attribute checks that need no input shape (override to add them)."""
@@ -201,62 +191,13 @@ class WindowPoolBase(Op):
                 attribute="kernel",
             )
 
-    def _report_overwritten_pads(self, axes: list[Axis], ctx: LayerContext, certain: bool) -> None:
-        fixes = self._pad_corrections(axes)
-        for name, effective in fixes.items():
-            if name in ctx.present:
-                ctx.report(
-                    OVERWRITTEN_PADS,
-                    f"{name} is declared {csv(self._declared_pads(name))} but "
-                    f"auto_pad={self.attrs['auto_pad']} makes the runtime use {effective}",
-                    name,
-                    fix=effective if certain else None,
-                )
-
-    def _declared_pads(self, name: str) -> list[int]:
-        # As written: a negative pad wraps around 2**64 when read, but is never used here.
-        return [v - UINT64 if v >= WRAPPED else v for v in self.attrs[name]]
-
-    def _pad_corrections(self, axes: list[Axis]) -> dict[str, str]:
-        """pads_begin/pads_end -> the pads the runtime uses, where auto_pad overrides
-        declared pads that differ (all static axes only)."""
-        if self.attrs["auto_pad"] == "explicit" or not all(a.size.is_static for a in axes):
-            return {}
-        corrections = {}
-        for name, effective in (
-            ("pads_begin", [a.pad_begin for a in axes]),
-            ("pads_end", [a.pad_end for a in axes]),
-        ):
-            declared = self._declared_pads(name)
-            if declared and declared != effective:
-                corrections[name] = csv(effective)
-        return corrections
-
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
     ) -> Explanation | None:
         data = inputs[0] if inputs else None
         if data is None or data.shape.dims is None:
             return None
-        declared_begin, declared_end = self.attrs["pads_begin"], self.attrs["pads_end"]
-        rows = []
-        for index, axis in enumerate(self.axes(data.shape)):
-            pads = [axis.pad_begin, axis.pad_end]
-            declared = None
-            if index < min(len(declared_begin), len(declared_end)):
-                declared = [declared_begin[index], declared_end[index]]
-            rows.append(
-                AxisRow(
-                    size=dim_value(axis.size),
-                    window=axis.kernel,
-                    stride=axis.stride,
-                    dilation=axis.dilation,
-                    pads=pads,
-                    # same_*/valid: the runtime's own pads replace the declared ones
-                    declared_pads=declared if declared != pads else None,
-                    windows=dim_value(axis.out),
-                )
-            )
+        rows = axis_rows(self.axes(data.shape), self.attrs)
         return Explanation(self.explain_settings(), rows)
 
     def explain_settings(self) -> str:
@@ -268,3 +209,77 @@ class WindowPoolBase(Op):
         if axes is None:
             return Shape((Dim.dynamic(),) * (2 + len(self.attrs["kernel"])))
         return Shape((data.shape[0], data.shape[1], *(a.out for a in axes)))
+
+
+def check_lengths(count: int, *lists: tuple[str, tuple[int, ...]]) -> None:
+    """Each list must have `count` values, as the kernel has."""
+    for name, values in lists:
+        if len(values) != count:
+            raise ShapeError(
+                f"{name} has {len(values)} value(s) but kernel has {count}",
+                ATTRIBUTE_LENGTH_MISMATCH,
+                name,
+            )
+
+
+def report_overwritten_pads(
+    attrs: Mapping[str, Any], axes: Sequence[Axis], ctx: LayerContext, certain: bool
+) -> None:
+    """IR213 for declared pads that auto_pad replaces; the fix only when `certain` (the
+    input was inferred, not taken from a port's claim)."""
+    for name, effective in pad_corrections(attrs, axes).items():
+        if name in ctx.present:
+            ctx.report(
+                OVERWRITTEN_PADS,
+                f"{name} is declared {csv(declared_pads(attrs, name))} but "
+                f"auto_pad={attrs['auto_pad']} makes the runtime use {effective}",
+                name,
+                fix=effective if certain else None,
+            )
+
+
+def declared_pads(attrs: Mapping[str, Any], name: str) -> list[int]:
+    """pads_begin/pads_end as written: a negative pad wraps around 2**64 when read, but is
+    never used here."""
+    return [v - UINT64 if v >= WRAPPED else v for v in attrs[name]]
+
+
+def pad_corrections(attrs: Mapping[str, Any], axes: Sequence[Axis]) -> dict[str, str]:
+    """pads_begin/pads_end -> the pads the runtime uses, where auto_pad overrides
+    declared pads that differ (all static axes only)."""
+    if attrs["auto_pad"] == "explicit" or not all(a.size.is_static for a in axes):
+        return {}
+    corrections = {}
+    for name, effective in (
+        ("pads_begin", [a.pad_begin for a in axes]),
+        ("pads_end", [a.pad_end for a in axes]),
+    ):
+        declared = declared_pads(attrs, name)
+        if declared and declared != effective:
+            corrections[name] = csv(effective)
+    return corrections
+
+
+def axis_rows(axes: Sequence[Axis], attrs: Mapping[str, Any]) -> list[AxisRow]:
+    """`irpool explain`'s row per spatial axis, with the declared pads where the runtime
+    uses others (same_*, valid)."""
+    declared_begin, declared_end = attrs["pads_begin"], attrs["pads_end"]
+    rows = []
+    for index, axis in enumerate(axes):
+        pads = [axis.pad_begin, axis.pad_end]
+        declared = None
+        if index < min(len(declared_begin), len(declared_end)):
+            declared = [declared_begin[index], declared_end[index]]
+        rows.append(
+            AxisRow(
+                size=dim_value(axis.size),
+                window=axis.kernel,
+                stride=axis.stride,
+                dilation=axis.dilation,
+                pads=pads,
+                # same_*/valid: the runtime's own pads replace the declared ones
+                declared_pads=declared if declared != pads else None,
+                windows=dim_value(axis.out),
+            )
+        )
+    return rows

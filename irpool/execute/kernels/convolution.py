@@ -1,0 +1,316 @@
+"""Convolution-1 and GroupConvolution-1 on NumPy arrays, as OpenVINO 2026.4's CPU plugin
+computes them (measured, docs/semantics.md §15.5 and "Convolution-1, GroupConvolution-1 in
+irpool").
+
+Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to the f32
+range, as the element-wise ops take them). Three paths, by geometry:
+- pointwise (every kernel dim 1, stride 1, no pads): one f32 matrix product per image and
+  group, straight from the input;
+- depthwise (one input channel per group): a sum over the kernel's taps of each channel's
+  weight times the shifted (strided) view of the zero-padded input, in blocks of planes;
+- otherwise the windows of each image are copied from strided views into a reused buffer
+  (im2col) and multiplied by the filters in one f32 matrix product per image.
+Padding is real zeros, multiplied like data, so an inf weight over the padding gives NaN as
+on the CPU, and a NaN or inf reaches exactly the outputs whose window holds it. The sums'
+order differs from the CPU's: measured within 1e-6 * sum(|x * w|) per output (§15.5).
+Integer results saturate into int32 (values from 2**31 give 2147483520, the largest f32
+below it), then wrap to 16, 32 and 64 bits and saturate to 8 (measured).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+from math import prod
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+from numpy.typing import NDArray
+
+from irpool.execute.engine import blas
+from irpool.execute.engine.blocks import for_each_block, threads_from_environment
+from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
+from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
+from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
+from irpool.ops.pooling_geometry import Window
+
+FLOAT = np.dtype(np.float32)
+INT32_MIN = -(2**31)
+# Where the CPU saturates an f32 result into int32: the largest f32 below 2**31.
+INT32_SATURATED = 2147483520.0
+# Depthwise blocks of planes small enough to stay in cache between the taps.
+DEPTHWISE_BLOCK_BYTES = 1 << 18
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """One layer's convolution on concrete shapes: G groups of `group_in` input and
+    `group_out` output channels, the per-axis windows, and the path that computes it."""
+
+    windows: tuple[Window, ...]
+    groups: int
+    group_in: int
+    group_out: int
+    path: str  # "pointwise", "depthwise" or "columns"
+
+    @property
+    def kernel(self) -> tuple[int, ...]:
+        return tuple(w.kernel for w in self.windows)
+
+    @property
+    def out(self) -> tuple[int, ...]:
+        return tuple(w.out for w in self.windows)
+
+    @property
+    def pads(self) -> list[tuple[int, int]]:
+        """(begin, end) per axis: end as far as the last window reads, at least 0."""
+        return [
+            (
+                w.pad_begin,
+                max(
+                    0,
+                    (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1 - w.pad_begin - w.size,
+                ),
+            )
+            for w in self.windows
+        ]
+
+
+@kernel_for(ConvolutionBase)
+def run_convolution(
+    op: ConvolutionBase, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data, filters = inputs
+    geometry = prepared(op, (data.shape, filters.shape), lambda: _geometry(op, data, filters))
+    weights = _weights(op, filters, geometry)
+    x = np.ascontiguousarray(to_f32(data))
+    with np.errstate(all="ignore"):  # inf and NaN are values here, as on the CPU
+        result = PATHS[geometry.path](x, weights, geometry)
+    return [_stored(result, data.dtype)]
+
+
+def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) -> Geometry:
+    windows = op.windows(data.shape, filters.shape)
+    if isinstance(op, GroupConvolution1):
+        groups, group_out, group_in = filters.shape[:3]
+    else:
+        groups, (group_out, group_in) = 1, filters.shape[:2]
+    if all(
+        w.kernel == 1 and w.stride == 1 and w.pad_begin == 0 and w.out == w.size for w in windows
+    ):
+        path = "pointwise"
+    elif group_in == 1 and groups > 1:
+        path = "depthwise"
+    else:
+        path = "columns"
+    return Geometry(windows, groups, group_in, group_out, path)
+
+
+def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> NDArray[Any]:
+    """The filters as the path multiplies them, kept in the op (each layer has its own) for
+    as long as the layer gets this same filters array (a constant: every run)."""
+    kept = op.kernel_cache.get("filters")
+    if kept is not None and kept[0] is filters and kept[1] == geometry.path:
+        prepared_weights: NDArray[Any] = kept[2]
+        return prepared_weights
+    values = to_f32(filters)
+    g, taps = geometry, prod(geometry.kernel)
+    if g.path == "depthwise":
+        # [tap, G, O/G, 1 per spatial axis]: one weight per channel and tap, broadcast.
+        by_tap = values.reshape(g.groups, g.group_out, taps).transpose(2, 0, 1)
+        weights = np.ascontiguousarray(by_tap).reshape(taps, g.groups, g.group_out, 1)
+    else:
+        weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
+    op.kernel_cache["filters"] = (filters, g.path, weights)
+    return weights
+
+
+def _stored(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
+    if dtype == FLOAT:
+        return values
+    if dtype.kind in "iu":
+        values = np.clip(values, F32(INT32_MIN), F32(INT32_SATURATED))
+    return from_f32(values, dtype)
+
+
+def _padded(x: NDArray[np.float32], geometry: Geometry, scratch: Scratch) -> NDArray[np.float32]:
+    """`x` with zeros around each spatial axis, as far as the windows read (x itself when
+    they read no padding)."""
+    pads = geometry.pads
+    if not any(begin or end for begin, end in pads):
+        return x
+    spatial = x.shape[2:]
+    shape = (
+        *x.shape[:2],
+        *(size + begin + end for size, (begin, end) in zip(spatial, pads, strict=True)),
+    )
+    padded = scratch.array(Slot.ZERO_PADDED, shape, FLOAT)
+    inner = tuple(
+        slice(begin, begin + size) for size, (begin, _) in zip(spatial, pads, strict=True)
+    )
+    for axis, (begin, end) in enumerate(pads):
+        lead = (slice(None),) * (axis + 2)
+        if begin:
+            padded[(*lead, slice(0, begin))] = 0
+        if end:
+            padded[(*lead, slice(shape[axis + 2] - end, None))] = 0
+    padded[(slice(None), slice(None), *inner)] = x
+    return padded
+
+
+def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
+    n, points = x.shape[0], prod(x.shape[2:])
+    out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
+    columns = x.reshape(n, g.groups, g.group_in, points)
+    _held(
+        n * weights.size * points,
+        lambda: np.matmul(weights, columns, out=out.reshape(n, g.groups, g.group_out, points)),
+    )
+    return out
+
+
+def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
+    scratch = thread_scratch()
+    padded = _padded(x, g, scratch)
+    n, channels = x.shape[:2]
+    points = prod(g.out)
+    out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
+    columns = scratch.array(Slot.COLUMNS, (channels, *g.kernel, *g.out), FLOAT)
+    strides = padded.strides
+    window_strides = (
+        strides[1],
+        *(w.dilation * s for w, s in zip(g.windows, strides[2:], strict=True)),
+        *(w.stride * s for w, s in zip(g.windows, strides[2:], strict=True)),
+    )
+    matrix = columns.reshape(g.groups, g.group_in * prod(g.kernel), points)
+
+    def images() -> None:
+        for image in range(n):
+            windows = as_strided(padded[image], columns.shape, window_strides, writeable=False)
+            np.copyto(columns, windows)
+            np.matmul(weights, matrix, out=out[image].reshape(g.groups, g.group_out, points))
+
+    _held(n * weights.size * points, images)
+    return out
+
+
+def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
+    """Per block of planes (image, group): the block zero-padded and split into its stride
+    phases (each contiguous), so that every tap reads one flat, unit-stride run of a phase;
+    the sums run over flat positions (a row's positions past the last output are computed
+    and dropped), then the outputs are picked out."""
+    layout = PhaseLayout.of(g)
+    n, planes = x.shape[0], x.shape[0] * g.groups
+    source = x.reshape(planes, *x.shape[2:])
+    out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
+    target = out.reshape(planes, g.group_out, *g.out)
+
+    def block(start: int, stop: int, scratch: Scratch) -> None:
+        count = stop - start
+        phases = layout.phases(source[start:stop], scratch)
+        sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, layout.rows), FLOAT)
+        products = scratch.array(Slot.TAP_PRODUCTS, (count, g.group_out, layout.used), FLOAT)
+        flat = sums[:, :, : layout.used]
+        # Each plane takes its group's weights: [tap, plane, O/G, 1].
+        block_weights = weights[:, np.arange(start, stop) % g.groups]
+        for number, (phase, shift) in enumerate(layout.taps):
+            view = phases[:, phase, None, shift : shift + layout.used]
+            if number == 0:
+                np.multiply(view, block_weights[number], out=flat)
+            else:
+                np.multiply(view, block_weights[number], out=products)
+                np.add(flat, products, out=flat)
+        np.copyto(target[start:stop], layout.outputs(sums))
+
+    plane_bytes = g.group_out * layout.rows * FLOAT.itemsize
+    for_each_block(planes, plane_bytes, DEPTHWISE_BLOCK_BYTES, block)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseLayout:
+    """A depthwise geometry on flat phases: per axis the padded input is `stride * phase`
+    long; tap `j` reads phase `j * dilation % stride` from `j * dilation // stride` on."""
+
+    pads: tuple[tuple[int, int], ...]  # zeros before and after each axis (to fill the phases)
+    strides: tuple[int, ...]
+    phase_sizes: tuple[int, ...]
+    out: tuple[int, ...]
+    taps: tuple[tuple[int, int], ...]  # (phase number, flat shift) per tap
+    used: int  # flat positions from the first output to the last
+    rows: int  # flat positions of out[0] whole rows (what `outputs` reshapes)
+
+    @classmethod
+    def of(cls, g: Geometry) -> PhaseLayout:
+        strides = tuple(w.stride for w in g.windows)
+        padded = [w.size + begin + end for w, (begin, end) in zip(g.windows, g.pads, strict=True)]
+        sizes = tuple(-(-length // s) for length, s in zip(padded, strides, strict=True))
+        pads = tuple(
+            (begin, size * s - w.size - begin)
+            for w, (begin, _), size, s in zip(g.windows, g.pads, sizes, strides, strict=True)
+        )
+        flat = [prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        phase_flat = [prod(strides[i + 1 :]) for i in range(len(strides))]
+        taps = tuple(
+            (
+                sum(
+                    (j * w.dilation % w.stride) * f
+                    for j, w, f in zip(o, g.windows, phase_flat, strict=True)
+                ),
+                sum(
+                    (j * w.dilation // w.stride) * f
+                    for j, w, f in zip(o, g.windows, flat, strict=True)
+                ),
+            )
+            for o in product(*(range(w.kernel) for w in g.windows))
+        )
+        used = sum((w.out - 1) * f for w, f in zip(g.windows, flat, strict=True)) + 1
+        return cls(pads, strides, sizes, g.out, taps, used, g.out[0] * flat[0])
+
+    def phases(self, planes: NDArray[np.float32], scratch: Scratch) -> NDArray[np.float32]:
+        """[plane, phase, flat position] of a block of planes, zero-padded."""
+        count = planes.shape[0]
+        whole = tuple(s * q for s, q in zip(self.strides, self.phase_sizes, strict=True))
+        padded = scratch.array(Slot.ZERO_PADDED, (count, *whole), FLOAT)
+        padded.fill(0)
+        inner = tuple(
+            slice(b, b + n) for (b, _), n in zip(self.pads, planes.shape[1:], strict=True)
+        )
+        padded[(slice(None), *inner)] = planes
+        if all(s == 1 for s in self.strides):
+            return padded.reshape(count, 1, -1)
+        split = padded.reshape(
+            count, *(v for q, s in zip(self.phase_sizes, self.strides, strict=True) for v in (q, s))
+        )
+        rank = len(self.strides)
+        order = (0, *(2 + 2 * i for i in range(rank)), *(1 + 2 * i for i in range(rank)))
+        phases = scratch.array(Slot.STRIDE_PHASES, (count, *self.strides, *self.phase_sizes), FLOAT)
+        np.copyto(phases, split.transpose(order))
+        return phases.reshape(count, prod(self.strides), -1)
+
+    def outputs(self, sums: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The outputs among the flat sums [plane, O/G, rows]."""
+        grid = sums.reshape(*sums.shape[:2], self.out[0], *self.phase_sizes[1:])
+        return grid[(slice(None), slice(None), slice(None), *(slice(o) for o in self.out[1:]))]
+
+
+def _held(macs: int, compute: Callable[[], object]) -> None:
+    """`compute`'s BLAS products on the run's threads (IRPOOL_THREADS), never more."""
+    if macs < blas.THREADED_MACS:
+        compute()
+        return
+    blas.hold(threads_from_environment())
+    try:
+        compute()
+    finally:
+        blas.release()
+
+
+PATHS: dict[str, Callable[[NDArray[np.float32], NDArray[Any], Geometry], NDArray[Any]]] = {
+    "pointwise": _pointwise,
+    "depthwise": _depthwise,
+    "columns": _columns,
+}

@@ -1,0 +1,326 @@
+"""Convolution-1 and GroupConvolution-1 (opset1-16): `data` [N, C, *spatial] by `filters`
+[O, C, *kernel] (GroupConvolution: [G, O/G, C/G, *kernel]) into [N, O, *windows].
+
+Attributes and shape rules are OpenVINO 2026.4's (measured, docs/semantics.md §15.2, §15.3 and
+"Convolution-1, GroupConvolution-1 in irpool"): the kernel is the filters' spatial dims;
+strides and dilations default to 1 and pads to 0 when absent or empty; every list must have one
+value per spatial axis; explicit and valid give `floor((D + pads - dilated kernel) / s) + 1`
+with interval bounds (a lower bound that does not fit gives 1), same_upper/same_lower give
+`ceil(D / s)` whatever the kernel. The runtime's messages are kept for what it refuses. Each
+axis resolves with the pooling geometry (`irpool.ops.pooling_geometry`); the kernel is
+`irpool.execute.kernels.convolution`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from copy import copy
+from typing import ClassVar
+
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.explanation import Explanation
+from irpool.ops.pooling import axis_rows, report_overwritten_pads
+from irpool.ops.pooling_geometry import (
+    AUTO_PADS,
+    COMPUTED_PADS,
+    WRAPPED,
+    Axis,
+    Window,
+    cdiv,
+    effective_pads,
+    padding_total,
+)
+from irpool.ops.registry import register
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH
+from irpool.shape import Dim, Shape
+
+SAME = ("same_upper", "same_lower")
+ATTRIBUTES = (
+    Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
+    Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),
+    Attr("pads_end", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),
+    Attr("dilations", AttrType.UINT_LIST, default=(), required=True, min_value=1),
+    Attr("auto_pad", AttrType.ENUM, default="explicit", choices=AUTO_PADS),
+)
+# The order in which the runtime takes the spatial rank from the attributes when neither input
+# has a known rank, and its message for a list of another length.
+LENGTH_MESSAGES = {
+    "strides": "Strides should be defined for all and only spatial dimensions.",
+    "dilations": "Dilations should be defined for all and only spatial dimensions.",
+    "pads_begin": "Pads begin and end should be defined for all and only spatial dimensions.",
+    "pads_end": "Pads begin and end should be defined for all and only spatial dimensions.",
+}
+
+
+def _minus(a: Dim, b: Dim) -> Dim:
+    """a - b on intervals, clipped at 0, as OpenVINO's Dimension subtracts."""
+    low = 0 if b.high is None else max(a.low - b.high, 0)
+    return Dim(low, None if a.high is None else max(a.high - b.low, 0))
+
+
+def _windows(padded: Dim, dilated: Dim, stride: int) -> Dim:
+    """floor((padded - dilated) / stride) + 1 on intervals."""
+    span = _minus(padded, dilated)
+    return Dim(span.low // stride + 1, None if span.high is None else span.high // stride + 1)
+
+
+def spatial_dim(
+    axis: int,
+    size: Dim,
+    kernel: Dim,
+    stride: int,
+    dilation: int,
+    pads: tuple[int, int],
+    auto_pad: str,
+) -> Dim:
+    """Spatial axis `axis`'s output dim as OpenVINO infers it (`pads` as declared, wrapped
+    if negative)."""
+    if auto_pad in SAME:
+        return Dim(cdiv(size.low, stride), None if size.high is None else cdiv(size.high, stride))
+    padding = 0 if auto_pad == "valid" else padding_total(pads)
+    if padding is None:  # the pads sum to -1: a dynamic dim, whose bound is the input's
+        padded = Dim(size.low, None)
+    else:
+        padded = Dim(size.low + padding, None if size.high is None else size.high + padding)
+    dilated = Dim(
+        (max(kernel.low, 1) - 1) * dilation + 1,
+        None if kernel.high is None else (max(kernel.high, 1) - 1) * dilation + 1,
+    )
+    if padded.is_static and dilated.is_static and dilated.value > padded.value:
+        raise ShapeError(
+            f"Kernel after dilation has size (dim: {dilated.value}) larger than the data shape "
+            f"after padding (dim: {padded.value}) at axis {axis}.",
+            attribute="pads_end" if padding else None,
+        )
+    return _windows(padded, dilated, min(stride, WRAPPED))
+
+
+class ConvolutionBase(Op):
+    """What Convolution and GroupConvolution share; subclasses say how filters map channels."""
+
+    version = 1
+    opsets = range(1, 17)
+    attributes = ATTRIBUTES
+    input_names = ("data", "filters")
+    # Filter dims before the kernel: [O, C] or [G, O/G, C/G].
+    filter_prefix: ClassVar[int]
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> ConvolutionBase:
+        """Each layer its own op: the kernel keeps the layer's prepared filters."""
+        return copy(self)
+
+    def spatial_count(self, data: Shape, filters: Shape) -> int | None:
+        """The number of spatial axes, as the runtime finds it: from the data's rank, the
+        filters', or else the first attribute list given."""
+        if data.rank is not None:
+            return data.rank - 2
+        if filters.rank is not None:
+            return filters.rank - self.filter_prefix
+        for name in LENGTH_MESSAGES:
+            if self.attrs[name]:
+                return len(self.attrs[name])
+        return None
+
+    def lists(self, count: int) -> dict[str, tuple[int, ...]]:
+        """strides, dilations, pads_begin, pads_end with empty ones filled (1s, 0s)."""
+        filled = {}
+        for name in LENGTH_MESSAGES:
+            values: tuple[int, ...] = self.attrs[name]
+            neutral = 0 if name.startswith("pads") else 1
+            filled[name] = values or (neutral,) * count
+        return filled
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data, filters = inputs
+        if not (data.type.is_dynamic or filters.type.is_dynamic) and data.type != filters.type:
+            raise ShapeError(
+                "Element types for data batch and filters do not match (data batch element "
+                f"type: {data.element_type}, filters element type: {filters.element_type})."
+            )
+        kind = filters.type if data.type.is_dynamic else data.type
+        if kind.is_boolean:
+            raise ShapeError(f"Element types must be numeric. Got: {kind.name}")
+        if any(v >= WRAPPED for v in self.attrs["strides"]):
+            ctx.report(
+                COMPILE_CRASH,
+                "a negative stride wraps around 2**64: OpenVINO reads it, but its CPU plugin "
+                "cannot compile the layer (object is not initialized)",
+                "strides",
+            )
+        count = self.spatial_count(data.shape, filters.shape)
+        if count is None:
+            return [TensorInfo(kind, Shape.dynamic())]
+        self.check_shapes(data.shape, filters.shape)
+        self._check_lists(count)
+        channels = self.output_channels(data.shape, filters.shape)
+        dims = self.spatial_dims(data.shape, filters.shape, count)
+        axes = self.axes(data.shape, filters.shape)
+        if axes is not None:
+            report_overwritten_pads(self.attrs, axes, ctx, certain=not data.trusted)
+        batch = data.shape[0] if data.shape.dims is not None else Dim.dynamic()
+        return [TensorInfo(kind, Shape((batch, channels, *dims)))]
+
+    def _check_lists(self, count: int) -> None:
+        for name, message in LENGTH_MESSAGES.items():
+            values = self.attrs[name]
+            if values and len(values) != count:
+                raise ShapeError(
+                    f"{message} ({name} has {len(values)} value(s), the input {count} spatial "
+                    "axes)",
+                    ATTRIBUTE_LENGTH_MISMATCH,
+                    name,
+                )
+
+    def check_shapes(self, data: Shape, filters: Shape) -> None:
+        """The ranks and channels as the runtime checks them (override for groups)."""
+        if data.rank is not None and data.rank not in (3, 4, 5):
+            raise ShapeError(f"Expected a 3D, 4D or 5D tensor for the input. Got: {data}")
+
+    def output_channels(self, data: Shape, filters: Shape) -> Dim:
+        raise NotImplementedError
+
+    def kernel_dims(self, filters: Shape, count: int) -> tuple[Dim, ...]:
+        if filters.dims is None:
+            return (Dim.dynamic(),) * count
+        return filters.dims[self.filter_prefix :]
+
+    def spatial_dims(self, data: Shape, filters: Shape, count: int) -> list[Dim]:
+        lists = self.lists(count)
+        sizes = data.dims[2:] if data.dims is not None else (Dim.dynamic(),) * count
+        dims = []
+        for axis, (size, kernel) in enumerate(
+            zip(sizes, self.kernel_dims(filters, count), strict=True)
+        ):
+            pads = (lists["pads_begin"][axis], lists["pads_end"][axis])
+            stride, dilation = lists["strides"][axis], lists["dilations"][axis]
+            auto_pad = self.attrs["auto_pad"]
+            dims.append(spatial_dim(axis, size, kernel, stride, dilation, pads, auto_pad))
+        return dims
+
+    def axes(self, data: Shape, filters: Shape) -> list[Axis] | None:
+        """Each spatial axis's geometry (effective pads, output dim); None unless the ranks
+        and the kernel are known."""
+        if data.dims is None or filters.dims is None:
+            return None
+        kernel = filters.dims[self.filter_prefix :]
+        if not all(k.is_static for k in kernel):
+            return None
+        count = len(kernel)
+        lists = self.lists(count)
+        dims = self.spatial_dims(data, filters, count)
+        axes = []
+        for axis, (size, k, out) in enumerate(zip(data.dims[2:], kernel, dims, strict=True)):
+            stride, dilation = lists["strides"][axis], lists["dilations"][axis]
+            pads = (lists["pads_begin"][axis], lists["pads_end"][axis])
+            begin, end = effective_pads(
+                size, k.value, stride, dilation, pads, self.attrs["auto_pad"]
+            )
+            axes.append(Axis(k.value, stride, dilation, begin, end, size, out))
+        return axes
+
+    def windows(self, data: tuple[int, ...], filters: tuple[int, ...]) -> tuple[Window, ...]:
+        """The run-time geometry of concrete shapes."""
+        axes = self.axes(Shape.of(*data), Shape.of(*filters))
+        assert axes is not None
+        return tuple(axis.window() for axis in axes)
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        data, filters = (inputs[0], inputs[1]) if len(inputs) == 2 else (None, None)
+        if data is None or filters is None:
+            return None
+        axes = self.axes(data.shape, filters.shape)
+        if axes is None:
+            return None
+        return Explanation(self.explain_settings(filters.shape), axis_rows(axes, self.attrs))
+
+    def explain_settings(self, filters: Shape) -> str:
+        return f"auto_pad={self.attrs['auto_pad']}"
+
+
+@register
+class Convolution1(ConvolutionBase):
+    """Convolution-1: filters [O, C, *kernel]."""
+
+    type_name = "Convolution"
+    filter_prefix = 2
+
+    def check_shapes(self, data: Shape, filters: Shape) -> None:
+        if data.rank is not None and filters.rank is not None:
+            if data.rank != filters.rank:
+                raise ShapeError(
+                    f"Data batch and filters rank do not match (data batch shape: {data}, "
+                    f"filters shape: {filters})."
+                )
+            if _disjoint(data[1], filters[1]):
+                raise ShapeError(
+                    f"Data batch channel count ({data[1]}) does not match filter input channel "
+                    f"count ({filters[1]})."
+                )
+        super().check_shapes(data, filters)
+
+    def output_channels(self, data: Shape, filters: Shape) -> Dim:
+        return filters[0] if filters.dims is not None else Dim.dynamic()
+
+
+@register
+class GroupConvolution1(ConvolutionBase):
+    """GroupConvolution-1: filters [G, O/G, C/G, *kernel]; G groups of C/G channels each."""
+
+    type_name = "GroupConvolution"
+    filter_prefix = 3
+
+    def check_shapes(self, data: Shape, filters: Shape) -> None:
+        super().check_shapes(data, filters)
+        if data.rank is not None and filters.rank is not None and data.rank != filters.rank - 1:
+            raise ShapeError(
+                f"Data batch and filters rank do not match (data batch shape: {data}, filters "
+                f"shape: {filters})."
+            )
+
+    def output_channels(self, data: Shape, filters: Shape) -> Dim:
+        if filters.dims is None:
+            return Dim.dynamic()
+        groups = self.groups(data, filters)
+        per_group = filters[1]
+        high = (
+            None if groups.high is None or per_group.high is None else groups.high * per_group.high
+        )
+        return Dim(groups.low * per_group.low, high)
+
+    def groups(self, data: Shape, filters: Shape) -> Dim:
+        """The filters' group dim merged with data channels / filter input channels."""
+        groups = filters[0]
+        inputs = filters[2]
+        if data.dims is None or not inputs.is_static or inputs.value == 0:
+            return groups
+        channels = data[1]
+        if channels == Dim.dynamic():
+            return groups
+        quotient = Dim(
+            cdiv(channels.low, inputs.value),
+            None if channels.high is None else channels.high // inputs.value,
+        )
+        merged = _overlap(groups, quotient)
+        if merged is None:
+            raise ShapeError(
+                "Input channels dimension of data batch is incompatible with filter groups or "
+                f"input channels. (data {data}, filters {filters})"
+            )
+        return merged
+
+    def explain_settings(self, filters: Shape) -> str:
+        groups = "?" if filters.dims is None else str(filters[0])
+        return f"{super().explain_settings(filters)} groups={groups}"
+
+
+def _overlap(a: Dim, b: Dim) -> Dim | None:
+    low = max(a.low, b.low)
+    highs = [h for h in (a.high, b.high) if h is not None]
+    high = min(highs) if highs else None
+    return None if high is not None and low > high else Dim(low, high)
+
+
+def _disjoint(a: Dim, b: Dim) -> bool:
+    return _overlap(a, b) is None
