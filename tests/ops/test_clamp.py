@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+import irpool
 from irpool.check.attributes import read_attributes
+from irpool.cli import cli
 from irpool.element_types import element_type
 from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.clamp import Clamp1
@@ -288,3 +291,15 @@ def test_golden_vectors_bit_for_bit(case: dict[str, Any]) -> None:
     with np.load(GOLDEN / f"{case['name']}.npz") as arrays:
         (result,) = compute(Clamp1(case["attributes"]), [arrays["input0"]])
         assert result is not None and result.tobytes() == arrays["output0"].tobytes()
+
+
+def test_fix_writes_what_runs(runner: CliRunner, tmp_path: Path) -> None:
+    """`--fix` rewrites a bound OpenVINO reads by its prefix to the number it reads; the file
+    is then clean, and runs as before."""
+    fixture = Path(__file__).resolve().parents[1] / "rules" / "IR205_clamp_min_hexadecimal.xml"
+    model = tmp_path / "clamp.xml"
+    model.write_text(fixture.read_text().replace('min="0x1"', 'min="0x1p2"'))
+    result = runner.invoke(cli, ["validate", "--isolated", "--fix", str(model)])
+    assert result.exit_code == 0, result.output
+    assert '<data min="0" max="6" />' in model.read_text()
+    assert irpool.load(model).validate() == []
