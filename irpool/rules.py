@@ -686,9 +686,9 @@ _RULES = (
         ),
         doc=_text("""
             OpenVINO accepts the value but reads it as something other than what is written:
-            it stops at trailing junk (`3x` is 3), wraps negative unsigned values around 2**64,
-            and ignores a boolean it cannot read (`yes`), keeping the default. Write the value
-            the way the runtime reads it.
+            it stops at trailing junk (`3x` is 3; a float such as Clamp's `min="0x1"` is 0),
+            wraps negative unsigned values around 2**64, and ignores a boolean it cannot read
+            (`yes`), keeping the default. Write the value the way the runtime reads it.
         """),
         wrong=_text("""
             <data kernel="3x,3" exclude-pad="yes" strides="1,1" pads_begin="0,0" pads_end="0,0" />
@@ -696,16 +696,21 @@ _RULES = (
         right=_text("""
             <data kernel="3,3" exclude-pad="true" strides="1,1" pads_begin="0,0" pads_end="0,0" />
         """),
+        fix='writes the number a float attribute is read as (`min="0x1"` becomes `min="0"`)',
     ),
     Rule(
         code=ATTRIBUTE_OUT_OF_RANGE,
         name="attribute-out-of-range",
         severity=E,
         runtime="rejects",
-        summary="An attribute value outside its allowed range (zero strides or dilations).",
+        summary=(
+            "An attribute value outside its allowed range (zero strides or dilations, Clamp's "
+            "min above max)."
+        ),
         doc=_text("""
             The value parses but is outside the range the op allows; a stride or dilation of
-            0 makes OpenVINO's shape inference fail. Use values of at least 1.
+            0 makes OpenVINO's shape inference fail, and so does a Clamp whose min is above its
+            max or NaN. Use values of at least 1, and min <= max.
         """),
         wrong=_text("""
             <data kernel="2,2" strides="0,2" pads_begin="0,0" pads_end="0,0" exclude-pad="true" />

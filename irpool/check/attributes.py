@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from irpool.check.locators import AtData, AtDataName
 from irpool.ops.base import Attr, AttrType, Op
@@ -20,6 +20,7 @@ from irpool.parse.values import (
     read_bool,
     read_element_type,
     read_enum,
+    read_float,
     read_int,
     read_partial_shape,
     read_uint_list,
@@ -64,6 +65,7 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
     AttrType.UINT_LIST: lambda _, text: read_uint_list(text),
     AttrType.UINT: lambda _, text: _read_uint(text),
     AttrType.INT: lambda _, text: read_int(text),
+    AttrType.FLOAT: lambda _, text: read_float(text),
     AttrType.BOOL: lambda _, text: read_bool(text),
     AttrType.ENUM: lambda attr, text: read_enum(text, attr.choices),
     AttrType.ELEMENT_TYPE: lambda _, text: read_element_type(text),
@@ -95,8 +97,8 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
     own = {attr.name: attr for attr in op.own_attributes()}
     findings: list[AttributeFinding] = []
 
-    def report(code: Code, message: str, attribute: str | None) -> None:
-        findings.append((code, message, AtData(attribute)))
+    def report(code: Code, message: str, attribute: str | None, fix: str | None = None) -> None:
+        findings.append((code, message, AtData(attribute, fix)))
 
     usable = True
     if data is None and op.needs_data:
@@ -108,7 +110,12 @@ def read_attributes(op: type[Op], data: tuple[tuple[str, str], ...] | None) -> A
     return Attributes(values, frozenset(given), usable, tuple(findings), tuple(misspelt.items()))
 
 
-Report = Callable[[Code, str, str | None], None]
+class Report(Protocol):
+    """Records a finding about an attribute (None: the layer), with the text that fixes it."""
+
+    def __call__(
+        self, code: Code, message: str, attribute: str | None, fix: str | None = None
+    ) -> None: ...
 
 
 def _report_foreign(
@@ -189,7 +196,7 @@ def _read_own(
                 report(
                     MISSING_ATTRIBUTE,
                     f"{name} is missing; the specification requires it (OpenVINO falls back "
-                    f"to {attr.describe_default()})",
+                    f"to {attr.describe_default()}{attr.default_effect})",
                     None,
                 )
             continue
@@ -201,7 +208,8 @@ def _read_own(
             # A value the runtime ignores (a bogus boolean) leaves the default in force.
             ignored = reading.value is None and finding.kind == "reinterpreted"
             effect = f"; OpenVINO ignores it and uses {attr.describe_default()}" if ignored else ""
-            report(_FINDING_CODES[finding.kind], f"{name}: {finding.message}{effect}", name)
+            message = f"{name}: {finding.message}{effect}"
+            report(_FINDING_CODES[finding.kind], message, name, finding.fix)
             if finding.kind == "rejected":
                 usable = False
         if reading.value is None:

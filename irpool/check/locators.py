@@ -52,9 +52,11 @@ class AtLayer(Locator):
 
 @dataclass(frozen=True, slots=True)
 class AtData(Locator):
-    """An attribute of `<data>`, else `<data>` itself (the layer, when it has no `<data>`)."""
+    """An attribute of `<data>`, else `<data>` itself (the layer, when it has no `<data>`).
+    `fix`: the attribute's text that certainly says what the runtime reads from it."""
 
     attribute: str | None = None
+    fix: str | None = None
 
     def span(self, source: SourceMap, layer: Layer) -> Span:
         if layer.data is None:
@@ -62,6 +64,9 @@ class AtData(Locator):
         if self.attribute:
             return source.attribute(layer.data, self.attribute)
         return source.element(layer.data)
+
+    def edit(self, source: SourceMap, layer: Layer) -> Edit | None:
+        return _data_edit(source, layer, self.attribute, self.fix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +95,16 @@ class AtOp(Locator):
         return source.element(layer.element)
 
     def edit(self, source: SourceMap, layer: Layer) -> Edit | None:
-        if self.fix is None or self.attribute is None or layer.data is None:
-            return None
-        return attribute_edit(source, layer.data, self.attribute, self.fix)
+        return _data_edit(source, layer, self.attribute, self.fix)
+
+
+def _data_edit(
+    source: SourceMap, layer: Layer, attribute: str | None, fix: str | None
+) -> Edit | None:
+    """Writing `fix` into the `<data>` attribute, when there is a fix and such an attribute."""
+    if fix is None or attribute is None or layer.data is None:
+        return None
+    return attribute_edit(source, layer.data, attribute, fix)
 
 
 @dataclass(frozen=True, slots=True)

@@ -309,7 +309,10 @@ def _attribute_doc(
     if attr.mandatory:
         facts.append("the runtime refuses the layer without it")
     elif attr.required:
-        facts.append(f"required by the specification (default {attr.describe_default()})")
+        facts.append(
+            f"required by the specification (default {attr.describe_default()}"
+            f"{attr.default_effect})"
+        )
     elif attr.default is not None:
         facts.append(f"default {attr.describe_default()}")
     if attr.choices:

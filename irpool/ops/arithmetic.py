@@ -105,6 +105,17 @@ def _pdpd(a: Shape, b: Shape) -> Shape:
     return Shape(tuple(dims))
 
 
+def common_type(a: TensorInfo, b: TensorInfo) -> ElementType:
+    """The element type two inputs share (a dynamic one takes the other's); ShapeError as
+    OpenVINO refuses two types."""
+    if a.type != b.type and not (a.type.is_dynamic or b.type.is_dynamic):
+        raise ShapeError(
+            f"Arguments do not have the same element type (arg0 element type: "
+            f"{a.element_type}, arg1 element type: {b.element_type})."
+        )
+    return a.type if not a.type.is_dynamic else b.type
+
+
 class Binary(Op):
     """The binary ops' shared checks and shape inference; subclasses name the op."""
 
@@ -125,11 +136,7 @@ class Binary(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         a, b = inputs
-        if a.type != b.type and not (a.type.is_dynamic or b.type.is_dynamic):
-            raise ShapeError(
-                f"Arguments do not have the same element type (arg0 element type: "
-                f"{a.element_type}, arg1 element type: {b.element_type})."
-            )
+        inputs_type = common_type(a, b)
         if a.type.is_boolean and not self.accepts_boolean:
             raise ShapeError("This operation does not support inputs with element type: boolean")
         try:
@@ -139,7 +146,6 @@ class Binary(Op):
                 f"{error} {a.shape} and {b.shape} do not broadcast "
                 f"(auto_broadcast={self.auto_broadcast})"
             ) from error
-        inputs_type = a.type if not a.type.is_dynamic else b.type
         value = None
         if (
             a.value is not None

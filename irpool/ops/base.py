@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from irpool.element_types import ElementType
 from irpool.graph.weights import WeightsProblem
+from irpool.parse.values import float_text
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 from irpool.shape import Shape
 
@@ -42,6 +43,7 @@ class AttrType(Enum):
     UINT_LIST = "list of unsigned integers"
     UINT = "unsigned integer"
     INT = "integer"
+    FLOAT = "64-bit floating-point number"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"
@@ -58,7 +60,8 @@ class Attr:
     another attribute's values under which the runtime computes this one itself (auto_pad
     same_upper replaces the pads), so a value it would misread is never used. `neutral_item`
     is the list item that changes nothing (dilation 1): versions before `since` ignore the
-    attribute, so a value made only of it is harmless there.
+    attribute, so a value made only of it is harmless there. `default_effect` says what the
+    default does, where that surprises (Clamp without max clamps into [min, 0]).
     """
 
     name: str
@@ -72,12 +75,16 @@ class Attr:
     min_value: int | None = None
     replaced_when: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     neutral_item: int | None = None
+    # What the default does when the attribute is absent, where that is a trap.
+    default_effect: str = ""
 
     def describe_default(self) -> str:
         if isinstance(self.default, tuple):
             return '"' + ",".join(str(v) for v in self.default) + '"' if self.default else "empty"
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
+        if isinstance(self.default, float):
+            return f'"{float_text(self.default)}"'
         return f'"{self.default}"'
 
 

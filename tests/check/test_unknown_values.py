@@ -130,6 +130,15 @@ CASES = {
         (IMAGE, Input((1,), (1,)), Input((2,), (1, 1))),
         (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
     ),
+    # Clamp on an i64 Const: its value folds, so an unknown input makes an unknown value.
+    "Clamp-1": Case("Clamp", 1, 'min="0" max="6.5"', (Input((2,), (6, 7)),), (((2,), "I64"),)),
+    "MatMul-1": Case(
+        "MatMul",
+        1,
+        'transpose_a="false" transpose_b="true"',
+        (Input((2, 3)), Input((4, 3))),
+        (((2, 4), "FP32"),),
+    ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(

@@ -1,10 +1,13 @@
-"""Live differential test: the elementwise ops (ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor)
-against OpenVINO.
+"""Live differential test: the elementwise ops (ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor,
+Clamp) against OpenVINO.
 
 Configuration #n (rebuilt alone with `random_config(n)`) is one op on one element type; input
 dims are static, dynamic (`?`) or intervals (`2..5`, `..4`, `3..`), ranks 0 to 4 or a dynamic
 rank; Swish gets no beta, a scalar beta Const or a beta Parameter, sometimes of another type or
-rank, and every op sometimes a type OpenVINO refuses.
+rank, and every op sometimes a type OpenVINO refuses. Clamp's configurations (numbered from
+`CLAMP_BASE`, so the others' stay as they were) get `min` and `max` from spellings OpenVINO reads
+exactly (infinite, huge, beyond int32, fractional, equal) and, sometimes, ones it refuses or
+reinterprets (`nan`, `1e400`, `0x1`, a fullwidth digit, min > max, an absent bound).
 
 Shapes (every configuration): OpenVINO's `read_model` is the oracle. When it accepts the file
 irpool must infer its intervals and report no error; when it rejects it, irpool must report
@@ -18,6 +21,8 @@ ops' kinks (-3, 3, 0) and the CPU's exp underflow (-87). Outputs must be equal b
 differs from NumPy's by at most the measured `EXP_ULPS` ulps of the f32 result, and a Swish
 whose beta is a run-time input, which the CPU does not cut off (docs/semantics.md).
 
+Clamp runs only where irpool reports no error (a reinterpreted or absent bound is one).
+
 IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
 """
 
@@ -30,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 import pytest
@@ -52,6 +58,7 @@ OPS = {  # type -> its opset
     "HSigmoid": "opset5",
     "Floor": "opset1",
 }
+VERSIONS = {**OPS, "Clamp": "opset1"}
 PER_OP = int(os.environ.get("IRPOOL_ELEMENTWISE_EXAMPLES", "300"))
 BATCH_SIZE = 60
 MAX_REPORTED = 12
@@ -62,6 +69,16 @@ EXP_ULPS = {"Sigmoid": 7, "Swish": 9}
 # Below this beta * x the CPU's exp is 0, except in the Swish kernel for a run-time beta.
 EXP_CUT_OFF = np.uint32(0xC2ADFADD).view(np.float32)
 
+# Clamp's configurations are numbered from here, after every other op's.
+CLAMP_BASE = 1_000_000
+# Bounds OpenVINO reads exactly as written (docs/semantics.md "Clamp-1 and MatMul-1"), and
+# spellings it refuses or reads as another number.
+EXACT_BOUNDS = (
+    "0", "6", "-1.5", "0.25", "0.5", "5.5", "-inf", "inf", "1e30", "-1e30", "-0", "1e-40",
+    "3.4028235e38", "2147483647", "-2147483648", "3e9", "200", "-200", "127.5", "6.", ".5",
+    "+6", "6e0", " 6", "1e-400", "0.1", "65504", "-3",
+)  # fmt: skip
+ODD_BOUNDS = ("nan", "1e400", "0x1", "６", "", "Infinity")
 RUN_TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "u16", "u32")
 OTHER_TYPES = ("bf16", "boolean", "i16", "u64")
 
@@ -75,10 +92,19 @@ class Config:
     beta: str  # Swish: "" none, "const" a Const, "input" a Parameter
     beta_type: str
     beta_shape: str
+    bounds: tuple[tuple[str, str], ...] = ()  # Clamp's min and max as written
 
     def describe(self) -> str:
         beta = f" beta {self.beta} {self.beta_type}[{self.beta_shape}]" if self.beta else ""
-        return f"#{self.index} {self.op} on {self.element_type}[{self.shape}]{beta}"
+        bounds = f" {dict(self.bounds)}" if self.op == "Clamp" else ""
+        return f"#{self.index} {self.op}{bounds} on {self.element_type}[{self.shape}]{beta}"
+
+    @property
+    def exact(self) -> bool:
+        """Whether irpool reports no error for the op's attributes (its bounds)."""
+        return self.op != "Clamp" or (
+            len(self.bounds) == 2 and all(text in EXACT_BOUNDS for _, text in self.bounds)
+        )
 
     @property
     def static(self) -> bool:
@@ -96,9 +122,19 @@ def random_dim(rng: random.Random) -> str:
     return rng.choice((f"{low}..{high}", f"..{high}", f"{low + 1}..", f"{low}..{low}"))
 
 
+def clamp_bounds(rng: random.Random) -> tuple[tuple[str, str], ...]:
+    """min and max, mostly read exactly and min <= max; sometimes not, or absent."""
+    texts = [rng.choice(EXACT_BOUNDS if rng.random() < 0.93 else ODD_BOUNDS) for _ in range(2)]
+    values = [float(t) if t in EXACT_BOUNDS else 0.0 for t in texts]
+    if values[0] > values[1] and rng.random() < 0.85:
+        texts.reverse()
+    bounds = tuple(zip(("min", "max"), texts, strict=True))
+    return bounds if rng.random() < 0.97 else bounds[: rng.randint(0, 1)]
+
+
 def random_config(index: int) -> Config:
     rng = random.Random(f"{SEED}-{index}")
-    op = list(OPS)[index % len(OPS)]
+    op = "Clamp" if index >= CLAMP_BASE else list(OPS)[index % len(OPS)]
     element_type = rng.choice(RUN_TYPES if rng.random() < 0.92 else OTHER_TYPES)
     if op == "Swish" and rng.random() < 0.85:
         element_type = rng.choice(("f32", "f32", "f16", "f64"))
@@ -109,7 +145,8 @@ def random_config(index: int) -> Config:
         beta = rng.choice(("const", "input"))
         beta_type = element_type if rng.random() < 0.9 else rng.choice(("f32", "f16", "i32"))
         beta_shape = "" if rng.random() < 0.85 else rng.choice(("1", "2", "1,1", "?"))
-    return Config(index, op, element_type, shape, beta, beta_type, beta_shape)
+    bounds = clamp_bounds(rng) if op == "Clamp" else ()
+    return Config(index, op, element_type, shape, beta, beta_type, beta_shape, bounds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,8 +216,8 @@ def render_layers(
     out_type, out_dims = output
     out_port = len(inputs)
     layers.append(
-        f'<layer id="{op}" name="op{n}" type="{config.op}" version="{OPS[config.op]}">'
-        f"<input>{''.join(inputs)}</input>"
+        f'<layer id="{op}" name="op{n}" type="{config.op}" version="{VERSIONS[config.op]}">'
+        f"{bounds_data(config)}<input>{''.join(inputs)}</input>"
         f"<output>{port(out_port, out_type, out_dims, f'out{n}')}</output></layer>"
         f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
         f"<input>{port(0, out_type, out_dims)}</input></layer>"
@@ -189,6 +226,13 @@ def render_layers(
         f'<edge from-layer="{op}" from-port="{out_port}" to-layer="{base + 3}" to-port="0"/>'
     )
     return "".join(layers), "".join(edges), blob
+
+
+def bounds_data(config: Config) -> str:
+    """Clamp's `<data>` (XML-escaped: a bound may hold any text)."""
+    if config.op != "Clamp":
+        return ""
+    return "<data" + "".join(f" {k}={quoteattr(v)}" for k, v in config.bounds) + "/>"
 
 
 Render = Callable[[Any, tuple[str, Any], int, int], tuple[str, str, bytes]]
@@ -264,7 +308,8 @@ def shape_problems(path: Path, model: Any) -> list[str]:
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("elementwise")
-    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
+    indices = [*range(PER_OP * len(OPS)), *range(CLAMP_BASE, CLAMP_BASE + PER_OP)]
+    return [check_shapes(core, directory, random_config(i)) for i in indices]
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
@@ -272,8 +317,14 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     for outcome in outcomes:
         counts[f"{outcome.config.op} {'accepted' if outcome.accepted else 'rejected'}"] += 1
         counts["runs"] += outcome.accepted and outcome.config.static
-    minimum = {f"{op} accepted": PER_OP * 3 // 4 for op in OPS}
-    minimum |= {f"{op} rejected": PER_OP // 100 for op in OPS}
+        counts["Clamp runs"] += (
+            outcome.accepted
+            and outcome.config.static
+            and (outcome.config.op == "Clamp" and outcome.config.exact)
+        )
+    minimum = {f"{op} accepted": PER_OP * 3 // 4 for op in VERSIONS}
+    minimum |= {f"{op} rejected": PER_OP // 100 for op in VERSIONS}
+    minimum |= {"Clamp rejected": PER_OP // 20, "Clamp runs": PER_OP // 3}
     minimum |= {"Swish rejected": PER_OP // 20, "runs": PER_OP * len(OPS) // 3}
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
@@ -346,7 +397,7 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     runnable = [
         o.config
         for o in outcomes
-        if o.accepted and o.config.static and o.config.element_type in NUMPY
+        if o.accepted and o.config.static and o.config.exact and o.config.element_type in NUMPY
     ]
     failing: list[str] = []
     for start in range(0, len(runnable), BATCH_SIZE):

@@ -1,0 +1,61 @@
+"""Clamp on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
+docs/semantics.md "Clamp-1 and MatMul-1").
+
+Floats are computed in f32 (f64 saturated to its range, as for the activations) with the bounds
+rounded to f32, as `t = x > min ? x : min; t < max ? t : max` (x86 maxps and minps): NaN gives
+min, -0 with min -0 and max +0 gives +0. Integers are wrapped to int32 (64-bit types hold
+int32 values on the CPU) and clamped as integers, so 16777217 stays exact; the bounds are
+rounded to f32, then up (min) and down (max), 8-bit types truncate both toward zero instead (u8
+keeps 0 under min 0.5), and taken to int32: a max beyond int32 saturates, a min below it too,
+a finite min above it wraps modulo 2**32 (3e9 clamps to -1294967296), min +inf clamps nothing.
+Results are stored back as the activations store theirs: 8-bit types saturate, wider ones wrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.clamp import Clamp1
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+@kernel_for(Clamp1)
+def run_clamp(
+    op: Clamp1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data = inputs[0]
+    with np.errstate(over="ignore"):  # a bound beyond f32 is ±inf there, as on CPU
+        low, high = F32(op.low), F32(op.high)
+    if data.dtype.kind in "iu":
+        return [_integers(data, low, high)]
+    with np.errstate(all="ignore"):  # inf and NaN are values here
+        x = to_f32(data)
+        raised = np.where(x > low, x, low)
+        return [from_f32(np.where(raised < high, raised, high), data.dtype)]
+
+
+def _integers(data: NDArray[Any], low: np.float32, high: np.float32) -> NDArray[Any]:
+    truncates = data.dtype.itemsize == 1
+    low_int = _low_bound(float(np.trunc(low) if truncates else np.ceil(low)))
+    rounded_high = float(np.trunc(high) if truncates else np.floor(high))
+    high_int = int(min(max(rounded_high, INT32_MIN), INT32_MAX))
+    clamped = np.minimum(np.maximum(data.astype(np.int32), np.int32(low_int)), np.int32(high_int))
+    if truncates:
+        info = np.iinfo(data.dtype)
+        return np.clip(clamped, info.min, info.max).astype(data.dtype)
+    return clamped.astype(data.dtype)
+
+
+def _low_bound(low: float) -> int:
+    """The int32 the CPU clamps from, for a min already rounded to an integer (measured)."""
+    if low <= INT32_MIN or low == np.inf:
+        return INT32_MIN
+    wrapped = int(low) % 2**32
+    return wrapped - 2**32 if wrapped > INT32_MAX else wrapped

@@ -1,0 +1,78 @@
+"""MatMul on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
+docs/semantics.md §15.5 and "Clamp-1 and MatMul-1").
+
+Floats are multiplied in f32 (f16 and bf16 widened, f64 saturated to the f32 range, as the
+elementwise ops take them) by NumPy's matmul, which hands 2-D and stacked products to BLAS
+(sgemm, sgemv): the CPU's accumulation order is its own, so the result is within
+1e-6 * sum(|a * b|) of the CPU's, not bit for bit; non-finite values are IEEE's and stay in
+the outputs whose dot product holds them (0 * inf is NaN). Integers are wrapped to int32,
+multiplied in f32 as the CPU does (exact while sums stay below 2**24), saturated to
+[-2**31, 2147483520] and stored as the elementwise ops store theirs: 8-bit types saturate,
+wider ones wrap. Booleans are true where
+a product is.
+
+BLAS runs on at most the run's threads (IRPOOL_THREADS) while a product large enough for
+OpenBLAS to thread runs, as the pooling kernels hold it (engine/blas.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.engine import blas
+from irpool.execute.engine.blocks import threads_from_environment
+from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.mat_mul import MatMul1
+
+INT32_MIN = F32(-(2**31))
+INT32_SATURATED = np.nextafter(F32(2**31), F32(0))  # 2147483520
+
+
+@kernel_for(MatMul1)
+def run_matmul(
+    op: MatMul1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    dtype = inputs[0].dtype
+    x, y = (_transposed(_as_f32(v), t) for v, t in zip(inputs, op.transposes, strict=True))
+    product = _product(x, y)
+    if dtype == np.float32:
+        return [product]
+    if dtype == np.bool_:
+        return [product != 0]
+    if dtype.kind in "iu":  # beyond int32, saturated (oneDNN: the largest f32 below 2**31)
+        product = np.clip(product, INT32_MIN, INT32_SATURATED)
+    with np.errstate(over="ignore"):  # beyond f16: inf, as on CPU
+        return [from_f32(product, dtype)]
+
+
+def _as_f32(values: NDArray[Any]) -> NDArray[np.float32]:
+    return values.astype(np.float32) if values.dtype == np.bool_ else to_f32(values)
+
+
+def _transposed(values: NDArray[np.float32], transpose: bool) -> NDArray[np.float32]:
+    """A transposed view (BLAS reads it without a copy); a 1-D input is never transposed."""
+    return values.swapaxes(-1, -2) if transpose and values.ndim > 1 else values
+
+
+def _product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
+    """x @ y in f32 into zeros, so that no BLAS path can read NaN from uninitialized memory."""
+    shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+    rows = x.shape[-2:-1] if x.ndim > 1 else ()
+    columns = y.shape[-1:] if y.ndim > 1 else ()
+    result = np.zeros((*shape, *rows, *columns), np.float32)
+    macs = result.size * x.shape[-1]
+    with np.errstate(all="ignore"):  # inf and NaN are values here
+        if macs < blas.THREADED_MACS:
+            np.matmul(x, y, out=result)
+            return result
+        blas.hold(threads_from_environment())
+        try:
+            np.matmul(x, y, out=result)
+        finally:
+            blas.release()
+    return result
