@@ -1136,13 +1136,19 @@ _RULES = (
         name="reshape-element-count",
         severity=E,
         runtime="reinterprets",
-        summary="A Reshape's output holds another number of elements than its input.",
+        summary=(
+            "A Reshape's output, or a VariadicSplit's pieces, hold another number of elements "
+            "than the input."
+        ),
         doc=_text("""
             OpenVINO checks that a Reshape keeps the element count only when its pattern has
             neither a -1 nor (with special_zero) a 0. Otherwise it accepts a pattern whose
             output is larger or smaller than the input, and its CPU plugin then reads past
             the input (garbage values) or drops elements. Make the pattern's product equal to
             the input's element count (the 0s copy the input dims at the same positions).
+            Likewise a VariadicSplit with a -1 whose other lengths exceed the axis: OpenVINO
+            leaves the -1 piece empty (or dynamic) and its CPU plugin fills the others from
+            past the input; make the lengths fit the axis.
         """),
         wrong=_text("""
             <!-- input [5,1], special_zero="true": the 0 copies 5, so the output is [5,5] -->

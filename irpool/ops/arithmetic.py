@@ -180,7 +180,8 @@ class Binary(Op):
 
     def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
         """The result's bounds for one element of each input, or None when OpenVINO keeps
-        none; an upper bound of UNBOUNDED is unbounded. Only exact values by default."""
+        none; an upper bound of UNBOUNDED is unbounded, and makes the result all unknown
+        (measured: `4.. * 3`, `4.. // 3` and `? + 1` are `?`). Only exact values by default."""
         return None
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
@@ -219,7 +220,7 @@ class Add1(Binary):
     def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
         if min(la, lb) < 0:
             return None
-        return la + lb, UNBOUNDED if UNBOUNDED in (ua, ub) else min(ua + ub, UNBOUNDED)
+        return (0, UNBOUNDED) if UNBOUNDED in (ua, ub) else (la + lb, ua + ub)
 
 
 @register
@@ -231,7 +232,7 @@ class Multiply1(Binary):
     def element_bounds(self, la: int, ua: int, lb: int, ub: int) -> tuple[int, int] | None:
         if min(la, lb) < 0:
             return None
-        return la * lb, UNBOUNDED if UNBOUNDED in (ua, ub) else min(ua * ub, UNBOUNDED)
+        return (0, UNBOUNDED) if UNBOUNDED in (ua, ub) else (la * lb, ua * ub)
 
 
 @register
@@ -253,7 +254,7 @@ class Divide1(Binary):
         `1..2`, `? // 2` stays `?`); non-negative, so flooring and truncating agree."""
         if la < 0 or lb <= 0:
             return None
-        return la // ub, UNBOUNDED if ua == UNBOUNDED else ua // lb
+        return (0, UNBOUNDED) if UNBOUNDED in (ua, ub) else (la // ub, ua // lb)
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np

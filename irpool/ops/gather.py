@@ -1,4 +1,5 @@
-"""Gather-8 (opset8-16): slices of `data` along `axis` picked by `indices`, `batch_dims`.
+"""Gather-1 (opset1-6), Gather-7 (opset7) and Gather-8 (opset8-16): slices of `data` along
+`axis` picked by `indices`, `batch_dims` (from Gather-7 on).
 
 As OpenVINO 2026.4 infers it (measured, docs/semantics.md "Concat, Transpose, Gather, ShapeOf,
 VariadicSplit"): the output is `data[:axis] + indices[batch_dims:] + data[axis+1:]`, the first
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
@@ -70,9 +71,16 @@ def gathered_shape(data: Shape, indices: Shape, axis: int | None, batch_dims: in
     return Shape((*batch, *picked, *data.dims[position + 1 :]))
 
 
-def gather(data: NDArray[Any], indices: NDArray[Any], axis: int, batch_dims: int) -> NDArray[Any]:
-    """Gather-8 on arrays as the CPU plugin computes it: negative indices count from the end,
-    an index out of [-dim, dim-1] gives 0; `axis` non-negative, `batch_dims` normalized, >= 0."""
+def gather(
+    data: NDArray[Any],
+    indices: NDArray[Any],
+    axis: int,
+    batch_dims: int,
+    from_end: bool = True,
+) -> NDArray[Any]:
+    """Gather on arrays as the CPU plugin computes it: negative indices count from the end
+    (`from_end`; otherwise they give 0, as Gather-1 and -7 on the CPU), an index out of
+    [-dim, dim-1] gives 0; `axis` non-negative, `batch_dims` normalized, >= 0."""
     import numpy as np
 
     length = data.shape[axis]
@@ -82,7 +90,7 @@ def gather(data: NDArray[Any], indices: NDArray[Any], axis: int, batch_dims: int
     after = data.shape[axis + 1 :]
     count = int(np.prod(indices.shape[batch_dims:], dtype=np.int64))
     picks = indices.astype(np.int64).reshape(size, count)
-    valid = (picks >= -length) & (picks < length)
+    valid = (picks >= (-length if from_end else 0)) & (picks < length)
     picks = np.where(valid, np.where(picks < 0, picks + length, picks), 0)
     source = data.reshape(size, before, length, int(np.prod(after, dtype=np.int64)))
     out = source[np.arange(size)[:, None, None], np.arange(before)[None, :, None], picks[:, None]]
@@ -91,20 +99,22 @@ def gather(data: NDArray[Any], indices: NDArray[Any], axis: int, batch_dims: int
     return out.reshape(shape).copy(order="C")  # ascontiguousarray makes a 0-d array 1-d
 
 
-@register
-class Gather8(Op):
-    """Gather-8: inputs `data`, `indices` and `axis`; attribute `batch_dims` (default 0)."""
+class _Gather(Op):
+    """Gather: inputs `data`, `indices` and `axis`; attribute `batch_dims` (default 0, from
+    Gather-7 on)."""
 
     takes_strings = True
     type_name = "Gather"
-    version = 8
-    opsets = range(8, 17)
     input_names = ("data", "indices", "axis")
-    attributes = (Attr("batch_dims", AttrType.INT, default=0),)
+    attributes = (Attr("batch_dims", AttrType.INT, default=0, since=7),)
+    # Whether the CPU plugin's kernel counts negative indices from the end (Gather-8) or
+    # gives 0 for them (Gather-1 and -7, measured); OpenVINO's folding of constants counts
+    # them from the end for every version.
+    from_end: ClassVar[bool] = True
 
     def batch_dims(self, indices_rank: int | None) -> int:
         """`batch_dims` with a negative one counted from the indices' rank."""
-        batch_dims: int = self.attrs["batch_dims"]
+        batch_dims: int = self.attrs.get("batch_dims", 0)
         if batch_dims < 0 and indices_rank is not None:
             return batch_dims + indices_rank
         return batch_dims
@@ -133,7 +143,7 @@ class Gather8(Op):
             return [TensorInfo(data.type, shape)]
         refuse_unbacked(indices, "indices")
         if position is not None and data.value is None and data.shape.is_static:
-            self._report_empty(data.shape.values(), indices.shape, position, batch_dims, ctx)
+            self._report_crashes(data.shape.values(), indices.shape, position, batch_dims, ctx)
         read_value(indices, "the indices")
         if position is None or integer_values(indices) is None or not shape.is_static:
             return [TensorInfo(data.type, shape)]
@@ -147,12 +157,13 @@ class Gather8(Op):
         return [bounded(data.type, shape, moved)]
 
     @staticmethod
-    def _report_empty(
+    def _report_crashes(
         data: tuple[int, ...], indices: Shape, axis: int, batch_dims: int, ctx: LayerContext
     ) -> None:
-        """The CPU plugin divides by the indices per batch and by the data dims between the
-        batch and the axis when it compiles a Gather it does not fold (measured: a
-        floating-point exception, the process dies, when either is 0)."""
+        """The CPU plugin's crashes on a Gather it does not fold (measured, the process dies):
+        it divides by the indices per batch and by the data dims between the batch and the
+        axis when it compiles one (a floating-point exception when either is 0), and it
+        segfaults on batch dims that are all 1."""
         between = math.prod(data[batch_dims : axis % len(data)])
         picked = indices.dims is not None and any(d.high == 0 for d in indices.dims[batch_dims:])
         if between == 0 or picked:
@@ -161,6 +172,13 @@ class Gather8(Op):
                 "a Gather picking no elements (indices or the data dims between batch_dims and "
                 "the axis of size 0): OpenVINO reads it, but its CPU plugin crashes compiling "
                 "it (floating-point exception) unless the data is a constant",
+            )
+        elif batch_dims > 0 and math.prod(data[:batch_dims]) == 1:
+            ctx.report(
+                COMPILE_CRASH,
+                f"a Gather with batch_dims {batch_dims} over batch dims of 1 ({Shape.of(*data)}):"
+                " OpenVINO reads it, but its CPU plugin crashes running it (segmentation "
+                "fault, measured with Gather-7 and -8) unless the data is a constant",
             )
 
     @staticmethod
@@ -184,3 +202,36 @@ class Gather8(Op):
         values = None if axis is None else integer_values(axis)
         shown = "known at run time" if values is None else str(values[0])
         return Explanation(f"axis {shown}, batch_dims {self.attrs['batch_dims']}", [])
+
+
+@register
+class Gather1(_Gather):
+    version = 1
+    opsets = range(1, 7)
+    from_end = False
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        return fold_gather(self, inputs)
+
+
+@register
+class Gather7(_Gather):
+    version = 7
+    opsets = range(7, 8)
+    from_end = False
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        return fold_gather(self, inputs)
+
+
+@register
+class Gather8(_Gather):
+    version = 8
+    opsets = range(8, 17)
+
+
+def fold_gather(op: _Gather, inputs: Sequence[NDArray[Any]]) -> NDArray[Any]:
+    """Gather of constants as OpenVINO folds them: negative indices from the end."""
+    data, indices, _ = inputs
+    axis, batch_dims = op.arguments(data.ndim, inputs[1:])
+    return gather(data, indices, axis, batch_dims)

@@ -6,8 +6,9 @@ truncated), in [-rank, rank-1]; `split_lengths` 1-D, one output per length. At m
 ("Cannot infer split with multiple -1 values at 0 and 1"), nothing below it ("Invalid value -2
 in split lengths input. Should be >= -1."); on a static axis the lengths must sum to it
 ("Total length of splits: 5 must match the length of the chosen axis: 6"), and the -1 piece is
-what the others leave (`?` when they take more); on a dynamic or interval axis the pieces are
-as written and the -1 piece is `?`. Lengths known only at run time make the axis `?`.
+what the others leave; when they take more it is `?` (one more) or 0, the CPU plugin reads past
+the input and irpool reports IR307. On a dynamic or interval axis the pieces are as written and
+the -1 piece is `?`. Lengths known only at run time make the axis `?`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded, integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
+from irpool.rules import RESHAPE_ELEMENT_COUNT
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -47,8 +49,9 @@ def piece_dims(axis_dim: Dim, lengths: Sequence[int]) -> list[Dim]:
             f"{axis_dim.value}"
         )
     rest = Dim.dynamic()
-    if axis_dim.is_static and axis_dim.value >= written:
-        rest = Dim.static(axis_dim.value - written)
+    if axis_dim.is_static and axis_dim.value - written != -1:
+        # measured: what the others leave as Dimension(n) makes it, -1 dynamic, below it 0
+        rest = Dim.static(max(axis_dim.value - written, 0))
     return [rest if v == -1 else Dim.static(v) for v in lengths]
 
 
@@ -99,7 +102,16 @@ class VariadicSplit1(Op):
         if values is None:
             shape = Shape((*data.shape.dims[:index], Dim.dynamic(), *data.shape.dims[index + 1 :]))
             return [TensorInfo(data.type, shape)] * (count or max(ctx.used_outputs, default=0) + 1)
-        return self._pieces(data, index, piece_dims(data.shape[index], values))
+        axis_dim = data.shape[index]
+        written = sum(v for v in values if v != -1)
+        if axis_dim.is_static and written > axis_dim.value:
+            ctx.report(
+                RESHAPE_ELEMENT_COUNT,
+                f"split lengths {csv(values)} take {written} of an axis of {axis_dim.value}: "
+                "OpenVINO accepts them (the -1 piece is left empty or dynamic) and its CPU "
+                "plugin reads past the input",
+            )
+        return self._pieces(data, index, piece_dims(axis_dim, values))
 
     @staticmethod
     def _pieces(data: TensorInfo, axis: int, pieces: list[Dim]) -> list[TensorInfo]:

@@ -114,13 +114,16 @@ CASES = {
     "Transpose-1": Case(
         "Transpose", 1, "", (IMAGE, Input((4,), (0, 2, 3, 1))), (((1, 4, 4, 2), "FP32"),)
     ),
-    "Gather-8": Case(
-        "Gather",
-        8,
-        'batch_dims="0"',
-        (IMAGE, Input((2,), (1, 0)), Input((1,), (1,))),
-        (((1, 2, 4, 4), "FP32"),),
-    ),
+    **{
+        f"Gather-{opset}": Case(
+            "Gather",
+            opset,
+            'batch_dims="0"' if opset > 1 else "",
+            (IMAGE, Input((2,), (1, 0)), Input((1,), (1,))),
+            (((1, 2, 4, 4), "FP32"),),
+        )
+        for opset in (1, 7, 8)
+    },
     "ShapeOf-1": Case("ShapeOf", 1, "", (IMAGE,), (((4,), "I64"),)),
     "ShapeOf-3": Case("ShapeOf", 3, 'output_type="i32"', (IMAGE,), (((4,), "I32"),)),
     "VariadicSplit-1": Case(

@@ -1,10 +1,12 @@
-"""Live differential test: Gather-8 against OpenVINO (tests/differential/single_layer.py).
+"""Live differential test: Gather-1, -7 and -8 against OpenVINO
+(tests/differential/single_layer.py).
 
 Configuration #n (`random_config(n)`) gathers from data of rank 1 to 4 (static, dynamic,
 interval dims, sometimes a dynamic rank or a Const) with an indices Const of rank 0 to 3
 (values in and out of [-dim, dim-1]: negative ones count from the end, out-of-range ones give
-0) or an indices Parameter, an axis Const (scalar or [1], in and out of range, i32 or i64) and
-`batch_dims` from -4 to 3, written or absent. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of
+0; Gather-1 and -7 on the CPU give 0 for negative ones too) or an indices Parameter, an axis
+Const (scalar or [1], in and out of range, i32 or i64) and `batch_dims` from -3 to 3, written or
+absent. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of
 configurations (default 300).
 """
 
@@ -62,8 +64,11 @@ def random_config(index: int) -> Config:
         data_values = tuple(float(rng.randint(-50, 50)) for _ in range(size))
     data = Source(rng.choice(DATA_TYPES), data_shape, data_values)
     axis_source = Source(rng.choice(("i64", "i32")), rng.choice(("", "", "1")), (float(axis),))
+    version = rng.choice(("opset8",) * 6 + ("opset7", "opset7", "opset1", "opset1"))
     attrs = () if rng.random() < 0.1 else (("batch_dims", str(batch_dims)),)
-    return Config(index, "Gather", "opset8", attrs, (data, indices, axis_source))
+    if version == "opset1" and rng.random() < 0.9:
+        attrs = ()  # Gather-1 has no batch_dims
+    return Config(index, "Gather", version, attrs, (data, indices, axis_source))
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +86,12 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
         counts["runs"] += outcome.outputs is not None and outcome.config.static
         batch_dims = dict(outcome.config.attrs).get("batch_dims", "0")
         counts["batch_dims accepted"] += outcome.outputs is not None and batch_dims != "0"
+        counts[f"{outcome.config.version} runs"] += outcome.outputs is not None and (
+            outcome.config.static
+        )
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
     minimum["batch_dims accepted"] = PER_OP // 10
+    minimum |= {"opset1 runs": PER_OP // 20, "opset7 runs": PER_OP // 20}
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
 
@@ -91,12 +100,15 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 
 def reads_outside(config: Config) -> bool:
-    """The known difference: on 1-D data of a 16-, 32- or 64-bit integer type the CPU plugin
+    """The known differences: on 1-D data of a 16-, 32- or 64-bit integer type the CPU plugin
     reads outside the data for an index out of [-dim, dim-1] (garbage, measured with i32,
-    i64, u16 and u32; floats and 8-bit types give 0 there, as on every higher rank); irpool
-    gives 0."""
+    i64, u16 and u32; floats and 8-bit types give 0 there, as on every higher rank), and
+    Gather-1 and -7 read outside it for a negative index unless the data is f32 (which gives
+    0); irpool gives 0."""
     data, indices = config.inputs[0], config.inputs[1]
     picks = indices.values if indices.values is not None else indices.feed
+    if config.version != "opset8" and data.type != "f32" and min(picks or (0,)) < 0:
+        return data.values is None  # a constant is folded, negative indices from the end
     if not data.shape.isdigit() or np.dtype(NUMPY[data.type]).kind == "f":
         return False
     if np.dtype(NUMPY[data.type]).itemsize == 1 or picks is None:

@@ -1,0 +1,110 @@
+"""Live differential test: VariadicSplit-1 against OpenVINO (tests/differential/single_layer.py).
+
+Configuration #n (`random_config(n)`) cuts data of rank 0 to 4 (static, dynamic, interval
+dims, sometimes a dynamic rank) along an axis Const (scalar or [1], integer or float, in and
+out of range) into lengths that mostly sum to the axis, with at most one -1, sometimes two,
+a -2, a 0, a wrong sum, or lengths known only at run time. IRPOOL_SHAPE_OPS_EXAMPLES sets the
+number of configurations (default 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.differential.single_layer import (
+    DATA_TYPES,
+    PER_OP,
+    Config,
+    Outcome,
+    Source,
+    check_shapes,
+    random_shape,
+    run_problems,
+    shape_report,
+)
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-variadic-split-1"
+
+
+def random_lengths(rng: random.Random, total: int) -> list[int]:
+    lengths = []
+    left = total
+    while left > 0 and len(lengths) < 3:
+        piece = rng.randint(0, left)
+        lengths.append(piece)
+        left -= piece
+    lengths.append(left)
+    if rng.random() < 0.4:
+        lengths[rng.randrange(len(lengths))] = -1
+    roll = rng.random()
+    if roll < 0.05:
+        lengths.append(-1)
+    elif roll < 0.08:
+        lengths[0] = -2
+    elif roll < 0.14:
+        lengths[-1] += rng.choice((-1, 1, 2))
+    return lengths
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    rank = rng.choice((0, 1, 2, 3, 3, 4))
+    dims = random_shape(rng, rank)
+    axis = rng.randint(-rank, rank - 1) if rank and rng.random() < 0.95 else rng.randint(-4, 4)
+    chosen = dims[axis % rank] if rank else "4"
+    total = int(chosen) if chosen.isdigit() else rng.randint(0, 6)
+    lengths = random_lengths(rng, total)
+    data = Source(rng.choice(DATA_TYPES), "..." if rng.random() < 0.04 else ",".join(dims))
+    axis_type = rng.choice(("i64", "i32", "i64", "i32", "f32" if rng.random() < 0.2 else "i64"))
+    axis_source = Source(axis_type, rng.choice(("", "", "1")), (float(axis),))
+    kind = rng.choice(("i64", "i32"))
+    if rng.random() < 0.06:  # known at run time: run when the lengths fit
+        written = sum(v for v in lengths if v != -1)
+        fits = lengths.count(-1) <= 1 and min(lengths) >= -1 and chosen.isdigit()
+        fits = fits and (written == total or (-1 in lengths and written <= total))
+        feed = tuple(map(float, lengths)) if fits else None
+        pieces = Source(kind, str(len(lengths)), feed=feed)
+    else:
+        pieces = Source(kind, str(len(lengths)), tuple(map(float, lengths)))
+    return Config(index, "VariadicSplit", "opset1", (), (data, axis_source, pieces))
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("variadic_split")
+    configs = [random_config(i) for i in range(PER_OP)]
+    return [
+        check_shapes(core, directory, c, [(c.inputs[0].type, None)] * int(c.inputs[2].shape))
+        for c in configs
+    ]
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        counts["accepted" if outcome.outputs else "rejected"] += 1
+        counts["runs"] += outcome.outputs is not None and outcome.config.static
+        counts["-1 accepted"] += outcome.outputs is not None and -1 in (
+            outcome.config.inputs[2].values or ()
+        )
+    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
+    minimum["-1 accepted"] = PER_OP // 10
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    assert not shape_report(outcomes), shape_report(outcomes)
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
+    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
