@@ -1,18 +1,20 @@
 """Convolution-1 and GroupConvolution-1 on NumPy arrays, as OpenVINO 2026.4's CPU plugin
-computes them (measured, docs/semantics.md §15.5 and "Convolution-1, GroupConvolution-1 in
-irpool").
+computes them (measured, docs/semantics.md §15.5 and §18).
 
 Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to the f32
 range, as the element-wise ops take them). Three paths, by geometry:
 - pointwise (every kernel dim 1, stride 1, no pads): one f32 matrix product per image and
   group, straight from the input;
 - depthwise (one input channel per group): a sum over the kernel's taps of each channel's
-  weight times the shifted (strided) view of the zero-padded input, in blocks of planes;
+  weight times a shifted view of the zero-padded input, laid out by stride phases so each
+  view is one unit-stride run, in blocks of planes;
 - otherwise the windows of each image are copied from strided views into a reused buffer
   (im2col) and multiplied by the filters in one f32 matrix product per image.
-Padding is real zeros, multiplied like data, so an inf weight over the padding gives NaN as
-on the CPU, and a NaN or inf reaches exactly the outputs whose window holds it. The sums'
-order differs from the CPU's: measured within 1e-6 * sum(|x * w|) per output (§15.5).
+A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
+padding like data; the CPU's kernels skip the padding taps (measured, §18), which only shows
+where a filter holds an inf or NaN (0 * inf): those output channels are computed again from
+their real taps. The sums' order differs from the CPU's: measured within
+1e-6 * sum(|x * w|) per output (§15.5).
 Integer results saturate into int32 (values from 2**31 give 2147483520, the largest f32
 below it), then wrap to 16, 32 and 64 bits and saturate to 8 (measured).
 """
@@ -88,7 +90,9 @@ def run_convolution(
     weights = _weights(op, filters, geometry)
     x = np.ascontiguousarray(to_f32(data))
     with np.errstate(all="ignore"):  # inf and NaN are values here, as on the CPU
-        result = PATHS[geometry.path](x, weights, geometry)
+        result = PATHS[geometry.path](x, weights.matrix, geometry)
+        if weights.nonfinite:
+            _real_taps_only(x, weights, geometry, result)
     return [_stored(result, data.dtype)]
 
 
@@ -109,12 +113,22 @@ def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) ->
     return Geometry(windows, groups, group_in, group_out, path)
 
 
-def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> NDArray[Any]:
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The filters as a path multiplies them (`matrix`), and the output channels whose
+    filters hold an inf or NaN (`nonfinite`) with the filters as [O, C/G, *kernel]."""
+
+    matrix: NDArray[Any]
+    nonfinite: tuple[int, ...]
+    by_output: NDArray[np.float32]
+
+
+def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> Weights:
     """The filters as the path multiplies them, kept in the op (each layer has its own) for
     as long as the layer gets this same filters array (a constant: every run)."""
     kept = op.kernel_cache.get("filters")
     if kept is not None and kept[0] is filters and kept[1] == geometry.path:
-        prepared_weights: NDArray[Any] = kept[2]
+        prepared_weights: Weights = kept[2]
         return prepared_weights
     values = to_f32(filters)
     g, taps = geometry, prod(geometry.kernel)
@@ -124,8 +138,38 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
         weights = np.ascontiguousarray(by_tap).reshape(taps, g.groups, g.group_out, 1)
     else:
         weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
-    op.kernel_cache["filters"] = (filters, g.path, weights)
-    return weights
+    by_output = values.reshape(g.groups * g.group_out, g.group_in, *g.kernel)
+    finite = np.isfinite(by_output).reshape(by_output.shape[0], -1).all(axis=1)
+    nonfinite = tuple(int(o) for o in np.flatnonzero(~finite))
+    prepared_weights = Weights(weights, nonfinite, by_output)
+    op.kernel_cache["filters"] = (filters, g.path, prepared_weights)
+    return prepared_weights
+
+
+def _real_taps_only(
+    x: NDArray[np.float32], weights: Weights, g: Geometry, out: NDArray[np.float32]
+) -> None:
+    """The output channels whose filters hold an inf or NaN, again from the real taps only:
+    the CPU's kernels skip the taps that fall in the padding (measured: an inf weight over
+    the padding leaves the border finite), where the paths multiply zeros (0 * inf = NaN).
+    Rare, so tap by tap."""
+    for channel in weights.nonfinite:
+        first = channel // g.group_out * g.group_in
+        data = x[:, first : first + g.group_in]
+        sums = np.zeros((x.shape[0], *g.out), FLOAT)
+        for taps in product(*(range(k) for k in g.kernel)):
+            spans = [w.tap_outputs(j) for w, j in zip(g.windows, taps, strict=True)]
+            if any(lo >= hi for lo, hi in spans):
+                continue
+            source = tuple(
+                slice(w.tap(lo, j), w.tap(hi - 1, j) + 1, w.stride)
+                for w, j, (lo, hi) in zip(g.windows, taps, spans, strict=True)
+            )
+            index: tuple[int | slice, ...] = (channel, slice(None), *taps)
+            tap_weights = weights.by_output[index]
+            products = np.tensordot(tap_weights, data[(slice(None), slice(None), *source)], (0, 1))
+            sums[(slice(None), *(slice(lo, hi) for lo, hi in spans))] += products
+        out[:, channel] = sums
 
 
 def _stored(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
