@@ -93,7 +93,7 @@ def run_convolution(
         result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
-    return [_stored(result, data.dtype)]
+        return [_stored(result, data.dtype)]
 
 
 def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) -> Geometry:
