@@ -349,9 +349,9 @@ def crashes_the_cpu(config: Config, output: list[str]) -> bool:
     """The CPU's int8 kernel (brgconv_avx512_i8) segfaults at inference on some i8 layers
     with a window wholly in the padding (measured: data i8[3,3,6,1], filters [3,2,1,1,1],
     pads 3,1 / 3,3, strides 1,2, dilations 2,1), and computes i8 depthwise layers with a
-    channel multiplier wrongly (#1887: values of the wrong channels, where irpool equals the
-    convolution in f64); neither is modelled, nor run here (a crash would take the test
-    process down). docs/semantics.md §18."""
+    channel multiplier wrongly (i8[3,8,3,2] by [8,3,1,1,4]: values of the wrong channels,
+    where irpool equals the convolution in f64); neither is modelled, nor run here (a crash
+    would take the test process down). docs/semantics.md §18."""
     if config.element_type != "i8":
         return False
     if config.op == "GroupConvolution" and config.filters[2] == 1 and config.filters[1] > 1:
@@ -383,9 +383,9 @@ def finite_abs(values: NDArray[Any]) -> NDArray[np.float64]:
 
 def one_input_channel(config: Config) -> bool:
     """A Convolution with one input channel and 2 or 3 spatial axes, which the CPU runs with
-    its brgconv kernel for one channel: it computes some layers wrongly (#2834: outputs of
-    the wrong positions, where irpool equals the convolution in f64); not modelled
-    (docs/semantics.md §18)."""
+    its brgconv kernel for one channel: it computes some layers wrongly (f32[3,1,3,3] by
+    [2,1,4,4], same_lower: outputs of the wrong positions, where irpool equals the
+    convolution in f64); not modelled (docs/semantics.md §18)."""
     return config.op == "Convolution" and config.filters[1] == 1 and len(config.filters) > 3
 
 
