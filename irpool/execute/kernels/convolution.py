@@ -5,9 +5,9 @@ Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to
 range, as the element-wise ops take them). Three paths, by geometry:
 - pointwise (every kernel dim 1, stride 1, no pads): one f32 matrix product per image and
   group, straight from the input;
-- depthwise (one input channel per group): a sum over the kernel's taps of each channel's
-  weight times a shifted view of the zero-padded input, laid out by stride phases so each
-  view is one unit-stride run, in blocks of planes;
+- depthwise (one input channel per group): per block of planes, the zero-padded input laid
+  out by stride phases so that each tap's shifted view is one unit-stride run, those runs
+  copied as rows and multiplied by each plane's taps (a matrix-vector product per plane);
 - otherwise the windows of each image are copied from strided views into a reused buffer
   (im2col) and multiplied by the filters in one f32 matrix product per image.
 A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.engine import blas
 from irpool.execute.engine.blocks import for_each_block, threads_from_environment
+from irpool.execute.engine.costs import CHUNK_BYTES
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.activations import F32, from_f32, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
@@ -43,8 +44,6 @@ FLOAT = np.dtype(np.float32)
 INT32_MIN = -(2**31)
 # Where the CPU saturates an f32 result into int32: the largest f32 below 2**31.
 INT32_SATURATED = 2147483520.0
-# Depthwise blocks of planes small enough to stay in cache between the taps.
-DEPTHWISE_BLOCK_BYTES = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +132,7 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
     values = to_f32(filters)
     g, taps = geometry, prod(geometry.kernel)
     if g.path == "depthwise":
-        # [tap, G, O/G, 1 per spatial axis]: one weight per channel and tap, broadcast.
-        by_tap = values.reshape(g.groups, g.group_out, taps).transpose(2, 0, 1)
-        weights = np.ascontiguousarray(by_tap).reshape(taps, g.groups, g.group_out, 1)
+        weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, taps))
     else:
         weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
     by_output = values.reshape(g.groups * g.group_out, g.group_in, *g.kernel)
@@ -244,8 +241,11 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
 def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
     """Per block of planes (image, group): the block zero-padded and split into its stride
     phases (each contiguous), so that every tap reads one flat, unit-stride run of a phase;
-    the sums run over flat positions (a row's positions past the last output are computed
-    and dropped), then the outputs are picked out."""
+    the runs become the rows of a [tap, position] matrix per plane, multiplied by the plane's
+    [O/G, tap] weights. Positions are flat (a row's positions past the last output are
+    computed and dropped); the outputs are then picked out. One product per plane reads
+    less memory than a multiply and an add per tap (measured: equal on 112x112 planes, half
+    the time on 960 planes of 7x7)."""
     layout = PhaseLayout.of(g)
     n, planes = x.shape[0], x.shape[0] * g.groups
     source = x.reshape(planes, *x.shape[2:])
@@ -255,22 +255,18 @@ def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
     def block(start: int, stop: int, scratch: Scratch) -> None:
         count = stop - start
         phases = layout.phases(source[start:stop], scratch)
-        sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, layout.rows), FLOAT)
-        products = scratch.array(Slot.TAP_PRODUCTS, (count, g.group_out, layout.used), FLOAT)
-        flat = sums[:, :, : layout.used]
-        # Each plane takes its group's weights: [tap, plane, O/G, 1].
-        block_weights = weights[:, np.arange(start, stop) % g.groups]
+        columns = scratch.array(Slot.COLUMNS, (count, len(layout.taps), layout.used), FLOAT)
         for number, (phase, shift) in enumerate(layout.taps):
-            view = phases[:, phase, None, shift : shift + layout.used]
-            if number == 0:
-                np.multiply(view, block_weights[number], out=flat)
-            else:
-                np.multiply(view, block_weights[number], out=products)
-                np.add(flat, products, out=flat)
+            np.copyto(columns[:, number], phases[:, phase, shift : shift + layout.used])
+        sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, layout.rows), FLOAT)
+        # Each plane takes its group's weights [O/G, tap]: one small product per plane.
+        planes_weights = weights[np.arange(start, stop) % g.groups]
+        np.matmul(planes_weights, columns, out=sums[:, :, : layout.used])
         np.copyto(target[start:stop], layout.outputs(sums))
 
-    plane_bytes = g.group_out * layout.rows * FLOAT.itemsize
-    for_each_block(planes, plane_bytes, DEPTHWISE_BLOCK_BYTES, block)
+    plane_bytes = (len(layout.taps) + g.group_out) * layout.rows * FLOAT.itemsize
+    # Blocks of the engine's size (columns and sums together; smaller ones measured slower).
+    for_each_block(planes, plane_bytes, CHUNK_BYTES, block)
     return out
 
 
