@@ -1,7 +1,9 @@
 """Write the full-size models `benchmarks/whole_models.py` times: torchvision's resnet18 and
 mobilenet_v2 with random weights (seeded), converted by `openvino.convert_model` with a static
 input [1, 3, 224, 224] and saved with `compress_to_fp16=False` (f32 weights), into
-build/benchmark-models/<model>-static-fp32/model.xml (not committed; about 60 MB).
+build/benchmark-models/<model>-static-fp32/model.xml (not committed; about 60 MB). A third,
+`mobilenet_v2_relu`, is mobilenet_v2 with its ReLU6 (Clamp in the IR) as ReLU: the same
+convolutions, runnable where irpool has no Clamp yet.
 
 torchvision needs its own torch, so this runs in the corpus venv of docs/corpus.md:
 
@@ -15,7 +17,7 @@ from pathlib import Path
 
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]  # no analytics
 
-MODELS = ("resnet18", "mobilenet_v2")
+MODELS = ("resnet18", "mobilenet_v2", "mobilenet_v2_relu")
 OUT = Path(__file__).resolve().parent.parent / "build" / "benchmark-models"
 SIZE = 224
 
@@ -30,8 +32,13 @@ def main() -> int:
     import torchvision
 
     for number, name in enumerate(MODELS):
-        torch.manual_seed(number)
-        module = getattr(torchvision.models, name)(weights=None).eval()
+        torch.manual_seed(number if number < 2 else 1)  # the ReLU variant: mobilenet's
+        module = getattr(torchvision.models, name.removesuffix("_relu"))(weights=None).eval()
+        if name.endswith("_relu"):
+            for parent in module.modules():
+                for child, layer in parent.named_children():
+                    if isinstance(layer, torch.nn.ReLU6):
+                        setattr(parent, child, torch.nn.ReLU())
         example = torch.randn(1, 3, SIZE, SIZE)
         with torch.no_grad():
             converted = ov.convert_model(module, example_input=example, input=[1, 3, SIZE, SIZE])

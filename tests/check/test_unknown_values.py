@@ -142,6 +142,19 @@ CASES = {
         (Input((2, 3)), Input((4, 3))),
         (((2, 4), "FP32"),),
     ),
+    **{
+        f"{kind}-1": Case(
+            kind,
+            1,
+            'strides="1,1" dilations="1,1" pads_begin="0,0" pads_end="0,0" auto_pad="explicit"',
+            (IMAGE, Input(filters)),
+            ((out, "FP32"),),
+        )
+        for kind, filters, out in (
+            ("Convolution", (3, 2, 3, 3), (1, 3, 2, 2)),
+            ("GroupConvolution", (2, 1, 1, 3, 3), (1, 2, 2, 2)),
+        )
+    },
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(

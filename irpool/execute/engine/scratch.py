@@ -28,8 +28,7 @@ class Slot(Enum):
     TAP_NUMBERS = "the number of the winning tap of each window (MaxPool's indices)"
     EQUAL = "which outputs a tap equals (MaxPool's indices)"
     ZERO_PADDED = "an input with zero padding around it (Convolution)"
-    COLUMNS = "the windows of one image laid out as a matrix (Convolution's im2col)"
-    TAP_PRODUCTS = "one filter tap times its shifted input (depthwise Convolution)"
+    COLUMNS = "the windows of an image or block of planes as a matrix (Convolution's im2col)"
     STRIDE_PHASES = "a padded input split into its stride phases (depthwise Convolution)"
     FLAT_SUMS = "sums over flat positions, rows included whole (depthwise Convolution)"
 

@@ -1,0 +1,194 @@
+"""Convolution-1 and GroupConvolution-1 values: the CPU plugin's golden vectors within the
+measured bound, each path (pointwise, depthwise, im2col) against a float64 convolution, the
+integer rules and non-finite filters as the CPU computes them (docs/semantics.md §15.5, §19).
+The live comparison over many configurations is tests/differential/test_convolution.py."""
+
+from __future__ import annotations
+
+import json
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.convolution import run_convolution
+from irpool.execute.registry import OutputSpec
+from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
+from tests.execute.running import compute
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden_cnn_ops"
+CASES = [
+    case
+    for case in json.loads((GOLDEN / "index.json").read_text())["cases"]
+    if case["op"] in ("Convolution-1", "GroupConvolution-1")
+]
+BOUND = 1e-6  # of sum(|x * w|) per output, measured (§15.5)
+
+
+def op(kind: type[ConvolutionBase], rank: int, **attrs: Any) -> ConvolutionBase:
+    lists = {"strides": (1,) * rank, "dilations": (1,) * rank}
+    lists |= {"pads_begin": (0,) * rank, "pads_end": (0,) * rank}
+    return kind({**lists, "auto_pad": "explicit", **attrs}).for_layer([])
+
+
+def run(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
+    (result,) = compute(conv, [x, w])
+    assert result is not None
+    return result
+
+
+def reference(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArray[np.float64]:
+    """The convolution in float64, tap by tap over the real taps only."""
+    windows = conv.windows(x.shape, w.shape)
+    grouped = isinstance(conv, GroupConvolution1)
+    groups = w.shape[0] if grouped else 1
+    w = w.reshape(-1, *w.shape[2:]) if grouped else w
+    per_in, per_out = x.shape[1] // groups, w.shape[0] // groups
+    out = np.zeros((x.shape[0], w.shape[0], *(win.out for win in windows)))
+    for position in product(*(range(win.out) for win in windows)):
+        for taps in product(*(range(win.kernel) for win in windows)):
+            source = [win.tap(o, j) for win, o, j in zip(windows, position, taps, strict=True)]
+            if not all(0 <= s < win.size for s, win in zip(source, windows, strict=True)):
+                continue
+            for g in range(groups):
+                values = x[(slice(None), slice(g * per_in, (g + 1) * per_in), *source)]
+                weights = w[(slice(g * per_out, (g + 1) * per_out), slice(None), *taps)]
+                out[(slice(None), slice(g * per_out, (g + 1) * per_out), *position)] += (
+                    values.astype(np.float64) @ weights.astype(np.float64).T
+                )
+    return out
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_golden_vectors_within_the_measured_bound(case: dict[str, Any]) -> None:
+    kind = GroupConvolution1 if case["op"].startswith("Group") else Convolution1
+    attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in case["attributes"].items()}
+    conv = kind(attrs).for_layer([])
+    with np.load(GOLDEN / f"{case['name']}.npz") as arrays:
+        x, w, expected = arrays["input0"], arrays["input1"], arrays["output0"]
+    ours = run(conv, x, w)
+    assert ours.shape == expected.shape and ours.dtype == expected.dtype
+    finite = np.isfinite(expected)
+    assert np.array_equal(np.isnan(ours), np.isnan(expected))
+    assert np.array_equal(
+        ours[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)]
+    )
+    with np.errstate(invalid="ignore"):
+        magnitude = reference(conv, np.where(np.isfinite(x), np.abs(x), 0), np.abs(w))
+        gap = np.abs(ours.astype(np.float64) - expected)[finite]
+    assert np.all(gap <= BOUND * magnitude[finite])
+
+
+# kind, data shape, filters shape, attributes: every path, 1 to 3 spatial axes, batch > 1
+GEOMETRIES = [
+    (Convolution1, (2, 5, 7, 6), (4, 5, 1, 1), {}),  # pointwise
+    (Convolution1, (2, 5, 7, 6), (4, 5, 1, 1), {"strides": (2, 3)}),  # strided 1x1: im2col
+    (Convolution1, (1, 3, 9, 8), (4, 3, 3, 2), {"pads_begin": (1, 0), "pads_end": (2, 1),
+                                                "dilations": (2, 1), "strides": (1, 2)}),
+    (Convolution1, (3, 2, 11), (5, 2, 4), {"strides": (3,), "pads_begin": (2,), "pads_end": (1,)}),
+    (Convolution1, (1, 2, 5, 4, 6), (3, 2, 2, 3, 2), {"auto_pad": "same_lower",
+                                                      "strides": (2, 1, 3)}),
+    (GroupConvolution1, (2, 6, 7, 7), (3, 2, 2, 3, 3), {"auto_pad": "same_upper"}),
+    (GroupConvolution1, (2, 6, 9, 8), (6, 1, 1, 3, 3), {"pads_begin": (1, 1), "pads_end": (1, 1),
+                                                        "strides": (2, 2)}),  # depthwise
+    (GroupConvolution1, (1, 4, 9, 10), (4, 3, 1, 3, 2), {"dilations": (2, 3),
+                                                         "strides": (3, 2)}),  # multiplier 3
+    (GroupConvolution1, (2, 3, 13), (3, 1, 1, 5), {"strides": (2,), "pads_begin": (3,),
+                                                   "pads_end": (0,)}),
+    (GroupConvolution1, (1, 2, 4, 5, 6), (2, 1, 1, 3, 1, 2), {"auto_pad": "valid",
+                                                              "strides": (1, 2, 2)}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "data", "filters", "attrs"), GEOMETRIES)
+def test_every_path_is_the_convolution(
+    kind: type[ConvolutionBase], data: tuple[int, ...], filters: tuple[int, ...], attrs: Any
+) -> None:
+    rng = np.random.default_rng(len(data) + sum(filters))
+    x = rng.standard_normal(data).astype(np.float32)
+    w = rng.standard_normal(filters).astype(np.float32)
+    conv = op(kind, len(data) - 2, **attrs)
+    ours = run(conv, x, w)
+    exact = reference(conv, x, w)
+    magnitude = reference(conv, np.abs(x), np.abs(w))
+    assert ours.dtype == np.float32
+    assert np.all(np.abs(ours - exact) <= BOUND * magnitude)
+    # x NaN at one place reaches exactly the outputs whose window holds it
+    x[0, 0, *(s // 2 for s in data[2:])] = np.nan
+    expected = np.isnan(reference(conv, x, w))
+    assert np.array_equal(np.isnan(run(conv, x, w)), expected)
+
+
+def test_an_inf_weight_over_the_padding_leaves_the_border_finite() -> None:
+    """The CPU's kernels skip the taps in the padding (measured §19): no 0 * inf there."""
+    for kind, filters in ((Convolution1, (4, 3, 3, 3)), (GroupConvolution1, (3, 1, 1, 3, 3))):
+        conv = op(kind, 2, pads_begin=(1, 1), pads_end=(1, 1))
+        w = np.ones(filters, np.float32)
+        w[..., 0, 0] = np.inf
+        ours = run(conv, np.ones((1, 3, 5, 5), np.float32), w)
+        assert np.isfinite(ours[..., 0, :]).all() and np.isfinite(ours[..., :, 0]).all()
+        assert np.isposinf(ours[..., 1:, 1:]).all()
+        x = np.ones((1, 3, 5, 5), np.float32)
+        x[0, :, 0, 0] = 0  # a real zero under the inf weight gives NaN
+        assert np.isnan(run(conv, x, w)[:, :, 1, 1]).all()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "data", "weights", "expected"),
+    [
+        # computed in f32 from values wrapped to int32; saturated into int32 at 2147483520
+        (np.int32, [16777217, 3, 2**30, -7], [1], [16777216, 3, 2**30, -7]),
+        (np.int32, [2**30, 2**30, 5, -7], [2, 1], [2147483520, 2147483520, 3]),
+        (np.int32, [-(2**31), -(2**31), 5, 0], [1, 1], [-(2**31), -(2**31), 5]),  # f32
+        (np.int64, [2**40 + 3, 2**33, 5, -7], [1], [3, 0, 5, -7]),
+        (np.int64, [2**31 - 1, 2**31 - 1, 2**32 - 1, 0], [1, 1], [2147483520, 2147483520, -1]),
+        # 16 bits wrap, 8 bits saturate
+        (np.int16, [32767, 32767, 5, 0], [1, 1], [-2, -32764, 5]),
+        (np.uint16, [65535, 65535, 5, 0], [1, 1], [65534, 4, 5]),
+        (np.int8, [100, 100, -100, -100], [1, 1], [127, 0, -128]),
+        (np.uint8, [255, 255, 7, 0], [255], [255, 255, 255, 0]),
+        (np.int8, [-128, 127, 7, 0], [-128], [127, -128, -128, 0]),
+    ],
+)  # fmt: skip
+def test_integers_as_the_cpu_computes_them(
+    dtype: Any, data: list[int], weights: list[int], expected: list[int]
+) -> None:
+    x = np.array(data, dtype=np.int64).astype(dtype).reshape(1, 1, -1)
+    w = np.array(weights, dtype=np.int64).astype(dtype).reshape(1, 1, -1)
+    ours = run(op(Convolution1, 1), x, w)
+    assert ours.dtype == dtype
+    assert ours.ravel().tolist() == np.array(expected).astype(dtype).tolist()
+
+
+def test_floats_are_computed_in_f32() -> None:
+    conv = op(Convolution1, 1)
+    f16 = run(conv, np.array([[[60000, 60000, 3.0]]], np.float16), np.ones((1, 1, 2), np.float16))
+    assert f16.dtype == np.float16 and f16.ravel().tolist() == [np.inf, 60000]  # 60003 in f16
+    x = np.array([[[1e300, 1e-300, 3.0]]])
+    f64 = run(conv, x, np.ones((1, 1, 1)))
+    assert f64.ravel().tolist() == [float(np.finfo(np.float32).max), 0.0, 3.0]
+
+
+def test_prepared_filters_follow_the_filters_array() -> None:
+    conv = op(Convolution1, 2)
+    x = np.ones((1, 2, 3, 3), np.float32)
+    first = np.ones((1, 2, 1, 1), np.float32)
+    spec = [OutputSpec.of("f32")]
+    assert run_convolution(conv, [x, first], spec)[0].max() == 2
+    second = first * 3  # a new array (a filters Parameter): prepared again
+    assert run_convolution(conv, [x, second], spec)[0].max() == 6
+
+
+def test_two_threads_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 64, 40, 40)).astype(np.float32)
+    for kind, filters in ((Convolution1, (32, 64, 3, 3)), (GroupConvolution1, (64, 1, 1, 3, 3))):
+        conv = op(kind, 2, pads_begin=(1, 1), pads_end=(1, 1))
+        w = rng.standard_normal(filters).astype(np.float32)
+        one = run(conv, x, w)
+        monkeypatch.setenv("IRPOOL_THREADS", "2")
+        assert np.array_equal(run(conv, x, w), one)
+        monkeypatch.delenv("IRPOOL_THREADS")
