@@ -54,6 +54,11 @@ def run_both(
 
     irpool's errors or exceptions propagate: a batch that irpool refuses is a failure."""
     ov.save_model(model, path, compress_to_fp16=False)
+    return run_file(core, path, inputs)
+
+
+def run_file(core: Any, path: Path, inputs: Mapping[str, NDArray[Any]]) -> tuple[Arrays, Arrays]:
+    """Run the IR file with irpool and with the CPU plugin; outputs by tensor name."""
     ours = irpool.load(path).run(dict(inputs))
     compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
     results = compiled.create_infer_request().infer(dict(inputs))

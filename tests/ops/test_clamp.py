@@ -303,3 +303,13 @@ def test_fix_writes_what_runs(runner: CliRunner, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert '<data min="0" max="6" />' in model.read_text()
     assert irpool.load(model).validate() == []
+
+
+def test_hover_names_the_type_and_what_an_absent_max_does() -> None:
+    from irpool.lsp.analysis import _attribute_doc
+
+    attr = {a.name: a for a in Clamp1.attributes}["max"]
+    assert _attribute_doc("Clamp-1", 1, attr, "max", ()) == (
+        "`max` of Clamp-1: 64-bit floating-point number; required by the specification "
+        '(default "0": every value is clamped into [min, 0])'
+    )
