@@ -37,6 +37,15 @@ TEMPLATE = """<?xml version='1.0' encoding='{encoding}'?>
         </port>
       </output>
     </layer>
+    <layer id="3" name="relu6" type="Clamp" version="opset1">
+      <data min="{M}" max="6"/>   <!-- IR205: a hexadecimal float is read as 0 -->
+      <input>
+        <port id="0" precision="FP32"><dim>1</dim><dim>3</dim><dim>32</dim><dim>32</dim></port>
+      </input>
+      <output>
+        <port id="1" precision="FP32"><dim>1</dim><dim>3</dim><dim>32</dim><dim>32</dim></port>
+      </output>
+    </layer>
     <layer id="1" name="{name}" type="AvgPool" version="opset1">
       <data   auto_pad = "same_upper"   exclude-pad='true' kernel="2,2"
               pads_begin="0,0" pads_end='{PE}' strides="2,2" rounding_type="floor"/>
@@ -62,7 +71,8 @@ TEMPLATE = """<?xml version='1.0' encoding='{encoding}'?>
     </layer>
 \t</layers>
 \t<edges>
-\t\t<edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+\t\t<edge from-layer="0" from-port="0" to-layer="3" to-port="0"/>
+\t\t<edge from-layer="3" from-port="1" to-layer="1" to-port="0"/>
 \t\t<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
 \t</edges>
 {X}</net>
@@ -75,10 +85,12 @@ WRONG = {
     "E": "32",
     "F": "32",
     "PE": "1,1",
+    "M": "0x0p3",
     "X": "\t<edges>\n\t</edges>\n",
 }  # IR119
-RIGHT = {"A": "1", "B": "3", "C": "16", "D": "16", "E": "16", "F": "16", "PE": "0,0", "X": ""}
-FIXED_COUNT = 9  # D settles both IR113 and IR301
+RIGHT = {"A": "1", "B": "3", "C": "16", "D": "16", "E": "16", "F": "16", "PE": "0,0", "M": "0"}
+RIGHT["X"] = ""
+FIXED_COUNT = 10  # D settles both IR113 and IR301
 
 
 def render(
@@ -116,7 +128,7 @@ def test_fix_rewrites_only_the_wrong_values(
     model = tmp_path / "model.xml"
     model.write_bytes(render(WRONG, **options))
     before = irpool.load(model).validate()
-    assert {d.code for d in before} == {"IR112", "IR113", "IR119", "IR213", "IR301"}
+    assert {d.code for d in before} == {"IR112", "IR113", "IR119", "IR205", "IR213", "IR301"}
 
     code, stdout, _ = fix(runner, "--fix", str(model))
     assert model.read_bytes() == render(RIGHT, **options)
@@ -255,7 +267,7 @@ def test_the_rules_documented_as_fixable_are_exactly_those_whose_findings_carry_
     """Each diagnostic carries its own fix from where it is made; one file with every
     fixable problem (and a stale suppression, IR117) shows which rules make edits."""
     model = tmp_path / "model.xml"
-    stale = b"<!-- irpool: ignore IR205 -->\n<net "
+    stale = b"<!-- irpool: ignore IR206 -->\n<net "
     model.write_bytes(render(WRONG).replace(b"<net ", stale, 1))
     diagnostics = irpool.load(model).validate()
     assert {d.code for d in diagnostics if d.edit is not None} == {
