@@ -259,8 +259,10 @@ def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
         np.copyto(target[start:stop], layout.outputs(sums))
 
     plane_bytes = (len(layout.taps) + g.group_out) * layout.rows * FLOAT.itemsize
-    # Blocks of the engine's size (columns and sums together; smaller ones measured slower).
-    for_each_block(planes, plane_bytes, CHUNK_BYTES, block)
+    # Blocks of the engine's size (columns and sums together; smaller ones measured slower);
+    # BLAS on the run's threads, 1 when irpool's threads share the blocks.
+    macs = g.group_out * len(layout.taps) * layout.used
+    for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs)
     return out
 
 
