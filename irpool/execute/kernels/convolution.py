@@ -68,16 +68,12 @@ class Geometry:
     @property
     def pads(self) -> list[tuple[int, int]]:
         """(begin, end) per axis: end as far as the last window reads, at least 0."""
-        return [
-            (
-                w.pad_begin,
-                max(
-                    0,
-                    (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1 - w.pad_begin - w.size,
-                ),
-            )
-            for w in self.windows
-        ]
+        return [(w.pad_begin, max(0, _reach(w) - w.pad_begin - w.size)) for w in self.windows]
+
+
+def _reach(w: Window) -> int:
+    """How far into the padded axis the last window reads."""
+    return (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation + 1
 
 
 @kernel_for(ConvolutionBase)
@@ -126,20 +122,18 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
     """The filters as the path multiplies them, kept in the op (each layer has its own) for
     as long as the layer gets this same filters array (a constant: every run)."""
     kept = op.kernel_cache.get("filters")
-    if kept is not None and kept[0] is filters and kept[1] == geometry.path:
-        prepared_weights: Weights = kept[2]
+    if kept is not None and kept[0] is filters:
+        prepared_weights: Weights = kept[1]
         return prepared_weights
     values = to_f32(filters)
     g, taps = geometry, prod(geometry.kernel)
-    if g.path == "depthwise":
-        weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, taps))
-    else:
-        weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
+    # [G, O/G, C/G * taps]: each group's matrix (depthwise: each channel's taps).
+    weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
     by_output = values.reshape(g.groups * g.group_out, g.group_in, *g.kernel)
     finite = np.isfinite(by_output).reshape(by_output.shape[0], -1).all(axis=1)
     nonfinite = tuple(int(o) for o in np.flatnonzero(~finite))
     prepared_weights = Weights(weights, nonfinite, by_output)
-    op.kernel_cache["filters"] = (filters, g.path, prepared_weights)
+    op.kernel_cache["filters"] = (filters, prepared_weights)
     return prepared_weights
 
 
@@ -265,8 +259,10 @@ def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
         np.copyto(target[start:stop], layout.outputs(sums))
 
     plane_bytes = (len(layout.taps) + g.group_out) * layout.rows * FLOAT.itemsize
-    # Blocks of the engine's size (columns and sums together; smaller ones measured slower).
-    for_each_block(planes, plane_bytes, CHUNK_BYTES, block)
+    # Blocks of the engine's size (columns and sums together; smaller ones measured slower);
+    # BLAS on the run's threads, 1 when irpool's threads share the blocks.
+    macs = g.group_out * len(layout.taps) * layout.used
+    for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs)
     return out
 
 
