@@ -353,10 +353,16 @@ class _Checker:
 
 def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
     """An inferred output, marked unknown when irpool may know less of it than the runtime:
-    an input is unknown, or every input is a constant and irpool did not fold the value."""
+    an unknown input whose unknown part can reach it (dims irpool does not know, or the
+    values of an integer or boolean tensor, which OpenVINO's bounds carry into shapes), or
+    every input is a constant, known or not, and irpool did not fold the value. The unknown
+    values of a static float tensor (weights too large to fold) reach no shape: a
+    Convolution of data by them is known."""
     if info.unknown or info.value is not None:
         return info
-    if any(i.unknown for i in inputs) or (inputs and all(i.value is not None for i in inputs)):
+    reaching = any(i.unknown and (not i.shape.is_static or not i.type.is_float) for i in inputs)
+    constant = bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
+    if reaching or constant:
         return replace(info, unknown=True)
     return info
 
