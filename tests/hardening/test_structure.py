@@ -35,7 +35,7 @@ def branches(count: int) -> str:
 
 
 def wide(inputs: int) -> str:
-    """A Concat (not modelled by irpool) with `inputs` input ports, all fed by one Parameter."""
+    """A Concat with `inputs` input ports, all fed by one Parameter."""
     ports = "".join(ir.port(i, SHAPE) for i in range(inputs))
     out = (SHAPE[0], SHAPE[1] * inputs, SHAPE[2])
     concat = (
@@ -86,8 +86,9 @@ def test_10000_parallel_branches(tmp_path: Path) -> None:
 
 
 def test_one_layer_with_20000_inputs(tmp_path: Path) -> None:
-    """Resolving each edge's port must not scan all the layer's ports (quadratic)."""
+    """Resolving each edge's port must not scan all the layer's ports (quadratic), nor
+    Concat's shape inference its inputs."""
     model, diagnostics, seconds = timed_validate(ir.write(tmp_path, wide(20_000)))
-    assert [d.code for d in diagnostics] == ["IR202"]
+    assert [d.code for d in diagnostics] == []
     assert len(model.graph.producers) == 20_001
     assert seconds < 10
