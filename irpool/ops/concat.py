@@ -106,9 +106,9 @@ class Concat1(Op):
         if not shape.is_static:
             return [TensorInfo(kind, shape)]
         position = self.axis % len(shape)
-        values = [i.value for i in inputs]
-        if all(v is not None for v in values) and _small(shape):
-            return [TensorInfo(kind, shape, self.fold_constant(values))]  # type: ignore[arg-type]
+        values = [i.value for i in inputs if i.value is not None]
+        if len(values) == len(inputs) and _small(shape):
+            return [TensorInfo(kind, shape, self.fold_constant(values))]
         known = [bounds_of(i) for i in inputs]
         if kind.is_integer and all(b is not None for b in known):
             lowers, uppers = zip(*(b.arrays() for b in known if b is not None), strict=True)

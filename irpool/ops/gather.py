@@ -189,6 +189,15 @@ class _Gather(Op):
             return None
         return gather(data.value, indices.value, axis, batch_dims)
 
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        """OpenVINO folds constants counting negative indices from the end, whatever the
+        version; None where the kernel does the same (Gather-8)."""
+        if self.from_end:
+            return None
+        data, indices, _ = inputs
+        axis, batch_dims = self.arguments(data.ndim, inputs[1:])
+        return gather(data, indices, axis, batch_dims)
+
     def arguments(self, data_rank: int, rest: Sequence[NDArray[Any]]) -> tuple[int, int]:
         """The axis (non-negative) and batch_dims for concrete inputs (what the kernel uses)."""
         indices, axis = rest
@@ -210,9 +219,6 @@ class Gather1(_Gather):
     opsets = range(1, 7)
     from_end = False
 
-    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
-        return fold_gather(self, inputs)
-
 
 @register
 class Gather7(_Gather):
@@ -220,18 +226,8 @@ class Gather7(_Gather):
     opsets = range(7, 8)
     from_end = False
 
-    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
-        return fold_gather(self, inputs)
-
 
 @register
 class Gather8(_Gather):
     version = 8
     opsets = range(8, 17)
-
-
-def fold_gather(op: _Gather, inputs: Sequence[NDArray[Any]]) -> NDArray[Any]:
-    """Gather of constants as OpenVINO folds them: negative indices from the end."""
-    data, indices, _ = inputs
-    axis, batch_dims = op.arguments(data.ndim, inputs[1:])
-    return gather(data, indices, axis, batch_dims)

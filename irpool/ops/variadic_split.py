@@ -88,20 +88,15 @@ class VariadicSplit1(Op):
         refuse_unbacked(axis, "axis")
         read_value(axis, "the axis")
         position = _numbers(axis)
+        outputs = count if count is not None else max(ctx.used_outputs, default=0) + 1
         if data.shape.dims is None or position is None:
-            outputs = count if count is not None else max(ctx.used_outputs, default=0) + 1
-            return [
-                TensorInfo(
-                    data.type,
-                    Shape.dynamic()
-                    if data.shape.dims is None
-                    else Shape((Dim.dynamic(),) * len(data.shape)),
-                )
-            ] * outputs
+            unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
+            return [TensorInfo(data.type, unknown)] * outputs
         index = axis_in_range(position[0], len(data.shape))
         if values is None:
-            shape = Shape((*data.shape.dims[:index], Dim.dynamic(), *data.shape.dims[index + 1 :]))
-            return [TensorInfo(data.type, shape)] * (count or max(ctx.used_outputs, default=0) + 1)
+            dims = data.shape.dims
+            shape = Shape((*dims[:index], Dim.dynamic(), *dims[index + 1 :]))
+            return [TensorInfo(data.type, shape)] * outputs
         axis_dim = data.shape[index]
         written = sum(v for v in values if v != -1)
         if axis_dim.is_static and written > axis_dim.value:

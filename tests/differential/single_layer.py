@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import os
 import random
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 import irpool
@@ -29,6 +32,8 @@ from irpool.model import Model as LoadedModel
 from irpool.rules import RULES
 from tests.differential.test_activations import declared, random_dim, random_input
 from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+
+ov = pytest.importorskip("openvino")
 
 PER_OP = int(os.environ.get("IRPOOL_SHAPE_OPS_EXAMPLES", "300"))
 BATCH_SIZE = 40
@@ -234,12 +239,6 @@ def shape_problems(loaded: LoadedModel, errors: list[irpool.Diagnostic], model: 
     return problems
 
 
-def shape_report(outcomes: list[Outcome]) -> str:
-    failing = [o for o in outcomes if o.problems]
-    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
-    return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
-
-
 def data_input(config: Config, position: int) -> NDArray[Any]:
     source = config.inputs[position]
     if source.feed is not None:
@@ -303,3 +302,38 @@ def _run_batch(core: Any, path: Path, batch: list[tuple[Config, Outputs | None]]
                     f"{ours[name].shape}, CPU {theirs[name].ravel()[:6]} {theirs[name].shape}"
                 )
     return problems
+
+
+def outcomes_of(
+    directory: Path, configs: list[Config], naive: Callable[[Config], Outputs]
+) -> list[Outcome]:
+    """Every configuration through `read_model` and irpool; `naive`: the outputs a
+    configuration declares before OpenVINO's are known."""
+    core = ov.Core()
+    return [check_shapes(core, directory, config, naive(config)) for config in configs]
+
+
+def assert_covers(outcomes: list[Outcome], counts: Counter[str], minimum: dict[str, int]) -> None:
+    """The generator reached every part of the space: `counts` (a test's own, with the
+    verdicts and runs added here) at least `minimum`."""
+    for outcome in outcomes:
+        counts["accepted" if outcome.outputs else "rejected"] += 1
+        counts["runs"] += outcome.outputs is not None and outcome.config.static
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def assert_shapes_agree(outcomes: list[Outcome]) -> None:
+    failing = [o for o in outcomes if o.problems]
+    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
+    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+
+
+def assert_runs_agree(outcomes: list[Outcome], directory: Path) -> None:
+    problems, runs = run_problems(ov.Core(), directory, outcomes)
+    shown = "\n".join(problems[:MAX_REPORTED])
+    assert not problems, f"{len(problems)} of {runs} runs differ:\n{shown}"
+
+
+def data_type(config: Config) -> Outputs:
+    """One output, of the data's type."""
+    return [(config.inputs[0].type, None)]

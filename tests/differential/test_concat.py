@@ -21,10 +21,12 @@ from tests.differential.single_layer import (
     Config,
     Outcome,
     Source,
-    check_shapes,
+    assert_covers,
+    assert_runs_agree,
+    assert_shapes_agree,
+    data_type,
+    outcomes_of,
     random_shape,
-    run_problems,
-    shape_report,
 )
 
 ov = pytest.importorskip("openvino")
@@ -60,27 +62,21 @@ def random_config(index: int) -> Config:
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("concat")
     configs = [random_config(i) for i in range(PER_OP)]
-    return [check_shapes(core, directory, c, [(c.inputs[0].type, None)]) for c in configs]
+    return outcomes_of(tmp_path_factory.mktemp("concat"), configs, data_type)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
     for outcome in outcomes:
-        counts["accepted" if outcome.outputs else "rejected"] += 1
-        counts["runs"] += outcome.outputs is not None and outcome.config.static
         counts["dynamic output"] += outcome.outputs is not None and "-1" in str(outcome.outputs)
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum["dynamic output"] = PER_OP // 5
-    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+    assert_covers(outcomes, counts, minimum | {"dynamic output": PER_OP // 5})
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    assert not shape_report(outcomes), shape_report(outcomes)
+    assert_shapes_agree(outcomes)
 
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
-    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
+    assert_runs_agree(outcomes, tmp_path)

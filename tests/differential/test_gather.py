@@ -25,10 +25,12 @@ from tests.differential.single_layer import (
     Config,
     Outcome,
     Source,
-    check_shapes,
+    assert_covers,
+    assert_runs_agree,
+    assert_shapes_agree,
+    data_type,
+    outcomes_of,
     random_shape,
-    run_problems,
-    shape_report,
 )
 from tests.differential.test_reshape_family import NUMPY
 
@@ -71,34 +73,6 @@ def random_config(index: int) -> Config:
     return Config(index, "Gather", version, attrs, (data, indices, axis_source))
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("gather")
-    configs = [random_config(i) for i in range(PER_OP)]
-    return [check_shapes(core, directory, c, [(c.inputs[0].type, None)]) for c in configs]
-
-
-def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
-    counts: Counter[str] = Counter()
-    for outcome in outcomes:
-        counts["accepted" if outcome.outputs else "rejected"] += 1
-        counts["runs"] += outcome.outputs is not None and outcome.config.static
-        batch_dims = dict(outcome.config.attrs).get("batch_dims", "0")
-        counts["batch_dims accepted"] += outcome.outputs is not None and batch_dims != "0"
-        counts[f"{outcome.config.version} runs"] += outcome.outputs is not None and (
-            outcome.config.static
-        )
-    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum["batch_dims accepted"] = PER_OP // 10
-    minimum |= {"opset1 runs": PER_OP // 20, "opset7 runs": PER_OP // 20}
-    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
-
-
-def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    assert not shape_report(outcomes), shape_report(outcomes)
-
-
 def reads_outside(config: Config) -> bool:
     """The known differences: on 1-D data of a 16-, 32- or 64-bit integer type the CPU plugin
     reads outside the data for an index out of [-dim, dim-1] (garbage, measured with i32,
@@ -117,7 +91,30 @@ def reads_outside(config: Config) -> bool:
     return any(not -length <= p < length for p in picks)
 
 
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    configs = [random_config(i) for i in range(PER_OP)]
+    return outcomes_of(tmp_path_factory.mktemp("gather"), configs, data_type)
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        accepted = outcome.outputs is not None
+        counts["batch_dims accepted"] += (
+            accepted and dict(outcome.config.attrs).get("batch_dims", "0") != "0"
+        )
+        counts[f"{outcome.config.version} runs"] += accepted and outcome.config.static
+    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
+    minimum |= {"batch_dims accepted": PER_OP // 10}
+    assert_covers(
+        outcomes, counts, minimum | {"opset1 runs": PER_OP // 20, "opset7 runs": PER_OP // 20}
+    )
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    assert_shapes_agree(outcomes)
+
+
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    outcomes = [o for o in outcomes if not reads_outside(o.config)]
-    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
-    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
+    assert_runs_agree([o for o in outcomes if not reads_outside(o.config)], tmp_path)

@@ -22,10 +22,11 @@ from tests.differential.single_layer import (
     Config,
     Outcome,
     Source,
-    check_shapes,
+    assert_covers,
+    assert_runs_agree,
+    assert_shapes_agree,
+    outcomes_of,
     random_shape,
-    run_problems,
-    shape_report,
 )
 
 ov = pytest.importorskip("openvino")
@@ -53,27 +54,21 @@ def random_config(index: int) -> Config:
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("shape_of")
     configs = [random_config(i) for i in range(PER_OP)]
-    return [check_shapes(core, directory, c, [("i64", None)]) for c in configs]
+    return outcomes_of(tmp_path_factory.mktemp("shape_of"), configs, lambda config: [("i64", None)])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
     for outcome in outcomes:
-        counts["accepted" if outcome.outputs else "rejected"] += 1
-        counts["runs"] += outcome.outputs is not None and outcome.config.static
         counts[f"{outcome.config.version} accepted"] += outcome.outputs is not None
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum["opset1 accepted"] = PER_OP // 10
-    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+    assert_covers(outcomes, counts, minimum | {"opset1 accepted": PER_OP // 10})
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    assert not shape_report(outcomes), shape_report(outcomes)
+    assert_shapes_agree(outcomes)
 
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
-    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
+    assert_runs_agree(outcomes, tmp_path)

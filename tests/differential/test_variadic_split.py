@@ -20,11 +20,13 @@ from tests.differential.single_layer import (
     PER_OP,
     Config,
     Outcome,
+    Outputs,
     Source,
-    check_shapes,
+    assert_covers,
+    assert_runs_agree,
+    assert_shapes_agree,
+    outcomes_of,
     random_shape,
-    run_problems,
-    shape_report,
 )
 
 ov = pytest.importorskip("openvino")
@@ -77,34 +79,29 @@ def random_config(index: int) -> Config:
     return Config(index, "VariadicSplit", "opset1", (), (data, axis_source, pieces))
 
 
+def pieces(config: Config) -> Outputs:
+    """One output per split length."""
+    return [(config.inputs[0].type, None)] * int(config.inputs[2].shape)
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("variadic_split")
     configs = [random_config(i) for i in range(PER_OP)]
-    return [
-        check_shapes(core, directory, c, [(c.inputs[0].type, None)] * int(c.inputs[2].shape))
-        for c in configs
-    ]
+    return outcomes_of(tmp_path_factory.mktemp("variadic_split"), configs, pieces)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
     for outcome in outcomes:
-        counts["accepted" if outcome.outputs else "rejected"] += 1
-        counts["runs"] += outcome.outputs is not None and outcome.config.static
-        counts["-1 accepted"] += outcome.outputs is not None and -1 in (
-            outcome.config.inputs[2].values or ()
-        )
+        lengths = outcome.config.inputs[2].values or ()
+        counts["-1 accepted"] += outcome.outputs is not None and -1 in lengths
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum["-1 accepted"] = PER_OP // 10
-    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+    assert_covers(outcomes, counts, minimum | {"-1 accepted": PER_OP // 10})
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    assert not shape_report(outcomes), shape_report(outcomes)
+    assert_shapes_agree(outcomes)
 
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    problems, runs = run_problems(ov.Core(), tmp_path, outcomes)
-    assert not problems, f"{len(problems)} of {runs} runs differ:\n" + "\n".join(problems[:12])
+    assert_runs_agree(outcomes, tmp_path)
