@@ -196,17 +196,17 @@ def dot_graph(model: Model, folded: set[int]) -> str:
     return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)
 
 
-def _text(model: Model, rows: list[LayerRow], types: frozenset[str], folded: int) -> str:
+def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folded: int) -> str:
     """The table with its title, and what it leaves out."""
     total = len(model.graph.layers)
     counted = f"{len(rows)} of {total}" if len(rows) < total else str(total)
     noun = "layer" if total == 1 else "layers"
     title = f"{model.document.display_path}: {counted} {noun} in topological order"
     notes = []
-    if types:
-        present = {layer.type.lower() for layer in model.graph.layers.values()}
-        missing = sorted(name for name in types if name not in present)
-        notes += [f"No layer of type {', '.join(missing)}."] if missing else []
+    present = {layer.type.lower() for layer in model.graph.layers.values()}
+    missing = [name for name in type_names if name.lower() not in present]
+    if missing:
+        notes.append(f"No layer of type {', '.join(missing)}.")
     if folded:
         notes.append(
             f"{folded} constant layer(s) (Const, and Convert of a Const) folded into their "
@@ -273,7 +273,7 @@ def command(
     if output_format == "json":
         click.echo(explain_report.render_json(rows), nl=False)
         return
-    click.echo(_text(model, rows, types, len(folded)), nl=False)
+    click.echo(_text(model, rows, type_names, len(folded)), nl=False)
     found = Counter(d.severity.value for d in model.validate())
     counts = ", ".join(
         f"{found[s.value]} {s.value}{'s' if found[s.value] != 1 else ''}" for s in Severity

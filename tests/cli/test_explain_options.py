@@ -66,7 +66,7 @@ def test_an_unknown_type_is_a_usage_error_with_a_suggestion(runner: CliRunner) -
 
 def test_a_known_type_absent_from_the_model_is_said(runner: CliRunner) -> None:
     code, stdout, _ = explain(runner, "--type", "Softmax", str(DENSENET))
-    assert code == 0 and "0 of 738 layers" in stdout and "No layer of type softmax." in stdout
+    assert code == 0 and "0 of 738 layers" in stdout and "No layer of type Softmax." in stdout
 
 
 def test_type_does_not_apply_to_the_graph(runner: CliRunner) -> None:
