@@ -5,6 +5,8 @@ and the peak memory of `irpool run` on one large tensor.
     python benchmarks/validate_scale.py --sizes 10000    # one model size
     python benchmarks/validate_scale.py --no-run         # validation only
     python benchmarks/validate_scale.py --named          # also with every tensor named
+    python benchmarks/validate_scale.py --interleave 21 --sizes 10000 --named --no-run
+    python benchmarks/validate_scale.py --interleave 21 --model swin_t.xml   # any IR file
 
 The models are chains of AvgPool and AdaptiveAvgPool layers with their Consts, written by
 OpenVINO's own serializer (tools/gen_scale_models.py) into a temporary directory. Every
@@ -12,6 +14,11 @@ measurement runs in a fresh process, so peak memory (the process's maximum resid
 its own: "in-process" times `irpool.load(path).validate()` and `core.read_model(path)`
 (medians after one warm-up call on the same file), "CLI" the whole `irpool validate` command,
 start-up included. Needs OpenVINO (`pip install -e '.[oracle]'`).
+
+`--interleave N` is for a loaded machine: one process alternates N times between
+`irpool.load(path).validate()`, `core.read_model(path)` and the `irpool validate` command,
+so every side sees the same load, and reports wall and CPU time (min and median) of each and
+their ratios to `read_model`, with the load average.
 """
 
 from __future__ import annotations
@@ -115,7 +122,45 @@ def worker_run(kind: str, directory: str) -> dict[str, Any]:
     }
 
 
+def worker_interleaved(path: str, rounds: int) -> dict[str, Any]:
+    """Wall and CPU seconds of each side, the three taking turns (in a rotating order)."""
+    import resource
+
+    import openvino as ov
+
+    import irpool
+
+    core = ov.Core()
+
+    def cli() -> None:
+        subprocess.run(cli_command(Path(path)), stdout=subprocess.DEVNULL, check=True)
+
+    def in_process() -> None:
+        irpool.load(path).validate()
+
+    sides: dict[str, Callable[[], object]] = {
+        "irpool": in_process,
+        "read_model": lambda: core.read_model(path),
+        "CLI": cli,
+    }
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    for call in sides.values():
+        call()  # warm-up
+    for turn in range(rounds):
+        names = list(sides)[turn % 3 :] + list(sides)[: turn % 3]
+        for name in names:
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu, started = time.process_time(), time.perf_counter()
+            sides[name]()
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            spent = after.ru_utime - children.ru_utime + after.ru_stime - children.ru_stime
+            found[name].append((wall, time.process_time() - cpu + spent))
+    return {"times": found, "load": os.getloadavg()}
+
+
 WORKERS: dict[str, Callable[..., dict[str, Any]]] = {
+    "interleaved": worker_interleaved,
     "irpool": worker_irpool,
     "openvino": worker_openvino,
     "run": worker_run,
@@ -132,17 +177,18 @@ def in_worker(name: str, *args: object) -> dict[str, Any]:
     return json.loads(output.splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def cli_command(path: Path) -> list[str]:
+    return [sys.executable, "-m", "irpool", "validate", "--isolated", "--format", "concise",
+            str(path)]  # fmt: skip
+
+
 def cli_run(path: Path, repeat: int) -> tuple[list[float], int]:
     """Wall times of the `irpool validate` command, and its largest peak resident set (this
     process stays small, so the child's ru_maxrss is its own)."""
     times, peak = [], 0
     for _ in range(repeat):
         started = time.perf_counter()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "irpool", "validate", "--isolated", "--format", "concise",
-             str(path)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        process = subprocess.Popen(cli_command(path), stdout=subprocess.DEVNULL)
         _, status, usage = os.wait4(process.pid, 0)
         times.append(time.perf_counter() - started)
         if os.waitstatus_to_exitcode(status) != 0:
@@ -201,6 +247,26 @@ def validate_scale(sizes: list[int], repeat: int, directory: Path, named: bool) 
         )
 
 
+def interleaved(path: Path, rounds: int) -> None:
+    found = in_worker("interleaved", path, rounds)
+    times, load = found["times"], found["load"]
+    layers = path.read_bytes().count(b"<layer ")
+    print(f"\n{path.name} ({layers:,} layers), {rounds} interleaved rounds, load average "
+          f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")  # fmt: skip
+    reference = times["read_model"]
+    for name, pairs in times.items():
+        cells = []
+        for kind, column in (("wall", 0), ("CPU", 1)):
+            values = [pair[column] for pair in pairs]
+            base = [pair[column] for pair in reference]
+            low, middle = min(values), statistics.median(values)
+            cells.append(
+                f"{kind} min {low * 1e3:6.1f} ms ({low / min(base):.2f}x), "
+                f"median {middle * 1e3:6.1f} ms ({middle / statistics.median(base):.2f}x)"
+            )
+        print(f"  {name:<10} " + "; ".join(cells))
+
+
 def run_memory(directory: Path) -> None:
     print(f"\nirpool run on {'x'.join(map(str, RUN_SHAPE))} f32 (peaks of this run alone)")
     for kind in ("avgpool_k3", "adaptive_7x7"):
@@ -222,6 +288,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--no-run", action="store_true", help="skip the run memory part")
     parser.add_argument("--named", action="store_true", help="also every tensor named")
+    parser.add_argument("--interleave", type=int, metavar="N", help="N interleaved rounds")
+    parser.add_argument("--model", type=Path, help="with --interleave: this file, not a chain")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -229,8 +297,17 @@ def main() -> None:
         found = WORKERS[name](*(int(a) if a.isdigit() else a for a in rest))
         print(json.dumps({**found, "peak": peak_rss()}))
         return
+    if args.interleave and args.model:
+        interleaved(args.model, args.interleave)
+        return
     with tempfile.TemporaryDirectory(prefix="irpool-scale-") as directory:
-        validate_scale(args.sizes, args.repeat, Path(directory), args.named)
+        if args.interleave:
+            for layers, named in [(n, False) for n in args.sizes] + [
+                (n, True) for n in args.sizes if args.named
+            ]:
+                interleaved(generate(Path(directory), layers, named), args.interleave)
+        else:
+            validate_scale(args.sizes, args.repeat, Path(directory), args.named)
         if not args.no_run:
             run_memory(Path(directory))
 

@@ -47,6 +47,12 @@ def known_versions() -> list[str]:
     return list(_table().versions)
 
 
+def op_types() -> frozenset[str]:
+    """Every op type some version has, as spelled there, and the IR's own spellings ("Const")."""
+    table = _table()
+    return frozenset().union(*(entry.types for entry in table.versions.values()), table.spellings)
+
+
 def reader_refusal(type_name: str, version: str) -> str | None:
     """Why OpenVINO's IR reader refuses a layer of this type and version (None: it creates
     the op). Only layers that feed a Result are created, so only theirs are refused."""

