@@ -161,17 +161,22 @@ class _Gather(Op):
         data: tuple[int, ...], indices: Shape, axis: int, batch_dims: int, ctx: LayerContext
     ) -> None:
         """The CPU plugin's crashes on a Gather it does not fold (measured, the process dies):
-        it divides by the indices per batch and by the data dims between the batch and the
-        axis when it compiles one (a floating-point exception when either is 0), and it
-        segfaults on batch dims that are all 1."""
+        it divides by the indices per batch, by the data dims between the batch and the axis,
+        and (with more than one index per batch, or batch dims) by those after the axis when it
+        compiles one (a floating-point exception when one is 0; a 0 after the axis with one
+        index and no batch dims runs), and it segfaults on batch dims all 1."""
         between = math.prod(data[batch_dims : axis % len(data)])
-        picked = indices.dims is not None and any(d.high == 0 for d in indices.dims[batch_dims:])
-        if between == 0 or picked:
+        after = math.prod(data[axis % len(data) + 1 :])
+        picks = indices.dims[batch_dims:] if indices.dims is not None else (Dim.dynamic(),)
+        none_picked = any(d.high == 0 for d in picks)
+        several = any(d.high is None or d.high > 1 for d in picks)
+        if between == 0 or none_picked or (after == 0 and (several or batch_dims > 0)):
             ctx.report(
                 COMPILE_CRASH,
-                "a Gather picking no elements (indices or the data dims between batch_dims and "
-                "the axis of size 0): OpenVINO reads it, but its CPU plugin crashes compiling "
-                "it (floating-point exception) unless the data is a constant",
+                "a Gather picking no elements (no indices, a 0 among the data dims between "
+                "batch_dims and the axis, or after it with more than one index or batch_dims): "
+                "OpenVINO reads it, but its CPU plugin crashes compiling it (floating-point "
+                "exception) unless the data is a constant",
             )
         elif batch_dims > 0 and math.prod(data[:batch_dims]) == 1:
             ctx.report(

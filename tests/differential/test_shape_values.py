@@ -246,3 +246,20 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
             failing.append(f"{describe(case)} at {shape}: {ours.shape}, CPU {theirs.shape}")
     assert ran >= COUNT // 3, ran
     assert not failing, f"{len(failing)} of {ran} runs differ:\n" + "\n".join(failing[:12])
+
+
+@pytest.mark.parametrize("python_division", [True, False])
+def test_shape_of_a_static_shape_folds_as_openvino(python_division: bool, tmp_path: Path) -> None:
+    """OpenVINO folds ShapeOf of a static shape, and the Divide after it with its reference
+    (m_pythondiv floors: 7 / -2 is -4), not with the CPU kernel (which truncates): so does a
+    planned irpool run."""
+    parameter = opset1.parameter([7, 5, 1], np.float32)
+    divide = opset1.divide(opset3.shape_of(parameter), i64([-2, 2, -3]))
+    divide.set_attribute("m_pythondiv", python_division)
+    model = ov.Model([divide], [parameter])
+    path = tmp_path / "folded.xml"
+    ov.save_model(model, path, compress_to_fp16=False)
+    x = np.zeros((7, 5, 1), np.float32)
+    theirs = ov.Core().compile_model(path, "CPU", CPU_CONFIG)([x])[0]
+    ours = next(iter(irpool.load(path).run({0: x}).values()))
+    assert ours.tolist() == theirs.tolist() == ([-4, 2, -1] if python_division else [-3, 2, 0])
