@@ -51,6 +51,10 @@ POOLED = (((1, 2, 2, 2), "FP32"),)
 INDEXED = (((1, 2, 2, 2), "FP32"), ((1, 2, 2, 2), "I64"))
 
 # One valid layer per registered op, with the dims OpenVINO infers declared on every port.
+BINARY_OPS = (
+    "Add", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Power", "Greater", "Equal",
+    "NotEqual",
+)  # fmt: skip
 CASES = {
     "Parameter-1": Case("Parameter", 1, "", (), ()),
     "Const-1": Case("Const", 1, "", (), ()),
@@ -117,9 +121,9 @@ CASES = {
             1,
             'auto_broadcast="numpy"' + (' m_pythondiv="true"' if kind == "Divide" else ""),
             (Input((2,), (6, 7)), Input((2,), (2, 3))),
-            (((2,), "BOOL" if kind == "Greater" else "I64"),),
+            (((2,), "BOOL" if kind in ("Greater", "Equal", "NotEqual") else "I64"),),
         )
-        for kind in ("Add", "Multiply", "Divide", "Mod", "Greater")
+        for kind in BINARY_OPS
     },
 }
 
