@@ -33,6 +33,7 @@ ALLOWED = {"IR202", "IR218", "IR401", "IR402"}
 class Input:
     shape: tuple[int, ...]
     values: tuple[int, ...] | None = None  # an i64 Const's values; None: a Parameter's
+    parameter_type: tuple[str, str] = ("f32", "FP32")  # a Parameter's element type, precision
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,13 @@ CASES = {
             ("HSigmoid", 5),
         )
     },
+    "Select-1": Case(
+        "Select",
+        1,
+        'auto_broadcast="numpy"',
+        (Input((1, 2, 4, 4), parameter_type=("boolean", "BOOL")), IMAGE, IMAGE),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(
@@ -168,9 +176,12 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
     next_id = 10
     ports: list[str] = []
     for index, given in enumerate(inputs):
-        precision = "FP32" if given.values is None else "I64"
+        precision = given.parameter_type[1] if given.values is None else "I64"
         if given.values is None:
-            data = f'shape="{",".join(map(str, given.shape))}" element_type="f32"'
+            data = (
+                f'shape="{",".join(map(str, given.shape))}" '
+                f'element_type="{given.parameter_type[0]}"'
+            )
             layers.append(_layer(next_id, "Parameter", "opset1", data, "",
                                  _port(0, given.shape, precision)))  # fmt: skip
         else:
