@@ -211,12 +211,15 @@ def read_bool(text: str) -> Reading[bool]:
 
 
 def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
-    """A case-insensitive enum, as OpenVINO matches `auto_pad` and `rounding_type`."""
+    """A case-insensitive enum, as OpenVINO matches `auto_pad`, `rounding_type` and Gelu's
+    `approximation_mode`; the canonical spelling is the choice's, as the serializer writes it
+    ("explicit", "ERF")."""
     lowered = text.lower()
-    if lowered in choices:
-        if text != lowered:
-            return Reading(lowered, Finding("noncanonical", f'"{text}" is written "{lowered}"'))
-        return Reading(lowered)
+    for choice in choices:
+        if choice.lower() == lowered:
+            if text != choice:
+                return Reading(choice, Finding("noncanonical", f'"{text}" is written "{choice}"'))
+            return Reading(choice)
     allowed = ", ".join(choices)
     return _rejected(f"{show(text)} is not one of {allowed}")
 

@@ -113,6 +113,7 @@ CASES = {
             ("HSwish", 4),
             ("Swish", 4),
             ("HSigmoid", 5),
+            ("Gelu", 7),
         )
     },
     "Select-1": Case(

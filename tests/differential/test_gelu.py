@@ -1,0 +1,197 @@
+"""Live differential test: Gelu-7 against OpenVINO.
+
+Configuration #n (rebuilt alone with `random_config(n)`) is a Gelu of one input, of a float
+type mostly (sometimes integer, boolean or bf16), with dims static, dynamic or intervals, and
+`approximation_mode` ERF, TANH, their other spellings, absent, or a value OpenVINO refuses.
+
+Shapes (every configuration): OpenVINO's `read_model` is the oracle (as in
+tests/differential/test_activations.py). Run (accepted configurations with static shapes):
+batches compiled once on the CPU plugin (f32 inference precision) and run on seeded inputs
+holding NaN, ±inf, ±0, huge values and ranges where the CPU's polynomial is least accurate;
+NaN and ±inf must be where the CPU has them and the other values within the measured bound
+(docs/semantics.md §18): 6 * 2**-24 * |x| for ERF, 2 * 2**-24 * |x| for TANH, or one ulp of
+the output type (f16 rounds both).
+
+IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import irpool
+from tests.differential.test_activations import (
+    CPU_CONFIG,
+    MAX_REPORTED,
+    NUMPY,
+    PER_OP,
+    declared,
+    port,
+    random_dim,
+    random_input,
+    shape_problems,
+)
+from tests.differential.test_activations import write as write_ir
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-gelu-1"
+TYPES = ("f32", "f32", "f32", "f32", "f16", "f64", "bf16", "i32", "boolean")
+MODES = ("ERF", "ERF", "TANH", "TANH", "erf", "Tanh", "", "none")  # "": no attribute
+BATCH_SIZE = 60
+BOUND = {"ERF": 6 * 2.0**-24, "TANH": 2 * 2.0**-24}  # of |x|, measured
+
+
+@dataclass(frozen=True)
+class Config:
+    index: int
+    element_type: str
+    shape: str
+    mode: str
+
+    def describe(self) -> str:
+        return f"#{self.index} Gelu {self.mode or '(no mode)'} on {self.element_type}[{self.shape}]"
+
+    @property
+    def static(self) -> bool:
+        return all(d.isdigit() or d == "" for d in self.shape.split(","))
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    dims = [random_dim(rng) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
+    shape = "..." if rng.random() < 0.03 else ",".join(dims)
+    return Config(index, rng.choice(TYPES), shape, rng.choice(MODES))
+
+
+def render_layers(
+    config: Config, output: tuple[str, list[str] | None], base: int, offset: int
+) -> tuple[str, str, bytes]:
+    n, op = config.index, base + 2
+    dims = declared(config.shape)
+    data = f'<data approximation_mode="{config.mode}"/>' if config.mode else ""
+    out_type, out_dims = output
+    layers = (
+        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
+        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
+        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
+        f'<layer id="{op}" name="op{n}" type="Gelu" version="opset7">{data}'
+        f"<input>{port(0, config.element_type, dims)}</input>"
+        f"<output>{port(1, out_type, out_dims, f'out{n}')}</output></layer>"
+        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
+        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    )
+    edges = (
+        f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>'
+        f'<edge from-layer="{op}" from-port="1" to-layer="{base + 3}" to-port="0"/>'
+    )
+    return layers, edges, b""
+
+
+def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any]]]) -> Path:
+    return write_ir(directory, name, configs, render_layers)
+
+
+@dataclass
+class Outcome:
+    config: Config
+    accepted: bool
+    problems: list[str]
+
+
+def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
+    naive = (config.element_type, declared(config.shape))
+    path = write(directory, f"shape{config.index}", [(config, naive)])
+    try:
+        model = core.read_model(path)
+    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
+        model = None
+    return Outcome(config, model is not None, shape_problems(path, model))
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("gelu")
+    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP)]
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        verdict = "accepted" if outcome.accepted else "rejected"
+        counts[verdict] += 1
+        counts[f"{outcome.config.mode.upper() or 'ERF'} {verdict}"] += 1
+        counts["runs"] += outcome.accepted and outcome.config.static
+    minimum = {"ERF accepted": PER_OP // 4, "TANH accepted": PER_OP // 5}
+    minimum |= {"rejected": PER_OP // 10, "NONE rejected": 1, "runs": PER_OP // 4}
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    failing = [o for o in outcomes if o.problems]
+    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
+    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+
+
+def gelu_input(config: Config) -> NDArray[Any]:
+    """random_input's values, a quarter of them moved to -6..-2, where the CPU's polynomial is
+    least accurate and results are tiny."""
+    shape = tuple(int(d) for d in config.shape.split(",") if d)
+    values = random_input(config.index, config.element_type, shape)
+    rng = np.random.default_rng(config.index)
+    tail = rng.uniform(-6, -2, shape).astype(values.dtype)
+    return np.where(rng.random(shape) < 0.25, tail, values)
+
+
+def within_bound(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
+    if ours.shape != theirs.shape or ours.dtype != theirs.dtype:
+        return False
+    for where in (np.isnan, np.isposinf, np.isneginf):
+        if not np.array_equal(where(ours), where(theirs)):
+            return False
+    finite = np.isfinite(theirs)
+    mode = config.mode.upper() or "ERF"
+    with np.errstate(all="ignore"):
+        wide = np.abs(x.astype(np.float64))
+        allowed = np.maximum(BOUND[mode] * wide, np.abs(np.spacing(theirs)).astype(np.float64))
+        gap = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
+    return bool(np.all((gap <= allowed)[finite]))
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    core = ov.Core()
+    runnable = [
+        o.config
+        for o in outcomes
+        if o.accepted and o.config.static and o.config.element_type in NUMPY
+    ]
+    failing: list[str] = []
+    for start in range(0, len(runnable), BATCH_SIZE):
+        batch = runnable[start : start + BATCH_SIZE]
+        outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
+        path = write(tmp_path, f"run{start}", outputs)
+        inputs = {f"in{c.index}": gelu_input(c) for c in batch}
+        ours = irpool.load(path).run(dict(inputs))
+        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+        results = compiled.create_infer_request().infer(inputs)
+        theirs = {port.get_any_name(): value for port, value in results.items()}
+        for config in batch:
+            name, x = f"out{config.index}", inputs[f"in{config.index}"]
+            if not within_bound(config, ours[name], theirs[name], x):
+                failing.append(
+                    f"{config.describe()}: irpool {ours[name].ravel()[:6]}, "
+                    f"CPU {theirs[name].ravel()[:6]} for {x.ravel()[:6]}"
+                )
+    shown = "\n".join(failing[:MAX_REPORTED])
+    assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
