@@ -1,4 +1,4 @@
-"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1 and Gelu-7: one tensor in, the same
+"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2 and Gelu-7: one tensor in, the
 shape and element type out, element by element.
 
 What OpenVINO 2026.4 refuses (measured by building each op on every element type,
@@ -132,16 +132,14 @@ class Swish4(Activation):
 
 
 @register
-class Gelu7(Activation):
-    """Gelu-7 (opset7-16; opset2-6 hold Gelu-2, without the attribute): x * Phi(x), Phi the
-    normal distribution's, exactly (`approximation_mode` ERF, the default) or by tanh."""
+class Gelu2(Activation):
+    """Gelu-2 (opset2-6): x * Phi(x), Phi the normal distribution's, through erf; Gelu-7
+    (opset7-16) adds `approximation_mode`, ERF (the default) or TANH."""
 
     type_name = "Gelu"
-    version = 7
-    opsets = range(7, 17)
-    attributes = (
-        Attr("approximation_mode", AttrType.ENUM, default="ERF", choices=("ERF", "TANH")),
-    )
+    version = 2
+    opsets = range(2, 7)
+    formula = "x * Phi(x)"
     formulas: ClassVar[dict[str, str]] = {
         "ERF": "0.5 * x * (1 + erf(x / sqrt(2)))",
         "TANH": "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))",
@@ -149,15 +147,7 @@ class Gelu7(Activation):
 
     @property
     def approximation(self) -> str:
-        mode: str = self.attrs["approximation_mode"]
-        return mode
-
-    formula = "x * Phi(x)"
-
-    def explain(
-        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
-    ) -> Explanation | None:
-        return Explanation(f"element by element: {self.formulas[self.approximation]}", [])
+        return "ERF"
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
@@ -167,3 +157,22 @@ class Gelu7(Activation):
                 f"(got {data.element_type})."
             )
         return [TensorInfo(data.type, data.shape)]
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        return Explanation(f"element by element: {self.formulas[self.approximation]}", [])
+
+
+@register
+class Gelu7(Gelu2):
+    version = 7
+    opsets = range(7, 17)
+    attributes = (
+        Attr("approximation_mode", AttrType.ENUM, default="ERF", choices=("ERF", "TANH")),
+    )
+
+    @property
+    def approximation(self) -> str:
+        mode: str = self.attrs["approximation_mode"]
+        return mode

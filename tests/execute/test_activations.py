@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from irpool.element_types import element_type
-from irpool.ops.activations import Floor1, Gelu7, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
+from irpool.ops.activations import Floor1, Gelu2, Gelu7, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
 from irpool.ops.base import Op, ShapeError, TensorInfo
 from irpool.shape import Shape
 from tests.execute.running import compute, quiet_context
@@ -172,3 +172,10 @@ def test_gelu_refuses_integers() -> None:
     data = TensorInfo(element_type("i32"), Shape.of(2))
     with pytest.raises(ShapeError, match="must be f16, bf16, f32, f64 or dynamic"):
         Gelu7({"approximation_mode": "ERF"}).infer([data], quiet_context())
+
+
+def test_gelu_2_is_gelu_7_with_erf() -> None:
+    x = np.array([1.0, -3.0, INF, -INF, 1.7014118e38, NAN], F32)
+    (two,) = compute(Gelu2({}), [x])
+    (seven,) = compute(Gelu7({"approximation_mode": "ERF"}), [x])
+    assert two is not None and seven is not None and two.tobytes() == seven.tobytes()

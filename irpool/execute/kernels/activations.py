@@ -29,7 +29,7 @@ from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
     Activation,
     Floor1,
-    Gelu7,
+    Gelu2,
     HSigmoid5,
     HSwish4,
     Relu1,
@@ -100,9 +100,9 @@ def run_swish(
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-@kernel_for(Gelu7)
+@kernel_for(Gelu2)
 def run_gelu(
-    op: Gelu7, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+    op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     """The formula in f64 on the f32 input, rounded to f32. The CPU's own polynomials are not
     reproduced (measured bounds in docs/semantics.md §18), its non-finite results are: ERF
