@@ -8,9 +8,9 @@ dynamic and interval dims (docs/semantics.md, "Elementwise ops"):
   can: the hull of the two intervals), otherwise they must overlap and give the overlap;
 - none: equal ranks, each pair of dims overlaps and gives the overlap;
 - pdpd: the second input's rank at most the first's, its dims aligned from axis 0 (what the
-  IR reader gives, not the specification's -1), each pair as numpy's, except that a static 1
-  in the first input takes only a dim that can be 1, and a static 1 in the second input
-  refuses a 0;
+  IR reader gives, not the specification's -1), each pair as numpy's, except that a static
+  dim of the second input larger than a static one of the first is refused ([2,1] and [2,3],
+  [0,3] and [1]; a static 1 takes a dynamic 3.., measured);
 - explicit: as none.
 Both inputs must have one element type; arithmetic refuses boolean. Integer constants fold
 with OpenVINO's reference arithmetic (Divide with `m_pythondiv` floors), so ShapeOf
@@ -95,11 +95,8 @@ def _pdpd(a: Shape, b: Shape) -> Shape:
     if len(b.dims) > len(a.dims):
         raise ShapeError(INCONSISTENT)
     dims = list(a.dims)
-    one = Dim.static(1)
     for axis, dim in enumerate(b.dims):
-        if (dim == one and dims[axis] == Dim.static(0)) or (
-            dims[axis] == one and not _contains_one(dim)
-        ):
+        if dim.is_static and dims[axis].is_static and dim.low > dims[axis].low:
             raise ShapeError(INCONSISTENT)
         dims[axis] = numpy_dim(dims[axis], dim)
     return Shape(tuple(dims))

@@ -164,7 +164,7 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
             outcome.output[1] or ["-1"]
         )
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum |= {f"{mode} accepted": PER_OP // 30 for mode in ("none", "pdpd")}
+    minimum |= {f"{mode} accepted": PER_OP // 40 for mode in ("none", "pdpd")}
     minimum |= {"explicit rejected": 1, "non-static output": PER_OP // 10}
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
