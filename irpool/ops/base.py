@@ -41,6 +41,7 @@ class AttrType(Enum):
     UINT_LIST = "list of unsigned integers"
     UINT = "unsigned integer"
     INT = "integer"
+    FLOAT = "floating-point number"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"

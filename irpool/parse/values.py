@@ -12,6 +12,7 @@ different value) or `noncanonical` (accepted as written, but spelled unlike Open
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
@@ -142,6 +143,36 @@ def read_int(text: str) -> Reading[int]:
             return Reading(number, Finding("noncanonical", f'{show(text)} is written "{number}"'))
         return Reading(number, Finding("reinterpreted", f"{show(text)} is read as {number}"))
     return Reading(number)
+
+
+# The number OpenVINO's reader takes from the front of a float attribute: blanks and a plus
+# skipped, then a decimal number or nan/inf (hex is not read: "0x10" is 0).
+_FLOAT = re.compile(
+    r"[ \t\n\r\f\v]*\+?(-?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan))(.*)\Z",
+    re.S | re.ASCII | re.IGNORECASE,
+)
+FLOAT_MAX = 3.4028234663852886e38
+
+
+def read_float(text: str) -> Reading[float]:
+    """A float attribute (MVN's `eps`), read as OpenVINO reads it (measured, docs/semantics.md
+    §18): a double from the leading number ("1e-5x" is 1e-5, "1,5" is 1), nan and inf
+    accepted, a double's overflow refused ("1e999"), then held as the op's f32 (1e-50 is 0)."""
+    match = _FLOAT.match(text)
+    if match is None:
+        return _rejected(f"cannot parse {show(text)} as a number" + ascii_digits_hint(text))
+    number = float(match.group(1))
+    if number in (float("inf"), float("-inf")) and "inf" not in match.group(1).lower():
+        return _rejected(f"{show(text)} overflows a double")
+    if abs(number) > FLOAT_MAX and number not in (float("inf"), float("-inf")):
+        held = float("inf") if number > 0 else float("-inf")  # the op holds an f32
+    else:
+        held = struct.unpack("<f", struct.pack("<f", number))[0]
+    if match.group(2).strip():
+        return Reading(held, Finding("reinterpreted", f"{show(text)} is read as {held!r}"))
+    if text != match.group(1):
+        return Reading(held, Finding("noncanonical", f'{show(text)} is written "{match.group(1)}"'))
+    return Reading(held)
 
 
 def read_uint_list(text: str) -> Reading[tuple[int, ...]]:

@@ -117,6 +117,20 @@ CASES = {
             ("Gelu", 7),
         )
     },
+    "MVN-6": Case(
+        "MVN",
+        6,
+        'normalize_variance="true" eps="1e-05" eps_mode="INSIDE_SQRT"',
+        (IMAGE, Input((1,), (3,))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
+    "MVN-1": Case(
+        "MVN",
+        1,
+        'normalize_variance="true" eps="1e-05" across_channels="true"',
+        (IMAGE,),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(

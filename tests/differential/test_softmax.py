@@ -177,7 +177,7 @@ def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[
     if theirs.dtype.kind != "f":
         return bool(np.array_equal(ours, theirs))
     if x.ndim == 0:
-        return bool(ours == theirs)
+        return bool(np.array_equal(ours, theirs, equal_nan=True))
     axis = config.axis_value
     nan = np.isnan(x.astype(np.float32))
     row_nan = np.broadcast_to(np.any(nan, axis=axis, keepdims=True), x.shape)

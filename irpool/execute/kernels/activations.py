@@ -138,6 +138,9 @@ def from_f32(
     range give INT32_MIN, then wrapped to 16-, 32- and 64-bit types and saturated to 8-bit
     ones (so an i8 division by zero gives -128). f64 holds the f32 value, ±inf saturated to
     ±FLT_MAX."""
+    if dtype == np.bool_:  # true where the value rounds to nonzero (SoftMax, measured)
+        nonzero: NDArray[np.bool_] = np.rint(values) != 0
+        return nonzero
     if dtype == np.float64:
         return np.clip(values, -F32_MAX, F32_MAX).astype(dtype)
     if dtype.kind == "f":

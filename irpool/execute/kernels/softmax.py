@@ -8,8 +8,8 @@ nearest (0.665 gives 1), booleans are true where it rounds to 1. Within 4 * 2**-
 CPU's values (its exp is not NumPy's), with its zeros and non-finite values: a row with +inf
 gives NaN at each +inf and 0 elsewhere, a row of -inf only gives NaN, -inf alone gives 0. In a
 row holding NaN the CPU gives NaN at each NaN and, depending on where its SIMD scan meets the
-NaN, NaN or 0 elsewhere; irpool gives NaN at each NaN and +inf, 0 elsewhere. A scalar gives
-1, even NaN or inf (a row of one NaN or inf gives NaN).
+NaN, NaN or 0 elsewhere; irpool gives NaN at each NaN and +inf, 0 elsewhere. A SoftMax-8 of a
+scalar gives 1, even NaN or inf; SoftMax-1 computes it (NaN for NaN or inf), as a row of one.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.kernels.activations import EXP_UNDERFLOW, F32, from_f32, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.softmax import SoftMax1
+from irpool.ops.softmax import SoftMax1, SoftMax8
 
 
 @kernel_for(SoftMax1)
@@ -30,10 +30,10 @@ def run_softmax(
     op: SoftMax1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    if data.ndim == 0:  # measured: the CPU gives 1 for a scalar, even NaN or inf
+    if data.ndim == 0 and isinstance(op, SoftMax8):  # the CPU: 1, even for NaN or inf
         return [np.ones_like(data)]
     x = to_f32(data)
-    axis = op.axis
+    axis = op.axis if data.ndim else None
     with np.errstate(all="ignore"):  # inf - inf, inf / inf: values here, as on the CPU
         nan = np.isnan(x)
         peak = np.max(np.where(nan, F32(-np.inf), x), axis=axis, keepdims=True, initial=-np.inf)
@@ -47,6 +47,4 @@ def run_softmax(
         softmax = (powers / np.sum(powers, axis=axis, keepdims=True)).astype(F32)
         poisoned = np.any(nan, axis=axis, keepdims=True)
         softmax = np.where(poisoned, np.where(nan | np.isposinf(x), F32(np.nan), F32(0)), softmax)
-    if data.dtype == np.bool_:
-        return [np.rint(softmax) != 0]
     return [from_f32(softmax, data.dtype)]
