@@ -28,17 +28,18 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-import irpool
+from tests.differential.single_input import (
+    Outcome,
+    disagreements,
+    read_model_verdict,
+    render_op,
+    run_differences,
+)
 from tests.differential.test_activations import (
-    CPU_CONFIG,
-    MAX_REPORTED,
     NUMPY,
     PER_OP,
-    declared,
-    port,
     random_dim,
     random_input,
-    shape_problems,
 )
 from tests.differential.test_activations import write as write_ir
 
@@ -86,53 +87,19 @@ def random_config(index: int) -> Config:
 def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
-    n, op = config.index, base + 2
-    dims = declared(config.shape)
     data = f'<data approximation_mode="{config.mode}"/>' if config.mode else ""
-    out_type, out_dims = output
-    layers = (
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
-        f'<layer id="{op}" name="op{n}" type="Gelu" version="{config.version}">{data}'
-        f"<input>{port(0, config.element_type, dims)}</input>"
-        f"<output>{port(1, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges = (
-        f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>'
-        f'<edge from-layer="{op}" from-port="1" to-layer="{base + 3}" to-port="0"/>'
-    )
-    return layers, edges, b""
+    return render_op(config, output, base, ("Gelu", config.version, data))
 
 
 def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any]]]) -> Path:
     return write_ir(directory, name, configs, render_layers)
 
 
-@dataclass
-class Outcome:
-    config: Config
-    accepted: bool
-    problems: list[str]
-
-
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    naive = (config.element_type, declared(config.shape))
-    path = write(directory, f"shape{config.index}", [(config, naive)])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    return Outcome(config, model is not None, shape_problems(path, model))
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("gelu")
-    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP)]
+    return [read_model_verdict(core, directory, random_config(i), write)[2] for i in range(PER_OP)]
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
@@ -150,9 +117,8 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    failing = [o for o in outcomes if o.problems]
-    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
-    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+    message = disagreements(outcomes)
+    assert not message, message
 
 
 def gelu_input(config: Config) -> NDArray[Any]:
@@ -187,22 +153,5 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
         for o in outcomes
         if o.accepted and o.config.static and o.config.element_type in NUMPY
     ]
-    failing: list[str] = []
-    for start in range(0, len(runnable), BATCH_SIZE):
-        batch = runnable[start : start + BATCH_SIZE]
-        outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
-        path = write(tmp_path, f"run{start}", outputs)
-        inputs = {f"in{c.index}": gelu_input(c) for c in batch}
-        ours = irpool.load(path).run(dict(inputs))
-        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
-        results = compiled.create_infer_request().infer(inputs)
-        theirs = {port.get_any_name(): value for port, value in results.items()}
-        for config in batch:
-            name, x = f"out{config.index}", inputs[f"in{config.index}"]
-            if not within_bound(config, ours[name], theirs[name], x):
-                failing.append(
-                    f"{config.describe()}: irpool {ours[name].ravel()[:6]}, "
-                    f"CPU {theirs[name].ravel()[:6]} for {x.ravel()[:6]}"
-                )
-    shown = "\n".join(failing[:MAX_REPORTED])
-    assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
+    message = run_differences(core, tmp_path, runnable, write, gelu_input, within_bound, BATCH_SIZE)
+    assert not message, message

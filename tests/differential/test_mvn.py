@@ -34,15 +34,19 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import RULES
+from tests.differential.single_input import (
+    Outcome,
+    disagreements,
+    read_model_verdict,
+    run_differences,
+)
 from tests.differential.test_activations import (
     CPU_CONFIG,
-    MAX_REPORTED,
     NUMPY,
     PER_OP,
     declared,
     port,
     random_input,
-    shape_problems,
 )
 from tests.differential.test_activations import write as write_ir
 
@@ -179,37 +183,23 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-@dataclass
-class Outcome:
-    config: Config
-    accepted: bool
-    problems: list[str]
-    clean: bool = True  # irpool reports no error (strictness ones, IR203/IR205, stop a run)
-
-
 def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
     """read_model's verdict; where it accepts but the CPU plugin cannot compile (an axis out
-    of range), irpool must report IR214 and nothing else."""
-    naive = (config.element_type, declared(config.shape))
-    path = write(directory, f"shape{config.index}", [(config, naive)])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    problems = shape_problems(path, model)
-    if model is not None and config.static and config.element_type in NUMPY:
-        try:
-            core.compile_model(model, "CPU", CPU_CONFIG)
-        except RuntimeError:
-            codes = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
-            crash = [p for p in problems if p.startswith("rejects") and "IR214" in p]
-            problems = [p for p in problems if p not in crash]
-            others = {code for code in codes - {"IR214"} if not RULES[code].is_strictness}
-            if "IR214" not in codes or others:
-                problems.append(f"compile fails, irpool reports {codes}")
-            return Outcome(config, False, problems)
+    of range), irpool must report IR214 and no other error but strictness ones."""
+    path, model, outcome = read_model_verdict(core, directory, config, write)
     errors = [d for d in irpool.load(path).validate() if d.severity.value == "error"]
-    return Outcome(config, model is not None, problems, clean=not errors)
+    outcome.clean = not errors
+    if model is None or not config.static or config.element_type not in NUMPY:
+        return outcome
+    try:
+        core.compile_model(model, "CPU", CPU_CONFIG)
+    except RuntimeError:
+        codes = {d.code for d in errors}
+        problems = [p for p in outcome.problems if not (p.startswith("rejects") and "IR214" in p)]
+        if "IR214" not in codes or any(not RULES[c].is_strictness for c in codes - {"IR214"}):
+            problems.append(f"compile fails, irpool reports {codes}")
+        return Outcome(config, False, problems, clean=False)
+    return outcome
 
 
 @pytest.fixture(scope="module")
@@ -231,9 +221,8 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    failing = [o for o in outcomes if o.problems]
-    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
-    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+    message = disagreements(outcomes)
+    assert not message, message
 
 
 def mvn_input(config: Config) -> NDArray[Any]:
@@ -291,24 +280,5 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
         and o.config.static
         and o.config.element_type in set(NUMPY) - UNCOMPARED
     ]
-    failing: list[str] = []
-    for start in range(0, len(runnable), BATCH_SIZE):
-        batch = runnable[start : start + BATCH_SIZE]
-        outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
-        path = write(tmp_path, f"run{start}", outputs)
-        inputs = {f"in{c.index}": mvn_input(c) for c in batch}
-        ours = irpool.load(path).run(dict(inputs))
-        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
-        results = compiled.create_infer_request().infer(inputs)
-        theirs = {port.get_any_name(): value for port, value in results.items()}
-        for config in batch:
-            name, x = f"out{config.index}", inputs[f"in{config.index}"]
-            with np.errstate(all="ignore"):
-                good = agrees(config, ours[name], theirs[name], x)
-            if not good:
-                failing.append(
-                    f"{config.describe()}: irpool {ours[name].ravel()[:5]}, "
-                    f"CPU {theirs[name].ravel()[:5]} for {x.ravel()[:5]}"
-                )
-    shown = "\n".join(failing[:MAX_REPORTED])
-    assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
+    message = run_differences(core, tmp_path, runnable, write, mvn_input, agrees, BATCH_SIZE)
+    assert not message, message
