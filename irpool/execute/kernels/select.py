@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import from_f32, to_f32
+from irpool.execute.kernels.activations import held_as_cpu
 from irpool.execute.kernels.arithmetic import pdpd_aligned
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.select import Select1
@@ -26,9 +26,4 @@ def run_select(
     cond, then, otherwise = inputs
     if op.auto_broadcast == "pdpd":
         otherwise, cond = pdpd_aligned(otherwise, then.ndim), pdpd_aligned(cond, then.ndim)
-    selected = np.where(cond, then, otherwise)
-    if then.dtype == np.float64:
-        return [from_f32(to_f32(selected), then.dtype)]
-    if then.dtype.kind in "iu" and then.dtype.itemsize == 8:
-        return [selected.astype(np.int32).astype(then.dtype)]
-    return [selected]
+    return [held_as_cpu(np.where(cond, then, otherwise))]
