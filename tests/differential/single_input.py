@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from numpy.typing import NDArray
 
 import irpool
+from irpool.rules import RULES
 from tests.differential.test_activations import (
     CPU_CONFIG,
     MAX_REPORTED,
@@ -82,6 +83,28 @@ def read_model_verdict(
     except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
         model = None
     return path, model, Outcome(config, model is not None, shape_problems(path, model))
+
+
+def compile_verdict(
+    core: Any, directory: Path, config: SingleInput, write: Write, runnable_types: set[str]
+) -> Outcome:
+    """read_model's verdict, and the CPU's compile where read_model accepts a static model
+    of a runnable type: if compiling fails, irpool must report IR214 (compile-crash) and no
+    other error but strictness ones; `clean`: irpool reports no error at all."""
+    path, model, outcome = read_model_verdict(core, directory, config, write)
+    errors = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
+    outcome.clean = not errors
+    static = all(d.isdigit() or d == "" for d in config.shape.split(","))
+    if model is None or not static or config.element_type not in runnable_types:
+        return outcome
+    try:
+        core.compile_model(model, "CPU", CPU_CONFIG)
+    except RuntimeError:
+        problems = [p for p in outcome.problems if not (p.startswith("rejects") and "IR214" in p)]
+        if "IR214" not in errors or any(not RULES[c].is_strictness for c in errors - {"IR214"}):
+            problems.append(f"compile fails, irpool reports {errors}")
+        return Outcome(config, False, problems, clean=False)
+    return outcome
 
 
 def disagreements(outcomes: Sequence[Outcome]) -> str:

@@ -27,16 +27,13 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-import irpool
-from irpool.rules import RULES
 from tests.differential.single_input import (
     Outcome,
+    compile_verdict,
     disagreements,
-    read_model_verdict,
     run_differences,
 )
 from tests.differential.test_activations import (
-    CPU_CONFIG,
     NUMPY,
     PER_OP,
     declared,
@@ -163,28 +160,14 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    """read_model's verdict; where it accepts but the CPU plugin cannot compile, irpool must
-    report IR214 and no other error but strictness ones."""
-    path, model, outcome = read_model_verdict(core, directory, config, write)
-    if model is None or not config.static or config.element_type not in {*NUMPY, "boolean"}:
-        return outcome
-    try:
-        core.compile_model(model, "CPU", CPU_CONFIG)
-    except RuntimeError:
-        codes = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
-        problems = [p for p in outcome.problems if not (p.startswith("rejects") and "IR214" in p)]
-        if "IR214" not in codes or any(not RULES[c].is_strictness for c in codes - {"IR214"}):
-            problems.append(f"compile fails, irpool reports {codes}")
-        return Outcome(config, False, problems, clean=False)
-    return outcome
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("roll")
-    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP)]
+    return [
+        compile_verdict(core, directory, random_config(i), write, {*NUMPY, "boolean"})
+        for i in range(PER_OP)
+    ]
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
