@@ -878,7 +878,9 @@ _RULES = (
             strings (a string Parameter through Squeeze, Unsqueeze or Reshape to a Result
             compiles), a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
-            model but the CPU plugin refuses (reshape the model to a known rank first). Write
+            model but the CPU plugin refuses (reshape the model to a known rank first), an
+            MVN-6 whose axes lie outside the input's rank (`read_model` checks only their
+            count), or a Roll with a scalar shift and several axes. Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
             and an element type.
         """),

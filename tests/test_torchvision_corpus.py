@@ -1,7 +1,9 @@
-"""The twelve torchvision CNN classifiers of issue #20, as OpenVINO converts them.
+"""The torchvision classifiers as OpenVINO converts them: the twelve CNNs of issue #20 and the
+three transformers of issue #23.
 
-tests/models/torchvision holds reduced versions (fewer channels, smaller inputs, the same graph)
-made by tools/gen_torchvision_corpus.py from torchvision itself, each with the CPU plugin's
+tests/models/torchvision holds reduced versions (fewer channels, smaller inputs, the same graph;
+the transformers also fewer blocks and heads) made by tools/gen_torchvision_corpus.py from
+torchvision itself, each with the CPU plugin's
 outputs on a randn input and on one holding ±inf and NaN; inventory.json is what the full-size
 files hold (docs/corpus.md). Until every op type of the inventory is modelled, the expected state
 is exact: no error, IR202 for exactly the unmodelled types, and `run` refusing with a clear
@@ -32,16 +34,23 @@ CORPUS = ROOT / "tests" / "models" / "torchvision"
 INDEX: dict[str, Any] = json.loads((CORPUS / "index.json").read_text())
 INVENTORY: dict[str, Any] = json.loads((CORPUS / "inventory.json").read_text())
 CASES = {case["name"]: case for case in INDEX["cases"]}
-MODELS = (
+CNN_MODELS = (
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "squeezenet1_0",
     "densenet121", "googlenet", "inception_v3", "vgg11", "efficientnet_b0",
     "shufflenet_v2_x0_5", "regnet_y_400mf",
 )  # fmt: skip
-# The op types issue #20 names beyond the pooling family; the files must hold each.
+TRANSFORMER_MODELS = ("convnext_tiny", "swin_t", "vit_b_16")  # issue #23, default input only
+MODELS = CNN_MODELS + TRANSFORMER_MODELS
+# The op types each issue names beyond the pooling family; the files must hold each.
 ISSUE_OPS = (
     "Convolution", "GroupConvolution", "ReLU", "Clamp", "Sigmoid", "Swish", "HSwish", "HSigmoid",
     "Add", "Multiply", "Divide", "Floor", "Mod", "Greater", "Concat", "MatMul", "Transpose",
     "Gather", "ShapeOf", "VariadicSplit",
+)  # fmt: skip
+ISSUE_23_OPS = (
+    "MVN", "Gelu", "SoftMax", "Slice", "Split", "Pad", "Power", "Subtract", "Range", "Roll",
+    "ScatterNDUpdate", "Select", "Equal", "NotEqual", "Broadcast", "FloorMod", "ReduceProd",
+    "ScaledDotProductAttention",
 )  # fmt: skip
 
 
@@ -69,7 +78,7 @@ def _unmodelled(types: set[tuple[str, str]]) -> set[str]:
     return {kind for kind, version in types if lookup(kind, version).op is None}
 
 
-def test_the_corpus_is_the_twelve_classifiers_in_every_variant() -> None:
+def test_the_corpus_is_the_fifteen_classifiers_in_every_variant() -> None:
     expected = {f"{model}-default-{p}" for model in MODELS for p in ("fp16", "fp32")}
     expected |= {
         f"{model}-{kind}-{p}"
@@ -141,8 +150,15 @@ def test_run_reproduces_openvino_or_names_the_unmodelled_op(name: str) -> None:
             assert check.difference(outputs[key], wanted) is None, (name, sample, key)
 
 
-def test_the_files_hold_every_op_the_issue_lists() -> None:
-    assert set(ISSUE_OPS) <= set(INVENTORY["ops"]), set(ISSUE_OPS) - set(INVENTORY["ops"])
+def test_the_files_hold_every_op_the_issues_list() -> None:
+    for listed, models in ((ISSUE_OPS, CNN_MODELS), (ISSUE_23_OPS, TRANSFORMER_MODELS)):
+        held = {
+            kind
+            for kind, versions in INVENTORY["ops"].items()
+            for seen in versions.values()
+            if any(case.split("-")[0] in models for case in seen["layers"])
+        }
+        assert set(listed) <= held, set(listed) - held
 
 
 def test_docs_show_the_committed_inventory() -> None:

@@ -1,9 +1,11 @@
-"""Generate the torchvision classifier corpus (issue #20) with torchvision and OpenVINO.
+"""Generate the torchvision classifier corpus (issues #20, #23) with torchvision and OpenVINO.
 
-Twelve torchvision CNN classifiers, random weights from a seed fixed per model, converted as a
-user converts them (``openvino.convert_model(model, example_input=x)``, then ``ov.save_model``
-with its default fp16 compression and with ``compress_to_fp16=False``); resnet18 and
-shufflenet_v2_x0_5 also with a static and a dynamic-batch input. For every file the CPU
+Twelve torchvision CNN classifiers (#20) and three transformer ones (#23: convnext_tiny, swin_t,
+vit_b_16), random weights from a seed fixed per model, converted as a user converts them
+(``openvino.convert_model(model, example_input=x)``; vit_b_16, which tracing cannot convert,
+through ``torch.export``), then ``ov.save_model`` with its default fp16 compression and with
+``compress_to_fp16=False``; resnet18 and shufflenet_v2_x0_5 also with a static and a
+dynamic-batch input. For every file the CPU
 plugin's outputs (``{"INFERENCE_PRECISION_HINT": "f32"}``) on two inputs are recorded: ``randn``
 (standard normal) and ``nonfinite`` (the same with +inf, -inf and NaN at a few places).
 
@@ -14,10 +16,12 @@ inputs-<sample>.npz keyed by Parameter name, outputs-<sample>.npz keyed by outpu
 * full size (the real models, about 2 GB; never committed), default ``build/torchvision-full``;
   from its files the inventory (tests/models/torchvision/inventory.json and the table in
   docs/corpus.md) is computed;
-* reduced (committed, tests/models/torchvision): the same architectures, same depth and graph,
-  with every channel count divided by a factor or the constructor's width setting lowered, on
-  smaller inputs. Generation fails unless the reduced files hold every op type, version,
-  attribute combination and port element type of the full-size ones.
+* reduced (committed, tests/models/torchvision): the same architectures with every channel count
+  divided by a factor or the constructor's width setting lowered, on smaller inputs; the CNNs
+  keep their depth and graph, the transformers have fewer blocks and heads (every kind of block
+  kept). Generation fails unless the reduced files hold every op type, version, attribute
+  combination and port element type of the full-size ones, and each reduced file the same op
+  types as its full-size twin and (same depth) the same number of layers of each.
 
 torchvision needs its matching torch, so this tool runs in its own venv (docs/corpus.md):
 
@@ -76,7 +80,9 @@ try:
     from gen_conformance import write_npz
     from ov_builders import output_keys
     from torch import nn
-    from torchvision.models import efficientnet, regnet
+    from torchvision.models import convnext, efficientnet, regnet
+    from torchvision.models import swin_transformer as swin
+    from torchvision.models import vision_transformer as vit
 except ImportError as error:
     python = VENV / "bin" / "python"
     # sys.prefix, not the executable: a venv's python is a symlink to the base interpreter.
@@ -191,6 +197,35 @@ def regnet_y_400mf_narrow() -> nn.Module:
     return regnet.RegNet(params, num_classes=REDUCED_CLASSES, stem_width=8, norm_layer=norm)
 
 
+def convnext_tiny_narrow() -> nn.Module:
+    """convnext_tiny's four stages (a downsampling LayerNorm and convolution between them) with
+    widths [16, 32, 48, 64] for [96, 192, 384, 768] and one block each for [3, 3, 9, 3]."""
+    stage = convnext.CNBlockConfig
+    setting = [stage(16, 32, 1), stage(32, 48, 1), stage(48, 64, 1), stage(64, None, 1)]
+    return convnext.ConvNeXt(setting, stochastic_depth_prob=0.1, num_classes=REDUCED_CLASSES)
+
+
+def swin_t_narrow() -> nn.Module:
+    """swin_t with embedding width 8 for 96, heads [2, 2, 4, 4] for [3, 6, 12, 24], two blocks
+    per stage for [2, 2, 6, 2] (a plain and a shifted window each) and window 2 for 7: on the
+    64x64 input each stage sees as many windows as swin_t's on 224x224 (8, 4, 2, 1 a side), so
+    the shifts, the attention masks and the last stage's shift dropped (window = feature size)
+    are traced as in the real model."""
+    return swin.SwinTransformer(
+        patch_size=[4, 4], embed_dim=8, depths=[2, 2, 2, 2], num_heads=[2, 2, 4, 4],
+        window_size=[2, 2], stochastic_depth_prob=0.2, num_classes=REDUCED_CLASSES,
+    )  # fmt: skip
+
+
+def vit_b_16_narrow() -> nn.Module:
+    """vit_b_16's patch 16 on a 32x32 image (4 patches and the class token for 196 and one),
+    two encoder blocks for 12, width 16, 2 heads and an MLP of 64 for 768, 12 and 3072."""
+    return vit.VisionTransformer(
+        image_size=32, patch_size=16, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=64,
+        num_classes=REDUCED_CLASSES,
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Classifier:
     name: str  # the torchvision.models builder
@@ -200,6 +235,8 @@ class Classifier:
     reduction: str  # how the reduced model differs, for index.json
     kwargs: dict[str, Any] = field(default_factory=dict)
     inputs: tuple[str, ...] = ("default",)
+    same_depth: bool = True  # False: the reduced model has fewer blocks (other layer counts)
+    export: bool = False  # convert through torch.export (tracing fails on the model)
 
 
 NO_AUX = {"aux_logits": False, "init_weights": True}
@@ -225,6 +262,15 @@ CLASSIFIERS = (
                inputs=("default", "static", "dynamic_batch")),
     Classifier("regnet_y_400mf", 224, regnet_y_400mf_narrow, 64,
                "widths [16, 24, 32, 40], stem 8"),
+)
+TRANSFORMERS = (
+    Classifier("convnext_tiny", 224, convnext_tiny_narrow, 32,
+               "widths [16, 32, 48, 64], 1 block per stage", same_depth=False),
+    Classifier("swin_t", 224, swin_t_narrow, 64,
+               "embedding 8, heads [2, 2, 4, 4], depths [2, 2, 2, 2], window 2, input 64",
+               same_depth=False),
+    Classifier("vit_b_16", 224, vit_b_16_narrow, 32,
+               "2 blocks, width 16, 2 heads, MLP 64, input 32", same_depth=False, export=True),
 )
 # fmt: on
 
@@ -285,7 +331,7 @@ def generate(full: bool, out: Path) -> dict[str, Path]:
     """Write every case of one corpus into `out`; return {case: model.xml}."""
     core = ov.Core()
     cases: list[dict[str, Any]] = []
-    for classifier in CLASSIFIERS:
+    for classifier in CLASSIFIERS + TRANSFORMERS:
         torch.manual_seed(seed(classifier.name))
         if full:
             build = getattr(torchvision.models, classifier.name)
@@ -296,11 +342,14 @@ def generate(full: bool, out: Path) -> dict[str, Path]:
         for kind in classifier.inputs:
             batch = 2 if kind == "dynamic_batch" else 1
             inputs = samples(f"{classifier.name}-{kind}", batch, size)
+            example = torch.from_numpy(inputs["randn"])
             with torch.no_grad():
-                converted = ov.convert_model(
-                    module, example_input=torch.from_numpy(inputs["randn"]),
-                    **input_spec(kind, size),
-                )  # fmt: skip
+                if classifier.export:
+                    converted = ov.convert_model(torch.export.export(module, (example,)))
+                else:
+                    converted = ov.convert_model(
+                        module, example_input=example, **input_spec(kind, size)
+                    )
             # fp32 first: compression must not reach a file saved after it.
             for precision in ("fp32", "fp16"):
                 name = f"{classifier.name}-{kind}-{precision}"
@@ -332,7 +381,7 @@ def describe() -> dict[str, Any]:
         "openvino": ov.get_version(),
         "torch": torch.__version__,
         "torchvision": torchvision.__version__,
-        "layer_count_cases": [f"{c.name}-default-fp16" for c in CLASSIFIERS],
+        "layer_count_cases": [f"{c.name}-default-fp16" for c in CLASSIFIERS + TRANSFORMERS],
     }
 
 
@@ -358,8 +407,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         INVENTORY.parent.mkdir(parents=True, exist_ok=True)
         INVENTORY.write_text(json.dumps(full_inventory, indent=1) + "\n")
     DOCS.write_text(replace_table(DOCS.read_text(), full_inventory))
+    fewer_blocks = {
+        case for case in reduced_inventory["cases"]
+        for c in TRANSFORMERS if not c.same_depth and case.startswith(f"{c.name}-")
+    }  # fmt: skip
     gaps = missing(full_inventory, reduced_inventory) + different_counts(
-        full_inventory, reduced_inventory
+        full_inventory, reduced_inventory, fewer_blocks
     )
     if gaps:
         raise SystemExit("the reduced models differ from the full-size ones:\n" + "\n".join(gaps))

@@ -1,10 +1,10 @@
-"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5 and Floor-1: one tensor in, the same shape
-and element type out, element by element.
+"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2 and Gelu-7: one tensor in, the
+shape and element type out, element by element.
 
 What OpenVINO 2026.4 refuses (measured by building each op on every element type,
 docs/semantics.md "Elementwise ops"): a boolean input for every one of them; Swish also any
-input that is not floating point, and a `beta` that is not a scalar of the data's type. The
-kernels are in irpool.execute.kernels.activations.
+input that is not floating point, and a `beta` that is not a scalar of the data's type; Gelu
+any input that is not floating point. The kernels are in irpool.execute.kernels.activations.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
@@ -129,3 +129,50 @@ class Swish4(Activation):
                 f"Swish input tensor must be floating point type({data.element_type})."
             )
         return [TensorInfo(data.type, data.shape)]
+
+
+@register
+class Gelu2(Activation):
+    """Gelu-2 (opset2-6): x * Phi(x), Phi the normal distribution's, through erf; Gelu-7
+    (opset7-16) adds `approximation_mode`, ERF (the default) or TANH."""
+
+    type_name = "Gelu"
+    version = 2
+    opsets = range(2, 7)
+    formula = "x * Phi(x)"
+    formulas: ClassVar[dict[str, str]] = {
+        "ERF": "0.5 * x * (1 + erf(x / sqrt(2)))",
+        "TANH": "0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))",
+    }
+
+    @property
+    def approximation(self) -> str:
+        return "ERF"
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        if not (data.type.is_float or data.type.is_dynamic):
+            raise ShapeError(
+                f"Argument element type must be f16, bf16, f32, f64 or dynamic "
+                f"(got {data.element_type})."
+            )
+        return [TensorInfo(data.type, data.shape)]
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        return Explanation(f"element by element: {self.formulas[self.approximation]}", [])
+
+
+@register
+class Gelu7(Gelu2):
+    version = 7
+    opsets = range(7, 17)
+    attributes = (
+        Attr("approximation_mode", AttrType.ENUM, default="ERF", choices=("ERF", "TANH")),
+    )
+
+    @property
+    def approximation(self) -> str:
+        mode: str = self.attrs["approximation_mode"]
+        return mode

@@ -1,5 +1,6 @@
-"""Add-1, Multiply-1, Divide-1, Mod-1 and Greater-1 (opset1-16): two tensors in, broadcast
-by `auto_broadcast`, one out (Greater: boolean).
+"""Add-1, Subtract-1, Multiply-1, Divide-1, Mod-1, FloorMod-1 and Power-1 (opset1-16): two
+tensors in, broadcast by `auto_broadcast`, one out; the comparisons (Greater, Equal, NotEqual)
+share the base class from irpool.ops.comparison.
 
 Shape rules are OpenVINO 2026.4's, measured with `read_model` on every pair of static,
 dynamic and interval dims (docs/semantics.md, "Elementwise ops"):
@@ -7,9 +8,9 @@ dynamic and interval dims (docs/semantics.md, "Elementwise ops"):
   can: the hull of the two intervals), otherwise they must overlap and give the overlap;
 - none: equal ranks, each pair of dims overlaps and gives the overlap;
 - pdpd: the second input's rank at most the first's, its dims aligned from axis 0 (what the
-  IR reader gives, not the specification's -1), each pair as numpy's, except that a static 1
-  in the first input takes only a dim that can be 1, and a static 1 in the second input
-  refuses a 0;
+  IR reader gives, not the specification's -1), each pair as numpy's, except that a static
+  dim of the second input larger than a static one of the first is refused ([2,1] and [2,3],
+  [0,3] and [1]; a static 1 takes a dynamic 3.., measured);
 - explicit: as none.
 Both inputs must have one element type; arithmetic refuses boolean. Integer constants fold
 with OpenVINO's reference arithmetic (Divide with `m_pythondiv` floors), so ShapeOf
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.element_types import BOOLEAN, ElementType, element_type
+from irpool.element_types import ElementType
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of
 from irpool.ops.explanation import Explanation
@@ -95,11 +96,8 @@ def _pdpd(a: Shape, b: Shape) -> Shape:
     if len(b.dims) > len(a.dims):
         raise ShapeError(INCONSISTENT)
     dims = list(a.dims)
-    one = Dim.static(1)
     for axis, dim in enumerate(b.dims):
-        if (dim == one and dims[axis] == Dim.static(0)) or (
-            dims[axis] == one and not _contains_one(dim)
-        ):
+        if dim.is_static and dims[axis].is_static and dim.low > dims[axis].low:
             raise ShapeError(INCONSISTENT)
         dims[axis] = numpy_dim(dims[axis], dim)
     return Shape(tuple(dims))
@@ -229,6 +227,13 @@ class Add1(Binary):
 
 
 @register
+class Subtract1(Binary):
+    type_name = "Subtract"
+    symbol = "-"
+    reference = "subtract"
+
+
+@register
 class Multiply1(Binary):
     type_name = "Multiply"
     symbol = "*"
@@ -306,16 +311,48 @@ class Mod1(Binary):
 
 
 @register
-class Greater1(Binary):
-    type_name = "Greater"
-    symbol = ">"
-    accepts_boolean = True
+class FloorMod1(Binary):
+    """FloorMod-1: the remainder with the divisor's sign (floored division)."""
 
-    def output_type(self, inputs: ElementType) -> ElementType:
-        return element_type(BOOLEAN)
+    type_name = "FloorMod"
+    symbol = "floormod"
+
+    def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        """The reference's x - y * floor(x / y), in double (so -2**62 floormod 3 is 0)."""
+        import numpy as np
+
+        if not np.all(b):
+            return None
+        x, y = a.astype(np.float64), b.astype(np.float64)
+        return _double_to_integer(x - y * np.floor(x / y), a.dtype)
+
+
+@register
+class Power1(Binary):
+    """Power-1: a raised to b; integer constants fold as the reference's std::pow in double,
+    truncated (2 ** -1 is 0)."""
+
+    type_name = "Power"
+    symbol = "^"
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         import numpy as np
 
-        greater: NDArray[Any] = np.greater(a, b)
-        return greater
+        with np.errstate(all="ignore"):
+            powers = np.power(a.astype(np.float64), b.astype(np.float64))
+        return _double_to_integer(powers, a.dtype)
+
+
+def _double_to_integer(values: NDArray[Any], dtype: Any) -> NDArray[Any] | None:
+    """A double result cast to i32 or i64 as C++ does on x86: truncated, NaN and out of range
+    give the type's minimum. None for the other integer types (casts that go through another
+    width), left to the run."""
+    import numpy as np
+
+    if dtype.kind != "i" or dtype.itemsize < 4:
+        return None
+    info = np.iinfo(dtype)
+    truncated = np.trunc(values)
+    inside = (truncated >= info.min) & (truncated < -float(info.min))
+    cast: NDArray[Any] = np.where(inside, np.nan_to_num(truncated), info.min).astype(dtype)
+    return cast

@@ -44,6 +44,7 @@ class AttrType(Enum):
     UINT = "unsigned integer"
     INT = "integer"
     FLOAT = "64-bit floating-point number"
+    FLOAT32 = "32-bit floating-point number"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"

@@ -12,6 +12,7 @@ different value) or `noncanonical` (accepted as written, but spelled unlike Open
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
@@ -240,6 +241,23 @@ def read_float(text: str) -> Reading[float]:
     return Reading(value)
 
 
+_F32_MAX = 3.4028234663852886e38  # beyond it a double held as f32 is infinite
+
+
+def read_float32(text: str) -> Reading[float]:
+    """A float attribute an op holds in 32 bits (MVN's `eps`): read as `read_float` reads
+    it, then rounded to f32 as the op stores it (measured: "1e-50" is 0, "1e-5" is
+    9.999999747378752e-06, "1e39" is inf)."""
+    reading = read_float(text)
+    if reading.value is None:
+        return reading
+    value = reading.value
+    if abs(value) > _F32_MAX and abs(value) != float("inf"):
+        return Reading(float("inf") if value > 0 else float("-inf"), reading.finding)
+    held: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    return Reading(held, reading.finding)
+
+
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
@@ -255,12 +273,15 @@ def read_bool(text: str) -> Reading[bool]:
 
 
 def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
-    """A case-insensitive enum, as OpenVINO matches `auto_pad` and `rounding_type`."""
+    """A case-insensitive enum, as OpenVINO matches `auto_pad`, `rounding_type` and Gelu's
+    `approximation_mode`; the canonical spelling is the choice's, as the serializer writes it
+    ("explicit", "ERF")."""
     lowered = text.lower()
-    if lowered in choices:
-        if text != lowered:
-            return Reading(lowered, Finding("noncanonical", f'"{text}" is written "{lowered}"'))
-        return Reading(lowered)
+    for choice in choices:
+        if choice.lower() == lowered:
+            if text != choice:
+                return Reading(choice, Finding("noncanonical", f'"{text}" is written "{choice}"'))
+            return Reading(choice)
     allowed = ", ".join(choices)
     return _rejected(f"{show(text)} is not one of {allowed}")
 

@@ -15,7 +15,20 @@ from irpool.shape import Shape
 
 ELEMENT_TYPES = {
     element_type(name).dtype: element_type(name)
-    for name in ("f32", "f16", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+    for name in (
+        "f32",
+        "f16",
+        "f64",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "boolean",
+    )
 }
 
 

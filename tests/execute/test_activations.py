@@ -1,6 +1,6 @@
-"""ReLU, Sigmoid, Swish, HSwish, HSigmoid and Floor on the values where the CPU plugin's
-formulas show (measured on OpenVINO 2026.4.1, docs/semantics.md "Elementwise ops"); the live
-comparison over many inputs is tests/differential/test_activations.py."""
+"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor and Gelu on the values where the CPU plugin's
+formulas show (measured on OpenVINO 2026.4.1, docs/semantics.md "Elementwise ops", §21 for Gelu);
+the live comparison over many inputs is tests/differential/test_activations.py (test_gelu.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from irpool.element_types import element_type
-from irpool.ops.activations import Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
-from irpool.ops.base import Op, TensorInfo
+from irpool.ops.activations import Floor1, Gelu2, Gelu7, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
+from irpool.ops.base import Op, ShapeError, TensorInfo
 from irpool.shape import Shape
 from tests.execute.running import compute, quiet_context
 
@@ -122,3 +122,60 @@ def test_integer_constants_fold_exactly(op_class: type[Op]) -> None:
     )
     expected = np.maximum(value, 0) if op_class is Relu1 else value
     assert out.value is not None and out.value.tolist() == expected.tolist()
+
+
+# mode, input, CPU output (f32), measured: the CPU's non-finite and overflowing values
+GELU_SPECIALS = [
+    ("ERF", INF, NAN),
+    ("ERF", -INF, NAN),
+    ("ERF", NAN, NAN),
+    ("ERF", 1.7014117e38, 1.7014117e38),
+    ("ERF", 1.7014118e38, INF),  # x * 2 overflows in the CPU's f32
+    ("ERF", -3e38, -0.0),
+    ("ERF", -0.0, -0.0),
+    ("TANH", INF, INF),
+    ("TANH", -INF, NAN),
+    ("TANH", 3e38, 3e38),
+    ("TANH", -3e38, -0.0),
+]
+
+
+@pytest.mark.parametrize(("mode", "value", "expected"), GELU_SPECIALS)
+def test_gelu_special_values(mode: str, value: float, expected: float) -> None:
+    (result,) = compute(Gelu7({"approximation_mode": mode}), [np.array([value], F32)])
+    assert result is not None and result.dtype == np.float32
+    assert result.tobytes() == np.array([expected], F32).tobytes() or (
+        np.isnan(expected) and np.isnan(result[0])
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "values", "cpu", "bound"),
+    [  # CPU outputs measured; the bound of docs/semantics.md §21, in 2**-24 * |x|
+        ("ERF", [1.0, -1.0, 3.4388747, -3.0, -5.0], [0.8413447141647339, -0.15865525603294373,
+         3.4378714561462402, -0.004050225019454956, -1.1920928955078125e-06], 6),
+        ("TANH", [1.0, -1.0, 4.0012197, -3.0], [0.8411920070648193, -0.15880799293518066,
+         4.001149654388428, -0.0036374330520629883], 2),
+    ],
+)  # fmt: skip
+def test_gelu_within_the_measured_bound(
+    mode: str, values: list[float], cpu: list[float], bound: float
+) -> None:
+    x = np.array(values, F32)
+    (result,) = compute(Gelu7({"approximation_mode": mode}), [x])
+    assert result is not None
+    gap = np.abs(result.astype(np.float64) - np.array(cpu, F32).astype(np.float64))
+    assert np.all(gap <= bound * 2.0**-24 * np.abs(x.astype(np.float64)))
+
+
+def test_gelu_refuses_integers() -> None:
+    data = TensorInfo(element_type("i32"), Shape.of(2))
+    with pytest.raises(ShapeError, match="must be f16, bf16, f32, f64 or dynamic"):
+        Gelu7({"approximation_mode": "ERF"}).infer([data], quiet_context())
+
+
+def test_gelu_2_is_gelu_7_with_erf() -> None:
+    x = np.array([1.0, -3.0, INF, -INF, 1.7014118e38, NAN], F32)
+    (two,) = compute(Gelu2({}), [x])
+    (seven,) = compute(Gelu7({"approximation_mode": "ERF"}), [x])
+    assert two is not None and seven is not None and two.tobytes() == seven.tobytes()

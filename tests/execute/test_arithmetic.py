@@ -1,18 +1,30 @@
-"""Add, Multiply, Divide, Mod and Greater: broadcast shapes as OpenVINO's `read_model` infers
-them, and values as its CPU plugin computes them (measured on OpenVINO 2026.4.1,
-docs/semantics.md "Elementwise ops"); the live comparison over many configurations is
-tests/differential/test_arithmetic.py."""
+"""Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Greater, Equal and NotEqual: broadcast
+shapes as OpenVINO's `read_model` infers them, and values as its CPU plugin computes them
+(measured on OpenVINO 2026.4.1, docs/semantics.md §16 and §21); the live comparison over many
+configurations is tests/differential/test_arithmetic.py."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from irpool.element_types import element_type
-from irpool.ops.arithmetic import Add1, Divide1, Greater1, Mod1, Multiply1, broadcast
+from irpool.ops.arithmetic import (
+    Add1,
+    Divide1,
+    FloorMod1,
+    Mod1,
+    Multiply1,
+    Power1,
+    Subtract1,
+    broadcast,
+)
 from irpool.ops.base import Op, ShapeError, TensorInfo
+from irpool.ops.comparison import Equal1, Greater1, NotEqual1
 from irpool.shape import Dim, Shape
 from tests.execute.running import compute, quiet_context
 
@@ -104,6 +116,52 @@ CPU_VALUES: list[tuple[type[Op], Any, list[Any], list[Any], list[Any]]] = [
     (Mod1, np.float32, [7.5, -7.5, 1e30, 5.0, INF], [2, 2, 1e10, INF, 2], [1.5, -1.5, 0, NAN, NAN]),
     (Greater1, np.float32, [NAN, 1.0, 2.0, 0.0], [1.0, NAN, 1.0, -0.0], [True, True, True, False]),
     (Greater1, np.int32, [16777217, -5], [16777216, -4], [False, False]),  # compared in f32
+    # Subtract: i32 wraps, u8 saturates, i8 adds the saturated negation (-51 + 127)
+    (Subtract1, np.int32, [-(2**31), 5], [3, 7], [2**31 - 3, -2]),
+    (Subtract1, np.int64, [2**40 + 5, -1], [2**20, 2], [5 - 2**20, -3]),  # wrapped to int32
+    (Subtract1, np.uint8, [3, 255], [7, 3], [0, 252]),
+    (Subtract1, np.int8, [-51, 127, -128], [-128, -1, -1], [76, 127, -127]),
+    (Subtract1, np.float32, [INF, 1.0, 0.0], [INF, NAN, 0.0], [NAN, NAN, 0.0]),
+    # FloorMod: x - floor(x / y) * y in f32, then truncated for integers
+    (
+        FloorMod1,
+        np.float32,
+        [7.5, -7.5, 7.5, -7.5, 3, -0.0],
+        [2, 2, -2, -2, INF, 3],
+        [1.5, 0.5, -0.5, -1.5, NAN, 0.0],
+    ),
+    (FloorMod1, np.float32, [5, INF, 1], [0, 2, NAN], [NAN, NAN, NAN]),
+    (
+        FloorMod1,
+        np.int32,
+        [7, -7, 7, -7, 5, -(2**31), 2**31 - 1],
+        [2, 2, -2, -2, 0, 3, 2],
+        [1, 1, -1, -1, -(2**31), 0, 0],
+    ),
+    (FloorMod1, np.uint8, [7, 5], [2, 0], [1, 0]),
+    (FloorMod1, np.int8, [5, -51], [0, -128], [-128, -51]),
+    # Power: pow in f32, truncated; out of range INT32_MIN (saturated for 8 bits)
+    (
+        Power1,
+        np.float32,
+        [0.0, 1.0, NAN, 3, 3, -0.0, -0.0],
+        [0, NAN, 0, INF, -INF, 3, 2],
+        [1, 1, 1, INF, 0, -0.0, 0],
+    ),
+    (
+        Power1,
+        np.int32,
+        [2, -2, 0, 10, -1, 2, 7],
+        [-1, 3, -1, 10, 100001, 31, 2],
+        [0, -8, -(2**31), -(2**31), -1, -(2**31), 49],
+    ),
+    (Power1, np.uint8, [200, 255, 3], [100, 3, 7], [0, 255, 255]),
+    # Equal and NotEqual compare f32 values: NaN equals nothing, 16777217 equals 16777216
+    (Equal1, np.float32, [NAN, 0.0, 1.0, INF], [NAN, -0.0, 2.0, INF], [False, True, False, True]),
+    (Equal1, np.int32, [16777217, 5], [16777216, -5], [True, False]),
+    (Equal1, np.int64, [2**40 + 1], [1], [True]),  # wrapped to int32
+    (NotEqual1, np.float32, [NAN, 0.0, 1.0], [NAN, -0.0, 1.0], [True, False, False]),
+    (NotEqual1, np.int32, [16777217, 5], [16777216, -5], [False, True]),
 ]
 
 
@@ -125,6 +183,16 @@ def test_cpu_values(
         (Add1({"auto_broadcast": "numpy"}), [2**40], [1], [2**40 + 1]),  # no int32 wrap
         (Mod1({"auto_broadcast": "numpy"}), [-7], [2], [-1]),
         (Greater1({"auto_broadcast": "numpy"}), [3, 2], [2, 2], [True, False]),
+        (Subtract1({"auto_broadcast": "numpy"}), [-(2**40)], [1], [-(2**40) - 1]),
+        (FloorMod1({"auto_broadcast": "numpy"}), [-7, 7, -(2**62)], [2, -2, 3], [1, -1, 0]),
+        (
+            Power1({"auto_broadcast": "numpy"}),
+            [2, 3, 2, 10],
+            [-1, 40, 40, 3],
+            [0, -(2**63), 2**40, 1000],
+        ),
+        (Equal1({"auto_broadcast": "numpy"}), [2**40 + 1, 2], [1, 2], [False, True]),
+        (NotEqual1({"auto_broadcast": "numpy"}), [2**40 + 1, 2], [1, 2], [True, False]),
     ],
 )
 def test_integer_constants_fold_as_openvino_folds(
@@ -161,3 +229,32 @@ def test_types_openvino_refuses(types: tuple[str, str], message: str) -> None:
     if types[0] == "boolean":
         (out,) = Greater1({"auto_broadcast": "numpy"}).infer(inputs, quiet_context())
         assert out.element_type == "boolean"
+
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden_cnn_ops"
+GOLDEN_CASES = [
+    case
+    for case in json.loads((GOLDEN / "index.json").read_text())["cases"]
+    if case["op"] in ("Subtract-1", "Power-1")
+]
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES, ids=[case["name"] for case in GOLDEN_CASES])
+def test_golden_vectors(case: dict[str, Any]) -> None:
+    """The CPU's outputs of tools/measure_cnn_ops.py (docs/semantics.md §15.6): Subtract bit
+    for bit, Power within 1 f32 ulp (§21), NaN at the same places."""
+    op_class = Subtract1 if case["op"] == "Subtract-1" else Power1
+    with np.load(GOLDEN / f"{case['name']}.npz") as arrays:
+        a, b, expected = arrays["input0"], arrays["input1"], arrays["output0"]
+    (result,) = compute(op_class({"auto_broadcast": "numpy", **case["attributes"]}), [a, b])
+    assert result is not None and result.dtype == expected.dtype
+    assert np.array_equal(np.isnan(result), np.isnan(expected))
+    found = ~np.isnan(expected)
+    if op_class is Subtract1:
+        assert result[found].tobytes() == expected[found].tobytes()
+    else:
+        ordered = [
+            np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)
+            for bits in (x.view(np.int32).astype(np.int64) for x in (result, expected))
+        ]
+        assert np.all(np.abs(ordered[0] - ordered[1])[found] <= 1)

@@ -11,6 +11,7 @@ from irpool.parse.values import (
     read_dim,
     read_element_type,
     read_enum,
+    read_float32,
     read_int,
     read_partial_shape,
     read_precision,
@@ -297,3 +298,38 @@ def test_int(text: str, value: int | None, kind: str | None) -> None:
     reading = read_int(text)
     assert reading.value == value
     assert (reading.finding.kind if reading.finding else None) == kind
+
+
+# MVN-6 `eps` texts and what read_model made of them (measured, docs/semantics.md §21);
+# None: refused ("Cannot parse ... to number"); the kind of finding irpool reports
+@pytest.mark.parametrize(
+    ("text", "value", "finding"),
+    [
+        ("9.9999997473787516e-06", 9.999999747378752e-06, None),  # as the serializer writes
+        ("1e-5", 9.999999747378752e-06, None),  # held as the op's f32
+        (" 1e-5", 9.999999747378752e-06, None),  # blanks skipped, as for Clamp's f64
+        ("+2", 2.0, None),
+        ("1e-5x", 9.999999747378752e-06, "reinterpreted"),
+        ("1,5", 1.0, "reinterpreted"),
+        ("0x10", 0.0, "reinterpreted"),  # no hex
+        (".5", 0.5, None),
+        ("5.", 5.0, None),
+        ("-1", -1.0, None),
+        ("1e-50", 0.0, None),  # f32 underflow
+        ("1e39", float("inf"), None),  # f32 overflow
+        ("inf", float("inf"), None),
+        ("x", None, "rejected"),
+        ("", None, "rejected"),
+        ("1e999", None, "rejected"),  # a double's overflow
+        ("٣", None, "rejected"),
+    ],
+)
+def test_float32_as_openvino_reads_it(text: str, value: float | None, finding: str | None) -> None:
+    reading = read_float32(text)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == finding
+
+
+def test_float32_nan() -> None:
+    reading = read_float32("nan")
+    assert reading.value is not None and reading.value != reading.value and not reading.finding

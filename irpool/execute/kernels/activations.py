@@ -1,4 +1,4 @@
-"""ReLU, Sigmoid, Swish, HSwish, HSigmoid and Floor on NumPy arrays, as OpenVINO 2026.4's CPU
+"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor and Gelu on NumPy arrays, as OpenVINO 2026.4's CPU
 plugin computes them (measured, docs/semantics.md "Elementwise ops").
 
 Every type is computed in f32: float inputs are rounded to f32 (f64 saturated to its range)
@@ -12,11 +12,13 @@ just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x 
 0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish use the
 CPU's vectorized exp, which NumPy's differs from by at most 7 ulp (Sigmoid) and 9 ulp (Swish)
 of the f32 result, measured; below x = -86.98997 (0xC2ADFADD) the CPU gives 0 (Swish -0),
-where NumPy still gives subnormals.
+where NumPy still gives subnormals. Gelu is the exact formula in f64 rounded to f32, within
+6 * 2**-24 * |x| of the CPU's (ERF; TANH 2 * 2**-24 * |x|), with the CPU's non-finite values.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -24,7 +26,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
+from irpool.ops.activations import (
+    Activation,
+    Floor1,
+    Gelu2,
+    HSigmoid5,
+    HSwish4,
+    Relu1,
+    Sigmoid1,
+    Swish4,
+)
 
 F32 = np.float32
 # The f32 the CPU multiplies by for HSigmoid: one ulp below the nearest f32 to 1/6.
@@ -90,6 +101,41 @@ def run_swish(
         return [from_f32(x * sigmoid(scaled), data.dtype)]
 
 
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+@kernel_for(Gelu2)
+def run_gelu(
+    op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """The formula in f64 on the f32 input, rounded to f32. The CPU's own polynomials are not
+    reproduced (measured bounds in docs/semantics.md §21), its non-finite results are: ERF
+    gives NaN for ±inf and inf from x > FLT_MAX / 2 on (it doubles x in f32); TANH gives NaN
+    for -inf."""
+    data = inputs[0]
+    x32 = to_f32(data)
+    x = x32.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if op.approximation == "TANH":
+            inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
+            gelu = 0.5 * x * (1 + np.tanh(inner))
+        else:
+            gelu = 0.5 * x * (1 + np.asarray(_erf(x / math.sqrt(2)), np.float64))
+            gelu = np.where(np.isinf(x), np.nan, np.where(x > F32_MAX / 2, np.inf, gelu))
+        return [from_f32(gelu.astype(F32), data.dtype)]
+
+
+def held_as_cpu(values: NDArray[Any]) -> NDArray[Any]:
+    """A copy op's output as the CPU holds its type (Select, Roll; measured): f64 saturated
+    to ±FLT_MAX and rounded to f32, 64-bit integers wrapped to int32, others as they are."""
+    if values.dtype == np.float64:
+        return from_f32(to_f32(values), values.dtype)
+    if values.dtype.kind in "iu" and values.dtype.itemsize == 8:
+        wrapped: NDArray[Any] = values.astype(np.int32).astype(values.dtype)
+        return wrapped
+    return values
+
+
 def to_f32(x: NDArray[Any]) -> NDArray[np.float32]:
     """An input as the CPU computes with it: integers wrapped to int32, then f32."""
     if x.dtype.kind in "iu":
@@ -107,6 +153,9 @@ def from_f32(
     range give INT32_MIN, then wrapped to 16-, 32- and 64-bit types and saturated to 8-bit
     ones (so an i8 division by zero gives -128). f64 holds the f32 value, ±inf saturated to
     ±FLT_MAX."""
+    if dtype == np.bool_:  # true where the value rounds to nonzero (SoftMax, measured)
+        nonzero: NDArray[np.bool_] = np.rint(values) != 0
+        return nonzero
     if dtype == np.float64:
         return np.clip(values, -F32_MAX, F32_MAX).astype(dtype)
     if dtype.kind == "f":

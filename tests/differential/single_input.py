@@ -1,0 +1,150 @@
+"""What the differentials of one-input ops with a measured bound share (Gelu, SoftMax, MVN):
+each configuration renders as Parameter `in<n>` (ids from its base), the op and Result
+`out<n>`; `read_model` gives the shape verdict; runs go in batches compiled once on the CPU
+plugin and each output is judged by the op's own `agrees`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from numpy.typing import NDArray
+
+import irpool
+from irpool.rules import RULES
+from tests.differential.test_activations import (
+    CPU_CONFIG,
+    MAX_REPORTED,
+    declared,
+    port,
+    shape_problems,
+)
+
+
+class SingleInput(Protocol):
+    index: int
+    element_type: str
+    shape: str
+
+    def describe(self) -> str: ...
+
+
+Write = Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path]
+
+
+def render_op(
+    config: SingleInput,
+    output: tuple[str, list[str] | None],
+    base: int,
+    op: tuple[str, str, str],
+) -> tuple[str, str, bytes]:
+    """Parameter `in<n>` (id `base`), the op (`base + 2`; `op` is its type, version and
+    <data> element) and Result `out<n>` (`base + 3`), and their edges."""
+    op_type, version, data = op
+    n, op_id = config.index, base + 2
+    dims = declared(config.shape)
+    out_type, out_dims = output
+    layers = (
+        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
+        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
+        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
+        f'<layer id="{op_id}" name="op{n}" type="{op_type}" version="{version}">{data}'
+        f"<input>{port(0, config.element_type, dims)}</input>"
+        f"<output>{port(1, out_type, out_dims, f'out{n}')}</output></layer>"
+        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
+        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    )
+    edges = (
+        f'<edge from-layer="{base}" from-port="0" to-layer="{op_id}" to-port="0"/>'
+        f'<edge from-layer="{op_id}" from-port="1" to-layer="{base + 3}" to-port="0"/>'
+    )
+    return layers, edges, b""
+
+
+@dataclass
+class Outcome:
+    config: Any
+    accepted: bool  # by read_model (and, where the test asks, by the CPU's compile)
+    problems: list[str]
+    clean: bool = True  # irpool reports no error (a strictness one stops a run)
+
+
+def read_model_verdict(
+    core: Any, directory: Path, config: SingleInput, write: Write
+) -> tuple[Path, Any, Outcome]:
+    """The configuration alone in a file, OpenVINO's model of it (None: refused) and how
+    irpool's findings disagree with it."""
+    naive = (config.element_type, declared(config.shape))
+    path = write(directory, f"shape{config.index}", [(config, naive)])
+    try:
+        model = core.read_model(path)
+    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
+        model = None
+    return path, model, Outcome(config, model is not None, shape_problems(path, model))
+
+
+def compile_verdict(
+    core: Any, directory: Path, config: SingleInput, write: Write, runnable_types: set[str]
+) -> Outcome:
+    """read_model's verdict, and the CPU's compile where read_model accepts a static model
+    of a runnable type: if compiling fails, irpool must report IR214 (compile-crash) and no
+    other error but strictness ones; `clean`: irpool reports no error at all."""
+    path, model, outcome = read_model_verdict(core, directory, config, write)
+    errors = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
+    outcome.clean = not errors
+    static = all(d.isdigit() or d == "" for d in config.shape.split(","))
+    if model is None or not static or config.element_type not in runnable_types:
+        return outcome
+    try:
+        core.compile_model(model, "CPU", CPU_CONFIG)
+    except RuntimeError:
+        problems = [p for p in outcome.problems if not (p.startswith("rejects") and "IR214" in p)]
+        if "IR214" not in errors or any(not RULES[c].is_strictness for c in errors - {"IR214"}):
+            problems.append(f"compile fails, irpool reports {errors}")
+        return Outcome(config, False, problems, clean=False)
+    return outcome
+
+
+def disagreements(outcomes: Sequence[Outcome]) -> str:
+    """The configurations whose shape verdicts differ, as an assertion message ("" if none)."""
+    failing = [o for o in outcomes if o.problems]
+    shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
+    return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
+
+
+def run_differences(
+    core: Any,
+    directory: Path,
+    runnable: Sequence[Any],
+    write: Write,
+    make_input: Callable[[Any], NDArray[Any]],
+    agrees: Callable[[Any, NDArray[Any], NDArray[Any], NDArray[Any]], bool],
+    batch_size: int,
+) -> str:
+    """Runs irpool and the CPU plugin on batches of `runnable`; the outputs `agrees` refuses,
+    as an assertion message ("" if none)."""
+    import numpy as np
+
+    failing: list[str] = []
+    for start in range(0, len(runnable), batch_size):
+        batch = runnable[start : start + batch_size]
+        outputs = [(c, (c.element_type, declared(c.shape))) for c in batch]
+        path = write(directory, f"run{start}", outputs)
+        inputs = {f"in{c.index}": make_input(c) for c in batch}
+        ours = irpool.load(path).run(dict(inputs))
+        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+        results = compiled.create_infer_request().infer(inputs)
+        theirs = {port.get_any_name(): value for port, value in results.items()}
+        for config in batch:
+            name, x = f"out{config.index}", inputs[f"in{config.index}"]
+            with np.errstate(all="ignore"):  # inf and NaN are values here
+                good = agrees(config, ours[name], theirs[name], x)
+            if not good:
+                failing.append(
+                    f"{config.describe()}: irpool {ours[name].ravel()[:5]}, "
+                    f"CPU {theirs[name].ravel()[:5]} for {x.ravel()[:5]}"
+                )
+    shown = "\n".join(failing[:MAX_REPORTED])
+    return f"{len(failing)} of {len(runnable)} runs differ:\n{shown}" if failing else ""

@@ -1,0 +1,208 @@
+"""Live differential test: Roll-7 against OpenVINO.
+
+Configuration #n (rebuilt alone with `random_config(n)`) is a Roll of one input (float types
+mostly, integers and booleans too; dims static, dynamic or intervals) by `shift` and `axes`
+Consts: i64 or i32 (sometimes f32), scalars or 1-D (sometimes 2-D), of one size or not, axes
+in range mostly (negative, repeated, out of range), shifts from -999 to 999 (the CPU's sums of
+huge shifts are a gap, docs/semantics.md §21).
+
+Shapes (every configuration): OpenVINO's `read_model` is the oracle; where it accepts but the
+CPU plugin cannot compile (a scalar shift with several axes), irpool must report IR214. Run
+(accepted, compiled configurations with static shapes): batches on the CPU plugin (f32
+inference precision) on seeded inputs holding NaN, ±inf, ±0, huge values and each integer
+type's extremes; outputs must be equal bit for bit.
+
+IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from tests.differential.single_input import (
+    Outcome,
+    compile_verdict,
+    disagreements,
+    run_differences,
+)
+from tests.differential.test_activations import (
+    NUMPY,
+    PER_OP,
+    declared,
+    port,
+    random_dim,
+    random_input,
+)
+from tests.differential.test_activations import write as write_ir
+from tests.differential.test_arithmetic import same
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-roll-1"
+TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "boolean")
+BATCH_SIZE = 60
+
+
+@dataclass(frozen=True)
+class Config:
+    index: int
+    element_type: str
+    shape: str
+    shift: tuple[int, ...] | int  # an int: a scalar Const
+    axes: tuple[int, ...] | int
+    types: tuple[str, str]  # of shift and axes
+    nested: bool  # axes written 2-D
+
+    def describe(self) -> str:
+        return (
+            f"#{self.index} Roll shift {self.types[0]} {self.shift} axes {self.types[1]} "
+            f"{self.axes}{' (2-D)' if self.nested else ''} on {self.element_type}[{self.shape}]"
+        )
+
+    @property
+    def static(self) -> bool:
+        return all(d.isdigit() or d == "" for d in self.shape.split(","))
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    dims = [random_dim(rng) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
+    rank = max(len(dims), 1)
+    count = rng.choice((1, 1, 2, 3))
+
+    def a_shift() -> int:
+        # beyond +-1000 the CPU's sum of shifts is a gap (docs/semantics.md §21)
+        return rng.choice((rng.randint(-9, 9), rng.randint(-9, 9), rng.randint(-999, 999)))
+
+    axes: tuple[int, ...] | int = tuple(rng.randint(-rank, rank - 1) for _ in range(count))
+    if rng.random() < 0.05:
+        axes = (rank,)
+    shift: tuple[int, ...] | int = tuple(a_shift() for _ in range(count))
+    if rng.random() < 0.2:
+        shift = a_shift()
+        if rng.random() < 0.5:
+            axes = rng.randint(-rank, rank - 1)
+    if rng.random() < 0.05:
+        shift = shift[:-1] if isinstance(shift, tuple) and len(shift) > 1 else shift
+    types = (rng.choice(("i64", "i64", "i32", "f32")), rng.choice(("i64", "i64", "i32", "f32")))
+    if rng.random() < 0.8:
+        types = ("i64", "i64") if rng.random() < 0.7 else ("i32", "i32")
+    element = rng.choice(TYPES)
+    return Config(index, element, ",".join(dims), shift, axes, types, rng.random() < 0.03)
+
+
+def _const(
+    layer_id: int, name: str, values: Any, kind: str, nested: bool, offset: int
+) -> tuple[str, bytes, list[str]]:
+    array = np.array(values, np.int64).astype(NUMPY[kind])  # 2**40 wraps in an i32
+    if nested:
+        array = array.reshape(1, -1)
+    blob = array.astype(array.dtype.newbyteorder("<")).tobytes()
+    dims = [str(d) for d in array.shape]
+    return (
+        f'<layer id="{layer_id}" name="{name}" type="Const" version="opset1">'
+        f'<data element_type="{kind}" shape="{",".join(dims)}" offset="{offset}" '
+        f'size="{len(blob)}"/><output>{port(0, kind, dims)}</output></layer>',
+        blob,
+        dims,
+    )
+
+
+def render_layers(
+    config: Config, output: tuple[str, list[str] | None], base: int, offset: int
+) -> tuple[str, str, bytes]:
+    """Ids 2 * base + (Parameter 0, shift 1, Roll 2, Result 3, axes 4): `write` gives 4 per
+    configuration, Roll needs 5."""
+    n, first = config.index, 2 * base
+    dims = declared(config.shape)
+    shift, shift_blob, shift_dims = _const(
+        first + 1, f"shift{n}", config.shift, config.types[0], False, offset
+    )
+    axes, axes_blob, axes_dims = _const(
+        first + 4, f"axes{n}", config.axes, config.types[1], config.nested,
+        offset + len(shift_blob),
+    )  # fmt: skip
+    out_type, out_dims = output
+    layers = (
+        f'<layer id="{first}" name="in{n}" type="Parameter" version="opset1">'
+        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
+        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>{shift}{axes}"
+        f'<layer id="{first + 2}" name="op{n}" type="Roll" version="opset7"><input>'
+        f"{port(0, config.element_type, dims)}{port(1, config.types[0], shift_dims)}"
+        f"{port(2, config.types[1], axes_dims)}</input>"
+        f"<output>{port(3, out_type, out_dims, f'out{n}')}</output></layer>"
+        f'<layer id="{first + 3}" name="out{n}" type="Result" version="opset1">'
+        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    )
+    edges = "".join(
+        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
+        for a, b, c, d in (
+            (first, 0, first + 2, 0),
+            (first + 1, 0, first + 2, 1),
+            (first + 4, 0, first + 2, 2),
+            (first + 2, 3, first + 3, 0),
+        )
+    )
+    return layers, edges, shift_blob + axes_blob
+
+
+def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any]]]) -> Path:
+    return write_ir(directory, name, configs, render_layers)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    core = ov.Core()
+    directory = tmp_path_factory.mktemp("roll")
+    return [
+        compile_verdict(core, directory, random_config(i), write, {*NUMPY, "boolean"})
+        for i in range(PER_OP)
+    ]
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        counts["accepted" if outcome.accepted else "rejected"] += 1
+        counts["runs"] += outcome.accepted and outcome.config.static
+        counts["scalar shift"] += outcome.accepted and isinstance(outcome.config.shift, int)
+    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
+    minimum |= {"scalar shift": PER_OP // 30}
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    message = disagreements(outcomes)
+    assert not message, message
+
+
+def roll_input(config: Config) -> NDArray[Any]:
+    shape = tuple(int(d) for d in config.shape.split(",") if d)
+    if config.element_type == "boolean":
+        return np.random.default_rng(config.index).random(shape) < 0.5
+    return random_input(config.index, config.element_type, shape)
+
+
+def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
+    return same(ours, theirs)
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    core = ov.Core()
+    runnable = [
+        o.config
+        for o in outcomes
+        if o.accepted and o.config.static and o.config.element_type in {*NUMPY, "boolean"}
+    ]
+    message = run_differences(core, tmp_path, runnable, write, roll_input, agrees, BATCH_SIZE)
+    assert not message, message
