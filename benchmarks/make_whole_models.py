@@ -3,7 +3,7 @@ mobilenet_v2 with random weights (seeded), converted by `openvino.convert_model`
 input [1, 3, 224, 224] and saved with `compress_to_fp16=False` (f32 weights), into
 build/benchmark-models/<model>-static-fp32/model.xml (not committed; about 60 MB). A third,
 `mobilenet_v2_relu`, is mobilenet_v2 with its ReLU6 (Clamp in the IR) as ReLU: the same
-convolutions, runnable where irpool has no Clamp yet.
+convolutions; against it the real model shows what its Clamps cost.
 
 torchvision needs its own torch, so this runs in the corpus venv of docs/corpus.md:
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import irpool
-from irpool.compare.comparison import compare_model, model_parts
+from irpool.compare.tensor_table import compare_model, model_parts
 from irpool.compare.openvino_runs import import_openvino
 
 ROOT = Path(__file__).resolve().parents[1]

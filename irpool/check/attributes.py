@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from irpool.check.locators import AtData, AtDataName
 from irpool.ops.base import Attr, AttrType, Op
+from irpool.parse.floats import read_float, read_float32
 from irpool.parse.values import (
     Finding,
     Reading,
@@ -20,8 +21,6 @@ from irpool.parse.values import (
     read_bool,
     read_element_type,
     read_enum,
-    read_float,
-    read_float32,
     read_int,
     read_partial_shape,
     read_uint_list,

@@ -71,7 +71,7 @@ def command(
             f"needs OpenVINO, which cannot be imported ({error}): pip install 'irpool[compare]'",
             EXIT_USAGE,
         )
-    from irpool.compare.comparison import compare_model, model_parts
+    from irpool.compare.tensor_table import compare_model, model_parts
     from irpool.report.per_layer import render_json, render_table
 
     model = load_or_exit(model_path, weights)

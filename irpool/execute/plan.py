@@ -58,6 +58,9 @@ class Step:
     kept: tuple[int, ...]  # the outputs something reads (a kernel may skip the others)
     rounded: tuple[int, ...]  # kept outputs of a type held wider, rounded to it (bf16)
     frees: tuple[Ref, ...]  # intermediates this step reads last
+    # The outputs with the first marked `overwrites_input`, when the first input is an
+    # intermediate this step reads last (the run checks that nothing else refers to it).
+    overwriting: tuple[OutputSpec, ...] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +107,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     constants, computed = fold_constants(candidates)
     returned = [output.ref for output in outputs]
     computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
-    steps = _steps(computed, constants, outputs)
+    steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
@@ -171,10 +174,14 @@ def _refs(step: Step) -> list[Ref]:
 
 
 def _steps(
-    computed: list[Candidate], constants: dict[Ref, NDArray[Any]], outputs: list[ModelOutput]
+    computed: list[Candidate],
+    constants: dict[Ref, NDArray[Any]],
+    outputs: list[ModelOutput],
+    inputs: set[Ref],
 ) -> list[Step]:
     """Each step with the outputs to keep (those something reads) and the intermediates to
-    free after it: those it reads last, never a constant or a tensor a Result returns."""
+    free after it: those it reads last, never a constant or a tensor a Result returns; its
+    first input may be overwritten if freed then and not the caller's (an `inputs` one)."""
     never_freed = set(constants) | {output.ref for output in outputs}
     last_reader = {ref: index for index, c in enumerate(computed) for ref in c.inputs}
     frees: list[list[Ref]] = [[] for _ in computed]
@@ -187,6 +194,10 @@ def _steps(
         specs = candidate.outputs
         kept = tuple(i for i, spec in enumerate(specs) if spec.used)
         rounded = tuple(i for i in kept if specs[i].type.rounds_when_held)
+        first = candidate.inputs[:1]
+        overwriting = None
+        if specs and first and first[0] in frees[index] and first[0] not in inputs:
+            overwriting = (replace(specs[0], overwrites_input=True), *specs[1:])
         steps.append(
             Step(
                 candidate.layer,
@@ -197,6 +208,7 @@ def _steps(
                 kept,
                 rounded,
                 tuple(frees[index]),
+                overwriting,
             )
         )
     return steps

@@ -30,6 +30,10 @@ class OutputSpec:
     type: ElementType  # inferred
     # Whether a layer or a Result reads it; a kernel may return None for an unused output.
     used: bool
+    # Whether the kernel may compute it into its first input's array, which the run reads
+    # no more and nothing else refers to (irpool/execute/run.py); never for a fold or a
+    # run that keeps its tensors.
+    overwrites_input: bool = False
 
     @classmethod
     def of(cls, type_name: str, used: bool = True) -> OutputSpec:

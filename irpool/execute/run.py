@@ -3,16 +3,18 @@ dynamic, check that the run fits in memory, and compute each step in order."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import InputError
-from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput
+from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
 from irpool.shape import Shape
 
@@ -36,20 +38,57 @@ def execute(
     if peak * memory.CHECK_SHARE > memory.physical_memory():
         memory.replay(plan.steps, shapes, plan.types, memory.available_memory(), keep)
     for step in plan.steps:
+        arrays = [tensors[ref] for ref in step.inputs]
+        specs = step.outputs
+        if step.overwriting is not None and not keep and _unshared(arrays[0]):
+            specs = step.overwriting
         try:
-            produced = step.kernel(step.op, [tensors[ref] for ref in step.inputs], step.outputs)
+            _store(step, step.kernel(step.op, arrays, specs), tensors)
         except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
-        for index in step.kept:
-            array = produced[index]
-            assert array is not None  # a kernel may skip only the outputs nothing reads
-            if index in step.rounded:
-                array = step.outputs[index].held(array)
-            tensors[(step.layer.id, index)] = array
+        del arrays  # `tensors` alone holds them now: a later step may overwrite one
         for ref in () if keep else step.frees:
             del tensors[ref]
     outputs = {output.name: tensors[output.ref] for output in plan.outputs}
     return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
+
+
+def _store(step: Step, produced: list[NDArray[Any] | None], tensors: dict[Ref, Any]) -> None:
+    """A step's kept outputs into the run's tensors (in a function of its own, so that no
+    variable of the run's loop still refers to them)."""
+    for index in step.kept:
+        array = produced[index]
+        assert array is not None  # a kernel may skip only the outputs nothing reads
+        if index in step.rounded:
+            array = step.outputs[index].held(array)
+        tensors[(step.layer.id, index)] = array
+
+
+def _unshared(array: NDArray[Any]) -> bool:
+    """Whether a step may overwrite its input: an array of its own (no view of another) that
+    nothing but the run's tensors and the step's input list refers to (no view of it, not
+    the caller's, not returned)."""
+    return array.base is None and array.flags.writeable and _references(array) <= HELD_BY_RUN
+
+
+def _references(array: NDArray[Any]) -> int:
+    return sys.getrefcount(array)
+
+
+def _held_by_run() -> int:
+    """What `_references` counts, called as `_unshared` calls it, for an array a dict and a
+    list hold and nothing else (what the count itself adds differs between Python versions)."""
+    array = np.empty(1)
+    holders = ({0: array}, [array])
+    del array
+    return _as_unshared_counts(holders[1][0])
+
+
+def _as_unshared_counts(array: NDArray[Any]) -> int:
+    return _references(array)  # one frame between, as in `_unshared`
+
+
+HELD_BY_RUN = _held_by_run()
 
 
 def _reinfer(

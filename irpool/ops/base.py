@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from irpool.element_types import ElementType
 from irpool.graph.weights import WeightsProblem
-from irpool.parse.values import float_text
+from irpool.parse.floats import float_text
 from irpool.rules import SHAPE_INFERENCE_FAILED, Code
 from irpool.shape import Shape
 

@@ -20,7 +20,7 @@ from irpool.ops.activations import Activation
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
-from irpool.parse.values import float_text
+from irpool.parse.floats import float_text
 from irpool.rules import ATTRIBUTE_OUT_OF_RANGE
 
 if TYPE_CHECKING:

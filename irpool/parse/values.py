@@ -12,7 +12,6 @@ different value) or `noncanonical` (accepted as written, but spelled unlike Open
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Generic, Literal, TypeVar
@@ -45,7 +44,7 @@ class Reading(Generic[T]):
     finding: Finding | None = None
 
 
-def _rejected(message: str) -> Reading[T]:
+def rejected(message: str) -> Reading[T]:
     return Reading(None, Finding("rejected", message))
 
 
@@ -136,10 +135,10 @@ def read_int(text: str) -> Reading[int]:
     from the leading digits, anything after them ignored ("1.5" is 1)."""
     match = _LIST_ITEM.match(text)
     if match is None:
-        return _rejected(f"cannot parse {show(text)} as an integer" + ascii_digits_hint(text))
+        return rejected(f"cannot parse {show(text)} as an integer" + ascii_digits_hint(text))
     number, rest = _integer(match.group(1)), match.group(2)
     if not INT64_MIN <= number <= INT64_MAX:
-        return _rejected(f"{show(text)} does not fit in a signed 64-bit integer")
+        return rejected(f"{show(text)} does not fit in a signed 64-bit integer")
     if rest.strip():
         if _same_number(text, number):
             return Reading(number, Finding("noncanonical", f'{show(text)} is written "{number}"'))
@@ -167,14 +166,14 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
         match = _LIST_ITEM.match(item)
         if match is None:
             if item.strip() == "":
-                return _rejected(f"{show(text)} has an empty item; OpenVINO cannot parse it")
-            return _rejected(
+                return rejected(f"{show(text)} has an empty item; OpenVINO cannot parse it")
+            return rejected(
                 f"cannot parse {show(item.strip())} in {show(text)} as an unsigned integer"
                 + ascii_digits_hint(item)
             )
         number, rest = _integer(match.group(1)), match.group(2)
         if not INT64_MIN <= number <= INT64_MAX:
-            return _rejected(
+            return rejected(
                 f"{show(match.group(1))} in {show(text)} does not fit in a signed 64-bit "
                 "integer, which OpenVINO reads first"
             )
@@ -197,65 +196,6 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
     if spellings:
         return Reading(parsed, Finding("noncanonical", "; ".join(spellings)))
     return Reading(parsed)
-
-
-# A real number as libstdc++'s `istream >> double` reads it, which OpenVINO uses for f64
-# attributes (Clamp's min and max): blanks skipped, then the longest prefix of this form;
-# the rest of the text is ignored. An exponent without digits is refused ("1e", "1ex").
-_FLOAT_PREFIX = re.compile(
-    r"[ \t\n\r\f\v]*([+-]?(?:\d+\.?\d*|\.\d+))(?:([eE][+-]?)(\d*))?", re.ASCII
-)
-# The only non-finite spellings OpenVINO accepts, each the whole text but for blanks.
-_NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
-
-
-def float_text(value: float) -> str:
-    """`value` written as briefly as it reads back exactly ("6", "0.1", "1e+30", "-inf")."""
-    if value.is_integer() and abs(value) < 1e16:
-        return "-0" if str(value) == "-0.0" else str(int(value))
-    return repr(value)
-
-
-def read_float(text: str) -> Reading[float]:
-    """A 64-bit float (Clamp's `min`, `max`), read as OpenVINO 2026.4 reads it (measured,
-    docs/semantics.md "Clamp-1 and MatMul-1"): a decimal number after blanks, anything after
-    it ignored ("0x1" is 0, "6x" is 6), a value beyond the f64 range refused ("1e400"),
-    one below it read as 0; besides, exactly `inf`, `-inf` or `nan` between blanks."""
-    body = text.strip(ASCII_BLANKS)
-    if body in _NON_FINITE:
-        return Reading(_NON_FINITE[body])
-    match = _FLOAT_PREFIX.match(text)
-    if match is None or (match.group(2) is not None and not match.group(3)):
-        return _rejected(f"cannot parse {show(text)} as a number" + ascii_digits_hint(text))
-    value = float(match.group(0))  # Python rounds as glibc's strtod: to nearest
-    if value in (float("inf"), float("-inf")):
-        return _rejected(
-            f"{show(text)} is beyond the range of a 64-bit float; OpenVINO cannot parse it"
-        )
-    rest = text[match.end() :]
-    if rest.strip(ASCII_BLANKS):
-        written = float_text(value)
-        return Reading(
-            value, Finding("reinterpreted", f"{show(text)} is read as {written}", written)
-        )
-    return Reading(value)
-
-
-_F32_MAX = 3.4028234663852886e38  # beyond it a double held as f32 is infinite
-
-
-def read_float32(text: str) -> Reading[float]:
-    """A float attribute an op holds in 32 bits (MVN's `eps`): read as `read_float` reads
-    it, then rounded to f32 as the op stores it (measured: "1e-50" is 0, "1e-5" is
-    9.999999747378752e-06, "1e39" is inf)."""
-    reading = read_float(text)
-    if reading.value is None:
-        return reading
-    value = reading.value
-    if abs(value) > _F32_MAX and abs(value) != float("inf"):
-        return Reading(float("inf") if value > 0 else float("-inf"), reading.finding)
-    held: float = struct.unpack("<f", struct.pack("<f", value))[0]
-    return Reading(held, reading.finding)
 
 
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
@@ -283,7 +223,7 @@ def read_enum(text: str, choices: tuple[str, ...]) -> Reading[str]:
                 return Reading(choice, Finding("noncanonical", f'"{text}" is written "{choice}"'))
             return Reading(choice)
     allowed = ", ".join(choices)
-    return _rejected(f"{show(text)} is not one of {allowed}")
+    return rejected(f"{show(text)} is not one of {allowed}")
 
 
 _ELEMENT_ALIASES = {"undefined": DYNAMIC}
@@ -298,7 +238,7 @@ def read_element_type(text: str) -> Reading[str]:
     if canonical in ELEMENT_TYPES:
         return Reading(canonical, Finding("noncanonical", f'"{text}" is written "{canonical}"'))
     hint = _precision_hint(text)
-    return _rejected(f"{show(text)} is not an element type{hint}")
+    return rejected(f"{show(text)} is not an element type{hint}")
 
 
 def read_precision(text: str) -> Reading[str]:
@@ -306,7 +246,7 @@ def read_precision(text: str) -> Reading[str]:
     known = _PRECISION_READINGS.get(text)
     if known is not None:
         return known
-    return _rejected(
+    return rejected(
         f"{show(text)} is not a precision (FP32, FP16, I64, ..., or f32, f16, i64, ...)"
     )
 
@@ -341,15 +281,15 @@ def read_dim(text: str) -> Reading[int]:
         return Reading(int(text))  # the common case, canonical, without a regex
     match = _DIM.match(text)
     if match is None:
-        return _rejected(
+        return rejected(
             f"{show(text)} is not an integer; a <dim> is a number, or -1 for dynamic"
             + ascii_digits_hint(text)
         )
     value = _integer(match.group(2))
     if value < -1:
-        return _rejected(f"{show(match.group(2))} is below -1")
+        return rejected(f"{show(match.group(2))} is below -1")
     if value > INT64_MAX:
-        return _rejected(f"{show(match.group(2))} does not fit in 64 bits")
+        return rejected(f"{show(match.group(2))} does not fit in 64 bits")
     rest = match.group(3)
     if rest.strip() and not _same_number(text, value):
         return Reading(value, Finding("reinterpreted", f"{show(text.strip())} is read as {value}"))
@@ -379,7 +319,7 @@ def read_partial_shape(text: str) -> Reading[Shape]:
             continue
         match = _SHAPE_DIM.match(item)
         if item == "" or match is None or (match.group(1) is None and match.group(3) is None):
-            return _rejected(
+            return rejected(
                 f"{show(text)} is not a shape: cannot read {show(item)} as a dimension"
                 + ascii_digits_hint(item)
             )

@@ -1,13 +1,13 @@
 """`irpool compare` rendered: a table for people, JSON for programs
-(schemas/compare.schema.json). Only renders a Comparison (irpool/compare/comparison.py)."""
+(schemas/compare.schema.json). Only renders a Comparison (irpool/compare/tensor_table.py)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from irpool.compare.comparison import LAYER_PAIRS, OUTPUT_PAIRS, Comparison, Row
 from irpool.compare.differences import Difference
+from irpool.compare.tensor_table import LAYER_PAIRS, OUTPUT_PAIRS, Comparison, Row
 
 CELL = 20  # "1.23e-02 4.56e-04 *" and a space
 

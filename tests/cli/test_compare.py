@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
-from irpool.compare import comparison
+from irpool.compare import tensor_table
 from irpool.compare.openvino_runs import OpenVINOError, OpenVINORun
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def test_a_tensor_openvino_does_not_return_is_reported_not_compared(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("openvino")
-    real = comparison.run_openvino
+    real = tensor_table.run_openvino
 
     def without_the_first_probe(*args: Any) -> OpenVINORun:
         run = real(*args)
@@ -131,7 +131,7 @@ def test_a_tensor_openvino_does_not_return_is_reported_not_compared(
         kept = {ref: array for ref, array in run.tensors.items() if ref != first}
         return OpenVINORun(run.precision, kept, run.outputs)
 
-    monkeypatch.setattr(comparison, "run_openvino", without_the_first_probe)
+    monkeypatch.setattr(tensor_table, "run_openvino", without_the_first_probe)
     x = _save(tmp_path, _random(CHAIN))
     document = _json(runner, CHAIN, "-i", x)
     first = document["tensors"][0]
@@ -149,7 +149,7 @@ def test_a_model_or_inputs_openvino_refuses_are_exit_1(
     def refuse(*args: Any) -> OpenVINORun:
         raise OpenVINOError("Cannot create Foo layer")
 
-    monkeypatch.setattr(comparison, "run_openvino", refuse)
+    monkeypatch.setattr(tensor_table, "run_openvino", refuse)
     code, output = _compare(runner, CHAIN, "-i", _save(tmp_path, _random(CHAIN)))
     assert code == 1
     assert "irpool compare: OpenVINO refuses the model or inputs: Cannot create Foo layer" in output

@@ -21,7 +21,7 @@ from irpool.cli import cli
 from irpool.element_types import element_type
 from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.clamp import Clamp1
-from irpool.parse.values import float_text, read_float
+from irpool.parse.floats import float_text, read_float
 from irpool.rules import (
     ATTRIBUTE_OUT_OF_RANGE,
     INVALID_ATTRIBUTE_VALUE,

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from irpool.parse.floats import read_float32
 from irpool.parse.values import (
     read_bool,
     read_dim,
     read_element_type,
     read_enum,
-    read_float32,
     read_int,
     read_partial_shape,
     read_precision,

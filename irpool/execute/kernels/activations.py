@@ -49,10 +49,10 @@ F32_MAX = float(np.finfo(F32).max)
 Formula = Callable[[NDArray[np.float32]], NDArray[np.float32]]
 
 
-def relu(x: NDArray[np.float32]) -> NDArray[np.float32]:
+def relu(x: NDArray[np.float32], out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
     # fmax gives 0 for NaN, as the CPU; adding +0 makes -0 +0 whatever fmax returns for -0
     # and +0. One pass and one in place: a tenth of np.where's time on 4.8 MB (measured).
-    result = np.fmax(x, F32(0), out=np.empty_like(x))
+    result = np.fmax(x, F32(0), out=np.empty_like(x) if out is None else out)
     np.add(result, F32(0), out=result)
     return result
 
@@ -87,7 +87,10 @@ def run_activation(
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
     with np.errstate(all="ignore"):  # inf and NaN are values here, as on CPU
-        return [from_f32(FORMULAS[type(op)](to_f32(data)), data.dtype)]
+        x = to_f32(data)
+        if isinstance(op, Relu1):
+            return [from_f32(relu(x, out_buffer(x, data, outputs[0])), data.dtype)]
+        return [from_f32(FORMULAS[type(op)](x), data.dtype)]
 
 
 @kernel_for(Swish4)
@@ -134,6 +137,15 @@ def held_as_cpu(values: NDArray[Any]) -> NDArray[Any]:
         wrapped: NDArray[Any] = values.astype(np.int32).astype(values.dtype)
         return wrapped
     return values
+
+
+def out_buffer(
+    x: NDArray[np.float32], data: NDArray[Any], output: OutputSpec
+) -> NDArray[np.float32]:
+    """Where an element-wise f32 result of `x` goes: into the input itself when the run lets
+    the kernel overwrite it and `x` is that input (no conversion made a copy), saving an
+    allocation and a pass over fresh memory; else a new array."""
+    return x if output.overwrites_input and x is data else np.empty_like(x)
 
 
 def to_f32(x: NDArray[Any]) -> NDArray[np.float32]:

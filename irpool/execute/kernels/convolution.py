@@ -183,17 +183,23 @@ def _padded(x: NDArray[np.float32], geometry: Geometry, scratch: Scratch) -> NDA
         *(size + begin + end for size, (begin, end) in zip(spatial, pads, strict=True)),
     )
     padded = scratch.array(Slot.ZERO_PADDED, shape, FLOAT)
+    _zero_borders(padded, pads, 2)
     inner = tuple(
         slice(begin, begin + size) for size, (begin, _) in zip(spatial, pads, strict=True)
     )
-    for axis, (begin, end) in enumerate(pads):
-        lead = (slice(None),) * (axis + 2)
+    padded[(slice(None), slice(None), *inner)] = x
+    return padded
+
+
+def _zero_borders(padded: NDArray[np.float32], pads: Sequence[tuple[int, int]], first: int) -> None:
+    """Zeros in the (begin, end) borders of each axis from `first` on, and nowhere else: the
+    inside is written next (a scratch buffer holds an earlier layer's values)."""
+    for axis, (begin, end) in enumerate(pads, first):
+        lead = (slice(None),) * axis
         if begin:
             padded[(*lead, slice(0, begin))] = 0
         if end:
-            padded[(*lead, slice(shape[axis + 2] - end, None))] = 0
-    padded[(slice(None), slice(None), *inner)] = x
-    return padded
+            padded[(*lead, slice(padded.shape[axis] - end, None))] = 0
 
 
 def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
@@ -311,7 +317,7 @@ class PhaseLayout:
         count = planes.shape[0]
         whole = tuple(s * q for s, q in zip(self.strides, self.phase_sizes, strict=True))
         padded = scratch.array(Slot.ZERO_PADDED, (count, *whole), FLOAT)
-        padded.fill(0)
+        _zero_borders(padded, self.pads, 1)
         inner = tuple(
             slice(b, b + n) for (b, _), n in zip(self.pads, planes.shape[1:], strict=True)
         )
