@@ -15,7 +15,6 @@ To record the old code, put its checkout first on the path:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -58,19 +57,7 @@ def compare(before: Path, after: Path) -> int:
     return 1 if differing else 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("record").add_argument("out", type=Path)
-    compared = commands.add_parser("compare")
-    compared.add_argument("before", type=Path)
-    compared.add_argument("after", type=Path)
-    args = parser.parse_args()
-    if args.command == "record":
-        record(args.out)
-    else:
-        sys.exit(compare(args.before, args.after))
-
-
 if __name__ == "__main__":
-    main()
+    from equivalence import record_or_compare  # beside this file
+
+    sys.exit(record_or_compare(__doc__, record, compare))
