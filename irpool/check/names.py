@@ -84,9 +84,7 @@ def _may_repeat(graph: Graph, results: list[_Declaration]) -> bool:
     value as serialized (unescaped only where it holds an escape) and the Results' names.
     The serializer writes a Result's output_names on the port that feeds it too."""
     written = Counter(
-        name
-        for value in graph.names_written
-        for name in read_tensor_names(_unescaped(value))
+        name for value in graph.names_written for name in read_tensor_names(_unescaped(value))
     )
     if any(count > 1 for count in written.values()):
         return True

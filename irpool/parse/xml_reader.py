@@ -219,16 +219,15 @@ _OPENVINO_LATIN1 = ("iso-8859-1", "latin1")
 # before a DOCTYPE. Atomic groups: no backtracking, so the scan is linear however it ends.
 _PROLOG_DOCTYPE = re.compile(rb"(?>\s|<\?.*?\?>|<!--.*?-->)*+<!DOCTYPE", re.S)
 _LONG_RUN = re.compile(rb"<[^<]{%d}" % MAX_RUN_BYTES)
-# Any MAX_RUN_BYTES bytes in a row cover a whole aligned block of half that size, so a file
-# whose every such block holds a "<" (memchr speed) holds no long run: the regular
-# expression, 5 ms on a 4.7 MB file, then need not run.
-_RUN_BLOCK = MAX_RUN_BYTES // 2
 
 
 def _may_hold_long_run(data: bytes) -> bool:
-    """False only when `_LONG_RUN` cannot match `data`."""
-    last = len(data) - _RUN_BLOCK
-    return any(data.find(b"<", at, at + _RUN_BLOCK) < 0 for at in range(0, last + 1, _RUN_BLOCK))
+    """False only when `_LONG_RUN` cannot match: any MAX_RUN_BYTES bytes in a row cover an
+    aligned block of half that size, and a "<" in each block (memchr speed) breaks every run.
+    Spares the expression's 5 ms on a 4.7 MB file."""
+    block = MAX_RUN_BYTES // 2
+    starts = range(0, len(data) - block + 1, block)
+    return any(data.find(b"<", at, at + block) < 0 for at in starts)
 
 
 def _check_bytes(data: bytes, sink: Collector) -> str:
