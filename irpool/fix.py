@@ -13,8 +13,6 @@ from __future__ import annotations
 import codecs
 import difflib
 import os
-import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -110,6 +108,8 @@ def verify(fixed: bytes, weights: Path, before: Sequence[Diagnostic], fixes: Seq
 
     `before` is every diagnostic of the original file, unfiltered by configuration.
     """
+    import tempfile  # here, as in write_atomically: `validate` without --fix never needs it
+
     with tempfile.TemporaryDirectory(prefix="irpool-fix-") as directory:
         candidate = Path(directory) / "model.xml"
         candidate.write_bytes(fixed)
@@ -126,6 +126,9 @@ def verify(fixed: bytes, weights: Path, before: Sequence[Diagnostic], fixes: Seq
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace the file's content in one rename, keeping its permissions (and any symlink)."""
+    import shutil  # with tempfile: bz2, lzma, random; 4-5 ms of every start otherwise
+    import tempfile
+
     target = path.resolve()
     descriptor, temporary = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".irpool"

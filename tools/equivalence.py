@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,8 +133,13 @@ def compare(before: Path, after: Path) -> int:
     return 1 if differences else 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def record_or_compare(
+    description: str | None,
+    record: Callable[[Path], None],
+    compare: Callable[[Path, Path], int],
+) -> int:
+    """The command line of a record-then-compare tool (this one, validate_equivalence.py)."""
+    parser = argparse.ArgumentParser(description=description)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("record").add_argument("out", type=Path)
     comparing = commands.add_parser("compare")
@@ -147,4 +153,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(record_or_compare(__doc__, record, compare))

@@ -54,6 +54,8 @@ _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 def read_tensor_names(text: str) -> tuple[str, ...]:
     """A port's `names`: split at commas not escaped as "\\,", which become commas. Empty
     names are dropped and blanks kept, as OpenVINO reads them (it does not strip)."""
+    if "," not in text:  # most values: one name (a model's every port is read)
+        return (text,) if text else ()
     return tuple(dict.fromkeys(n.replace("\\,", ",") for n in _UNESCAPED_COMMA.split(text) if n))
 
 

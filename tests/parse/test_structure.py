@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
+from irpool.parse.xml_reader import _LONG_RUN, MAX_RUN_BYTES, _may_hold_long_run
 from tests.ir import pool_model, write
 
 EDGE = '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />'
@@ -207,3 +208,16 @@ def test_an_empty_section_holding_a_comment_is_left_to_a_person(tmp_path: Path) 
     path = write(tmp_path, text)
     result = CliRunner().invoke(cli, ["validate", "--fix", str(path)])
     assert "IR119" in result.output and path.read_text() == text
+
+
+@pytest.mark.parametrize("length", [MAX_RUN_BYTES - 1, MAX_RUN_BYTES])
+@pytest.mark.parametrize("start", [1, 2, 8, (1 << 19) - 1, 1 << 19, (1 << 19) + 1, 3 << 19])
+def test_the_long_run_pre_check_never_hides_a_run(start: int, length: int) -> None:
+    """`_may_hold_long_run` only spares the regular expression: wherever a run of bytes
+    without "<" starts relative to the blocks it looks at, a run the expression finds is let
+    through to it."""
+    data = b"<" * start + b"x" * length + b"<" * 100
+    found = _LONG_RUN.search(data) is not None
+    assert found == (length == MAX_RUN_BYTES)
+    assert _may_hold_long_run(data) or not found
+    assert not _may_hold_long_run(b"<a/>" * 1_000_000)

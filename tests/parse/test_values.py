@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,6 +17,7 @@ from irpool.parse.values import (
     read_int,
     read_partial_shape,
     read_precision,
+    read_tensor_names,
     read_uint_list,
     read_unsigned,
 )
@@ -333,3 +336,12 @@ def test_float32_as_openvino_reads_it(text: str, value: float | None, finding: s
 def test_float32_nan() -> None:
     reading = read_float32("nan")
     assert reading.value is not None and reading.value != reading.value and not reading.finding
+
+
+@given(st.text(alphabet=",\\ ab\u00e9", max_size=12))
+def test_tensor_names_without_a_comma_read_as_with_the_full_split(text: str) -> None:
+    """read_tensor_names takes a short cut for a value without a comma; it must read every
+    value as the split at unescaped commas does."""
+    split = re.split(r"(?<!\\),", text)
+    expected = tuple(dict.fromkeys(name.replace("\\,", ",") for name in split if name))
+    assert read_tensor_names(text) == expected
