@@ -179,6 +179,9 @@ CASES = {
     "Roll-7": Case(
         "Roll", 7, "", (IMAGE, Input((1,), (1,)), Input((1,), (2,))), (((1, 2, 4, 4), "FP32"),)
     ),
+    "ReduceProd-1": Case(
+        "ReduceProd", 1, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
+    ),
     "Range-4": Case(
         "Range",
         4,
