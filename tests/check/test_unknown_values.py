@@ -182,6 +182,13 @@ CASES = {
     "ReduceProd-1": Case(
         "ReduceProd", 1, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
     ),
+    "ScatterNDUpdate-3": Case(
+        "ScatterNDUpdate",
+        4,
+        "",
+        (IMAGE, Input((1, 2), (0, 1)), Input((1, 4, 4))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
     "Range-4": Case(
         "Range",
         4,
