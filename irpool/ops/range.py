@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import DYNAMIC, STRING, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.convert_fold import F32_MAX
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 from irpool.shape import Dim, Shape
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 _NAMES = ("start", "stop", "step")
 # Output types read_model takes but the CPU plugin cannot compile, or run (measured).
@@ -92,6 +92,8 @@ class Range4(Op):
     def run_size(self, inputs: Sequence[NDArray[Any]]) -> int:
         """The size the CPU plugin's kernel gives values known at run time:
         ceil(|stop - start| / |step|), whatever the step's sign."""
+        import numpy as np  # only a run reads values: validating a model imports no NumPy
+
         if self.uses_f32(inputs):
             first, last, stride = (_as_f32(a) for a in inputs)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -113,6 +115,8 @@ class Range4(Op):
         start + i * step from the values as read: in doubles rounded once to f32 and f64
         (measured: 0 by f32 0.1 gives 0.7, not f32's 0.70000005), in f32 then rounded to f16
         for f16 (measured: -9 by 0.3 matches f32 arithmetic at every element, doubles not)."""
+        import numpy as np
+
         kind = element_type(self.output_type)
         dtype = kind.dtype
         if dtype is None:
@@ -158,6 +162,10 @@ def _check_limit(value: float, name: str) -> None:
 def _as_f32(value: NDArray[Any]) -> np.float32:
     """A run-time input as the CPU plugin takes it in: integers wrapped to int32, f64
     saturated to the f32 range."""
+    import numpy as np
+
+    from irpool.ops.convert_fold import F32_MAX  # NumPy: a run's, not validation's
+
     if value.dtype.kind in "iu":
         return np.float32(value.astype(np.int32))
     if value.dtype == np.float64:

@@ -15,8 +15,6 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import (
     Attr,
@@ -36,6 +34,7 @@ from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
+    import numpy as np
     from numpy.typing import NDArray
 
 
@@ -153,6 +152,8 @@ class ReduceProd1(Reduce):
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         """Known integer values fold (swin_t multiplies shape values): the product, where
         OpenVINO's int64 folding and the CPU's int32 kernel agree (it fits int32)."""
+        import numpy as np  # values are known: NumPy holds them already
+
         (out,) = super().infer(inputs, ctx)
         data, axes = inputs
         if (
