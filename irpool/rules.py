@@ -955,6 +955,8 @@ _RULES = (
             `index_element_type` the plugin cannot compute (i8, u8, boolean or a float type;
             the 16-, 32- and 64-bit integer types work), or without `dilations`. Write
             `index_element_type="i32"` or `"i64"` and explicit dilations (all 1 for none).
+            A Range whose `output_type` is `dynamic` (also when absent) or u1 fails alike:
+            write a numeric type.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="MaxPool" version="opset8">

@@ -1,4 +1,5 @@
-"""ReduceMean-1 and ReduceMax-1 (opset1-17): what OpenVINO's frontends write for global pooling.
+"""ReduceMean-1, ReduceMax-1 (opset1-17): what OpenVINO's frontends write for global pooling;
+ReduceProd-1 (swin_t multiplies shape values with it, so its known values fold).
 
 Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); attribute
 `keep_dims` (default false). Shape rules are OpenVINO 2026.4's reduce_shape_infer, checked
@@ -10,6 +11,7 @@ irpool.execute.kernels.reduce.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -25,12 +27,14 @@ from irpool.ops.base import (
 )
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import AxisRow, Explanation, dim_value
+from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
+    import numpy as np
     from numpy.typing import NDArray
 
 
@@ -41,7 +45,7 @@ class Reduce(Op):
     version = 1
     attributes = (Attr("keep_dims", AttrType.BOOL, default=False),)
     input_names = ("data", "axes")
-    reduction: ClassVar[str]  # "mean" or "max": what the op computes
+    reduction: ClassVar[str]  # "mean", "max" or "product": what the op computes
 
     @property
     def keep_dims(self) -> bool:
@@ -138,3 +142,34 @@ class ReduceMean1(Reduce):
 class ReduceMax1(Reduce):
     type_name = "ReduceMax"
     reduction = "max"
+
+
+@register
+class ReduceProd1(Reduce):
+    type_name = "ReduceProd"
+    reduction = "product"
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        """Known integer values fold (swin_t multiplies shape values): the product, where
+        OpenVINO's int64 folding and the CPU's int32 kernel agree (it fits int32)."""
+        import numpy as np  # values are known: NumPy holds them already
+
+        (out,) = super().infer(inputs, ctx)
+        data, axes = inputs
+        if (
+            data.value is None
+            or axes.value is None
+            or data.value.size > FOLDED_SIZE
+            or data.value.dtype.kind not in "iu"
+            or data.value.dtype.itemsize < 2
+        ):
+            return [out]
+        values: NDArray[np.int64] = data.value.astype(np.int64).reshape(data.value.shape or (1,))
+        chosen = self.normalized_axes(axes.value, data.value.ndim) if data.value.ndim else (0,)
+        with np.errstate(over="ignore"):
+            product = np.multiply.reduce(values, axis=chosen)  # out.shape keeps the dims
+        exact = [int(v) for v in values.ravel()]
+        if not all(-(2**31) <= v < 2**31 for v in exact) or math.prod(map(abs, exact)) >= 2**31:
+            return [out]
+        value = np.asarray(product, data.value.dtype).reshape(out.shape.values())
+        return [TensorInfo(out.type, out.shape, value)]

@@ -179,6 +179,23 @@ CASES = {
     "Roll-7": Case(
         "Roll", 7, "", (IMAGE, Input((1,), (1,)), Input((1,), (2,))), (((1, 2, 4, 4), "FP32"),)
     ),
+    "ReduceProd-1": Case(
+        "ReduceProd", 1, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
+    ),
+    "ScatterNDUpdate-3": Case(
+        "ScatterNDUpdate",
+        4,
+        "",
+        (IMAGE, Input((1, 2), (0, 1)), Input((1, 4, 4))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
+    "Range-4": Case(
+        "Range",
+        4,
+        'output_type="i64"',
+        (Input((), (1,)), Input((), (10,)), Input((), (3,))),
+        (((3,), "I64"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
@@ -251,8 +268,9 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
             layers.append(_layer(next_id, "Parameter", "opset1", data, "",
                                  _port(0, given.shape, precision)))  # fmt: skip
         else:
+            shape = ",".join(map(str, given.shape))  # "" for a scalar
             data = (
-                f'element_type="i64" shape="{len(given.values)}" offset="{len(weights)}" '
+                f'element_type="i64" shape="{shape}" offset="{len(weights)}" '
                 f'size="{8 * len(given.values)}"'
             )
             weights += struct.pack(f"<{len(given.values)}q", *given.values)

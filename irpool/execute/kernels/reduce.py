@@ -22,6 +22,9 @@ from irpool.execute.engine.direct import Direct
 from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, from_f32
 from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
+from irpool.execute.errors import ExecutionError
+from irpool.execute.kernels.activations import from_f32 as f32_stored
+from irpool.execute.kernels.activations import held_as_cpu, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 
@@ -46,6 +49,8 @@ def run_reduce(
     in_f32 = data.dtype.kind != "f" and integers_in_f32(data.ndim, normalized)
     if op.reduction == "mean":
         result = reduce_mean(data, normalized, keep_dims, in_f32)
+    elif op.reduction == "product":
+        result = reduce_product(data, normalized, keep_dims)
     else:
         bf16 = outputs[0].type.rounds_when_held
         start = float(BF16_LOWEST) if bf16 else None
@@ -113,6 +118,33 @@ def reduce_max(
         rows_hit = rows[hit]
         maxima[hit] = _lane_scan(rows_hit, run, lowest) if run else _scan(rows_hit, lowest)
     return _shaped(maxima, x.shape, axes, keep_dims)
+
+
+def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
+    """Product over `axes` (normalized, unique) as the CPU computes it (measured,
+    docs/semantics.md §22): integers exactly, wrapped to int32, then wrapped to the type (8
+    bits: refused, not understood); floats in f32 (f64 saturated to ±FLT_MAX, stored as
+    other f32 results), one element after another; no axes copies the data as the CPU holds
+    its type."""
+    if not axes:
+        return held_as_cpu(x.copy())
+    rows, _ = _rows(x, axes)
+    if x.dtype.kind in "iu" and x.dtype.itemsize == 1:
+        raise ExecutionError(
+            "a ReduceProd of 8-bit integers: irpool does not reproduce the CPU's values "
+            "(docs/semantics.md §22)"
+        )
+    if x.dtype.kind in "iu":  # exact modulo 2**32
+        with np.errstate(over="ignore"):
+            wrapped = np.multiply.reduce(rows.astype(np.int64), axis=1).astype(np.int32)
+        return _shaped(wrapped.astype(x.dtype), x.shape, axes, keep_dims)
+    columns = to_f32(rows).T
+    products = np.ones(rows.shape[0], np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for column in columns:
+            products *= column
+        stored = f32_stored(products, x.dtype)
+    return _shaped(stored, x.shape, axes, keep_dims)
 
 
 def _integer_max(rows: NDArray[Any], in_f32: bool = False) -> NDArray[Any]:

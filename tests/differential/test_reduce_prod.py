@@ -1,0 +1,83 @@
+"""Live differential test: ReduceProd-1 against OpenVINO (tests/differential/single_layer.py).
+
+Configuration #n (`random_config(n)`) multiplies data of rank 0 to 5 (static, dynamic or
+interval dims; values with NaN, ±inf, ±0, huge values and each integer type's extremes, no
+8-bit data; sometimes a Const that OpenVINO folds) over axes given as a Const (negative,
+repeated, empty, out of range; axes fed at run time crash the CPU plugin with a segmentation
+fault in some configurations, so none are), with `keep_dims` true, false or absent.
+IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.differential.single_layer import (
+    DATA_TYPES,
+    PER_OP,
+    Config,
+    Outcome,
+    Source,
+    assert_covers,
+    assert_runs_agree,
+    assert_shapes_agree,
+    data_type,
+    outcomes_of,
+    random_shape,
+)
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+SEED = "irpool-differential-reduce-prod-1"
+
+
+def random_config(index: int) -> Config:
+    rng = random.Random(f"{SEED}-{index}")
+    rank = rng.choice((0, 1, 2, 3, 3, 4, 4, 5))
+    dims = random_shape(rng, rank)
+    shape = ",".join(dims)
+    values = None
+    if all(d.isdigit() for d in dims) and rng.random() < 0.15:
+        size = int(np.prod([int(d) for d in dims], dtype=np.int64))
+        values = tuple(float(rng.randint(-4, 4)) for _ in range(size))
+    kind = rng.choice(DATA_TYPES)
+    if kind in ("u8", "i8") or (values is not None and kind == "u32"):
+        kind = "i32"  # 8-bit data, constant u32 data: documented gaps (docs/semantics.md §22)
+    data = Source(kind, shape, values)
+    count = rng.choice((0, 1, 1, 1, 2, 2, 3))
+    span = max(rank, 1)
+    lowest = -span - (rng.random() < 0.05)  # now and then out of range
+    axes = tuple(float(rng.randint(lowest, span - 1)) for _ in range(count))
+    axes_type = rng.choice(("i64", "i32"))
+    scalar = count == 1 and rng.random() < 0.3
+    axes_source = Source(axes_type, "" if scalar else str(count), axes)
+    keep = rng.choice(("true", "false", None))
+    attrs = () if keep is None else (("keep_dims", keep),)
+    return Config(index, "ReduceProd", "opset1", attrs, (data, axes_source))
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+    configs = [random_config(i) for i in range(PER_OP)]
+    return outcomes_of(tmp_path_factory.mktemp("reduce_prod"), configs, data_type)
+
+
+def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
+    counts: Counter[str] = Counter()
+    minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 50, "runs": PER_OP // 5}
+    assert_covers(outcomes, counts, minimum)
+
+
+def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
+    assert_shapes_agree(outcomes)
+
+
+def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
+    assert_runs_agree(outcomes, tmp_path)
