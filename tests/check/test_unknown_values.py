@@ -179,6 +179,13 @@ CASES = {
     "Roll-7": Case(
         "Roll", 7, "", (IMAGE, Input((1,), (1,)), Input((1,), (2,))), (((1, 2, 4, 4), "FP32"),)
     ),
+    "Slice-8": Case(
+        "Slice",
+        8,
+        "",
+        (IMAGE, Input((1,), (3,)), Input((1,), (0,)), Input((1,), (-2,)), Input((1,), (-1,))),
+        (((1, 2, 4, 2), "FP32"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
