@@ -186,6 +186,13 @@ CASES = {
         (IMAGE, Input((1,), (3,)), Input((1,), (0,)), Input((1,), (-2,)), Input((1,), (-1,))),
         (((1, 2, 4, 2), "FP32"),),
     ),
+    "Split-1": Case(
+        "Split",
+        1,
+        'num_splits="2"',
+        (IMAGE, Input((), (1,))),
+        (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
@@ -259,7 +266,8 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
                                  _port(0, given.shape, precision)))  # fmt: skip
         else:
             data = (
-                f'element_type="i64" shape="{len(given.values)}" offset="{len(weights)}" '
+                f'element_type="i64" shape="{len(given.values) if given.shape else ""}" '
+                f'offset="{len(weights)}" '
                 f'size="{8 * len(given.values)}"'
             )
             weights += struct.pack(f"<{len(given.values)}q", *given.values)
