@@ -82,11 +82,10 @@ class Split1(Op):
             )
         return Dim(dim.low // count, None if dim.high is None else dim.high // count)
 
-    def pieces(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, int]:
-        """The axis and the number of pieces for concrete inputs (what the kernel uses)."""
+    def pieces(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, list[int]]:
+        """The axis and each piece's length for concrete inputs (what the kernel uses)."""
         axis = axis_in_range(int(rest[0].ravel()[0]), len(shape))
-        self.piece(Dim.static(shape[axis]))
-        return axis, self.attrs["num_splits"]
+        return axis, [self.piece(Dim.static(shape[axis])).value] * self.attrs["num_splits"]
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
