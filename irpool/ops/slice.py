@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounded, moved_bounds
@@ -143,6 +141,8 @@ class Slice8(Op):
         if len(values) > 3:
             if values[3] is None:
                 return None
+            import numpy as np  # not at import: validating needs no NumPy
+
             axes = list(Reduce.normalized_axes(np.array(values[3]), rank))
             if len(axes) != len(values[3]):
                 raise ShapeError("Slice values in `axes` input must be unique.")
