@@ -106,10 +106,12 @@ class VariadicSplit1(Op):
                 "OpenVINO accepts them (the -1 piece is left empty or dynamic) and its CPU "
                 "plugin reads past the input",
             )
-        return self._pieces(data, index, piece_dims(axis_dim, values))
+        return self.pieces_of(data, index, piece_dims(axis_dim, values))
 
     @staticmethod
-    def _pieces(data: TensorInfo, axis: int, pieces: list[Dim]) -> list[TensorInfo]:
+    def pieces_of(data: TensorInfo, axis: int, pieces: list[Dim]) -> list[TensorInfo]:
+        """Consecutive pieces of `data` along `axis` (shared with Split), values and bounds
+        cut alike."""
         outputs = []
         start = 0
         dims = data.shape.dims or ()

@@ -196,6 +196,20 @@ CASES = {
         (Input((), (1,)), Input((), (10,)), Input((), (3,))),
         (((3,), "I64"),),
     ),
+    "Slice-8": Case(
+        "Slice",
+        8,
+        "",
+        (IMAGE, Input((1,), (3,)), Input((1,), (0,)), Input((1,), (-2,)), Input((1,), (-1,))),
+        (((1, 2, 4, 2), "FP32"),),
+    ),
+    "Split-1": Case(
+        "Split",
+        1,
+        'num_splits="2"',
+        (IMAGE, Input((), (1,))),
+        (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(

@@ -1,5 +1,5 @@
-"""VariadicSplit on NumPy arrays: consecutive pieces of the axis, copied bit for bit (64-bit
-integers held as int32, as the CPU plugin holds them)."""
+"""VariadicSplit and Split on NumPy arrays: consecutive pieces of the axis, copied bit for bit
+(64-bit integers held as int32, as the CPU plugin holds them)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,13 @@ from numpy.typing import NDArray
 
 from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.split import Split1
 from irpool.ops.variadic_split import VariadicSplit1
 
 
-@kernel_for(VariadicSplit1)
+@kernel_for(VariadicSplit1, Split1)
 def run_variadic_split(
-    op: VariadicSplit1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+    op: VariadicSplit1 | Split1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = as_held(inputs[0])
     axis, lengths = op.pieces(data.shape, inputs[1:])

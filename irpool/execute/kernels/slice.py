@@ -1,0 +1,22 @@
+"""Slice on NumPy arrays: NumPy's basic slicing with the bounds as Python slices (OpenVINO
+2026.4's CPU plugin clamps as Python does, measured, docs/semantics.md §23), copied bit for bit
+(64-bit integers held as int32, as the CPU plugin holds them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.reshape import as_held
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.slice import Slice8
+
+
+@kernel_for(Slice8)
+def run_slice(
+    op: Slice8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data = as_held(inputs[0])
+    return [data[op.cut(data.shape, inputs[1:])].copy(order="C")]

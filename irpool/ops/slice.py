@@ -1,0 +1,221 @@
+"""Slice-8 (opset8-16): `data` cut along `axes` from `start` to `stop` by `step`, as Python
+slices cut (a negative step walks backwards; bounds beyond the axis clamp to it).
+
+What OpenVINO 2026.4 checks (measured, docs/semantics.md §23): `data` not a scalar ("Slice
+`data` input can't be a scalar."); `start`, `stop`, `step` and `axes` of integer types ("Slice
+`start` input type must be integer."), each 1-D ("Slice `start` input must be a 1D tensor.
+Got rank: 2"), of one length ("Slice `start`, `stop`, `step` inputs must have compatible
+shapes.", "Slice `axes` input must have compatible shape with `start`, `stop`, `step`
+inputs."), no longer than the rank without `axes` ("Slice `start` input dim size can't be
+bigger than `data` rank."); no step 0 ("Step must be non-zero"), axes in [-rank, rank - 1]
+and unique ("Slice values in `axes` input must be unique."). A dimension known only as an
+interval is sliced as OpenVINO slices its two ends (`slice_length`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from irpool.element_types import takes_integer_input
+from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
+from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.explanation import Explanation
+from irpool.ops.folding import folded, integer_values
+from irpool.ops.pooling_geometry import csv
+from irpool.ops.reduce import Reduce
+from irpool.ops.registry import register
+from irpool.shape import Dim, Shape
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+INT64_MAX = (1 << 63) - 1
+INT64_MIN = -(1 << 63)
+INT32_MAX = (1 << 31) - 1
+INT32_MIN = -(1 << 31)
+NAMES = ("start", "stop", "step", "axes")
+
+
+def slice_length(dim: Dim, start: int, stop: int, step: int) -> Dim:
+    """The length start:stop:step takes of `dim`: each end of an interval sliced alone."""
+    low = _sliced(dim.low, start, stop, step)
+    high = _sliced(-1 if dim.high is None else dim.high, start, stop, step)
+    if high == -1:
+        return Dim(low, None)
+    return Dim(low, high) if low <= high else Dim.dynamic()
+
+
+def _sliced(dim: int, start: int, stop: int, step: int) -> int:
+    """OpenVINO's sliced length of one end of an interval (-1: unbounded, also as `dim`): an
+    unbounded axis is INT64_MAX long, but a negative bound counts from an end not known."""
+    reverse = step < 0
+    length = INT64_MAX if dim == -1 else dim
+    unbounded = length == INT64_MAX
+    start_negative = start < 0
+    start_limit = start in (INT64_MAX, INT64_MIN)
+    any_max = INT64_MAX in (start, stop)
+    if unbounded and (start_negative != (stop < 0) or any_max or start_limit):
+        if reverse:
+            high = -1 if start_negative or any_max else -1 - start
+        elif start_negative and not start_limit:
+            high = -start if stop == INT64_MAX else stop
+        else:
+            high = -1
+        low = 0
+        if high == -1:
+            return -1
+    else:
+        low = _clip(_normalized(start, length), 0, length - 1 if reverse else length)
+        high = _clip(_normalized(stop, length), -1 if reverse else 0, length)
+    span = min(0, high - low) if reverse else max(0, high - low)
+    if step == -1:
+        return -span
+    if span == 0 or step == 1:
+        return span
+    span += 1 if reverse else -1
+    return abs(span) // abs(step) + 1  # C++ division truncates; span and step share a sign
+
+
+def _normalized(value: int, length: int) -> int:
+    return value + length if value < 0 else value
+
+
+def _clip(value: int, low: int, high: int) -> int:
+    return min(max(value, low), high)
+
+
+@register
+class Slice8(Op):
+    """Slice-8: inputs `data`, `start`, `stop`, `step` and, optionally, `axes`."""
+
+    takes_strings = True
+    type_name = "Slice"
+    version = 8
+    opsets = range(8, 17)
+    input_names: ClassVar[tuple[str, ...]] = ("data", "start", "stop", "step", "axes")
+    optional_inputs = 1
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data, bounds = inputs[0], inputs[1:]
+        if data.shape.rank == 0:
+            raise ShapeError("Slice `data` input can't be a scalar.")
+        for info, name in zip(bounds, NAMES, strict=False):
+            if not takes_integer_input(info.element_type):
+                raise ShapeError(f"Slice `{name}` input type must be integer.")
+        if data.shape.dims is None:  # measured: nothing else is checked then
+            return [TensorInfo(data.type, data.shape)]
+        rank = len(data.shape.dims)
+        _check_shapes(bounds, rank)
+        for info, name in zip(bounds, NAMES, strict=False):
+            read_value(info, f"the {name}")
+        written = next((i.shape[0].value for i in bounds if i.shape.is_static), None)
+        cuts = self._cuts([_bound_values(i) for i in bounds], written, rank)
+        if cuts is None:  # any axis may be cut, to any length up to its own
+            return [TensorInfo(data.type, Shape(tuple(Dim(0, d.high) for d in data.shape)))]
+        dims = list(data.shape.dims)
+        for axis, cut in cuts.items():
+            dims[axis] = Dim(0, dims[axis].high) if cut is None else slice_length(dims[axis], *cut)
+        shape = Shape(tuple(dims))
+        if any(cut is None for cut in cuts.values()) or not data.shape.is_static:
+            return [TensorInfo(data.type, shape)]
+        index = _index(cuts, data.shape.values())
+
+        def taken(array: NDArray[Any]) -> NDArray[Any]:
+            return array[index]
+
+        value = folded(data, taken)
+        if value is not None:
+            return [TensorInfo(data.type, shape, value)]
+        return [bounded(data.type, shape, moved_bounds(data, taken))]
+
+    @staticmethod
+    def _cuts(
+        values: Sequence[list[int] | None], written: int | None, rank: int
+    ) -> dict[int, tuple[int, int, int] | None] | None:
+        """Each sliced axis' (start, stop, step), None where they are known only at run time;
+        None when the axes are. `written`: how many bounds the inputs' shapes hold."""
+        start, stop, step = values[:3]
+        if step is not None and 0 in step:
+            raise ShapeError("Step must be non-zero")
+        if len(values) > 3:
+            if values[3] is None:
+                return None
+            import numpy as np  # not at import: validating needs no NumPy
+
+            axes = list(Reduce.normalized_axes(np.array(values[3]), rank))
+            if len(axes) != len(values[3]):
+                raise ShapeError("Slice values in `axes` input must be unique.")
+            axes = [a % rank for a in values[3]]
+        else:
+            count = next((len(v) for v in values if v is not None), written)
+            if count is None:
+                return None
+            axes = list(range(count))
+        if start is None or stop is None or step is None:
+            return dict.fromkeys(axes)
+        return {a: (start[i], stop[i], step[i]) for i, a in enumerate(axes)}
+
+    def cut(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[slice, ...]:
+        """The index that slices concrete data (what the kernel uses)."""
+        values = [[int(v) for v in array.ravel()] for array in rest]
+        cuts = self._cuts(values, None, len(shape)) or {}
+        return _index(cuts, shape)
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        known = [i for i in inputs[1:] if i is not None]
+        values = [integer_values(i) for i in known]
+        if len(known) < 3 or any(v is None for v in values):
+            return Explanation("a slice, by bounds given at run time", [])
+        rows = [f"{name} {csv(v or [])}" for name, v in zip(NAMES, values, strict=False)]
+        return Explanation("a slice: " + "; ".join(rows), [])
+
+
+def _check_shapes(bounds: Sequence[TensorInfo], rank: int) -> None:
+    """The bounds' ranks and lengths, as OpenVINO checks them on data of known rank."""
+    for info, name in zip(bounds, NAMES, strict=False):
+        if info.shape.rank is not None and info.shape.rank != 1:
+            raise ShapeError(
+                f"Slice `{name}` input must be a 1D tensor. Got rank: {info.shape.rank}"
+            )
+    lengths = {i.shape[0].value for i in bounds[:3] if i.shape.dims and i.shape[0].is_static}
+    if len(lengths) > 1:
+        raise ShapeError("Slice `start`, `stop`, `step` inputs must have compatible shapes.")
+    axes = bounds[3] if len(bounds) > 3 else None
+    axes_dims = () if axes is None or axes.shape.dims is None else axes.shape.dims
+    if axes_dims and axes_dims[0].is_static and lengths and {axes_dims[0].value} != lengths:
+        raise ShapeError(
+            "Slice `axes` input must have compatible shape with `start`, `stop`, `step` inputs."
+        )
+    if axes is None and lengths and max(lengths) > rank:
+        raise ShapeError("Slice `start` input dim size can't be bigger than `data` rank.")
+
+
+def _bound_values(info: TensorInfo) -> list[int] | None:
+    """A bound's values as OpenVINO reads them: an i32's extremes stand for int64's."""
+    values = integer_values(info)
+    if values is None or info.element_type != "i32":
+        return values
+    wide = {INT32_MAX: INT64_MAX, INT32_MIN: INT64_MIN}
+    return [wide.get(v, v) for v in values]
+
+
+def _index(
+    cuts: dict[int, tuple[int, int, int] | None], shape: tuple[int, ...]
+) -> tuple[slice, ...]:
+    """NumPy's index for the cuts on concrete dims: the elements OpenVINO takes, which are
+    not always Python's (a reverse start before the axis is clipped to its first element)."""
+    index = []
+    for axis, dim in enumerate(shape):
+        cut = cuts.get(axis)
+        if cut is None:
+            index.append(slice(None))
+            continue
+        start, stop, step = cut
+        count = _sliced(dim, start, stop, step)
+        first = _clip(_normalized(start, dim), 0, dim - 1 if step < 0 else dim)
+        last = first + count * step
+        index.append(slice(first, last if last >= 0 else None, step) if count else slice(0, 0))
+    return tuple(index)
