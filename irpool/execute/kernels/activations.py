@@ -128,17 +128,6 @@ def run_gelu(
         return [from_f32(gelu.astype(F32), data.dtype)]
 
 
-def held_as_cpu(values: NDArray[Any]) -> NDArray[Any]:
-    """A copy op's output as the CPU holds its type (Select, Roll; measured): f64 saturated
-    to ±FLT_MAX and rounded to f32, 64-bit integers wrapped to int32, others as they are."""
-    if values.dtype == np.float64:
-        return from_f32(to_f32(values), values.dtype)
-    if values.dtype.kind in "iu" and values.dtype.itemsize == 8:
-        wrapped: NDArray[Any] = values.astype(np.int32).astype(values.dtype)
-        return wrapped
-    return values
-
-
 def out_buffer(
     x: NDArray[np.float32], data: NDArray[Any], output: OutputSpec
 ) -> NDArray[np.float32]:

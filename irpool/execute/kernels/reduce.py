@@ -24,7 +24,8 @@ from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels.activations import from_f32 as f32_stored
-from irpool.execute.kernels.activations import held_as_cpu, to_f32
+from irpool.execute.kernels.activations import to_f32
+from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 
@@ -127,7 +128,7 @@ def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> N
     other f32 results), one element after another; no axes copies the data as the CPU holds
     its type."""
     if not axes:
-        return held_as_cpu(x.copy())
+        return as_held(x.copy())
     rows, _ = _rows(x, axes)
     if x.dtype.kind in "iu" and x.dtype.itemsize == 1:
         raise ExecutionError(

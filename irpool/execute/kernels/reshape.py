@@ -36,8 +36,9 @@ def reshape(x: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
 
 
 def as_held(x: NDArray[Any]) -> NDArray[Any]:
-    """A tensor as the CPU plugin holds it when it moves its elements (Reshape, Transpose,
-    Concat, Gather, VariadicSplit): 64-bit integers wrapped to int32, f64 as f32 saturated
+    """A tensor as the CPU plugin holds it when it moves or copies its elements (Reshape,
+    Transpose, Concat, Gather, VariadicSplit, Slice, Select, Roll, ScatterNDUpdate, a
+    ReduceProd over no axes): 64-bit integers wrapped to int32, f64 as f32 saturated
     to ±FLT_MAX (measured: an f64 inf or 1e300 comes out of a lone Reshape as 3.4028235e38)."""
     if x.dtype in WRAPPED_KINDS:
         return x.astype(np.int32).astype(x.dtype)

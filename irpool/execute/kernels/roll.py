@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import held_as_cpu
+from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 from irpool.ops.roll import Roll7
@@ -26,9 +26,9 @@ def run_roll(
 ) -> list[NDArray[Any] | None]:
     data, shift, axes = inputs
     if data.ndim == 0:
-        return [held_as_cpu(data.copy())]
+        return [as_held(data.copy())]
     normalized = [int(axis) % data.ndim for axis in axes.ravel()]
     Reduce.normalized_axes(axes, data.ndim)  # out of range: the same error as at validation
     shifts = np.broadcast_to(shift.ravel(), (len(normalized),)) if shift.ndim == 0 else shift
     rolled = np.roll(data, [int(s) for s in np.ravel(shifts)], normalized)
-    return [held_as_cpu(rolled)]
+    return [as_held(rolled)]
