@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_whole_models import MODELS, model_path  # noqa: E402
+from make_whole_models import MODELS, model_path
+
+from irpool.execute.engine.tuning import cpu_model
 
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]  # no analytics
 
@@ -57,10 +58,9 @@ def runnable_cut(xml: Path, directory: Path) -> tuple[Path, str]:
     OpenVINO before the first layer irpool cannot run (its inputs become the outputs), and
     what was cut."""
     import openvino as ov
+    from lxml import etree
 
     from irpool.execute.registry import runnable_types
-
-    from lxml import etree
 
     runs = set(runnable_types())
     # OpenVINO names some types otherwise (Const is Constant): the file's type per layer name.
@@ -139,7 +139,8 @@ def main() -> int:
     if missing:
         print(HOW_TO_MAKE.format(missing=missing[0]), file=sys.stderr)
         return 2
-    print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}")
+    # The CPU as /proc/cpuinfo names it: figures from one machine kind do not carry over.
+    print(f"{cpu_model()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     print(
         f"{'model':<18}{'what':<34}{'irpool ms':>10}{'OpenVINO ms':>12}{'ratio':>7}"
         f"{'best':>6}{'irpool MB':>10}{'OpenVINO MB':>12}{'ratio':>7}"
