@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 import click
 
 from irpool.check.coverage import Coverage
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError
+from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, keep_to_exit
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
 from irpool.cli.reporting import render_document, render_summary
 from irpool.cli.settings import (
@@ -103,6 +103,7 @@ def lint(job: Job) -> Outcome:
         text = job.want_source and b"\0" not in data
         source = data.decode("utf-8-sig", errors="replace") if text else None
         return Outcome(shown, tuple(kept), source=source)
+    keep_to_exit(model)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
     fixes = find_fixes(kept)

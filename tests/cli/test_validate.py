@@ -382,3 +382,52 @@ def test_an_excerpt_shows_c1_control_characters_as_replacements(
     result = runner.invoke(cli, ["validate", "--isolated", str(model)])
     assert "\u009b" not in result.output
     assert "<dim>32</dim>\ufffd" in result.output
+
+
+# Counts each model freed, even during the interpreter's teardown (os.write needs no sys.stdout).
+COUNTING_MAIN = """
+import os, sys
+from irpool.cli import app
+from irpool.model import Model
+Model.__del__ = lambda self: os.write(1, b"freed\\n")
+sys.argv[0] = "irpool"
+app.main()
+"""
+
+
+@pytest.mark.parametrize("entry", ["main", "in-process"])
+def test_the_process_exit_frees_no_model_but_a_longer_run_frees_all_but_the_last(
+    entry: str, runner: CliRunner
+) -> None:
+    """Freeing a large model costs tens of milliseconds that ending the process gives back
+    anyway: `main` keeps the last model to the exit and releases each earlier one, so many
+    files never pile up; called in process, as here through CliRunner, every model is freed."""
+    files = [str(path) for path in sorted((EXAMPLES / "valid").glob("*.xml"))[:3]]
+    if entry == "main":
+        result = subprocess.run(
+            [sys.executable, "-c", COUNTING_MAIN, "validate", "--isolated", *files],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.count("freed") == len(files) - 1
+        assert "Checked 3 files: 0 errors" in result.stdout
+    else:
+        import gc
+
+        from irpool.model import Model
+
+        freed: list[int] = []
+        original = getattr(Model, "__del__", None)
+        Model.__del__ = lambda self: freed.append(1)  # type: ignore[attr-defined]
+        try:
+            assert runner.invoke(cli, ["validate", "--isolated", *files]).exit_code == 0
+            gc.collect()
+        finally:
+            if original is None:
+                del Model.__del__  # type: ignore[attr-defined]
+            else:
+                Model.__del__ = original  # type: ignore[attr-defined]
+        assert len(freed) == len(files)
