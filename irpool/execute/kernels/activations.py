@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.erf import one_plus_erf
+from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
     Activation,
@@ -116,14 +116,12 @@ def run_gelu(
     for -inf."""
     data = inputs[0]
     x32 = to_f32(data)
+    if op.approximation != "TANH":
+        return [from_f32(gelu_erf(x32), data.dtype)]
     x = x32.astype(np.float64)
     with np.errstate(all="ignore"):
-        if op.approximation == "TANH":
-            inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
-            gelu = 0.5 * x * (1 + np.tanh(inner))
-        else:
-            gelu = 0.5 * x * one_plus_erf(x / math.sqrt(2))
-            gelu = np.where(np.isinf(x), np.nan, np.where(x > F32_MAX / 2, np.inf, gelu))
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
+        gelu = 0.5 * x * (1 + np.tanh(inner))
         return [from_f32(gelu.astype(F32), data.dtype)]
 
 

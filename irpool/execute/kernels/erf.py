@@ -7,7 +7,8 @@ erf(a) = a * P(a²) (degree 10); from 1 to 6, erfc(a) = exp(-a²) * Q(1/a) (degr
 erf(z) for negative z keeps its relative accuracy (1 + math.erf(z) cancels); from 6 on, erf
 is ±1 in f64. Within 3e-15 of the exact values (measured on 2,000,001 points over ±12): Gelu
 rounded to f32 equals the `math.erf` formula's on 99.999% of the ramp above -5, below which
-it is the more exact of the two. NaN gives NaN. Work goes in blocks that stay in cache.
+it is the more exact of the two. NaN gives NaN. Work goes in blocks that stay in cache,
+Gelu's whole formula too (`gelu_erf`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 ONE, FAR = 1.0, 6.0
-BLOCK = 16384  # elements per pass: a few f64 temporaries stay in L2
+BLOCK = 32768  # elements per pass: a few f64 temporaries stay in L2
+HALF_F32_MAX = float(np.finfo(np.float32).max) / 2
 
 
 def _fitted(
@@ -57,6 +59,22 @@ def one_plus_erf(z: NDArray[np.float64]) -> NDArray[np.float64]:
     flat, out = z.reshape(-1), result.reshape(-1)
     for start in range(0, flat.size, BLOCK):
         out[start : start + BLOCK] = _block(flat[start : start + BLOCK])
+    return result
+
+
+def gelu_erf(x32: NDArray[np.float32]) -> NDArray[np.float32]:
+    """0.5 * x * (1 + erf(x / sqrt(2))) in f64, rounded to f32, block by block (one pass over
+    memory), with the CPU's non-finite results: NaN for ±inf, inf from x > FLT_MAX / 2 on
+    (it doubles x in f32)."""
+    result = np.empty_like(x32)
+    flat, out = x32.reshape(-1), result.reshape(-1)
+    with np.errstate(all="ignore"):
+        for start in range(0, flat.size, BLOCK):
+            x = flat[start : start + BLOCK].astype(np.float64)
+            gelu = 0.5 * x * _block(x / math.sqrt(2))
+            gelu[x > HALF_F32_MAX] = np.inf
+            gelu[np.isinf(x)] = np.nan
+            out[start : start + BLOCK] = gelu
     return result
 
 
