@@ -56,6 +56,17 @@ def _batch_merged(batch: Shape, dims: tuple[Dim, ...], message: str) -> Shape:
         raise ShapeError(message) from None
 
 
+def _with_batch(info: TensorInfo, batch: Shape, message: str) -> tuple[Shape, tuple[Dim, ...]]:
+    """Key's or value's batch dims broadcast into `batch`, and its dims (none: a dynamic
+    rank, not checked); ShapeError with `message` below rank 3."""
+    dims = info.shape.dims
+    if dims is None:
+        return batch, ()
+    if len(dims) < 3:
+        raise ShapeError(message)
+    return _batch_merged(batch, dims[:-2], message), dims
+
+
 def _broadcast_merged(a: Dim, b: Dim, message: str) -> Dim:
     try:
         return numpy_dim(a, b)
@@ -101,22 +112,17 @@ class ScaledDotProductAttention13(Op):
         else:
             *leading, length, depth = query.shape.dims
             batch = Shape(tuple(leading))
-        keys = Dim.dynamic()
-        if key.shape.dims is not None:
-            message = "Key input shape not compatible with other inputs."
-            if len(key.shape.dims) < 3:
-                raise ShapeError(message)
-            batch = _batch_merged(batch, key.shape.dims[:-2], message)
-            _merged(depth, key.shape.dims[-1], message)
-            keys = key.shape.dims[-2]
-        values_depth = Dim.dynamic()
-        if value.shape.dims is not None:
-            message = "Value input shape not compatible with other inputs."
-            if len(value.shape.dims) < 3:
-                raise ShapeError(message)
-            batch = _batch_merged(batch, value.shape.dims[:-2], message)
-            keys = _merged(keys, value.shape.dims[-2], message)
-            values_depth = value.shape.dims[-1]
+        keys, values_depth = Dim.dynamic(), Dim.dynamic()
+        message = "Key input shape not compatible with other inputs."
+        batch, dims = _with_batch(key, batch, message)
+        if dims:
+            _merged(depth, dims[-1], message)
+            keys = dims[-2]
+        message = "Value input shape not compatible with other inputs."
+        batch, dims = _with_batch(value, batch, message)
+        if dims:
+            keys = _merged(keys, dims[-2], message)
+            values_depth = dims[-1]
         if len(inputs) > 3 and not self.causal:
             batch, length = self._with_mask(inputs[3], batch, length, keys, ctx)
         if len(inputs) > 4:
