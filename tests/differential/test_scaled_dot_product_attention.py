@@ -10,8 +10,9 @@ integers too. The CPU's verdicts come from `read_model` (a mask widening key's S
 compiling: IR214).
 
 Runs (static configurations): values randn at three magnitudes, a third of the
-configurations with ±inf, NaN and ±0 among them (half of those 3e38 and -1e30 too), scales among them 0, -1, inf
-and NaN. NaN and ±inf must be where the CPU has them; elsewhere |irpool - CPU| at most
+configurations with ±inf, NaN and ±0 among them (half of those 3e38 and -1e30 too), scales
+among them 0, -1, inf and NaN. NaN and ±inf must be where the CPU has them; elsewhere
+|irpool - CPU| at most
 BOUND * (eps * (1 + A) * sum_j w_j |v_j| + FLT_MIN * sum_j |v_j|) per element, where w are
 the weights of a float64 reference, A the row's largest |score| summed term by term
 (scale * sum |q * k| + |mask|), eps 2**-24 (2**-11 for f16, whose intermediate values the
