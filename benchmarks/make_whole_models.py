@@ -1,13 +1,15 @@
-"""Write the full-size models `benchmarks/whole_models.py` times: torchvision's resnet18 and
-mobilenet_v2 with random weights (seeded), converted by `openvino.convert_model` with a static
-input [1, 3, 224, 224] and saved with `compress_to_fp16=False` (f32 weights), into
-build/benchmark-models/<model>-static-fp32/model.xml (not committed; about 60 MB). A third,
-`mobilenet_v2_relu`, is mobilenet_v2 with its ReLU6 (Clamp in the IR) as ReLU: the same
-convolutions; against it the real model shows what its Clamps cost.
+"""Write the full-size models `benchmarks/whole_models.py` times: torchvision's resnet18,
+mobilenet_v2 and vit_b_16 with random weights (seeded), converted by `openvino.convert_model`
+with a static input [1, 3, 224, 224] (vit_b_16 through `torch.export`, as tracing cannot
+convert it) and saved with `compress_to_fp16=False` (f32 weights), into
+build/benchmark-models/<model>-static-fp32/model.xml (not committed; about 400 MB, vit_b_16's
+346 MB of it). A fourth, `mobilenet_v2_relu`, is mobilenet_v2 with its ReLU6 (Clamp in the
+IR) as ReLU: the same convolutions; against it the real model shows what its Clamps cost.
 
-torchvision needs its own torch, so this runs in the corpus venv of docs/corpus.md:
+torchvision needs its own torch, so this runs in the corpus venv of docs/corpus.md (name
+models to make only those):
 
-    /work/.venv-corpus/bin/python benchmarks/make_whole_models.py     # or $IRPOOL_CORPUS_VENV
+    /work/.venv-corpus/bin/python benchmarks/make_whole_models.py [MODEL ...]  # $IRPOOL_CORPUS_VENV
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]  # no analytics
 
-MODELS = ("resnet18", "mobilenet_v2", "mobilenet_v2_relu")
+MODELS = ("resnet18", "mobilenet_v2", "mobilenet_v2_relu", "vit_b_16")
 OUT = Path(__file__).resolve().parent.parent / "build" / "benchmark-models"
 SIZE = 224
 
@@ -32,7 +34,9 @@ def main() -> int:
     import torchvision
 
     for number, name in enumerate(MODELS):
-        torch.manual_seed(number if number < 2 else 1)  # the ReLU variant: mobilenet's
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue
+        torch.manual_seed(1 if name == "mobilenet_v2_relu" else number)  # as mobilenet_v2
         module = getattr(torchvision.models, name.removesuffix("_relu"))(weights=None).eval()
         if name.endswith("_relu"):
             for parent in module.modules():
@@ -40,8 +44,13 @@ def main() -> int:
                     if isinstance(layer, torch.nn.ReLU6):
                         setattr(parent, child, torch.nn.ReLU())
         example = torch.randn(1, 3, SIZE, SIZE)
+        shape = [1, 3, SIZE, SIZE]
         with torch.no_grad():
-            converted = ov.convert_model(module, example_input=example, input=[1, 3, SIZE, SIZE])
+            if name == "vit_b_16":  # tracing fails ("Graphs differed across invocations")
+                exported = torch.export.export(module, (example,))
+                converted = ov.convert_model(exported, input=shape)
+            else:
+                converted = ov.convert_model(module, example_input=example, input=shape)
         path = model_path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
         ov.save_model(converted, path, compress_to_fp16=False)

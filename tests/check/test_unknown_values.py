@@ -210,6 +210,13 @@ CASES = {
         (IMAGE, Input((), (1,))),
         (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
     ),
+    "ScaledDotProductAttention-13": Case(
+        "ScaledDotProductAttention",
+        13,
+        'causal="false"',
+        (Input((1, 2, 3, 4)), Input((1, 2, 5, 4)), Input((1, 2, 5, 6)), Input((3, 5))),
+        (((1, 2, 3, 6), "FP32"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(

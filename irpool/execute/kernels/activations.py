@@ -12,8 +12,9 @@ just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x 
 0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish use the
 CPU's vectorized exp, which NumPy's differs from by at most 7 ulp (Sigmoid) and 9 ulp (Swish)
 of the f32 result, measured; below x = -86.98997 (0xC2ADFADD) the CPU gives 0 (Swish -0),
-where NumPy still gives subnormals. Gelu is the exact formula in f64 rounded to f32, within
-6 * 2**-24 * |x| of the CPU's (ERF; TANH 2 * 2**-24 * |x|), with the CPU's non-finite values.
+where NumPy still gives subnormals. Gelu is the exact formula in f64 (erf: kernels/erf.py)
+rounded to f32, within 6 * 2**-24 * |x| of the CPU's (ERF; TANH 2 * 2**-24 * |x|), with the
+CPU's non-finite values.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
     Activation,
@@ -104,9 +106,6 @@ def run_swish(
         return [from_f32(x * sigmoid(scaled), data.dtype)]
 
 
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
 @kernel_for(Gelu2)
 def run_gelu(
     op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
@@ -117,14 +116,12 @@ def run_gelu(
     for -inf."""
     data = inputs[0]
     x32 = to_f32(data)
+    if op.approximation != "TANH":
+        return [from_f32(gelu_erf(x32), data.dtype)]
     x = x32.astype(np.float64)
     with np.errstate(all="ignore"):
-        if op.approximation == "TANH":
-            inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
-            gelu = 0.5 * x * (1 + np.tanh(inner))
-        else:
-            gelu = 0.5 * x * (1 + np.asarray(_erf(x / math.sqrt(2)), np.float64))
-            gelu = np.where(np.isinf(x), np.nan, np.where(x > F32_MAX / 2, np.inf, gelu))
+        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
+        gelu = 0.5 * x * (1 + np.tanh(inner))
         return [from_f32(gelu.astype(F32), data.dtype)]
 
 

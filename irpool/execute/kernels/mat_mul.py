@@ -39,7 +39,7 @@ def run_matmul(
 ) -> list[NDArray[Any] | None]:
     dtype = inputs[0].dtype
     x, y = (_transposed(_as_f32(v), t) for v, t in zip(inputs, op.transposes, strict=True))
-    product = _product(x, y)
+    product = f32_product(x, y)
     if dtype == np.float32:
         return [product]
     if dtype == np.bool_:
@@ -59,7 +59,7 @@ def _transposed(values: NDArray[np.float32], transpose: bool) -> NDArray[np.floa
     return values.swapaxes(-1, -2) if transpose and values.ndim > 1 else values
 
 
-def _product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
+def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
     """x @ y in f32 into zeros, so that no BLAS path can read NaN from uninitialized memory."""
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     rows = x.shape[-2:-1] if x.ndim > 1 else ()

@@ -1,0 +1,91 @@
+"""ScaledDotProductAttention on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it
+(measured, docs/semantics.md "ScaledDotProductAttention").
+
+The plugin decomposes the op into MatMul, Multiply, Add, SoftMax and MatMul and runs them
+fused; every float type is computed in f32 (f16 and bf16 widened, f64 saturated to the f32
+range) and the result rounded to the input's type. Here: scores = query @ (key * scale)ᵀ in
+f32 when the scale is known at compile time (a constant, or 1/sqrt(E) of a static E), else
+(query @ keyᵀ) * scale (a product beyond FLT_MAX is then inf, so NaN, even with a small
+scale: measured), the mask added (boolean: 0 where true, -inf where false; causal: -inf above the
+diagonal, counted from the top left), so +inf or NaN under a masked position still poisons its
+row; softmax along keys as exp(score - row max) times the reciprocal of the row's sum; then
+weights @ value. The CPU's exp flushes results below FLT_MIN to 0 (at rank 5, which the
+plugin runs through its SoftMax node instead, scores more than 86.98997 below the maximum give
+0, as SoftMax's). Non-finite values follow IEEE: a row holding NaN or +inf, or only -inf,
+gives NaN in every output element of the row; a zero weight times an infinite value is NaN.
+With f64 data the masks' -inf is -FLT_MAX (a row masked out entirely averages value).
+The products are BLAS's (engine/blas.py holds its threads), so values are within the
+tolerance docs/semantics.md states, not bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.activations import EXP_UNDERFLOW, F32, F32_MAX, from_f32, to_f32
+from irpool.execute.kernels.mat_mul import f32_product
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+
+FLT_MIN = F32(np.finfo(F32).tiny)
+SOFTMAX_NODE_RANK = 5  # the one rank the plugin does not fuse (measured)
+
+
+@kernel_for(ScaledDotProductAttention13)
+def run_scaled_dot_product_attention(
+    op: ScaledDotProductAttention13,
+    inputs: Sequence[NDArray[Any]],
+    outputs: Sequence[OutputSpec],
+) -> list[NDArray[Any] | None]:
+    query, key, value = (to_f32(x) for x in inputs[:3])
+    if len(inputs) > 4:
+        scale = to_f32(inputs[4]).reshape(-1)[0]
+    else:
+        scale = F32(1) / np.sqrt(F32(query.shape[-1]))
+    with np.errstate(all="ignore"):  # inf - inf, 0 * inf: values here, as on the CPU
+        if op.scales_key:
+            scores = f32_product(query, (key * scale).swapaxes(-1, -2))
+        else:
+            scores = f32_product(query, key.swapaxes(-1, -2))
+            scores *= scale
+        # f64 data: the -inf, made in f64, reaches f32 saturated (a row masked out entirely
+        # then averages value, measured)
+        masked = F32(-F32_MAX) if inputs[0].dtype == np.float64 else F32(-np.inf)
+        if op.causal:
+            length, keys = scores.shape[-2:]
+            scores = scores + _causal_bias(length, keys, masked)
+        elif len(inputs) > 3:
+            scores = scores + _bias(inputs[3], masked)
+        weights = _softmax(scores, exp_floor=scores.ndim != SOFTMAX_NODE_RANK)
+        attention = f32_product(weights, value)
+    return [from_f32(attention, inputs[0].dtype)]
+
+
+def _bias(mask: NDArray[Any], masked: np.float32) -> NDArray[np.float32]:
+    if mask.dtype == np.bool_:
+        return np.where(mask, F32(0), masked)
+    return to_f32(mask)
+
+
+def _causal_bias(length: int, keys: int, masked: np.float32) -> NDArray[np.float32]:
+    above = np.triu(np.ones((length, keys), np.bool_), k=1)
+    return np.where(above, masked, F32(0))
+
+
+def _softmax(scores: NDArray[np.float32], exp_floor: bool) -> NDArray[np.float32]:
+    """Softmax along the last axis, as the CPU computes it (a new array)."""
+    shifted = scores - np.max(scores, axis=-1, keepdims=True)
+    if exp_floor:
+        powers = np.exp(shifted, out=shifted)
+        powers[powers < FLT_MIN] = 0
+    else:
+        underflow = shifted < EXP_UNDERFLOW
+        powers = np.exp(shifted, out=shifted)
+        powers[underflow] = 0
+    powers *= F32(1) / np.sum(powers, axis=-1, keepdims=True)
+    weights: NDArray[np.float32] = powers
+    return weights

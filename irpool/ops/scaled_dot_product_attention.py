@@ -1,0 +1,196 @@
+"""ScaledDotProductAttention-13 (opset13-16): softmax(query @ keyᵀ * scale + mask) @ value,
+what torch's `scaled_dot_product_attention` converts to (vit_b_16 holds 12).
+
+Inputs: query [N..., L, E], key [N..., S, E], value [N..., S, Ev], then optionally
+attention_mask (boolean: false masks out; or float, added) and scale (default 1/sqrt(E)); a
+layer with a scale but no mask is written with a mask of 0. `causal` masks out every key after
+the query's position (counted from the top left) and ignores the mask's shape.
+
+What OpenVINO 2026.4's `read_model` does (measured, docs/semantics.md "ScaledDotProductAttention"):
+- the mask's type must be a float or boolean type; then query, key, value, a float mask and
+  the scale must share one type (dynamic takes the other), which must be a float type; a
+  causal layer reads neither the mask's type nor its shape;
+- query's rank at least 3; key's and value's too; their leading (batch) dims broadcast as
+  numpy's with query's (and a mask's beyond its last two), key's E equals query's and value's S
+  key's (intervals overlap, the overlap kept); a mask (not causal) of rank 0 passes, of rank 1
+  is refused, its last two dims broadcast into L and S: the output's L is the broadcast one;
+- a scale of static rank must be a scalar or hold one element ([?] passes, [1,1] does not).
+Output: the broadcast batch dims, L and value's Ev; a dynamic rank when query's is.
+The CPU plugin cannot compile a mask whose static S widens key's static S of 1 (IR214). It
+multiplies key by a scale it knows when compiling (a constant, or the default of a static E
+but for f64 data), and the product by any other: `for_layer` tells the kernel which.
+The kernel is in irpool.execute.kernels.scaled_dot_product_attention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from copy import copy
+from typing import ClassVar
+
+from irpool.element_types import F64, ElementType
+from irpool.ops.arithmetic import broadcast, numpy_dim
+from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.concat import merged, one_element
+from irpool.ops.explanation import Explanation
+from irpool.ops.registry import register
+from irpool.rules import COMPILE_CRASH
+from irpool.shape import Dim, Shape
+
+MIXED = "Mixed input types are not supported."
+
+
+def _merged(a: Dim, b: Dim, message: str) -> Dim:
+    """Two dims that must be equal (OpenVINO's Dimension::merge): their overlap."""
+    overlap = merged(a, b)
+    if overlap is None:
+        raise ShapeError(message)
+    return overlap
+
+
+def _batch_merged(batch: Shape, dims: tuple[Dim, ...], message: str) -> Shape:
+    """`batch` with `dims` broadcast into it (PartialShape::broadcast_merge_into, numpy)."""
+    try:
+        return broadcast(batch, Shape(dims), "numpy")
+    except ShapeError:
+        raise ShapeError(message) from None
+
+
+def _with_batch(info: TensorInfo, batch: Shape, message: str) -> tuple[Shape, tuple[Dim, ...]]:
+    """Key's or value's batch dims broadcast into `batch`, and its dims (none: a dynamic
+    rank, not checked); ShapeError with `message` below rank 3."""
+    dims = info.shape.dims
+    if dims is None:
+        return batch, ()
+    if len(dims) < 3:
+        raise ShapeError(message)
+    return _batch_merged(batch, dims[:-2], message), dims
+
+
+def _broadcast_merged(a: Dim, b: Dim, message: str) -> Dim:
+    try:
+        return numpy_dim(a, b)
+    except ShapeError:
+        raise ShapeError(message) from None
+
+
+@register
+class ScaledDotProductAttention13(Op):
+    type_name = "ScaledDotProductAttention"
+    version = 13
+    opsets = range(13, 17)
+    attributes: ClassVar[tuple[Attr, ...]] = (Attr("causal", AttrType.BOOL, default=False),)
+    input_names = ("query", "key", "value", "attention_mask", "scale")
+    optional_inputs = 2
+    # Whether the CPU multiplies key by the scale before the product (a scale it knows when
+    # compiling: the default of a static E, or a constant) rather than the product after it.
+    scales_key = False
+
+    @property
+    def causal(self) -> bool:
+        return bool(self.attrs["causal"])
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> ScaledDotProductAttention13:
+        if len(inputs) > 4:
+            known = inputs[4].value is not None
+        else:  # the default, 1/sqrt(E), folded for a static E (not for f64: measured)
+            dims, f64 = inputs[0].shape.dims, inputs[0].type.name == F64
+            known = dims is not None and bool(dims) and dims[-1].is_static and not f64
+        if known == self.scales_key:
+            return self
+        layer_op = copy(self)
+        layer_op.scales_key = known
+        return layer_op
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        element = _element_type(inputs, self.causal)
+        query, key, value = inputs[:3]
+        if query.shape.dims is None:
+            batch, length, depth = Shape.dynamic(), Dim.dynamic(), Dim.dynamic()
+        elif len(query.shape.dims) < 3:
+            raise ShapeError("Query input rank length must be at least 3 or more.")
+        else:
+            *leading, length, depth = query.shape.dims
+            batch = Shape(tuple(leading))
+        keys, values_depth = Dim.dynamic(), Dim.dynamic()
+        message = "Key input shape not compatible with other inputs."
+        batch, dims = _with_batch(key, batch, message)
+        if dims:
+            _merged(depth, dims[-1], message)
+            keys = dims[-2]
+        message = "Value input shape not compatible with other inputs."
+        batch, dims = _with_batch(value, batch, message)
+        if dims:
+            keys = _merged(keys, dims[-2], message)
+            values_depth = dims[-1]
+        if len(inputs) > 3 and not self.causal:
+            batch, length = self._with_mask(inputs[3], batch, length, keys, ctx)
+        if len(inputs) > 4:
+            _check_scale(inputs[4].shape)
+        if batch.dims is None:
+            return [TensorInfo(element, Shape.dynamic())]
+        return [TensorInfo(element, Shape((*batch.dims, length, values_depth)))]
+
+    @staticmethod
+    def _with_mask(
+        mask: TensorInfo, batch: Shape, length: Dim, keys: Dim, ctx: LayerContext
+    ) -> tuple[Shape, Dim]:
+        """The batch dims and L with the mask's broadcast into them."""
+        dims = mask.shape.dims
+        if not dims:  # a scalar or a dynamic rank: nothing checked
+            return batch, length
+        message = "Attention mask input shape not compatible with other inputs."
+        if len(dims) < 2:
+            raise ShapeError(message)
+        length = _broadcast_merged(length, dims[-2], message)
+        _broadcast_merged(keys, dims[-1], message)
+        if keys == Dim.static(1) and dims[-1].is_static and dims[-1].value > 1:
+            ctx.report(
+                COMPILE_CRASH,
+                f"the attention mask's {dims[-1].value} keys widen key's and value's 1: the "
+                f"CPU plugin cannot compile the layer (its product with value fails)",
+            )
+        if len(dims) > 2:
+            batch = _batch_merged(batch, dims[:-2], message)
+        return batch, length
+
+    def explain(
+        self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]
+    ) -> Explanation | None:
+        scale = "scale" if len(inputs) > 4 else "1/sqrt(E)"
+        mask = (
+            " + causal mask (-inf after each query's position)"
+            if self.causal
+            else ""
+            if len(inputs) < 4
+            else " + attention_mask (boolean: false is -inf)"
+        )
+        return Explanation(f"softmax(query @ keyᵀ * {scale}{mask}) @ value", [])
+
+
+def _element_type(inputs: Sequence[TensorInfo], causal: bool) -> ElementType:
+    """The output's type: the one query, key, value, a float mask and the scale share (a
+    causal layer's mask is not read: any type passes)."""
+    mask = inputs[3].type if len(inputs) > 3 and not causal else None
+    if mask is not None and not (mask.is_float or mask.is_boolean or mask.is_dynamic):
+        raise ShapeError(
+            "The element type of attention_mask must be either floating-point or boolean."
+        )
+    element = inputs[0].type
+    for position, info in enumerate(inputs[1:], start=1):
+        if position == 3 and (mask is None or mask.is_boolean):
+            continue
+        if info.type.is_dynamic:
+            continue
+        if element.is_dynamic:
+            element = info.type
+        elif element != info.type:
+            raise ShapeError(MIXED)
+    if not (element.is_float or element.is_dynamic):
+        raise ShapeError("The element type of the input tensor must be a floating-point.")
+    return element
+
+
+def _check_scale(shape: Shape) -> None:
+    if not one_element(shape):
+        raise ShapeError("Scale input must be scalar or have 1 element.")

@@ -1,0 +1,214 @@
+"""ScaledDotProductAttention-13: the shapes and types OpenVINO's `read_model` accepts, and
+values as its CPU plugin computes them (measured on OpenVINO 2026.4.1, docs/semantics.md
+"ScaledDotProductAttention"); the live comparison over many configurations is
+tests/differential/test_scaled_dot_product_attention.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from irpool.element_types import element_type
+from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+from irpool.rules import COMPILE_CRASH
+from irpool.shape import Dim, Shape
+from tests.execute.running import compute, quiet_context
+
+INF = np.float32(np.inf)
+Q = "1,2,5,8"
+
+
+def _shape(text: str) -> Shape:
+    if text == "...":
+        return Shape.dynamic()
+    dims = []
+    for part in (p for p in text.split(",") if p):
+        low, sep, high = part.partition("..")
+        if part == "?":
+            dims.append(Dim.dynamic())
+        elif sep:
+            dims.append(Dim(int(low or 0), int(high) if high else None))
+        else:
+            dims.append(Dim.static(int(part)))
+    return Shape(tuple(dims))
+
+
+def _infer(shapes: list[str], types: list[str] | None = None, causal: bool = False) -> str:
+    kinds = types or ["f32"] * len(shapes)
+    infos = [TensorInfo(element_type(t), _shape(s)) for s, t in zip(shapes, kinds, strict=True)]
+    op = ScaledDotProductAttention13({"causal": causal})
+    (output,) = op.infer(infos, quiet_context())
+    return f"{output.shape} {output.element_type}"
+
+
+# read_model's verdicts (OpenVINO 2026.4.1): the output, or the start of its message
+@pytest.mark.parametrize(
+    ("shapes", "expected"),
+    [
+        ([Q, Q, Q], "[1,2,5,8] f32"),
+        (["2,5,8", "2,5,8", "2,5,3"], "[2,5,3] f32"),
+        (["5,8", "5,8", "5,8"], "Query input rank length must be at least 3"),
+        ([Q, "1,2,6,8", "1,2,6,3"], "[1,2,5,3] f32"),
+        (["2,3,5,8", "1,1,6,8", "2,1,6,3"], "[2,3,5,3] f32"),
+        (["3,5,8", "2,3,6,8", "2,3,6,3"], "[2,3,5,3] f32"),  # key's batch widens the output
+        ([Q, "1,2,5,7", Q], "Key input shape not compatible"),  # E must be equal...
+        (["1,2,5,1", Q, Q], "Key input shape not compatible"),  # ...not broadcast
+        ([Q, "1,3,5,8", Q], "Key input shape not compatible"),
+        ([Q, "1,2,1,8", "1,2,6,8"], "Value input shape not compatible"),  # S equal too
+        (["1,2,5,1..4", Q, Q], "Key input shape not compatible"),
+        (["1,2,5,1..9", "1,2,5,4..12", Q], "[1,2,5,8] f32"),
+        ([Q, "1,2,1..3,8", "1,2,2..6,8"], "[1,2,5,8] f32"),
+        (["1,2,5,8", "1..3,2,5,8", Q], "[1..3,2,5,8] f32"),
+        ([Q, "?,?,5,8", Q], "[?,2,5,8] f32"),
+        (["1,2,5,8", "2..3,2,5,8", "4,2,5,8"], "Value input shape not compatible"),
+        (["...", Q, Q], "[...] f32"),
+        ([Q, "...", "1,2,6,3"], "[1,2,5,3] f32"),
+        ([Q, Q, Q, ""], "[1,2,5,8] f32"),  # a scalar mask
+        ([Q, Q, Q, "5"], "Attention mask input shape not compatible"),
+        ([Q, Q, Q, "1"], "Attention mask input shape not compatible"),
+        ([Q, Q, Q, "5,1"], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "3,5"], "Attention mask input shape not compatible"),
+        ([Q, Q, Q, "3,5,5"], "Attention mask input shape not compatible"),
+        ([Q, Q, Q, "2,1,5,5"], "[2,2,5,8] f32"),
+        ([Q, Q, Q, "7,1,1,5,5"], "[7,1,2,5,8] f32"),
+        (["1,2,1,8", Q, Q, "5,5"], "[1,2,5,8] f32"),  # the mask's L is the output's
+        (["1,2,?,8", Q, Q, "4,5"], "[1,2,4,8] f32"),
+        ([Q, Q, Q, "1..3,5"], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "2..3,5"], "Attention mask input shape not compatible"),
+        ([Q, Q, Q, "..."], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "5,5", ""], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "5,5", "1"], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "5,5", "?"], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "5,5", "..."], "[1,2,5,8] f32"),
+        ([Q, Q, Q, "5,5", "2"], "Scale input must be scalar or have 1 element"),
+        ([Q, Q, Q, "5,5", "0"], "Scale input must be scalar or have 1 element"),
+        ([Q, Q, Q, "5,5", "1,1"], "Scale input must be scalar or have 1 element"),
+        ([Q, Q, Q, "5,5", "?,1"], "Scale input must be scalar or have 1 element"),
+    ],
+)
+def test_shapes_as_openvino(shapes: list[str], expected: str) -> None:
+    try:
+        found = _infer(shapes)
+    except ShapeError as error:
+        found = str(error)
+    assert found.startswith(expected), found
+
+
+@pytest.mark.parametrize(
+    ("types", "causal", "expected"),
+    [
+        (["f16", "f16", "f16"], False, "f16"),
+        (["bf16", "bf16", "bf16"], False, "bf16"),
+        (["f64", "f64", "f64"], False, "f64"),
+        (["i32", "i32", "i32"], False, "The element type of the input tensor must be a float"),
+        (["f32", "f16", "f32"], False, "Mixed input types are not supported."),
+        (["f32", "f32", "f32", "boolean"], False, "f32"),
+        (["f32", "f32", "f32", "f16"], False, "Mixed input types are not supported."),
+        (["f32", "f32", "f32", "i32"], False, "The element type of attention_mask must be"),
+        (["f32", "f32", "f32", "i32"], True, "f32"),  # causal: the mask is not read
+        (["f32", "f32", "f32", "f16", "f32"], True, "f32"),
+        (["f32", "f32", "f32", "f32", "f16"], True, "Mixed input types are not supported."),
+        (["f32", "f32", "f32", "f32", "boolean"], False, "Mixed input types are not supported."),
+        (["dynamic", "f32", "f32"], False, "f32"),
+        (["dynamic", "dynamic", "dynamic"], False, "dynamic"),
+        (["dynamic", "i32", "i32"], False, "The element type of the input tensor must be a float"),
+        (["dynamic", "f16", "f16", "f32"], False, "Mixed input types are not supported."),
+        (["f32", "f32", "f32", "dynamic"], False, "f32"),
+    ],
+)
+def test_types_as_openvino(types: list[str], causal: bool, expected: str) -> None:
+    shapes = [Q, Q, Q, "5,5", ""][: len(types)]
+    try:
+        found = _infer(shapes, types, causal).split()[1]
+    except ShapeError as error:
+        found = str(error)
+    assert found.startswith(expected), found
+
+
+def test_a_mask_widening_a_single_key_does_not_compile() -> None:
+    reports: list[OpReport] = []
+    context = LayerContext(frozenset(), reports.append, lambda offset, size: memoryview(b""))
+    infos = [TensorInfo(element_type("f32"), _shape(s)) for s in (Q, "1,2,1,8", "1,2,1,8", "5,5")]
+    ScaledDotProductAttention13({"causal": False}).infer(infos, context)
+    assert [r.code for r in reports] == [COMPILE_CRASH]
+
+
+def _attention(*arrays: Any, causal: bool = False, constant_scale: bool = True) -> np.ndarray:
+    """The kernel's output, the scale known when compiling (a constant) or not."""
+    infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
+    if len(arrays) > 4 and constant_scale:
+        infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
+    op = ScaledDotProductAttention13({"causal": causal}).for_layer(infos)
+    (result,) = compute(op, list(arrays))
+    assert result is not None
+    return result
+
+
+def _column(values: list[float], rank: int = 4) -> np.ndarray:
+    return np.array(values, np.float32).reshape((1,) * (rank - 2) + (len(values), 1))
+
+
+def test_a_row_masked_out_entirely_is_nan() -> None:
+    q, k, v = (np.random.default_rng(i).standard_normal((1, 1, 3, 4), np.float32) for i in range(3))
+    mask = np.array([[True, True, True], [False, False, False], [True, False, True]])
+    result = _attention(q, k, v, mask)
+    assert np.isnan(result[0, 0, 1]).all() and np.isfinite(result[0, 0, [0, 2]]).all()
+
+
+def test_causal_counts_from_the_top_left_and_ignores_the_mask() -> None:
+    v = _column([1.0, 2.0])  # two keys, three queries: the first sees only the first key
+    q, k = np.zeros((1, 1, 3, 1), np.float32), np.zeros((1, 1, 2, 1), np.float32)
+    never = np.zeros((3, 2), np.bool_)
+    assert _attention(q, k, v, never, causal=True).ravel().tolist() == [1.0, 1.5, 1.5]
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "scale", "constant", "cpu"),
+    [  # measured: a constant scale multiplies key first; one given at run time the product
+        (2.236e19, 2.236e19, 0.5, True, 1.5),  # 2.5e38 after key * 0.5
+        (2.236e19, 2.236e19, 0.5, False, np.nan),  # 5e38 overflows before the scale
+        (1e38, 1e-38, 4.0, True, 1.5),  # query is not scaled
+        (1e-38, 1e38, 4.0, True, np.nan),  # key * 4 overflows
+        (1e-38, 1e38, 4.0, False, 1.5),
+    ],
+)
+def test_where_the_scale_applies(
+    query: float, key: float, scale: float, constant: bool, cpu: float
+) -> None:
+    q, k = np.full((1, 1, 2, 1), query, np.float32), np.full((1, 1, 2, 1), key, np.float32)
+    mask, factor = np.zeros((), np.float32), np.array(scale, np.float32)
+    result = _attention(q, k, _column([1.0, 2.0]), mask, factor, constant_scale=constant)
+    np.testing.assert_array_equal(result.ravel(), [cpu, cpu])
+
+
+@pytest.mark.parametrize(
+    ("rank", "last_kept", "first_zero"),
+    [(4, 87.3365, 87.33658), (3, 87.3365, 87.33658), (6, 87.3365, 87.33658),
+     (5, 86.9899, 86.99)],  # rank 5 runs through the CPU's SoftMax node
+)  # fmt: skip
+def test_the_cpus_exp_underflow(rank: int, last_kept: float, first_zero: float) -> None:
+    """A weight is 0 where the CPU's exp flushes it (measured by bisection)."""
+    q = _column([last_kept, first_zero], rank)
+    k, v = _column([0.0, -1.0], rank), _column([0.0, 1.0], rank)
+    result = _attention(q, k, v).ravel()
+    assert result[0] > 0 and result[1] == 0
+
+
+def test_infinite_values_follow_ieee() -> None:
+    q, k = np.zeros((1, 1, 1, 1), np.float32), np.zeros((1, 1, 2, 1), np.float32)
+    assert np.isposinf(_attention(q, k, _column([1.0, INF]))).all()  # 0.5 * inf
+    mask = np.array([[True, False]])
+    assert np.isnan(_attention(q, k, _column([1.0, INF]), mask)).all()  # 0 * inf
+    k = _column([1.0, INF])  # +inf under a masked position still poisons its row
+    assert np.isnan(_attention(np.ones((1, 1, 1, 1), np.float32), k, _column([1, 2]), mask)).all()
+
+
+def test_f64_is_computed_in_f32_with_infinities_saturated() -> None:
+    q, k = np.zeros((1, 1, 1, 2)), np.zeros((1, 1, 2, 2))
+    v = np.array([[[[np.inf, 1.0], [1.0, 2.0]]]])
+    (result,) = compute(ScaledDotProductAttention13({"causal": False}), [q, k, v])
+    assert result is not None and result.dtype == np.float64
+    np.testing.assert_array_equal(result.ravel(), [1.7014117331926443e38, 1.5])
