@@ -210,6 +210,16 @@ CASES = {
         (IMAGE, Input((), (1,))),
         (((1, 1, 4, 4), "FP32"), ((1, 1, 4, 4), "FP32")),
     ),
+    **{
+        f"Broadcast-{version}": Case(
+            "Broadcast",
+            version,
+            'mode="numpy"',
+            (IMAGE, Input((5,), (2, 1, 2, 4, 4))),
+            (((2, 1, 2, 4, 4), "FP32"),),
+        )
+        for version in (1, 3)
+    },
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
