@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from copy import copy
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import takes_integer_input
@@ -62,6 +63,11 @@ def _target_dims(target: TensorInfo) -> list[Dim] | None:
     """The target as dims, from its values or their bounds; None where it is unknown."""
     read_value(target, "the target shape")
     values = integer_values(target)
+    if target.element_type == "u64" and min(values or [0]) < 0:
+        raise ShapeError(
+            f"Value {min(values or [0]) + (1 << 64)} not in range "
+            "[-9223372036854775808:9223372036854775807]"
+        )
     if values is not None:
         return [target_dim(v) for v in values]
     if target.bounds is None:
@@ -174,6 +180,16 @@ class Broadcast(Op):
     input_names: ClassVar[tuple[str, ...]] = ("data", "target_shape", "axes_mapping")
     optional_inputs = 1
 
+    # Whether the layer's target is a constant (the CPU runs some run-time targets wrongly).
+    constant_target = True
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Broadcast:
+        if inputs[1].value is not None:
+            return self
+        layer_op = copy(self)
+        layer_op.constant_target = False
+        return layer_op
+
     def mode(self, count: int) -> str:
         """The mode as OpenVINO runs it with `count` inputs; ShapeError where it refuses."""
         mode: str = self.attrs["mode"]
@@ -202,8 +218,8 @@ class Broadcast(Op):
             problem = _run_time_problem(data.shape, values, mode)
             if problem:
                 raise ShapeError(f"{problem}: the CPU plugin gives garbage or an empty tensor")
-        elif values is not None and data.value is None:
-            _report_cpu_failures(data, target, values, mode, ctx)
+        elif data.value is None and not ctx.at_run_time:
+            _report_cpu_failures(inputs, values, mode, ctx)
         if not shape.is_static:
             # without the target's values OpenVINO still reads a Concat's constant elements
             return [TensorInfo(data.type, shape, unknown=dims is None)]
@@ -274,7 +290,8 @@ class Broadcast(Op):
         values = [int(v) for v in rest[0].ravel()]
         target = [target_dim(v) for v in values]
         mode = self.mode(1 + len(rest))
-        problem = _wrong_shape(Shape.of(*data), values, mode)
+        check = _wrong_shape if self.constant_target else _run_time_problem
+        problem = check(Shape.of(*data), values, mode)
         if problem:
             raise ShapeError(f"{problem}: the CPU plugin gives garbage or an empty tensor")
         shape = self._shape(Shape.of(*data), Shape.of(len(target)), target, mode)
@@ -292,18 +309,27 @@ class Broadcast(Op):
 
 
 def _report_cpu_failures(
-    data: TensorInfo, target: TensorInfo, values: list[int], mode: str, ctx: LayerContext
+    inputs: Sequence[TensorInfo], values: list[int] | None, mode: str, ctx: LayerContext
 ) -> None:
-    """What the CPU plugin cannot run with a constant target (measured, docs/semantics.md
-    §25): it crashes, refuses to compile, or runs another shape than OpenVINO infers."""
-    problem = _wrong_shape(data.shape, values, mode)
+    """What the CPU plugin cannot run (measured, docs/semantics.md §25), most of it with a
+    constant target (`values`): it crashes, refuses to compile, or runs another shape than
+    OpenVINO infers."""
+    data = inputs[0]
+    problem = None if values is None else _wrong_shape(data.shape, values, mode)
     problems = [problem] if problem else []
-    if target.type.bits == 8:
-        problems.append(f'a constant {target.element_type} target ("Buffer over-read")')
-    if data.shape.rank == 0 and not values and mode in ("numpy", "bidirectional"):
+    if mode in ("numpy", "explicit"):
+        named = ("target", "axes_mapping")
+        controls = zip(inputs[1 : 3 if mode == "explicit" else 2], named, strict=False)
+        problems += [
+            f'a constant {info.element_type} {name} ("Buffer over-read")'
+            for info, name in controls
+            if info.value is not None and info.type.bits == 8
+        ]
+    if data.shape.rank == 0 and values == [] and mode in ("numpy", "bidirectional"):
         problems.append("a scalar broadcast to [] (segmentation fault)")
-    if data.shape.dims is not None and any(d.high == 0 for d in data.shape.dims):
-        problems.append(f"data of no elements {data.shape} (floating-point exception)")
+    empty = data.shape.dims is not None and any(d.high == 0 for d in data.shape.dims)
+    if empty and (values is not None or mode == "pdpd"):
+        problems.append(f"data of no elements {data.shape} (a crash)")
     if problems:
         ctx.report(
             COMPILE_CRASH,
