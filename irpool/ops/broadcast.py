@@ -2,22 +2,13 @@
 `target_shape` holds, by `mode`; `axes_mapping` (explicit mode) names the target axes that the
 data's axes map to.
 
-What OpenVINO 2026.4 does (measured, docs/semantics.md §25):
-- `mode`: numpy (the default), explicit (also written none), pdpd; Broadcast-3 adds
-  bidirectional. Broadcast-3 needs `axes_mapping` in explicit mode and refuses it otherwise;
-  Broadcast-1 ignores a third input in numpy mode and reads explicit without one as numpy.
-  pdpd's `axis` is never read: the data is aligned at axis 0.
-- `target_shape` integer and 1-D; read as dims where its values (or per-element bounds) are
-  known: -1 is a dynamic dim, below -1 is 0. The output is the target, checked against the
-  data (numpy: ranks aligned at the end, each data dim 1 or the target's; explicit: the axes
-  sorted, in range, each data dim 1 or the target's), except bidirectional, which broadcasts
-  both ways as the elementwise ops do.
-- What the CPU plugin cannot run (IR214): a scalar broadcast to `[]`, data of no elements,
-  an 8-bit target or a negative target value when the target is a constant (crashes,
-  refusals, or an empty axis where `read_model` infers a dynamic one); pdpd data of higher
-  rank than the target (garbage). At run time it gives garbage or empty tensors for negative
-  target values, for pdpd data of higher rank and for an empty bidirectional target: a run
-  is refused.
+What OpenVINO 2026.4 does (measured, docs/semantics.md §25): modes numpy (the default),
+explicit (or none) with `axes_mapping`, pdpd (aligned at axis 0, its `axis` never read) and,
+from Broadcast-3, bidirectional; the target, integer and 1-D, read as dims from its values or
+bounds (-1 dynamic, below -1 empty) and checked against the data by the mode. What the CPU
+plugin cannot run with a constant target (a scalar to `[]`, data of no elements, 8-bit or
+negative targets, pdpd data of higher rank) is IR214; what it runs wrongly with a target
+given at run time refuses the run.
 The kernel is in irpool.execute.kernels.broadcast.
 """
 
@@ -226,6 +217,8 @@ class Broadcast(Op):
         out = shape.values()
         if mode == "pdpd" and data.shape.rank != len(out):
             return [TensorInfo(data.type, shape)]  # the CPU's elements are garbage
+        if mode == "explicit" and axes_values is None:
+            return [TensorInfo(data.type, shape)]  # where the elements go is not known
 
         def moved(array: NDArray[Any]) -> NDArray[Any]:
             return broadcast_array(array, out, axes_values)

@@ -183,6 +183,9 @@ def test_values_and_bounds_flow() -> None:
         [const("i64", [4, 5]), const("i64", [2, 2]), const("i64", [0])], quiet_context()
     )
     assert folded.value is not None and folded.value.tolist() == [[4, 4], [5, 5]]
+    axes = TensorInfo(element_type("i64"), Shape.of(1))  # known at run time only
+    (placed,) = op(3, "explicit").infer([shape, const("i64", [3, 2]), axes], quiet_context())
+    assert str(placed.shape) == "[3,2]" and placed.bounds is None
 
 
 def test_a_target_known_to_no_one_leaves_the_dims_unknown() -> None:
