@@ -52,6 +52,8 @@ from tests.differential.single_layer import (
     write,
 )
 from tests.differential.test_reshape_family import NUMPY
+from tests.differential.test_shape_values import Case as ShapeCase
+from tests.differential.test_shape_values import shape_problems
 
 ov = pytest.importorskip("openvino")
 
@@ -334,3 +336,38 @@ def test_what_irpool_refuses_the_cpu_runs_wrong(
     refused = [o for o in outcomes if o.outputs is not None and o.strict and _static(o.config)]
     problems = [p for o in refused if (p := _refusal_problem(worker, tmp_path, o))]
     assert refused and not problems, "\n".join(problems[:MAX_REPORTED])
+
+
+def test_swin_t_window_mask_pattern(tmp_path: Path) -> None:
+    """swin_t's `new_zeros` and `fill_`: a scalar broadcast to a Concat of ShapeOf pieces of a
+    dynamic tensor, sliced, and scalars broadcast to the slice's ShapeOf (numpy, and
+    bidirectional as other converters write it): every layer's shape as `read_model` infers
+    it, and the run equal to the CPU's."""
+    o1, o3, o8 = ov.opset1, ov.opset3, ov.opset8
+    dims = [-1, ov.Dimension(1, -1), ov.Dimension(1, -1), 8]
+    windows = o1.parameter(ov.PartialShape(dims), np.float32, name="x")
+    shape = o3.shape_of(windows)
+
+    def size(axis: int) -> Any:
+        picked = o8.gather(shape, o1.constant(np.int64(axis)), o1.constant(np.int64(0)))
+        return o1.reshape(picked, o1.constant(np.array([1], np.int64)), False)
+
+    zeros = o3.broadcast(o1.constant(np.float32(0)), o1.concat([size(1), size(2)], 0))
+    bounds = [o1.constant(np.array([v], np.int64)) for v in (0, -7, 1, 0)]
+    region = o3.shape_of(o8.slice(zeros, *bounds), "i32")
+    filled = o3.broadcast(o1.constant(np.float32(1)), region)
+    three = o1.constant(np.full((1, 1), 3, np.float32))
+    both = o3.broadcast(three, region, broadcast_spec="BIDIRECTIONAL")
+    model = ov.Model([zeros, filled, both], [windows])
+    for position, node in enumerate(model.get_ordered_ops()):
+        node.set_friendly_name(f"n{position}")
+    path = tmp_path / "swin_t_mask.xml"
+    ov.save_model(model, path, compress_to_fp16=False)
+    core = ov.Core()
+    assert shape_problems(core, ShapeCase(0, [], path, [])) == []
+    given = {"x": np.zeros((2, 9, 10, 8), np.float32)}
+    compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+    theirs = {p.get_any_name(): v for p, v in compiled.create_infer_request().infer(given).items()}
+    ours = irpool.load(path).run(given)
+    assert ours.keys() == theirs.keys()
+    assert all(same(ours[name], theirs[name]) for name in ours)
