@@ -217,6 +217,16 @@ CASES = {
         (Input((1, 2, 3, 4)), Input((1, 2, 5, 4)), Input((1, 2, 5, 6)), Input((3, 5))),
         (((1, 2, 3, 6), "FP32"),),
     ),
+    **{
+        f"Broadcast-{version}": Case(
+            "Broadcast",
+            version,
+            'mode="numpy"',
+            (IMAGE, Input((5,), (2, 1, 2, 4, 4))),
+            (((2, 1, 2, 4, 4), "FP32"),),
+        )
+        for version in (1, 3)
+    },
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(

@@ -3,7 +3,8 @@
 Graph #n (`build(n)`) is what converters write for `view`, `flatten`, channel shuffle and
 chunk: a Parameter of rank 1 to 5 (static, dynamic and interval dims), its ShapeOf (i64 or
 i32), pieces of it picked by Gather, multiplied, divided and split (Divide by a Const, with a
-Floor sometimes), moved by Add or Mod, Unsqueezed, written as Consts (a -1, a 0), joined by
+Floor sometimes), moved by Add or Mod, Unsqueezed, repeated by Broadcast-3 (numpy,
+bidirectional, explicit), written as Consts (a -1, a 0), joined by
 Concat (sometimes through a Convert), and a Reshape of the Parameter to that pattern. OpenVINO
 evaluates bounds, not symbols, so the Reshape keeps the dims the pattern's bounds say.
 
@@ -124,7 +125,20 @@ class Graph:
         if roll < 0.62:
             self.tags.append("zero")
             return [i64([0])], 1
+        if roll < 0.72:
+            return [self.broadcast(position)], 1
         return [self.dim(position)], 1
+
+    def broadcast(self, position: int) -> Any:
+        """A dim through Broadcast-3 (torch's expand of a size): bounds repeated."""
+        mode = self.rng.choice(("NUMPY", "BIDIRECTIONAL", "EXPLICIT"))
+        self.tags.append(f"broadcast {mode.lower()}")
+        if mode == "EXPLICIT":
+            return opset3.broadcast(self.dim(position), i64([1]), i64([0]), "EXPLICIT")
+        picked = opset8.gather(
+            self.shape, opset1.constant(np.int64(position)), opset1.constant(np.int64(0))
+        )
+        return opset3.broadcast(picked, i64([1]), broadcast_spec=mode)
 
     def build(self) -> Any:
         nodes: list[Any] = []
@@ -206,6 +220,7 @@ def test_generator_covers_the_space(cases: list[Case]) -> None:
     )
     minimum = {"built": COUNT * 3 // 4, "dynamic": COUNT // 2}
     minimum |= {tag: COUNT // 20 for tag in ("-1", "product", "split", "floor", "moved", "zero")}
+    minimum |= {f"broadcast {m}": COUNT // 30 for m in ("numpy", "bidirectional", "explicit")}
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
 

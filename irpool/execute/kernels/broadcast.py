@@ -1,0 +1,24 @@
+"""Broadcast on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
+docs/semantics.md §26): the data repeated to the target shape by the layer's mode, each
+element copied bit for bit (NaN payloads and -0 kept), held as the plugin holds the type
+(64-bit integers wrapped to int32, f64 saturated to ±FLT_MAX through f32)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from numpy.typing import NDArray
+
+from irpool.execute.kernels.reshape import as_held
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.broadcast import Broadcast, broadcast_array
+
+
+@kernel_for(Broadcast)
+def run_broadcast(
+    op: Broadcast, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data = inputs[0]
+    shape, axes = op.run_shape(data.shape, inputs[1:])
+    return [as_held(broadcast_array(data, shape, axes)).copy(order="C")]
