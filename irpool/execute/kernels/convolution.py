@@ -284,11 +284,10 @@ def _depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
 
 @dataclass(frozen=True, slots=True)
 class PhaseLayout:
-    """A depthwise geometry on flat phases: per axis the padded input is `stride * phase`
-    long; tap `j` reads phase `j * dilation % stride` from `j * dilation // stride` on."""
+    """A depthwise geometry on flat phases: per axis, padded position `stride * k + a` is
+    position k of phase a; tap `j` reads phase `j * dilation % stride` from `j * dilation //
+    stride` on. Phase axes are as short as `_phase_length` allows."""
 
-    pads: tuple[tuple[int, int], ...]  # zeros before and after each axis (to fill the phases)
-    strides: tuple[int, ...]
     phase_sizes: tuple[int, ...]
     out: tuple[int, ...]
     taps: tuple[tuple[int, int], ...]  # (phase number, flat shift) per tap
@@ -301,24 +300,14 @@ class PhaseLayout:
     @classmethod
     def of(cls, g: Geometry) -> PhaseLayout:
         strides = tuple(w.stride for w in g.windows)
-        padded = [w.size + begin + end for w, (begin, end) in zip(g.windows, g.pads, strict=True)]
-        sizes = tuple(-(-length // s) for length, s in zip(padded, strides, strict=True))
-        pads = tuple(
-            (begin, size * s - w.size - begin)
-            for w, (begin, _), size, s in zip(g.windows, g.pads, sizes, strides, strict=True)
-        )
+        sizes = tuple(_phase_length(w) for w in g.windows)
         flat = [prod(sizes[i + 1 :]) for i in range(len(sizes))]
         phase_flat = [prod(strides[i + 1 :]) for i in range(len(strides))]
+        axes = list(zip(g.windows, phase_flat, flat, strict=True))
         taps = tuple(
             (
-                sum(
-                    (j * w.dilation % w.stride) * f
-                    for j, w, f in zip(o, g.windows, phase_flat, strict=True)
-                ),
-                sum(
-                    (j * w.dilation // w.stride) * f
-                    for j, w, f in zip(o, g.windows, flat, strict=True)
-                ),
+                sum(j * w.dilation % w.stride * p for j, (w, p, _) in zip(o, axes, strict=True)),
+                sum(j * w.dilation // w.stride * f for j, (w, _, f) in zip(o, axes, strict=True)),
             )
             for o in product(*(range(w.kernel) for w in g.windows))
         )
@@ -326,7 +315,7 @@ class PhaseLayout:
             _phase_copy(phase, g.windows, sizes) for phase in product(*(range(s) for s in strides))
         )
         tail = max(shift for _, shift in taps)
-        return cls(pads, strides, sizes, g.out, taps, prod(sizes), tail, copies)
+        return cls(sizes, g.out, taps, prod(sizes), tail, copies)
 
     def phases(self, planes: NDArray[np.float32], scratch: Scratch) -> NDArray[np.float32]:
         """[phase, flat position] of a block of planes, zero-padded: each phase holds the
@@ -351,6 +340,21 @@ class PhaseLayout:
         """The outputs among the flat sums [plane, O/G, position]."""
         grid = sums.reshape(*sums.shape[:2], *self.phase_sizes)
         return grid[(slice(None), slice(None), *(slice(o) for o in self.out))]
+
+
+def _phase_length(w: Window) -> int:
+    """The shortest length of an axis's phases: each holds its data (up to `hi`), and an
+    output's read at `o + shift` past the end lands in the next row's (or plane's) leading
+    zeros (below `lo`), as the padded input holds zeros there: neighbours share padding."""
+    length = w.out
+    for a in range(w.stride):
+        lo = max(0, -(-(w.pad_begin - a) // w.stride))
+        hi = max(lo, (w.size - 1 - a + w.pad_begin) // w.stride + 1)
+        shifts = [
+            j * w.dilation // w.stride for j in range(w.kernel) if j * w.dilation % w.stride == a
+        ]
+        length = max(length, hi, w.out + max(shifts, default=0) - lo)
+    return length
 
 
 def _phase_copy(
