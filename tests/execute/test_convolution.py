@@ -1,6 +1,7 @@
 """Convolution-1 and GroupConvolution-1 values: the CPU plugin's golden vectors within the
 measured bound, each path (pointwise, depthwise, im2col) against a float64 convolution, the
-integer rules and non-finite filters as the CPU computes them (docs/semantics.md §15.5, §19).
+integer rules and non-finite filters as the CPU computes them (docs/semantics.md §15.5, §19),
+the depthwise layout's shared padding and its stride-2 cast.
 The live comparison over many configurations is tests/differential/test_convolution.py."""
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.convolution import run_convolution
+from irpool.execute.engine.scratch import Scratch
+from irpool.execute.kernels import depthwise
+from irpool.execute.kernels.convolution import Geometry, run_convolution
+from irpool.execute.kernels.depthwise import PhaseLayout
 from irpool.execute.registry import OutputSpec
 from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
 from tests.execute.running import compute
@@ -100,6 +104,11 @@ GEOMETRIES = [
                                                    "pads_end": (0,)}),
     (GroupConvolution1, (1, 2, 4, 5, 6), (2, 1, 1, 3, 1, 2), {"auto_pad": "valid",
                                                               "strides": (1, 2, 2)}),
+    # depthwise phases whose rows and planes share padding: pads up to 3, a dilation, stride 3
+    (GroupConvolution1, (2, 3, 7, 7), (3, 1, 1, 3, 3), {"pads_begin": (3, 2), "pads_end": (0, 3),
+                                                        "dilations": (2, 1)}),
+    (GroupConvolution1, (2, 4, 10, 11), (4, 2, 1, 3, 4), {"pads_begin": (1, 2),
+                                                          "pads_end": (2, 1), "strides": (2, 3)}),
 ]  # fmt: skip
 
 
@@ -192,3 +201,23 @@ def test_two_threads_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.setenv("IRPOOL_THREADS", "2")
         assert np.array_equal(run(conv, x, w), one)
         monkeypatch.delenv("IRPOOL_THREADS")
+
+
+@pytest.mark.parametrize("width", [8, 9, 12])
+def test_a_stride_2_axis_laid_out_by_a_cast_keeps_every_bit(
+    monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    """The depthwise path lays out a stride-2 last axis by a uint64 -> uint32 cast: the
+    strided copy's bits, NaN payloads and -0 included, the last element of an odd phase too."""
+    rng = np.random.default_rng(width)
+    x = rng.standard_normal((2, 3, 5, width)).astype(np.float32)
+    x.view(np.uint32).flat[::7] = 0x7FC01234  # a NaN with a payload
+    x.flat[3::11] = -0.0
+    w = rng.standard_normal((3, 1, 1, 3, 3)).astype(np.float32)
+    conv = op(GroupConvolution1, 2, pads_begin=(1, 1), pads_end=(1, 1), strides=(2, 2))
+    geometry = Geometry(tuple(conv.windows(x.shape, w.shape)), 3, 1, 1, "depthwise")
+    layout = PhaseLayout.of(geometry)
+    planes = x.reshape(6, 5, width)
+    cast = layout.phases(planes, Scratch()).copy()
+    monkeypatch.setattr(depthwise, "CAST_OK", False)
+    assert cast.tobytes() == layout.phases(planes, Scratch()).tobytes()

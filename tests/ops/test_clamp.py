@@ -198,6 +198,10 @@ FLOATS: list[tuple[Any, float, float, list[float], list[float]]] = [
     (np.float32, -INF, INF, [NAN, -0.0, 1e-45], [-INF, -0.0, 1e-45]),
     (np.float32, -0.0, 0.0, [-0.0, -INF, NAN, 5.0], [0.0, 0.0, 0.0, 0.0]),
     (np.float32, 0.0, INF, [-0.0, -3e38], [0.0, 0.0]),
+    # no NaN (np.clip then +0 where a bound is 0; with a NaN, fmax and fmin)
+    (np.float32, 0.0, 6.0, [-0.0, 0.0, -INF, INF, 7.0, 3.0], [0.0, 0.0, 0.0, 6.0, 6.0, 3.0]),
+    (np.float32, -6.0, 0.0, [-0.0, 0.0, 5.0, -7.0, -INF], [0.0, 0.0, 0.0, -6.0, -6.0]),
+    (np.float32, -1.0, 1.0, [-0.0, 0.5, -INF], [-0.0, 0.5, -1.0]),
     (np.float32, -1e300, -1e-300, [NAN, INF, 0.0, -3e38], [-INF, -0.0, -0.0, -3e38]),
     (np.float16, 0.2, 1e5, [INF, NAN, 5.0], [INF, 0.2, 5.0]),
     (np.float64, 0.1, 6.0, [NAN, 0.2], [0.10000000149011612, 0.20000000298023224]),
