@@ -880,7 +880,8 @@ _RULES = (
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
             model but the CPU plugin refuses (reshape the model to a known rank first), an
             MVN-6 whose axes lie outside the input's rank (`read_model` checks only their
-            count), or a Roll with a scalar shift and several axes. Write
+            count), a Roll with a scalar shift and several axes, or a Pad whose negative pads
+            cut past an axis (which the plugin cannot run: corrupted memory). Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
             and an element type.
         """),
