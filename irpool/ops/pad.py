@@ -56,6 +56,8 @@ class Pad12(Op):
                     f"{name} must be an integral number, but is: {info.element_type})."
                 )
             read_value(info, name)
+        if len(inputs) > 3:
+            _check_pad_value(data, inputs[3])
         if data.shape.dims is None:
             return [TensorInfo(data.type, data.shape)]
         rank = len(data.shape.dims)
@@ -117,3 +119,15 @@ class Pad12(Op):
         if len(pads) < 2 or pads[0] is None or pads[1] is None:
             return Explanation(f"{mode} padding, by pads given at run time", [])
         return Explanation(f"{mode} padding: begin {csv(pads[0])}, end {csv(pads[1])}", [])
+
+
+def _check_pad_value(data: TensorInfo, value: TensorInfo) -> None:
+    if value.shape.rank is not None and value.shape.rank != 0:
+        raise ShapeError("Argument for padding value is not a scalar.")
+    if value.element_type != data.element_type and not (
+        data.type.is_dynamic or value.type.is_dynamic
+    ):
+        raise ShapeError(
+            "Argument element types do not match (input arg element type: "
+            f"{data.element_type}, arg_pad element type: {value.element_type})."
+        )
