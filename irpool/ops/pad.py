@@ -2,7 +2,7 @@
 `pads_end` along every axis, the new elements `pad_value` (mode constant) or taken from the
 data (edge, reflect, symmetric).
 
-What OpenVINO 2026.4 checks (measured, docs/semantics.md §24): pads of integer types
+What OpenVINO 2026.4 checks (measured, docs/semantics.md §25): pads of integer types
 ("pads_begin must be an integral number, but is: f32)."), one per axis ("length of
 pads_begin mismatches with rank of input, expect 1, but got 2"); reflect pads at most the
 dim - 1, symmetric at most the dim, edge needs every padded dim at least 1. A dim padded
