@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
+from irpool.ops.bounds import UNBOUNDED, bounds_of
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
@@ -26,12 +27,26 @@ from irpool.shape import Dim, Shape
 MODES = ("constant", "edge", "reflect", "symmetric")
 
 
-def padded(dim: Dim, begin: int, end: int) -> Dim:
-    """The dim grown by begin and end as OpenVINO infers it: below 0 is `?`."""
-    high = None if dim.high is None else dim.high + begin + end
-    if high is not None and high < 0:
-        return Dim.dynamic()
-    return Dim(max(dim.low + begin + end, 0), high)
+def padded(dim: Dim, begin: tuple[int, int], end: tuple[int, int]) -> Dim:
+    """The dim grown by pads known by their (lower, upper) bounds, as OpenVINO 2026.4 infers
+    it (semantics §26): each end moved by the sum of those bounds in int64, an end below 0
+    open (`?` for both; `2..5` by -2 is `..3`), and the upper end unbounded when a pad is
+    `0..max`."""
+    low_sum, high_sum = _int64(begin[0] + end[0]), _int64(begin[1] + end[1])
+    if low_sum == 0 and high_sum == 0:
+        return dim
+    low = _int64(dim.low + low_sum)
+    if any(pad == (0, UNBOUNDED) for pad in (begin, end)) or dim.high is None:
+        high = None
+    else:
+        high = _int64(dim.high + high_sum)
+        high = None if high < 0 else high
+    return Dim(max(low, 0), high)
+
+
+def _int64(value: int) -> int:
+    """The value wrapped as C++'s int64 arithmetic wraps on x86."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 @register
@@ -61,20 +76,31 @@ class Pad12(Op):
         if data.shape.dims is None:
             return [TensorInfo(data.type, data.shape)]
         rank = len(data.shape.dims)
-        pads = [integer_values(begin), integer_values(end)]
-        for values, name in zip(pads, ("pads_begin", "pads_end"), strict=True):
-            if values is not None and len(values) != rank:
+        pads = [bounds_of(begin), bounds_of(end)]
+        for bounds, name in zip(pads, ("pads_begin", "pads_end"), strict=True):
+            if bounds is not None and len(bounds.lower) != rank:
                 raise ShapeError(
                     f"length of {name} mismatches with rank of input, expect {rank}, but got "
-                    f"{len(values)}"
+                    f"{len(bounds.lower)}"
                 )
         if pads[0] is None or pads[1] is None:
             return [TensorInfo(data.type, Shape((Dim.dynamic(),) * rank))]
         dims = data.shape.dims
-        self.check_mode(dims, pads[0], pads[1])
+        self.check_mode(dims, pads[0].lower, pads[1].lower)
+        if pads[0].exact and pads[1].exact:
+            self.check_cut(dims, pads[0].lower, pads[1].lower, ctx)
+        begins = zip(pads[0].lower, pads[0].upper, strict=True)
+        ends = zip(pads[1].lower, pads[1].upper, strict=True)
+        shape = Shape(tuple(padded(d, b, e) for d, b, e in zip(dims, begins, ends, strict=True)))
+        return [TensorInfo(data.type, shape)]
+
+    @staticmethod
+    def check_cut(
+        dims: Sequence[Dim], begin: Sequence[int], end: Sequence[int], ctx: LayerContext
+    ) -> None:
         cut = [
             d.value
-            for d, b, e in zip(dims, pads[0], pads[1], strict=True)
+            for d, b, e in zip(dims, begin, end, strict=True)
             if d.is_static and (min(b, e) < -d.value or d.value + b + e < 0)
         ]
         if cut:
@@ -84,10 +110,6 @@ class Pad12(Op):
                 "but its CPU plugin cannot run it (a pad beyond the axis corrupts memory, "
                 "free(): invalid pointer; pads together beyond it: undefined source memory)",
             )
-        shape = Shape(
-            tuple(padded(d, b, e) for d, b, e in zip(dims, pads[0], pads[1], strict=True))
-        )
-        return [TensorInfo(data.type, shape)]
 
     def check_mode(self, dims: Sequence[Dim], begin: Sequence[int], end: Sequence[int]) -> None:
         """What the mode asks of the pads (checked on static dims)."""
