@@ -63,8 +63,9 @@ def fold_constants(
             continue
         for index, (value, as_held) in values.items():
             ref = (candidate.layer.id, index)
-            written[ref] = value
-            held[ref] = as_held
+            # NumPy's arithmetic on 0-d arrays gives scalars; runs read arrays.
+            written[ref] = np.asarray(value)
+            held[ref] = np.asarray(as_held)
     return held, remaining
 
 
