@@ -53,7 +53,9 @@ def slice_length(dim: Dim, start: Bound, stop: Bound, step: int) -> Dim:
     high = _sliced(-1 if dim.high is None else dim.high, start_lb, stop_ub, step)
     if high == -1:
         return Dim(low, None)
-    return Dim(low, high) if low <= high else Dim.dynamic()
+    # low > high: an empty interval, which OpenVINO prints `?` but the CPU plugin sizes as
+    # empty, refusing every run that slices an element (docs/semantics.md §26).
+    return Dim(low, high)
 
 
 def _crossing_zero(bounds: Bound, dim: Dim) -> Bound:
