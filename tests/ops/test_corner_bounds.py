@@ -12,6 +12,7 @@ from irpool.ops.base import TensorInfo
 from irpool.ops.concat import Concat1
 from irpool.ops.pad import Pad12, padded
 from irpool.ops.slice import Slice8, slice_length
+from irpool.shape import Shape
 from tests.ops.test_shape_ops import const, data, infer, parse, pick, shape_of
 
 MAX = (1 << 63) - 1
@@ -142,3 +143,12 @@ def test_a_crop_to_shape_of_pieces_keeps_the_dims() -> None:
     padded_data = data("?,1..,1..,96")
     (out,) = infer(Slice8({}), padded_data, const([0, 0]), stop, const([1, 1]), const([1, 2]))
     assert str(out.shape) == "[?,1..,1..,96]"
+
+
+def test_a_slice_whose_ends_cross_is_empty_and_printed_as_openvino_prints_it() -> None:
+    """[-1:3:2] of 3..7: one element at 3, none at 7; read_model prints `?`, the CPU sizes
+    the output as empty and refuses a run that slices an element (semantics §26)."""
+    (dim,) = parse("3..7")
+    empty = slice_length(dim, (-1, -1), (3, 3), 2)
+    assert str(empty) == "?" and (empty.low, empty.high) == (1, 0)
+    assert not Shape((empty,)).contains((1,))
