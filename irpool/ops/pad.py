@@ -6,7 +6,8 @@ What OpenVINO 2026.4 checks (measured, docs/semantics.md §25): pads of integer 
 ("pads_begin must be an integral number, but is: f32)."), one per axis ("length of
 pads_begin mismatches with rank of input, expect 1, but got 2"); reflect pads at most the
 dim - 1, symmetric at most the dim, edge needs every padded dim at least 1. A dim padded
-below 0 becomes `?`. The kernel is in irpool.execute.kernels.pad.
+below 0 becomes `?`. Pads computed from shapes are read by their bounds, as OpenVINO reads
+them (§26: swin_t's window padding). The kernel is in irpool.execute.kernels.pad.
 """
 
 from __future__ import annotations
