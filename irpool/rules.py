@@ -880,11 +880,12 @@ _RULES = (
             (`shape="..."`) or dynamic element type, which the serializer writes for such a
             model but the CPU plugin refuses (reshape the model to a known rank first), an
             MVN-6 whose axes lie outside the input's rank (`read_model` checks only their
-            count), a Roll with a scalar shift and several axes, a ScaledDotProductAttention
-            whose mask widens key's and value's single key, or a Broadcast with a constant
-            8-bit target, a scalar broadcast to `[]`, data of no elements or a negative target
-            value (crashes, "Buffer over-read", or an empty axis where OpenVINO infers a
-            dynamic one). Write
+            count), a Roll with a scalar shift and several axes, a Pad whose negative pads cut
+            past an axis (the plugin cannot run it: corrupted memory), a
+            ScaledDotProductAttention whose mask widens key's and value's single key, or a
+            Broadcast with a constant 8-bit target, a scalar broadcast to `[]`, data of no
+            elements or a negative target value (crashes, "Buffer over-read", or an empty axis
+            where OpenVINO infers a dynamic one). Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
             and an element type.
         """),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Dim:
-    """The interval [low, high]; `high is None` means unbounded."""
+    """The interval [low, high]; `high is None` means unbounded, `low > high` empty."""
 
     low: int
     high: int | None
@@ -44,6 +44,8 @@ class Dim:
             return str(self.low)
         if self.high is None:
             return "?" if self.low == 0 else f"{self.low}.."
+        if self.low > self.high:  # empty (a Slice's ends crossed): OpenVINO prints it so
+            return "?"
         return f"..{self.high}" if self.low == 0 else f"{self.low}..{self.high}"
 
 

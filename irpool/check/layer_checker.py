@@ -355,14 +355,15 @@ def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
     """An inferred output, marked unknown when irpool may know less of it than the runtime:
     an unknown input whose unknown part can reach it (dims irpool does not know, or the
     values of an integer or boolean tensor, which OpenVINO's bounds carry into shapes), or
-    every input is a constant, known or not, and irpool did not fold the value. The unknown
+    every input is a constant, known or not, and irpool did not fold the value (nor bound it,
+    as it bounds a FloorMod by 0 as OpenVINO's shape inference does). The unknown
     values of a static float tensor (weights too large to fold) reach no shape: a
     Convolution of data by them is known."""
     if info.unknown or info.value is not None:
         return info
     reaching = any(i.unknown and (not i.shape.is_static or not i.type.is_float) for i in inputs)
     constant = bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
-    if reaching or constant:
+    if reaching or (constant and info.bounds is None):
         return replace(info, unknown=True)
     return info
 

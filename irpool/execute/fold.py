@@ -5,7 +5,10 @@ model; irpool folds them once per plan, so no run repeats them. A layer's value 
 in this order:
 
 1. checking, which already folded it by the same rules (small values only: checking must
-   stay fast, see irpool/ops/folding.py), ShapeOf of a static shape included;
+   stay fast, see irpool/ops/folding.py), or knows its value from shapes though its inputs
+   are no constants: ShapeOf of a static shape, and shape arithmetic whose bounds meet,
+   which the CPU plugin folds to that value even where the bounds are not true (a FloorMod's
+   are its corners': docs/semantics.md §28);
 2. its op's own folding rule, where OpenVINO's folding differs from the CPU plugin's
    kernel (`Op.fold_constant`: Convert), applied to the constants as the file writes them;
 3. its kernel, run once on the constants as the plugin holds them (`as_constant`).
@@ -60,8 +63,9 @@ def fold_constants(
             continue
         for index, (value, as_held) in values.items():
             ref = (candidate.layer.id, index)
-            written[ref] = value
-            held[ref] = as_held
+            # NumPy's arithmetic on 0-d arrays gives scalars; runs read arrays.
+            written[ref] = np.asarray(value)
+            held[ref] = np.asarray(as_held)
     return held, remaining
 
 
@@ -75,10 +79,7 @@ def _folded(
     """The candidate's output values, or None when it is not folded."""
     layer, op, produced = candidate.layer, candidate.op, candidate.produced
     constant_inputs = bool(candidate.inputs) and all(ref in written for ref in candidate.inputs)
-    if op.role is Role.CONSTANT or (
-        (constant_inputs or op.value_from_shapes)
-        and all(info.value is not None for info in produced)
-    ):
+    if op.role is Role.CONSTANT or all(info.value is not None for info in produced):
         return {index: _checked(layer, info) for index, info in enumerate(produced)}
     if candidate.kernel is None:
         raise cannot_run(layer)

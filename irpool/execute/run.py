@@ -115,5 +115,24 @@ def _reinfer(
                     f"with these inputs, {step.layer.describe()} has an undefined output shape "
                     f"{info.shape}"
                 )
+            _check_fits(model, step, index, info.shape)
             infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
     return {ref: info.shape for ref, info in infos.items()}
+
+
+def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> None:
+    """The CPU plugin sizes each output within the dims inferred for the model, bounds of
+    shape values included; those bounds are not always true (OpenVINO's FloorMod bounds are
+    its corners' results: `5..9 floormod 2` is taken as 1), and a run outside them fails
+    ("Can not clone with new dims", docs/semantics.md §28), unless it holds no element.
+    irpool's own inference, not the file's declared dims, is that model's."""
+    inferred = model.checked.outputs.get(step.layer.id)
+    if inferred is None or index >= len(inferred) or inferred[index].trusted:
+        return
+    if 0 in shape.values():
+        return
+    if not inferred[index].shape.contains(shape.values()):
+        raise InputError(
+            f"with these inputs, {step.layer.describe()} gives {shape}, outside the "
+            f"{inferred[index].shape} inferred for the model, which the CPU plugin refuses"
+        )

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import ElementType
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of
+from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of, corner_bounds
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
@@ -128,6 +128,9 @@ class Binary(Op):
     input_names = ("a", "b")
     symbol: ClassVar[str]  # for `irpool explain`
     accepts_boolean: ClassVar[bool] = False
+    # OpenVINO bounds the op through its interval_bound_evaluator (corner_bounds), not by
+    # element_bounds' own rule.
+    bounds_at_corners: ClassVar[bool] = False
 
     @property
     def auto_broadcast(self) -> str:
@@ -159,16 +162,29 @@ class Binary(Op):
             value = self.fold_constant([a.value, b.value])
         out = self.output_type(inputs_type)
         if value is None and out.is_integer and shape.is_static and self.auto_broadcast == "numpy":
-            return [bounded(out, shape, self._bounds(a, b))]
+            bounds = self._bounds(a, b)
+            if a.value is not None and b.value is not None:
+                # Constants not folded (a zero divisor): OpenVINO's shape inference reads the
+                # reference's result as their bounds, but a run computes its own.
+                return [TensorInfo(out, shape, bounds=bounds)]
+            return [bounded(out, shape, bounds)]
         return [TensorInfo(out, shape, value)]
 
     def _bounds(self, a: TensorInfo, b: TensorInfo) -> Bounds | None:
         """What OpenVINO's bound evaluation knows of the result of non-constant integer
         inputs known by their bounds (a shape subgraph's), element by element."""
         first, second = bounds_of(a), bounds_of(b)
-        if first is None or second is None or (a.value is not None and b.value is not None):
+        if first is None or second is None:
             return None
         import numpy as np
+
+        if self.bounds_at_corners:
+            dtype = common_type(a, b).held_dtype
+            if dtype not in (np.int32, np.int64):  # the types whose largest value irpool holds
+                return None
+            return corner_bounds(first, second, self.evaluate_integers, dtype)
+        if a.value is not None and b.value is not None:
+            return None
 
         pairs = np.broadcast_arrays(*first.arrays(), *second.arrays())
         lower, upper = [], []
@@ -198,6 +214,10 @@ class Binary(Op):
     # The NumPy function computing the op's reference result on integers, in their type
     # (wrapping as the reference's C++ integers do).
     reference: ClassVar[str]
+
+    def evaluate_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        """OpenVINO's reference result on any integers, as its bound evaluation computes it."""
+        return self.fold_integers(a, b)
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
         """OpenVINO's reference result for integer constants (shape arithmetic); None: not
@@ -231,6 +251,7 @@ class Subtract1(Binary):
     type_name = "Subtract"
     symbol = "-"
     reference = "subtract"
+    bounds_at_corners = True
 
 
 @register
@@ -316,15 +337,21 @@ class FloorMod1(Binary):
 
     type_name = "FloorMod"
     symbol = "floormod"
+    bounds_at_corners = True
 
     def fold_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
-        """The reference's x - y * floor(x / y), in double (so -2**62 floormod 3 is 0)."""
         import numpy as np
 
-        if not np.all(b):
-            return None
+        return self.evaluate_integers(a, b) if np.all(b) else None
+
+    def evaluate_integers(self, a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any] | None:
+        """The reference's x - y * floor(x / y), in double (so -2**62 floormod 3 is 0, and x
+        floormod 0 is NaN cast: the type's minimum, as its bounds are evaluated)."""
+        import numpy as np
+
         x, y = a.astype(np.float64), b.astype(np.float64)
-        return _double_to_integer(x - y * np.floor(x / y), a.dtype)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _double_to_integer(x - y * np.floor(x / y), a.dtype)
 
 
 @register

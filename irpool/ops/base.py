@@ -228,9 +228,6 @@ class Op:
     # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
     # Result do; pooling and reductions do not). Convert says so itself.
     takes_strings: ClassVar[bool] = False
-    # Whether its value depends on its inputs' shapes only (ShapeOf): OpenVINO folds it
-    # whenever checking knows the value, though its input is no constant.
-    value_from_shapes: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)

@@ -5,7 +5,8 @@ OpenVINO evaluates a lower and an upper value for each element (evaluate_lower/u
 symbols: ShapeOf of `[?,6..10,7,7]` is lower `[0,6,7,7]`, upper `[max,10,7,7]`, where `max`
 (the type's largest value) means unbounded. Gather, Concat, Squeeze, Unsqueeze and Reshape move
 elements, so they move both bounds alike; Convert keeps them; Add, Multiply, Divide and Mod
-have their own rules (irpool/ops/arithmetic.py); every other op keeps only exact values.
+have their own rules (irpool/ops/arithmetic.py), Subtract and FloorMod are evaluated at the
+corners (`corner_bounds`); every other op keeps only exact values.
 Reshape reads its pattern's bounds as dims, which is how a dynamic model keeps its shapes.
 A tensor whose bounds meet is a value (`TensorInfo.value`), as OpenVINO then folds it.
 """
@@ -125,3 +126,31 @@ def converted_bounds(bounds: Bounds, destination: ElementType) -> Bounds | None:
     if all(low <= v <= high for v in values):
         return bounds
     return None
+
+
+def corner_bounds(
+    first: Bounds,
+    second: Bounds,
+    evaluate: Callable[[NDArray[Any], NDArray[Any]], NDArray[Any] | None],
+    dtype: Any,
+) -> Bounds | None:
+    """The bounds of a binary op as OpenVINO's interval_bound_evaluator gives them: the op
+    evaluated on the four pairs of its inputs' bounds, the least and the greatest result of
+    each element, and `0..max` wherever an input's bound is unbounded (measured, semantics
+    §28: `5..9 floormod 2` is 1, not `0..1`; `2 - 3..` is `0..`). None where the op does not
+    evaluate (a zero divisor at a corner)."""
+    import numpy as np
+
+    l0, u0, l1, u1 = np.broadcast_arrays(*first.arrays(), *second.arrays())
+    unbounded = (l0 == UNBOUNDED) | (u0 == UNBOUNDED) | (l1 == UNBOUNDED) | (u1 == UNBOUNDED)
+    # The unbounded elements' results are replaced below; 1 evaluates anywhere.
+    held = [np.where(unbounded, 1, bound).astype(dtype) for bound in (l0, u0, l1, u1)]
+    results = []
+    for a, b in ((held[0], held[2]), (held[0], held[3]), (held[1], held[2]), (held[1], held[3])):
+        result = evaluate(a, b)
+        if result is None:
+            return None
+        results.append(result.astype(np.int64))
+    lower = np.where(unbounded, 0, np.minimum.reduce(results))
+    upper = np.where(unbounded, UNBOUNDED, np.maximum.reduce(results))
+    return Bounds.of_arrays(lower, upper)

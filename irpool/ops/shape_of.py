@@ -23,7 +23,6 @@ class _ShapeOf(Op):
     takes_strings = True
     type_name = "ShapeOf"
     input_names = ("data",)
-    value_from_shapes = True
 
     @property
     def output_type(self) -> str:

@@ -35,15 +35,40 @@ INT64_MIN = -(1 << 63)
 INT32_MAX = (1 << 31) - 1
 INT32_MIN = -(1 << 31)
 NAMES = ("start", "stop", "step", "axes")
+# A value known by its lower and upper bounds.
+Bound = tuple[int, int]
+# One axis' cut: its start and stop bounds and its step.
+Cut = tuple[Bound, Bound, int]
 
 
-def slice_length(dim: Dim, start: int, stop: int, step: int) -> Dim:
-    """The length start:stop:step takes of `dim`: each end of an interval sliced alone."""
-    low = _sliced(dim.low, start, stop, step)
-    high = _sliced(-1 if dim.high is None else dim.high, start, stop, step)
+def slice_length(dim: Dim, start: Bound, stop: Bound, step: int) -> Dim:
+    """The length start:stop:step takes of `dim`, start and stop known by their (lower,
+    upper) bounds: each end of the interval sliced alone with the bounds that give its
+    least and its greatest length, as OpenVINO's make_dim (semantics §28)."""
+    start_lb, start_ub = _crossing_zero(start, dim)
+    stop_lb, stop_ub = _crossing_zero(stop, dim)
+    if step < 0:
+        start_lb, start_ub, stop_lb, stop_ub = start_ub, start_lb, stop_ub, stop_lb
+    low = _sliced(dim.low, start_ub, stop_lb, step)
+    high = _sliced(-1 if dim.high is None else dim.high, start_lb, stop_ub, step)
     if high == -1:
         return Dim(low, None)
-    return Dim(low, high) if low <= high else Dim.dynamic()
+    # low > high: an empty interval, which OpenVINO prints `?` but the CPU plugin sizes as
+    # empty, refusing every run that slices an element (docs/semantics.md §28).
+    return Dim(low, high)
+
+
+def _crossing_zero(bounds: Bound, dim: Dim) -> Bound:
+    """Bounds from below 0 to 0 or more cover both ends of the axis: OpenVINO takes 0 for
+    the lower (when the negative one reaches inside the axis) and -1 for the upper (when
+    the other one is inside it)."""
+    low, high = bounds
+    if not low < 0 <= high:
+        return bounds
+    return (
+        0 if dim.high is None or low + dim.high >= 0 else low,
+        -1 if dim.high is None or high < dim.high else high,
+    )
 
 
 def _sliced(dim: int, start: int, stop: int, step: int) -> int:
@@ -110,14 +135,16 @@ class Slice8(Op):
         for info, name in zip(bounds, NAMES, strict=False):
             read_value(info, f"the {name}")
         written = next((i.shape[0].value for i in bounds if i.shape.is_static), None)
-        cuts = self._cuts([_bound_values(i) for i in bounds], written, rank)
+        ends = [_bound_pairs(i) for i in bounds[:2]]
+        cuts = self._cuts(ends, [_bound_values(i) for i in bounds[2:]], written, rank)
         if cuts is None:  # any axis may be cut, to any length up to its own
             return [TensorInfo(data.type, Shape(tuple(Dim(0, d.high) for d in data.shape)))]
         dims = list(data.shape.dims)
         for axis, cut in cuts.items():
             dims[axis] = Dim(0, dims[axis].high) if cut is None else slice_length(dims[axis], *cut)
         shape = Shape(tuple(dims))
-        if any(cut is None for cut in cuts.values()) or not data.shape.is_static:
+        exact = all(cut is not None and _exact(cut) for cut in cuts.values())
+        if not exact or not data.shape.is_static:
             return [TensorInfo(data.type, shape)]
         index = _index(cuts, data.shape.values())
 
@@ -131,24 +158,27 @@ class Slice8(Op):
 
     @staticmethod
     def _cuts(
-        values: Sequence[list[int] | None], written: int | None, rank: int
-    ) -> dict[int, tuple[int, int, int] | None] | None:
-        """Each sliced axis' (start, stop, step), None where they are known only at run time;
+        ends: Sequence[list[Bound] | None],
+        rest: Sequence[list[int] | None],
+        written: int | None,
+        rank: int,
+    ) -> dict[int, Cut | None] | None:
+        """Each sliced axis' start and stop bounds and step, None where they are not known;
         None when the axes are. `written`: how many bounds the inputs' shapes hold."""
-        start, stop, step = values[:3]
+        (start, stop), step = ends, rest[0]
         if step is not None and 0 in step:
             raise ShapeError("Step must be non-zero")
-        if len(values) > 3:
-            if values[3] is None:
+        if len(rest) > 1:
+            if rest[1] is None:
                 return None
             import numpy as np  # not at import: validating needs no NumPy
 
-            axes = list(Reduce.normalized_axes(np.array(values[3]), rank))
-            if len(axes) != len(values[3]):
+            axes = list(Reduce.normalized_axes(np.array(rest[1]), rank))
+            if len(axes) != len(rest[1]):
                 raise ShapeError("Slice values in `axes` input must be unique.")
-            axes = [a % rank for a in values[3]]
+            axes = [a % rank for a in rest[1]]
         else:
-            count = next((len(v) for v in values if v is not None), written)
+            count = next((len(v) for v in (start, stop, step) if v is not None), written)
             if count is None:
                 return None
             axes = list(range(count))
@@ -159,7 +189,8 @@ class Slice8(Op):
     def cut(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[slice, ...]:
         """The index that slices concrete data (what the kernel uses)."""
         values = [[int(v) for v in array.ravel()] for array in rest]
-        cuts = self._cuts(values, None, len(shape)) or {}
+        ends = [[(v, v) for v in end] for end in values[:2]]
+        cuts = self._cuts(ends, values[2:], None, len(shape)) or {}
         return _index(cuts, shape)
 
     def explain(
@@ -195,16 +226,31 @@ def _check_shapes(bounds: Sequence[TensorInfo], rank: int) -> None:
 
 def _bound_values(info: TensorInfo) -> list[int] | None:
     """A bound's values as OpenVINO reads them: an i32's extremes stand for int64's."""
+    pairs = _bound_pairs(info) if info.value is not None else None
+    return None if pairs is None else [low for low, _ in pairs]
+
+
+def _bound_pairs(info: TensorInfo) -> list[Bound] | None:
+    """A start's or stop's lower and upper bounds, as OpenVINO reads them: an i32's extremes
+    stand for int64's."""
     values = integer_values(info)
-    if values is None or info.element_type != "i32":
-        return values
+    if values is not None:
+        pairs = [(v, v) for v in values]
+    elif info.bounds is not None:
+        pairs = list(zip(info.bounds.lower, info.bounds.upper, strict=True))
+    else:
+        return None
+    if info.element_type != "i32":
+        return pairs
     wide = {INT32_MAX: INT64_MAX, INT32_MIN: INT64_MIN}
-    return [wide.get(v, v) for v in values]
+    return [(wide.get(low, low), wide.get(high, high)) for low, high in pairs]
 
 
-def _index(
-    cuts: dict[int, tuple[int, int, int] | None], shape: tuple[int, ...]
-) -> tuple[slice, ...]:
+def _exact(cut: Cut) -> bool:
+    return cut[0][0] == cut[0][1] and cut[1][0] == cut[1][1]
+
+
+def _index(cuts: dict[int, Cut | None], shape: tuple[int, ...]) -> tuple[slice, ...]:
     """NumPy's index for the cuts on concrete dims: the elements OpenVINO takes, which are
     not always Python's (a reverse start before the axis is clipped to its first element)."""
     index = []
@@ -213,7 +259,7 @@ def _index(
         if cut is None:
             index.append(slice(None))
             continue
-        start, stop, step = cut
+        (start, _), (stop, _), step = cut
         count = _sliced(dim, start, stop, step)
         first = _clip(_normalized(start, dim), 0, dim - 1 if step < 0 else dim)
         last = first + count * step

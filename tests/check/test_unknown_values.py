@@ -227,6 +227,13 @@ CASES = {
         )
         for version in (1, 3)
     },
+    "Pad-12": Case(
+        "Pad",
+        12,
+        'pad_mode="reflect"',
+        (IMAGE, Input((4,), (0, 0, 1, -1)), Input((4,), (0, 0, 2, 1))),
+        (((1, 2, 7, 4), "FP32"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
