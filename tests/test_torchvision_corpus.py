@@ -129,6 +129,34 @@ def test_the_unchecked_types_are_the_inventorys_unmodelled_ones() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
+def test_the_outputs_recorded_on_randn_are_informative(name: str) -> None:
+    """Outputs all equal (vit_b_16's head, zeroed by torchvision, once gave 0 everywhere) or a
+    top-1 class that rounding could swap would let a wrong run pass the comparison."""
+    check = _tool("check_torchvision_corpus")
+    with np.load(CORPUS / name / "outputs-randn.npz") as recorded:
+        found = {key: check.uninformative(recorded[key]) for key in recorded.files}
+    assert found and not any(found.values()), found
+
+
+@pytest.mark.parametrize(
+    ("recorded", "verdict"),
+    [
+        ([[0.5, -1.0, 2.0]], None),
+        ([[0.0, 0.0, 0.0]], "every value 0"),
+        ([[1.0, 2.0], [3.0, 3.0]], "1 row(s) with every value 3"),
+        ([[2.0, 1.0, 2.0]], "top two classes 0 apart"),
+        ([[2.0, 1.0, 1.99999]], "within 1e-05 x scale 2"),
+        ([[2.0, 1.0, 1.9999]], None),
+        ([[np.nan, 1.0, 2.0]], "1 value(s) not finite"),
+        ([[1.0]], "no two classes"),
+    ],
+)
+def test_uninformative_outputs_are_told(recorded: list[list[float]], verdict: str | None) -> None:
+    found = _tool("check_torchvision_corpus").uninformative(np.array(recorded, np.float32))
+    assert found is None if verdict is None else verdict in found
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_run_reproduces_openvino_or_names_the_unmodelled_op(name: str) -> None:
     check = _tool("check_torchvision_corpus")
     unmodelled = _unmodelled(set(_layers(name).values()))

@@ -5,8 +5,10 @@ vit_b_16), random weights from a seed fixed per model, converted as a user conve
 (``openvino.convert_model(model, example_input=x)``; vit_b_16, which tracing cannot convert,
 through ``torch.export``), then ``ov.save_model`` with its default fp16 compression and with
 ``compress_to_fp16=False``; resnet18 and shufflenet_v2_x0_5 also with a static and a
-dynamic-batch input. For every file the CPU
-plugin's outputs (``{"INFERENCE_PRECISION_HINT": "f32"}``) on two inputs are recorded: ``randn``
+dynamic-batch input. An all-zero weight of a Linear or Conv2d (vit's classification head, which
+torchvision zeroes without pretrained weights) is redrawn, so that every model's outputs tell
+a right run from a wrong one. For every file the CPU plugin's outputs
+(``{"INFERENCE_PRECISION_HINT": "f32"}``) on two inputs are recorded: ``randn``
 (standard normal) and ``nonfinite`` (the same with +inf, -inf and NaN at a few places).
 
 Two corpora, each a folder of cases ``<model>-<input>-<fp16|fp32>/`` (model.xml, model.bin,
@@ -279,6 +281,28 @@ def seed(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
+HEAD_INIT_STD = 0.02  # as torchvision draws vit's position embedding (BERT's init)
+
+
+def informative_heads(module: nn.Module, name: str) -> list[str]:
+    """Redraw every all-zero weight of a Linear or Conv2d from a normal of std 0.02, seeded per
+    model; return their names.
+
+    Without pretrained weights torchvision zeroes vit's classification head (and its bias), so
+    every output would be 0 and equal for any model ending in that head. Only such weights are
+    redrawn, from a generator of their own: every other parameter, and every other model, keeps
+    the values its seed gives.
+    """
+    generator = torch.Generator().manual_seed(seed(name))
+    redrawn = []
+    for path, layer in module.named_modules():
+        if isinstance(layer, nn.Linear | nn.Conv2d) and not layer.weight.detach().any():
+            with torch.no_grad():
+                nn.init.normal_(layer.weight, std=HEAD_INIT_STD, generator=generator)
+            redrawn.append(f"{path}.weight")
+    return redrawn
+
+
 def samples(name: str, batch: int, size: int) -> dict[str, np.ndarray]:
     """The two inputs of a case: randn, and randn with +inf, -inf and NaN at two places each."""
     rng = np.random.default_rng(seed(name))
@@ -338,6 +362,8 @@ def generate(full: bool, out: Path) -> dict[str, Path]:
             module = build(weights=None, **classifier.kwargs).eval()
         else:
             module = classifier.reduced().eval()
+        for weight in informative_heads(module, classifier.name):
+            print(f"  {classifier.name}: all-zero {weight} redrawn", flush=True)
         size = classifier.size if full else classifier.reduced_size
         for kind in classifier.inputs:
             batch = 2 if kind == "dynamic_batch" else 1
