@@ -75,6 +75,10 @@ openvino, in a venv of their own (torchvision is not in irpool's extras):
 then run it again: it runs itself with {VENV}/bin/python
 (IRPOOL_CORPUS_VENV names another venv). See docs/corpus.md."""
 
+# convert_model reports each conversion to an analytics host through openvino_telemetry unless
+# it cannot be imported (tests/conftest.py; OPENVINO_TELEMETRY_DISABLED is read by neither).
+sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+
 try:
     import openvino as ov
     import torch

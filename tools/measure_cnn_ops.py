@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ov_builders import TESTED_OPENVINO, opset1, ov  # first: it keeps telemetry off
+
 from openvino import opset3, opset4, opset5, opset7, opset8
-from ov_builders import TESTED_OPENVINO, opset1, ov
 
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 CORE = ov.Core()
