@@ -212,3 +212,16 @@ def test_the_comparison_is_issue_20s(
     check = _tool("check_torchvision_corpus")
     found = check.difference(np.array(got, np.float32), np.array(expected, np.float32))
     assert found is None if verdict is None else verdict in found
+
+
+def test_a_listed_case_whose_files_are_missing_or_unreadable_fails_with_a_reason(
+    tmp_path: Path,
+) -> None:
+    check = _tool("check_torchvision_corpus")
+    missing = check.check_case(tmp_path / "gone")
+    assert not missing.passed and "is missing" in missing.errors[0]
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "model.xml").write_text("<net")
+    unreadable = check.check_case(broken)
+    assert not unreadable.passed and "cannot be read" in unreadable.errors[0]

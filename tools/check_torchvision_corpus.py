@@ -107,8 +107,15 @@ def layer_types(xml: Path) -> dict[str, str]:
 def check_case(case_dir: Path) -> CaseReport:
     report = CaseReport(case_dir.name)
     xml = case_dir / "model.xml"
+    if not xml.is_file():
+        report.errors.append(f"{xml} is missing (index.json lists the case)")
+        return report
+    try:
+        model = irpool.load(xml)
+    except irpool.IRError as error:
+        report.errors.append(f"cannot be read: {error}")
+        return report
     types = layer_types(xml)
-    model = irpool.load(xml)
     for finding in model.validate():
         if finding.severity is irpool.Severity.ERROR:
             report.errors.append(f"{finding.code} line {finding.line}: {finding.message}")
