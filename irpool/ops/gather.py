@@ -9,6 +9,8 @@ at most the indices' rank and at most the axis. **Trap**: a `batch_dims` still n
 that (-3 with indices of rank 2) loads, with the output `data[:axis] + indices[r+b:] + indices
 + data[axis+1:]`, and the CPU plugin runs it on memory it never wrote: an error here
 (IR205). Values and bounds are gathered too (ShapeOf pieces), an index out of range giving 0.
+An axis known only at run time runs where the data's or the indices' shape is dynamic; with
+both static the CPU plugin cannot compile it (IR214).
 """
 
 from __future__ import annotations
