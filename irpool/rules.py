@@ -885,7 +885,9 @@ _RULES = (
             ScaledDotProductAttention whose mask widens key's and value's single key, or a
             Broadcast with a constant 8-bit target, a scalar broadcast to `[]`, data of no
             elements or a negative target value (crashes, "Buffer over-read", or an empty axis
-            where OpenVINO infers a dynamic one). Write
+            where OpenVINO infers a dynamic one), a Gather whose axis is computed at run time
+            (not a constant OpenVINO folds) while its data and indices are static ("axis value
+            is not set"; Gather-1 crashes). Write
             explicit dilations (all 1 for none), positive strides, and Parameters with a rank
             and an element type.
         """),

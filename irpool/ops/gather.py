@@ -9,6 +9,8 @@ at most the indices' rank and at most the axis. **Trap**: a `batch_dims` still n
 that (-3 with indices of rank 2) loads, with the output `data[:axis] + indices[r+b:] + indices
 + data[axis+1:]`, and the CPU plugin runs it on memory it never wrote: an error here
 (IR205). Values and bounds are gathered too (ShapeOf pieces), an index out of range giving 0.
+An axis known only at run time runs where the data's or the indices' shape is dynamic; with
+both static the CPU plugin cannot compile it (IR214).
 """
 
 from __future__ import annotations
@@ -51,13 +53,21 @@ def gathered_shape(data: Shape, indices: Shape, axis: int | None, batch_dims: in
         )
     if data.dims is None or indices.dims is None or rank is None:
         return Shape.dynamic()
-    if position is None:
-        return Shape((Dim.dynamic(),) * (len(data) + rank - 1 - batch_dims))
-    if batch_dims < 0:
+    if batch_dims < 0 and position is not None:
         if rank + batch_dims < 0:
             raise ShapeError("Accessing out-of-range dimension")
         picked = indices.dims[rank + batch_dims :] + indices.dims
         return Shape(data.dims[:position] + picked + data.dims[position + 1 :])
+    batch = _batch(data, indices, batch_dims)
+    if position is None:  # the batch dims known, the others not
+        return Shape((*batch, *(Dim.dynamic(),) * (len(data) + rank - 1 - batch_dims - len(batch))))
+    picked = (*data.dims[batch_dims:position], *indices.dims[batch_dims:])
+    return Shape((*batch, *picked, *data.dims[position + 1 :]))
+
+
+def _batch(data: Shape, indices: Shape, batch_dims: int) -> tuple[Dim, ...]:
+    """The first `batch_dims` dims of data and indices merged, or ShapeError."""
+    assert data.dims is not None and indices.dims is not None
     batch = []
     for a, b in zip(data.dims[:batch_dims], indices.dims[:batch_dims], strict=True):
         overlap = merged(a, b)
@@ -67,8 +77,7 @@ def gathered_shape(data: Shape, indices: Shape, axis: int | None, batch_dims: in
                 "equal or intersecting sizes until batch_dims"
             )
         batch.append(overlap)
-    picked = (*data.dims[batch_dims:position], *indices.dims[batch_dims:])
-    return Shape((*batch, *picked, *data.dims[position + 1 :]))
+    return tuple(batch)
 
 
 def gather(
@@ -132,6 +141,8 @@ class _Gather(Op):
         position = None if axis_values is None else axis_values[0]
         batch_dims = self.batch_dims(indices.shape.rank)
         shape = gathered_shape(data.shape, indices.shape, position, batch_dims)
+        if position is None:  # read_value raised NotInferable where irpool may know less
+            self._report_static_with_run_time_axis(data.shape, indices.shape, ctx)
         if batch_dims < 0 and indices.shape.rank is not None:
             ctx.report(
                 REINTERPRETED_ATTRIBUTE_VALUE,
@@ -155,6 +166,25 @@ class _Gather(Op):
         assert picks is not None  # integer_values read it
         moved = moved_bounds(data, lambda a: gather(a, picks, positive, batch_dims))
         return [bounded(data.type, shape, moved)]
+
+    def _report_static_with_run_time_axis(
+        self, data: Shape, indices: Shape, ctx: LayerContext
+    ) -> None:
+        """The CPU plugin reads an axis it cannot fold to a constant only where the data's or
+        the indices' shape is dynamic (measured: a Parameter axis, or one computed from a
+        dynamic dim, runs there); with both static it fails compiling the model ("axis value
+        is not set", Gather-7 and -8) or crashes (Gather-1: segmentation fault), except a
+        Gather-1 of one element (a scalar index into 1-D data), which runs."""
+        one_element = self.version == 1 and data.rank == 1 and indices.rank == 0
+        if data.is_static and indices.is_static and not one_element:
+            failure = "crashes" if self.version == 1 else 'fails ("axis value is not set")'
+            ctx.report(
+                COMPILE_CRASH,
+                f"the axis is computed at run time, not a constant OpenVINO folds, and the data "
+                f"{data} and indices {indices} are static: the CPU plugin {failure} compiling "
+                "it (it reads such an axis only when a shape is dynamic); write the axis as a "
+                "Const",
+            )
 
     @staticmethod
     def _report_crashes(

@@ -1,8 +1,9 @@
 """Live differential test: ReduceProd-1 against OpenVINO (tests/differential/single_layer.py).
 
 Configuration #n (`random_config(n)`) multiplies data of rank 0 to 5 (static, dynamic or
-interval dims; values with NaN, ±inf, ±0, huge values and each integer type's extremes, no
-8-bit data; sometimes a Const that OpenVINO folds) over axes given as a Const (negative,
+interval dims; values with NaN, ±inf, ±0, huge values and each integer type's extremes; 8-bit
+data of products where the CPU's kernels agree, `eight_bit_feed`; sometimes a Const that
+OpenVINO folds) over axes given as a Const (negative,
 repeated, empty, out of range; axes fed at run time crash the CPU plugin with a segmentation
 fault in some configurations, so none are), with `keep_dims` true, false or absent.
 IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
@@ -47,10 +48,13 @@ def random_config(index: int) -> Config:
     if all(d.isdigit() for d in dims) and rng.random() < 0.15:
         size = int(np.prod([int(d) for d in dims], dtype=np.int64))
         values = tuple(float(rng.randint(-4, 4)) for _ in range(size))
-    kind = rng.choice(DATA_TYPES)
-    if kind in ("u8", "i8") or (values is not None and kind == "u32"):
-        kind = "i32"  # 8-bit data, constant u32 data: documented gaps (docs/semantics.md §22)
-    data = Source(kind, shape, values)
+    kind = rng.choice((*DATA_TYPES, "i8", "u8"))
+    if values is not None and kind in ("u8", "i8", "u32"):
+        kind = "i32"  # constant 8-bit or u32 data: a documented gap (docs/semantics.md §22)
+    feed = None
+    if kind in ("u8", "i8") and all(d.isdigit() for d in dims):
+        feed = eight_bit_feed(rng, kind, [int(d) for d in dims])
+    data = Source(kind, shape, values, feed)
     count = rng.choice((0, 1, 1, 1, 2, 2, 3))
     span = max(rank, 1)
     lowest = -span - (rng.random() < 0.05)  # now and then out of range
@@ -63,6 +67,21 @@ def random_config(index: int) -> Config:
     return Config(index, "ReduceProd", "opset1", attrs, (data, axes_source))
 
 
+def eight_bit_feed(rng: random.Random, kind: str, dims: list[int]) -> tuple[float, ...]:
+    """8-bit data whose products stay where every kernel of the CPU agrees (docs/semantics.md
+    §22): zeros, ones (-1 too for i8) and, in the whole tensor, two larger values (up to 181
+    for u8, whose product may saturate at 255; i8: one up to ±127)."""
+    size = int(np.prod(dims, dtype=np.int64))
+    small = (0, 1, 1, 1, -1) if kind == "i8" else (0, 1, 1, 1)
+    values = [float(rng.choice(small)) for _ in range(size)]
+    larger = [float(rng.randint(2, 181)) for _ in range(2)] if kind == "u8" else []
+    if kind == "i8":
+        larger = [float(rng.choice((-1, 1)) * rng.randint(2, 127))]
+    for value in larger[:size]:
+        values[rng.randrange(size)] = value
+    return tuple(values)
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     configs = [random_config(i) for i in range(PER_OP)]
@@ -71,7 +90,11 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        data = outcome.config.inputs[0]
+        counts["8-bit runs"] += outcome.outputs is not None and data.feed is not None
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 50, "runs": PER_OP // 5}
+    minimum |= {"8-bit runs": PER_OP // 30}
     assert_covers(outcomes, counts, minimum)
 
 

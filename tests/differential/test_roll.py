@@ -3,8 +3,9 @@
 Configuration #n (rebuilt alone with `random_config(n)`) is a Roll of one input (float types
 mostly, integers and booleans too; dims static, dynamic or intervals) by `shift` and `axes`
 Consts: i64 or i32 (sometimes f32), scalars or 1-D (sometimes 2-D), of one size or not, axes
-in range mostly (negative, repeated, out of range), shifts from -999 to 999 (the CPU's sums of
-huge shifts are a gap, docs/semantics.md §21).
+in range mostly (negative, repeated, out of range), shifts small, up to ±999, or huge: int32's
+extremes and i64 values up to ±2**62 (an i64 Const held saturated to int32, each axis's sum
+wrapped to int32, docs/semantics.md §21).
 
 Shapes (every configuration): OpenVINO's `read_model` is the oracle; where it accepts but the
 CPU plugin cannot compile (a scalar shift with several axes), irpool must report IR214. Run
@@ -81,8 +82,10 @@ def random_config(index: int) -> Config:
     count = rng.choice((1, 1, 2, 3))
 
     def a_shift() -> int:
-        # beyond +-1000 the CPU's sum of shifts is a gap (docs/semantics.md §21)
-        return rng.choice((rng.randint(-9, 9), rng.randint(-9, 9), rng.randint(-999, 999)))
+        huge = rng.choice(
+            (2**31 - 1, -(2**31), rng.randint(2**30, 2**31), rng.randint(-(2**62), 2**62))
+        )
+        return rng.choice((rng.randint(-9, 9), rng.randint(-9, 9), rng.randint(-999, 999), huge))
 
     axes: tuple[int, ...] | int = tuple(rng.randint(-rank, rank - 1) for _ in range(count))
     if rng.random() < 0.05:
@@ -170,14 +173,21 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     ]
 
 
+def huge(config: Config) -> bool:
+    """Whether a shift, or the sum of an axis's shifts, leaves int32."""
+    shifts = (config.shift,) if isinstance(config.shift, int) else config.shift
+    return abs(sum(shifts)) >= 2**31 or any(abs(s) >= 2**31 - 1 for s in shifts)
+
+
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
     for outcome in outcomes:
         counts["accepted" if outcome.accepted else "rejected"] += 1
         counts["runs"] += outcome.accepted and outcome.config.static
         counts["scalar shift"] += outcome.accepted and isinstance(outcome.config.shift, int)
+        counts["huge runs"] += outcome.accepted and outcome.config.static and huge(outcome.config)
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
-    minimum |= {"scalar shift": PER_OP // 30}
+    minimum |= {"scalar shift": PER_OP // 30, "huge runs": PER_OP // 10}
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
 

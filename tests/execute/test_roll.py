@@ -79,3 +79,23 @@ def test_a_scalar_shift_with_several_axes_cannot_compile() -> None:
     data = TensorInfo(element_type("f32"), Shape.of(3, 4))
     (out,) = Roll7({}).infer([data, info("i64", 2), info("i64", [0, 1])], context)
     assert out.shape == data.shape and [r.code for r in reported] == [COMPILE_CRASH]
+
+
+@pytest.mark.parametrize(
+    ("size", "shifts", "moved"),
+    [  # the CPU's moves along one axis, i64 shifts as inputs (measured, docs/semantics.md §21)
+        (7, [2**32 + 3, 0], 3),  # an i64 input is wrapped to int32
+        (3, [2, 2**31 - 1, 2**31 - 1], 2),  # Consts 2, 2**40 + 9, 2**40 + 1 as held
+        (5, [-8, 2**31 - 1], 3),  # 2 + (2**31 - 1) wraps to -2**31 + 1
+        (7, [1, 2**31 - 1], 5),
+        (7, [2**31 - 1, 1], 2),
+        (7, [-1, -(2**31)], 4),
+        (7, [2**40 + 5, 1], 6),
+        (7, [2**31, 0], 5),
+    ],
+)
+def test_shifts_accumulate_as_int32(size: int, shifts: list[int], moved: int) -> None:
+    data = np.arange(size, dtype=np.float32)
+    arrays = [data, np.array(shifts, np.int64), np.zeros(len(shifts), np.int64)]
+    (result,) = compute(Roll7({}), arrays)
+    np.testing.assert_array_equal(result, np.roll(data, moved))

@@ -49,6 +49,35 @@ def test_integer_products_wrap_to_int32_as_the_cpu_s() -> None:
     np.testing.assert_array_equal(result, np.array([65536, -15], np.int64))
 
 
-def test_eight_bit_products_are_refused() -> None:
-    with pytest.raises(ExecutionError, match="8-bit"):
-        compute(ReduceProd1({"keep_dims": False}), [np.ones((2, 2), np.uint8), np.array([0])])
+@pytest.mark.parametrize(
+    ("dtype", "rows", "cpu"),
+    [  # measured on the CPU plugin, docs/semantics.md §22
+        (np.uint8, [[2, 3, 1], [16, 16, 1], [128, 255, 1], [100, 0, 200]], [6, 255, 255, 0]),
+        (np.uint8, [[181, 181, 1], [1, 1, 255], [2, 2, 64], [0, 0, 0]], [255, 255, 255, 0]),
+        (np.int8, [[-2, 3, 1], [-127, 1, 1], [-1, -1, -1], [1, 0, -90]], [-6, -127, -1, 0]),
+        (np.int8, [[5, 5, 5], [-5, 5, 5], [127, 1, 1], [-3, -7, -1]], [125, -125, 127, -21]),
+    ],
+)
+def test_eight_bit_products_below_the_kernels_disagreement(
+    dtype: Any, rows: list[list[int]], cpu: list[int]
+) -> None:
+    data = np.array(rows, dtype)
+    (result,) = compute(ReduceProd1({"keep_dims": False}), [data, np.array([1], np.int64)])
+    np.testing.assert_array_equal(result, np.array(cpu, dtype))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "row"),
+    [  # the CPU gives 0 or 255, -127 or -128, depending on the kernel the shape selects
+        (np.uint8, [1, 200, 200]),
+        (np.uint8, [128, 128, 2]),
+        (np.int8, [2, 64, -1]),
+        (np.int8, [-128, 1, 1]),
+    ],
+)
+def test_eight_bit_products_where_the_kernels_disagree_are_refused(
+    dtype: Any, row: list[int]
+) -> None:
+    data = np.array([row, [1, 1, 1]], dtype)
+    with pytest.raises(ExecutionError, match="depends on the kernel the shape selects"):
+        compute(ReduceProd1({"keep_dims": False}), [data, np.array([1], np.int64)])

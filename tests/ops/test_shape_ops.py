@@ -11,9 +11,9 @@ import pytest
 
 from irpool.element_types import element_type
 from irpool.ops.arithmetic import Add1, Divide1, Mod1, Multiply1
-from irpool.ops.base import LayerContext, Op, OpReport, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
 from irpool.ops.concat import Concat1
-from irpool.ops.gather import Gather8
+from irpool.ops.gather import Gather1, Gather8
 from irpool.ops.reshape import Reshape1
 from irpool.ops.shape_of import ShapeOf3
 from irpool.ops.transpose import Transpose1
@@ -154,6 +154,41 @@ def test_gather_refusals(
             TensorInfo(I64, parse(indices)),
             const(axis),
         )
+
+
+@pytest.mark.parametrize(
+    ("op", "shape", "indices", "expected", "codes"),
+    [  # the CPU plugin (measured, docs/semantics.md §20): IR214 where it cannot run the model
+        (Gather8({"batch_dims": 0}), "3,5", "2", "[?,?]", ["IR214"]),  # "axis value is not set"
+        (Gather8({"batch_dims": 1}), "3,5", "3,2", "[3,?]", ["IR214"]),
+        (Gather1({}), "3,5", "2", "[?,?]", ["IR214"]),  # segmentation fault
+        (Gather1({}), "5", "", "[]", []),  # one element: runs
+        (Gather8({"batch_dims": 0}), "5", "", "[]", ["IR214"]),
+        (Gather8({"batch_dims": 0}), "?,5", "2", "[?,?]", []),  # the axis read at run time
+        (Gather8({"batch_dims": 1}), "3,5", "?,2", "[3,?]", []),
+        (Gather1({}), "3,2..5", "2", "[?,?]", []),
+    ],
+)
+def test_gather_axis_known_at_run_time(
+    op: Op, shape: str, indices: str, expected: str, codes: list[str]
+) -> None:
+    reports: list[OpReport] = []
+    context = LayerContext(frozenset(), reports.append, lambda *_: memoryview(b""))
+    axis = TensorInfo(I64, Shape.of())  # a Parameter's, or computed from one
+    outputs = op.infer([data(shape), TensorInfo(I64, parse(indices)), axis], context)
+    assert shapes(outputs) == [expected]
+    assert [r.code for r in reports] == codes
+
+
+def test_gather_axis_irpool_does_not_know_is_not_reported() -> None:
+    """An axis from a layer irpool does not check may be a constant OpenVINO folds: the
+    Gather's declared outputs stand."""
+    reports: list[OpReport] = []
+    context = LayerContext(frozenset(), reports.append, lambda *_: memoryview(b""))
+    axis = TensorInfo(I64, Shape.of(), unknown=True)
+    with pytest.raises(NotInferable):
+        Gather8({"batch_dims": 0}).infer([data("3,5"), TensorInfo(I64, parse("2")), axis], context)
+    assert reports == []
 
 
 @pytest.mark.parametrize(

@@ -92,6 +92,32 @@ def reduce_mean(
     return _shaped(means, x.shape, axes, keep_dims)
 
 
+# Below these magnitudes (the product of a row's nonzero elements) every path of the CPU's
+# 8-bit product gives the exact product saturated to the type (measured, §22).
+_EIGHT_BIT_EXACT = {np.dtype(np.uint8): 2**15, np.dtype(np.int8): 2**7}
+
+
+def _eight_bit_product(rows: NDArray[Any]) -> NDArray[Any]:
+    """Each row's product of 8-bit integers where the CPU's kernels agree: the exact product
+    saturated (u8 at 255). Beyond, its result depends on the kernel the shape selects (a u8
+    product of 32768 or more stored as 0 or 255; an i8 product held saturated after each
+    step, or only at the end): ExecutionError."""
+    magnitudes = np.where(rows == 0, 1.0, np.abs(rows.astype(np.float64)))
+    with np.errstate(over="ignore"):
+        largest = float(np.max(np.multiply.reduce(magnitudes, axis=1), initial=1.0))
+    if largest >= _EIGHT_BIT_EXACT[rows.dtype]:
+        raise ExecutionError(
+            f"a ReduceProd of {rows.dtype} data whose product reaches {largest:.0f}: the CPU "
+            "plugin's result then depends on the kernel the shape selects (docs/semantics.md "
+            "§22); irpool runs 8-bit products below "
+            f"{_EIGHT_BIT_EXACT[rows.dtype]} only"
+        )
+    info = np.iinfo(rows.dtype)
+    exact = np.multiply.reduce(rows.astype(np.int64), axis=1)
+    saturated: NDArray[Any] = np.clip(exact, info.min, info.max).astype(rows.dtype)
+    return saturated
+
+
 def reduce_max(
     x: NDArray[Any],
     axes: tuple[int, ...],
@@ -124,17 +150,14 @@ def reduce_max(
 def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
     """Product over `axes` (normalized, unique) as the CPU computes it (measured,
     docs/semantics.md §22): integers exactly, wrapped to int32, then wrapped to the type (8
-    bits: refused, not understood); floats in f32 (f64 saturated to ±FLT_MAX, stored as
-    other f32 results), one element after another; no axes copies the data as the CPU holds
-    its type."""
+    bits: `_eight_bit_product`); floats in f32 (f64 saturated to ±FLT_MAX, stored as other
+    f32 results), one element after another; no axes copies the data as the CPU holds its
+    type."""
     if not axes:
         return as_held(x.copy())
     rows, _ = _rows(x, axes)
     if x.dtype.kind in "iu" and x.dtype.itemsize == 1:
-        raise ExecutionError(
-            "a ReduceProd of 8-bit integers: irpool does not reproduce the CPU's values "
-            "(docs/semantics.md §22)"
-        )
+        return _shaped(_eight_bit_product(rows), x.shape, axes, keep_dims)
     if x.dtype.kind in "iu":  # exact modulo 2**32
         with np.errstate(over="ignore"):
             wrapped = np.multiply.reduce(rows.astype(np.int64), axis=1).astype(np.int32)
