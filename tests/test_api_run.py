@@ -11,6 +11,7 @@ import pytest
 import irpool
 from irpool.execute import memory, plan, registry, run
 from irpool.ops.registry import registered_ops
+from tests import ir
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"
@@ -93,6 +94,44 @@ def test_unknown_op_on_the_path_is_an_execution_error(tmp_path: Path) -> None:
         model.run({"input": np.zeros((1, 2, 5, 5), np.float32)})
     # The list names every op a kernel runs, those of a shared base class (Reduce) too.
     assert "ReduceMax, ReduceMean, ReduceProd, Reshape" in str(caught.value)
+
+
+def test_what_a_kernel_refuses_names_its_layer(tmp_path: Path) -> None:
+    """A u8 ReduceProd whose product reaches 40,000: the CPU's result depends on its kernel,
+    so irpool refuses it, and says which layer."""
+    layers = [
+        ir.layer(
+            0,
+            "input",
+            "Parameter",
+            "opset1",
+            ir.data([("shape", "2,3"), ("element_type", "u8")]),
+            (),
+            [ir.port(0, (2, 3), "U8", names="input")],
+        ),
+        ir.const(1, "axes", [1]),
+        ir.layer(
+            2,
+            "product",
+            "ReduceProd",
+            "opset1",
+            ir.data([("keep_dims", "false")]),
+            [ir.port(0, (2, 3), "U8"), ir.port(1, (1,), "I64")],
+            [ir.port(2, (2,), "U8")],
+        ),
+        ir.layer(3, "out", "Result", "opset1", "", [ir.port(0, (2,), "U8")]),
+    ]
+    edges = [ir.edge(0, 0, 2, 0), ir.edge(1, 0, 2, 1), ir.edge(2, 2, 3, 0)]
+    path = tmp_path / "product.xml"
+    path.write_text(ir.net(layers, edges))
+    path.with_suffix(".bin").write_bytes(np.array([1], np.int64).tobytes())
+    model = irpool.load(path)
+    assert not [d for d in model.validate() if d.severity is irpool.Severity.ERROR]
+    rows = np.array([[1, 200, 200], [1, 2, 3]], np.uint8)
+    with pytest.raises(irpool.ExecutionError, match=r'^layer 2 "product" \(ReduceProd\): '):
+        model.run({"input": rows})
+    small = np.array([[1, 20, 10], [1, 2, 3]], np.uint8)
+    np.testing.assert_array_equal(model.run({"input": small})["out"], [200, 6])
 
 
 def test_the_cannot_run_message_names_every_op_irpool_models(tmp_path: Path) -> None:

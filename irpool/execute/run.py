@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
-from irpool.execute.errors import InputError
+from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
 from irpool.shape import Shape
@@ -46,6 +46,8 @@ def execute(
             _store(step, step.kernel(step.op, arrays, specs), tensors)
         except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
+        except ExecutionError as error:  # what a kernel cannot run: the message names the layer
+            raise ExecutionError(f"{step.layer.describe()}: {error}", error.diagnostics) from None
         del arrays  # `tensors` alone holds them now: a later step may overwrite one
         for ref in () if keep else step.frees:
             del tensors[ref]
