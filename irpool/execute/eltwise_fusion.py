@@ -9,14 +9,16 @@ such an op into the op it feeds when that is FloorMod, Mod, Power or Greater rea
 input 0, or Equal or NotEqual at either input; nothing else reads it; the other input is not
 already an input of the chain (nor a Split's output); and the chain then has at most 7
 inputs. Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with
-them. OpenVINO's removal of `x - 0`, `x * 1` and the like, which can join two chains, is not
-modelled.
+them. OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first
+(EliminateEltwise), where that leaves the shape as it is and, for an op a Result reads, its
+input is no Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not
+rounded through f32, `-0 + 0` stays -0), and a chain goes on through it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -28,9 +30,19 @@ from irpool.execute.kernels.activations import from_f32, to_f32
 from irpool.execute.kernels.arithmetic import float_result
 from irpool.execute.kernels.comparison import run_comparison
 from irpool.execute.registry import OutputSpec
-from irpool.ops.arithmetic import Binary, FloorMod1, Mod1, Power1
+from irpool.ops.arithmetic import (
+    Add1,
+    Binary,
+    Divide1,
+    FloorMod1,
+    Mod1,
+    Multiply1,
+    Power1,
+    Subtract1,
+)
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.comparison import Comparison, Equal1, Greater1, NotEqual1
+from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
 CARRIED = (FloorMod1, Mod1, Power1)
@@ -57,15 +69,41 @@ class FusedEltwise(Op):
         return [current]
 
 
+class RemovedEltwise(Op):
+    """An op OpenVINO removes: its input at `port` passed on (inference is the op's own)."""
+
+    type_name = "EltwiseRemoved"
+
+    def __init__(self, op: Binary, port: int) -> None:
+        super().__init__(op.attrs)
+        self.op = op
+        self.port = port
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return self.op.infer(inputs, ctx)
+
+
+def run_removed(
+    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    assert isinstance(op, RemovedEltwise)
+    return [inputs[op.port].copy()]
+
+
 @dataclass(frozen=True, slots=True)
 class _Chain:
     ops: tuple[Binary, ...]
     swapped: tuple[bool, ...]
     inputs: tuple[Ref, ...]
+    layers: tuple[int, ...]  # the layers a fusion into a later op replaces
 
 
 def fuse_eltwise_chains(
-    computed: list[Candidate], layer_types: dict[int, str], returned: Collection[Ref]
+    computed: list[Candidate],
+    layer_types: dict[int, str],
+    returned: Collection[Ref],
+    constants: Mapping[Ref, NDArray[Any]],
+    shapes: Mapping[Ref, Shape],
 ) -> list[Candidate]:
     """`computed` with each chain the CPU fuses (and that fusing changes) run as one step."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
@@ -74,10 +112,22 @@ def fuse_eltwise_chains(
     fused_into: set[int] = set()
     result: list[Candidate] = []
     for candidate in computed:
-        op, inputs = candidate.op, candidate.inputs
+        op, inputs, layer_id = candidate.op, candidate.inputs, candidate.layer.id
+        port = _removed_input(op, inputs, constants, shapes, candidate.produced[0].shape)
+        if port is not None and (layer_id, 0) in returned:
+            # OpenVINO keeps it where a Result would then read a Parameter (measured)
+            port = None if layer_types.get(inputs[port][0]) == "Parameter" else port
+        if port is not None:
+            assert isinstance(op, Binary)
+            passed = inputs[port]
+            if passed[0] in chains and readers[passed] == 1:
+                through = chains[passed[0]]
+                chains[layer_id] = replace(through, layers=(*through.layers, layer_id))
+            result.append(replace(candidate, op=RemovedEltwise(op, port), kernel=run_removed))
+            continue
         chain = _fused(op, inputs, chains, readers, layer_types)
         if chain is not None:
-            fused_into.add(inputs[1 if chain.swapped[-1] else 0][0])
+            fused_into.update(chains[inputs[1 if chain.swapped[-1] else 0][0]].layers)
             candidate = replace(
                 candidate,
                 op=FusedEltwise(chain.ops, chain.swapped),
@@ -86,11 +136,31 @@ def fuse_eltwise_chains(
             )
         elif _carries(op, candidate.produced):
             assert isinstance(op, Binary)
-            chain = _Chain((op,), (), inputs)
+            chain = _Chain((op,), (), inputs, ())
         if chain is not None and isinstance(op, CARRIED):
-            chains[candidate.layer.id] = chain
+            chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
         result.append(candidate)
     return [c for c in result if c.layer.id not in fused_into]
+
+
+def _removed_input(
+    op: Op,
+    inputs: Sequence[Ref],
+    constants: Mapping[Ref, NDArray[Any]],
+    shapes: Mapping[Ref, Shape],
+    shape: Shape,
+) -> int | None:
+    """The input port of what an op OpenVINO removes passes on (EliminateEltwise): `x - 0`,
+    `x + 0`, `0 + x`, `x * 1`, `1 * x`, `x / 1` by a Const of one value, where the shape
+    stays as it is."""
+    if not isinstance(op, Add1 | Subtract1 | Multiply1 | Divide1) or op.auto_broadcast == "pdpd":
+        return None
+    neutral = 0 if isinstance(op, Add1 | Subtract1) else 1
+    for port in (1, 0) if isinstance(op, Add1 | Multiply1) else (1,):
+        value = constants.get(inputs[port])
+        if value is not None and value.size and np.all(value == neutral):
+            return 1 - port if shapes.get(inputs[1 - port]) == shape else None
+    return None
 
 
 def _carries(op: Op, produced: Sequence[TensorInfo]) -> bool:
@@ -122,7 +192,8 @@ def _fused(
             return None  # the CPU avoids a node reading one input twice, and Split outputs
         if len(chain.inputs) + 1 > MAX_ELTWISE_INPUTS:
             return None
-        return _Chain((*chain.ops, op), (*chain.swapped, port == 1), (*chain.inputs, other))
+        ops, swapped = (*chain.ops, op), (*chain.swapped, port == 1)
+        return _Chain(ops, swapped, (*chain.inputs, other), chain.layers)
     return None
 
 

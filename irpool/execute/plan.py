@@ -109,7 +109,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     returned = [output.ref for output in outputs]
     computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
-    computed = fuse_eltwise_chains(computed, layer_types, returned)  # as the CPU plugin does
+    computed = fuse_eltwise_chains(computed, layer_types, returned, constants, shapes)  # as the CPU
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

@@ -63,8 +63,10 @@ def build(index: int, directory: Path) -> tuple[Path, list[np.ndarray], list[str
         if roll < 0.2 and chain_reads:
             tags.append("shared input")
             return rng.choice(chain_reads)
-        if roll < 0.4:  # no 0 or 1: OpenVINO removes x - 0 and x * 1 (not modelled, §28)
-            return opset1.constant(np.array([rng.choice((2, 3, -2, 7))], dtype))
+        if roll < 0.4:  # 0 and 1: OpenVINO removes x - 0 and x * 1, joining chains
+            value = rng.choice((0, 1, 2, 3, -2, 7))
+            tags.append(f"by a Const {value}")
+            return opset1.constant(np.array([value], dtype))
         return rng.choice(parameters)
 
     first, second = rng.sample(parameters, 2)
@@ -105,6 +107,7 @@ def test_generator_covers_the_space(graphs: list[tuple[Path, list[Any], list[str
     counts = Counter(tag for _, _, tags in graphs for tag in set(tags))
     wanted = ["FloorMod->FloorMod@0", "Mod->FloorMod@0", "FloorMod->Power@0", "Power->Mod@0"]
     wanted += ["FloorMod->Add@0", "FloorMod->Equal@1", "shared input", "read twice", "int64"]
+    wanted += ["by a Const 0", "by a Const 1"]
     assert {tag: counts[tag] for tag in wanted if counts[tag] < COUNT // 100} == {}, counts
 
 
@@ -121,3 +124,49 @@ def test_runs_match_the_cpu(graphs: list[tuple[Path, list[Any], list[str]]]) -> 
                     f"{path.name} {tags}: {name} {mine.tolist()} CPU {expected.tolist()}"
                 )
     assert not failing, f"{len(failing)} outputs differ:\n" + "\n".join(failing[:10])
+
+
+def _by(op: Any, value: int, dtype: Any) -> Any:
+    return lambda x: op(x, opset1.constant(np.array([value], dtype)))
+
+
+REMOVED = {
+    # name: (dtype, the ops after the Parameter, innermost first); OpenVINO removes x / 1,
+    # x + 0 and the like, except where a Result would then read the Parameter itself
+    "x / 1": (np.int32, [_by(opset1.divide, 1, np.int32)]),
+    "x + 0 (f32)": (np.float32, [_by(opset1.add, 0, np.float32)]),
+    "(x + 3) / 1": (np.int32, [_by(opset1.add, 3, np.int32), _by(opset1.divide, 1, np.int32)]),
+    "(x / 1) * 2": (np.int32, [_by(opset1.divide, 1, np.int32), _by(opset1.multiply, 2, np.int32)]),
+    "((x * -1) + 0) * 2 (f32)": (
+        np.float32,
+        [
+            _by(opset1.multiply, -1, np.float32),
+            _by(opset1.add, 0, np.float32),
+            _by(opset1.multiply, 2, np.float32),
+        ],
+    ),
+    "((x + 3) - 0) / 1": (
+        np.int32,
+        [
+            _by(opset1.add, 3, np.int32),
+            _by(opset1.subtract, 0, np.int32),
+            _by(opset1.divide, 1, np.int32),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(REMOVED))
+def test_removed_ops_match_the_cpu(name: str, tmp_path: Path) -> None:
+    dtype, ops = REMOVED[name]
+    parameter = opset1.parameter([4], dtype)
+    node = parameter
+    for op in ops:
+        node = op(node)
+    path = tmp_path / "removed.xml"
+    ov.save_model(ov.Model([node], [parameter]), path, compress_to_fp16=False)
+    values = [2**31 - 4, -(2**31), 16777214, 5] if dtype == np.int32 else [-0.0, 1.0, np.nan, 3]
+    x = np.array(values, dtype)
+    theirs = ov.Core().compile_model(path, "CPU", CPU_CONFIG)([x])[0]
+    mine = next(iter(irpool.load(path).run({0: x}).values()))
+    assert mine.tobytes() == theirs.tobytes(), (mine, theirs)
