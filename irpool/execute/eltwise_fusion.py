@@ -30,22 +30,14 @@ from irpool.execute.kernels.activations import from_f32, to_f32
 from irpool.execute.kernels.arithmetic import float_result
 from irpool.execute.kernels.comparison import run_comparison
 from irpool.execute.registry import OutputSpec
-from irpool.ops.arithmetic import (
-    Add1,
-    Binary,
-    Divide1,
-    FloorMod1,
-    Mod1,
-    Multiply1,
-    Power1,
-    Subtract1,
-)
+from irpool.ops import arithmetic
+from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.comparison import Comparison, Equal1, Greater1, NotEqual1
 from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
-CARRIED = (FloorMod1, Mod1, Power1)
+CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
 COMMUTATIVE = (Equal1, NotEqual1)
 MAX_ELTWISE_INPUTS = 7
 SPLITS = ("Split", "VariadicSplit")
@@ -153,10 +145,15 @@ def _removed_input(
     """The input port of what an op OpenVINO removes passes on (EliminateEltwise): `x - 0`,
     `x + 0`, `0 + x`, `x * 1`, `1 * x`, `x / 1` by a Const of one value, where the shape
     stays as it is."""
-    if not isinstance(op, Add1 | Subtract1 | Multiply1 | Divide1) or op.auto_broadcast == "pdpd":
+    if (
+        not isinstance(
+            op, arithmetic.Add1 | arithmetic.Subtract1 | arithmetic.Multiply1 | arithmetic.Divide1
+        )
+        or op.auto_broadcast == "pdpd"
+    ):
         return None
-    neutral = 0 if isinstance(op, Add1 | Subtract1) else 1
-    for port in (1, 0) if isinstance(op, Add1 | Multiply1) else (1,):
+    neutral = 0 if isinstance(op, arithmetic.Add1 | arithmetic.Subtract1) else 1
+    for port in (1, 0) if isinstance(op, arithmetic.Add1 | arithmetic.Multiply1) else (1,):
         value = constants.get(inputs[port])
         if value is not None and value.size and np.all(value == neutral):
             return 1 - port if shapes.get(inputs[1 - port]) == shape else None
