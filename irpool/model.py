@@ -11,6 +11,7 @@ from irpool.check.coverage import Coverage
 from irpool.check.layer_checker import CheckedLayers, check_layers
 from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
+from irpool.check.runtime_values import check_pad_values
 from irpool.check.suppression import apply_suppressions
 from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
@@ -207,5 +208,6 @@ def load(
     checked = check_layers(document, graph, weights_file, sink)
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
+    check_pad_values(document, graph, checked, sink)
     diagnostics = apply_suppressions(document, sink.diagnostics)
     return Model(document, graph, weights_file, checked, diagnostics)

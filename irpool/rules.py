@@ -96,6 +96,7 @@ IGNORED_AXES = Code("IR306")
 RESHAPE_ELEMENT_COUNT = Code("IR307")
 REPEATED_REDUCE_AXES = Code("IR308")
 CPU_MISREWRITES_REDUCE = Code("IR309")
+CPU_MISREADS_PAD_VALUE = Code("IR310")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -1221,6 +1222,35 @@ _RULES = (
         right=_text("""
             <!-- the same axis written as 1 -->
             <layer id="4" name="mean" type="ReduceMean" version="opset1">
+        """),
+    ),
+    Rule(
+        code=CPU_MISREADS_PAD_VALUE,
+        name="cpu-misreads-pad-value",
+        severity=E,
+        runtime="reinterprets",
+        summary="A constant-mode Pad whose pad_value is not constant when the CPU plugin "
+        "compiles the model: it pads with 0 or a stale value.",
+        doc=_text("""
+            The CPU plugin reads a Pad's `pad_value` once, when it compiles the model, unless
+            the value is then a constant: a Const, or what OpenVINO folds from Consts and
+            from the ShapeOf of static shapes. A value fed by a Parameter, or computed from
+            one or from a dynamic shape, it does not read as the file says (measured,
+            OpenVINO 2026.4): with constant pads and a static data shape it pads with 0 on
+            every run; with a dynamic data shape it reads the value only when that shape
+            changes, and a computed one before computing it (the previous run's value, or
+            memory never written). Only pads that are themselves run-time values make it
+            read the value on every run, and then it is right. Make `pad_value` a Const;
+            `irpool run` computes what the file says.
+        """),
+        wrong=_text("""
+            <!-- x [2,3] padded by Consts; pad_value is the Parameter "fill": -->
+            <!-- the CPU plugin pads with 0 whatever "fill" holds -->
+            <edge from-layer="3" from-port="0" to-layer="4" to-port="3" />
+        """),
+        right=_text("""
+            <!-- pad_value from a Const -->
+            <edge from-layer="5" from-port="0" to-layer="4" to-port="3" />
         """),
     ),
     # IR4xx: weights

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from irpool.check.layer_checker import CheckedLayers
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
+from irpool.execute.eltwise_fusion import fuse_eltwise_chains
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
@@ -107,6 +108,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     constants, computed = fold_constants(candidates)
     returned = [output.ref for output in outputs]
     computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
+    layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
+    computed = fuse_eltwise_chains(computed, layer_types, returned, constants, shapes)  # as the CPU
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

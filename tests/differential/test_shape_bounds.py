@@ -164,6 +164,17 @@ def divisors(path: Path) -> list[str]:
     return found
 
 
+def folded_by_the_cpu(compiled: Any, tensors: dict[str, np.ndarray]) -> bool:
+    """Whether the CPU's compiled model holds as a constant a layer irpool computes each run."""
+    constants = {
+        name
+        for op in compiled.get_runtime_model().get_ordered_ops()
+        if op.get_rt_info()["layerType"].astype(str) == "Const"
+        for name in op.get_rt_info()["originalLayersNames"].astype(str).split(",")
+    }
+    return any(key.rsplit(":", 1)[0] in constants for key in tensors)
+
+
 def test_runs_match_openvino(cases: list[Case]) -> None:
     """irpool first: a run whose shapes leave the model's inferred dims (OpenVINO's bounds of a
     FloorMod are its corners', not always true; a Slice's interval may be empty) irpool
@@ -171,10 +182,12 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
     refuses them on two threads, returns empty garbage on one and corrupts its memory:
     docs/semantics.md §28). Every other run must equal the CPU's bit for bit; where bounds
     meet, the CPU computes with the value they give, true or not, and so must irpool. Runs
-    that divide by a computed 0 are left out (a known difference: the CPU carries the NaN
-    through the chain it fuses; irpool holds each result as an integer)."""
+    that divide by a computed 0 are among them: the CPU carries the NaN through the chain of
+    FloorMods it fuses, and so does irpool (irpool/execute/eltwise_fusion.py). Left out and
+    counted: runs of a graph in which the CPU holds as a constant a value irpool computes from
+    the input's shape (not modelled: once in 1,000 graphs, §28)."""
     core = ov.Core()
-    failing, ran, refused, by_zero = [], 0, 0, 0
+    failing, ran, refused, by_zero, folded = [], 0, 0, 0, 0
     for case in cases:
         assert case.path is not None
         rng = np.random.default_rng(case.index)
@@ -187,16 +200,20 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
             refused += 1
             continue
         computed = [tensors[d] for d in divisors(case.path) if d in tensors]  # not folded
-        if any(not divisor.all() for divisor in computed):
-            by_zero += 1  # the CPU fuses the chain in f32 and carries NaN: semantics §28
+        by_zero += any(not divisor.all() for divisor in computed)
+        compiled = core.compile_model(case.path, "CPU", CPU_CONFIG)
+        if folded_by_the_cpu(compiled, tensors):
+            folded += 1
             continue
         ran += 1
-        theirs = core.compile_model(case.path, "CPU", CPU_CONFIG)([x])
+        theirs = compiled([x])
         for name, mine in ours.items():
             expected = theirs[name]
             if mine.shape != expected.shape or mine.tobytes() != expected.tobytes():
                 failing.append(
                     f"{describe(case)} at {shape}: {name} {mine.shape}, CPU {expected.shape}"
                 )
-    assert ran >= COUNT * 3 // 4 and refused >= 1 and by_zero < COUNT // 10, (ran, refused, by_zero)
+    counts = (ran, refused, by_zero, folded)
+    assert ran >= COUNT * 3 // 4 and refused >= 1 and by_zero >= 1, counts
+    assert folded < COUNT // 100 + 1, counts
     assert not failing, f"{len(failing)} of {ran} runs differ:\n" + "\n".join(failing[:12])

@@ -1,0 +1,213 @@
+"""The CPU plugin's fusion of elementwise chains (FuseEltwiseAndSimple), where it changes
+integer results: a chain fused into one Eltwise node keeps each intermediate in f32, unstored.
+
+Integer (i32, i64) FloorMod, Mod and Power compute in f32 on the CPU and store the result in
+int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN goes on: `(5 floormod 0)
+floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's fraction, rounded
+to nearest where the chain stores its result. Measured (docs/semantics.md §28): the CPU fuses
+such an op into the op it feeds when that is FloorMod, Mod, Power or Greater reading it at
+input 0, or Equal or NotEqual at either input; nothing else reads it; the other input is not
+already an input of the chain (nor a Split's output); and the chain then has at most 7
+inputs. Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with
+them. OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first
+(EliminateEltwise), where that leaves the shape as it is and, for an op a Result reads, its
+input is no Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not
+rounded through f32, `-0 + 0` stays -0), and a chain goes on through it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.execute.fold import Candidate, Ref
+from irpool.execute.kernels.activations import from_f32, to_f32
+from irpool.execute.kernels.arithmetic import float_result
+from irpool.execute.kernels.comparison import run_comparison
+from irpool.execute.registry import OutputSpec
+from irpool.ops import arithmetic
+from irpool.ops.arithmetic import Binary
+from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.comparison import Comparison, Equal1, Greater1, NotEqual1
+from irpool.shape import Shape
+
+# Ops the CPU computes in f32 for integers, whose results a fused chain carries.
+CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
+COMMUTATIVE = (Equal1, NotEqual1)
+MAX_ELTWISE_INPUTS = 7
+SPLITS = ("Split", "VariadicSplit")
+
+
+class FusedEltwise(Op):
+    """A fused chain as one step: its inputs are the first op's two, then each later op's
+    other input (`swapped`: the chain enters that op at input 1)."""
+
+    type_name = "EltwiseFusion"
+
+    def __init__(self, ops: tuple[Binary, ...], swapped: tuple[bool, ...]) -> None:
+        super().__init__(ops[-1].attrs)
+        self.ops = ops
+        self.swapped = swapped
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        current = self.ops[0].infer(inputs[:2], ctx)[0]
+        for op, other, swapped in zip(self.ops[1:], inputs[2:], self.swapped, strict=True):
+            current = op.infer([other, current] if swapped else [current, other], ctx)[0]
+        return [current]
+
+
+class RemovedEltwise(Op):
+    """An op OpenVINO removes: its input at `port` passed on (inference is the op's own)."""
+
+    type_name = "EltwiseRemoved"
+
+    def __init__(self, op: Binary, port: int) -> None:
+        super().__init__(op.attrs)
+        self.op = op
+        self.port = port
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return self.op.infer(inputs, ctx)
+
+
+def run_removed(
+    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    assert isinstance(op, RemovedEltwise)
+    return [inputs[op.port].copy()]
+
+
+@dataclass(frozen=True, slots=True)
+class _Chain:
+    ops: tuple[Binary, ...]
+    swapped: tuple[bool, ...]
+    inputs: tuple[Ref, ...]
+    layers: tuple[int, ...]  # the layers a fusion into a later op replaces
+
+
+def fuse_eltwise_chains(
+    computed: list[Candidate],
+    layer_types: dict[int, str],
+    returned: Collection[Ref],
+    constants: Mapping[Ref, NDArray[Any]],
+    shapes: Mapping[Ref, Shape],
+) -> list[Candidate]:
+    """`computed` with each chain the CPU fuses (and that fusing changes) run as one step."""
+    readers = Counter(ref for candidate in computed for ref in candidate.inputs)
+    readers.update(returned)
+    chains: dict[int, _Chain] = {}
+    fused_into: set[int] = set()
+    result: list[Candidate] = []
+    for candidate in computed:
+        op, inputs, layer_id = candidate.op, candidate.inputs, candidate.layer.id
+        port = _removed_input(op, inputs, constants, shapes, candidate.produced[0].shape)
+        if port is not None and (layer_id, 0) in returned:
+            # OpenVINO keeps it where a Result would then read a Parameter (measured)
+            port = None if layer_types.get(inputs[port][0]) == "Parameter" else port
+        if port is not None:
+            assert isinstance(op, Binary)
+            passed = inputs[port]
+            if passed[0] in chains and readers[passed] == 1:
+                through = chains[passed[0]]
+                chains[layer_id] = replace(through, layers=(*through.layers, layer_id))
+            result.append(replace(candidate, op=RemovedEltwise(op, port), kernel=run_removed))
+            continue
+        chain = _fused(op, inputs, chains, readers, layer_types)
+        if chain is not None:
+            fused_into.update(chains[inputs[1 if chain.swapped[-1] else 0][0]].layers)
+            candidate = replace(
+                candidate,
+                op=FusedEltwise(chain.ops, chain.swapped),
+                kernel=run_fused,
+                inputs=chain.inputs,
+            )
+        elif _carries(op, candidate.produced):
+            assert isinstance(op, Binary)
+            chain = _Chain((op,), (), inputs, ())
+        if chain is not None and isinstance(op, CARRIED):
+            chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
+        result.append(candidate)
+    return [c for c in result if c.layer.id not in fused_into]
+
+
+def _removed_input(
+    op: Op,
+    inputs: Sequence[Ref],
+    constants: Mapping[Ref, NDArray[Any]],
+    shapes: Mapping[Ref, Shape],
+    shape: Shape,
+) -> int | None:
+    """The input port of what an op OpenVINO removes passes on (EliminateEltwise): `x - 0`,
+    `x + 0`, `0 + x`, `x * 1`, `1 * x`, `x / 1` by a Const of one value, where the shape
+    stays as it is."""
+    if (
+        not isinstance(
+            op, arithmetic.Add1 | arithmetic.Subtract1 | arithmetic.Multiply1 | arithmetic.Divide1
+        )
+        or op.auto_broadcast == "pdpd"
+    ):
+        return None
+    neutral = 0 if isinstance(op, arithmetic.Add1 | arithmetic.Subtract1) else 1
+    for port in (1, 0) if isinstance(op, arithmetic.Add1 | arithmetic.Multiply1) else (1,):
+        value = constants.get(inputs[port])
+        if value is not None and value.size and np.all(value == neutral):
+            return 1 - port if shapes.get(inputs[1 - port]) == shape else None
+    return None
+
+
+def _carries(op: Op, produced: Sequence[TensorInfo]) -> bool:
+    """An integer op whose f32 result a fused chain would carry unstored."""
+    return (
+        isinstance(op, CARRIED)
+        and op.auto_broadcast != "pdpd"
+        and produced[0].element_type in ("i32", "i64")
+    )
+
+
+def _fused(
+    op: Op,
+    inputs: Sequence[Ref],
+    chains: dict[int, _Chain],
+    readers: Counter[Ref],
+    layer_types: dict[int, str],
+) -> _Chain | None:
+    """The chain `op` extends, or None when the CPU does not fuse it with its inputs."""
+    if not isinstance(op, (*CARRIED, Greater1, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
+        return None
+    for port in (0, 1) if isinstance(op, COMMUTATIVE) else (0,):
+        chain = chains.get(inputs[port][0])
+        other = inputs[1 - port]
+        if chain is None or inputs[port][1] != 0 or readers[inputs[port]] != 1:
+            continue
+        producers = {ref[0] for ref in chain.inputs}
+        if other[0] in producers or layer_types.get(other[0]) in SPLITS:
+            return None  # the CPU avoids a node reading one input twice, and Split outputs
+        if len(chain.inputs) + 1 > MAX_ELTWISE_INPUTS:
+            return None
+        ops, swapped = (*chain.ops, op), (*chain.swapped, port == 1)
+        return _Chain(ops, swapped, (*chain.inputs, other), chain.layers)
+    return None
+
+
+def run_fused(
+    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """The chain on `inputs` in f32, stored once at its end, rounded to nearest (even): the
+    fraction a Power carries is rounded there (-1/3 floormod 3 is 3, -1/2 floormod 5 is 4)."""
+    assert isinstance(op, FusedEltwise)
+    first, *later = op.ops
+    integer = inputs[0].dtype.kind in "iu"
+    value = float_result(first, to_f32(inputs[0]), to_f32(inputs[1]), integer=integer)
+    for step, other, swapped in zip(later, inputs[2:], op.swapped, strict=True):
+        pair = [to_f32(other), value] if swapped else [value, to_f32(other)]
+        if isinstance(step, Comparison):
+            return run_comparison(step, pair, outputs)
+        value = float_result(step, pair[0], pair[1], integer=integer)
+    held = outputs[0].type.held_dtype
+    assert held is not None
+    return [from_f32(value, np.dtype(held))]

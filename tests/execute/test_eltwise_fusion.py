@@ -1,0 +1,68 @@
+"""Integer FloorMod chains run as the CPU plugin fuses them (irpool/execute/eltwise_fusion.py):
+in f32, a division by 0's NaN carried to the end. tests/differential/test_eltwise_fusion.py
+checks the same against the CPU plugin itself."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import irpool
+from tests.ir import const, data, edge, layer, net, port, result, weights, write
+
+INT32_MIN = -(2**31)
+
+
+def _i64(layer_id: int, name: str) -> str:
+    attributes = data([("shape", "3"), ("element_type", "i64")])
+    outputs = [port(0, [3], "I64", names=name)]
+    return layer(layer_id, name, "Parameter", "opset1", attributes, (), outputs)
+
+
+def _floor_mod(layer_id: int, name: str) -> str:
+    inputs = [port(0, [3], "I64"), port(1, [3], "I64")]
+    return layer(layer_id, name, "FloorMod", "opset1", "", inputs, [port(2, [3], "I64")])
+
+
+def _chain(
+    tmp_path: Path,
+    *,
+    inner_read_twice: bool = False,
+    divisor_port: int = 0,
+    other: tuple[int, int, int] = (2, 2, 2),
+) -> Path:
+    """(a floormod b) floormod `other` (or `other` floormod (a floormod b), `divisor_port`
+    1), the inner result also an output when `inner_read_twice`."""
+    out = result(5, "out", [3]).replace('precision="FP32"', 'precision="I64"')
+    layers = [_i64(0, "a"), _i64(1, "b"), const(2, "other", list(other))]
+    layers += [_floor_mod(3, "inner"), _floor_mod(4, "outer"), out]
+    inner_port, two_port = (0, 1) if divisor_port == 0 else (1, 0)
+    edges = [edge(0, 0, 3, 0), edge(1, 0, 3, 1), edge(3, 2, 4, inner_port)]
+    edges += [edge(2, 0, 4, two_port), edge(4, 2, 5, 0)]
+    if inner_read_twice:
+        layers.append(result(6, "inner_out", [3]).replace('precision="FP32"', 'precision="I64"'))
+        edges.append(edge(3, 2, 6, 0))
+    return write(tmp_path, net(layers, edges), weights(list(other)))
+
+
+def _run(path: Path) -> list[int]:
+    a, b = np.array([5, -5, 7]), np.array([0, 0, 2])
+    model = irpool.load(path)
+    assert [d for d in model.validate() if d.severity.value == "error"] == []
+    outputs = model.run({"a": a, "b": b})
+    return [int(v) for v in outputs["out"]]
+
+
+def test_a_fused_chain_carries_the_nan_of_a_division_by_zero(tmp_path: Path) -> None:
+    assert _run(_chain(tmp_path)) == [INT32_MIN, INT32_MIN, 1]
+
+
+def test_a_second_reader_keeps_the_chain_apart(tmp_path: Path) -> None:
+    assert _run(_chain(tmp_path, inner_read_twice=True)) == [0, 0, 1]
+
+
+def test_floor_mod_fuses_only_through_its_first_input(tmp_path: Path) -> None:
+    # 0 and -3 floormod INT32_MIN are 0 and -3; fused, a NaN divisor would give INT32_MIN
+    path = _chain(tmp_path, divisor_port=1, other=(0, -3, 2))
+    assert _run(path) == [0, -3, 0]
