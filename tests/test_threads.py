@@ -62,6 +62,39 @@ def test_one_model_runs_from_threads_as_it_runs_alone() -> None:
                 np.testing.assert_array_equal(together, alone)
 
 
+CORPUS = ROOT / "tests" / "models" / "torchvision"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [  # depthwise layouts and Clamp; Pad, Broadcast, Roll, Slice and bounds; attention, Gelu
+        "mobilenet_v2-default-fp32",
+        "swin_t-default-fp16",
+        "vit_b_16-default-fp32",
+    ],
+)
+def test_a_whole_model_planned_and_run_from_threads_gives_what_it_gives_alone(case: str) -> None:
+    """Threads race to plan the model (its first run) and then run it together, on inputs
+    holding inf and NaN: every output is bit for bit the serial one."""
+    path = CORPUS / case / "model.xml"
+    with np.load(CORPUS / case / "inputs-randn.npz") as recorded:
+        (name,) = recorded.files
+        base = recorded[name]
+    samples = [base * (1 + seed / 8) for seed in range(2 * THREADS)]
+    samples[1] = np.where(np.arange(base.size).reshape(base.shape) % 97 == 0, np.inf, base)
+    samples[2] = np.where(np.arange(base.size).reshape(base.shape) % 89 == 0, np.nan, base)
+    alone_model = irpool.load(path)
+    serial = [alone_model.run({name: x}) for x in samples]
+    model = irpool.load(path)
+    with ThreadPoolExecutor(THREADS) as pool:
+        for _ in range(ROUNDS):
+            threaded = list(pool.map(lambda x: model.run({name: x}), samples))
+            for alone, together in zip(serial, threaded, strict=True):
+                assert together.keys() == alone.keys()
+                for key in alone:
+                    np.testing.assert_array_equal(together[key], alone[key])
+
+
 @pytest.mark.parametrize("callers", [1, 4])
 def test_worker_threads_give_what_one_thread_gives(
     monkeypatch: pytest.MonkeyPatch, callers: int
