@@ -115,6 +115,20 @@ def moved_bounds(info: TensorInfo, move: Callable[[NDArray[Any]], NDArray[Any]])
     return info.bounds.moved(move)
 
 
+def moved(
+    data: TensorInfo, shape: Shape, move: Callable[[NDArray[Any]], NDArray[Any]]
+) -> TensorInfo:
+    """The output of an op that only moves `data`'s elements into `shape`: its value when
+    `data`'s is small and known, else its bounds (Slice, Transpose, the splits, Reshape)."""
+    from irpool.ops.base import TensorInfo
+    from irpool.ops.folding import folded
+
+    value = folded(data, move)
+    if value is not None:
+        return TensorInfo(data.type, shape, value)
+    return bounded(data.type, shape, moved_bounds(data, move))
+
+
 def converted_bounds(bounds: Bounds, destination: ElementType) -> Bounds | None:
     """Bounds through a Convert to an integer type: kept where the type holds them (an
     unbounded upper stays unbounded, as OpenVINO maps one type's largest value to the

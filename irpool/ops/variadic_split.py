@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.bounds import moved
 from irpool.ops.concat import axis_in_range, one_element
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
@@ -126,11 +126,7 @@ class VariadicSplit1(Op):
             def taken(array: NDArray[Any], cut: slice = cut) -> NDArray[Any]:
                 return array[(slice(None),) * axis + (cut,)]
 
-            value = folded(data, taken)
-            if value is not None:
-                outputs.append(TensorInfo(data.type, shape, value))
-            else:
-                outputs.append(bounded(data.type, shape, moved_bounds(data, taken)))
+            outputs.append(moved(data, shape, taken))
         return outputs
 
     def pieces(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, list[int]]:
