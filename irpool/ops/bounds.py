@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from irpool.ops.base import TensorInfo
 
 # An upper bound OpenVINO reads as "unbounded" (the largest value of the tensor's type; held
-# here for every integer type as the largest int64, which is also Interval's).
+# here for every integer type as the largest int64, which is also Interval::s_max, at which
+# Reshape's interval products saturate).
 UNBOUNDED = (1 << 63) - 1
 # Bounds are carried for tensors of up to this many elements (shape subgraphs are small).
 BOUNDED_SIZE = 64

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import moved
+from irpool.ops.bounds import UNBOUNDED, moved
 from irpool.ops.folding import integer_values
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
@@ -23,9 +23,6 @@ from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-# OpenVINO's interval bound for "unbounded" (Interval::s_max); products saturate at it.
-UNBOUNDED = (1 << 63) - 1
 
 
 def _times(a: int, b: int) -> int:
