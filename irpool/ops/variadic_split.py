@@ -90,8 +90,7 @@ class VariadicSplit1(Op):
         position = _numbers(axis)
         outputs = count if count is not None else max(ctx.used_outputs, default=0) + 1
         if data.shape.dims is None or position is None:
-            unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
-            return [TensorInfo(data.type, unknown)] * outputs
+            return VariadicSplit1.unknown_pieces(data, outputs)
         index = axis_in_range(position[0], len(data.shape))
         if values is None:
             dims = data.shape.dims
@@ -107,6 +106,13 @@ class VariadicSplit1(Op):
                 "plugin reads past the input",
             )
         return self.pieces_of(data, index, piece_dims(axis_dim, values))
+
+    @staticmethod
+    def unknown_pieces(data: TensorInfo, count: int) -> list[TensorInfo]:
+        """`count` pieces of `data` cut along an axis not known (shared with Split): each dim
+        dynamic, the rank kept."""
+        unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
+        return [TensorInfo(data.type, unknown)] * count
 
     @staticmethod
     def pieces_of(data: TensorInfo, axis: int, pieces: list[Dim]) -> list[TensorInfo]:
