@@ -322,9 +322,7 @@ class _Checker:
             if len(ports) not in allowed and not (variadic and len(ports) >= allowed.start):
                 names = ", ".join(op.input_names) if side == "input" and inputs else ""
                 detail = f" ({names})" if names else ""
-                counts = " or ".join(str(count) for count in allowed)
-                if variadic:
-                    counts = f"{allowed.start} or more"
+                counts = f"{allowed.start} or more" if variadic else " or ".join(map(str, allowed))
                 message = (
                     f"the layer has {len(ports)} {side} port(s); {op.label()} has {counts}{detail}"
                 )

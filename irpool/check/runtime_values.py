@@ -74,9 +74,7 @@ def compiled_constants(graph: Graph, checked: CheckedLayers) -> dict[int, bool |
         elif layer.type == "Parameter":
             constant[layer_id] = False
         elif layer.type == "ShapeOf":
-            info = input_info(graph, checked, layer_id, 0)
-            known = info is not None and not info.unknown
-            constant[layer_id] = info.shape.is_static if known and info is not None else None
+            constant[layer_id] = _input_dims_static(graph, checked, layer_id)
         else:
             inputs = [
                 constant.get(source[0]) if (source := graph.producers.get((layer_id, i))) else None
@@ -97,6 +95,7 @@ def _pads_anything(graph: Graph, checked: CheckedLayers, layer_id: int) -> bool:
 
 
 def _input_dims_static(graph: Graph, checked: CheckedLayers, layer_id: int) -> bool | None:
+    """Whether the layer's first input has a static shape; None where irpool cannot tell."""
     data = input_info(graph, checked, layer_id, 0)
     if data is None or data.unknown:
         return None

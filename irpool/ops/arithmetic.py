@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from irpool.element_types import ElementType
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of, corner_bounds
+from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
@@ -47,12 +48,10 @@ def _contains_one(dim: Dim) -> bool:
 
 
 def _overlap(a: Dim, b: Dim) -> Dim:
-    low = max(a.low, b.low)
-    highs = [h for h in (a.high, b.high) if h is not None]
-    high = min(highs) if highs else None
-    if high is not None and low > high:
+    both = merged(a, b)
+    if both is None:
         raise ShapeError(INCONSISTENT)
-    return Dim(low, high)
+    return both
 
 
 def numpy_dim(a: Dim, b: Dim) -> Dim:

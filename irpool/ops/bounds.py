@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from irpool.ops.base import TensorInfo
 
 # An upper bound OpenVINO reads as "unbounded" (the largest value of the tensor's type; held
-# here for every integer type as the largest int64, which is also Interval's).
+# here for every integer type as the largest int64, which is also Interval::s_max, at which
+# Reshape's interval products saturate).
 UNBOUNDED = (1 << 63) - 1
 # Bounds are carried for tensors of up to this many elements (shape subgraphs are small).
 BOUNDED_SIZE = 64
@@ -113,6 +114,20 @@ def moved_bounds(info: TensorInfo, move: Callable[[NDArray[Any]], NDArray[Any]])
     if info.value is not None or info.bounds is None:
         return None
     return info.bounds.moved(move)
+
+
+def moved(
+    data: TensorInfo, shape: Shape, move: Callable[[NDArray[Any]], NDArray[Any]]
+) -> TensorInfo:
+    """The output of an op that only moves `data`'s elements into `shape`: its value when
+    `data`'s is small and known, else its bounds (Slice, Transpose, the splits, Reshape)."""
+    from irpool.ops.base import TensorInfo
+    from irpool.ops.folding import folded
+
+    value = folded(data, move)
+    if value is not None:
+        return TensorInfo(data.type, shape, value)
+    return bounded(data.type, shape, moved_bounds(data, move))
 
 
 def converted_bounds(bounds: Bounds, destination: ElementType) -> Bounds | None:

@@ -23,6 +23,7 @@ from irpool.element_types import takes_integer_input
 from irpool.ops.arithmetic import broadcast, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import UNBOUNDED, bounded, moved_bounds
+from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, folded, integer_values
 from irpool.ops.registry import register
@@ -69,13 +70,6 @@ def _target_dims(target: TensorInfo) -> list[Dim] | None:
     ]
 
 
-def _compatible(a: Dim, b: Dim) -> bool:
-    """Whether two dims can be equal (their intervals overlap)."""
-    low = max(a.low, b.low)
-    highs = [h for h in (a.high, b.high) if h is not None]
-    return not highs or low <= min(highs)
-
-
 def _check_numpy(data: Shape, target: list[Dim]) -> None:
     if data.dims is None:
         return
@@ -105,7 +99,7 @@ def _check_explicit(data: tuple[Dim, ...], axes: list[int], target: list[Dim]) -
     if not data and unsigned:
         if unsigned[0] >= len(target):
             raise ShapeError("Accessing out-of-range dimension")
-        if not _compatible(target[unsigned[0]], ONE):
+        if merged(target[unsigned[0]], ONE) is None:
             raise ShapeError(
                 f"Broadcast target[axes_mapping[0]]. Expected 1. Got {target[unsigned[0]]}"
             )
@@ -114,7 +108,7 @@ def _check_explicit(data: tuple[Dim, ...], axes: list[int], target: list[Dim]) -
             raise ShapeError(
                 f"Broadcast axes_mapping[{index}]: {axis} exceeds target rank {len(target)}"
             )
-        if data and not (_compatible(target[axis], data[index]) or _compatible(data[index], ONE)):
+        if data and merged(target[axis], data[index]) is None and merged(data[index], ONE) is None:
             raise ShapeError(
                 f"Broadcast target[axes_mapping[{index}]] Expected {data[index]}. "
                 f"Got {target[axis]}"
@@ -149,18 +143,13 @@ def _pdpd(data: Shape, target: list[Dim]) -> Shape:
         dim = data.dims[axis]
         if dim == ONE or wanted == ONE:
             dims.append(wanted if dim == ONE else dim)
-        elif _compatible(dim, wanted):
-            dims.append(Dim(max(dim.low, wanted.low), _lower_high(dim, wanted)))
+        elif (both := merged(dim, wanted)) is not None:
+            dims.append(both)
         else:
             raise ShapeError(
                 f"Broadcast incorrect target shape. Expecting either 1 or {dim} . Got {wanted}"
             )
     return Shape(tuple(dims))
-
-
-def _lower_high(a: Dim, b: Dim) -> int | None:
-    highs = [h for h in (a.high, b.high) if h is not None]
-    return min(highs) if highs else None
 
 
 class Broadcast(Op):

@@ -18,6 +18,7 @@ from copy import copy
 from typing import ClassVar
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.pooling import axis_rows, report_overwritten_pads
 from irpool.ops.pooling_geometry import (
@@ -302,25 +303,18 @@ class GroupConvolution1(ConvolutionBase):
             cdiv(channels.low, inputs.value),
             None if channels.high is None else channels.high // inputs.value,
         )
-        merged = _overlap(groups, quotient)
-        if merged is None:
+        both = merged(groups, quotient)
+        if both is None:
             raise ShapeError(
                 "Input channels dimension of data batch is incompatible with filter groups or "
                 f"input channels. (data {data}, filters {filters})"
             )
-        return merged
+        return both
 
     def explain_settings(self, filters: Shape) -> str:
         groups = "?" if filters.dims is None else str(filters[0])
         return f"{super().explain_settings(filters)} groups={groups}"
 
 
-def _overlap(a: Dim, b: Dim) -> Dim | None:
-    low = max(a.low, b.low)
-    highs = [h for h in (a.high, b.high) if h is not None]
-    high = min(highs) if highs else None
-    return None if high is not None and low > high else Dim(low, high)
-
-
 def _disjoint(a: Dim, b: Dim) -> bool:
-    return _overlap(a, b) is None
+    return merged(a, b) is None

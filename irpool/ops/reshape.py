@@ -15,17 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.bounds import UNBOUNDED, moved
+from irpool.ops.folding import integer_values
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
-
-# OpenVINO's interval bound for "unbounded" (Interval::s_max); products saturate at it.
-UNBOUNDED = (1 << 63) - 1
 
 
 def _times(a: int, b: int) -> int:
@@ -270,10 +267,7 @@ def reshaped_info(data: TensorInfo, shape: Shape) -> TensorInfo:
     """`data` with a new shape: its value or bounds, when known, keep their elements."""
     if not shape.is_static:
         return TensorInfo(data.type, shape)
-    value = folded(data, lambda array: array.reshape(shape.values()))
-    if value is not None:
-        return TensorInfo(data.type, shape, value)
-    return bounded(data.type, shape, moved_bounds(data, lambda a: a.reshape(shape.values())))
+    return moved(data, shape, lambda array: array.reshape(shape.values()))
 
 
 def _written(pattern: Sequence[int | Dim]) -> str:

@@ -14,10 +14,10 @@ from typing import ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
-from irpool.shape import Dim
 
 
 @register
@@ -60,7 +60,7 @@ class ScatterNDUpdate3(Op):
                 f"indices - 1: {len(expected)}, got {len(updates.shape.dims)}"
             )
         for have, want in zip(updates.shape.dims, expected, strict=True):
-            if not _meet(have, want):
+            if merged(have, want) is None:
                 raise ShapeError(
                     f"updates shape {updates.shape} must be indices_shape[:-1] + "
                     f"inputs_shape[indices_shape[-1]:]"
@@ -73,10 +73,3 @@ class ScatterNDUpdate3(Op):
         indices = inputs[1] if len(inputs) > 1 else None
         at = "" if indices is None else f" at the {indices.shape} indices"
         return Explanation(f"the data with slices replaced by updates{at}", [])
-
-
-def _meet(a: Dim, b: Dim) -> bool:
-    """Whether two dims may be equal (their intervals meet)."""
-    low = max(a.low, b.low)
-    highs = [h for h in (a.high, b.high) if h is not None]
-    return not highs or low <= min(highs)

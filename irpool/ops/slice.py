@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.bounds import moved
 from irpool.ops.explanation import Explanation
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.reduce import Reduce
 from irpool.ops.registry import register
@@ -151,10 +151,7 @@ class Slice8(Op):
         def taken(array: NDArray[Any]) -> NDArray[Any]:
             return array[index]
 
-        value = folded(data, taken)
-        if value is not None:
-            return [TensorInfo(data.type, shape, value)]
-        return [bounded(data.type, shape, moved_bounds(data, taken))]
+        return [moved(data, shape, taken)]
 
     @staticmethod
     def _cuts(

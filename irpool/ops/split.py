@@ -22,7 +22,7 @@ from irpool.ops.explanation import Explanation
 from irpool.ops.folding import integer_values
 from irpool.ops.registry import register
 from irpool.ops.variadic_split import VariadicSplit1
-from irpool.shape import Dim, Shape
+from irpool.shape import Dim
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -60,8 +60,7 @@ class Split1(Op):
         read_value(axis, "the axis")
         position = integer_values(axis)
         if data.shape.dims is None or position is None:
-            unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
-            return [TensorInfo(data.type, unknown)] * count
+            return VariadicSplit1.unknown_pieces(data, count)
         index = axis_in_range(position[0], len(data.shape))
         piece = self.piece(data.shape[index])
         return VariadicSplit1.pieces_of(data, index, [piece] * count)

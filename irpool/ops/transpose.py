@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.bounds import moved
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -77,10 +77,7 @@ class Transpose1(Op):
                 "wider order types and higher ranks run)",
             )
         shape = Shape(tuple(data.shape[axis] for axis in axes))
-        value = folded(data, lambda array: array.transpose(axes))
-        if value is not None:
-            return [TensorInfo(data.type, shape, value)]
-        return [bounded(data.type, shape, moved_bounds(data, lambda a: a.transpose(axes)))]
+        return [moved(data, shape, lambda array: array.transpose(axes))]
 
     def axes(self, rank: int, rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The permutation for a concrete input rank and order (what the kernel uses)."""

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.bounds import moved
 from irpool.ops.concat import axis_in_range, one_element
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
-from irpool.ops.folding import folded, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
 from irpool.rules import RESHAPE_ELEMENT_COUNT
@@ -90,8 +90,7 @@ class VariadicSplit1(Op):
         position = _numbers(axis)
         outputs = count if count is not None else max(ctx.used_outputs, default=0) + 1
         if data.shape.dims is None or position is None:
-            unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
-            return [TensorInfo(data.type, unknown)] * outputs
+            return VariadicSplit1.unknown_pieces(data, outputs)
         index = axis_in_range(position[0], len(data.shape))
         if values is None:
             dims = data.shape.dims
@@ -107,6 +106,13 @@ class VariadicSplit1(Op):
                 "plugin reads past the input",
             )
         return self.pieces_of(data, index, piece_dims(axis_dim, values))
+
+    @staticmethod
+    def unknown_pieces(data: TensorInfo, count: int) -> list[TensorInfo]:
+        """`count` pieces of `data` cut along an axis not known (shared with Split): each dim
+        dynamic, the rank kept."""
+        unknown = Shape((Dim.dynamic(),) * len(data.shape)) if data.shape.dims else data.shape
+        return [TensorInfo(data.type, unknown)] * count
 
     @staticmethod
     def pieces_of(data: TensorInfo, axis: int, pieces: list[Dim]) -> list[TensorInfo]:
@@ -126,11 +132,7 @@ class VariadicSplit1(Op):
             def taken(array: NDArray[Any], cut: slice = cut) -> NDArray[Any]:
                 return array[(slice(None),) * axis + (cut,)]
 
-            value = folded(data, taken)
-            if value is not None:
-                outputs.append(TensorInfo(data.type, shape, value))
-            else:
-                outputs.append(bounded(data.type, shape, moved_bounds(data, taken)))
+            outputs.append(moved(data, shape, taken))
         return outputs
 
     def pieces(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, list[int]]:
