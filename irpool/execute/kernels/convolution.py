@@ -30,8 +30,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
-from irpool.execute.engine import blas
-from irpool.execute.engine.blocks import threads_from_environment
+from irpool.execute.engine.blocks import on_run_threads
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.activations import F32, from_f32, to_f32
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
@@ -198,7 +197,7 @@ def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
     n, points = x.shape[0], prod(x.shape[2:])
     out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
     columns = x.reshape(n, g.groups, g.group_in, points)
-    _held(
+    on_run_threads(
         n * weights.size * points,
         lambda: np.matmul(weights, columns, out=out.reshape(n, g.groups, g.group_out, points)),
     )
@@ -226,20 +225,8 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
             np.copyto(columns, windows)
             np.matmul(weights, matrix, out=out[image].reshape(g.groups, g.group_out, points))
 
-    _held(n * weights.size * points, images)
+    on_run_threads(n * weights.size * points, images)
     return out
-
-
-def _held(macs: int, compute: Callable[[], object]) -> None:
-    """`compute`'s BLAS products on the run's threads (IRPOOL_THREADS), never more."""
-    if macs < blas.THREADED_MACS:
-        compute()
-        return
-    blas.hold(threads_from_environment())
-    try:
-        compute()
-    finally:
-        blas.release()
 
 
 PATHS: dict[str, Callable[[NDArray[np.float32], NDArray[Any], Geometry], NDArray[Any]]] = {

@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine import blas
-from irpool.execute.engine.blocks import threads_from_environment
+from irpool.execute.engine.blocks import on_run_threads
 from irpool.execute.kernels.activations import F32, from_f32, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
@@ -65,14 +64,6 @@ def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.fl
     rows = x.shape[-2:-1] if x.ndim > 1 else ()
     columns = y.shape[-1:] if y.ndim > 1 else ()
     result = np.zeros((*shape, *rows, *columns), np.float32)
-    macs = result.size * x.shape[-1]
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        if macs < blas.THREADED_MACS:
-            np.matmul(x, y, out=result)
-            return result
-        blas.hold(threads_from_environment())
-        try:
-            np.matmul(x, y, out=result)
-        finally:
-            blas.release()
+        on_run_threads(result.size * x.shape[-1], lambda: np.matmul(x, y, out=result))
     return result
