@@ -32,16 +32,13 @@ from numpy.typing import NDArray
 
 from irpool.execute.engine.blocks import on_run_threads
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
-from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
 from irpool.ops.pooling_geometry import Window
 
 FLOAT = np.dtype(np.float32)
-INT32_MIN = -(2**31)
-# Where the CPU saturates an f32 result into int32: the largest f32 below 2**31.
-INT32_SATURATED = 2147483520.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +84,7 @@ def run_convolution(
         result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
-        return [_stored(result, data.dtype)]
+        return [result if data.dtype == FLOAT else from_f32_product(result, data.dtype)]
 
 
 def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) -> Geometry:
@@ -163,14 +160,6 @@ def _real_taps_only(
             products = np.tensordot(tap_weights, data[(slice(None), slice(None), *source)], (0, 1))
             sums[(slice(None), *(slice(lo, hi) for lo, hi in spans))] += products
         out[:, channel] = sums
-
-
-def _stored(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
-    if dtype == FLOAT:
-        return values
-    if dtype.kind in "iu":
-        values = np.clip(values, F32(INT32_MIN), F32(INT32_SATURATED))
-    return from_f32(values, dtype)
 
 
 def _padded(x: NDArray[np.float32], geometry: Geometry, scratch: Scratch) -> NDArray[np.float32]:
