@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 import irpool
-from irpool.compare.tensor_table import compare_model, model_parts
+from irpool.compare.differences import Difference
 from irpool.compare.openvino_runs import import_openvino
+from irpool.compare.tensor_table import compare_model, model_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,8 +57,8 @@ def main() -> int:
     return 0
 
 
-def _rel(found: object) -> float:
-    return float(getattr(found, "max_rel", 0.0) or 0.0)
+def _rel(found: Difference | None) -> float:
+    return 0.0 if found is None else found.max_rel
 
 
 if __name__ == "__main__":

@@ -72,11 +72,6 @@ def _op_label(model: Model, layer: Layer) -> str:
     return op.label() if op is not None else f"{layer.type} ({layer.version})"
 
 
-def explain_rows(model: Model) -> list[LayerRow]:
-    """One row per layer irpool could order, in topological order."""
-    return [explain_row(model, model.graph.layers[layer_id]) for layer_id in model.graph.order]
-
-
 def explain_row(model: Model, layer: Layer) -> LayerRow:
     """A layer's shapes (inputs, outputs inferred and declared) and its op's geometry."""
     op = model.checked.ops.get(layer.id)

@@ -17,8 +17,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-DEFAULT_TOLERANCE = 1e-3
-
 
 @dataclass(frozen=True, slots=True)
 class Difference:

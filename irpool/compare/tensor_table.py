@@ -178,9 +178,7 @@ def _unplanned(model: Model, problem: str) -> ModelParts:
             constant.add(layer.id)
         else:
             produced += [(layer, index) for index in range(len(layer.outputs))]
-    returned: dict[tuple[int, int], str] = {}
-    for key, result in results:  # the first Result returning a tensor names it
-        returned.setdefault(graph.producers[(result.id, 0)], key)
+    returned = [(graph.producers[(result.id, 0)], key) for key, result in results]
     types = {
         (layer.id, index): info.type
         for layer, index in produced

@@ -115,11 +115,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
-    output_keys: dict[Ref, str] = {}
-    for output in outputs:
-        output_keys.setdefault(output.ref, output.name)
     produced = [(step.layer, index) for step in steps for index in step.kept]
-    tensors = computed_tensors(produced, output_keys, types)
+    tensors = computed_tensors(produced, [(o.ref, o.name) for o in outputs], types)
     plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))

@@ -19,6 +19,7 @@ Real names are given out before any `<layer>:<index>` key, so a name is never di
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from irpool.element_types import ElementType
@@ -50,12 +51,18 @@ class ComputedTensor:
 
 
 def computed_tensors(
-    produced: list[tuple[Layer, int]], returned: dict[Ref, str], types: dict[Ref, ElementType]
+    produced: list[tuple[Layer, int]],
+    returned: Iterable[tuple[Ref, str]],
+    types: dict[Ref, ElementType],
 ) -> list[ComputedTensor]:
-    """The tensors `produced` (in run order) with their keys; `returned`: the key of each
-    tensor a Result returns, as `run` keys it."""
+    """The tensors `produced` (in run order) with their keys; `returned`: the tensor each
+    Result returns and its key as `run` keys it, in Result order (the first names a tensor
+    two Results return)."""
     names = {(layer.id, index): port_names(layer, index) for layer, index in produced}
-    keys: dict[Ref, str] = {ref: key for ref, key in returned.items() if ref in names}
+    keys: dict[Ref, str] = {}
+    for ref, key in returned:
+        if ref in names:
+            keys.setdefault(ref, key)
     taken = set(keys.values())
     for layer, index in produced:
         ref = (layer.id, index)

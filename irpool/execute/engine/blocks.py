@@ -40,6 +40,19 @@ def threads_from_environment() -> int:
     return int(text)
 
 
+def on_run_threads(macs: int, compute: Callable[[], object]) -> None:
+    """`compute`, whose BLAS products make `macs` multiply-adds, with BLAS on the run's
+    threads (IRPOOL_THREADS), never more; below `blas.THREADED_MACS` it is not held."""
+    if macs < blas.THREADED_MACS:
+        compute()
+        return
+    blas.hold(threads_from_environment())
+    try:
+        compute()
+    finally:
+        blas.release()
+
+
 def for_each_block(
     planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork, blas_macs: int = 0
 ) -> None:

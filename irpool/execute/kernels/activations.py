@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.execute.engine.maxima import F32_BELOW_2_31
 from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
@@ -161,6 +162,14 @@ def to_f32(x: NDArray[Any]) -> NDArray[np.float32]:
     elif x.dtype == np.float64:  # saturated to the f32 range, as the plugin takes f64 in
         x = np.clip(x, -F32_MAX, F32_MAX)
     return np.asarray(x, dtype=F32)
+
+
+def from_f32_product(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """A oneDNN product (Convolution, MatMul) stored in `dtype`: integer results first
+    saturated into [-2**31, 2147483520] (the largest f32 below 2**31), then as `from_f32`."""
+    if dtype.kind in "iu":
+        values = np.clip(values, F32(INT32_MIN), F32(F32_BELOW_2_31))
+    return from_f32(values, dtype)
 
 
 def from_f32(

@@ -30,19 +30,15 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
-from irpool.execute.engine import blas
-from irpool.execute.engine.blocks import threads_from_environment
+from irpool.execute.engine.blocks import on_run_threads
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
-from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
 from irpool.ops.pooling_geometry import Window
 
 FLOAT = np.dtype(np.float32)
-INT32_MIN = -(2**31)
-# Where the CPU saturates an f32 result into int32: the largest f32 below 2**31.
-INT32_SATURATED = 2147483520.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +84,7 @@ def run_convolution(
         result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
-        return [_stored(result, data.dtype)]
+        return [result if data.dtype == FLOAT else from_f32_product(result, data.dtype)]
 
 
 def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) -> Geometry:
@@ -166,14 +162,6 @@ def _real_taps_only(
         out[:, channel] = sums
 
 
-def _stored(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
-    if dtype == FLOAT:
-        return values
-    if dtype.kind in "iu":
-        values = np.clip(values, F32(INT32_MIN), F32(INT32_SATURATED))
-    return from_f32(values, dtype)
-
-
 def _padded(x: NDArray[np.float32], geometry: Geometry, scratch: Scratch) -> NDArray[np.float32]:
     """`x` with zeros around each spatial axis, as far as the windows read (x itself when
     they read no padding)."""
@@ -198,7 +186,7 @@ def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
     n, points = x.shape[0], prod(x.shape[2:])
     out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
     columns = x.reshape(n, g.groups, g.group_in, points)
-    _held(
+    on_run_threads(
         n * weights.size * points,
         lambda: np.matmul(weights, columns, out=out.reshape(n, g.groups, g.group_out, points)),
     )
@@ -226,20 +214,8 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
             np.copyto(columns, windows)
             np.matmul(weights, matrix, out=out[image].reshape(g.groups, g.group_out, points))
 
-    _held(n * weights.size * points, images)
+    on_run_threads(n * weights.size * points, images)
     return out
-
-
-def _held(macs: int, compute: Callable[[], object]) -> None:
-    """`compute`'s BLAS products on the run's threads (IRPOOL_THREADS), never more."""
-    if macs < blas.THREADED_MACS:
-        compute()
-        return
-    blas.hold(threads_from_environment())
-    try:
-        compute()
-    finally:
-        blas.release()
 
 
 PATHS: dict[str, Callable[[NDArray[np.float32], NDArray[Any], Geometry], NDArray[Any]]] = {

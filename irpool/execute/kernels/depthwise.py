@@ -132,13 +132,19 @@ def _phase_length(w: Window) -> int:
     zeros (below `lo`), as the padded input holds zeros there: neighbours share padding."""
     length = w.out
     for a in range(w.stride):
-        lo = max(0, -(-(w.pad_begin - a) // w.stride))
-        hi = max(lo, (w.size - 1 - a + w.pad_begin) // w.stride + 1)
+        lo, end = _reading_input(w, a)
+        hi = max(lo, end)
         shifts = [
             j * w.dilation // w.stride for j in range(w.kernel) if j * w.dilation % w.stride == a
         ]
         length = max(length, hi, w.out + max(shifts, default=0) - lo)
     return length
+
+
+def _reading_input(w: Window, a: int) -> tuple[int, int]:
+    """The positions k of an axis's phase `a` whose padded position s * k + a is in the
+    input: from the first past the leading padding to `end` (below it when there is none)."""
+    return max(0, -(-(w.pad_begin - a) // w.stride)), (w.size - 1 - a + w.pad_begin) // w.stride + 1
 
 
 def _phase_copy(
@@ -147,10 +153,10 @@ def _phase_copy(
     """Where stride phase `phase` (per axis: the offset a) reads the input and lies in its
     phase of `sizes`: its position k is padded position s * k + a, input s * k + a - b."""
     spans = [
-        (min(q, max(0, -(-(w.pad_begin - a) // w.stride))),
-         min(q, max(0, (w.size - 1 - a + w.pad_begin) // w.stride + 1)))
+        (min(q, lo), min(q, max(0, end)))
         for a, w, q in zip(phase, windows, sizes, strict=True)
-    ]  # fmt: skip
+        for lo, end in [_reading_input(w, a)]
+    ]
     if any(lo >= hi for lo, hi in spans):
         return None
     borders = [(lo, q - hi) for (lo, hi), q in zip(spans, sizes, strict=True)]

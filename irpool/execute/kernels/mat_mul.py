@@ -23,14 +23,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine import blas
-from irpool.execute.engine.blocks import threads_from_environment
-from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.execute.engine.blocks import on_run_threads
+from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
-
-INT32_MIN = F32(-(2**31))
-INT32_SATURATED = np.nextafter(F32(2**31), F32(0))  # 2147483520
 
 
 @kernel_for(MatMul1)
@@ -44,10 +40,8 @@ def run_matmul(
         return [product]
     if dtype == np.bool_:
         return [product != 0]
-    if dtype.kind in "iu":  # beyond int32, saturated (oneDNN: the largest f32 below 2**31)
-        product = np.clip(product, INT32_MIN, INT32_SATURATED)
     with np.errstate(over="ignore"):  # beyond f16: inf, as on CPU
-        return [from_f32(product, dtype)]
+        return [from_f32_product(product, dtype)]
 
 
 def _as_f32(values: NDArray[Any]) -> NDArray[np.float32]:
@@ -65,14 +59,6 @@ def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.fl
     rows = x.shape[-2:-1] if x.ndim > 1 else ()
     columns = y.shape[-1:] if y.ndim > 1 else ()
     result = np.zeros((*shape, *rows, *columns), np.float32)
-    macs = result.size * x.shape[-1]
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        if macs < blas.THREADED_MACS:
-            np.matmul(x, y, out=result)
-            return result
-        blas.hold(threads_from_environment())
-        try:
-            np.matmul(x, y, out=result)
-        finally:
-            blas.release()
+        on_run_threads(result.size * x.shape[-1], lambda: np.matmul(x, y, out=result))
     return result
