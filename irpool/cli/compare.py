@@ -27,6 +27,11 @@ def _positive(ctx: click.Context, param: click.Parameter, value: float) -> float
     return value
 
 
+def _told(note: str) -> None:
+    """An input cast, said as `run` says it."""
+    click.echo(f"irpool compare: {note}", err=True)
+
+
 @click.command()
 @model_argument
 @inputs_option
@@ -81,7 +86,7 @@ def command(
     try:
         parts = model_parts(model)
         inputs = gather_inputs(parts.inputs, input_specs)
-        comparison = compare_model(openvino, model, parts, inputs, tolerance, cast)
+        comparison = compare_model(openvino, model, parts, inputs, tolerance, cast, _told)
     except InvalidModelError:
         fail("the model has errors (above); it is not compared")
     except InputError as error:

@@ -8,7 +8,7 @@ still compared, over every layer that is not constant, keyed by the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -89,11 +89,13 @@ def compare_model(
     inputs: Mapping[str | int, Any],
     tolerance: float,
     cast: bool,
+    on_cast: Callable[[str], None] | None = None,
 ) -> Comparison:
-    """Raises InputError as `run` does, OpenVINOError when OpenVINO refuses."""
+    """Raises InputError as `run` does, OpenVINOError when OpenVINO refuses; `on_cast` hears
+    of each input cast, once for all three runs."""
     problem = parts.problem
     by_name = {name: parameter for parameter in parts.inputs for name in parameter.names}
-    bound = bind(inputs, parts.inputs, by_name, cast, None)
+    bound = bind(inputs, parts.inputs, by_name, cast, on_cast)
     by_layer = {p.layer.name: bound[(p.layer.id, 0)] for p in parts.inputs}
     tensors: dict[str, dict[Ref, NDArray[Any]]] = {}  # run -> its tensors
     outputs: dict[str, dict[str, NDArray[Any]]] = {}  # run -> the model's outputs by key

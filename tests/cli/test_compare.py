@@ -188,6 +188,8 @@ def test_cast_converts_for_both_runtimes(runner: CliRunner, tmp_path: Path) -> N
     x = _save(tmp_path, _random(CHAIN).astype(np.float64))
     code, output = _compare(runner, CHAIN, "-i", x, "--cast")
     assert code == 0 and "irpool vs f32: none of 2" in output, output
+    # said once, as `run` says it, though three runs read the input
+    assert output.count('irpool compare: input "input": cast float64 to f32') == 1
 
 
 def test_a_model_with_errors_is_not_compared(runner: CliRunner, tmp_path: Path) -> None:
