@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
 from numpy.typing import NDArray
 
 import irpool
@@ -19,6 +20,7 @@ from tests.differential.test_activations import (
     MAX_REPORTED,
     declared,
     port,
+    random_input,
     shape_problems,
 )
 
@@ -32,6 +34,15 @@ class SingleInput(Protocol):
 
 
 Write = Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path]
+
+
+def seeded_input(config: SingleInput) -> NDArray[Any]:
+    """The input of a static configuration, seeded by its index: `random_input`'s values
+    (NaN, ±inf, ±0, huge values, each integer type's extremes), or random booleans."""
+    shape = tuple(int(d) for d in config.shape.split(",") if d)
+    if config.element_type == "boolean":
+        return np.random.default_rng(config.index).random(shape) < 0.5
+    return random_input(config.index, config.element_type, shape)
 
 
 def render_op(
@@ -125,8 +136,6 @@ def run_differences(
 ) -> str:
     """Runs irpool and the CPU plugin on batches of `runnable`; the outputs `agrees` refuses,
     as an assertion message ("" if none)."""
-    import numpy as np
-
     failing: list[str] = []
     for start in range(0, len(runnable), batch_size):
         batch = runnable[start : start + batch_size]

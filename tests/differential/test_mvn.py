@@ -37,13 +37,13 @@ from tests.differential.single_input import (
     compile_verdict,
     disagreements,
     run_differences,
+    seeded_input,
 )
 from tests.differential.test_activations import (
     NUMPY,
     PER_OP,
     declared,
     port,
-    random_input,
 )
 from tests.differential.test_activations import write as write_ir
 
@@ -206,8 +206,7 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 
 def mvn_input(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.shape.split(",") if d)
-    values = random_input(config.index, config.element_type, shape)
+    values = seeded_input(config)
     if values.dtype.kind in "iu":  # a sum beyond int32 wraps on the CPU (§21), not in irpool
         values = (values % 64).astype(values.dtype)
     elif values.dtype != np.float16:  # nor do sums beyond FLT_MAX (§21): 1e30 at most

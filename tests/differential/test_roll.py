@@ -33,6 +33,7 @@ from tests.differential.single_input import (
     compile_verdict,
     disagreements,
     run_differences,
+    seeded_input,
 )
 from tests.differential.test_activations import (
     NUMPY,
@@ -40,7 +41,6 @@ from tests.differential.test_activations import (
     declared,
     port,
     random_dim,
-    random_input,
 )
 from tests.differential.test_activations import write as write_ir
 from tests.differential.test_arithmetic import same
@@ -196,13 +196,6 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
     assert not message, message
 
 
-def roll_input(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.shape.split(",") if d)
-    if config.element_type == "boolean":
-        return np.random.default_rng(config.index).random(shape) < 0.5
-    return random_input(config.index, config.element_type, shape)
-
-
 def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
     return same(ours, theirs)
 
@@ -214,5 +207,5 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
         for o in outcomes
         if o.accepted and o.config.static and o.config.element_type in {*NUMPY, "boolean"}
     ]
-    message = run_differences(core, tmp_path, runnable, write, roll_input, agrees, BATCH_SIZE)
+    message = run_differences(core, tmp_path, runnable, write, seeded_input, agrees, BATCH_SIZE)
     assert not message, message

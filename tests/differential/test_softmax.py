@@ -35,12 +35,12 @@ from tests.differential.single_input import (
     read_model_verdict,
     render_op,
     run_differences,
+    seeded_input,
 )
 from tests.differential.test_activations import (
     NUMPY,
     PER_OP,
     random_dim,
-    random_input,
 )
 from tests.differential.test_activations import write as write_ir
 
@@ -128,10 +128,7 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 
 def softmax_input(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.shape.split(",") if d)
-    if config.element_type == "boolean":
-        return np.random.default_rng(config.index).random(shape) < 0.5
-    values = random_input(config.index, config.element_type, shape)
+    values = seeded_input(config)
     if config.index % 3 == 0 and values.dtype.kind == "f":  # a third without NaN
         values = np.where(np.isnan(values), values.dtype.type(0), values)
     return values
