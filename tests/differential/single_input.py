@@ -5,7 +5,7 @@ plugin and each output is judged by the op's own `agrees`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -123,6 +123,13 @@ def disagreements(outcomes: Sequence[Outcome]) -> str:
     failing = [o for o in outcomes if o.problems]
     shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
     return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
+
+
+def runnable(outcomes: Sequence[Outcome], types: Collection[str], clean: bool = False) -> list[Any]:
+    """The configurations to run: accepted, with static shapes, of one of `types` (with
+    `clean`, only those irpool reports no error for: a strictness error stops a run)."""
+    chosen = [o for o in outcomes if o.accepted and o.config.static and (o.clean or not clean)]
+    return [o.config for o in chosen if o.config.element_type in types]
 
 
 def run_differences(

@@ -34,6 +34,7 @@ from tests.differential.single_input import (
     read_model_verdict,
     render_op,
     run_differences,
+    runnable,
 )
 from tests.differential.test_activations import (
     NUMPY,
@@ -148,10 +149,6 @@ def within_bound(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: ND
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
-    runnable = [
-        o.config
-        for o in outcomes
-        if o.accepted and o.config.static and o.config.element_type in NUMPY
-    ]
-    message = run_differences(core, tmp_path, runnable, write, gelu_input, within_bound, BATCH_SIZE)
+    configs = runnable(outcomes, NUMPY)
+    message = run_differences(core, tmp_path, configs, write, gelu_input, within_bound, BATCH_SIZE)
     assert not message, message

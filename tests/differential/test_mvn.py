@@ -37,6 +37,7 @@ from tests.differential.single_input import (
     compile_verdict,
     disagreements,
     run_differences,
+    runnable,
     seeded_input,
 )
 from tests.differential.test_activations import (
@@ -251,13 +252,6 @@ def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
-    runnable = [  # a strictness error (a missing or misread attribute) stops a run
-        o.config
-        for o in outcomes
-        if o.accepted
-        and o.clean
-        and o.config.static
-        and o.config.element_type in set(NUMPY) - UNCOMPARED
-    ]
-    message = run_differences(core, tmp_path, runnable, write, mvn_input, agrees, BATCH_SIZE)
+    configs = runnable(outcomes, set(NUMPY) - UNCOMPARED, clean=True)
+    message = run_differences(core, tmp_path, configs, write, mvn_input, agrees, BATCH_SIZE)
     assert not message, message

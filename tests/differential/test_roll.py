@@ -33,6 +33,7 @@ from tests.differential.single_input import (
     compile_verdict,
     disagreements,
     run_differences,
+    runnable,
     seeded_input,
 )
 from tests.differential.test_activations import (
@@ -202,10 +203,6 @@ def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
-    runnable = [
-        o.config
-        for o in outcomes
-        if o.accepted and o.config.static and o.config.element_type in {*NUMPY, "boolean"}
-    ]
-    message = run_differences(core, tmp_path, runnable, write, seeded_input, agrees, BATCH_SIZE)
+    configs = runnable(outcomes, {*NUMPY, "boolean"})
+    message = run_differences(core, tmp_path, configs, write, seeded_input, agrees, BATCH_SIZE)
     assert not message, message

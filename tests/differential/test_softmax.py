@@ -35,6 +35,7 @@ from tests.differential.single_input import (
     read_model_verdict,
     render_op,
     run_differences,
+    runnable,
     seeded_input,
 )
 from tests.differential.test_activations import (
@@ -162,10 +163,6 @@ def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
-    runnable = [
-        o.config
-        for o in outcomes
-        if o.accepted and o.config.static and o.config.element_type in {*NUMPY, "boolean"}
-    ]
-    message = run_differences(core, tmp_path, runnable, write, softmax_input, agrees, BATCH_SIZE)
+    configs = runnable(outcomes, {*NUMPY, "boolean"})
+    message = run_differences(core, tmp_path, configs, write, softmax_input, agrees, BATCH_SIZE)
     assert not message, message
