@@ -5,6 +5,7 @@ plugin and each output is judged by the op's own `agrees`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,17 @@ def disagreements(outcomes: Sequence[Outcome]) -> str:
     failing = [o for o in outcomes if o.problems]
     shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
     return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
+
+
+def assert_covers(
+    outcomes: Sequence[Outcome], counts: Counter[str], minimum: dict[str, int]
+) -> None:
+    """The generator reached every part of the space: `counts` (a test's own, with the
+    verdicts and runs added here) at least `minimum`."""
+    for outcome in outcomes:
+        counts["accepted" if outcome.accepted else "rejected"] += 1
+        counts["runs"] += outcome.accepted and outcome.config.static
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
 
 def runnable(outcomes: Sequence[Outcome], types: Collection[str], clean: bool = False) -> list[Any]:
