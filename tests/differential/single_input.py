@@ -37,6 +37,10 @@ class SingleInput(Protocol):
 Write = Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path]
 
 
+def has_static_shape(config: SingleInput) -> bool:
+    return all(d.isdigit() or d == "" for d in config.shape.split(","))
+
+
 def seeded_input(config: SingleInput) -> NDArray[Any]:
     """The input of a static configuration, seeded by its index: `random_input`'s values
     (NaN, ±inf, ±0, huge values, each integer type's extremes), or random booleans."""
@@ -106,8 +110,7 @@ def compile_verdict(
     path, model, outcome = read_model_verdict(core, directory, config, write)
     errors = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
     outcome.clean = not errors
-    static = all(d.isdigit() or d == "" for d in config.shape.split(","))
-    if model is None or not static or config.element_type not in runnable_types:
+    if model is None or not has_static_shape(config) or config.element_type not in runnable_types:
         return outcome
     try:
         core.compile_model(model, "CPU", CPU_CONFIG)
@@ -133,14 +136,16 @@ def assert_covers(
     verdicts and runs added here) at least `minimum`."""
     for outcome in outcomes:
         counts["accepted" if outcome.accepted else "rejected"] += 1
-        counts["runs"] += outcome.accepted and outcome.config.static
+        counts["runs"] += outcome.accepted and has_static_shape(outcome.config)
     assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
 
 
 def runnable(outcomes: Sequence[Outcome], types: Collection[str], clean: bool = False) -> list[Any]:
     """The configurations to run: accepted, with static shapes, of one of `types` (with
     `clean`, only those irpool reports no error for: a strictness error stops a run)."""
-    chosen = [o for o in outcomes if o.accepted and o.config.static and (o.clean or not clean)]
+    chosen = [
+        o for o in outcomes if o.accepted and has_static_shape(o.config) and (o.clean or not clean)
+    ]
     return [o.config for o in chosen if o.config.element_type in types]
 
 

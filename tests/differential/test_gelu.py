@@ -73,10 +73,6 @@ class Config:
         """The mode the runtime computes: Gelu-2 always ERF."""
         return self.mode.upper() if self.mode and self.version == "opset7" else "ERF"
 
-    @property
-    def static(self) -> bool:
-        return all(d.isdigit() or d == "" for d in self.shape.split(","))
-
 
 def random_config(index: int) -> Config:
     rng = random.Random(f"{SEED}-{index}")

@@ -81,10 +81,6 @@ class Config:
             f"{self.element_type}[{self.shape}]"
         )
 
-    @property
-    def static(self) -> bool:
-        return all(d.isdigit() or d == "" for d in self.shape.split(","))
-
     def reduced(self, rank: int) -> tuple[int, ...]:
         """The axes the runtime reduces."""
         if self.version == "opset6":

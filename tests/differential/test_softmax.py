@@ -75,10 +75,6 @@ class Config:
         """The axis the runtime reads (the version's default when absent)."""
         return int(float(self.axis)) if self.axis else (1 if self.version == "opset8" else 0)
 
-    @property
-    def static(self) -> bool:
-        return all(d.isdigit() or d == "" for d in self.shape.split(","))
-
 
 def random_config(index: int) -> Config:
     rng = random.Random(f"{SEED}-{index}")
