@@ -122,11 +122,11 @@ def compile_verdict(
     return outcome
 
 
-def disagreements(outcomes: Sequence[Outcome]) -> str:
-    """The configurations whose shape verdicts differ, as an assertion message ("" if none)."""
+def assert_shapes_agree(outcomes: Sequence[Outcome]) -> None:
+    """No configuration's shape verdict differs (the first few that do, in the message)."""
     failing = [o for o in outcomes if o.problems]
     shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
-    return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
+    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
 
 
 def assert_covers(

@@ -35,8 +35,8 @@ from numpy.typing import NDArray
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
+    assert_shapes_agree,
     compile_verdict,
-    disagreements,
     run_differences,
     runnable,
     seeded_input,
@@ -198,8 +198,7 @@ def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    message = disagreements(outcomes)
-    assert not message, message
+    assert_shapes_agree(outcomes)
 
 
 def mvn_input(config: Config) -> NDArray[Any]:
