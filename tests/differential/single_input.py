@@ -5,11 +5,13 @@ plugin and each output is judged by the op's own `agrees`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
 from numpy.typing import NDArray
 
 import irpool
@@ -19,6 +21,7 @@ from tests.differential.test_activations import (
     MAX_REPORTED,
     declared,
     port,
+    random_input,
     shape_problems,
 )
 
@@ -32,6 +35,19 @@ class SingleInput(Protocol):
 
 
 Write = Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path]
+
+
+def has_static_shape(config: SingleInput) -> bool:
+    return all(d.isdigit() or d == "" for d in config.shape.split(","))
+
+
+def seeded_input(config: SingleInput) -> NDArray[Any]:
+    """The input of a static configuration, seeded by its index: `random_input`'s values
+    (NaN, ±inf, ±0, huge values, each integer type's extremes), or random booleans."""
+    shape = tuple(int(d) for d in config.shape.split(",") if d)
+    if config.element_type == "boolean":
+        return np.random.default_rng(config.index).random(shape) < 0.5
+    return random_input(config.index, config.element_type, shape)
 
 
 def render_op(
@@ -94,8 +110,7 @@ def compile_verdict(
     path, model, outcome = read_model_verdict(core, directory, config, write)
     errors = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
     outcome.clean = not errors
-    static = all(d.isdigit() or d == "" for d in config.shape.split(","))
-    if model is None or not static or config.element_type not in runnable_types:
+    if model is None or not has_static_shape(config) or config.element_type not in runnable_types:
         return outcome
     try:
         core.compile_model(model, "CPU", CPU_CONFIG)
@@ -107,11 +122,31 @@ def compile_verdict(
     return outcome
 
 
-def disagreements(outcomes: Sequence[Outcome]) -> str:
-    """The configurations whose shape verdicts differ, as an assertion message ("" if none)."""
+def assert_shapes_agree(outcomes: Sequence[Outcome]) -> None:
+    """No configuration's shape verdict differs (the first few that do, in the message)."""
     failing = [o for o in outcomes if o.problems]
     shown = "\n".join(f"{o.config.describe()}: {o.problems[0]}" for o in failing[:MAX_REPORTED])
-    return f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}" if failing else ""
+    assert not failing, f"{len(failing)} of {len(outcomes)} configurations disagree:\n{shown}"
+
+
+def assert_covers(
+    outcomes: Sequence[Outcome], counts: Counter[str], minimum: dict[str, int]
+) -> None:
+    """The generator reached every part of the space: `counts` (a test's own, with the
+    verdicts and runs added here) at least `minimum`."""
+    for outcome in outcomes:
+        counts["accepted" if outcome.accepted else "rejected"] += 1
+        counts["runs"] += outcome.accepted and has_static_shape(outcome.config)
+    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+
+
+def runnable(outcomes: Sequence[Outcome], types: Collection[str], clean: bool = False) -> list[Any]:
+    """The configurations to run: accepted, with static shapes, of one of `types` (with
+    `clean`, only those irpool reports no error for: a strictness error stops a run)."""
+    chosen = [
+        o for o in outcomes if o.accepted and has_static_shape(o.config) and (o.clean or not clean)
+    ]
+    return [o.config for o in chosen if o.config.element_type in types]
 
 
 def run_differences(
@@ -125,8 +160,6 @@ def run_differences(
 ) -> str:
     """Runs irpool and the CPU plugin on batches of `runnable`; the outputs `agrees` refuses,
     as an assertion message ("" if none)."""
-    import numpy as np
-
     failing: list[str] = []
     for start in range(0, len(runnable), batch_size):
         batch = runnable[start : start + batch_size]

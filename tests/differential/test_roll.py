@@ -30,9 +30,13 @@ from numpy.typing import NDArray
 
 from tests.differential.single_input import (
     Outcome,
+    assert_covers,
+    assert_shapes_agree,
     compile_verdict,
-    disagreements,
+    has_static_shape,
     run_differences,
+    runnable,
+    seeded_input,
 )
 from tests.differential.test_activations import (
     NUMPY,
@@ -40,7 +44,6 @@ from tests.differential.test_activations import (
     declared,
     port,
     random_dim,
-    random_input,
 )
 from tests.differential.test_activations import write as write_ir
 from tests.differential.test_arithmetic import same
@@ -69,10 +72,6 @@ class Config:
             f"#{self.index} Roll shift {self.types[0]} {self.shift} axes {self.types[1]} "
             f"{self.axes}{' (2-D)' if self.nested else ''} on {self.element_type}[{self.shape}]"
         )
-
-    @property
-    def static(self) -> bool:
-        return all(d.isdigit() or d == "" for d in self.shape.split(","))
 
 
 def random_config(index: int) -> Config:
@@ -182,25 +181,17 @@ def huge(config: Config) -> bool:
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
     counts: Counter[str] = Counter()
     for outcome in outcomes:
-        counts["accepted" if outcome.accepted else "rejected"] += 1
-        counts["runs"] += outcome.accepted and outcome.config.static
         counts["scalar shift"] += outcome.accepted and isinstance(outcome.config.shift, int)
-        counts["huge runs"] += outcome.accepted and outcome.config.static and huge(outcome.config)
+        counts["huge runs"] += (
+            outcome.accepted and has_static_shape(outcome.config) and huge(outcome.config)
+        )
     minimum = {"accepted": PER_OP // 2, "rejected": PER_OP // 20, "runs": PER_OP // 4}
     minimum |= {"scalar shift": PER_OP // 30, "huge runs": PER_OP // 10}
-    assert {k: counts[k] for k, v in minimum.items() if counts[k] < v} == {}, counts
+    assert_covers(outcomes, counts, minimum)
 
 
 def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
-    message = disagreements(outcomes)
-    assert not message, message
-
-
-def roll_input(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.shape.split(",") if d)
-    if config.element_type == "boolean":
-        return np.random.default_rng(config.index).random(shape) < 0.5
-    return random_input(config.index, config.element_type, shape)
+    assert_shapes_agree(outcomes)
 
 
 def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
@@ -209,10 +200,6 @@ def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
-    runnable = [
-        o.config
-        for o in outcomes
-        if o.accepted and o.config.static and o.config.element_type in {*NUMPY, "boolean"}
-    ]
-    message = run_differences(core, tmp_path, runnable, write, roll_input, agrees, BATCH_SIZE)
+    configs = runnable(outcomes, {*NUMPY, "boolean"})
+    message = run_differences(core, tmp_path, configs, write, seeded_input, agrees, BATCH_SIZE)
     assert not message, message
