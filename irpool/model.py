@@ -17,9 +17,10 @@ from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
 from irpool.graph.build import build_graph
 from irpool.graph.graph import Graph, Layer
+from irpool.graph.layers import read_source_layers
 from irpool.graph.weights import Weights
 from irpool.ops.base import TensorInfo
-from irpool.parse.xml_reader import Document, read_document
+from irpool.parse.xml_reader import Document, start_document
 from irpool.rules import Severity
 from irpool.shape import Shape
 
@@ -201,8 +202,11 @@ def load(
     xml_path = Path(path)
     shown = display_path(xml_path)
     sink = Collector(shown)
-    document = read_document(xml_path, sink, data)
-    graph = build_graph(document, sink)
+    parse = start_document(xml_path, sink, data)
+    # While lxml parses a large file on a worker, its layers are read from the text.
+    early = None if parse.text is None else read_source_layers(parse.text)
+    document = parse.document()
+    graph = build_graph(document, sink, early)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)
     checked = check_layers(document, graph, weights_file, sink)

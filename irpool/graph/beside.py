@@ -12,12 +12,15 @@ from irpool.parse.schema import StructureCheck
 
 class Beside:
     """lxml work that releases the GIL, done on a second thread while the main thread reads
-    in Python: serializing <layers> (which the main thread reads the layers from), then the
-    schema check. Both only read the tree. When the schema check must write to the tree,
-    both run at once on the calling thread."""
+    in Python: serializing <layers> (which the main thread reads the layers from, unless
+    they were read from the source text: `serialize`), then the schema check. Both only
+    read the tree. When the schema check must write to the tree, both run at once on the
+    calling thread."""
 
-    def __init__(self, container: etree._Element | None, structure: StructureCheck) -> None:
-        self._container = container
+    def __init__(
+        self, container: etree._Element | None, structure: StructureCheck, serialize: bool = True
+    ) -> None:
+        self._container = container if serialize else None
         self._structure = structure
         self._text: str | None = None
         self._error: BaseException | None = None

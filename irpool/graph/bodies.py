@@ -4,12 +4,13 @@ text read once and shared by every layer that writes it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml import etree
 
 from irpool.diagnostics import Collector, text_edit
-from irpool.graph.graph import Children, Layer, Port
+from irpool.graph.graph import Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
@@ -45,17 +46,16 @@ class BodyReader:
     body not seen before is looked up again without them. Ports and <data> attributes that
     read alike are one shared tuple, which makes the checks' memo key cheap."""
 
-    def __init__(self, doc: Document, sink: Collector) -> None:
-        self.doc = doc
-        self.sink = sink
+    def __init__(self) -> None:
         self.bodies: dict[str, Body] = {}
         self.unnamed: dict[str, Body] = {}  # by the text without port names
         self.ports: dict[PortText, PortReading] = {}
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
         self.data: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
-    def read(self, elements: Children, position: int, text: str) -> Body:
-        """The body of the layer at `position`, given its serialization after the start tag."""
+    def read(self, text: str, element: Callable[[], etree._Element]) -> Body:
+        """The body of a layer given its text after the start tag; `element()` gives the
+        layer's element when that text was not read before."""
         body = self.bodies.get(text)
         if body is None:
             # Splitting keeps each captured port start and drops its names; joining is
@@ -63,7 +63,7 @@ class BodyReader:
             unnamed = "".join(PORT_NAMES.split(text))
             body = self.unnamed.get(unnamed)
             if body is None:
-                body = self.unnamed[unnamed] = self.read_element(elements[position])
+                body = self.unnamed[unnamed] = self.read_element(element())
             self.bodies[text] = body
         return body
 
@@ -132,23 +132,26 @@ class BodyReader:
             reading = self.ports[text] = read_port(*text)
         return reading
 
-    def place(self, layer: Layer, findings: tuple[PortFinding, ...]) -> None:
-        """Report a body's findings at their positions in this layer."""
-        source = self.doc.source
-        for code, message, side, position, where in findings:
-            group = next(layer.element.iterchildren(side))
-            element = [child for child in group if child.tag == "port"][position]
-            edit = None
-            if isinstance(where, int):
-                dims = [child for child in element if child.tag == "dim"]
-                span = source.element_text(dims[where])
-                value = read_dim(dims[where].text or "").value  # a dim read, but not plainly
-                edit = None if value is None else text_edit(source, dims[where], str(value))
-            elif where is not None:
-                span = source.attribute(element, where)
-            else:
-                span = source.element(element)
-            self.sink.add(code, message, span, layer.ref, edit=edit)
+
+def place_findings(
+    doc: Document, sink: Collector, layer: Layer, findings: tuple[PortFinding, ...]
+) -> None:
+    """Report a body's findings at their positions in this layer."""
+    source = doc.source
+    for code, message, side, position, where in findings:
+        group = next(layer.element.iterchildren(side))
+        element = [child for child in group if child.tag == "port"][position]
+        edit = None
+        if isinstance(where, int):
+            dims = [child for child in element if child.tag == "dim"]
+            span = source.element_text(dims[where])
+            value = read_dim(dims[where].text or "").value  # a dim read, but not plainly
+            edit = None if value is None else text_edit(source, dims[where], str(value))
+        elif where is not None:
+            span = source.attribute(element, where)
+        else:
+            span = source.element(element)
+        sink.add(code, message, span, layer.ref, edit=edit)
 
 
 def _ports(side: str, readings: list[_PortValues]) -> tuple[Port, ...]:

@@ -13,7 +13,7 @@ from irpool.graph import graph_rules
 from irpool.graph.beside import Beside
 from irpool.graph.edges import connect, read_edges
 from irpool.graph.graph import Graph
-from irpool.graph.layers import read_layers
+from irpool.graph.layers import SourceLayers, read_layers
 from irpool.graph.topology import find_cycle, reach, topological_order
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
@@ -39,13 +39,19 @@ _KEPT_IN_DROPPED_LAYERS = _READ_IN_EVERY_LAYER | {NO_RESULT}
 _DROPPED = " (the layer feeds no Result, so OpenVINO builds and compiles nothing from it)"
 
 
-def build_graph(doc: Document, sink: Collector) -> Graph:
+def build_graph(doc: Document, sink: Collector, early: SourceLayers | None = None) -> Graph:
+    """The graph of `doc`; `early`: its layers read from the source text, used if they fit."""
     container = _first(doc.root, "layers")
-    beside = Beside(container, StructureCheck(doc))
+    if early is not None and not early.fits(container):
+        early = None
+    beside = Beside(container, StructureCheck(doc), serialize=early is None)
     # Layer ids recur in the edges, port numbers everywhere.
     number = cache(read_unsigned)
     edges = read_edges(_first(doc.root, "edges"), number)  # while <layers> serializes
-    read = read_layers(doc, container, beside.layers_text(), number, sink)
+    if early is not None and container is not None:
+        read = early.read(doc, container, number, sink)
+    else:
+        read = read_layers(doc, container, beside.layers_text(), number, sink)
     graph_rules.report_layer_reading(doc, read, sink)
     layers = read.layers
     wiring = connect(layers, edges)

@@ -33,6 +33,11 @@ _PLAIN_START = re.compile(r"<[^/]")
 _ATTRIBUTE = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
+def decode_source(data: bytes, codec: str) -> str:
+    """The decoded source; a BOM is not part of line 1's columns."""
+    return data.decode("utf-8-sig" if codec == "utf-8" else codec, errors="replace")
+
+
 @dataclass(frozen=True, slots=True)
 class StartTag:
     start: int  # offset of "<"
@@ -45,15 +50,18 @@ class StartTag:
 class SourceMap:
     """Maps lxml elements to character offsets in the decoded source text."""
 
-    def __init__(self, data: bytes, root: etree._Element, codec: str) -> None:
+    def __init__(
+        self, data: bytes, root: etree._Element, codec: str, text: str | None = None
+    ) -> None:
         self._data = data
-        self._codec = "utf-8-sig" if codec == "utf-8" else codec
+        self._codec = codec
         self._root = root
+        if text is not None:  # decoded already
+            self.text = text
 
     @cached_property
     def text(self) -> str:
-        """The decoded source; a BOM is not part of line 1's columns."""
-        return self._data.decode(self._codec, errors="replace")
+        return decode_source(self._data, self._codec)
 
     @cached_property
     def _line_starts(self) -> list[int]:

@@ -14,6 +14,7 @@ import codecs
 import os
 import re
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -21,7 +22,7 @@ from typing import Any, BinaryIO, NoReturn
 from lxml import etree
 
 from irpool.diagnostics import Collector, IRError, Span
-from irpool.parse.source_map import SourceMap
+from irpool.parse.source_map import SourceMap, decode_source
 from irpool.parse.values import ASCII_BLANKS, read_unsigned, show
 from irpool.rules import (
     FILE_UNREADABLE,
@@ -42,6 +43,9 @@ SUPPORTED_IR_VERSIONS = (10, 11)
 MAX_FILE_BYTES = 128 << 20
 MAX_RUN_BYTES = 1 << 20  # the longest tag (with its attributes) or text between two tags
 MAX_DEPTH = 256  # libxml2's nesting limit without XML_PARSE_HUGE; IR nests about 10 deep
+# Files at least this large are parsed on a worker thread while the caller reads the text
+# (DocumentParse); on smaller ones a thread costs about what it saves.
+PARSE_ON_WORKER_BYTES = 256 << 10
 
 
 def hardened_parser(encoding: str = "utf-8") -> etree.XMLParser:
@@ -77,7 +81,13 @@ def read_document(path: Path, sink: Collector, data: bytes | None = None) -> Doc
     `read_stream`), so the path is never opened twice. Findings that do not stop reading (a
     `<Net>` root) go to `sink`.
     """
-    return parse_document(read_bounded(path, sink) if data is None else data, path, sink)
+    return start_document(path, sink, data).document()
+
+
+def start_document(path: Path, sink: Collector, data: bytes | None = None) -> DocumentParse:
+    """`read_document`, with what the caller does before asking for the document done while
+    lxml parses (see DocumentParse)."""
+    return DocumentParse(read_bounded(path, sink) if data is None else data, path, sink)
 
 
 _FILE_KINDS = {
@@ -147,38 +157,75 @@ def _stop(
     raise IRError(f"{sink.path}: {reason}", sink.diagnostics)
 
 
-def parse_document(data: bytes, path: Path, sink: Collector) -> Document:
-    codec = _check_bytes(data, sink)
-    parser = hardened_parser(codec)
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as error:
-        _report_syntax(data, error, list(parser.error_log), sink)
-        raise IRError(f"{sink.path}: malformed XML", sink.diagnostics) from None
+class DocumentParse:
+    """The parse of an IR file's bytes: checked at once (raising IRError as `read_document`
+    does), parsed by lxml when `document()` is asked for, or from the start on a worker
+    thread when the file is large. libxml2 parses without the GIL, so meanwhile the caller
+    can read `text`, the decoded source (None when no worker parses)."""
 
-    source = SourceMap(data, root, codec)
-    if data.find(b"<?", _declaration_end(data)) >= 0:  # a cheap test before walking the tree
-        _report_processing_instructions(root, source, sink)
+    def __init__(self, data: bytes, path: Path, sink: Collector) -> None:
+        self._data = data
+        self._path = path
+        self._sink = sink
+        self._codec = _check_bytes(data, sink)
+        self._root: etree._Element | None = None
+        self._error: BaseException | None = None
+        self._log: list[Any] = []
+        self.text: str | None = None
+        self._worker: threading.Thread | None = None
+        if len(data) >= PARSE_ON_WORKER_BYTES:
+            self._worker = threading.Thread(target=self._parse, name="irpool-parse")
+            self._worker.start()
+            self.text = decode_source(data, self._codec)
 
-    tag = etree.QName(root).localname if isinstance(root.tag, str) else ""
-    if tag.lower() != "net":
-        sink.add(ROOT_NOT_NET, f"the root element is <{tag}>, not <net>", source.element(root))
-        raise IRError(f"{sink.path}: not an OpenVINO IR file", sink.diagnostics)
-    if tag != "net":
-        sink.add(
-            NON_CANONICAL_SPELLING,
-            f"the root element is spelled <{tag}>; write <net>",
-            source.element(root),
-        )
+    def _parse(self) -> None:
+        parser = hardened_parser(self._codec)
+        try:
+            self._root = etree.fromstring(self._data, parser)
+        except etree.XMLSyntaxError as error:
+            self._error = error
+            self._log = list(parser.error_log)
+        except BaseException as error:  # raised again by document(), on the caller's thread
+            self._error = error
 
-    version_text = root.get("version")
-    version = read_unsigned(version_text) if version_text is not None else None
-    if version not in SUPPORTED_IR_VERSIONS:
-        span = source.element(root) if version_text is None else source.attribute(root, "version")
-        sink.add(UNSUPPORTED_IR_VERSION, _version_message(version_text), span)
-        raise IRError(f"{sink.path}: unsupported IR version", sink.diagnostics)
-    assert version is not None
-    return Document(path, sink.path, root, source, version)
+    def document(self) -> Document:
+        if self._worker is None:
+            self._parse()
+        else:
+            self._worker.join()
+        data, sink = self._data, self._sink
+        if isinstance(self._error, etree.XMLSyntaxError):
+            _report_syntax(data, self._error, self._log, sink)
+            raise IRError(f"{sink.path}: malformed XML", sink.diagnostics) from None
+        if self._error is not None:
+            raise self._error
+        root = self._root
+        assert root is not None
+        source = SourceMap(data, root, self._codec, self.text)
+        if data.find(b"<?", _declaration_end(data)) >= 0:  # a cheap test before walking the tree
+            _report_processing_instructions(root, source, sink)
+
+        tag = etree.QName(root).localname if isinstance(root.tag, str) else ""
+        if tag.lower() != "net":
+            sink.add(ROOT_NOT_NET, f"the root element is <{tag}>, not <net>", source.element(root))
+            raise IRError(f"{sink.path}: not an OpenVINO IR file", sink.diagnostics)
+        if tag != "net":
+            sink.add(
+                NON_CANONICAL_SPELLING,
+                f"the root element is spelled <{tag}>; write <net>",
+                source.element(root),
+            )
+
+        version_text = root.get("version")
+        version = read_unsigned(version_text) if version_text is not None else None
+        if version not in SUPPORTED_IR_VERSIONS:
+            span = (
+                source.element(root) if version_text is None else source.attribute(root, "version")
+            )
+            sink.add(UNSUPPORTED_IR_VERSION, _version_message(version_text), span)
+            raise IRError(f"{sink.path}: unsupported IR version", sink.diagnostics)
+        assert version is not None
+        return Document(self._path, sink.path, root, source, version)
 
 
 def _version_message(text: str | None) -> str:

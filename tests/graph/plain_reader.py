@@ -3,20 +3,22 @@
 It reads every layer and edge through lxml, one element at a time, on one thread, sharing and
 memoizing nothing: no serialization cut at each layer, no regular expression over start tags,
 no walk from the nearer end, no body, port, tuple or number read once for many, no XPath
-columns, no schema check beside. `plain_reading` makes `irpool.load` use it, so a test can
-require that the fast reader gives exactly what it gives.
+columns, no schema check beside, no layer read from the source text. `plain_reading` makes
+`irpool.load` use it, so a test can require that the fast reader gives exactly what it gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from lxml import etree
 
+import irpool.model
 from irpool.diagnostics import Collector
 from irpool.graph import build
-from irpool.graph.bodies import BodyReader
+from irpool.graph.bodies import BodyReader, place_findings
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges
 from irpool.graph.graph import Children
 from irpool.graph.layers import ReadLayers, assemble_layers, names_written, read_heads
@@ -39,9 +41,9 @@ def read_layers(
         elements,
         read_heads(elements),
         # A reader per layer: nothing read for one layer is shared with another.
-        lambda position: BodyReader(doc, sink).read_element(elements[position]),
+        lambda position: BodyReader().read_element(elements[position]),
         read_unsigned,
-        BodyReader(doc, sink).place,
+        partial(place_findings, doc, sink),
         names_written(text),
     )
 
@@ -56,6 +58,7 @@ def read_edges(container: etree._Element | None, number: Callable[[str], int | N
 
 def plain_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on in this test, `irpool.load` reads graphs with the plain reader."""
+    monkeypatch.setattr(irpool.model, "read_source_layers", lambda text: None)
     monkeypatch.setattr(build, "read_layers", read_layers)
     monkeypatch.setattr(build, "read_edges", read_edges)
     monkeypatch.setattr(StructureCheck, "runs_beside", property(lambda self: False))

@@ -12,6 +12,7 @@ import pytest
 
 import irpool
 from irpool.diagnostics import Diagnostic
+from irpool.parse import xml_reader
 from tests.graph.plain_reader import plain_reading
 from tests.graph.test_repeated_layers import write_chain
 
@@ -62,10 +63,15 @@ def test_the_corpus_is_there() -> None:
     assert len(FILES) > 300
 
 
+@pytest.mark.parametrize("early", [False, True], ids=["as-sized", "source-text"])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_fast_paths_read_what_the_plain_reader_reads(
-    path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, early: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`source-text`: every file parsed on a worker while its layers are read from the text,
+    as only large files are."""
+    if early:
+        monkeypatch.setattr(xml_reader, "PARSE_ON_WORKER_BYTES", 0)
     fast = reading(path)
     plain_reading(monkeypatch)
     assert reading(path) == fast
