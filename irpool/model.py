@@ -17,7 +17,7 @@ from irpool.diagnostics import Collector, Diagnostic
 from irpool.execute.errors import InvalidModelError
 from irpool.graph.build import build_graph
 from irpool.graph.graph import Graph, Layer
-from irpool.graph.layers import read_source_layers
+from irpool.graph.source_text import SourceReadingBeside
 from irpool.graph.weights import Weights
 from irpool.ops.base import TensorInfo
 from irpool.parse.xml_reader import Document, start_document
@@ -203,9 +203,13 @@ def load(
     shown = display_path(xml_path)
     sink = Collector(shown)
     parse = start_document(xml_path, sink, data)
-    # While lxml parses a large file on a worker, its layers are read from the text.
-    early = None if parse.text is None else read_source_layers(parse.text)
-    document = parse.document()
+    # While lxml parses a large file, a worker reads its layers and edges from the text.
+    beside = SourceReadingBeside(parse.text if parse.large else None)
+    try:
+        beside.begin()
+        document = parse.document()
+    finally:
+        early = beside.result()
     graph = build_graph(document, sink, early)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)

@@ -20,6 +20,7 @@ from irpool.execute.engine import blocks
 from irpool.execute.kernels import max_pool as max_pool_module
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.ops.pooling_geometry import Window
+from irpool.parse import xml_reader
 
 ROOT = Path(__file__).resolve().parent.parent
 IR_FILES = sorted(p for folder in ("examples", "tests") for p in (ROOT / folder).rglob("*.xml"))
@@ -38,7 +39,13 @@ def test_the_repository_holds_many_ir_files() -> None:
     assert len(IR_FILES) > 200
 
 
-def test_loading_from_threads_finds_what_a_serial_pass_finds() -> None:
+@pytest.mark.parametrize("source_text", [False, True], ids=["as-sized", "source-text"])
+def test_loading_from_threads_finds_what_a_serial_pass_finds(
+    source_text: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`source-text`: every file also read from its text on a worker, as large ones are."""
+    if source_text:
+        monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
     serial = [_diagnostics(path) for path in IR_FILES]
     assert any(d.code == "IR105" for found in serial for d in found)  # the schema is exercised
     with ThreadPoolExecutor(THREADS) as pool:

@@ -58,14 +58,19 @@ class BodyReader:
         layer's element when that text was not read before."""
         body = self.bodies.get(text)
         if body is None:
-            # Splitting keeps each captured port start and drops its names; joining is
-            # sub(r"\1") without a template expansion per call (twice as fast).
-            unnamed = "".join(PORT_NAMES.split(text))
+            unnamed = self.key(text)
             body = self.unnamed.get(unnamed)
             if body is None:
                 body = self.unnamed[unnamed] = self.read_element(element())
             self.bodies[text] = body
         return body
+
+    @staticmethod
+    def key(text: str) -> str:
+        """A body's text without its port names: bodies alike but for those read alike."""
+        # Splitting keeps each captured port start and drops its names; joining is
+        # sub(r"\1") without a template expansion per call (twice as fast).
+        return "".join(PORT_NAMES.split(text))
 
     def read_element(self, element: etree._Element) -> Body:
         """The body of one `<layer>`, read from its element."""

@@ -1,5 +1,6 @@
 """Stage 2: a parsed document -> the graph model, reporting every structural problem found.
-Reading (layers.py, bodies.py, edges.py, with beside.py's second thread), order and reach
+Reading (source_text.py while lxml parses, else layers.py, bodies.py, edges.py, with
+beside.py's second thread), order and reach
 (topology.py) and the graph's rules (checks.py) meet here."""
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from irpool.graph import graph_rules
 from irpool.graph.beside import Beside
 from irpool.graph.edges import connect, read_edges
 from irpool.graph.graph import Graph
-from irpool.graph.layers import SourceLayers, read_layers
+from irpool.graph.layers import read_layers
+from irpool.graph.source_text import SourceReading
 from irpool.graph.topology import find_cycle, reach, topological_order
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
@@ -39,19 +41,27 @@ _KEPT_IN_DROPPED_LAYERS = _READ_IN_EVERY_LAYER | {NO_RESULT}
 _DROPPED = " (the layer feeds no Result, so OpenVINO builds and compiles nothing from it)"
 
 
-def build_graph(doc: Document, sink: Collector, early: SourceLayers | None = None) -> Graph:
-    """The graph of `doc`; `early`: its layers read from the source text, used if they fit."""
+def build_graph(doc: Document, sink: Collector, early: SourceReading | None = None) -> Graph:
+    """The graph of `doc`; `early`: its layers and edges read from the source text, used
+    where the tree confirms them."""
     container = _first(doc.root, "layers")
+    edges_container = _first(doc.root, "edges")
     if early is not None and not early.fits(container):
         early = None
-    beside = Beside(container, StructureCheck(doc), serialize=early is None)
     # Layer ids recur in the edges, port numbers everywhere.
     number = cache(read_unsigned)
-    edges = read_edges(_first(doc.root, "edges"), number)  # while <layers> serializes
-    if early is not None and container is not None:
-        read = early.read(doc, container, number, sink)
+    beside = None
+    if early is None or not early.proves_skeleton(doc.root, edges_container):
+        beside = Beside(container, StructureCheck(doc), serialize=early is None)
+    if early is not None and early.edges_fit(edges_container):
+        assert edges_container is not None
+        edges = early.read_edges(edges_container, number)
     else:
-        read = read_layers(doc, container, beside.layers_text(), number, sink)
+        edges = read_edges(edges_container, number)  # while <layers> serializes
+    if early is not None and container is not None:
+        read = early.read_layers(doc, container, number, sink)
+    else:
+        read = read_layers(doc, container, beside.layers_text() if beside else None, number, sink)
     graph_rules.report_layer_reading(doc, read, sink)
     layers = read.layers
     wiring = connect(layers, edges)
@@ -68,7 +78,8 @@ def build_graph(doc: Document, sink: Collector, early: SourceLayers | None = Non
     if dropped:
         sink.drop_layers(dropped, _KEPT_IN_DROPPED_LAYERS.__contains__, _DROPPED)
     graph_rules.report_loose_edges(doc, layers, edges, wiring.loose, frozenset(dropped), sink)
-    beside.finish(sink)
+    if beside is not None:
+        beside.finish(sink)
     if not layers and not sink.has_errors:
         sink.add(NO_LAYERS, "the model has no layers", doc.source.element(doc.root))
     repeated_ids = frozenset(repeat.layer.id for repeat in read.repeats)

@@ -12,7 +12,7 @@ from irpool.graph.graph import Children, Layer
 EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 # Each attribute of every <edge> child, in document order: one C-level pass per attribute.
 _EDGE_COLUMNS = [etree.XPath(f"edge/@{name}", smart_strings=False) for name in EDGE_ATTRIBUTES]
-# Compiled, as layers.COUNT_LAYERS is: another thread may be walking the tree.
+# Compiled, as layers._COUNT_LAYERS is: another thread may be walking the tree.
 _COUNT_EDGES = etree.XPath("count(edge)")
 
 

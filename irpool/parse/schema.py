@@ -56,6 +56,38 @@ def _ir_element_names() -> frozenset[str]:
 
 
 XS = "http://www.w3.org/2001/XMLSchema"
+
+
+def skeleton_valid(root: etree._Element) -> bool:
+    """Whether the schema finds nothing in the tree of `root`."""
+    with _ir_schema() as schema:
+        return bool(schema.validate(root.getroottree()))
+
+
+@cache
+def _net_sections() -> tuple[frozenset[str], frozenset[str]]:
+    """The children the schema allows <net>, each at most once, and those it requires."""
+    found = _ir_schema_tree().xpath(
+        "//xs:complexType[@name='NetType']/xs:all/xs:element", namespaces={"xs": XS}
+    )
+    allowed = frozenset(str(element.get("name")) for element in found)
+    required = frozenset(
+        str(element.get("name")) for element in found if element.get("minOccurs", "1") != "0"
+    )
+    return allowed, required
+
+
+def net_children_valid(root: etree._Element) -> bool:
+    """Whether the schema finds nothing in <net> itself: its element children are sections
+    it declares, each at most once, the required ones there (the sections' content aside)."""
+    if root.tag != "net":
+        return False
+    allowed, required = _net_sections()
+    tags = [child.tag for child in root if isinstance(child.tag, str)]
+    present = set(tags)
+    return len(present) == len(tags) and present <= allowed and required <= present
+
+
 _UNEXPECTED = "This element is not expected."
 # Elements whose children the schema checks (the others hold anything, unchecked).
 _CHECKED = frozenset({"net", "layers", "layer", "input", "output", "port", "dim", "edges", "edge"})

@@ -50,14 +50,10 @@ class StartTag:
 class SourceMap:
     """Maps lxml elements to character offsets in the decoded source text."""
 
-    def __init__(
-        self, data: bytes, root: etree._Element, codec: str, text: str | None = None
-    ) -> None:
+    def __init__(self, data: bytes, root: etree._Element, codec: str) -> None:
         self._data = data
         self._codec = codec
         self._root = root
-        if text is not None:  # decoded already
-            self.text = text
 
     @cached_property
     def text(self) -> str:

@@ -5,7 +5,8 @@ regular file of at most MAX_FILE_BYTES is read, it must be UTF-8 text, it must n
 DOCTYPE (so no entity and no DTD is ever declared, let alone expanded or fetched), and no tag
 or text may exceed MAX_RUN_BYTES. lxml then parses with entity resolution, DTD loading and
 network access off (a second line of defence), and with libxml2's own limits, of which the
-nesting depth (MAX_DEPTH) is the one a file can reach. docs/hardening.md lists the limits.
+nesting depth (xml_errors.MAX_DEPTH) is the one a file can reach. docs/hardening.md lists
+the limits.
 """
 
 from __future__ import annotations
@@ -14,21 +15,20 @@ import codecs
 import os
 import re
 import stat
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, NoReturn
+from typing import BinaryIO, NoReturn
 
 from lxml import etree
 
 from irpool.diagnostics import Collector, IRError, Span
 from irpool.parse.source_map import SourceMap, decode_source
 from irpool.parse.values import ASCII_BLANKS, read_unsigned, show
+from irpool.parse.xml_errors import report_processing_instructions, report_syntax
 from irpool.rules import (
     FILE_UNREADABLE,
     NON_CANONICAL_SPELLING,
     ROOT_NOT_NET,
-    UNESCAPED_MARKUP,
     UNSAFE_XML,
     UNSUPPORTED_IR_VERSION,
     UNSUPPORTED_XML,
@@ -42,10 +42,9 @@ SUPPORTED_IR_VERSIONS = (10, 11)
 # of XML, so at most about 2.3 GiB.
 MAX_FILE_BYTES = 128 << 20
 MAX_RUN_BYTES = 1 << 20  # the longest tag (with its attributes) or text between two tags
-MAX_DEPTH = 256  # libxml2's nesting limit without XML_PARSE_HUGE; IR nests about 10 deep
-# Files at least this large are parsed on a worker thread while the caller reads the text
-# (DocumentParse); on smaller ones a thread costs about what it saves.
-PARSE_ON_WORKER_BYTES = 256 << 10
+# Files at least this large are also read from their text on another thread while lxml
+# parses them (DocumentParse.text, graph/source_text.py).
+READ_SOURCE_BESIDE_BYTES = 256 << 10
 
 
 def hardened_parser(encoding: str = "utf-8") -> etree.XMLParser:
@@ -85,8 +84,8 @@ def read_document(path: Path, sink: Collector, data: bytes | None = None) -> Doc
 
 
 def start_document(path: Path, sink: Collector, data: bytes | None = None) -> DocumentParse:
-    """`read_document`, with what the caller does before asking for the document done while
-    lxml parses (see DocumentParse)."""
+    """`read_document` in two steps, so that another thread can read the text while lxml
+    parses (see DocumentParse)."""
     return DocumentParse(read_bounded(path, sink) if data is None else data, path, sink)
 
 
@@ -159,51 +158,32 @@ def _stop(
 
 class DocumentParse:
     """The parse of an IR file's bytes: checked at once (raising IRError as `read_document`
-    does), parsed by lxml when `document()` is asked for, or from the start on a worker
-    thread when the file is large. libxml2 parses without the GIL, so meanwhile the caller
-    can read `text`, the decoded source (None when no worker parses)."""
+    does), parsed by lxml when `document()` is asked for. libxml2 parses without the GIL, so
+    another thread can meanwhile read the source `text()`: worth it for a `large` file (on
+    a small one a thread costs about what it saves)."""
 
     def __init__(self, data: bytes, path: Path, sink: Collector) -> None:
         self._data = data
         self._path = path
         self._sink = sink
         self._codec = _check_bytes(data, sink)
-        self._root: etree._Element | None = None
-        self._error: BaseException | None = None
-        self._log: list[Any] = []
-        self.text: str | None = None
-        self._worker: threading.Thread | None = None
-        if len(data) >= PARSE_ON_WORKER_BYTES:
-            self._worker = threading.Thread(target=self._parse, name="irpool-parse")
-            self._worker.start()
-            self.text = decode_source(data, self._codec)
+        self.large = len(data) >= READ_SOURCE_BESIDE_BYTES
 
-    def _parse(self) -> None:
-        parser = hardened_parser(self._codec)
-        try:
-            self._root = etree.fromstring(self._data, parser)
-        except etree.XMLSyntaxError as error:
-            self._error = error
-            self._log = list(parser.error_log)
-        except BaseException as error:  # raised again by document(), on the caller's thread
-            self._error = error
+    def text(self) -> str:
+        """The decoded source."""
+        return decode_source(self._data, self._codec)
 
     def document(self) -> Document:
-        if self._worker is None:
-            self._parse()
-        else:
-            self._worker.join()
+        parser = hardened_parser(self._codec)
         data, sink = self._data, self._sink
-        if isinstance(self._error, etree.XMLSyntaxError):
-            _report_syntax(data, self._error, self._log, sink)
+        try:
+            root = etree.fromstring(data, parser)
+        except etree.XMLSyntaxError as error:
+            report_syntax(data, error, list(parser.error_log), sink)
             raise IRError(f"{sink.path}: malformed XML", sink.diagnostics) from None
-        if self._error is not None:
-            raise self._error
-        root = self._root
-        assert root is not None
-        source = SourceMap(data, root, self._codec, self.text)
+        source = SourceMap(data, root, self._codec)
         if data.find(b"<?", _declaration_end(data)) >= 0:  # a cheap test before walking the tree
-            _report_processing_instructions(root, source, sink)
+            report_processing_instructions(root, source, sink)
 
         tag = etree.QName(root).localname if isinstance(root.tag, str) else ""
         if tag.lower() != "net":
@@ -363,85 +343,3 @@ def _position(data: bytes, start: int, end: int, codec: str) -> Span:
     column = len(data[line_start + skip : start].decode(codec, "replace")) + 1
     width = len(data[start:end].decode(codec, "replace"))
     return Span(line, column, line, column + max(width, 1))
-
-
-def _report_processing_instructions(
-    root: etree._Element, source: SourceMap, sink: Collector
-) -> None:
-    before = reversed(list(root.itersiblings(etree.PI, preceding=True)))
-    found = [*before, *root.iter(etree.PI), *root.itersiblings(etree.PI)]
-    cursor = 0
-    for instruction in found:
-        start = source.text.find(f"<?{instruction.target}", cursor)
-        if start < 0:
-            span = Span.at_line(instruction.sourceline or 1)
-        else:
-            cursor = start + 1
-            span = source.span(start, start + 2 + len(instruction.target))
-        sink.add(
-            UNSUPPORTED_XML,
-            f"processing instruction <?{show(instruction.target)[1:-1]}?>: IR never has one; "
-            "OpenVINO skips it, other tools may act on it",
-            span,
-        )
-
-
-# libxml2 messages replaced by plainer ones: its limits name a parser flag, not the limit.
-_PLAIN_MESSAGES = {
-    "Excessive depth": (
-        UNSUPPORTED_XML,
-        f"elements are nested more than {MAX_DEPTH} deep, the most irpool reads "
-        "(OpenVINO's own IR nests about 10 deep)",
-    ),
-    "Resource limit exceeded": (UNSUPPORTED_XML, "the file exceeds a limit of the XML parser"),
-    "Invalid bytes in character encoding": (
-        XML_SYNTAX,
-        "invalid UTF-8 here: IR is UTF-8 text",
-    ),
-}
-
-
-# libxml2 errors on markup that OpenVINO's reader (pugixml) takes as written (IR116).
-_LENIENT_MARKUP = {
-    "xmlParseEntityRef: no name": 'an unescaped "&" (write "&amp;")',
-    "EntityRef: expecting ';'": 'an unescaped "&" (write "&amp;")',
-    "Unescaped '<' not allowed in attributes values": 'an unescaped "<" (write "&lt;")',
-}
-_UNDEFINED_ENTITY = re.compile(r"Entity '([^']*)' not defined")
-
-
-def _lenient(message: str) -> str | None:
-    """A plain message for markup that only OpenVINO's lenient reader accepts, or None."""
-    what = _LENIENT_MARKUP.get(message.strip())
-    entity = _UNDEFINED_ENTITY.search(message)
-    if entity is not None:
-        what = f'an undefined entity "&{entity.group(1)};"'
-    if what is None:
-        return None
-    return f"{what}: OpenVINO reads it as written, but no XML tool can read the file"
-
-
-def _report_syntax(
-    data: bytes, error: etree.XMLSyntaxError, entries: list[Any], sink: Collector
-) -> None:
-    """libxml2 reports the column just past the offending character; point at the character
-    (or, for a mismatched end tag, at that tag) and never past the end of the line."""
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    found = [(e.line, e.column, e.message) for e in entries] or [
-        (error.position[0], error.position[1], error.msg or "malformed XML")
-    ]
-    for line, column, message in found:
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        column = min(max(column - 1, 1), max(len(text.rstrip("\r")), 1))
-        if "tag mismatch" in message:
-            column = text.rfind("</", 0, column) + 1 or column
-        span = Span(line, column, line, column + 1)
-        plain = next((plain for key, plain in _PLAIN_MESSAGES.items() if key in message), None)
-        if plain is not None:
-            sink.add(*plain, span)
-            return  # what libxml2 says after these is only their consequences
-        lenient = _lenient(message)
-        if lenient is not None:
-            sink.add(UNESCAPED_MARKUP, lenient, span)
-        else:
-            sink.add(XML_SYNTAX, message, span)

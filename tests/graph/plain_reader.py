@@ -15,9 +15,8 @@ from functools import partial
 import pytest
 from lxml import etree
 
-import irpool.model
 from irpool.diagnostics import Collector
-from irpool.graph import build
+from irpool.graph import build, source_text
 from irpool.graph.bodies import BodyReader, place_findings
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges
 from irpool.graph.graph import Children
@@ -58,7 +57,7 @@ def read_edges(container: etree._Element | None, number: Callable[[str], int | N
 
 def plain_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on in this test, `irpool.load` reads graphs with the plain reader."""
-    monkeypatch.setattr(irpool.model, "read_source_layers", lambda text: None)
+    monkeypatch.setattr(source_text, "read_source", lambda text: None)
     monkeypatch.setattr(build, "read_layers", read_layers)
     monkeypatch.setattr(build, "read_edges", read_edges)
     monkeypatch.setattr(StructureCheck, "runs_beside", property(lambda self: False))

@@ -68,10 +68,10 @@ def test_the_corpus_is_there() -> None:
 def test_fast_paths_read_what_the_plain_reader_reads(
     path: Path, early: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`source-text`: every file parsed on a worker while its layers are read from the text,
-    as only large files are."""
+    """`source-text`: every file's layers and edges also read from its text while lxml
+    parses it, as only large files' are."""
     if early:
-        monkeypatch.setattr(xml_reader, "PARSE_ON_WORKER_BYTES", 0)
+        monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
     fast = reading(path)
     plain_reading(monkeypatch)
     assert reading(path) == fast

@@ -1,6 +1,7 @@
-"""Layers read from the source text while lxml parses (graph.layers.read_source_layers): taken
-for what OpenVINO's serializer writes, refused wherever the text could say something other than
-the tree, and in every case the same reading as the plain reader's."""
+"""Layers and edges read from the source text while lxml parses (graph.source_text): taken for
+what OpenVINO's serializer writes, refused wherever the text could say something other than the
+tree, and in every case the same reading as the plain reader's; the schema check is skipped only
+where the text proves it would find nothing."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ import pytest
 from lxml import etree
 
 import irpool
-from irpool.graph.layers import read_source_layers
+from irpool.diagnostics import Collector
+from irpool.graph.source_text import SourceReading, read_source
 from irpool.parse import xml_reader
+from irpool.parse.schema import StructureCheck
 from irpool.parse.source_map import decode_source
 from irpool.parse.xml_reader import hardened_parser
 from tests.graph.plain_reader import plain_reading
-from tests.graph.test_reader_paths import reading
+from tests.graph.test_reader_paths import FILES, Reading, reading
 from tests.graph.test_repeated_layers import write_chain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,13 +29,24 @@ SERIALIZED = sorted(
 )
 
 
+def _early(text: str) -> tuple[SourceReading | None, etree._Element]:
+    """What `load` reads from the text (None: nothing), and the tree."""
+    early = read_source(text)
+    root = etree.fromstring(text.encode(), hardened_parser())
+    if early is None or not early.fits(next(root.iterchildren("layers"), None)):
+        return None, root
+    return early, root
+
+
 def taken(text: str) -> bool:
     """Whether `load` would use the layers read from this text."""
-    early = read_source_layers(text)
-    if early is None:
-        return False
-    root = etree.fromstring(text.encode(), hardened_parser())
-    return early.fits(next(root.iterchildren("layers"), None))
+    return _early(text)[0] is not None
+
+
+def proven(text: str) -> bool:
+    """Whether `load` would skip the schema check for this text."""
+    early, root = _early(text)
+    return early is not None and early.proves_skeleton(root, next(root.iterchildren("edges"), None))
 
 
 def test_there_are_serialized_files() -> None:
@@ -42,9 +56,9 @@ def test_there_are_serialized_files() -> None:
 @pytest.mark.parametrize("path", SERIALIZED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_what_the_serializer_writes_is_read_from_the_text(path: Path) -> None:
     text = decode_source(path.read_bytes(), "utf-8")
-    early = read_source_layers(text)
-    assert early is not None and early.heads is not None
-    assert taken(text)
+    early = read_source(text)
+    assert early is not None and early.heads is not None and early.edge_columns is not None
+    assert taken(text) and proven(text)
 
 
 def _replace(old: str, new: str, count: int = 1) -> Callable[[str], str]:
@@ -101,7 +115,7 @@ VARIANTS: dict[str, tuple[Callable[[str], str], bool]] = {
         _replace("\t\t" + _layer_start(2), "<info/>" + _layer_start(2)),
         False,
     ),
-    "text between layers": (_replace("\t\t" + _layer_start(2), "stray " + _layer_start(2)), False),
+    "text between layers": (_replace("\t\t" + _layer_start(2), "stray " + _layer_start(2)), True),
     "a second <layers>": (_replace("\t<edges>", "\t<layers/>\n\t<edges>"), False),
     "<layers2> before <layers>": (_replace("\t<layers>", "\t<layers2/>\n\t<layers>"), False),
     "layer with a tab after its tag name": (
@@ -121,18 +135,29 @@ VARIANTS: dict[str, tuple[Callable[[str], str], bool]] = {
 }
 
 
+def _changed_chain(tmp_path: Path, change: Callable[[str], str]) -> tuple[Path, str]:
+    """A chain of three pools written with `change`, and its text."""
+    path = tmp_path / "chain.xml"
+    write_chain(path, 3, named=True)
+    text = change(path.read_text(encoding="utf-8"))
+    path.write_bytes(text.encode())
+    return path, text
+
+
+def _read_beside(path: Path, monkeypatch: pytest.MonkeyPatch) -> Reading:
+    """What `load` reads with the text read beside the parse, as for a large file."""
+    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+    return reading(path)
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_the_text_reading_is_taken_only_where_it_reads_as_the_tree(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "chain.xml"
-    write_chain(path, 3, named=True)
     change, expected = VARIANTS[name]
-    text = change(path.read_text(encoding="utf-8"))
-    path.write_bytes(text.encode())
-    assert taken(decode_source(text.encode(), "utf-8")) is expected
-    monkeypatch.setattr(xml_reader, "PARSE_ON_WORKER_BYTES", 0)
-    early = reading(path)
+    path, text = _changed_chain(tmp_path, change)
+    assert taken(text) is expected
+    early = _read_beside(path, monkeypatch)
     plain_reading(monkeypatch)
     assert reading(path) == early
 
@@ -149,7 +174,7 @@ def test_every_written_tensor_name_is_seen(
         ' names="tensor 2"', f"{blank}names ={quote}tensor 1{quote}"
     )
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(xml_reader, "PARSE_ON_WORKER_BYTES", 0)
+    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
     assert "IR508" in {d.code for d in irpool.load(path).validate()}
 
 
@@ -160,6 +185,67 @@ def test_a_malformed_file_is_reported_as_without_the_worker(
     write_chain(path, 3)
     path.write_text(path.read_text(encoding="utf-8").replace("</input>", "</inptu>", 1))
     before = reading(path)
-    monkeypatch.setattr(xml_reader, "PARSE_ON_WORKER_BYTES", 0)
+    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
     assert reading(path) == before
     assert before[0][0][0] == "IR101"
+
+
+# name -> (change to the chain's text that the schema check reports, the rule it reports)
+SKELETON_FINDINGS: dict[str, tuple[Callable[[str], str], str]] = {
+    "port without id": (
+        _replace('<port id="1" precision="FP32"', '<port precision="FP32"'),
+        "IR105",
+    ),
+    "dim with an element": (_replace("<dim>5</dim>", "<dim>5<x/></dim>"), "IR115"),
+    "two <data>": (_replace('exclude-pad="true" />', 'exclude-pad="true" /><data/>'), "IR105"),
+    "unknown element in a layer": (_replace("<input>", "<blobs/><input>"), "IR115"),
+    "layer id not a number": (_replace('<layer id="2" ', '<layer id="2.0" '), "IR105"),
+    "layer id negative": (_replace('<layer id="2" ', '<layer id="-2" '), "IR105"),
+    "layer without a type": (_replace(' type="AvgPool" version', " version"), "IR105"),
+    "edge without to-port": (_replace(' to-port="0" />', " />"), "IR105"),
+    "edge with a negative port": (_replace('from-port="1"', 'from-port="-1"'), "IR105"),
+    "edge with a child": (_replace(' to-port="0" />', ' to-port="0"><x/></edge>'), "IR115"),
+    "element in <edges>": (_replace("\t</edges>", "\t<info/>\n\t</edges>"), "IR115"),
+    "unknown section of <net>": (_replace("\t<edges>", "\t<blobs/>\n\t<edges>"), "IR115"),
+    "a second <rt_info>": (_replace("</net>", "<rt_info/><rt_info/></net>"), "IR119"),
+    "no <layers>": (
+        lambda text: text[: text.index("\t<layers>")] + text[text.index("\t<edges>") :],
+        "IR105",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SKELETON_FINDINGS)
+def test_the_schema_check_is_skipped_only_where_it_finds_nothing(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    change, code = SKELETON_FINDINGS[name]
+    path, text = _changed_chain(tmp_path, change)
+    assert not proven(text)
+    early = _read_beside(path, monkeypatch)
+    assert code in {finding[0] for finding in early[0]}
+    plain_reading(monkeypatch)
+    assert reading(path) == early
+
+
+ALL_FILES = sorted({*FILES, *SERIALIZED})
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_proven_skeleton_is_one_the_schema_check_finds_nothing_in(path: Path) -> None:
+    text = decode_source(path.read_bytes(), "utf-8")
+    try:
+        is_proven = proven(text)
+    except etree.XMLSyntaxError:
+        return  # malformed: never read from the text
+    if is_proven:
+        sink = Collector("file")
+        try:
+            document = xml_reader.read_document(path, sink)
+        except irpool.IRError:
+            return  # not read as IR: no graph is built
+
+        check = StructureCheck(document)
+        check.run()
+        check.report(sink)
+        assert sink.diagnostics == []

@@ -1,0 +1,248 @@
+"""Reading the graph from the source text on a worker thread while lxml parses the file
+(libxml2 parses without the GIL): each layer's head and body, the edges, and whether the text
+proves the skeleton the schema checks valid. Nothing of it is used until the parsed tree
+confirms the cuts (`SourceReading.fits`), and nothing is read from the text wherever it could
+say something other than the tree."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from lxml import etree
+
+from irpool.diagnostics import Collector
+from irpool.graph.bodies import Body, BodyReader, place_findings
+from irpool.graph.edges import Edges
+from irpool.graph.graph import Children
+from irpool.graph.layers import LAYER_START, Head, ReadLayers, assemble_layers, read_heads
+from irpool.parse.schema import net_children_valid, skeleton_valid
+from irpool.parse.xml_reader import Document, hardened_parser
+
+# A start tag's head as layers.HEAD reads it, with no blank in a value but the space (the
+# parser turns a tab or line feed in a value into a space).
+_HEAD = re.compile(
+    r'^id="([^"&\t\n]*)" name="([^"&\t\n]*)" type="([^"&\t\n]*)" '
+    r'version="([^"&\t\n]*)"(?: .*)?$',
+    re.M,
+)
+# Any names attribute, however quoted or spaced; those of other attributes (output_names)
+# are told apart by what precedes them.
+_NAMES = re.compile(r"""names\s*=\s*(?:"([^"]*)"|'([^']*)')""")
+# An <edge> as the serializer writes it, each number one the schema's IdType takes (at most
+# 18 ASCII digits: below 2^63).
+_NUMBER = "([0-9]{1,18})"
+_EDGE = re.compile(
+    f'<edge from-layer="{_NUMBER}" from-port="{_NUMBER}" to-layer="{_NUMBER}" '
+    f'to-port="{_NUMBER}" ?/>'
+)
+_IDS = re.compile(r"[0-9]{1,18}(?:\n[0-9]{1,18})*")
+# Distinct bodies are parsed, read and checked against the schema in one document, each in
+# a layer whose attributes the schema takes.
+_WRAPPER = '<layer id="0" name="" type="" version="">'
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReading:
+    """What `read_source` read from the text: the layers as `read_layers` reads them and the
+    edges as `read_edges` does, for the tree to confirm (`fits`)."""
+
+    heads: list[Head] | None  # None: a start tag not written as the serializer writes it
+    bodies: list[Body]
+    names_written: tuple[str, ...]
+    # The four attributes of each <edge>, as read_edges' columns; None: not read from the
+    # text (no <edges>, or one not written plainly).
+    edge_columns: list[list[str]] | None
+    # Whether the schema would find nothing in <layers> and <edges>.
+    skeleton_valid: bool
+
+    def fits(self, layers: etree._Element | None) -> bool:
+        """Whether the parsed <layers> has one <layer> per layer cut from the text, and
+        nothing else. Each cut starts at a <layer> start tag (no comment, CDATA section or
+        processing instruction is there, and "<" starts nothing else), so a layer nested in
+        another, or any other element, would make the counts differ."""
+        return layers is not None and len(layers) == len(self.bodies)
+
+    def edges_fit(self, edges: etree._Element | None) -> bool:
+        """Whether the edges were read from the text, one per <edge> of the parsed <edges>
+        and nothing else in it (as `fits`)."""
+        columns = self.edge_columns
+        return columns is not None and edges is not None and len(edges) == len(columns[0])
+
+    def proves_skeleton(self, root: etree._Element, edges: etree._Element | None) -> bool:
+        """Whether the schema would find nothing (given `fits`): in the layers, in the edges
+        (none, or all read from the text) and in the children of <net>."""
+        edges_read = edges is None or self.edges_fit(edges)
+        return self.skeleton_valid and edges_read and net_children_valid(root)
+
+    def read_layers(
+        self,
+        doc: Document,
+        container: etree._Element,
+        number: Callable[[str], int | None],
+        sink: Collector,
+    ) -> ReadLayers:
+        elements = Children(container, "layer", uniform=True)
+        return assemble_layers(
+            elements,
+            read_heads(elements) if self.heads is None else self.heads,
+            self.bodies.__getitem__,
+            number,
+            partial(place_findings, doc, sink),
+            self.names_written,
+        )
+
+    def read_edges(self, container: etree._Element, number: Callable[[str], int | None]) -> Edges:
+        assert self.edge_columns is not None
+        columns = [list(map(number, column)) for column in self.edge_columns]
+        return Edges(Children(container, "edge"), *columns)
+
+
+class SourceReadingBeside:
+    """`read_source` on a worker thread while the caller parses the file (`text`: a way to
+    the source text; None: nothing to read). The worker waits for `begin`, so that starting
+    it does not hold up the caller: the caller holds the GIL until lxml's parse lets go."""
+
+    def __init__(self, text: Callable[[], str] | None) -> None:
+        self._reading: SourceReading | None = None
+        self._error: BaseException | None = None
+        self._worker: threading.Thread | None = None
+        self._go = threading.Event()
+        if text is not None:
+            self._worker = threading.Thread(target=self._read, args=(text,), name="irpool-source")
+            self._worker.start()
+
+    def begin(self) -> None:
+        """Let the worker read (call right before parsing)."""
+        self._go.set()
+
+    def _read(self, text: Callable[[], str]) -> None:
+        try:
+            self._go.wait()
+            self._reading = read_source(text())
+        except BaseException as error:  # raised again by result(), on the caller's thread
+            self._error = error
+
+    def result(self) -> SourceReading | None:
+        if self._worker is None:
+            return None
+        self.begin()  # had the caller's parse not started
+        self._worker.join()
+        if self._error is not None:
+            raise self._error
+        return self._reading
+
+
+def read_source(text: str) -> SourceReading | None:
+    """The layers and edges of the source text, read as `read_layers` and `read_edges` read
+    them from the tree, with each distinct layer body parsed (and checked against the
+    schema) in a small document of its own. None when the layers cannot be cut (`_plain`)
+    or their bodies do not parse alone."""
+    start, end = _section(text, "layers")
+    if end < 0:
+        return None
+    pieces = LAYER_START.split(text)  # the whole text: a slice would copy it
+    count = len(pieces) // 2
+    last = pieces[-1].find("</layers")
+    if count == 0 or last < 0 or start > len(pieces[0]):
+        return None
+    pieces[-1] = pieces[-1][:last]
+    texts = pieces[2::2]
+    read = _read_bodies(texts)
+    if read is None:
+        return None
+    bodies, bodies_valid = read
+    heads: list[Head] | None = _HEAD.findall("\n".join(pieces[1::2]))
+    if heads is not None and len(heads) != count:
+        heads = None
+    ids_valid = heads is not None and _IDS.fullmatch("\n".join(h[0] for h in heads)) is not None
+    edge_columns, edges_valid = _read_edges(text)
+    return SourceReading(
+        heads,
+        bodies,
+        _names(text, start, end),
+        edge_columns,
+        bodies_valid and ids_valid and edges_valid,
+    )
+
+
+def _section(text: str, tag: str) -> tuple[int, int]:
+    """The start of the only <tag> element and of its end tag; (-1, -1) without one, or
+    when `_plain` does not hold."""
+    start = text.find(f"<{tag}")
+    end = text.find(f"</{tag}", start)
+    if start < 0 or end < 0 or not _plain(text, tag, start, end):
+        return -1, -1
+    return start, end
+
+
+def _plain(text: str, tag: str, start: int, end: int) -> bool:
+    """Whether each start tag between `start` and `end` opens an element the parser reads
+    alone as it reads it in the whole tree: one <tag> element (from `start` to its end tag
+    at `end`) holding no comment, CDATA section or processing instruction, which could hold
+    such text, and no carriage return, which the parser turns into a line feed; no
+    namespace, read from outside a layer's text, and no xml:space, which changes which
+    blanks the parser drops. A single character is found at memchr speed: the longer
+    searches run only where it occurs."""
+    after = text[start + len(tag) + 1 : start + len(tag) + 2]
+    if not (after == ">" or after.isspace()) or text.find(f"<{tag}", start + 1) >= 0:
+        return False  # another element's tag (<layers2>), or a second one
+    declaration = text.find("?>") + 2 if text.startswith("<?") else 0
+    return not (
+        _holds(text, "<!", start, end)
+        or _holds(text, "<?", start, end)
+        or text.find("\r", start, end) >= 0
+        or (text.find("xml", declaration) >= 0 and ("xmlns" in text or "xml:space" in text))
+    )
+
+
+def _holds(text: str, mark: str, start: int, end: int) -> bool:
+    """Whether text[start:end] holds the two-character `mark`, looking for its rare second
+    character first."""
+    return text.find(mark[1], start, end) >= 0 and text.find(mark, start, end) >= 0
+
+
+def _read_bodies(texts: list[str]) -> tuple[list[Body], bool] | None:
+    """Each layer's body from its text after the start tag, and whether the schema finds
+    nothing in any of them. Bodies that differ only in port names are read once: the
+    distinct ones in one document. None when a text is not one balanced layer body."""
+    reader = BodyReader()
+    keys = {text: reader.key(text) for text in dict.fromkeys(texts)}
+    distinct = {key: text for text, key in keys.items()}  # a text of each key
+    document = "<net><layers>" + "".join(_WRAPPER + t for t in distinct.values())
+    try:
+        root = etree.fromstring(document + "</layers></net>", hardened_parser())
+    except etree.XMLSyntaxError:
+        return None
+    elements = list(root[0])
+    if len(elements) != len(distinct) or any(e.tag != "layer" for e in elements):
+        return None
+    by_key = {key: reader.read_element(e) for key, e in zip(distinct, elements, strict=True)}
+    return [by_key[keys[text]] for text in texts], skeleton_valid(root)
+
+
+def _read_edges(text: str) -> tuple[list[list[str]] | None, bool]:
+    """The edges' four columns when every <edge> is written as the serializer writes it,
+    and whether the schema finds nothing in <edges> (true without one)."""
+    start, end = _section(text, "edges")
+    if end < 0:
+        return None, text.find("<edges") < 0
+    found = _EDGE.findall(text, start, end)
+    if text.count("<edge", start + 1, end) != len(found):
+        return None, False
+    columns = [list(column) for column in zip(*found, strict=True)] if found else [[]] * 4
+    return columns, True
+
+
+def _names(text: str, start: int, end: int) -> tuple[str, ...]:
+    """Every names attribute's value in text[start:end] as `names_written` gives it from a
+    serialization: tabs and line feeds in a value become spaces, escapes stay."""
+    values = []
+    for match in _NAMES.finditer(text, start, end):
+        if text[match.start() - 1] in " \t\n":
+            value = match.group(1) if match.group(1) is not None else match.group(2)
+            values.append(value.replace("\t", " ").replace("\n", " "))
+    return tuple(values)
