@@ -34,9 +34,11 @@ def check_rewrites(doc: Document, graph: Graph, checked: CheckedLayers, sink: Co
     readers = Counter(graph.producers.values())
     for layer_id in graph.order:
         reduce = checked.ops.get(layer_id)
+        if not isinstance(reduce, Reduce):
+            continue
         source = graph.producers.get((layer_id, 0))
         axes = input_info(graph, checked, layer_id, 1)
-        if not isinstance(reduce, Reduce) or source is None or layer_id not in graph.reachable:
+        if source is None or layer_id not in graph.reachable:
             continue
         if axes is None or axes.value is None or readers[source] != 1:
             continue  # the rewrite needs constant axes and a producer read by this layer only
