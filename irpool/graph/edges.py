@@ -13,7 +13,7 @@ EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 # Each attribute of every <edge> child, in document order: one C-level pass per attribute.
 _EDGE_COLUMNS = [etree.XPath(f"edge/@{name}", smart_strings=False) for name in EDGE_ATTRIBUTES]
 # Compiled, as layers._COUNT_LAYERS is: another thread may be walking the tree.
-_COUNT_EDGES = etree.XPath("count(edge)")
+COUNT_EDGES = etree.XPath("count(edge)")
 
 
 def _edge_columns(container: etree._Element, count: int) -> list[list[str]]:
@@ -43,7 +43,7 @@ def read_edges(container: etree._Element | None, number: Callable[[str], int | N
     """The edges of <edges> `container`."""
     if container is None:
         return Edges(None, [], [], [], [])
-    count = int(_COUNT_EDGES(container))
+    count = int(COUNT_EDGES(container))
     columns = _edge_columns(container, count)
     return Edges(Children(container, "edge"), *[list(map(number, c)) for c in columns])
 

@@ -16,7 +16,7 @@ from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.bodies import Body, BodyReader, place_findings
-from irpool.graph.edges import Edges
+from irpool.graph.edges import COUNT_EDGES, Edges
 from irpool.graph.graph import Children
 from irpool.graph.layers import LAYER_START, Head, ReadLayers, assemble_layers, read_heads
 from irpool.parse.schema import net_children_valid, skeleton_valid
@@ -62,15 +62,20 @@ class SourceReading:
     def fits(self, layers: etree._Element | None) -> bool:
         """Whether the parsed <layers> has one <layer> per layer cut from the text, and
         nothing else. Each cut starts at a <layer> start tag (no comment, CDATA section or
-        processing instruction is there, and "<" starts nothing else), so a layer nested in
-        another, or any other element, would make the counts differ."""
+        processing instruction is there, and "<" starts nothing else) and each body closed
+        its own layer (`_read_bodies`), so a layer nested in another, or any other element,
+        would make the counts differ."""
         return layers is not None and len(layers) == len(self.bodies)
 
     def edges_fit(self, edges: etree._Element | None) -> bool:
-        """Whether the edges were read from the text, one per <edge> of the parsed <edges>
-        and nothing else in it (as `fits`)."""
+        """Whether the edges were read from the text, one per child of the parsed <edges>,
+        each child an <edge>. Every start tag of an edge-named element in <edges> was an
+        empty <edge/> read (`_read_edges`), so an edge inside another element makes the
+        counts differ."""
         columns = self.edge_columns
-        return columns is not None and edges is not None and len(edges) == len(columns[0])
+        if columns is None or edges is None:
+            return False
+        return bool(len(edges) == len(columns[0]) == COUNT_EDGES(edges))
 
     def proves_skeleton(self, root: etree._Element, edges: etree._Element | None) -> bool:
         """Whether the schema would find nothing (given `fits`): in the layers, in the edges

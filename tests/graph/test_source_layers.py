@@ -128,6 +128,12 @@ VARIANTS: dict[str, tuple[Callable[[str], str], bool]] = {
         ),
         False,
     ),
+    "each layer inside an element": (
+        lambda text: text.replace("\t\t<layer ", "<group><layer ").replace(
+            "</layer>", "</layer></group>"
+        ),
+        False,
+    ),
     "data with children": (
         _replace('exclude-pad="true" />', 'exclude-pad="true"><x/></data>'),
         True,
@@ -206,6 +212,12 @@ SKELETON_FINDINGS: dict[str, tuple[Callable[[str], str], str]] = {
     "edge with a negative port": (_replace('from-port="1"', 'from-port="-1"'), "IR105"),
     "edge with a child": (_replace(' to-port="0" />', ' to-port="0"><x/></edge>'), "IR115"),
     "element in <edges>": (_replace("\t</edges>", "\t<info/>\n\t</edges>"), "IR115"),
+    "each edge inside an element": (
+        lambda text: text.replace("<edge ", "<group><edge ").replace(
+            'to-port="0" />', 'to-port="0" /></group>'
+        ),
+        "IR115",
+    ),
     "unknown section of <net>": (_replace("\t<edges>", "\t<blobs/>\n\t<edges>"), "IR115"),
     "a second <rt_info>": (_replace("</net>", "<rt_info/><rt_info/></net>"), "IR119"),
     "no <layers>": (
