@@ -261,3 +261,22 @@ def test_a_proven_skeleton_is_one_the_schema_check_finds_nothing_in(path: Path) 
         check.run()
         check.report(sink)
         assert sink.diagnostics == []
+
+
+def test_a_latin_1_file_reads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text is decoded as the file declares, so non-ASCII names read as lxml reads them."""
+    path = tmp_path / "chain.xml"
+    write_chain(path, 3, named=True)
+    text = (
+        path.read_text(encoding="utf-8")
+        .replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>')
+        .replace('name="pool 1"', 'name="poolé 1"')
+        .replace('names="tensor 2"', 'names="tensör 2"')
+    )
+    path.write_bytes(text.encode("latin-1"))
+    parse = xml_reader.DocumentParse(path.read_bytes(), path, Collector("chain.xml"))
+    assert read_source(parse.text()) is not None
+    early = _read_beside(path, monkeypatch)
+    assert ("1", "poolé 1") in {(d[5], d[6]) for d in early[0]}
+    plain_reading(monkeypatch)
+    assert reading(path) == early
