@@ -22,7 +22,7 @@ from irpool.graph.layers import LAYER_START, Head, ReadLayers, assemble_layers, 
 from irpool.parse.schema import net_children_valid, skeleton_valid
 from irpool.parse.xml_reader import Document, hardened_parser
 
-# A start tag's head as layers.HEAD reads it, with no blank in a value but the space (the
+# A start tag's head as layers._HEAD reads it, with no blank in a value but the space (the
 # parser turns a tab or line feed in a value into a space).
 _HEAD = re.compile(
     r'^id="([^"&\t\n]*)" name="([^"&\t\n]*)" type="([^"&\t\n]*)" '
