@@ -20,7 +20,7 @@ from irpool.execute.engine import blocks
 from irpool.execute.kernels import max_pool as max_pool_module
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.ops.pooling_geometry import Window
-from irpool.parse import xml_reader
+from tests.graph.plain_reader import source_text_reading
 
 ROOT = Path(__file__).resolve().parent.parent
 IR_FILES = sorted(p for folder in ("examples", "tests") for p in (ROOT / folder).rglob("*.xml"))
@@ -45,7 +45,7 @@ def test_loading_from_threads_finds_what_a_serial_pass_finds(
 ) -> None:
     """`source-text`: every file also read from its text on a worker, as large ones are."""
     if source_text:
-        monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+        source_text_reading(monkeypatch)
     serial = [_diagnostics(path) for path in IR_FILES]
     assert any(d.code == "IR105" for found in serial for d in found)  # the schema is exercised
     with ThreadPoolExecutor(THREADS) as pool:

@@ -40,9 +40,13 @@ _EDGE = re.compile(
     f'to-port="{_NUMBER}" ?/>'
 )
 _IDS = re.compile(r"[0-9]{1,18}(?:\n[0-9]{1,18})*")
-# Distinct bodies are parsed, read and checked against the schema in one document, each in
-# a layer whose attributes the schema takes.
+# Distinct bodies are parsed, read and checked against the schema in documents of their own,
+# each in a layer whose attributes the schema takes.
 _WRAPPER = '<layer id="0" name="" type="" version="">'
+_DOCUMENT_CHARS = 1 << 20  # a tree of about 18 MiB
+# Past this share of the layers' text in distinct bodies, reading the text costs more than
+# the parse it runs beside (measured 2026-11-27: docs/performance.md).
+MOST_DISTINCT_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,21 +216,43 @@ def _holds(text: str, mark: str, start: int, end: int) -> bool:
 
 def _read_bodies(texts: list[str]) -> tuple[list[Body], bool] | None:
     """Each layer's body from its text after the start tag, and whether the schema finds
-    nothing in any of them. Bodies that differ only in port names are read once: the
-    distinct ones in one document. None when a text is not one balanced layer body."""
+    nothing in any of them. Bodies that differ only in port names are read once, the
+    distinct ones in documents of about `_DOCUMENT_CHARS` each (a tree of each at a time).
+    None when a text is not one balanced layer body, or when the distinct bodies are more
+    than `MOST_DISTINCT_SHARE` of the text: reading them would cost more than it saves."""
     reader = BodyReader()
-    keys = {text: reader.key(text) for text in dict.fromkeys(texts)}
-    distinct = {key: text for text, key in keys.items()}  # a text of each key
-    document = "<net><layers>" + "".join(_WRAPPER + t for t in distinct.values())
-    try:
-        root = etree.fromstring(document + "</layers></net>", hardened_parser())
-    except etree.XMLSyntaxError:
-        return None
-    elements = list(root[0])
-    if len(elements) != len(distinct) or any(e.tag != "layer" for e in elements):
-        return None
-    by_key = {key: reader.read_element(e) for key, e in zip(distinct, elements, strict=True)}
-    return [by_key[keys[text]] for text in texts], skeleton_valid(root)
+    keys: dict[str, str] = {}
+    distinct: dict[str, str] = {}  # a text of each key
+    most = MOST_DISTINCT_SHARE * sum(map(len, texts))
+    for text in texts:
+        if text not in keys:
+            key = keys[text] = reader.key(text)
+            if key not in distinct:
+                distinct[key] = text
+                most -= len(text)
+                if most < 0:
+                    return None
+    by_key: dict[str, Body] = {}
+    valid = True
+    group: list[str] = []
+    size = 0
+    for index, key in enumerate(distinct):
+        group.append(key)
+        size += len(distinct[key])
+        if size < _DOCUMENT_CHARS and index < len(distinct) - 1:
+            continue
+        document = "".join(_WRAPPER + distinct[key] for key in group)
+        try:
+            root = etree.fromstring(f"<net><layers>{document}</layers></net>", hardened_parser())
+        except etree.XMLSyntaxError:
+            return None
+        elements = list(root[0])
+        if len(elements) != len(group) or any(e.tag != "layer" for e in elements):
+            return None
+        by_key.update(zip(group, map(reader.read_element, elements), strict=True))
+        valid = valid and skeleton_valid(root)
+        group, size = [], 0
+    return [by_key[keys[text]] for text in texts], valid
 
 
 def _read_edges(text: str) -> tuple[list[list[str]] | None, bool]:

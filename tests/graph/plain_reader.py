@@ -21,6 +21,7 @@ from irpool.graph.bodies import BodyReader, place_findings
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges
 from irpool.graph.graph import Children
 from irpool.graph.layers import ReadLayers, assemble_layers, names_written, read_heads
+from irpool.parse import xml_reader
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
 from irpool.parse.xml_reader import Document
@@ -61,3 +62,10 @@ def plain_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(build, "read_layers", read_layers)
     monkeypatch.setattr(build, "read_edges", read_edges)
     monkeypatch.setattr(StructureCheck, "runs_beside", property(lambda self: False))
+
+
+def source_text_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on in this test, `irpool.load` reads every file's layers and edges from its
+    text beside the parse, as it reads a large file's whose bodies repeat."""
+    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+    monkeypatch.setattr(source_text, "MOST_DISTINCT_SHARE", 1.0)

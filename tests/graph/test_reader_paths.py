@@ -12,8 +12,7 @@ import pytest
 
 import irpool
 from irpool.diagnostics import Diagnostic
-from irpool.parse import xml_reader
-from tests.graph.plain_reader import plain_reading
+from tests.graph.plain_reader import plain_reading, source_text_reading
 from tests.graph.test_repeated_layers import write_chain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +70,7 @@ def test_fast_paths_read_what_the_plain_reader_reads(
     """`source-text`: every file's layers and edges also read from its text while lxml
     parses it, as only large files' are."""
     if early:
-        monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+        source_text_reading(monkeypatch)
     fast = reading(path)
     plain_reading(monkeypatch)
     assert reading(path) == fast

@@ -5,6 +5,7 @@ where the text proves it would find nothing."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,12 +14,13 @@ from lxml import etree
 
 import irpool
 from irpool.diagnostics import Collector
+from irpool.graph import source_text
 from irpool.graph.source_text import SourceReading, read_source
 from irpool.parse import xml_reader
 from irpool.parse.schema import StructureCheck
 from irpool.parse.source_map import decode_source
 from irpool.parse.xml_reader import hardened_parser
-from tests.graph.plain_reader import plain_reading
+from tests.graph.plain_reader import plain_reading, source_text_reading
 from tests.graph.test_reader_paths import FILES, Reading, reading
 from tests.graph.test_repeated_layers import write_chain
 
@@ -27,6 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SERIALIZED = sorted(
     [*ROOT.glob("tests/golden/models/*.xml"), *ROOT.glob("tests/models/torchvision/*/*.xml")]
 )
+
+
+@pytest.fixture(autouse=True)
+def _read_every_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files here are small, their layers mostly unlike: read from the text all the same,
+    as a large file's whose layers repeat."""
+    monkeypatch.setattr(source_text, "MOST_DISTINCT_SHARE", 1.0)
 
 
 def _early(text: str) -> tuple[SourceReading | None, etree._Element]:
@@ -152,7 +161,7 @@ def _changed_chain(tmp_path: Path, change: Callable[[str], str]) -> tuple[Path, 
 
 def _read_beside(path: Path, monkeypatch: pytest.MonkeyPatch) -> Reading:
     """What `load` reads with the text read beside the parse, as for a large file."""
-    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+    source_text_reading(monkeypatch)
     return reading(path)
 
 
@@ -180,7 +189,7 @@ def test_every_written_tensor_name_is_seen(
         ' names="tensor 2"', f"{blank}names ={quote}tensor 1{quote}"
     )
     path.write_text(text, encoding="utf-8")
-    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+    source_text_reading(monkeypatch)
     assert "IR508" in {d.code for d in irpool.load(path).validate()}
 
 
@@ -191,7 +200,7 @@ def test_a_malformed_file_is_reported_as_without_the_worker(
     write_chain(path, 3)
     path.write_text(path.read_text(encoding="utf-8").replace("</input>", "</inptu>", 1))
     before = reading(path)
-    monkeypatch.setattr(xml_reader, "READ_SOURCE_BESIDE_BYTES", 0)
+    source_text_reading(monkeypatch)
     assert reading(path) == before
     assert before[0][0][0] == "IR101"
 
@@ -280,3 +289,18 @@ def test_a_latin_1_file_reads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert ("1", "poolé 1") in {(d[5], d[6]) for d in early[0]}
     plain_reading(monkeypatch)
     assert reading(path) == early
+
+
+def test_layers_mostly_unlike_are_read_from_the_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading the text beside the parse pays only where layers repeat: when distinct bodies
+    are more than MOST_DISTINCT_SHARE of the text, the tree is read instead."""
+    monkeypatch.undo()
+    path = tmp_path / "chain.xml"
+    write_chain(path, 40, named=True)
+    alike = path.read_text(encoding="utf-8")
+    assert read_source(alike) is not None
+    count = iter(range(100))
+    unlike = re.sub("</layer>", lambda _: f'<rt_info n="{next(count)}"/></layer>', alike)
+    assert read_source(unlike) is None
