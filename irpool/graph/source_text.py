@@ -147,9 +147,9 @@ class SourceReadingBeside:
 
 def read_source(text: str) -> SourceReading | None:
     """The layers and edges of the source text, read as `read_layers` and `read_edges` read
-    them from the tree, with each distinct layer body parsed (and checked against the
-    schema) in a small document of its own. None when the layers cannot be cut (`_plain`)
-    or their bodies do not parse alone."""
+    them from the tree, with the distinct layer bodies parsed (and checked against the
+    schema) in documents of their own (`_read_bodies`). None when the layers cannot be cut
+    (`_plain`), their bodies do not parse alone, or they mostly differ."""
     start, end = _section(text, "layers")
     if end < 0:
         return None
@@ -164,9 +164,8 @@ def read_source(text: str) -> SourceReading | None:
     if read is None:
         return None
     bodies, bodies_valid = read
-    heads: list[Head] | None = _HEAD.findall("\n".join(pieces[1::2]))
-    if heads is not None and len(heads) != count:
-        heads = None
+    found: list[Head] = _HEAD.findall("\n".join(pieces[1::2]))
+    heads = found if len(found) == count else None
     ids_valid = heads is not None and _IDS.fullmatch("\n".join(h[0] for h in heads)) is not None
     edge_columns, edges_valid = _read_edges(text)
     return SourceReading(
