@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lxml import etree
 
 import irpool
@@ -304,3 +306,48 @@ def test_layers_mostly_unlike_are_read_from_the_tree(
     count = iter(range(100))
     unlike = re.sub("</layer>", lambda _: f'<rt_info n="{next(count)}"/></layer>', alike)
     assert read_source(unlike) is None
+
+
+# Pieces that change what the text says, inserted anywhere: most make the file malformed
+# (both readers then report the same syntax error), some a file that reads otherwise.
+PIECES = [
+    "<!-- c -->",
+    "<x/>",
+    "<group>",
+    "</group>",
+    "</layer>",
+    '<layer id="9" name="n" type="Parameter" version="opset1">',
+    '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />',
+    "<dim>3</dim>",
+    ' names="tensor 1"',
+    " x='1'",
+    "&amp;",
+    ">",
+    '"',
+    "\t",
+    "\n",
+    "\r",
+    " ",
+]
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    changes=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(PIECES)), min_size=1, max_size=3)
+)
+def test_any_change_reads_as_the_plain_reader_reads_it(
+    changes: list[tuple[float, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "chain.xml"
+    write_chain(path, 3, named=True)
+    text = path.read_text(encoding="utf-8")
+    for where, piece in changes:
+        at = int(where * len(text))
+        text = text[:at] + piece + text[at:]
+    path.write_bytes(text.encode())
+    with monkeypatch.context() as patched:
+        early = _read_beside(path, patched)
+        plain_reading(patched)
+        assert reading(path) == early
