@@ -29,6 +29,10 @@ class Dim:
     def is_static(self) -> bool:
         return self.low == self.high
 
+    def admits(self, length: int) -> bool:
+        """Whether the interval holds `length`."""
+        return self.low <= length and (self.high is None or self.high >= length)
+
     @property
     def value(self) -> int:
         """The static length; only valid when `is_static`."""
@@ -102,7 +106,4 @@ class Shape:
             return True
         if len(concrete) != len(self.dims):
             return False
-        return all(
-            d.low <= n and (d.high is None or n <= d.high)
-            for d, n in zip(self.dims, concrete, strict=True)
-        )
+        return all(d.admits(n) for d, n in zip(self.dims, concrete, strict=True))

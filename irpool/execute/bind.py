@@ -207,6 +207,6 @@ def _shape_detail(shape: Shape, given: tuple[int, ...]) -> str:
     bad = [
         f"dim {i} is {n}, expected {d}"
         for i, (d, n) in enumerate(zip(shape.dims, given, strict=True))
-        if not (d.low <= n and (d.high is None or n <= d.high))
+        if not d.admits(n)
     ]
     return " (" + "; ".join(bad) + ")"

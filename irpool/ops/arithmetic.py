@@ -43,10 +43,6 @@ AUTO_BROADCAST = Attr(
 )
 
 
-def _contains_one(dim: Dim) -> bool:
-    return dim.low <= 1 and (dim.high is None or dim.high >= 1)
-
-
 def _overlap(a: Dim, b: Dim) -> Dim:
     both = merged(a, b)
     if both is None:
@@ -56,7 +52,7 @@ def _overlap(a: Dim, b: Dim) -> Dim:
 
 def numpy_dim(a: Dim, b: Dim) -> Dim:
     """Two dims broadcast as OpenVINO's Dimension::broadcast_merge."""
-    a_one, b_one = _contains_one(a), _contains_one(b)
+    a_one, b_one = a.admits(1), b.admits(1)
     if a_one and b_one:
         high = None if a.high is None or b.high is None else max(a.high, b.high)
         return Dim(min(a.low, b.low), high)

@@ -25,10 +25,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 
-def _may_be_one(dim: Dim) -> bool:
-    return dim.low <= 1 and (dim.high is None or dim.high >= 1)
-
-
 def normalized(axes: Sequence[int], rank: int) -> list[int]:
     """Axes in [-rank, rank-1] made non-negative; ShapeError for one out of range."""
     for axis in axes:
@@ -45,13 +41,11 @@ def squeezed(shape: Shape, axes: Sequence[int] | None) -> Shape:
         normalized(axes or (), 1)  # a scalar takes axes 0 and -1, and stays a scalar
         return shape
     if not axes:
-        if any(not d.is_static and _may_be_one(d) for d in shape.dims):
+        if any(not d.is_static and d.admits(1) for d in shape.dims):
             return Shape.dynamic()  # unknown whether such a dim will be 1
-        return Shape(tuple(d for d in shape.dims if not _may_be_one(d)))
+        return Shape(tuple(d for d in shape.dims if not d.admits(1)))
     chosen = set(normalized(axes, len(shape.dims)))
-    return Shape(
-        tuple(d for i, d in enumerate(shape.dims) if i not in chosen or not _may_be_one(d))
-    )
+    return Shape(tuple(d for i, d in enumerate(shape.dims) if i not in chosen or not d.admits(1)))
 
 
 def unsqueezed(shape: Shape, axes: Sequence[int]) -> Shape:
@@ -115,7 +109,7 @@ class Squeeze1(_AxesOp):
                 raise NotInferable("an axis names a dim irpool does not know")
         if data.shape.dims and values:  # a scalar ignores its axes without notice
             kept = sorted({a for a in normalized(values, len(data.shape))})
-            kept = [a for a in kept if not _may_be_one(data.shape[a])]
+            kept = [a for a in kept if not data.shape[a].admits(1)]
             if kept:
                 named = ", ".join(f"dim {a} is {data.shape[a]}" for a in kept)
                 ctx.report(
@@ -144,7 +138,7 @@ class Squeeze1(_AxesOp):
 def _unknown_axes_squeeze(data: Shape, axes: Shape) -> Shape:
     """Without the axes' values, a single axis still fixes the rank when a dim may be 1."""
     if data.dims and axes.is_static and math.prod(axes.values()) == 1:
-        if any(_may_be_one(d) for d in data.dims):
+        if any(d.admits(1) for d in data.dims):
             return Shape((Dim.dynamic(),) * (len(data.dims) - 1))
         return data
     return Shape.dynamic()

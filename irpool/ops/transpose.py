@@ -95,5 +95,4 @@ class Transpose1(Op):
 
 def merged_length(length: Dim, rank: int) -> int | None:
     """The order's length when it can be `rank`."""
-    fits = length.low <= rank and (length.high is None or rank <= length.high)
-    return rank if fits else None
+    return rank if length.admits(rank) else None
