@@ -4,13 +4,12 @@ text read once and shared by every layer that writes it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from lxml import etree
 
 from irpool.diagnostics import Collector, text_edit
-from irpool.graph.graph import Layer, Port
+from irpool.graph.graph import Children, Layer, Port
 from irpool.parse.ports import PortReading, PortText, Where, read_port
 from irpool.parse.values import read_dim
 from irpool.parse.xml_reader import Document
@@ -53,15 +52,14 @@ class BodyReader:
         self.port_tuples: dict[tuple[str, tuple[_PortValues, ...]], tuple[Port, ...]] = {}
         self.data: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 
-    def read(self, text: str, element: Callable[[], etree._Element]) -> Body:
-        """The body of a layer given its text after the start tag; `element()` gives the
-        layer's element when that text was not read before."""
+    def read(self, text: str, elements: Children, position: int) -> Body:
+        """The body of the layer at `position`, given its text after the start tag."""
         body = self.bodies.get(text)
         if body is None:
             unnamed = self.key(text)
             body = self.unnamed.get(unnamed)
             if body is None:
-                body = self.unnamed[unnamed] = self.read_element(element())
+                body = self.unnamed[unnamed] = self.read_element(elements[position])
             self.bodies[text] = body
         return body
 

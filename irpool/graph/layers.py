@@ -66,7 +66,7 @@ def read_layers(
     return assemble_layers(
         elements,
         read_heads(elements) if heads is None else heads,
-        lambda position: bodies.read(texts[position], lambda: elements[position]),
+        lambda position: bodies.read(texts[position], elements, position),
         number,
         partial(place_findings, doc, sink),
         names_written(text),
