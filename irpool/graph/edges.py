@@ -43,8 +43,13 @@ def read_edges(container: etree._Element | None, number: Callable[[str], int | N
     """The edges of <edges> `container`."""
     if container is None:
         return Edges(None, [], [], [], [])
-    count = int(COUNT_EDGES(container))
-    columns = _edge_columns(container, count)
+    return edges_from(container, _edge_columns(container, int(COUNT_EDGES(container))), number)
+
+
+def edges_from(
+    container: etree._Element, columns: list[list[str]], number: Callable[[str], int | None]
+) -> Edges:
+    """The edges of <edges> `container` from their four attribute columns of text."""
     return Edges(Children(container, "edge"), *[list(map(number, c)) for c in columns])
 
 

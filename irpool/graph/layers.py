@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.bodies import Body, BodyReader, PortFinding, place_findings
+from irpool.graph.bodies import Body, BodyReader, place_findings
 from irpool.graph.graph import Children, Layer
 from irpool.parse.xml_reader import Document
 
@@ -64,25 +63,29 @@ def read_layers(
     else:
         texts, heads = cut
     return assemble_layers(
+        doc,
+        sink,
         elements,
-        read_heads(elements) if heads is None else heads,
+        heads,
         lambda position: bodies.read(texts[position], elements, position),
         number,
-        partial(place_findings, doc, sink),
         names_written(text),
     )
 
 
 def assemble_layers(
+    doc: Document,
+    sink: Collector,
     elements: Children,
-    heads: list[Head],
+    heads: list[Head] | None,
     body_at: Callable[[int], Body],
     number: Callable[[str], int | None],
-    place: Callable[[Layer, tuple[PortFinding, ...]], None],
     names: tuple[str, ...],
 ) -> ReadLayers:
-    """The layers from each one's head and body (`body_at(position)`); `place` reports a
-    body's findings on a layer."""
+    """The layers from each one's head (read through lxml when `heads` is None) and body
+    (`body_at(position)`); a body's findings are reported on each layer that has it."""
+    if heads is None:
+        heads = read_heads(elements)
     layers: dict[int, Layer] = {}
     first_seen: dict[int, int] = {}  # layer id -> position of the first layer with it
     repeats: list[Repeat] = []
@@ -106,7 +109,7 @@ def assemble_layers(
             body.positions,
         )
         if body.findings:
-            place(layer, body.findings)
+            place_findings(doc, sink, layer, body.findings)
         if layer_id in layers:
             repeats.append(Repeat(layer, layers[layer_id].name, elements[first_seen[layer_id]]))
         else:
@@ -136,12 +139,23 @@ def body_text(element: etree._Element) -> str:
     return text[text.find(">") + 1 :]
 
 
-# A <layer> start tag as lxml serializes it (a ">" in a value is escaped), its attributes
-# captured; and those attributes as OpenVINO's serializer writes them, with no escape.
+# A <layer> start tag (its attributes captured) and those attributes as OpenVINO's serializer
+# writes them, with nothing to unescape and no blank but the space in a value (the parser
+# turns a tab or line feed there into a space; lxml writes them as escapes). Both serve the
+# serialization of <layers> and the source text (source_text.py).
 LAYER_START = re.compile(r"<layer ([^>]*)>")
 _HEAD = re.compile(
-    r'^id="([^"&]*)" name="([^"&]*)" type="([^"&]*)" version="([^"&]*)"(?: .*)?$', re.M
+    r'^id="([^"&\t\n]*)" name="([^"&\t\n]*)" type="([^"&\t\n]*)" '
+    r'version="([^"&\t\n]*)"(?: .*)?$',
+    re.M,
 )
+
+
+def cut_heads(starts: list[str]) -> list[Head] | None:
+    """Each layer's head from its start tag's attributes, when every one is written as the
+    serializer writes it (else None: read them through lxml)."""
+    heads: list[Head] = _HEAD.findall("\n".join(starts))
+    return heads if len(heads) == len(starts) else None
 
 
 def cut_layers(text: str, container: etree._Element) -> tuple[list[str], list[Head] | None] | None:
@@ -161,5 +175,4 @@ def cut_layers(text: str, container: etree._Element) -> tuple[list[str], list[He
     if not count == len(container) == _COUNT_LAYERS(container):
         return None
     pieces[-1] = pieces[-1].removesuffix("</layers>")
-    heads: list[Head] = _HEAD.findall("\n".join(pieces[1::2]))
-    return pieces[2::2], heads if len(heads) == count else None
+    return pieces[2::2], cut_heads(pieces[1::2])

@@ -10,25 +10,17 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 from lxml import etree
 
 from irpool.diagnostics import Collector
-from irpool.graph.bodies import Body, BodyReader, place_findings
-from irpool.graph.edges import COUNT_EDGES, Edges
+from irpool.graph.bodies import Body, BodyReader
+from irpool.graph.edges import COUNT_EDGES, Edges, edges_from
 from irpool.graph.graph import Children
-from irpool.graph.layers import LAYER_START, Head, ReadLayers, assemble_layers, read_heads
+from irpool.graph.layers import LAYER_START, Head, ReadLayers, assemble_layers, cut_heads
 from irpool.parse.schema import net_children_valid, skeleton_valid
 from irpool.parse.xml_reader import Document, hardened_parser
 
-# A start tag's head as layers._HEAD reads it, with no blank in a value but the space (the
-# parser turns a tab or line feed in a value into a space).
-_HEAD = re.compile(
-    r'^id="([^"&\t\n]*)" name="([^"&\t\n]*)" type="([^"&\t\n]*)" '
-    r'version="([^"&\t\n]*)"(?: .*)?$',
-    re.M,
-)
 # Any names attribute, however quoted or spaced; those of other attributes (output_names)
 # are told apart by what precedes them.
 _NAMES = re.compile(r"""names\s*=\s*(?:"([^"]*)"|'([^']*)')""")
@@ -96,18 +88,12 @@ class SourceReading:
     ) -> ReadLayers:
         elements = Children(container, "layer", uniform=True)
         return assemble_layers(
-            elements,
-            read_heads(elements) if self.heads is None else self.heads,
-            self.bodies.__getitem__,
-            number,
-            partial(place_findings, doc, sink),
-            self.names_written,
+            doc, sink, elements, self.heads, self.bodies.__getitem__, number, self.names_written
         )
 
     def read_edges(self, container: etree._Element, number: Callable[[str], int | None]) -> Edges:
         assert self.edge_columns is not None
-        columns = [list(map(number, column)) for column in self.edge_columns]
-        return Edges(Children(container, "edge"), *columns)
+        return edges_from(container, self.edge_columns, number)
 
 
 class SourceReadingBeside:
@@ -164,8 +150,7 @@ def read_source(text: str) -> SourceReading | None:
     if read is None:
         return None
     bodies, bodies_valid = read
-    found: list[Head] = _HEAD.findall("\n".join(pieces[1::2]))
-    heads = found if len(found) == count else None
+    heads = cut_heads(pieces[1::2])
     ids_valid = heads is not None and _IDS.fullmatch("\n".join(h[0] for h in heads)) is not None
     edge_columns, edges_valid = _read_edges(text)
     return SourceReading(

@@ -10,17 +10,16 @@ columns, no schema check beside, no layer read from the source text. `plain_read
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 import pytest
 from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph import build, source_text
-from irpool.graph.bodies import BodyReader, place_findings
+from irpool.graph.bodies import BodyReader
 from irpool.graph.edges import EDGE_ATTRIBUTES, Edges
 from irpool.graph.graph import Children
-from irpool.graph.layers import ReadLayers, assemble_layers, names_written, read_heads
+from irpool.graph.layers import ReadLayers, assemble_layers, names_written
 from irpool.parse import xml_reader
 from irpool.parse.schema import StructureCheck
 from irpool.parse.values import read_unsigned
@@ -38,12 +37,13 @@ def read_layers(
         return ReadLayers({}, [], [], ())
     elements = Children(container, "layer")
     return assemble_layers(
+        doc,
+        sink,
         elements,
-        read_heads(elements),
+        None,  # every head through lxml
         # A reader per layer: nothing read for one layer is shared with another.
         lambda position: BodyReader().read_element(elements[position]),
         read_unsigned,
-        partial(place_findings, doc, sink),
         names_written(text),
     )
 
