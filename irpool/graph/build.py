@@ -50,10 +50,11 @@ def build_graph(doc: Document, sink: Collector, early: SourceReading | None = No
         early = None
     # Layer ids recur in the edges, port numbers everywhere.
     number = cache(read_unsigned)
+    edges_read = early is not None and early.edges_fit(edges_container)
     beside = None
-    if early is None or not early.proves_skeleton(doc.root, edges_container):
+    if early is None or not early.proves_skeleton(doc.root, edges_read or edges_container is None):
         beside = Beside(container, StructureCheck(doc), serialize=early is None)
-    if early is not None and early.edges_fit(edges_container):
+    if early is not None and edges_read:
         assert edges_container is not None
         edges = early.read_edges(edges_container, number)
     else:

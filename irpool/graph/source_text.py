@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from lxml import etree
@@ -73,11 +73,10 @@ class SourceReading:
             return False
         return bool(len(edges) == len(columns[0]) == COUNT_EDGES(edges))
 
-    def proves_skeleton(self, root: etree._Element, edges: etree._Element | None) -> bool:
+    def proves_skeleton(self, root: etree._Element, edges_known: bool) -> bool:
         """Whether the schema would find nothing (given `fits`): in the layers, in the edges
-        (none, or all read from the text) and in the children of <net>."""
-        edges_read = edges is None or self.edges_fit(edges)
-        return self.skeleton_valid and edges_read and net_children_valid(root)
+        (`edges_known`: there are none, or they `edges_fit`) and in the children of <net>."""
+        return self.skeleton_valid and edges_known and net_children_valid(root)
 
     def read_layers(
         self,
@@ -135,7 +134,12 @@ def read_source(text: str) -> SourceReading | None:
     """The layers and edges of the source text, read as `read_layers` and `read_edges` read
     them from the tree, with the distinct layer bodies parsed (and checked against the
     schema) in documents of their own (`_read_bodies`). None when the layers cannot be cut
-    (`_plain`), their bodies do not parse alone, or they mostly differ."""
+    (`_section`), their bodies do not parse alone, or they mostly differ."""
+    # A namespace is read from outside a layer's text, and xml:space changes which blanks
+    # the parser drops: neither holds in a text read piece by piece.
+    declaration = text.find("?>") + 2 if text.startswith("<?") else 0
+    if text.find("xml", declaration) >= 0 and ("xmlns" in text or "xml:space" in text):
+        return None
     start, end = _section(text, "layers")
     if end < 0:
         return None
@@ -145,8 +149,7 @@ def read_source(text: str) -> SourceReading | None:
     if count == 0 or last < 0 or start > len(pieces[0]):
         return None
     pieces[-1] = pieces[-1][:last]
-    texts = pieces[2::2]
-    read = _read_bodies(texts)
+    read = _read_bodies(pieces[2::2])
     if read is None:
         return None
     bodies, bodies_valid = read
@@ -163,38 +166,26 @@ def read_source(text: str) -> SourceReading | None:
 
 
 def _section(text: str, tag: str) -> tuple[int, int]:
-    """The start of the only <tag> element and of its end tag; (-1, -1) without one, or
-    when `_plain` does not hold."""
+    """The start of the only <tag> element and of its end tag, when each start tag between
+    them opens an element that the parser reads alone as it reads it in the whole tree:
+    nothing there is a comment, CDATA section or processing instruction, which could hold
+    such text, or a carriage return, which the parser turns into a line feed. (-1, -1)
+    otherwise, or without one."""
     start = text.find(f"<{tag}")
     end = text.find(f"</{tag}", start)
-    if start < 0 or end < 0 or not _plain(text, tag, start, end):
+    if start < 0 or end < 0:
         return -1, -1
-    return start, end
-
-
-def _plain(text: str, tag: str, start: int, end: int) -> bool:
-    """Whether each start tag between `start` and `end` opens an element the parser reads
-    alone as it reads it in the whole tree: one <tag> element (from `start` to its end tag
-    at `end`) holding no comment, CDATA section or processing instruction, which could hold
-    such text, and no carriage return, which the parser turns into a line feed; no
-    namespace, read from outside a layer's text, and no xml:space, which changes which
-    blanks the parser drops. A single character is found at memchr speed: the longer
-    searches run only where it occurs."""
     after = text[start + len(tag) + 1 : start + len(tag) + 2]
     if not (after == ">" or after.isspace()) or text.find(f"<{tag}", start + 1) >= 0:
-        return False  # another element's tag (<layers2>), or a second one
-    declaration = text.find("?>") + 2 if text.startswith("<?") else 0
-    return not (
-        _holds(text, "<!", start, end)
-        or _holds(text, "<?", start, end)
-        or text.find("\r", start, end) >= 0
-        or (text.find("xml", declaration) >= 0 and ("xmlns" in text or "xml:space" in text))
-    )
+        return -1, -1  # another element's tag (<layers2>), or a second one
+    if _holds(text, "<!", start, end) or _holds(text, "<?", start, end):
+        return -1, -1
+    return (-1, -1) if text.find("\r", start, end) >= 0 else (start, end)
 
 
 def _holds(text: str, mark: str, start: int, end: int) -> bool:
     """Whether text[start:end] holds the two-character `mark`, looking for its rare second
-    character first."""
+    character first (at memchr speed)."""
     return text.find(mark[1], start, end) >= 0 and text.find(mark, start, end) >= 0
 
 
@@ -218,13 +209,7 @@ def _read_bodies(texts: list[str]) -> tuple[list[Body], bool] | None:
                     return None
     by_key: dict[str, Body] = {}
     valid = True
-    group: list[str] = []
-    size = 0
-    for index, key in enumerate(distinct):
-        group.append(key)
-        size += len(distinct[key])
-        if size < _DOCUMENT_CHARS and index < len(distinct) - 1:
-            continue
+    for group in _groups(distinct):
         document = "".join(_WRAPPER + distinct[key] for key in group)
         try:
             root = etree.fromstring(f"<net><layers>{document}</layers></net>", hardened_parser())
@@ -235,8 +220,21 @@ def _read_bodies(texts: list[str]) -> tuple[list[Body], bool] | None:
             return None
         by_key.update(zip(group, map(reader.read_element, elements), strict=True))
         valid = valid and skeleton_valid(root)
-        group, size = [], 0
     return [by_key[keys[text]] for text in texts], valid
+
+
+def _groups(texts: dict[str, str]) -> Iterator[list[str]]:
+    """The keys of `texts` in runs whose texts add up to about `_DOCUMENT_CHARS`."""
+    group: list[str] = []
+    size = 0
+    for key, text in texts.items():
+        group.append(key)
+        size += len(text)
+        if size >= _DOCUMENT_CHARS:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
 
 
 def _read_edges(text: str) -> tuple[list[list[str]] | None, bool]:
