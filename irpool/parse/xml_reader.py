@@ -73,19 +73,15 @@ class Document:
     ir_version: int
 
 
-def read_document(path: Path, sink: Collector, data: bytes | None = None) -> Document:
-    """Parse an IR `.xml`; raises IRError (with diagnostics) when it cannot be read as IR.
+def start_document(path: Path, sink: Collector, data: bytes | None = None) -> DocumentParse:
+    """An IR `.xml` checked and ready to parse (`document()`); raises IRError (with
+    diagnostics) when it cannot be read as IR, here or when parsed.
 
     `data` is the file's content when the caller already read it (with `read_bounded` or
     `read_stream`), so the path is never opened twice. Findings that do not stop reading (a
-    `<Net>` root) go to `sink`.
+    `<Net>` root) go to `sink`. In two steps, so that another thread can read the text while
+    lxml parses (see DocumentParse).
     """
-    return start_document(path, sink, data).document()
-
-
-def start_document(path: Path, sink: Collector, data: bytes | None = None) -> DocumentParse:
-    """`read_document` in two steps, so that another thread can read the text while lxml
-    parses (see DocumentParse)."""
     return DocumentParse(read_bounded(path, sink) if data is None else data, path, sink)
 
 
@@ -157,10 +153,10 @@ def _stop(
 
 
 class DocumentParse:
-    """The parse of an IR file's bytes: checked at once (raising IRError as `read_document`
-    does), parsed by lxml when `document()` is asked for. libxml2 parses without the GIL, so
-    another thread can meanwhile read the source `text()`: worth it for a `large` file (on
-    a small one a thread costs about what it saves)."""
+    """The parse of an IR file's bytes: checked at once (IRError for what must never reach
+    the parser), parsed by lxml when `document()` is asked for (IRError for what is not IR).
+    libxml2 parses without the GIL, so another thread can meanwhile read the source
+    `text()`: worth it for a `large` file (on a small one a thread costs what it saves)."""
 
     def __init__(self, data: bytes, path: Path, sink: Collector) -> None:
         self._data = data
