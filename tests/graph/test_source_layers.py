@@ -164,10 +164,14 @@ def _changed_chain(tmp_path: Path, change: Callable[[str], str]) -> tuple[Path, 
     return path, text
 
 
-def _read_beside(path: Path, monkeypatch: pytest.MonkeyPatch) -> Reading:
-    """What `load` reads with the text read beside the parse, as for a large file."""
+def _read_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> Reading:
+    """What `load` reads with the text read beside the parse (as for a large file), checked
+    to be what the plain reader reads."""
     source_text_reading(monkeypatch)
-    return reading(path)
+    early = reading(path)
+    plain_reading(monkeypatch)
+    assert reading(path) == early
+    return early
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -177,9 +181,7 @@ def test_the_text_reading_is_taken_only_where_it_reads_as_the_tree(
     change, expected = VARIANTS[name]
     path, text = _changed_chain(tmp_path, change)
     assert taken(text) is expected
-    early = _read_beside(path, monkeypatch)
-    plain_reading(monkeypatch)
-    assert reading(path) == early
+    _read_both_ways(path, monkeypatch)
 
 
 @pytest.mark.parametrize("quote", ['"', "'"])
@@ -248,10 +250,8 @@ def test_the_schema_check_is_skipped_only_where_it_finds_nothing(
     change, code = SKELETON_FINDINGS[name]
     path, text = _changed_chain(tmp_path, change)
     assert not proven(text)
-    early = _read_beside(path, monkeypatch)
+    early = _read_both_ways(path, monkeypatch)
     assert code in {finding[0] for finding in early[0]}
-    plain_reading(monkeypatch)
-    assert reading(path) == early
 
 
 ALL_FILES = sorted({*FILES, *SERIALIZED})
@@ -290,10 +290,8 @@ def test_a_latin_1_file_reads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     path.write_bytes(text.encode("latin-1"))
     parse = xml_reader.DocumentParse(path.read_bytes(), path, Collector("chain.xml"))
     assert read_source(parse.text()) is not None
-    early = _read_beside(path, monkeypatch)
+    early = _read_both_ways(path, monkeypatch)
     assert ("1", "poolé 1") in {(d[5], d[6]) for d in early[0]}
-    plain_reading(monkeypatch)
-    assert reading(path) == early
 
 
 def test_layers_mostly_unlike_are_read_from_the_tree(
@@ -343,14 +341,12 @@ PIECES = [
 def test_any_change_reads_as_the_plain_reader_reads_it(
     changes: list[tuple[float, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "chain.xml"
-    write_chain(path, 3, named=True)
-    text = path.read_text(encoding="utf-8")
-    for where, piece in changes:
-        at = int(where * len(text))
-        text = text[:at] + piece + text[at:]
-    path.write_bytes(text.encode())
+    def insert(text: str) -> str:
+        for where, piece in changes:
+            at = int(where * len(text))
+            text = text[:at] + piece + text[at:]
+        return text
+
+    path, _ = _changed_chain(tmp_path, insert)
     with monkeypatch.context() as patched:
-        early = _read_beside(path, patched)
-        plain_reading(patched)
-        assert reading(path) == early
+        _read_both_ways(path, patched)
