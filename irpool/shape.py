@@ -33,6 +33,13 @@ class Dim:
         """Whether the interval holds `length`."""
         return self.low <= length and (self.high is None or self.high >= length)
 
+    def overlap(self, other: Dim) -> Dim | None:
+        """The lengths both dims admit (OpenVINO's Dimension::merge), None when none."""
+        low = max(self.low, other.low)
+        highs = [high for high in (self.high, other.high) if high is not None]
+        high = min(highs) if highs else None
+        return None if high is not None and low > high else Dim(low, high)
+
     @property
     def value(self) -> int:
         """The static length; only valid when `is_static`."""

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from irpool.element_types import ElementType
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.bounds import UNBOUNDED, Bounds, bounded, bounds_of, corner_bounds
-from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
@@ -44,7 +43,7 @@ AUTO_BROADCAST = Attr(
 
 
 def _overlap(a: Dim, b: Dim) -> Dim:
-    both = merged(a, b)
+    both = a.overlap(b)
     if both is None:
         raise ShapeError(INCONSISTENT)
     return both

@@ -23,7 +23,6 @@ from irpool.element_types import takes_integer_input
 from irpool.ops.arithmetic import broadcast, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import UNBOUNDED, bounded, moved_bounds
-from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, folded, integer_values
 from irpool.ops.registry import register
@@ -99,7 +98,7 @@ def _check_explicit(data: tuple[Dim, ...], axes: list[int], target: list[Dim]) -
     if not data and unsigned:
         if unsigned[0] >= len(target):
             raise ShapeError("Accessing out-of-range dimension")
-        if merged(target[unsigned[0]], ONE) is None:
+        if not target[unsigned[0]].admits(1):
             raise ShapeError(
                 f"Broadcast target[axes_mapping[0]]. Expected 1. Got {target[unsigned[0]]}"
             )
@@ -108,7 +107,7 @@ def _check_explicit(data: tuple[Dim, ...], axes: list[int], target: list[Dim]) -
             raise ShapeError(
                 f"Broadcast axes_mapping[{index}]: {axis} exceeds target rank {len(target)}"
             )
-        if data and merged(target[axis], data[index]) is None and merged(data[index], ONE) is None:
+        if data and target[axis].overlap(data[index]) is None and not data[index].admits(1):
             raise ShapeError(
                 f"Broadcast target[axes_mapping[{index}]] Expected {data[index]}. "
                 f"Got {target[axis]}"
@@ -143,7 +142,7 @@ def _pdpd(data: Shape, target: list[Dim]) -> Shape:
         dim = data.dims[axis]
         if dim == ONE or wanted == ONE:
             dims.append(wanted if dim == ONE else dim)
-        elif (both := merged(dim, wanted)) is not None:
+        elif (both := dim.overlap(wanted)) is not None:
             dims.append(both)
         else:
             raise ShapeError(

@@ -39,14 +39,7 @@ def one_element(shape: Shape) -> bool:
     """Whether a shape may be a scalar's or `[1]` (an axis input's, as OpenVINO checks it)."""
     if shape.dims is None or not shape.dims:
         return True
-    return len(shape.dims) == 1 and merged(shape.dims[0], Dim.static(1)) is not None
-
-
-def merged(a: Dim, b: Dim) -> Dim | None:
-    """The overlap of two dims (Dimension::merge), None when they have none."""
-    low = max(a.low, b.low)
-    high = b.high if a.high is None else a.high if b.high is None else min(a.high, b.high)
-    return None if high is not None and low > high else Dim(low, high)
+    return len(shape.dims) == 1 and shape.dims[0].admits(1)
 
 
 def summed(a: Dim, b: Dim) -> Dim:
@@ -71,7 +64,7 @@ def concatenated(shapes: Sequence[Shape], axis: int) -> Shape:
             if index == position:
                 dims[index] = summed(dims[index], dim)
                 continue
-            overlap = merged(dims[index], dim)
+            overlap = dims[index].overlap(dim)
             if overlap is None:
                 raise ShapeError(INCONSISTENT.format(axis=position))
             dims[index] = overlap

@@ -18,7 +18,6 @@ from copy import copy
 from typing import ClassVar
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.pooling import axis_rows, report_overwritten_pads
 from irpool.ops.pooling_geometry import (
@@ -303,7 +302,7 @@ class GroupConvolution1(ConvolutionBase):
             cdiv(channels.low, inputs.value),
             None if channels.high is None else channels.high // inputs.value,
         )
-        both = merged(groups, quotient)
+        both = groups.overlap(quotient)
         if both is None:
             raise ShapeError(
                 "Input channels dimension of data batch is incompatible with filter groups or "
@@ -317,4 +316,4 @@ class GroupConvolution1(ConvolutionBase):
 
 
 def _disjoint(a: Dim, b: Dim) -> bool:
-    return merged(a, b) is None
+    return a.overlap(b) is None

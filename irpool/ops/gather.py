@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounded, moved_bounds
-from irpool.ops.concat import axis_in_range, merged, one_element
+from irpool.ops.concat import axis_in_range, one_element
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, integer_values
@@ -70,7 +70,7 @@ def _batch(data: Shape, indices: Shape, batch_dims: int) -> tuple[Dim, ...]:
     assert data.dims is not None and indices.dims is not None
     batch = []
     for a, b in zip(data.dims[:batch_dims], indices.dims[:batch_dims], strict=True):
-        overlap = merged(a, b)
+        overlap = a.overlap(b)
         if overlap is None:
             raise ShapeError(
                 f"Shapes {data} and {indices} are not consistent. data and indices must have "

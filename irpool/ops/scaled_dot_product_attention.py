@@ -31,7 +31,7 @@ from typing import ClassVar
 from irpool.element_types import F64, ElementType
 from irpool.ops.arithmetic import broadcast, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.concat import merged, one_element
+from irpool.ops.concat import one_element
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -42,7 +42,7 @@ MIXED = "Mixed input types are not supported."
 
 def _merged(a: Dim, b: Dim, message: str) -> Dim:
     """Two dims that must be equal (OpenVINO's Dimension::merge): their overlap."""
-    overlap = merged(a, b)
+    overlap = a.overlap(b)
     if overlap is None:
         raise ShapeError(message)
     return overlap

@@ -14,7 +14,6 @@ from typing import ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
-from irpool.ops.concat import merged
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH
@@ -60,7 +59,7 @@ class ScatterNDUpdate3(Op):
                 f"indices - 1: {len(expected)}, got {len(updates.shape.dims)}"
             )
         for have, want in zip(updates.shape.dims, expected, strict=True):
-            if merged(have, want) is None:
+            if have.overlap(want) is None:
                 raise ShapeError(
                     f"updates shape {updates.shape} must be indices_shape[:-1] + "
                     f"inputs_shape[indices_shape[-1]:]"
