@@ -57,6 +57,14 @@ class CheckedLayers:
     # Layers of a type or version OpenVINO refuses (an error says so): not trusted, not run.
     refused: set[int] = field(default_factory=set)
 
+    def input(self, graph: Graph, layer_id: int, index: int) -> TensorInfo | None:
+        """The tensor checking gave input `index` of a layer (None: no edge, or unknown)."""
+        source = graph.producers.get((layer_id, index))
+        outputs = None if source is None else self.outputs.get(source[0])
+        if source is None or outputs is None or source[1] >= len(outputs):
+            return None
+        return outputs[source[1]]
+
 
 def check_layers(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
     return _Checker(doc, graph, weights, sink).run()

@@ -19,7 +19,6 @@ from typing import Literal
 from irpool.check.layer_checker import CheckedLayers
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph
-from irpool.ops.base import TensorInfo
 from irpool.ops.reduce import Reduce
 from irpool.ops.reshape import Reshape1
 from irpool.ops.squeeze import Unsqueeze1
@@ -37,7 +36,7 @@ def check_rewrites(doc: Document, graph: Graph, checked: CheckedLayers, sink: Co
         if not isinstance(reduce, Reduce):
             continue
         source = graph.producers.get((layer_id, 0))
-        axes = input_info(graph, checked, layer_id, 1)
+        axes = checked.input(graph, layer_id, 1)
         if source is None or layer_id not in graph.reachable:
             continue
         if axes is None or axes.value is None or readers[source] != 1:
@@ -113,23 +112,13 @@ def _reduced(dims: list[Hashable], axes: Sequence[int], keep_dims: bool) -> list
     return [d for i, d in enumerate(dims) if i not in axes]
 
 
-def input_info(
-    graph: Graph, checked: CheckedLayers, layer_id: int, index: int
-) -> TensorInfo | None:
-    source = graph.producers.get((layer_id, index))
-    outputs = None if source is None else checked.outputs.get(source[0])
-    if source is None or outputs is None or source[1] >= len(outputs):
-        return None
-    return outputs[source[1]]
-
-
 def _inserted_ones(
     graph: Graph, checked: CheckedLayers, layer_id: int
 ) -> tuple[list[Hashable], list[int]] | None:
     """The input dims of an Unsqueeze (of a known rank, constant axes), or of a Reshape of
     static shapes that only inserts 1s, and the positions of the 1s it inserts."""
     op = checked.ops.get(layer_id)
-    data = input_info(graph, checked, layer_id, 0)
+    data = checked.input(graph, layer_id, 0)
     outputs = checked.outputs.get(layer_id)
     if data is None or data.shape.dims is None or not outputs:
         return None
@@ -138,7 +127,7 @@ def _inserted_ones(
         return None
     before = _labels(data.shape)
     if isinstance(op, Unsqueeze1):
-        axes = input_info(graph, checked, layer_id, 1)
+        axes = checked.input(graph, layer_id, 1)
         if axes is None or axes.value is None:
             return None
         ones = sorted({int(a) % len(after.dims) for a in axes.value.ravel()})

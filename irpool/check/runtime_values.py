@@ -10,7 +10,6 @@ static data shape, a stale value with a dynamic one (measured, docs/semantics.md
 from __future__ import annotations
 
 from irpool.check.layer_checker import CheckedLayers
-from irpool.check.rewrites import input_info
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph
 from irpool.ops.bounds import bounds_of
@@ -89,14 +88,14 @@ def compiled_constants(graph: Graph, checked: CheckedLayers) -> dict[int, bool |
 
 def _pads_anything(graph: Graph, checked: CheckedLayers, layer_id: int) -> bool:
     """Whether the Pad adds an element (pads of unknown values may)."""
-    pads = [input_info(graph, checked, layer_id, i) for i in (1, 2)]
+    pads = [checked.input(graph, layer_id, i) for i in (1, 2)]
     bounds = [None if info is None else bounds_of(info) for info in pads]
     return any(b is None or max(b.upper, default=0) > 0 for b in bounds)
 
 
 def _input_dims_static(graph: Graph, checked: CheckedLayers, layer_id: int) -> bool | None:
     """Whether the layer's first input has a static shape; None where irpool cannot tell."""
-    data = input_info(graph, checked, layer_id, 0)
+    data = checked.input(graph, layer_id, 0)
     if data is None or data.unknown:
         return None
     return data.shape.is_static

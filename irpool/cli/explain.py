@@ -46,14 +46,7 @@ def tensor_row(info: TensorInfo | None) -> TensorRow | None:
 
 
 def input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
-    infos: list[TensorInfo | None] = []
-    for index in range(len(layer.inputs)):
-        source = model.graph.producers.get((layer.id, index))
-        produced = None if source is None else model.checked.outputs.get(source[0])
-        infos.append(
-            produced[source[1]] if produced and source and source[1] < len(produced) else None
-        )
-    return infos
+    return [model.checked.input(model.graph, layer.id, i) for i in range(len(layer.inputs))]
 
 
 def _differs(declared: tuple[int, ...] | None, inferred: Shape) -> bool:
