@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import takes_integer_input
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
-from irpool.ops.bounds import bounded, moved_bounds
+from irpool.ops.bounds import moved
 from irpool.ops.concat import axis_in_range, one_element
 from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
-from irpool.ops.folding import FOLDED_SIZE, integer_values
+from irpool.ops.folding import integer_values
 from irpool.ops.registry import register
 from irpool.rules import COMPILE_CRASH, REINTERPRETED_ATTRIBUTE_VALUE
 from irpool.shape import Dim, Shape
@@ -159,13 +159,9 @@ class _Gather(Op):
         if position is None or integer_values(indices) is None or not shape.is_static:
             return [TensorInfo(data.type, shape)]
         positive = position % len(data.shape)
-        value = self._folded(data, indices, positive, batch_dims)
-        if value is not None:
-            return [TensorInfo(data.type, shape, value)]
         picks = indices.value
         assert picks is not None  # integer_values read it
-        moved = moved_bounds(data, lambda a: gather(a, picks, positive, batch_dims))
-        return [bounded(data.type, shape, moved)]
+        return [moved(data, shape, lambda a: gather(a, picks, positive, batch_dims))]
 
     def _report_static_with_run_time_axis(
         self, data: Shape, indices: Shape, ctx: LayerContext
@@ -215,14 +211,6 @@ class _Gather(Op):
                 " OpenVINO reads it, but its CPU plugin crashes running it (segmentation "
                 "fault, measured with Gather-7 and -8) unless the data is a constant",
             )
-
-    @staticmethod
-    def _folded(
-        data: TensorInfo, indices: TensorInfo, axis: int, batch_dims: int
-    ) -> NDArray[Any] | None:
-        if data.value is None or indices.value is None or data.value.size > FOLDED_SIZE:
-            return None
-        return gather(data.value, indices.value, axis, batch_dims)
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """OpenVINO folds constants counting negative indices from the end, whatever the
