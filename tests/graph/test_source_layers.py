@@ -223,6 +223,8 @@ SKELETON_FINDINGS: dict[str, tuple[Callable[[str], str], str]] = {
     "unknown element in a layer": (_replace("<input>", "<blobs/><input>"), "IR115"),
     "layer id not a number": (_replace('<layer id="2" ', '<layer id="2.0" '), "IR105"),
     "layer id negative": (_replace('<layer id="2" ', '<layer id="-2" '), "IR105"),
+    "layer id in other digits": (_replace('<layer id="2" ', '<layer id="２" '), "IR105"),
+    "edge number in other digits": (_replace('to-layer="2"', 'to-layer="２"'), "IR105"),
     "layer without a type": (_replace(' type="AvgPool" version', " version"), "IR105"),
     "edge without to-port": (_replace(' to-port="0" />', " />"), "IR105"),
     "edge with a negative port": (_replace('from-port="1"', 'from-port="-1"'), "IR105"),
