@@ -7,8 +7,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from irpool.check.checked import CheckedLayers
 from irpool.check.coverage import Coverage
-from irpool.check.layer_checker import CheckedLayers, check_layers
+from irpool.check.layer_checker import check_layers
 from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
 from irpool.check.runtime_values import check_pad_values

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from irpool.check.layer_checker import CheckedLayers
+from irpool.check.checked import CheckedLayers
 from irpool.graph.graph import Graph
 
 SHOWN_TYPES = 6  # the summary names the most frequent trusted types, and counts the rest

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from irpool.check.attributes import Attributes, read_attributes
+from irpool.check.checked import CheckedLayers
 from irpool.check.declarations import (
     LayerFinding,
     compare,
@@ -44,26 +45,6 @@ from irpool.rules import (
 # Constant inputs up to this many elements take part in the key of a repeated check; a
 # larger constant makes its consumers be checked one by one.
 MEMO_VALUE_SIZE = 64
-
-
-@dataclass(slots=True)
-class CheckedLayers:
-    """What checking learned: an op per checked layer and the tensors on every output."""
-
-    ops: dict[int, Op] = field(default_factory=dict)
-    outputs: dict[int, list[TensorInfo]] = field(default_factory=dict)
-    # Layers whose outputs come from their declared ports, not from inference.
-    trusted: set[int] = field(default_factory=set)
-    # Layers of a type or version OpenVINO refuses (an error says so): not trusted, not run.
-    refused: set[int] = field(default_factory=set)
-
-    def input(self, graph: Graph, layer_id: int, index: int) -> TensorInfo | None:
-        """The tensor checking gave input `index` of a layer (None: no edge, or unknown)."""
-        source = graph.producers.get((layer_id, index))
-        outputs = None if source is None else self.outputs.get(source[0])
-        if source is None or outputs is None or source[1] >= len(outputs):
-            return None
-        return outputs[source[1]]
 
 
 def check_layers(doc: Document, graph: Graph, weights: Weights, sink: Collector) -> CheckedLayers:
@@ -116,18 +97,9 @@ class _Checker:
         self.unchecked: list[Layer] = []
 
     def run(self) -> CheckedLayers:
-        layers, producers, outputs = self.graph.layers, self.graph.producers, self.result.outputs
-        for layer_id in self.graph.order:
-            layer = layers[layer_id]
-            inputs: list[TensorInfo | None] = []
-            for index in range(len(layer.inputs)):  # the tensor each input receives, if known
-                source = producers.get((layer_id, index))
-                produced = None if source is None else outputs.get(source[0])
-                if source is None or produced is None or source[1] >= len(produced):
-                    inputs.append(None)
-                else:
-                    inputs.append(produced[source[1]])
-            self._check_layer(layer, tuple(inputs))
+        graph, layers = self.graph, self.graph.layers
+        for layer_id in graph.order:
+            self._check_layer(layers[layer_id], self.result.inputs(graph, layers[layer_id]))
         self._report_unchecked()
         return self.result
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Literal
 
-from irpool.check.layer_checker import CheckedLayers
+from irpool.check.checked import CheckedLayers
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph
 from irpool.ops.reduce import Reduce

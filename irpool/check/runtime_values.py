@@ -9,7 +9,7 @@ static data shape, a stale value with a dynamic one (measured, docs/semantics.md
 
 from __future__ import annotations
 
-from irpool.check.layer_checker import CheckedLayers
+from irpool.check.checked import CheckedLayers
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph
 from irpool.ops.bounds import bounds_of

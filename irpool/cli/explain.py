@@ -46,7 +46,7 @@ def tensor_row(info: TensorInfo | None) -> TensorRow | None:
 
 
 def input_infos(model: Model, layer: Layer) -> list[TensorInfo | None]:
-    return [model.checked.input(model.graph, layer.id, i) for i in range(len(layer.inputs))]
+    return list(model.checked.inputs(model.graph, layer))
 
 
 def _differs(declared: tuple[int, ...] | None, inferred: Shape) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.check.layer_checker import CheckedLayers
+from irpool.check.checked import CheckedLayers
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.eltwise_fusion import fuse_eltwise_chains
