@@ -17,6 +17,9 @@ import pytest
 import irpool
 from irpool.diagnostics import Diagnostic
 from irpool.execute.engine import blocks
+from irpool.execute.engine.matmul import Matmul
+from irpool.execute.engine.sliding import Sliding
+from irpool.execute.engine.whole import Whole
 from irpool.execute.kernels import max_pool as max_pool_module
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.ops.pooling_geometry import Window
@@ -102,27 +105,35 @@ def test_a_whole_model_planned_and_run_from_threads_gives_what_it_gives_alone(ca
                     np.testing.assert_array_equal(together[key], alone[key])
 
 
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every pooling strategy's blocks made a few planes and shared from any size, so even
+    the small models' inputs go through the worker threads; the thread counts dealt to."""
+    for strategy in (Whole, Sliding, Matmul):
+        monkeypatch.setattr(strategy, "chunk_bytes", 1 << 12)
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
+    dealt: list[int] = []
+    deal = blocks._deal
+    monkeypatch.setattr(blocks, "_deal", lambda pieces, n: dealt.append(n) or deal(pieces, n))
+    return dealt
+
+
 @pytest.mark.parametrize("callers", [1, 4])
 def test_worker_threads_give_what_one_thread_gives(
     monkeypatch: pytest.MonkeyPatch, callers: int
 ) -> None:
-    """IRPOOL_THREADS=2, set after irpool is imported (a run reads it), splits the planes
-    between two workers; the smallest input is made worth splitting so the two-worker path
-    really runs. Blocks of other sizes may be summed by BLAS in another order: equal to f32
-    rounding, not bits."""
+    """IRPOOL_THREADS=2, set after irpool is imported (a run reads it), shares the blocks
+    between two workers: the blocks are those of one thread, so the values are its bits."""
+    dealt = small_blocks(monkeypatch)
     model = irpool.load(CHAIN)
     seeds = range(8)
     alone = [model.run(_inputs(seed))["output"] for seed in seeds]
-    dealt: list[int] = []
-    deal = blocks._deal
+    assert not dealt
     monkeypatch.setenv("IRPOOL_THREADS", "2")
-    monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(blocks, "_deal", lambda spans, n: dealt.append(n) or deal(spans, n))
     with ThreadPoolExecutor(callers) as pool:
         split = list(pool.map(lambda seed: model.run(_inputs(seed))["output"], seeds))
     assert dealt and set(dealt) == {2}
     for one, two in zip(alone, split, strict=True):
-        np.testing.assert_allclose(two, one, rtol=1e-6, atol=1e-7)
+        assert one.tobytes() == two.tobytes()
     dealt.clear()
     monkeypatch.setenv("IRPOOL_THREADS", "1")
     model.run(_inputs(0))

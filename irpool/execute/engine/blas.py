@@ -1,12 +1,14 @@
-"""BLAS threads while irpool computes: at most what the run may use, never more.
+"""BLAS threads while irpool computes: one.
 
 NumPy's BLAS (OpenBLAS in NumPy's wheels) starts one thread per core for any product above
-a few thousand multiply-adds. irpool's threads (`blocks`) already share out large inputs,
-and with another busy process on the machine BLAS threads wait for each other (issue #21,
-2 cores and one CPU-bound process: global pooling of 8x2048x7x7 took 11-16 ms instead of
-0.3 ms). So while a kernel that calls BLAS runs, BLAS is held to 1 thread when
-irpool's own threads split the input, else to the run's thread count (IRPOOL_THREADS,
-default 1), and is given back its count when the last such kernel in the process ends.
+a few thousand multiply-adds, and on several threads it may sum in another order than on
+one (measured with OpenBLAS's Haswell kernels: last-bit differences in a convolution). So
+while a kernel that calls BLAS runs, BLAS is held to 1 thread, and irpool's own threads
+share the work in pieces fixed by the shape (`blocks`), which keeps results independent of
+the thread count; BLAS is given back its count when the last such kernel in the process
+ends. One thread also keeps BLAS's threads from waiting for each other beside another busy
+process (2 cores and one CPU-bound process: global pooling of 8x2048x7x7 took 11-16 ms
+instead of 0.3 ms with BLAS on two).
 
 Holding costs about a microsecond (two sets of the count; `_knob`): only calls whose BLAS
 products reach `THREADED_MACS`, where OpenBLAS may start threads, pay it; smaller

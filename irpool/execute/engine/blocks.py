@@ -1,30 +1,39 @@
-"""The one loop over blocks of N×C planes, on worker threads when the input is large.
+"""The one way irpool's worker threads share a computation: into pieces fixed by the shape.
 
-Every kernel that works plane by plane runs through `for_each_block`: blocks bound the
-memory a kernel holds besides its input and output, and threads share the blocks (NumPy and
-BLAS release the GIL). The thread count is IRPOOL_THREADS as it is when a large input is
-split (one thread by default, so irpool is compared with single-thread runtimes; 2 uses
-both cores). Planning a model checks it too, so a bad value fails the first run whatever
-its inputs. It is not read on every run: reading an unset variable costs over a
-microsecond, a tenth of a tiny run, and only large inputs are split.
+Every kernel that works plane by plane runs through `for_each_block`, and every large
+matrix product through `for_each_tile`. Both cut their work into pieces that depend on the
+shapes alone (blocks of planes that bound the memory a kernel holds besides its input and
+output; spans of a product's output rows or columns), never on the thread count: the
+threads only decide who computes which piece. Each output element is so computed by the
+same sequence of operations, and the same BLAS call, whatever IRPOOL_THREADS is, so results
+are the same bits on 1 thread and on several (BLAS's own threads are held to one: OpenBLAS
+sums in another order on several, docs/threads.md).
+
+The thread count is IRPOOL_THREADS as it is when work is shared (one thread by default, so
+irpool is compared with single-thread runtimes; 2 uses both cores). Planning a model checks
+it too, so a bad value fails the first run whatever its inputs. It is not read on every
+run: reading an unset variable costs over a microsecond, a tenth of a tiny run, and only
+large inputs are shared.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 
 from irpool.execute.engine import blas
-from irpool.execute.engine.costs import PARALLEL_MIN_BYTES
+from irpool.execute.engine.costs import PARALLEL_MIN_BYTES, SPAN_MIN, TILE_MACS
 from irpool.execute.engine.scratch import Scratch, thread_scratch
 from irpool.execute.errors import ExecutionError
 
 # Computes planes [start, stop) of a block with the calling thread's scratch.
 BlockWork = Callable[[int, int, Scratch], None]
+Piece = TypeVar("Piece")
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -40,64 +49,76 @@ def threads_from_environment() -> int:
     return int(text)
 
 
-def on_run_threads(macs: int, compute: Callable[[], object]) -> None:
-    """`compute`, whose BLAS products make `macs` multiply-adds, with BLAS on the run's
-    threads (IRPOOL_THREADS), never more; below `blas.THREADED_MACS` it is not held."""
-    if macs < blas.THREADED_MACS:
-        compute()
-        return
-    blas.hold(threads_from_environment())
-    try:
-        compute()
-    finally:
-        blas.release()
+def spans(length: int, parts: int) -> list[tuple[int, int]]:
+    """[0, length) cut into `parts` spans of equal length but the last (fewer where they
+    would be empty; one, empty, for an empty range)."""
+    if length == 0:
+        return [(0, 0)]
+    step = -(-length // max(1, parts))
+    return [(start, min(length, start + step)) for start in range(0, length, step)]
+
+
+def product_spans(length: int, macs: int) -> list[tuple[int, int]]:
+    """How a matrix product of `macs` multiply-adds is cut along an output axis of `length`
+    rows or columns: pieces of at least `TILE_MACS` multiply-adds and `SPAN_MIN` rows or
+    columns (each piece repacks the other operand), from the shape alone."""
+    return spans(length, min(length // SPAN_MIN, macs // TILE_MACS))
+
+
+def for_each_tile(
+    tiles: Sequence[Piece], work: Callable[[Piece, Scratch], None], macs: int
+) -> None:
+    """`work` on each tile of a product of `macs` multiply-adds in all, the tiles shared by
+    the run's threads when there are several; BLAS on one thread."""
+    threads = threads_from_environment() if len(tiles) > 1 else 1
+    _share(tiles, work, threads, macs)
 
 
 def for_each_block(
     planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork, blas_macs: int = 0
 ) -> None:
     """Call `work` on blocks of at most `chunk_bytes` of planes (at least one plane each),
-    dealt to the run's threads when the input is large enough to pay for them; floating
+    shared by the run's threads when the input is large enough to pay for them; floating
     overflow and invalid operations are the computation's own business, not warnings.
-    `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any; BLAS
-    then runs on 1 thread when irpool's threads share the blocks, else on the run's."""
+    `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any."""
+    block = max(1, min(planes, chunk_bytes // plane_bytes))
+    blocks = [(start, min(planes, start + block)) for start in range(0, max(1, planes), block)]
     threads = 1
-    if planes * plane_bytes >= PARALLEL_MIN_BYTES:
+    if len(blocks) > 1 and planes * plane_bytes >= PARALLEL_MIN_BYTES:
         threads = threads_from_environment()
-    # Each thread holds its own blocks: share the block budget so memory stays the same.
-    block = max(1, min(-(-planes // threads), chunk_bytes // (plane_bytes * threads)))
-    if block * blas_macs < blas.THREADED_MACS:
-        _run(planes, block, threads, work)
-        return
-    blas.hold(threads if block >= planes else 1)
+    _share(blocks, lambda span, scratch: work(*span, scratch), threads, block * blas_macs)
+
+
+def _share(
+    pieces: Sequence[Piece], work: Callable[[Piece, Scratch], None], threads: int, macs: int
+) -> None:
+    """`work` on every piece, dealt to `threads` workers (the calling thread alone for one);
+    BLAS held to one thread while calls of `macs` multiply-adds, where it may start its
+    own, run."""
+    held = macs >= blas.THREADED_MACS
+    if held:
+        blas.hold(1)
     try:
-        _run(planes, block, threads, work)
+        if threads == 1 or len(pieces) == 1:
+            _work_on(list(pieces), work)
+        else:
+            shares = _deal(list(pieces), threads)
+            list(_workers(threads).map(lambda share: _work_on(share, work), shares))
     finally:
-        blas.release()
+        if held:
+            blas.release()
 
 
-def _run(planes: int, block: int, threads: int, work: BlockWork) -> None:
-    if block >= planes:  # one block, the whole input (most calls): the short way
-        with np.errstate(over="ignore", invalid="ignore"):
-            work(0, planes, thread_scratch())
-        return
-    spans = [(start, min(planes, start + block)) for start in range(0, planes, block)]
-
-    def work_on(share: list[tuple[int, int]]) -> None:
-        scratch = thread_scratch()
-        with np.errstate(over="ignore", invalid="ignore"):
-            for start, stop in share:
-                work(start, stop, scratch)
-
-    if threads == 1:
-        work_on(spans)
-    else:
-        list(_workers(threads).map(work_on, _deal(spans, threads)))
+def _work_on(share: list[Piece], work: Callable[[Piece, Scratch], None]) -> None:
+    scratch = thread_scratch()
+    with np.errstate(over="ignore", invalid="ignore"):
+        for piece in share:
+            work(piece, scratch)
 
 
-def _deal(spans: list[tuple[int, int]], threads: int) -> Iterator[list[tuple[int, int]]]:
+def _deal(pieces: list[Piece], threads: int) -> Iterator[list[Piece]]:
     for index in range(threads):
-        yield spans[index::threads]
+        yield pieces[index::threads]
 
 
 def _workers(threads: int) -> ThreadPoolExecutor:

@@ -10,6 +10,11 @@ from __future__ import annotations
 CHUNK_BYTES = 1 << 22
 # Below this many input bytes, worker threads cost more than they save.
 PARALLEL_MIN_BYTES = 1 << 21
+# A matrix product is cut into tiles for the threads from this many multiply-adds a tile
+# (about 0.1 ms; a hand-off to a worker costs tens of µs) and this many output rows or
+# columns (each tile packs the other operand again: at 256, a few % of the product's time).
+TILE_MACS = 1 << 22
+SPAN_MIN = 256
 
 # ns per element: a contiguous NumPy operation; a multiplication by a grid broadcast over
 # the planes; a uint64 -> uint32 cast; an operation or copy with element strides.

@@ -3,12 +3,14 @@ computes them (measured, docs/semantics.md §15.5 and §19).
 
 Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to the f32
 range, as the element-wise ops take them). Three paths, by geometry:
-- pointwise (every kernel dim 1, stride 1, no pads): one f32 matrix product per image and
+- pointwise (every kernel dim 1, stride 1, no pads): f32 matrix products per image and
   group, straight from the input;
 - depthwise (one input channel per group): a matrix-vector product per plane over the
   input laid out by stride phases (kernels/depthwise.py);
 - otherwise the windows of each image are copied from strided views into a reused buffer
-  (im2col) and multiplied by the filters in one f32 matrix product per image.
+  (im2col) and multiplied by the filters in f32 matrix products.
+Large products are cut into spans of output positions or rows fixed by the shape, which the
+run's threads share (engine/blocks.py): the same bits whatever the thread count.
 A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
 padding like data; the CPU's kernels skip the padding taps (measured, §19), which only shows
 where a filter holds an inf or NaN (0 * inf): those output channels are computed again from
@@ -30,7 +32,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
-from irpool.execute.engine.blocks import on_run_threads
+from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
@@ -183,38 +185,51 @@ def _padded(x: NDArray[np.float32], geometry: Geometry, scratch: Scratch) -> NDA
 
 
 def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
+    """One f32 matrix product per image and group, straight from the input, cut into spans of
+    output positions (the same whatever the thread count)."""
     n, points = x.shape[0], prod(x.shape[2:])
     out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
     columns = x.reshape(n, g.groups, g.group_in, points)
-    on_run_threads(
-        n * weights.size * points,
-        lambda: np.matmul(weights, columns, out=out.reshape(n, g.groups, g.group_out, points)),
-    )
+    sums = out.reshape(n, g.groups, g.group_out, points)
+    position_spans = product_spans(points, weights.size * points)
+    tiles = [(image, span) for image in range(n) for span in position_spans]
+
+    def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
+        image, (start, stop) = piece
+        np.matmul(weights, columns[image, ..., start:stop], out=sums[image, ..., start:stop])
+
+    for_each_tile(tiles, tile, n * weights.size * points)
     return out
 
 
 def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
-    scratch = thread_scratch()
-    padded = _padded(x, g, scratch)
-    n, channels = x.shape[:2]
-    points = prod(g.out)
+    """Per image and span of output rows (the first spatial axis; the same whatever the
+    thread count): the windows copied from a strided view into the thread's buffer (im2col)
+    and multiplied by the filters."""
+    padded = _padded(x, g, thread_scratch())
+    n = x.shape[0]
+    rows, row_points = g.out[0], prod(g.out[1:])
     out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
-    columns = scratch.array(Slot.COLUMNS, (channels, *g.kernel, *g.out), FLOAT)
+    sums = out.reshape(n, g.groups, g.group_out, rows * row_points)
     strides = padded.strides
     window_strides = (
         strides[1],
         *(w.dilation * s for w, s in zip(g.windows, strides[2:], strict=True)),
         *(w.stride * s for w, s in zip(g.windows, strides[2:], strict=True)),
     )
-    matrix = columns.reshape(g.groups, g.group_in * prod(g.kernel), points)
+    row_spans = product_spans(rows, weights.size * rows * row_points)
+    tiles = [(image, span) for image in range(n) for span in row_spans]
 
-    def images() -> None:
-        for image in range(n):
-            windows = as_strided(padded[image], columns.shape, window_strides, writeable=False)
-            np.copyto(columns, windows)
-            np.matmul(weights, matrix, out=out[image].reshape(g.groups, g.group_out, points))
+    def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
+        image, (first, last) = piece
+        shape = (x.shape[1], *g.kernel, last - first, *g.out[1:])
+        columns = scratch.array(Slot.COLUMNS, shape, FLOAT)
+        start = padded[image, :, first * g.windows[0].stride :]
+        np.copyto(columns, as_strided(start, shape, window_strides, writeable=False))
+        matrix = columns.reshape(g.groups, -1, (last - first) * row_points)
+        np.matmul(weights, matrix, out=sums[image, ..., first * row_points : last * row_points])
 
-    on_run_threads(n * weights.size * points, images)
+    for_each_tile(tiles, tile, n * weights.size * rows * row_points)
     return out
 
 

@@ -59,8 +59,7 @@ def depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDA
         np.copyto(target[start:stop], layout.outputs(sums))
 
     plane_bytes = (taps + g.group_out) * plane * FLOAT.itemsize
-    # Blocks of the engine's size (columns and sums together; smaller ones measured slower);
-    # BLAS on the run's threads, 1 when irpool's threads share the blocks.
+    # Blocks of the engine's size (columns and sums together; smaller ones measured slower).
     macs = g.group_out * taps * plane
     for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs)
     return out

@@ -11,8 +11,9 @@ multiplied in f32 as the CPU does (exact while sums stay below 2**24), saturated
 wider ones wrap. Booleans are true where
 a product is.
 
-BLAS runs on at most the run's threads (IRPOOL_THREADS) while a product large enough for
-OpenBLAS to thread runs, as the pooling kernels hold it (engine/blas.py).
+A large product is cut into spans of output rows or columns fixed by its shape, which the
+run's threads (IRPOOL_THREADS) share, BLAS on one thread (engine/blocks.py): the values are
+the same bits whatever the thread count.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine.blocks import on_run_threads
+from irpool.execute.engine.blocks import for_each_tile, product_spans
+from irpool.execute.engine.scratch import Scratch
 from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
@@ -54,11 +56,26 @@ def _transposed(values: NDArray[np.float32], transpose: bool) -> NDArray[np.floa
 
 
 def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
-    """x @ y in f32 into zeros, so that no BLAS path can read NaN from uninitialized memory."""
+    """x @ y in f32 into zeros, so that no BLAS path can read NaN from uninitialized memory;
+    a large product cut into spans of its longer output axis, rows or columns (the same
+    whatever the thread count)."""
     shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     rows = x.shape[-2:-1] if x.ndim > 1 else ()
     columns = y.shape[-1:] if y.ndim > 1 else ()
     result = np.zeros((*shape, *rows, *columns), np.float32)
+    macs = result.size * x.shape[-1]
+    by_rows = bool(rows) and (not columns or rows[0] >= columns[0])
+    cuts = product_spans((rows if by_rows else columns or (1,))[0], macs)
+
+    def tile(span: tuple[int, int], scratch: Scratch) -> None:
+        if len(cuts) == 1:
+            np.matmul(x, y, out=result)
+        elif by_rows:
+            cut = slice(*span)
+            np.matmul(x[..., cut, :], y, out=result[..., cut, :] if columns else result[..., cut])
+        else:
+            np.matmul(x, y[..., slice(*span)], out=result[..., slice(*span)])
+
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        on_run_threads(result.size * x.shape[-1], lambda: np.matmul(x, y, out=result))
+        for_each_tile(cuts, tile, macs)
     return result

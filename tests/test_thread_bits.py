@@ -1,0 +1,90 @@
+"""Results do not depend on IRPOOL_THREADS, bit for bit, over every committed model with
+recorded inputs, on every BLAS kernel OpenBLAS loads on this machine: each OPENBLAS_CORETYPE
+it accepts (hosts set it, e.g. Haswell with OPENBLAS_L2_SIZE=512 on newer EPYCs) and none.
+Each kernel runs in a fresh process (OpenBLAS reads the variable once, when it loads), and
+with every piece of work made small (`--split`), so the small models go through every way
+irpool's threads share a computation."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = sorted(
+    str(path)
+    for path in (ROOT / "tests" / "models").rglob("model.xml")
+    if any(path.parent.glob("inputs-*.npz"))
+)
+# Names OpenBLAS's DYNAMIC_ARCH builds take (driver/others/dynamic.c); each loads its own
+# kernel or, where this CPU lacks its instructions, a lesser one.
+CORETYPES = (
+    "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge", "Haswell",
+    "SkylakeX", "Cooperlake", "SapphireRapids", "Zen", "Barcelona", "Bulldozer", "Piledriver",
+    "Steamroller", "Excavator", "Opteron", "Nano",
+)  # fmt: skip
+BLAS_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def _environment(coretype: str | None, l2_size: str | None = None) -> dict[str, str]:
+    environment = {k: v for k, v in os.environ.items() if k not in BLAS_VARIABLES}
+    if coretype is not None:
+        environment["OPENBLAS_CORETYPE"] = coretype
+    if l2_size is not None:
+        environment["OPENBLAS_L2_SIZE"] = l2_size
+    return environment
+
+
+def _loaded_kernel(coretype: str) -> str:
+    probe = (
+        "import numpy; from irpool.execute.engine import blas; "
+        "print(blas.blas_libraries()[0].info()['architecture'])"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], env=_environment(coretype), cwd=ROOT,
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return shown.stdout.strip()
+
+
+@cache
+def kernels() -> dict[str, str]:
+    """Each distinct kernel OpenBLAS loads here, with the first OPENBLAS_CORETYPE that loads it."""
+    with ThreadPoolExecutor(2) as pool:
+        loaded = list(pool.map(_loaded_kernel, CORETYPES))
+    found: dict[str, str] = {}
+    for coretype, kernel in zip(CORETYPES, loaded, strict=True):
+        found.setdefault(kernel, coretype)
+    return found
+
+
+def _differences(environment: dict[str, str], split: bool) -> dict[str, Any]:
+    command = [sys.executable, "-m", "tests.thread_bits", *(["--split"] if split else []), *MODELS]
+    shown = subprocess.run(command, env=environment, cwd=ROOT, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    found: dict[str, Any] = json.loads(shown.stdout)
+    return found
+
+
+def test_the_corpus_has_models_with_inputs() -> None:
+    assert len(MODELS) >= 30
+
+
+def test_every_blas_kernel_gives_the_same_bits_on_one_and_two_threads() -> None:
+    runs = [(_environment(coretype), True) for coretype in kernels().values()]
+    runs += [(_environment(None), True), (_environment(None), False)]
+    runs.append((_environment("Haswell", "512"), False))  # the hosts' setting, as it is
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda run: _differences(*run), runs))
+    assert len(kernels()) >= 2, kernels()  # the variable was read: more than one kernel ran
+    for (environment, split), found in zip(runs, results, strict=True):
+        setting = {k: environment.get(k) for k in BLAS_VARIABLES}
+        assert found["models"] == len(MODELS)
+        assert found["shared"] > 0 or not split  # the threads really shared the work
+        assert found["differ"] == [], (setting, split, found["architectures"])
