@@ -27,10 +27,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.maxima import (
+    BF16_LOWEST,
+    clamped_integers_from_f32,
+    compared_in_f32,
+    flushed_subnormals,
+)
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import CHUNK_BYTES, FLAT_NS
-from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.engine.scratch import Scratch
 from irpool.execute.engine.window_max import (
     Layout,
@@ -104,7 +109,7 @@ def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
     u64 (docs/semantics.md, MaxPool); 8- and 16-bit integers are exact in f32."""
     if values.dtype.itemsize < 4:
         return values
-    return from_f32(compared_in_f32(values), values.dtype)
+    return clamped_integers_from_f32(compared_in_f32(values), values.dtype)
 
 
 def max_pool(
