@@ -20,6 +20,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.checked import CheckedLayers
+from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
@@ -154,7 +155,7 @@ def _layers(
             kernel = None
             if op.role is not Role.CONSTANT:
                 kernel = kernel_of(op)
-                op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
+                op = compiled_for_layer(op, [checked.outputs[r[0]][r[1]] for r in inputs])
             candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
     return parameters, candidates, outputs
 
