@@ -1,0 +1,295 @@
+"""Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO.
+
+    python tools/measure_cpu.py
+
+irpool keeps what OpenVINO's CPU plugin does beyond the ops' plain semantics in irpool/cpu/,
+and describes each behaviour in docs/cpu.md. Each behaviour here has one function that builds
+a tiny model with OpenVINO's op builders, runs it on the CPU plugin with
+{"INFERENCE_PRECISION_HINT": "f32"}, and returns what it observed beside what irpool computes
+for the same model (`irpool.load(...).run`), which is what irpool assumes the CPU does. The
+command prints one row per behaviour, "same" or "CHANGED", and exits 1 when any changed: an
+OpenVINO upgrade is then a list of behaviours to measure again, not a search.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
+
+import irpool
+
+CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One behaviour's outputs: the CPU plugin's and irpool's, output by output."""
+
+    observed: list[NDArray[Any]]
+    assumed: list[NDArray[Any]]
+
+    @property
+    def same(self) -> bool:
+        return len(self.observed) == len(self.assumed) and all(
+            _identical(a, b) for a, b in zip(self.observed, self.assumed, strict=True)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """A behaviour of the CPU plugin: its docs/cpu.md section, where irpool holds it, and the
+    function that measures it."""
+
+    title: str
+    home: str
+    measure: Callable[[], Measurement]
+
+
+BEHAVIOURS: list[Behaviour] = []
+
+
+def behaviour(title: str, home: str) -> Callable[[Callable[[], Measurement]], Behaviour]:
+    """Register the decorated measuring function under `title` (its docs/cpu.md section)."""
+
+    def register(measure: Callable[[], Measurement]) -> Behaviour:
+        found = Behaviour(title, home, measure)
+        BEHAVIOURS.append(found)
+        return found
+
+    return register
+
+
+def _identical(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """The same dtype, shape and values, NaN where NaN (of any sign), zeros of one sign."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    numbers = ~np.isnan(a)
+    same_signs = np.array_equal(np.signbit(a[numbers]), np.signbit(b[numbers]))
+    return bool(np.array_equal(a, b, equal_nan=True)) and bool(same_signs)
+
+
+def parameter(name: str, shape: Sequence[int] | str, dtype: type[np.generic]) -> ov.Node:
+    """A Parameter; a str shape uses OpenVINO's syntax ("1,1,?,?")."""
+    partial = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
+    return opset1.parameter(partial, dtype, name=name)
+
+
+def constant(values: Any, dtype: type[np.generic]) -> ov.Node:
+    return opset1.constant(np.array(values, dtype))
+
+
+def observe(
+    outputs: Sequence[ov.Node], parameters: Sequence[ov.Node], inputs: Sequence[Any]
+) -> Measurement:
+    """`outputs` of a model on `parameters`, run on `inputs` by the CPU plugin and by irpool
+    (on the model as `save_model` writes it)."""
+    model = ov.Model(list(outputs), list(parameters))
+    arrays = [np.asarray(x) for x in inputs]
+    compiled = ov.Core().compile_model(model, "CPU", CPU_CONFIG)
+    request = compiled.create_infer_request()
+    request.infer(arrays)
+    observed = [np.array(request.get_output_tensor(i).data) for i in range(len(outputs))]
+    names = [output.get_any_name() for output in compiled.outputs]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "probe.xml"
+        ov.save_model(model, path, compress_to_fp16=False)
+        ran = irpool.load(path).run(dict(enumerate(arrays)))
+    return Measurement(observed, [np.asarray(ran[name]) for name in names])
+
+
+# Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
+
+
+@behaviour("Integers computed in f32", "irpool.cpu.numerics.f32_operand")
+def integers_computed_in_f32() -> Measurement:
+    """ReLU of i32 16777217 is 16777216: wrapped to int32, rounded to f32 and back."""
+    x = parameter("x", [3], np.int32)
+    return observe([opset1.relu(x)], [x], [np.array([16777217, 16777219, -5], np.int32)])
+
+
+@behaviour("Out of int32 stored as INT32_MIN", "irpool.cpu.numerics.stored_from_f32")
+def out_of_int32_stored_as_int32_min() -> Measurement:
+    """ReLU of i32 2147483647 (2**31 in f32) and an i32 FloorMod by 0 (NaN) give INT32_MIN."""
+    x, y = parameter("x", [2], np.int32), parameter("y", [2], np.int32)
+    outputs = [opset1.relu(x), opset1.floor_mod(x, y)]
+    return observe(outputs, [x, y], [np.array([2**31 - 1, 5], np.int32), np.zeros(2, np.int32)])
+
+
+@behaviour("8-bit results saturate", "irpool.cpu.numerics.stored_from_f32")
+def eight_bit_results_saturate() -> Measurement:
+    """An i8 division by zero gives -128 (INT32_MIN saturated), an u8 one 0."""
+    a, b = parameter("a", [3], np.int8), parameter("b", [3], np.int8)
+    c, d = parameter("c", [2], np.uint8), parameter("d", [2], np.uint8)
+    outputs = [opset1.divide(a, b), opset1.divide(c, d)]
+    inputs = [[100, -100, 7], [0, 0, 2], [200, 3], [0, 2]]
+    dtypes = [np.int8, np.int8, np.uint8, np.uint8]
+    return observe(
+        outputs, [a, b, c, d], [np.array(v, t) for v, t in zip(inputs, dtypes, strict=True)]
+    )
+
+
+@behaviour("f64 saturates to the f32 range", "irpool.cpu.numerics.f32_operand")
+def f64_saturates_to_the_f32_range() -> Measurement:
+    """ReLU of f64 1e300 and inf gives FLT_MAX: f64 is computed in f32, saturated."""
+    x = parameter("x", [4], np.float64)
+    return observe([opset1.relu(x)], [x], [np.array([1e300, np.inf, -1e300, 0.1], np.float64)])
+
+
+@behaviour("Integer products saturate", "irpool.cpu.numerics.stored_from_f32_product")
+def integer_products_saturate() -> Measurement:
+    """An i32 MatMul saturates to [-2**31, 2147483520] (the largest f32 below 2**31)."""
+    a, b = parameter("a", [2, 1], np.int32), parameter("b", [1, 1], np.int32)
+    product = opset1.matmul(a, b, False, False)
+    return observe(
+        [product], [a, b], [np.array([[2**30], [-(2**30)]], np.int32), np.array([[4]], np.int32)]
+    )
+
+
+@behaviour("Moved 64-bit integers wrap to int32", "irpool.cpu.numerics.moved_as_held")
+def moved_64_bit_integers_wrap() -> Measurement:
+    """An i64 2**31 comes out of a lone Reshape as -2**31."""
+    x = parameter("x", [2], np.int64)
+    reshaped = opset1.reshape(x, constant([2, 1], np.int64), False)
+    return observe([reshaped], [x], [np.array([2**31, 2**40 + 7], np.int64)])
+
+
+@behaviour("Moved f64 is held as f32", "irpool.cpu.numerics.moved_as_held")
+def moved_f64_is_held_as_f32() -> Measurement:
+    """An f64 inf or 1e300 comes out of a lone Reshape as FLT_MAX; 0.1 as f32's 0.1."""
+    x = parameter("x", [4], np.float64)
+    reshaped = opset1.reshape(x, constant([4, 1], np.int64), False)
+    return observe([reshaped], [x], [np.array([np.inf, 1e300, -np.inf, 0.1], np.float64)])
+
+
+@behaviour("exp underflows to 0", "irpool.cpu.numerics.EXP_UNDERFLOW")
+def exp_underflows_to_zero() -> Measurement:
+    """Sigmoid below x = -86.98997 is 0, where NumPy's exp still gives subnormals."""
+    x = parameter("x", [3], np.float32)
+    return observe([opset1.sigmoid(x)], [x], [np.array([-87.0, -88.5, -100.0], np.float32)])
+
+
+@behaviour("Integer maxima through f32", "irpool.cpu.maxima")
+def integer_maxima_through_f32() -> Measurement:
+    """An i32 MaxPool over two channels compares in f32 and clamps to 2147483520: the maximum
+    of 2147483647 and 0 is 2147483520, of 16777219 and 16777218 is 16777220."""
+    x = parameter("x", [1, 2, 1, 2], np.int32)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    values = np.array([[[[2**31 - 1, 0]], [[16777219, 16777218]]]], np.int32)
+    return observe([pooled], [x], [values])
+
+
+# Compilation: irpool/cpu/compilation.py
+
+
+@behaviour("MaxPool indices leave dynamic axes unpadded", "irpool.cpu.compilation.unpadded_axes")
+def max_pool_indices_leave_dynamic_axes_unpadded() -> Measurement:
+    """A MaxPool-8 with same_upper on a dynamic width and its indices read pads that width by
+    0: kernel 3 over [1, 2, 3, 4] gives [3, 4, 4, 4], not [2, 3, 4, 4]."""
+    x = parameter("x", "1,1,1,?", np.float32)
+    pool = ov.opset8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [1, 3], auto_pad="same_upper")
+    values = np.array([[[[1, 2, 3, 4]]]], np.float32)
+    return observe([pool.output(0), pool.output(1)], [x], [values])
+
+
+@behaviour(
+    "Attention scales key by a known scale", "irpool.cpu.compilation.scale_known_when_compiled"
+)
+def attention_scales_key_by_a_known_scale() -> Measurement:
+    """A constant scale multiplies key before the product (key 3e38 times 2 overflows: NaN);
+    a scale given at run time multiplies the product (0.25 * 3e38 * 2 stays finite)."""
+    query = parameter("query", [1, 1, 1], np.float32)
+    key = parameter("key", [1, 1, 1], np.float32)
+    value = parameter("value", [1, 1, 1], np.float32)
+    scale = parameter("scale", [], np.float32)
+    mask = constant(np.zeros((1, 1)), np.float32)
+    attention = ov.opset13.scaled_dot_product_attention
+    known = attention(query, key, value, mask, constant(2, np.float32))
+    late = attention(query, key, value, mask, scale)
+    arrays = [[[[0.25]]], [[[3e38]]], [[[7.0]]]]
+    inputs = [np.array(a, np.float32) for a in arrays] + [np.array(2, np.float32)]
+    return observe([known, late], [query, key, value, scale], inputs)
+
+
+@behaviour("Convert's dynamic-shape kernel", "irpool.cpu.compilation.runs_dynamic_kernel")
+def converts_dynamic_shape_kernel() -> Measurement:
+    """f32 to u8 saturates (300.5 -> 255) where the input's shape is dynamic, and wraps
+    (300.5 -> 44) where it is static."""
+    static, dynamic = parameter("static", [3], np.float32), parameter("dynamic", "?", np.float32)
+    outputs = [opset1.convert(static, "u8"), opset1.convert(dynamic, "u8")]
+    values = np.array([300.5, -3.0, 12.7], np.float32)
+    return observe(outputs, [static, dynamic], [values, values])
+
+
+# Fusions and rewrites: irpool/cpu/eltwise_fusion.py, irpool/cpu/reduce_merge.py
+
+
+@behaviour("Fused FloorMod chains carry NaN", "irpool.cpu.eltwise_fusion")
+def fused_floor_mod_chains_carry_nan() -> Measurement:
+    """(5 floormod 0) floormod 2 is INT32_MIN: the fused chain carries the NaN in f32, where
+    INT32_MIN floormod 2 would be 0."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    chain = opset1.floor_mod(opset1.floor_mod(a, b), constant([2, 2], np.int32))
+    return observe([chain], [a, b], [np.array([5, 7], np.int32), np.array([0, 4], np.int32)])
+
+
+@behaviour("Fused Power chains carry fractions", "irpool.cpu.eltwise_fusion")
+def fused_power_chains_carry_fractions() -> Measurement:
+    """(-3) ** -1 floormod 3 is 3: the fraction -1/3 goes on in f32, rounded at the end."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    chain = opset1.floor_mod(opset1.power(a, b), constant([3, 5], np.int32))
+    return observe([chain], [a, b], [np.array([-3, -2], np.int32), np.array([-1, -1], np.int32)])
+
+
+@behaviour("Neutral eltwise ops are removed", "irpool.cpu.eltwise_fusion")
+def neutral_eltwise_ops_are_removed() -> Measurement:
+    """An i32 `x / 1` by a Const passes x on (16777217 stays, not rounded through f32)."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    divided = opset1.divide(opset1.subtract(a, b), constant([1], np.int32))
+    inputs = [np.array([16777217, -16777219], np.int32), np.zeros(2, np.int32)]
+    return observe([divided], [a, b], inputs)
+
+
+@behaviour("Chained Reduces merge", "irpool.cpu.reduce_merge")
+def chained_reduces_merge() -> Measurement:
+    """An u8 ReduceMean over axis 2 then axis 1 of [[1, 2], [2, 3]] truncates once: 2, not 1."""
+    x = parameter("x", [1, 2, 2], np.uint8)
+    inner = opset1.reduce_mean(x, constant([2], np.int64), False)
+    outer = opset1.reduce_mean(inner, constant([1], np.int64), False)
+    return observe([outer], [x], [np.array([[[1, 2], [2, 3]]], np.uint8)])
+
+
+def shown(arrays: Sequence[NDArray[Any]]) -> str:
+    return "; ".join(str(array.tolist()) for array in arrays)
+
+
+def main() -> int:
+    print(f"OpenVINO {ov.__version__}, CPU plugin, INFERENCE_PRECISION_HINT f32")
+    changed = 0
+    rows = []
+    for found in BEHAVIOURS:
+        measured = found.measure()
+        verdict = "same" if measured.same else "CHANGED"
+        changed += not measured.same
+        rows.append(
+            (verdict, found.title, found.home, shown(measured.observed), shown(measured.assumed))
+        )
+    width = max(len(row[1]) for row in rows)
+    for verdict, title, home, observed, assumed in rows:
+        print(f"{verdict:8} {title:{width}}  {home}")
+        if verdict != "same":
+            print(f"{'':8} CPU: {observed}\n{'':8} irpool: {assumed}")
+    print(f"{len(rows)} behaviours, {changed} changed")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
