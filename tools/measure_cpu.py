@@ -187,6 +187,16 @@ def integer_maxima_through_f32() -> Measurement:
     return observe([pooled], [x], [values])
 
 
+@behaviour("One-channel integer MaxPool is exact", "irpool.cpu.maxima.max_pool_values_in_f32")
+def one_channel_integer_max_pool_is_exact() -> Measurement:
+    """An i32 MaxPool of one channel without dilation or empty windows runs an exact integer
+    kernel: the maximum of 2147483647 and 0 stays 2147483647."""
+    x = parameter("x", [1, 1, 1, 4], np.int32)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    values = np.array([[[[2**31 - 1, 0, 16777219, 16777218]]]], np.int32)
+    return observe([pooled], [x], [values])
+
+
 # Compilation: irpool/cpu/compilation.py
 
 
