@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
 
 import irpool
+from irpool.cpu.pull_through_reduce import pulled_through_reduce
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 
@@ -275,6 +276,40 @@ def chained_reduces_merge() -> Measurement:
     inner = opset1.reduce_mean(x, constant([2], np.int64), False)
     outer = opset1.reduce_mean(inner, constant([1], np.int64), False)
     return observe([outer], [x], [np.array([[[1, 2], [2, 3]]], np.uint8)])
+
+
+# (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome
+PULLED_CASES = (
+    ([2, 3], [2], [-2], False),  # axis 1 as written, axis 0 on the CPU: "wrong"
+    ([2, 3], [1], [-3], True),  # -3 on the rank-2 input: "compile"
+    ([2, 3, 4], [2], [0], True),  # keep_dims: the 1s come back elsewhere: "wrong"
+    ([2, 3], [2], [1], False),  # a non-negative axis is renumbered right: as written
+)
+
+
+@behaviour("Reduce after inserted 1s keeps its axes as written", "irpool.cpu.pull_through_reduce")
+def reduce_after_inserted_ones_keeps_its_axes() -> Measurement:
+    """Each of PULLED_CASES, an Unsqueeze then a ReduceMean, as the CPU compiles and runs it
+    ("compile": it fails to compile; "wrong": another shape or other values than NumPy's;
+    "written": what the file says) beside what irpool's replay of the rewrite predicts."""
+    observed, assumed = [], []
+    for shape, ones, axes, keep in PULLED_CASES:
+        x = parameter("x", shape, np.float32)
+        inserted = opset1.unsqueeze(x, constant(ones, np.int64))
+        reduced = opset1.reduce_mean(inserted, constant(axes, np.int64), keep)
+        data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        full = np.expand_dims(data, tuple(ones))
+        expected = np.mean(full, axis=tuple(sorted({a % full.ndim for a in axes})), keepdims=keep)
+        try:
+            compiled = ov.Core().compile_model(ov.Model([reduced], [x]), "CPU", CPU_CONFIG)
+        except RuntimeError:
+            observed.append("compile")
+        else:
+            got = compiled([data])[0]
+            same = got.shape == expected.shape and np.array_equal(got, expected)
+            observed.append("written" if same else "wrong")
+        assumed.append(pulled_through_reduce(shape, ones, axes, keep) or "written")
+    return Measurement([np.array(observed)], [np.array(assumed)])
 
 
 def shown(arrays: Sequence[NDArray[Any]]) -> str:

@@ -8,8 +8,10 @@ computes it; what the CPU plugin 2026.4 adds lives here, each behaviour once:
 - `maxima`: how its max kernels (MaxPool, AdaptiveMaxPool, ReduceMax) compare and store;
 - `compilation`: what it decides per layer when it compiles a model, where that changes the
   results (which dims a MaxPool pads, whether attention scales the key, which Convert kernel);
-- `eltwise_fusion`, `reduce_merge`: the fusions and rewrites that change results.
+- `eltwise_fusion`, `reduce_merge`: the fusions and rewrites that change results, as what runs
+  in the layers' place (`replacements`);
+- `pull_through_reduce`: a rewrite that breaks a Reduce's axes, which checking reports (IR309).
 
-Each behaviour has a section in docs/cpu.md and a measurement against OpenVINO in
-tools/cpu_measurements/, which `python tools/measure_cpu.py` re-runs.
+Each behaviour has a section in docs/cpu.md and a measuring function in tools/measure_cpu.py,
+which `python tools/measure_cpu.py` re-runs against the installed OpenVINO.
 """
