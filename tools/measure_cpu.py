@@ -163,6 +163,16 @@ def moved_64_bit_integers_wrap() -> Measurement:
     return observe([reshaped], [x], [np.array([2**31, 2**40 + 7], np.int64)])
 
 
+@behaviour("Constants are held saturated", "irpool.cpu.numerics.constant_as_held")
+def constants_are_held_saturated() -> Measurement:
+    """An i64 Const holding 2**40 and -2**40 is held as 2147483647 and -2147483648 (saturated,
+    where a computed i64 wraps); an f64 Const of 1e300 as FLT_MAX."""
+    a, b = parameter("a", [3], np.int64), parameter("b", [2], np.float64)
+    wide = opset1.add(a, constant([2**40, -(2**40), 5], np.int64))
+    huge = opset1.add(b, constant([1e300, 0.1], np.float64))
+    return observe([wide, huge], [a, b], [np.zeros(3, np.int64), np.zeros(2, np.float64)])
+
+
 @behaviour("Moved f64 is held as f32", "irpool.cpu.numerics.moved_as_held")
 def moved_f64_is_held_as_f32() -> Measurement:
     """An f64 inf or 1e300 comes out of a lone Reshape as FLT_MAX; 0.1 as f32's 0.1."""

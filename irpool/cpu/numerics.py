@@ -9,6 +9,8 @@ path it computes integers on (docs/cpu.md, "Numerics").
   and saturated to 8-bit ones; f64 holds the f32 value with ±inf saturated to ±FLT_MAX.
 - A oneDNN product (Convolution, MatMul) saturates integers to [-2**31, 2147483520] first
   (`stored_from_f32_product`).
+- A constant is held with i64, u32 and u64 saturated to the int32 range and f64 as f32
+  saturated to ±FLT_MAX (`constant_as_held`).
 - A tensor the CPU only moves or copies is held with 64-bit integers wrapped to int32 and f64
   as f32 saturated to ±FLT_MAX (`moved_as_held`).
 - Its vectorized exp gives 0 below `EXP_UNDERFLOW` (Sigmoid, Swish, SoftMax, attention).
@@ -21,6 +23,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from irpool.element_types import F64, I64, U32, U64
 
 F32 = np.float32
 F32_MAX = float(np.finfo(F32).max)
@@ -98,3 +102,14 @@ def moved_as_held(x: NDArray[Any]) -> NDArray[Any]:
         held: NDArray[Any] = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
         return held
     return x
+
+
+def constant_as_held(value: NDArray[Any], type_name: str) -> NDArray[Any]:
+    """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
+    u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
+    if type_name in (I64, U32, U64):
+        wide = value.astype(np.float64) if type_name == U64 else value.astype(np.int64)
+        return np.asarray(np.clip(wide, INT32_MIN, -INT32_MIN - 1), value.dtype)  # 0-d stays
+    if type_name == F64:
+        return np.asarray(np.clip(value, -F32_MAX, F32_MAX), np.float32).astype(np.float64)
+    return value
