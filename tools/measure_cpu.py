@@ -240,6 +240,31 @@ def attention_scales_key_by_a_known_scale() -> Measurement:
     return observe([known, late], [query, key, value, scale], inputs)
 
 
+@behaviour(
+    "Attention at rank 5 runs the SoftMax node",
+    "irpool.cpu.compilation.attention_runs_softmax_node",
+)
+def attention_at_rank_5_runs_the_softmax_node() -> Measurement:
+    """Scores 0 and -87.1: the SoftMax node (rank 5) gives the second weight 0 (its exp is 0
+    below -86.98997), the fused kernel (rank 6) exp(-87.1), above FLT_MIN. Observed: whether
+    that weight reaches the output, a value of 1 under it and 0 under the other."""
+    outputs, parameters, inputs = [], [], []
+    for rank in (5, 6):
+        lead = [1] * (rank - 2)
+        query = parameter(f"query{rank}", [*lead, 1, 1], np.float32)
+        key = parameter(f"key{rank}", [*lead, 2, 1], np.float32)
+        value = parameter(f"value{rank}", [*lead, 2, 1], np.float32)
+        mask, scale = constant(np.zeros((1, 2)), np.float32), constant(1, np.float32)
+        outputs.append(ov.opset13.scaled_dot_product_attention(query, key, value, mask, scale))
+        parameters += [query, key, value]
+        columns = ([[1]], [[0], [-87.1]], [[0], [1]])
+        inputs += [np.array(c, np.float32).reshape([*lead, len(c), 1]) for c in columns]
+    measured = observe(outputs, parameters, inputs)
+    return Measurement(
+        [output != 0 for output in measured.observed], [output != 0 for output in measured.assumed]
+    )
+
+
 @behaviour("Convert's dynamic-shape kernel", "irpool.cpu.compilation.runs_dynamic_kernel")
 def converts_dynamic_shape_kernel() -> Measurement:
     """f32 to u8 saturates (300.5 -> 255) where the input's shape is dynamic, and wraps

@@ -7,6 +7,9 @@ changes what the layer computes (docs/cpu.md, "Compilation"). The execution plan
 - ScaledDotProductAttention: a scale known when compiling (a constant, or the default
   1/sqrt(E) of a static E, but not for f64 data) multiplies key before the product; any other
   scale multiplies the product (`scales_key`).
+- ScaledDotProductAttention at rank 5 runs its softmax through the SoftMax node, whose exp is
+  0 below `EXP_UNDERFLOW`; at other ranks the fused kernel flushes exp results below FLT_MIN
+  (`attention_runs_softmax_node`).
 - Convert: the CPU runs its kernel for dynamic shapes when the model leaves the input's shape
   dynamic or its rank is 7 or more; that kernel rounds f32 to bf16 otherwise and saturates
   floats to i8/u8 (`dynamic_kernel`).
@@ -25,6 +28,7 @@ from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 
 LayerOp = TypeVar("LayerOp", bound=Op)
+SOFTMAX_NODE_RANK = 5  # the one rank of attention the plugin does not fuse
 DYNAMIC_KERNEL_RANK = 7  # from this rank on, the CPU's Convert runs its dynamic-shape kernel
 
 
@@ -68,6 +72,12 @@ def scale_known_when_compiled(inputs: Sequence[TensorInfo]) -> bool:
         return inputs[4].value is not None
     dims, f64 = inputs[0].shape.dims, inputs[0].type.name == F64
     return dims is not None and bool(dims) and dims[-1].is_static and not f64
+
+
+def attention_runs_softmax_node(rank: int) -> bool:
+    """Whether the CPU computes an attention's softmax of scores of `rank` through its SoftMax
+    node rather than fused into the attention kernel."""
+    return rank == SOFTMAX_NODE_RANK
 
 
 def runs_dynamic_kernel(data: TensorInfo) -> bool:

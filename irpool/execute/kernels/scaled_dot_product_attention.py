@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.compilation import attention_runs_softmax_node
 from irpool.cpu.numerics import EXP_UNDERFLOW, F32, F32_MAX, f32_operand, stored_from_f32
 from irpool.execute.kernels.mat_mul import f32_product
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 
 FLT_MIN = F32(np.finfo(F32).tiny)
-SOFTMAX_NODE_RANK = 5  # the one rank the plugin does not fuse (measured)
 
 
 @kernel_for(ScaledDotProductAttention13)
@@ -60,7 +60,7 @@ def run_scaled_dot_product_attention(
             scores = scores + _causal_bias(length, keys, masked)
         elif len(inputs) > 3:
             scores = scores + _bias(inputs[3], masked)
-        weights = _softmax(scores, exp_floor=scores.ndim != SOFTMAX_NODE_RANK)
+        weights = _softmax(scores, exp_floor=not attention_runs_softmax_node(scores.ndim))
         attention = f32_product(weights, value)
     return [stored_from_f32(attention, inputs[0].dtype)]
 
