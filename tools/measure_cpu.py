@@ -78,7 +78,7 @@ def _identical(a: NDArray[Any], b: NDArray[Any]) -> bool:
     return bool(np.array_equal(a, b, equal_nan=True)) and bool(same_signs)
 
 
-def parameter(name: str, shape: Sequence[int] | str, dtype: type[np.generic]) -> ov.Node:
+def parameter(name: str, shape: Sequence[int] | str, dtype: type[np.generic] | ov.Type) -> ov.Node:
     """A Parameter; a str shape uses OpenVINO's syntax ("1,1,?,?")."""
     partial = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
     return opset1.parameter(partial, dtype, name=name)
@@ -97,14 +97,37 @@ def observe(
     arrays = [np.asarray(x) for x in inputs]
     compiled = ov.Core().compile_model(model, "CPU", CPU_CONFIG)
     request = compiled.create_infer_request()
-    request.infer(arrays)
-    observed = [np.array(request.get_output_tensor(i).data) for i in range(len(outputs))]
+    request.infer(
+        [_tensor(x, p.get_element_type()) for x, p in zip(arrays, parameters, strict=True)]
+    )
+    observed = [_array(request.get_output_tensor(i)) for i in range(len(outputs))]
     names = [output.get_any_name() for output in compiled.outputs]
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "probe.xml"
         ov.save_model(model, path, compress_to_fp16=False)
-        ran = irpool.load(path).run(dict(enumerate(arrays)))
+        ran = irpool.load(path).run(dict(enumerate(arrays)), cast=True)  # bf16 from f32
     return Measurement(observed, [np.asarray(ran[name]) for name in names])
+
+
+def bf16_values(bits: Sequence[int]) -> NDArray[np.float32]:
+    """The f32 values of bf16 bit patterns (as irpool holds bf16)."""
+    return (np.array(bits, np.uint32) << 16).view(np.float32)
+
+
+def _tensor(array: NDArray[Any], element_type: Any) -> ov.Tensor | NDArray[Any]:
+    """An input for OpenVINO: a bf16 Parameter takes the upper halves of f32 `array`."""
+    if element_type != ov.Type.bf16:
+        return array
+    tensor = ov.Tensor(ov.Type.bf16, ov.Shape(list(array.shape)))
+    tensor.data.view(np.uint16)[...] = (array.view(np.uint32) >> 16).astype(np.uint16)
+    return tensor
+
+
+def _array(tensor: ov.Tensor) -> NDArray[Any]:
+    """An output as irpool gives it: bf16 as the f32 values of its bits."""
+    if tensor.element_type == ov.Type.bf16:
+        return bf16_values(tensor.data.view(np.uint16))
+    return np.array(tensor.data)
 
 
 # Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
@@ -196,6 +219,28 @@ def integer_maxima_through_f32() -> Measurement:
     pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
     values = np.array([[[[2**31 - 1, 0]], [[16777219, 16777218]]]], np.int32)
     return observe([pooled], [x], [values])
+
+
+@behaviour("bf16 MaxPool flushes subnormals", "irpool.cpu.maxima.flushed_subnormals")
+def bf16_max_pool_flushes_subnormals() -> Measurement:
+    """A bf16 MaxPool gives a subnormal maximum as a zero of its sign: the maximum of the
+    subnormals 0x0050 and 0x8050 is +0, of 0x8040 and -inf -0."""
+    x = parameter("x", [1, 2, 1, 2], ov.Type.bf16)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    return observe(
+        [pooled], [x], [bf16_values([0x0050, 0x8050, 0x8040, 0xFF80]).reshape(1, 2, 1, 2)]
+    )
+
+
+@behaviour("bf16 windows start at bf16's lowest", "irpool.cpu.maxima.bf16_window_start")
+def bf16_windows_start_at_the_lowest() -> Measurement:
+    """A bf16 MaxPool with a dilation runs the general kernel, whose windows start at bf16's
+    lowest value: a window of -inf gives -3.3895314e38; without a dilation, -inf."""
+    x = parameter("x", [1, 1, 1, 3], ov.Type.bf16)
+    dilated = ov.opset8.max_pool(x, [1, 1], [1, 2], [0, 0], [0, 0], [1, 2])
+    plain = opset1.max_pool(x, [1, 1], [0, 0], [0, 0], [1, 2])
+    values = bf16_values([0xFF80] * 3).reshape(1, 1, 1, 3)  # -inf
+    return observe([dilated.output(0), plain.output(0)], [x], [values])
 
 
 @behaviour("One-channel integer MaxPool is exact", "irpool.cpu.maxima.max_pool_values_in_f32")
