@@ -161,6 +161,17 @@ def eight_bit_results_saturate() -> Measurement:
     )
 
 
+@behaviour("Boolean results round to nearest", "irpool.cpu.numerics.stored_from_f32")
+def boolean_results_round_to_nearest() -> Measurement:
+    """A boolean SoftMax is true where its f32 result rounds to a nonzero integer: softmax of
+    [1, 0, 0] is [0.58, 0.21, 0.21], true only first; of [1, 1] [0.5, 0.5], false (ties to
+    even), where any nonzero value would be true."""
+    x, y = parameter("x", [2, 3], np.bool_), parameter("y", [1, 2], np.bool_)
+    outputs = [ov.opset8.softmax(x, 1), ov.opset8.softmax(y, 1)]
+    inputs = [np.array([[1, 0, 0], [1, 1, 0]], np.bool_), np.array([[1, 1]], np.bool_)]
+    return observe(outputs, [x, y], inputs)
+
+
 @behaviour("f64 saturates to the f32 range", "irpool.cpu.numerics.f32_operand")
 def f64_saturates_to_the_f32_range() -> Measurement:
     """ReLU of f64 1e300 and inf gives FLT_MAX: f64 is computed in f32, saturated."""
