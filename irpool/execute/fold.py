@@ -11,7 +11,8 @@ in this order:
    are its corners': docs/semantics.md §28);
 2. its op's own folding rule, where OpenVINO's folding differs from the CPU plugin's
    kernel (`Op.fold_constant`: Convert), applied to the constants as the file writes them;
-3. its kernel, run once on the constants as the plugin holds them (`as_constant`).
+3. its kernel, run once on the constants as the plugin holds them
+   (`irpool.cpu.numerics.constant_as_held`).
 
 A layer that cannot be folded (a value NumPy cannot hold, a kernel that refuses it, more
 memory than there is) stays a step, and fails, if it does, when a run reaches it.
@@ -26,13 +27,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.element_types import F64, I64, U32, U64
+from irpool.cpu.numerics import constant_as_held
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
 from irpool.graph.graph import Layer
 from irpool.ops.base import Op, Role, ShapeError, TensorInfo
-from irpool.ops.convert_fold import F32_MAX, INT32_MIN
 
 Ref = tuple[int, int]  # (layer id, output index)
 
@@ -89,7 +89,7 @@ def _folded(
     if len(produced) == 1 and _affordable_outputs(sources[0].shape, produced, 0):
         value = op.fold_constant(sources)
         if value is not None:
-            return {0: (value, as_constant(value, produced[0].element_type))}
+            return {0: (value, constant_as_held(value, produced[0].element_type))}
     if not _affordable_outputs(sources[0].shape, produced, 1):
         return None
     return _computed_once(candidate, [held[ref] for ref in candidate.inputs])
@@ -100,7 +100,7 @@ def _checked(layer: Layer, info: TensorInfo) -> tuple[NDArray[Any], NDArray[Any]
         raise ExecutionError(
             f"{layer.describe()}: irpool cannot hold {info.element_type} constants in NumPy"
         )
-    return info.value, as_constant(info.value, info.element_type)
+    return info.value, constant_as_held(info.value, info.element_type)
 
 
 def _affordable_outputs(
@@ -142,14 +142,3 @@ def cannot_run(layer: Layer) -> ExecutionError:
         f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
         f"it runs {', '.join(runnable_types())} only"
     )
-
-
-def as_constant(value: NDArray[Any], type_name: str) -> NDArray[Any]:
-    """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
-    u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
-    if type_name in (I64, U32, U64):
-        wide = value.astype(np.float64) if type_name == U64 else value.astype(np.int64)
-        return np.asarray(np.clip(wide, INT32_MIN, -INT32_MIN - 1), value.dtype)  # 0-d stays
-    if type_name == F64:
-        return np.asarray(np.clip(value, -F32_MAX, F32_MAX), np.float32).astype(np.float64)
-    return value

@@ -20,14 +20,16 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.checked import CheckedLayers
+from irpool.cpu.compilation import compiled_for_layer
+from irpool.cpu.eltwise_fusion import fused_eltwise_chains
+from irpool.cpu.reduce_merge import merged_reduce_chains
+from irpool.cpu.replacements import Rewrite
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
-from irpool.execute.eltwise_fusion import fuse_eltwise_chains
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
-from irpool.execute.reduce_merge import merge_reduce_chains
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
@@ -107,9 +109,10 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     parameters, candidates, outputs = _layers(model, types)
     constants, computed = fold_constants(candidates)
     returned = [output.ref for output in outputs]
-    computed = merge_reduce_chains(computed, constants, returned)  # as the CPU plugin does
+    computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
-    computed = fuse_eltwise_chains(computed, layer_types, returned, constants, shapes)  # as the CPU
+    fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
+    computed = _replaced(computed, fused)
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
@@ -152,9 +155,24 @@ def _layers(
             kernel = None
             if op.role is not Role.CONSTANT:
                 kernel = kernel_of(op)
-                op = op.for_layer([checked.outputs[ref[0]][ref[1]] for ref in inputs])
+                op = compiled_for_layer(op, [checked.outputs[r[0]][r[1]] for r in inputs])
             candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
     return parameters, candidates, outputs
+
+
+def _replaced(computed: list[Candidate], rewrites: dict[int, Rewrite | None]) -> list[Candidate]:
+    """`computed` with the layers the CPU plugin fuses or rewrites replaced by what it runs
+    instead (None: nothing, fused into a later layer)."""
+    replaced = []
+    for candidate in computed:
+        if candidate.layer.id not in rewrites:
+            replaced.append(candidate)
+            continue
+        rewrite = rewrites[candidate.layer.id]
+        if rewrite is not None:
+            kernel = kernel_of(rewrite.op)
+            replaced.append(replace(candidate, op=rewrite.op, kernel=kernel, inputs=rewrite.inputs))
+    return replaced
 
 
 def _read_constants(

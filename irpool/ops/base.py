@@ -256,8 +256,8 @@ class Op:
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> Op:
         """This op as one layer runs it, given its inputs as checking inferred them from the
-        model: itself, or (layers share ops) a copy holding what its kernel needs of them,
-        such as which dims the model leaves dynamic (Convert, MaxPool)."""
+        model: itself, or (layers share ops) a copy holding what its kernel needs of them
+        (what the CPU plugin decides for the layer: irpool.cpu.compilation)."""
         return self
 
     def explain(

@@ -8,7 +8,6 @@ Converting back from f16 is exact, so irpool folds it too (see irpool/ops/foldin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from copy import copy
 from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, STRING, element_type
@@ -32,9 +31,8 @@ class Convert1(Op):
     opsets = range(1, 17)
     input_names = ("data",)
     attributes = (Attr("destination_type", AttrType.ELEMENT_TYPE, default=DYNAMIC, required=True),)
-    # Whether the CPU runs its kernel for dynamic shapes: the model leaves the input shape
-    # dynamic, or its rank is 7 or more (measured: it then rounds f32 to bf16 otherwise and
-    # saturates floats to i8/u8). Set per layer by `for_layer`.
+    # Whether the CPU runs its kernel for dynamic shapes, which rounds and saturates otherwise:
+    # set per layer by irpool.cpu.compilation.
     dynamic_kernel = False
 
     @property
@@ -76,14 +74,6 @@ class Convert1(Op):
         if value is None and data.bounds is not None and destination.is_integer:
             bounds = converted_bounds(data.bounds, destination)
         return [TensorInfo(destination, data.shape, value, written_as=written_as, bounds=bounds)]
-
-    def for_layer(self, inputs: Sequence[TensorInfo]) -> Convert1:
-        shape = inputs[0].shape
-        if shape.is_static and (shape.rank or 0) < 7:
-            return self
-        layer_op = copy(self)
-        layer_op.dynamic_kernel = True
-        return layer_op
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from

@@ -67,7 +67,7 @@ def fold(x: NDArray[Any], destination: str) -> NDArray[Any]:
     then wraps; integers wrap from their full width; booleans are `x != 0` (NaN is true);
     floats round to nearest even and overflow to ±inf (f64 1e300 to f32 is inf), bf16 with
     OpenVINO's scalar rounding; i32 to f16 saturates at ±65504. The plugin then holds the
-    result as any constant (`as_constant`)."""
+    result as any constant (`irpool.cpu.numerics.constant_as_held`)."""
     source = source_type(x)
     with np.errstate(over="ignore", invalid="ignore"):
         if destination == BOOLEAN:

@@ -10,7 +10,6 @@ measured in docs/semantics.md, "MaxPool-1 / -8 / -14"; the kernel is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from copy import copy
 
 from irpool.element_types import BF16, ELEMENT_TYPES, I64, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
@@ -34,9 +33,8 @@ ATTRIBUTES = (
 class MaxPoolBase(WindowPoolBase):
     type_name = "MaxPool"
     attributes = ATTRIBUTES
-    # Spatial axes (0 = the first) the model leaves dynamic under auto_pad same_*: with the
-    # indices read, the CPU's reference kernel pads them by 0 (measured, docs/semantics.md
-    # §10). Set per layer by `for_layer`.
+    # The spatial axes the CPU's kernel for indices pads by 0: set per layer by
+    # irpool.cpu.compilation.
     unpadded_axes: frozenset[int] = frozenset()
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
@@ -60,17 +58,6 @@ class MaxPoolBase(WindowPoolBase):
                 "compile the model",
             )
         return [values, TensorInfo(element_type(self.attrs["index_element_type"]), values.shape)]
-
-    def for_layer(self, inputs: Sequence[TensorInfo]) -> MaxPoolBase:
-        dims = inputs[0].shape.dims
-        if self.attrs["auto_pad"] not in ("same_upper", "same_lower") or dims is None:
-            return self
-        dynamic = frozenset(i for i, dim in enumerate(dims[2:]) if not dim.is_static)
-        if not dynamic:
-            return self
-        layer_op = copy(self)
-        layer_op.unpadded_axes = dynamic
-        return layer_op
 
     def check_attributes(self, ctx: LayerContext) -> None:
         read = self.version >= 8 and INDICES in ctx.used_outputs

@@ -16,19 +16,17 @@ What OpenVINO 2026.4's `read_model` does (measured, docs/semantics.md "ScaledDot
   is refused, its last two dims broadcast into L and S: the output's L is the broadcast one;
 - a scale of static rank must be a scalar or hold one element ([?] passes, [1,1] does not).
 Output: the broadcast batch dims, L and value's Ev; a dynamic rank when query's is.
-The CPU plugin cannot compile a mask whose static S widens key's static S of 1 (IR214). It
-multiplies key by a scale it knows when compiling (a constant, or the default of a static E
-but for f64 data), and the product by any other: `for_layer` tells the kernel which.
+The CPU plugin cannot compile a mask whose static S widens key's static S of 1 (IR214). Where
+it multiplies by the scale is its compile-time decision (irpool.cpu.compilation).
 The kernel is in irpool.execute.kernels.scaled_dot_product_attention.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from copy import copy
 from typing import ClassVar
 
-from irpool.element_types import F64, ElementType
+from irpool.element_types import ElementType
 from irpool.ops.arithmetic import broadcast, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.concat import one_element
@@ -82,25 +80,13 @@ class ScaledDotProductAttention13(Op):
     attributes: ClassVar[tuple[Attr, ...]] = (Attr("causal", AttrType.BOOL, default=False),)
     input_names = ("query", "key", "value", "attention_mask", "scale")
     optional_inputs = 2
-    # Whether the CPU multiplies key by the scale before the product (a scale it knows when
-    # compiling: the default of a static E, or a constant) rather than the product after it.
+    # Whether the CPU multiplies key by the scale before the product rather than the product
+    # after it: set per layer by irpool.cpu.compilation.
     scales_key = False
 
     @property
     def causal(self) -> bool:
         return bool(self.attrs["causal"])
-
-    def for_layer(self, inputs: Sequence[TensorInfo]) -> ScaledDotProductAttention13:
-        if len(inputs) > 4:
-            known = inputs[4].value is not None
-        else:  # the default, 1/sqrt(E), folded for a static E (not for f64: measured)
-            dims, f64 = inputs[0].shape.dims, inputs[0].type.name == F64
-            known = dims is not None and bool(dims) and dims[-1].is_static and not f64
-        if known == self.scales_key:
-            return self
-        layer_op = copy(self)
-        layer_op.scales_key = known
-        return layer_op
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         element = _element_type(inputs, self.causal)

@@ -32,7 +32,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from tests.differential.single_layer import (
     BATCH_SIZE,
     CPU_CONFIG,
@@ -247,7 +247,7 @@ def _runs_right(config: Config, fed: dict[str, NDArray[Any]], theirs: Any) -> bo
     if isinstance(theirs, str):
         return False
     expected = numpy_broadcast(config, _arrays(config, fed))
-    return expected is not None and same(theirs[f"out0_{config.index}"], as_held(expected))
+    return expected is not None and same(theirs[f"out0_{config.index}"], moved_as_held(expected))
 
 
 def _run_batch(worker: Worker, directory: Path, batch: list[Outcome]) -> list[str]:

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.check.rewrites import cpu_rewrite
+from irpool.cpu.pull_through_reduce import pulled_through_reduce
 
 ov = pytest.importorskip("openvino")
 o1 = ov.opset1
@@ -113,4 +113,4 @@ def test_ir309_is_reported_exactly_where_the_cpu_goes_wrong(
 def test_the_replayed_rewrite_on_measured_cases(
     shape: list[int], ones: list[int], axes: list[int], keep: bool, outcome: str | None
 ) -> None:
-    assert cpu_rewrite(shape, ones, axes, keep) == outcome
+    assert pulled_through_reduce(shape, ones, axes, keep) == outcome

@@ -183,7 +183,7 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
     docs/semantics.md §28). Every other run must equal the CPU's bit for bit; where bounds
     meet, the CPU computes with the value they give, true or not, and so must irpool. Runs
     that divide by a computed 0 are among them: the CPU carries the NaN through the chain of
-    FloorMods it fuses, and so does irpool (irpool/execute/eltwise_fusion.py). Left out and
+    FloorMods it fuses, and so does irpool (irpool/cpu/eltwise_fusion.py). Left out and
     counted: runs of a graph in which the CPU holds as a constant a value irpool computes from
     the input's shape (not modelled: once in 1,000 graphs, §28)."""
     core = ov.Core()

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import constant_as_held
 from irpool.element_types import element_type
-from irpool.execute.fold import as_constant
 from irpool.execute.kernels.convert import convert
 from irpool.ops.convert_fold import fold
 
@@ -115,7 +115,7 @@ def test_bf16_from_f64_carries_nan_bits_through_the_rounding() -> None:
 def test_folding_then_the_plugins_constant_matches_the_cpu(source: str, destination: str) -> None:
     given = decoded(TABLE[source]["input"], source)
     expected = decoded(FOLDED[source][destination], destination)
-    got = as_constant(fold(given, destination), destination)
+    got = constant_as_held(fold(given, destination), destination)
     assert got.dtype == expected.dtype
     assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), (
         f"{source}->{destination}: input {given.tolist()}\n got {got.tolist()}\n"
@@ -127,7 +127,7 @@ def test_folding_then_the_plugins_constant_matches_the_cpu(source: str, destinat
 def test_constants_are_held_as_the_cpu_holds_them(element_type: str) -> None:
     given = decoded(TABLE[element_type]["input"], element_type)
     expected = decoded(CONSTANTS[element_type], element_type)
-    got = as_constant(given, element_type)
+    got = constant_as_held(given, element_type)
     assert np.array_equal(got, expected, equal_nan=got.dtype.kind == "f"), got.tolist()
 
 

@@ -1,4 +1,4 @@
-"""Integer FloorMod chains run as the CPU plugin fuses them (irpool/execute/eltwise_fusion.py):
+"""Integer FloorMod chains run as the CPU plugin fuses them (irpool/cpu/eltwise_fusion.py):
 in f32, a division by 0's NaN carried to the end. tests/differential/test_eltwise_fusion.py
 checks the same against the CPU plugin itself."""
 

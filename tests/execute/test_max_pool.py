@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from irpool.execute.engine.maxima import BF16_LOWEST
+from irpool.cpu.maxima import BF16_LOWEST
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.compilation import compiled_for_layer
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
@@ -141,7 +142,7 @@ def _attention(*arrays: Any, causal: bool = False, constant_scale: bool = True) 
     infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
     if len(arrays) > 4 and constant_scale:
         infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
-    op = ScaledDotProductAttention13({"causal": causal}).for_layer(infos)
+    op = compiled_for_layer(ScaledDotProductAttention13({"causal": causal}), infos)
     (result,) = compute(op, list(arrays))
     assert result is not None
     return result

@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
+from irpool.cpu.maxima import (
+    BF16_LOWEST,
+    clamped_integers_from_f32,
+    compared_in_f32,
+    flushed_subnormals,
+)
 from irpool.execute.kernels.reduce import reduce_max
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
@@ -44,7 +49,7 @@ def run_adaptive_max_pool(
         # rounding keep the first), then clamps to the largest f32 below 2**31 and converts
         # back (2147483647 -> 2147483520), as MaxPool; 8- and 16-bit integers are exact.
         values, indices = adaptive_max_pool(compared_in_f32(data), output_size, index_dtype)
-        return [from_f32(values, data.dtype), indices]
+        return [clamped_integers_from_f32(values, data.dtype), indices]
     values, indices = adaptive_max_pool(data, output_size, index_dtype)
     if outputs[0].type.rounds_when_held:
         values = flushed_subnormals(values)

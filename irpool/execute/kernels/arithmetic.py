@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.cpu.numerics import F32, f32_operand, stored_from_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.arithmetic import (
     Add1,
@@ -48,8 +48,8 @@ def run_binary(
     with np.errstate(all="ignore"):  # inf, NaN, overflow and division by zero are values here
         if isinstance(op, Add1 | Subtract1 | Multiply1) and a.dtype.kind in "iu":
             return [_integer(op, a, b)]
-        result = float_result(op, to_f32(a), to_f32(b), integer=a.dtype.kind in "iu")
-    return [from_f32(result, a.dtype, np.trunc)]
+        result = float_result(op, f32_operand(a), f32_operand(b), integer=a.dtype.kind in "iu")
+    return [stored_from_f32(result, a.dtype, np.trunc)]
 
 
 def float_result(

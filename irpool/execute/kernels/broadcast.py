@@ -10,7 +10,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.broadcast import Broadcast, broadcast_array
 
@@ -21,4 +21,4 @@ def run_broadcast(
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
     shape, axes = op.run_shape(data.shape, inputs[1:])
-    return [as_held(broadcast_array(data, shape, axes)).copy(order="C")]
+    return [moved_as_held(broadcast_array(data, shape, axes)).copy(order="C")]

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import F32, clamped, from_f32, out_buffer, to_f32
+from irpool.cpu.numerics import F32, f32_operand, f32_result_buffer, stored_from_f32
+from irpool.execute.kernels.activations import clamped
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.clamp import Clamp1
 
@@ -36,11 +37,12 @@ def run_clamp(
     if data.dtype.kind in "iu":
         return [_integers(data, low, high)]
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        x = to_f32(data)
+        x = f32_operand(data)
         if _signless(low) and _signless(high):
-            return [from_f32(clamped(x, low, high, out_buffer(x, data, outputs[0])), data.dtype)]
+            out = f32_result_buffer(x, data, outputs[0].overwrites_input)
+            return [stored_from_f32(clamped(x, low, high, out), data.dtype)]
         raised = np.where(x > low, x, low)
-        return [from_f32(np.where(raised < high, raised, high), data.dtype)]
+        return [stored_from_f32(np.where(raised < high, raised, high), data.dtype)]
 
 
 def _signless(bound: np.float32) -> bool:

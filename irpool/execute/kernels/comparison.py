@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import to_f32
+from irpool.cpu.numerics import f32_operand
 from irpool.execute.kernels.arithmetic import pdpd_aligned
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.comparison import Comparison, Equal1, Greater1
@@ -26,7 +26,7 @@ def run_comparison(
     a, b = inputs
     if op.auto_broadcast == "pdpd":
         b = pdpd_aligned(b, a.ndim)
-    x, y = to_f32(a), to_f32(b)
+    x, y = f32_operand(a), f32_operand(b)
     with np.errstate(invalid="ignore"):
         if isinstance(op, Greater1):
             return [np.asarray(~(x <= y))]

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.concat import Concat1
 
@@ -18,4 +18,4 @@ from irpool.ops.concat import Concat1
 def run_concat(
     op: Concat1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    return [np.concatenate([as_held(x) for x in inputs], op.axis % inputs[0].ndim)]
+    return [np.concatenate([moved_as_held(x) for x in inputs], op.axis % inputs[0].ndim)]

@@ -32,9 +32,9 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
-from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
@@ -81,12 +81,12 @@ def run_convolution(
     data, filters = inputs
     geometry = prepared(op, (data.shape, filters.shape), lambda: _geometry(op, data, filters))
     weights = _weights(op, filters, geometry)
-    x = np.ascontiguousarray(to_f32(data))
+    x = np.ascontiguousarray(f32_operand(data))
     with np.errstate(all="ignore"):  # inf and NaN are values here, as on the CPU
         result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
-        return [result if data.dtype == FLOAT else from_f32_product(result, data.dtype)]
+        return [result if data.dtype == FLOAT else stored_from_f32_product(result, data.dtype)]
 
 
 def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) -> Geometry:
@@ -126,7 +126,7 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
     if kept is not None and kept[0] is filters:
         prepared_weights: Weights = kept[1]
         return prepared_weights
-    values = to_f32(filters)
+    values = f32_operand(filters)
     g, taps = geometry, prod(geometry.kernel)
     # [G, O/G, C/G * taps]: each group's matrix (depthwise: each channel's taps).
     weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))

@@ -9,7 +9,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.gather import Gather1, Gather7, Gather8, gather
 
@@ -20,4 +20,4 @@ def run_gather(
 ) -> list[NDArray[Any] | None]:
     data, indices = inputs[0], inputs[1]
     axis, batch_dims = op.arguments(data.ndim, inputs[1:])
-    return [gather(as_held(data), as_held(indices), axis, batch_dims, op.from_end)]
+    return [gather(moved_as_held(data), moved_as_held(indices), axis, batch_dims, op.from_end)]

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch
-from irpool.execute.kernels.activations import from_f32_product, to_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
 
@@ -43,11 +43,11 @@ def run_matmul(
     if dtype == np.bool_:
         return [product != 0]
     with np.errstate(over="ignore"):  # beyond f16: inf, as on CPU
-        return [from_f32_product(product, dtype)]
+        return [stored_from_f32_product(product, dtype)]
 
 
 def _as_f32(values: NDArray[Any]) -> NDArray[np.float32]:
-    return values.astype(np.float32) if values.dtype == np.bool_ else to_f32(values)
+    return values.astype(np.float32) if values.dtype == np.bool_ else f32_operand(values)
 
 
 def _transposed(values: NDArray[np.float32], transpose: bool) -> NDArray[np.float32]:

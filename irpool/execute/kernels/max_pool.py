@@ -27,10 +27,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.maxima import (
+    bf16_window_start,
+    flushed_subnormals,
+    integer_maxima_through_f32,
+    max_pool_values_in_f32,
+)
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import CHUNK_BYTES, FLAT_NS
-from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, flushed_subnormals, from_f32
 from irpool.execute.engine.scratch import Scratch
 from irpool.execute.engine.window_max import (
     Layout,
@@ -60,7 +65,7 @@ def run_max_pool(
             for number, w in enumerate(windows)
         )
     bf16 = outputs[0].type.rounds_when_held  # held as f32; runs values only (IR214)
-    lowest = _bf16_lowest(windows) if bf16 else None
+    lowest = bf16_window_start(windows) if bf16 else None
     layout = prepared(
         op,
         (x.shape, x.dtype, indices, axis, lowest),
@@ -69,42 +74,11 @@ def run_max_pool(
     values, found = max_pool(x, windows, indices, axis, lowest, layout)
     if bf16:
         values = flushed_subnormals(values)
-    if not indices and x.dtype.kind in "iu" and _runs_in_f32(x.shape, windows):
-        values = _through_f32(values)
+    if not indices and x.dtype.kind in "iu" and max_pool_values_in_f32(x.shape, windows):
+        values = integer_maxima_through_f32(values)
     if len(outputs) == 1:
         return [values]
     return [values, None if found is None else found.astype(outputs[1].dtype)]
-
-
-def _runs_in_f32(shape: tuple[int, ...], windows: Sequence[Window]) -> bool:
-    """Whether the CPU's kernel for integer values without indices computes in f32: with more
-    than one channel, or on the windows of `_general_kernel` (measured; one channel otherwise
-    runs an exact integer kernel)."""
-    return (len(shape) > 1 and shape[1] > 1) or _general_kernel(windows)
-
-
-def _general_kernel(windows: Sequence[Window]) -> bool:
-    """Whether the CPU's values-only kernel is its general one whatever the channels: with a
-    dilation, or when some window holds no real element (measured)."""
-    if any(w.dilation > 1 for w in windows):
-        return True
-    return any(not w.real_taps(o) for w in windows for o in w.borders)
-
-
-def _bf16_lowest(windows: Sequence[Window]) -> float:
-    """Where a bf16 window starts (measured): the general kernel starts at bf16's lowest
-    value, the other at -inf, so there an all -inf or all-NaN window gives -inf."""
-    return float(BF16_LOWEST) if _general_kernel(windows) else -np.inf
-
-
-def _through_f32(values: NDArray[Any]) -> NDArray[Any]:
-    """The values as the CPU's oneDNN kernel gives them in f32 (`_runs_in_f32`): its int32
-    compare type in f32, rounded to nearest and clamped to the largest f32 below 2**31
-    (2147483647 -> 2147483520), then wrapped back to the type. Measured on i32, i64, u32 and
-    u64 (docs/semantics.md, MaxPool); 8- and 16-bit integers are exact in f32."""
-    if values.dtype.itemsize < 4:
-        return values
-    return from_f32(compared_in_f32(values), values.dtype)
 
 
 def max_pool(
@@ -118,7 +92,7 @@ def max_pool(
     """Max over each window of `x` [N, C, *spatial], and with `indices` the flat index of
     the winning element over the whole tensor, taken modulo prod(x.shape[axis:]) when
     `axis` (already non-negative) is not 0. `start`: where each window starts instead of
-    the compare type's lowest value (bf16 held as f32: `_bf16_lowest`). `layout`: which
+    the compare type's lowest value (bf16 held as f32: `bf16_window_start`). `layout`: which
     passes lay out stride phases (`layouts`); by default the measured rule's."""
     work, lowest = _work_type(x.dtype)
     if start is not None:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import F32, from_f32, to_f32
+from irpool.cpu.numerics import F32, f32_operand, stored_from_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mvn import MVN1, MVN6
 from irpool.ops.reduce import Reduce
@@ -35,7 +35,7 @@ def run_mvn(
         axes = Reduce.normalized_axes(inputs[1], data.ndim)
     # f64 is cast, not saturated as the elementwise kernels take it: an inf stays inf in the
     # mean (measured: a row holding inf gives -FLT_MAX, the -inf result saturated on output).
-    x = data.astype(F32) if data.dtype == np.float64 else to_f32(data)
+    x = data.astype(F32) if data.dtype == np.float64 else f32_operand(data)
     with np.errstate(all="ignore"):  # inf - inf and 0 / 0 are values here, as on the CPU
         mean = np.mean(x, axis=axes, keepdims=True, dtype=np.float64).astype(F32)
         centered = x - mean
@@ -45,4 +45,4 @@ def run_mvn(
             eps = F32(op.eps)
             root = np.sqrt(variance + eps) if op.eps_inside else np.sqrt(variance) + eps
             centered = centered / root
-    return [from_f32(centered, data.dtype)]
+    return [stored_from_f32(centered, data.dtype)]

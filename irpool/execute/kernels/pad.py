@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.pad import Pad12
 from irpool.shape import Dim
@@ -37,7 +37,7 @@ def held_fill(value: NDArray[Any]) -> NDArray[Any]:
     INT32_MIN, as x86's conversion gives), wrapped to the type; a float as held."""
     scalar = value.ravel()[:1].reshape(())
     if scalar.dtype.kind not in "iu":
-        return as_held(scalar)
+        return moved_as_held(scalar)
     wide = float(np.float32(scalar))
     whole = int(wide) if -(2.0**31) <= wide < 2.0**31 else -(2**31)
     return np.array(whole, np.int64).astype(scalar.dtype)
@@ -47,7 +47,7 @@ def held_fill(value: NDArray[Any]) -> NDArray[Any]:
 def run_pad(
     op: Pad12, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    data = as_held(inputs[0])
+    data = moved_as_held(inputs[0])
     begin = [int(v) for v in inputs[1].ravel()]
     end = [int(v) for v in inputs[2].ravel()]
     op.check_mode([Dim.static(d) for d in data.shape], begin, end)

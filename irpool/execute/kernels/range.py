@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import f32_operand, stored_from_f32
 from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
-from irpool.execute.kernels.activations import from_f32, to_f32
 from irpool.execute.memory import affordable
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.range import Range4
@@ -45,11 +45,11 @@ def run_range(
     if not affordable(size * 8):
         raise ExecutionError(f"a Range of {size} elements does not fit in memory")
     if op.uses_f32(inputs):
-        start, _, step = (to_f32(a) for a in inputs)
+        start, _, step = (f32_operand(a) for a in inputs)
         terms = np.full(size, step, np.float32)
         with np.errstate(over="ignore", invalid="ignore"):  # an infinite step: no elements
             terms[:1] = start + np.float32(0) * step  # start + 0 * step: -0 gives 0
-            return [from_f32(np.add.accumulate(terms, dtype=np.float32), dtype)]
+            return [stored_from_f32(np.add.accumulate(terms, dtype=np.float32), dtype)]
     first, _, stride = (np.int64(a.astype(np.int32)) for a in inputs)
     counted = (first + np.arange(size, dtype=np.int64) * stride).astype(np.int32)
     if dtype.itemsize == 1:

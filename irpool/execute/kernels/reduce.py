@@ -18,14 +18,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.maxima import BF16_LOWEST, clamped_integers_from_f32, compared_in_f32
+from irpool.cpu.numerics import f32_operand, moved_as_held, stored_from_f32
 from irpool.execute.engine.direct import Direct
-from irpool.execute.engine.maxima import BF16_LOWEST, compared_in_f32, from_f32
 from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
 from irpool.execute.errors import ExecutionError
-from irpool.execute.kernels.activations import from_f32 as f32_stored
-from irpool.execute.kernels.activations import to_f32
-from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 
@@ -154,7 +152,7 @@ def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> N
     f32 results), one element after another; no axes copies the data as the CPU holds its
     type."""
     if not axes:
-        return as_held(x.copy())
+        return moved_as_held(x.copy())
     rows, _ = _rows(x, axes)
     if x.dtype.kind in "iu" and x.dtype.itemsize == 1:
         return _shaped(_eight_bit_product(rows), x.shape, axes, keep_dims)
@@ -162,12 +160,12 @@ def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> N
         with np.errstate(over="ignore"):
             wrapped = np.multiply.reduce(rows.astype(np.int64), axis=1).astype(np.int32)
         return _shaped(wrapped.astype(x.dtype), x.shape, axes, keep_dims)
-    columns = to_f32(rows).T
+    columns = f32_operand(rows).T
     products = np.ones(rows.shape[0], np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         for column in columns:
             products *= column
-        stored = f32_stored(products, x.dtype)
+        stored = stored_from_f32(products, x.dtype)
     return _shaped(stored, x.shape, axes, keep_dims)
 
 
@@ -184,7 +182,7 @@ def _integer_max(rows: NDArray[Any], in_f32: bool = False) -> NDArray[Any]:
     wrapped = rows.astype(np.int32, copy=False)
     maxima = np.max(wrapped, axis=1, initial=np.iinfo(np.int32).min)
     if in_f32:
-        return from_f32(compared_in_f32(maxima), rows.dtype)
+        return clamped_integers_from_f32(compared_in_f32(maxima), rows.dtype)
     # Rounding to nearest is monotonic: the rounded maximum is the maximum of the rounded.
     rounded = maxima.astype(np.float32).astype(np.float64)
     as_int32 = np.where(rounded < 2.0**31, rounded, INT32_MIN).astype(np.int32)
@@ -200,7 +198,7 @@ def _integer_mean_in_f32(rows: NDArray[Any], count: int) -> NDArray[Any]:
     means: NDArray[np.float32] = np.rint(sums / np.float32(max(count, 1)))
     if rows.dtype.itemsize < 4:  # a mean of the type's values lies in its range
         return means.astype(rows.dtype)
-    return from_f32(means, rows.dtype)
+    return clamped_integers_from_f32(means, rows.dtype)
 
 
 def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.reduce import Reduce
 from irpool.ops.roll import Roll7
@@ -41,10 +41,10 @@ def run_roll(
 ) -> list[NDArray[Any] | None]:
     data, shift, axes = inputs
     if data.ndim == 0:
-        return [as_held(data.copy())]
+        return [moved_as_held(data.copy())]
     normalized = [int(axis) % data.ndim for axis in axes.ravel()]
     Reduce.normalized_axes(axes, data.ndim)  # out of range: the same error as at validation
-    held = as_held(shift).ravel()
+    held = moved_as_held(shift).ravel()
     shifts = [int(held[0])] * len(normalized) if shift.ndim == 0 else [int(s) for s in held]
     moved = accumulated_shifts(shifts, normalized, data.shape)
-    return [as_held(np.roll(data, moved, tuple(range(data.ndim))))]
+    return [moved_as_held(np.roll(data, moved, tuple(range(data.ndim))))]

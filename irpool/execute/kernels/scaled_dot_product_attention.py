@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import EXP_UNDERFLOW, F32, F32_MAX, from_f32, to_f32
+from irpool.cpu.compilation import attention_runs_softmax_node
+from irpool.cpu.numerics import EXP_UNDERFLOW, F32, F32_MAX, f32_operand, stored_from_f32
 from irpool.execute.kernels.mat_mul import f32_product
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 
 FLT_MIN = F32(np.finfo(F32).tiny)
-SOFTMAX_NODE_RANK = 5  # the one rank the plugin does not fuse (measured)
 
 
 @kernel_for(ScaledDotProductAttention13)
@@ -41,9 +41,9 @@ def run_scaled_dot_product_attention(
     inputs: Sequence[NDArray[Any]],
     outputs: Sequence[OutputSpec],
 ) -> list[NDArray[Any] | None]:
-    query, key, value = (to_f32(x) for x in inputs[:3])
+    query, key, value = (f32_operand(x) for x in inputs[:3])
     if len(inputs) > 4:
-        scale = to_f32(inputs[4]).reshape(-1)[0]
+        scale = f32_operand(inputs[4]).reshape(-1)[0]
     else:
         scale = F32(1) / np.sqrt(F32(query.shape[-1]))
     with np.errstate(all="ignore"):  # inf - inf, 0 * inf: values here, as on the CPU
@@ -60,15 +60,15 @@ def run_scaled_dot_product_attention(
             scores = scores + _causal_bias(length, keys, masked)
         elif len(inputs) > 3:
             scores = scores + _bias(inputs[3], masked)
-        weights = _softmax(scores, exp_floor=scores.ndim != SOFTMAX_NODE_RANK)
+        weights = _softmax(scores, exp_floor=not attention_runs_softmax_node(scores.ndim))
         attention = f32_product(weights, value)
-    return [from_f32(attention, inputs[0].dtype)]
+    return [stored_from_f32(attention, inputs[0].dtype)]
 
 
 def _bias(mask: NDArray[Any], masked: np.float32) -> NDArray[np.float32]:
     if mask.dtype == np.bool_:
         return np.where(mask, F32(0), masked)
-    return to_f32(mask)
+    return f32_operand(mask)
 
 
 def _causal_bias(length: int, keys: int, masked: np.float32) -> NDArray[np.float32]:

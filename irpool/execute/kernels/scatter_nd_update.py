@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.errors import ExecutionError
-from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.scatter_nd_update import ScatterNDUpdate3
 
@@ -34,4 +34,4 @@ def run_scatter_nd_update(
                 f"ScatterNDUpdate index {index.tolist()} is outside the data's {data.shape}"
             )
         out[tuple(int(i) for i in index)] = slices[position]
-    return [as_held(out)]
+    return [moved_as_held(out)]

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.kernels.arithmetic import pdpd_aligned
-from irpool.execute.kernels.reshape import as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.select import Select1
 
@@ -26,4 +26,4 @@ def run_select(
     cond, then, otherwise = inputs
     if op.auto_broadcast == "pdpd":
         otherwise, cond = pdpd_aligned(otherwise, then.ndim), pdpd_aligned(cond, then.ndim)
-    return [as_held(np.where(cond, then, otherwise))]
+    return [moved_as_held(np.where(cond, then, otherwise))]

@@ -9,7 +9,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.slice import Slice8
 
@@ -18,5 +18,5 @@ from irpool.ops.slice import Slice8
 def run_slice(
     op: Slice8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    data = as_held(inputs[0])
+    data = moved_as_held(inputs[0])
     return [data[op.cut(data.shape, inputs[1:])].copy(order="C")]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.activations import EXP_UNDERFLOW, F32, from_f32, to_f32
+from irpool.cpu.numerics import EXP_UNDERFLOW, F32, f32_operand, stored_from_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.softmax import SoftMax1, SoftMax8
 
@@ -32,7 +32,7 @@ def run_softmax(
     data = inputs[0]
     if data.ndim == 0 and isinstance(op, SoftMax8):  # the CPU: 1, even for NaN or inf
         return [np.ones_like(data)]
-    x = to_f32(data)
+    x = f32_operand(data)
     axis = op.axis if data.ndim else None
     with np.errstate(all="ignore"):  # inf - inf, inf / inf: values here, as on the CPU
         nan = np.isnan(x)
@@ -47,4 +47,4 @@ def run_softmax(
         softmax = (powers / np.sum(powers, axis=axis, keepdims=True)).astype(F32)
         poisoned = np.any(nan, axis=axis, keepdims=True)
         softmax = np.where(poisoned, np.where(nan | np.isposinf(x), F32(np.nan), F32(0)), softmax)
-    return [from_f32(softmax, data.dtype)]
+    return [stored_from_f32(softmax, data.dtype)]

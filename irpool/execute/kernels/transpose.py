@@ -8,7 +8,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.transpose import Transpose1
 
@@ -18,4 +18,4 @@ def run_transpose(
     op: Transpose1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    return [as_held(data).transpose(op.axes(data.ndim, inputs[1:])).copy(order="C")]
+    return [moved_as_held(data).transpose(op.axes(data.ndim, inputs[1:])).copy(order="C")]

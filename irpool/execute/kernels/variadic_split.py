@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reshape import as_held
+from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.split import Split1
 from irpool.ops.variadic_split import VariadicSplit1
@@ -19,7 +19,7 @@ from irpool.ops.variadic_split import VariadicSplit1
 def run_variadic_split(
     op: VariadicSplit1 | Split1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    data = as_held(inputs[0])
+    data = moved_as_held(inputs[0])
     axis, lengths = op.pieces(data.shape, inputs[1:])
     cuts = np.cumsum(lengths)[:-1]
     pieces: list[NDArray[Any] | None] = [

@@ -25,15 +25,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.fold import Candidate, Ref
-from irpool.execute.kernels.activations import from_f32, to_f32
-from irpool.execute.kernels.arithmetic import float_result
-from irpool.execute.kernels.comparison import run_comparison
-from irpool.execute.registry import OutputSpec
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops import arithmetic
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
-from irpool.ops.comparison import Comparison, Equal1, Greater1, NotEqual1
+from irpool.ops.comparison import Equal1, Greater1, NotEqual1
 from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
@@ -75,13 +71,6 @@ class RemovedEltwise(Op):
         return self.op.infer(inputs, ctx)
 
 
-def run_removed(
-    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
-) -> list[NDArray[Any] | None]:
-    assert isinstance(op, RemovedEltwise)
-    return [inputs[op.port].copy()]
-
-
 @dataclass(frozen=True, slots=True)
 class _Chain:
     ops: tuple[Binary, ...]
@@ -90,19 +79,20 @@ class _Chain:
     layers: tuple[int, ...]  # the layers a fusion into a later op replaces
 
 
-def fuse_eltwise_chains(
-    computed: list[Candidate],
+def fused_eltwise_chains(
+    computed: Sequence[ComputedLayer],
     layer_types: dict[int, str],
     returned: Collection[Ref],
     constants: Mapping[Ref, NDArray[Any]],
     shapes: Mapping[Ref, Shape],
-) -> list[Candidate]:
-    """`computed` with each chain the CPU fuses (and that fusing changes) run as one step."""
+) -> dict[int, Rewrite | None]:
+    """What runs instead of each layer of `computed` that the CPU fuses into a chain (where
+    fusing changes the result) or removes: the chain or the removed op with its inputs; None
+    for a layer fused into a later one."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     chains: dict[int, _Chain] = {}
-    fused_into: set[int] = set()
-    result: list[Candidate] = []
+    rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         op, inputs, layer_id = candidate.op, candidate.inputs, candidate.layer.id
         port = _removed_input(op, inputs, constants, shapes, candidate.produced[0].shape)
@@ -115,24 +105,19 @@ def fuse_eltwise_chains(
             if passed[0] in chains and readers[passed] == 1:
                 through = chains[passed[0]]
                 chains[layer_id] = replace(through, layers=(*through.layers, layer_id))
-            result.append(replace(candidate, op=RemovedEltwise(op, port), kernel=run_removed))
+            rewrites[layer_id] = Rewrite(RemovedEltwise(op, port), inputs)
             continue
         chain = _fused(op, inputs, chains, readers, layer_types)
         if chain is not None:
-            fused_into.update(chains[inputs[1 if chain.swapped[-1] else 0][0]].layers)
-            candidate = replace(
-                candidate,
-                op=FusedEltwise(chain.ops, chain.swapped),
-                kernel=run_fused,
-                inputs=chain.inputs,
-            )
+            for fused in chains[inputs[1 if chain.swapped[-1] else 0][0]].layers:
+                rewrites[fused] = None
+            rewrites[layer_id] = Rewrite(FusedEltwise(chain.ops, chain.swapped), chain.inputs)
         elif _carries(op, candidate.produced):
             assert isinstance(op, Binary)
             chain = _Chain((op,), (), inputs, ())
         if chain is not None and isinstance(op, CARRIED):
             chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
-        result.append(candidate)
-    return [c for c in result if c.layer.id not in fused_into]
+    return rewrites
 
 
 def _removed_input(
@@ -192,22 +177,3 @@ def _fused(
         ops, swapped = (*chain.ops, op), (*chain.swapped, port == 1)
         return _Chain(ops, swapped, (*chain.inputs, other), chain.layers)
     return None
-
-
-def run_fused(
-    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
-) -> list[NDArray[Any] | None]:
-    """The chain on `inputs` in f32, stored once at its end, rounded to nearest (even): the
-    fraction a Power carries is rounded there (-1/3 floormod 3 is 3, -1/2 floormod 5 is 4)."""
-    assert isinstance(op, FusedEltwise)
-    first, *later = op.ops
-    integer = inputs[0].dtype.kind in "iu"
-    value = float_result(first, to_f32(inputs[0]), to_f32(inputs[1]), integer=integer)
-    for step, other, swapped in zip(later, inputs[2:], op.swapped, strict=True):
-        pair = [to_f32(other), value] if swapped else [value, to_f32(other)]
-        if isinstance(step, Comparison):
-            return run_comparison(step, pair, outputs)
-        value = float_result(step, pair[0], pair[1], integer=integer)
-    held = outputs[0].type.held_dtype
-    assert held is not None
-    return [from_f32(value, np.dtype(held))]

@@ -1,0 +1,115 @@
+"""How OpenVINO 2026.4's CPU plugin holds, rounds and saturates each element type, and the f32
+path it computes integers on (docs/cpu.md, "Numerics").
+
+- A kernel computes in f32: float inputs are rounded to f32 (f64 saturated to ±FLT_MAX first),
+  integers wrapped to int32 and then rounded to f32 (`f32_operand`), so ReLU of the i32
+  16777217 is 16777216.
+- An f32 result is stored (`stored_from_f32`) rounded to nearest (ties to even) into int32,
+  where NaN and values outside int32 give INT32_MIN, then wrapped to 16-, 32- and 64-bit types
+  and saturated to 8-bit ones; f64 holds the f32 value with ±inf saturated to ±FLT_MAX.
+- A oneDNN product (Convolution, MatMul) saturates integers to [-2**31, 2147483520] first
+  (`stored_from_f32_product`).
+- A constant is held with i64, u32 and u64 saturated to the int32 range and f64 as f32
+  saturated to ±FLT_MAX (`constant_as_held`).
+- A tensor the CPU only moves or copies is held with 64-bit integers wrapped to int32 and f64
+  as f32 saturated to ±FLT_MAX (`moved_as_held`).
+- Its vectorized exp gives 0 below `EXP_UNDERFLOW` (Sigmoid, Swish, SoftMax, attention).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.element_types import F64, I64, U32, U64
+
+F32 = np.float32
+F32_MAX = float(np.finfo(F32).max)
+INT32_MIN = -(2**31)
+F32_BELOW_2_31 = 2147483520.0  # oneDNN clamps f32 here before converting to int32
+# Below this x the CPU's exp(x) is 0 (NumPy's still gives subnormals).
+EXP_UNDERFLOW = np.uint32(0xC2ADFADD).view(F32)
+WRAPPED_WHEN_HELD = (np.dtype(np.int64), np.dtype(np.uint64))
+
+Rounding = Callable[[NDArray[Any]], NDArray[Any]]
+
+
+def f32_operand(x: NDArray[Any]) -> NDArray[np.float32]:
+    """An input as the CPU computes with it: integers wrapped to int32, then f32; f64
+    saturated to the f32 range (as the plugin takes f64 in), then rounded to f32."""
+    if x.dtype.kind in "iu":
+        x = x.astype(np.int32)
+    elif x.dtype == np.float64:
+        x = np.clip(x, -F32_MAX, F32_MAX)
+    return np.asarray(x, dtype=F32)
+
+
+def f32_result_buffer(
+    x: NDArray[np.float32], data: NDArray[Any], overwrites_input: bool
+) -> NDArray[np.float32]:
+    """Where an element-wise f32 result of `x` (`f32_operand(data)`) goes: into the input
+    itself when the run lets the kernel overwrite it and no conversion made a copy (saving an
+    allocation and a pass over fresh memory); else a new array."""
+    return x if overwrites_input and x is data else np.empty_like(x)
+
+
+def stored_from_f32(
+    values: NDArray[np.float32], dtype: np.dtype[Any], rounding: Rounding = np.rint
+) -> NDArray[Any]:
+    """An f32 result as the CPU stores it in `dtype`: floats rounded; integers rounded by
+    `rounding` (to nearest; Divide truncates) into int32, where NaN and values out of its
+    range give INT32_MIN, then wrapped to 16-, 32- and 64-bit types and saturated to 8-bit
+    ones (so an i8 division by zero gives -128). f64 holds the f32 value, ±inf saturated to
+    ±FLT_MAX. Boolean: true where the value rounds to nonzero (SoftMax)."""
+    if dtype == np.bool_:
+        nonzero: NDArray[np.bool_] = np.rint(values) != 0
+        return nonzero
+    if dtype == np.float64:
+        return np.clip(values, -F32_MAX, F32_MAX).astype(dtype)
+    if dtype.kind == "f":
+        return values.astype(dtype, copy=False)  # an f32 result is already held as it is
+    rounded = rounding(values.astype(np.float64))
+    inside = (rounded >= INT32_MIN) & (rounded < 2**31)
+    as_int32 = np.where(inside, np.nan_to_num(rounded), INT32_MIN).astype(np.int32)
+    if dtype.itemsize == 1:
+        info = np.iinfo(dtype)
+        saturated: NDArray[Any] = np.clip(as_int32, info.min, info.max)
+        return saturated.astype(dtype)
+    return as_int32.astype(dtype)
+
+
+def stored_from_f32_product(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """A oneDNN product (Convolution, MatMul) stored in `dtype`: integer results first
+    saturated into [-2**31, 2147483520] (the largest f32 below 2**31), then as
+    `stored_from_f32`."""
+    if dtype.kind in "iu":
+        values = np.clip(values, F32(INT32_MIN), F32(F32_BELOW_2_31))
+    return stored_from_f32(values, dtype)
+
+
+def moved_as_held(x: NDArray[Any]) -> NDArray[Any]:
+    """A tensor as the CPU plugin holds it when it moves or copies its elements (Reshape,
+    Transpose, Concat, Gather, VariadicSplit, Slice, Select, Roll, ScatterNDUpdate, Pad,
+    Broadcast, a ReduceProd over no axes): 64-bit integers wrapped to int32 (an i64 2**31
+    comes out of a lone Reshape as -2**31), f64 as f32 saturated to ±FLT_MAX (an f64 inf or
+    1e300 as 3.4028235e38)."""
+    if x.dtype in WRAPPED_WHEN_HELD:
+        return x.astype(np.int32).astype(x.dtype)
+    if x.dtype == np.float64:
+        held: NDArray[Any] = np.clip(x, -F32_MAX, F32_MAX).astype(np.float32).astype(np.float64)
+        return held
+    return x
+
+
+def constant_as_held(value: NDArray[Any], type_name: str) -> NDArray[Any]:
+    """A constant as the CPU plugin holds it (tests/golden/convert_cpu.json "constants"): i64,
+    u32 and u64 saturated to the int32 range, f64 rounded to f32 and saturated to its range."""
+    if type_name in (I64, U32, U64):
+        wide = value.astype(np.float64) if type_name == U64 else value.astype(np.int64)
+        return np.asarray(np.clip(wide, INT32_MIN, -INT32_MIN - 1), value.dtype)  # 0-d stays
+    if type_name == F64:
+        return np.asarray(np.clip(value, -F32_MAX, F32_MAX), np.float32).astype(np.float64)
+    return value

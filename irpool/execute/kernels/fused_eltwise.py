@@ -1,0 +1,43 @@
+"""The steps the CPU plugin's elementwise fusion runs (irpool/cpu/eltwise_fusion.py): a fused
+chain computed in f32 and stored once, and an op OpenVINO removes, which passes its input on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.eltwise_fusion import FusedEltwise, RemovedEltwise
+from irpool.cpu.numerics import f32_operand, stored_from_f32
+from irpool.execute.kernels.arithmetic import float_result
+from irpool.execute.kernels.comparison import run_comparison
+from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.comparison import Comparison
+
+
+@kernel_for(RemovedEltwise)
+def run_removed(
+    op: RemovedEltwise, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    return [inputs[op.port].copy()]
+
+
+@kernel_for(FusedEltwise)
+def run_fused(
+    op: FusedEltwise, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """The chain on `inputs` in f32, stored once at its end, rounded to nearest (even): the
+    fraction a Power carries is rounded there (-1/3 floormod 3 is 3, -1/2 floormod 5 is 4)."""
+    first, *later = op.ops
+    integer = inputs[0].dtype.kind in "iu"
+    value = float_result(first, f32_operand(inputs[0]), f32_operand(inputs[1]), integer=integer)
+    for step, other, swapped in zip(later, inputs[2:], op.swapped, strict=True):
+        pair = [f32_operand(other), value] if swapped else [value, f32_operand(other)]
+        if isinstance(step, Comparison):
+            return run_comparison(step, pair, outputs)
+        value = float_result(step, pair[0], pair[1], integer=integer)
+    held = outputs[0].type.held_dtype
+    assert held is not None
+    return [stored_from_f32(value, np.dtype(held))]

@@ -1,0 +1,431 @@
+"""Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO.
+
+    python tools/measure_cpu.py
+
+irpool keeps what OpenVINO's CPU plugin does beyond the ops' plain semantics in irpool/cpu/,
+and describes each behaviour in docs/cpu.md. Each behaviour here has one function that builds
+a tiny model with OpenVINO's op builders, runs it on the CPU plugin with
+{"INFERENCE_PRECISION_HINT": "f32"}, and returns what it observed beside what irpool computes
+for the same model (`irpool.load(...).run`), which is what irpool assumes the CPU does. The
+command prints one row per behaviour, "same" or "CHANGED", and exits 1 when any changed: an
+OpenVINO upgrade is then a list of behaviours to measure again, not a search.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
+
+import irpool
+from irpool.cpu.pull_through_reduce import pulled_through_reduce
+
+CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One behaviour's outputs: the CPU plugin's and irpool's, output by output."""
+
+    observed: list[NDArray[Any]]
+    assumed: list[NDArray[Any]]
+
+    @property
+    def same(self) -> bool:
+        return len(self.observed) == len(self.assumed) and all(
+            _identical(a, b) for a, b in zip(self.observed, self.assumed, strict=True)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """A behaviour of the CPU plugin: its docs/cpu.md section, where irpool holds it, and the
+    function that measures it."""
+
+    title: str
+    home: str
+    measure: Callable[[], Measurement]
+
+
+BEHAVIOURS: list[Behaviour] = []
+
+
+def behaviour(title: str, home: str) -> Callable[[Callable[[], Measurement]], Behaviour]:
+    """Register the decorated measuring function under `title` (its docs/cpu.md section)."""
+
+    def register(measure: Callable[[], Measurement]) -> Behaviour:
+        found = Behaviour(title, home, measure)
+        BEHAVIOURS.append(found)
+        return found
+
+    return register
+
+
+def _identical(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """The same dtype, shape and values, NaN where NaN (of any sign), zeros of one sign."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind != "f":
+        return bool(np.array_equal(a, b))
+    numbers = ~np.isnan(a)
+    same_signs = np.array_equal(np.signbit(a[numbers]), np.signbit(b[numbers]))
+    return bool(np.array_equal(a, b, equal_nan=True)) and bool(same_signs)
+
+
+def parameter(name: str, shape: Sequence[int] | str, dtype: type[np.generic] | ov.Type) -> ov.Node:
+    """A Parameter; a str shape uses OpenVINO's syntax ("1,1,?,?")."""
+    partial = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
+    return opset1.parameter(partial, dtype, name=name)
+
+
+def constant(values: Any, dtype: type[np.generic]) -> ov.Node:
+    return opset1.constant(np.array(values, dtype))
+
+
+def observe(
+    outputs: Sequence[ov.Node], parameters: Sequence[ov.Node], inputs: Sequence[Any]
+) -> Measurement:
+    """`outputs` of a model on `parameters`, run on `inputs` by the CPU plugin and by irpool
+    (on the model as `save_model` writes it)."""
+    model = ov.Model(list(outputs), list(parameters))
+    arrays = [np.asarray(x) for x in inputs]
+    compiled = ov.Core().compile_model(model, "CPU", CPU_CONFIG)
+    request = compiled.create_infer_request()
+    request.infer(
+        [_tensor(x, p.get_element_type()) for x, p in zip(arrays, parameters, strict=True)]
+    )
+    observed = [_array(request.get_output_tensor(i)) for i in range(len(outputs))]
+    names = [output.get_any_name() for output in compiled.outputs]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "probe.xml"
+        ov.save_model(model, path, compress_to_fp16=False)
+        ran = irpool.load(path).run(dict(enumerate(arrays)), cast=True)  # bf16 from f32
+    return Measurement(observed, [np.asarray(ran[name]) for name in names])
+
+
+def bf16_values(bits: Sequence[int]) -> NDArray[np.float32]:
+    """The f32 values of bf16 bit patterns (as irpool holds bf16)."""
+    return (np.array(bits, np.uint32) << 16).view(np.float32)
+
+
+def _tensor(array: NDArray[Any], element_type: Any) -> ov.Tensor | NDArray[Any]:
+    """An input for OpenVINO: a bf16 Parameter takes the upper halves of f32 `array`."""
+    if element_type != ov.Type.bf16:
+        return array
+    tensor = ov.Tensor(ov.Type.bf16, ov.Shape(list(array.shape)))
+    tensor.data.view(np.uint16)[...] = (array.view(np.uint32) >> 16).astype(np.uint16)
+    return tensor
+
+
+def _array(tensor: ov.Tensor) -> NDArray[Any]:
+    """An output as irpool gives it: bf16 as the f32 values of its bits."""
+    if tensor.element_type == ov.Type.bf16:
+        return bf16_values(tensor.data.view(np.uint16))
+    return np.array(tensor.data)
+
+
+# Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
+
+
+@behaviour("Integers computed in f32", "irpool.cpu.numerics.f32_operand")
+def integers_computed_in_f32() -> Measurement:
+    """ReLU of i32 16777217 is 16777216: wrapped to int32, rounded to f32 and back."""
+    x = parameter("x", [3], np.int32)
+    return observe([opset1.relu(x)], [x], [np.array([16777217, 16777219, -5], np.int32)])
+
+
+@behaviour("Out of int32 stored as INT32_MIN", "irpool.cpu.numerics.stored_from_f32")
+def out_of_int32_stored_as_int32_min() -> Measurement:
+    """ReLU of i32 2147483647 (2**31 in f32) and an i32 FloorMod by 0 (NaN) give INT32_MIN."""
+    x, y = parameter("x", [2], np.int32), parameter("y", [2], np.int32)
+    outputs = [opset1.relu(x), opset1.floor_mod(x, y)]
+    return observe(outputs, [x, y], [np.array([2**31 - 1, 5], np.int32), np.zeros(2, np.int32)])
+
+
+@behaviour("8-bit results saturate", "irpool.cpu.numerics.stored_from_f32")
+def eight_bit_results_saturate() -> Measurement:
+    """An i8 division by zero gives -128 (INT32_MIN saturated), an u8 one 0."""
+    a, b = parameter("a", [3], np.int8), parameter("b", [3], np.int8)
+    c, d = parameter("c", [2], np.uint8), parameter("d", [2], np.uint8)
+    outputs = [opset1.divide(a, b), opset1.divide(c, d)]
+    inputs = [[100, -100, 7], [0, 0, 2], [200, 3], [0, 2]]
+    dtypes = [np.int8, np.int8, np.uint8, np.uint8]
+    return observe(
+        outputs, [a, b, c, d], [np.array(v, t) for v, t in zip(inputs, dtypes, strict=True)]
+    )
+
+
+@behaviour("Boolean results round to nearest", "irpool.cpu.numerics.stored_from_f32")
+def boolean_results_round_to_nearest() -> Measurement:
+    """A boolean SoftMax is true where its f32 result rounds to a nonzero integer: softmax of
+    [1, 0, 0] is [0.58, 0.21, 0.21], true only first; of [1, 1] [0.5, 0.5], false (ties to
+    even), where any nonzero value would be true."""
+    x, y = parameter("x", [2, 3], np.bool_), parameter("y", [1, 2], np.bool_)
+    outputs = [ov.opset8.softmax(x, 1), ov.opset8.softmax(y, 1)]
+    inputs = [np.array([[1, 0, 0], [1, 1, 0]], np.bool_), np.array([[1, 1]], np.bool_)]
+    return observe(outputs, [x, y], inputs)
+
+
+@behaviour("f64 saturates to the f32 range", "irpool.cpu.numerics.f32_operand")
+def f64_saturates_to_the_f32_range() -> Measurement:
+    """ReLU of f64 1e300 and inf gives FLT_MAX: f64 is computed in f32, saturated."""
+    x = parameter("x", [4], np.float64)
+    return observe([opset1.relu(x)], [x], [np.array([1e300, np.inf, -1e300, 0.1], np.float64)])
+
+
+@behaviour("Integer products saturate", "irpool.cpu.numerics.stored_from_f32_product")
+def integer_products_saturate() -> Measurement:
+    """An i32 MatMul saturates to [-2**31, 2147483520] (the largest f32 below 2**31)."""
+    a, b = parameter("a", [2, 1], np.int32), parameter("b", [1, 1], np.int32)
+    product = opset1.matmul(a, b, False, False)
+    return observe(
+        [product], [a, b], [np.array([[2**30], [-(2**30)]], np.int32), np.array([[4]], np.int32)]
+    )
+
+
+@behaviour("Moved 64-bit integers wrap to int32", "irpool.cpu.numerics.moved_as_held")
+def moved_64_bit_integers_wrap() -> Measurement:
+    """An i64 2**31 comes out of a lone Reshape as -2**31."""
+    x = parameter("x", [2], np.int64)
+    reshaped = opset1.reshape(x, constant([2, 1], np.int64), False)
+    return observe([reshaped], [x], [np.array([2**31, 2**40 + 7], np.int64)])
+
+
+@behaviour("Constants are held saturated", "irpool.cpu.numerics.constant_as_held")
+def constants_are_held_saturated() -> Measurement:
+    """An i64 Const holding 2**40 and -2**40 is held as 2147483647 and -2147483648 (saturated,
+    where a computed i64 wraps); an f64 Const of 1e300 as FLT_MAX."""
+    a, b = parameter("a", [3], np.int64), parameter("b", [2], np.float64)
+    wide = opset1.add(a, constant([2**40, -(2**40), 5], np.int64))
+    huge = opset1.add(b, constant([1e300, 0.1], np.float64))
+    return observe([wide, huge], [a, b], [np.zeros(3, np.int64), np.zeros(2, np.float64)])
+
+
+@behaviour("Moved f64 is held as f32", "irpool.cpu.numerics.moved_as_held")
+def moved_f64_is_held_as_f32() -> Measurement:
+    """An f64 inf or 1e300 comes out of a lone Reshape as FLT_MAX; 0.1 as f32's 0.1."""
+    x = parameter("x", [4], np.float64)
+    reshaped = opset1.reshape(x, constant([4, 1], np.int64), False)
+    return observe([reshaped], [x], [np.array([np.inf, 1e300, -np.inf, 0.1], np.float64)])
+
+
+@behaviour("exp underflows to 0", "irpool.cpu.numerics.EXP_UNDERFLOW")
+def exp_underflows_to_zero() -> Measurement:
+    """Sigmoid below x = -86.98997 is 0, where NumPy's exp still gives subnormals."""
+    x = parameter("x", [3], np.float32)
+    return observe([opset1.sigmoid(x)], [x], [np.array([-87.0, -88.5, -100.0], np.float32)])
+
+
+@behaviour("Integer maxima through f32", "irpool.cpu.maxima")
+def integer_maxima_through_f32() -> Measurement:
+    """An i32 MaxPool over two channels compares in f32 and clamps to 2147483520: the maximum
+    of 2147483647 and 0 is 2147483520, of 16777219 and 16777218 is 16777220."""
+    x = parameter("x", [1, 2, 1, 2], np.int32)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    values = np.array([[[[2**31 - 1, 0]], [[16777219, 16777218]]]], np.int32)
+    return observe([pooled], [x], [values])
+
+
+@behaviour("bf16 MaxPool flushes subnormals", "irpool.cpu.maxima.flushed_subnormals")
+def bf16_max_pool_flushes_subnormals() -> Measurement:
+    """A bf16 MaxPool gives a subnormal maximum as a zero of its sign: the maximum of the
+    subnormals 0x0050 and 0x8050 is +0, of 0x8040 and -inf -0."""
+    x = parameter("x", [1, 2, 1, 2], ov.Type.bf16)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    return observe(
+        [pooled], [x], [bf16_values([0x0050, 0x8050, 0x8040, 0xFF80]).reshape(1, 2, 1, 2)]
+    )
+
+
+@behaviour("bf16 windows start at bf16's lowest", "irpool.cpu.maxima.bf16_window_start")
+def bf16_windows_start_at_the_lowest() -> Measurement:
+    """A bf16 MaxPool with a dilation runs the general kernel, whose windows start at bf16's
+    lowest value: a window of -inf gives -3.3895314e38; without a dilation, -inf."""
+    x = parameter("x", [1, 1, 1, 3], ov.Type.bf16)
+    dilated = ov.opset8.max_pool(x, [1, 1], [1, 2], [0, 0], [0, 0], [1, 2])
+    plain = opset1.max_pool(x, [1, 1], [0, 0], [0, 0], [1, 2])
+    values = bf16_values([0xFF80] * 3).reshape(1, 1, 1, 3)  # -inf
+    return observe([dilated.output(0), plain.output(0)], [x], [values])
+
+
+@behaviour("One-channel integer MaxPool is exact", "irpool.cpu.maxima.max_pool_values_in_f32")
+def one_channel_integer_max_pool_is_exact() -> Measurement:
+    """An i32 MaxPool of one channel without dilation or empty windows runs an exact integer
+    kernel: the maximum of 2147483647 and 0 stays 2147483647."""
+    x = parameter("x", [1, 1, 1, 4], np.int32)
+    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    values = np.array([[[[2**31 - 1, 0, 16777219, 16777218]]]], np.int32)
+    return observe([pooled], [x], [values])
+
+
+# Compilation: irpool/cpu/compilation.py
+
+
+@behaviour("MaxPool indices leave dynamic axes unpadded", "irpool.cpu.compilation.unpadded_axes")
+def max_pool_indices_leave_dynamic_axes_unpadded() -> Measurement:
+    """A MaxPool-8 with same_upper on a dynamic width and its indices read pads that width by
+    0: kernel 3 over [1, 2, 3, 4] gives [3, 4, 4, 4], not [2, 3, 4, 4]."""
+    x = parameter("x", "1,1,1,?", np.float32)
+    pool = ov.opset8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [1, 3], auto_pad="same_upper")
+    values = np.array([[[[1, 2, 3, 4]]]], np.float32)
+    return observe([pool.output(0), pool.output(1)], [x], [values])
+
+
+@behaviour(
+    "Attention scales key by a known scale", "irpool.cpu.compilation.scale_known_when_compiled"
+)
+def attention_scales_key_by_a_known_scale() -> Measurement:
+    """A constant scale multiplies key before the product (key 3e38 times 2 overflows: NaN);
+    a scale given at run time multiplies the product (0.25 * 3e38 * 2 stays finite)."""
+    query = parameter("query", [1, 1, 1], np.float32)
+    key = parameter("key", [1, 1, 1], np.float32)
+    value = parameter("value", [1, 1, 1], np.float32)
+    scale = parameter("scale", [], np.float32)
+    mask = constant(np.zeros((1, 1)), np.float32)
+    attention = ov.opset13.scaled_dot_product_attention
+    known = attention(query, key, value, mask, constant(2, np.float32))
+    late = attention(query, key, value, mask, scale)
+    arrays = [[[[0.25]]], [[[3e38]]], [[[7.0]]]]
+    inputs = [np.array(a, np.float32) for a in arrays] + [np.array(2, np.float32)]
+    return observe([known, late], [query, key, value, scale], inputs)
+
+
+@behaviour(
+    "Attention at rank 5 runs the SoftMax node",
+    "irpool.cpu.compilation.attention_runs_softmax_node",
+)
+def attention_at_rank_5_runs_the_softmax_node() -> Measurement:
+    """Scores 0 and -87.1: the SoftMax node (rank 5) gives the second weight 0 (its exp is 0
+    below -86.98997), the fused kernel (rank 6) exp(-87.1), above FLT_MIN. Observed: whether
+    that weight reaches the output, a value of 1 under it and 0 under the other."""
+    outputs, parameters, inputs = [], [], []
+    for rank in (5, 6):
+        lead = [1] * (rank - 2)
+        query = parameter(f"query{rank}", [*lead, 1, 1], np.float32)
+        key = parameter(f"key{rank}", [*lead, 2, 1], np.float32)
+        value = parameter(f"value{rank}", [*lead, 2, 1], np.float32)
+        mask, scale = constant(np.zeros((1, 2)), np.float32), constant(1, np.float32)
+        outputs.append(ov.opset13.scaled_dot_product_attention(query, key, value, mask, scale))
+        parameters += [query, key, value]
+        columns = ([[1]], [[0], [-87.1]], [[0], [1]])
+        inputs += [np.array(c, np.float32).reshape([*lead, len(c), 1]) for c in columns]
+    measured = observe(outputs, parameters, inputs)
+    return Measurement(
+        [output != 0 for output in measured.observed], [output != 0 for output in measured.assumed]
+    )
+
+
+@behaviour("Convert's dynamic-shape kernel", "irpool.cpu.compilation.runs_dynamic_kernel")
+def converts_dynamic_shape_kernel() -> Measurement:
+    """f32 to u8 saturates (300.5 -> 255) where the input's shape is dynamic, and wraps
+    (300.5 -> 44) where it is static."""
+    static, dynamic = parameter("static", [3], np.float32), parameter("dynamic", "?", np.float32)
+    outputs = [opset1.convert(static, "u8"), opset1.convert(dynamic, "u8")]
+    values = np.array([300.5, -3.0, 12.7], np.float32)
+    return observe(outputs, [static, dynamic], [values, values])
+
+
+# Fusions and rewrites: irpool/cpu/eltwise_fusion.py, irpool/cpu/reduce_merge.py
+
+
+@behaviour("Fused FloorMod chains carry NaN", "irpool.cpu.eltwise_fusion")
+def fused_floor_mod_chains_carry_nan() -> Measurement:
+    """(5 floormod 0) floormod 2 is INT32_MIN: the fused chain carries the NaN in f32, where
+    INT32_MIN floormod 2 would be 0."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    chain = opset1.floor_mod(opset1.floor_mod(a, b), constant([2, 2], np.int32))
+    return observe([chain], [a, b], [np.array([5, 7], np.int32), np.array([0, 4], np.int32)])
+
+
+@behaviour("Fused Power chains carry fractions", "irpool.cpu.eltwise_fusion")
+def fused_power_chains_carry_fractions() -> Measurement:
+    """(-3) ** -1 floormod 3 is 3: the fraction -1/3 goes on in f32, rounded at the end."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    chain = opset1.floor_mod(opset1.power(a, b), constant([3, 5], np.int32))
+    return observe([chain], [a, b], [np.array([-3, -2], np.int32), np.array([-1, -1], np.int32)])
+
+
+@behaviour("Neutral eltwise ops are removed", "irpool.cpu.eltwise_fusion")
+def neutral_eltwise_ops_are_removed() -> Measurement:
+    """An i32 `x / 1` by a Const passes x on (16777217 stays, not rounded through f32)."""
+    a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
+    divided = opset1.divide(opset1.subtract(a, b), constant([1], np.int32))
+    inputs = [np.array([16777217, -16777219], np.int32), np.zeros(2, np.int32)]
+    return observe([divided], [a, b], inputs)
+
+
+@behaviour("Chained Reduces merge", "irpool.cpu.reduce_merge")
+def chained_reduces_merge() -> Measurement:
+    """An u8 ReduceMean over axis 2 then axis 1 of [[1, 2], [2, 3]] truncates once: 2, not 1."""
+    x = parameter("x", [1, 2, 2], np.uint8)
+    inner = opset1.reduce_mean(x, constant([2], np.int64), False)
+    outer = opset1.reduce_mean(inner, constant([1], np.int64), False)
+    return observe([outer], [x], [np.array([[[1, 2], [2, 3]]], np.uint8)])
+
+
+# (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome
+PULLED_CASES = (
+    ([2, 3], [2], [-2], False),  # axis 1 as written, axis 0 on the CPU: "wrong"
+    ([2, 3], [1], [-3], True),  # -3 on the rank-2 input: "compile"
+    ([2, 3, 4], [2], [0], True),  # keep_dims: the 1s come back elsewhere: "wrong"
+    ([2, 3], [2], [1], False),  # a non-negative axis is renumbered right: as written
+)
+
+
+@behaviour("Reduce after inserted 1s keeps its axes as written", "irpool.cpu.pull_through_reduce")
+def reduce_after_inserted_ones_keeps_its_axes() -> Measurement:
+    """Each of PULLED_CASES, an Unsqueeze then a ReduceMean, as the CPU compiles and runs it
+    ("compile": it fails to compile; "wrong": another shape or other values than NumPy's;
+    "written": what the file says) beside what irpool's replay of the rewrite predicts."""
+    observed, assumed = [], []
+    for shape, ones, axes, keep in PULLED_CASES:
+        x = parameter("x", shape, np.float32)
+        inserted = opset1.unsqueeze(x, constant(ones, np.int64))
+        reduced = opset1.reduce_mean(inserted, constant(axes, np.int64), keep)
+        data = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        full = np.expand_dims(data, tuple(ones))
+        expected = np.mean(full, axis=tuple(sorted({a % full.ndim for a in axes})), keepdims=keep)
+        try:
+            compiled = ov.Core().compile_model(ov.Model([reduced], [x]), "CPU", CPU_CONFIG)
+        except RuntimeError:
+            observed.append("compile")
+        else:
+            got = compiled([data])[0]
+            same = got.shape == expected.shape and np.array_equal(got, expected)
+            observed.append("written" if same else "wrong")
+        assumed.append(pulled_through_reduce(shape, ones, axes, keep) or "written")
+    return Measurement([np.array(observed)], [np.array(assumed)])
+
+
+def shown(arrays: Sequence[NDArray[Any]]) -> str:
+    return "; ".join(str(array.tolist()) for array in arrays)
+
+
+def main() -> int:
+    print(f"OpenVINO {ov.__version__}, CPU plugin, INFERENCE_PRECISION_HINT f32")
+    changed = 0
+    rows = []
+    for found in BEHAVIOURS:
+        measured = found.measure()
+        verdict = "same" if measured.same else "CHANGED"
+        changed += not measured.same
+        rows.append(
+            (verdict, found.title, found.home, shown(measured.observed), shown(measured.assumed))
+        )
+    width = max(len(row[1]) for row in rows)
+    for verdict, title, home, observed, assumed in rows:
+        print(f"{verdict:8} {title:{width}}  {home}")
+        if verdict != "same":
+            print(f"{'':8} CPU: {observed}\n{'':8} irpool: {assumed}")
+    print(f"{len(rows)} behaviours, {changed} changed")
+    return 1 if changed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
