@@ -9,18 +9,23 @@ returns for Const -> Convert -> Result (OpenVINO folds the Convert when it compi
 tests/execute/test_convert.py checks irpool's kernel and folding against the file without
 needing OpenVINO.
 
-    python tools/gen_convert_golden.py    # needs the real OpenVINO runtime
+    python tools/gen_convert_golden.py               # needs the real OpenVINO runtime
+    python tools/gen_convert_golden.py --out FILE    # writes FILE instead
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from corpus import COMPILE_CONFIG
 from numpy.typing import NDArray
+from ov_builders import opset1, ov
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden" / "convert_cpu.json"
 
@@ -56,12 +61,12 @@ def as_json(values: NDArray[Any], destination: str) -> list[Any]:
     return [bool(v) if values.dtype.kind == "b" else int(v) for v in values]
 
 
-def main() -> None:
-    import openvino as ov
-    import openvino.opset1 as opset1
-
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out", type=Path, default=GOLDEN, help=f"default: {GOLDEN}")
+    out: Path = parser.parse_args(argv).out
     core = ov.Core()
-    config = {"INFERENCE_PRECISION_HINT": "f32"}
+    config = COMPILE_CONFIG
 
     def run_constant(output: ov.Node) -> NDArray[Any]:
         """The CPU's value of a constant subgraph (a dummy Parameter makes the model valid)."""
@@ -92,7 +97,7 @@ def main() -> None:
     document = {
         "openvino": ov.__version__, "conversions": table, "folded": folded, "constants": constants,
     }  # fmt: skip
-    GOLDEN.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

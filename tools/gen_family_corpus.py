@@ -22,22 +22,24 @@ the same arrays.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 import tempfile
-import zlib
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from gen_conformance import write_npz
-from lxml import etree
-from numpy.typing import NDArray
-from ov_builders import output_keys, ov
+from corpus import (
+    Array,
+    case_rng,
+    cpu_request,
+    layer_types,
+    output_keys,
+    run_keyed,
+    write_corpus,
+    write_npz,
+)
+from ov_builders import ov
 
 try:
     import onnx
@@ -49,13 +51,10 @@ except ImportError as error:
     ) from error
 
 DEFAULT_OUT = Path("tests/family_corpus")
-COMPILE_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
-CASE_FILES = ("model.xml", "model.bin", "inputs.npz", "outputs.npz")
 # Float outputs of files holding one of these are compared with a tolerance (the order of a
 # float sum is the CPU's choice); everything else, maxima and indices, must be exact.
 AVERAGING = {"AvgPool", "AdaptiveAvgPool", "ReduceMean"}
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-6}
-Array = NDArray[Any]
 Inputs = Callable[[np.random.Generator], list[Array]]
 
 
@@ -69,15 +68,15 @@ class Case:
 
 
 # Inputs: small integers so windows hold ties; NaN and ±inf placed where a case wants them.
-def tied(*shape: int, dtype: type = np.float32, low: int = -4, high: int = 5) -> Inputs:
+def tied(*shape: int, dtype: type[np.generic] = np.float32, low: int = -4, high: int = 5) -> Inputs:
     return lambda rng: [rng.integers(low, high, shape).astype(dtype)]
 
 
-def specials(*shape: int, dtype: type = np.float32) -> Inputs:
+def specials(*shape: int, dtype: type[np.generic] = np.float32) -> Inputs:
     """Tied values with about one element in eight NaN, +inf or -inf."""
 
     def make(rng: np.random.Generator) -> list[Array]:
-        x = rng.integers(-4, 5, shape).astype(dtype)
+        x: Array = rng.integers(-4, 5, shape).astype(dtype)
         chosen = rng.random(shape) < 0.125
         x[chosen] = rng.choice(np.array([np.nan, np.inf, -np.inf], dtype), chosen.sum())
         return [x]
@@ -135,9 +134,10 @@ def from_torch(module: torch.nn.Module, dynamic: Sequence[int] = ()) -> Callable
 
 
 # ONNX graphs of one node, written with onnx.helper and read by OpenVINO's ONNX frontend.
-ONNX_TYPES = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16,
-              np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8,
-              np.int32: TensorProto.INT32}  # fmt: skip
+ONNX_TYPES: dict[type[np.generic], int] = {
+    np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.uint8: TensorProto.UINT8,
+    np.int8: TensorProto.INT8, np.int32: TensorProto.INT32,
+}  # fmt: skip
 
 
 def from_onnx(
@@ -145,7 +145,7 @@ def from_onnx(
     outputs: int = 1,
     opset: int = 13,
     dims: Sequence[int | str] | None = None,
-    dtype: type = np.float32,
+    dtype: type[np.generic] = np.float32,
     axes_input: Sequence[int] | None = None,
     **attributes: Any,
 ) -> Callable[..., ov.Model]:
@@ -290,18 +290,6 @@ CASES: tuple[Case, ...] = (
 # fmt: on
 
 
-def case_rng(name: str) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(name.encode()))
-
-
-def layer_types(xml_path: Path) -> dict[str, int]:
-    """How many layers of each `Type-opsetN` the saved file holds."""
-    layers = etree.parse(str(xml_path)).getroot().iter("layer")
-    return dict(
-        sorted(Counter(f"{layer.get('type')}-{layer.get('version')}" for layer in layers).items())
-    )
-
-
 def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, Any]:
     """Convert, save, read back, run on CPU; write the case directory; return its index entry."""
     example = case.inputs(case_rng(case.name))
@@ -311,11 +299,7 @@ def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, Any]:
     model = core.read_model(xml_path)
     parameters = [p.get_friendly_name() for p in model.get_parameters()]
     inputs = dict(zip(parameters, example, strict=True))
-    compiled = core.compile_model(model, "CPU", COMPILE_CONFIG)
-    request = compiled.create_infer_request()
-    request.infer(list(inputs.values()))
-    names = output_keys(model)
-    outputs = {name: request.get_output_tensor(i).data.copy() for i, name in enumerate(names)}
+    outputs = run_keyed(cpu_request(core, model), output_keys(model), list(inputs.values()))
     write_npz(case_dir / "inputs.npz", inputs)
     write_npz(case_dir / "outputs.npz", outputs)
     types = layer_types(xml_path)
@@ -337,44 +321,6 @@ def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, Any]:
         "outputs": {name: {"element_type": str(a.dtype), "shape": list(a.shape), **compare(a)}
                     for name, a in outputs.items()},
     }  # fmt: skip
-
-
-def remove_stale(out: Path, keep: set[str]) -> None:
-    """Delete the files this tool wrote for cases that no longer exist."""
-    for case_dir in sorted(path for path in out.iterdir() if path.is_dir()):
-        if case_dir.name not in keep:
-            for file_name in CASE_FILES:
-                (case_dir / file_name).unlink(missing_ok=True)
-            if not any(case_dir.iterdir()):
-                case_dir.rmdir()
-
-
-def write_corpus(
-    argv: Sequence[str] | None,
-    description: str,
-    default_out: Path,
-    cases: Sequence[Any],
-    run: Callable[[ov.Core, Any, Path], dict[str, Any]],
-    versions: dict[str, str],
-) -> int:
-    """A generator's command line: `run` each case (anything with a `name`) into its directory
-    of `--out`, then write index.json with the generator, the versions and every case."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--out", type=Path, default=default_out)
-    args = parser.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
-    remove_stale(args.out, {case.name for case in cases})
-    core = ov.Core()
-    index = {
-        "generator": f"tools/{Path(sys.argv[0]).name}",
-        "openvino": ov.get_version(),
-        **versions,
-        "config": COMPILE_CONFIG,
-        "cases": [run(core, case, args.out / case.name) for case in cases],
-    }
-    (args.out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
-    print(f"wrote {len(cases)} cases to {args.out}")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

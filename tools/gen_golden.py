@@ -23,21 +23,25 @@ import argparse
 import json
 import sys
 import xml.etree.ElementTree as ET
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol
 
+from corpus import check_unique, warn_if_untested
 from ov_builders import (
-    TESTED_OPENVINO,
+    K3S2P1,
+    PoolWindow,
     adaptive_avg_pool,
+    adaptive_name,
     avg_pool,
-    join,
+    avg_pool_name,
+    chain_three_versions,
     output_size_const,
     ov,
     parameter,
     result,
+    shared_input_two_outputs,
     two_inputs_two_outputs,
 )
 
@@ -60,11 +64,7 @@ class Case(Protocol):
 
 @dataclass(frozen=True)
 class AvgPoolCase:
-    """Parameter "in" -> AvgPool "pool" -> Result "out".
-
-    The name is derived from the attributes, e.g. ``avgpool14_r4_same_upper_ceil_torch_excl``,
-    followed by the dilations, a non-f32 element type and the free-form ``tag``.
-    """
+    """Parameter "in" -> AvgPool "pool" -> Result "out", named after its attributes."""
 
     version: int
     shape: str
@@ -81,20 +81,10 @@ class AvgPoolCase:
 
     @property
     def name(self) -> str:
-        parts = [
-            f"avgpool{self.version}",
-            f"r{len(self.kernel) + 2}",
-            self.auto_pad,
-            self.rounding,
-            "excl" if self.exclude_pad else "incl",
-        ]
-        if self.dilations is not None:
-            parts.append(f"dil{join(self.dilations)}")
-        if self.element_type != "f32":
-            parts.append(self.element_type)
-        if self.tag:
-            parts.append(self.tag)
-        return "_".join(parts)
+        return avg_pool_name(
+            self.version, self.kernel, self.auto_pad, self.rounding, self.exclude_pad,
+            self.dilations, self.element_type, self.tag,
+        )  # fmt: skip
 
     def build(self) -> ov.Model:
         data = parameter("in", self.shape, self.element_type)
@@ -126,17 +116,7 @@ class AdaptiveCase:
 
     @property
     def name(self) -> str:
-        parts = [
-            "adaptive8",
-            f"r{len(self.output_size) + 2}",
-            f"to{join(self.output_size)}",
-            f"size_{self.index_type}",
-        ]
-        if self.element_type != "f32":
-            parts.append(self.element_type)
-        if self.tag:
-            parts.append(self.tag)
-        return "_".join(parts)
+        return adaptive_name(self.output_size, self.index_type, self.element_type, self.tag)
 
     def build(self) -> ov.Model:
         data = parameter("in", self.shape, self.element_type)
@@ -186,45 +166,14 @@ def chain_avgpool_adaptive(name: str) -> ov.Model:
     return ov.Model([result("out", adaptive)], [data], name)
 
 
-def chain_three_versions(name: str) -> ov.Model:
-    """AvgPool-1 -> AvgPool-16 (dilated) -> AdaptiveAvgPool-8 upsampling, with interval dims."""
-    data = parameter("in", "1,2,8..40,40")
-    first = avg_pool("pool_v1", data, 1, (2, 2), (2, 2), rounding="ceil")
-    second = avg_pool(
-        "pool_v16", first, 16, (3, 3), (1, 1), (2, 2), (2, 2), exclude_pad=False, dilations=(2, 2)
-    )
-    size = output_size_const("output_size", (32, 32), "i32")
-    adaptive = adaptive_avg_pool("adaptive", second, size)
-    return ov.Model([result("out", adaptive)], [data], name)
-
-
-def shared_input_two_outputs(name: str) -> ov.Model:
-    """One Parameter consumed by both an AvgPool and an AdaptiveAvgPool."""
-    data = parameter("in", "1,4,9,9")
-    pool = avg_pool("pool", data, 14, (2, 2), (2, 2), rounding="ceil_torch")
-    size = output_size_const("output_size", (3, 3), "i64")
-    adaptive = adaptive_avg_pool("adaptive", data, size)
-    return ov.Model([result("pool_out", pool), result("adaptive_out", adaptive)], [data], name)
-
-
 # --------------------------------------------------------------------------------------------
 # The corpus
 # --------------------------------------------------------------------------------------------
 
 
-class Window(TypedDict):
-    """kernel, strides and pads shared by several AvgPoolCases (splatted with **)."""
-
-    kernel: tuple[int, ...]
-    strides: tuple[int, ...]
-    pads_begin: tuple[int, ...]
-    pads_end: tuple[int, ...]
-
-
-K3S2P1: Window = {"kernel": (3, 3), "strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1)}
-K2S2P1: Window = {"kernel": (2, 2), "strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1)}
-K3S2P1_1D: Window = {"kernel": (3,), "strides": (2,), "pads_begin": (1,), "pads_end": (1,)}
-R5_MIXED: Window = {
+K2S2P1: PoolWindow = {"kernel": (2, 2), "strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1)}
+K3S2P1_1D: PoolWindow = {"kernel": (3,), "strides": (2,), "pads_begin": (1,), "pads_end": (1,)}
+R5_MIXED: PoolWindow = {
     "kernel": (2, 3, 4),
     "strides": (1, 2, 3),
     "pads_begin": (0, 1, 0),
@@ -406,9 +355,9 @@ GRAPH_CASES: tuple[Case, ...] = (
         "adaptive8_r3_runtime_size_i32_f16_dyn_batch", adaptive_runtime_output_size_dyn_batch
     ),
     GraphCase("chain_avgpool14_adaptive8", chain_avgpool_adaptive),
-    GraphCase("chain_avgpool1_avgpool16_adaptive8", chain_three_versions),
+    GraphCase("chain_avgpool1_avgpool16_adaptive8", chain_three_versions((32, 32))),
     GraphCase("two_inputs_two_outputs", two_inputs_two_outputs),
-    GraphCase("shared_input_two_outputs", shared_input_two_outputs),
+    GraphCase("shared_input_two_outputs", shared_input_two_outputs((3, 3))),
 )
 
 CASES: tuple[Case, ...] = (
@@ -449,10 +398,7 @@ def describe(model: ov.Model) -> dict[str, Any]:
 
 def generate(out: Path, cases: Sequence[Case]) -> dict[str, Any]:
     """Write every case's model under ``out/models`` and return the expected.json content."""
-    counts = Counter(case.name for case in cases)
-    duplicates = sorted(name for name, count in counts.items() if count > 1)
-    if duplicates:
-        raise ValueError(f"duplicate case names: {duplicates}")
+    check_unique(case.name for case in cases)
 
     models_dir = out / "models"
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -477,13 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    version = ov.get_version()
-    if not version.startswith(TESTED_OPENVINO):
-        print(
-            f"warning: OpenVINO {version} is not the {TESTED_OPENVINO} release the corpus "
-            "was made with; expect diffs",
-            file=sys.stderr,
-        )
+    warn_if_untested()
 
     expected = generate(args.out, CASES)
     expected_path = args.out / "expected.json"

@@ -9,28 +9,23 @@ Inputs hold few distinct values (ties), and NaN/±inf where the case says so; th
 from a generator seeded by the case name, and the archives are byte-for-byte reproducible.
 
     python tools/gen_max_pool_conformance.py            # writes tests/conformance_max_pool/
+    python tools/gen_max_pool_conformance.py --out DIR  # writes DIR/ instead
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import openvino as ov
-from gen_conformance import write_npz
-from openvino import opset1, opset8, opset14
+from corpus import Array, case_rng, cpu_request, output_keys, run_keyed, write_npz
+from ov_builders import ELEMENT_TYPES, opset1, opset8, opset14, ov
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "conformance_max_pool"
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
-NUMPY_TYPES = {
-    "f32": np.float32, "f16": np.float16, "f64": np.float64, "i32": np.int32,
-    "i64": np.int64, "i8": np.int8, "u8": np.uint8,
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,28 +49,28 @@ class Case:
 
 
 def build(case: Case) -> ov.Model:
-    parameter = opset1.parameter(ov.PartialShape(f"[{case.shape}]"), NUMPY_TYPES[case.element_type])
+    parameter = opset1.parameter(
+        ov.PartialShape(f"[{case.shape}]"), ELEMENT_TYPES[case.element_type]
+    )
     parameter.set_friendly_name("input")
     parameter.output(0).get_tensor().set_names({"input"})
     common = (case.pads[0], case.pads[1], case.kernel, case.rounding, case.auto_pad)
     if case.version == 1:
         outputs = opset1.max_pool(parameter, case.strides, *common).outputs()
     else:
-        builder: Any = opset8 if case.version == 8 else opset14
+        max_pool = opset8.max_pool if case.version == 8 else opset14.max_pool
         dilations = case.dilations or [1] * len(case.kernel)
-        pool = builder.max_pool(
-            parameter, case.strides, dilations, *common, case.index_type, case.axis
-        )
+        pool = max_pool(parameter, case.strides, dilations, *common, case.index_type, case.axis)
         outputs = pool.outputs() if case.indices else [pool.output(0)]
     for name, output in zip(("values", "indices"), outputs, strict=False):
         output.get_tensor().set_names({name})
     return ov.Model([opset1.result(output) for output in outputs], [parameter], case.name)
 
 
-def make_input(case: Case) -> np.ndarray:
-    rng = np.random.default_rng(zlib.crc32(case.name.encode()))
+def make_input(case: Case) -> Array:
+    rng = case_rng(case.name)
     low = 0 if case.element_type == "u8" else -5
-    x = rng.integers(low, low + 9, case.run_shape).astype(NUMPY_TYPES[case.element_type])
+    x = rng.integers(low, low + 9, case.run_shape).astype(ELEMENT_TYPES[case.element_type])
     if case.non_finite:
         roll = rng.random(case.run_shape)
         x[roll < 0.15] = np.nan
@@ -124,25 +119,27 @@ CASES = [
 ]  # fmt: skip
 
 
-def run_case(core: ov.Core, case: Case) -> dict[str, Any]:
-    directory = OUT / case.name
+def run_case(core: ov.Core, case: Case, directory: Path) -> dict[str, Any]:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / "model.xml"
     ov.save_model(build(case), path, compress_to_fp16=False)
     (directory / "model.bin").unlink()  # no constants: save_model writes an empty file
-    compiled = core.compile_model(path, "CPU", CPU_CONFIG)
+    model = core.read_model(path)
     x = make_input(case)
-    result = compiled([x])
-    outputs = {output.get_any_name(): result[output] for output in compiled.outputs}
+    outputs = run_keyed(cpu_request(core, model), output_keys(model), [x])
     write_npz(directory / "inputs.npz", {"input": x})
     write_npz(directory / "outputs.npz", outputs)
     return {"name": case.name, "description": case.description}
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT, help=f"output directory (default: {OUT})")
+    out: Path = parser.parse_args(argv).out
     core = ov.Core()
-    index = {"openvino": ov.__version__, "cases": [run_case(core, case) for case in CASES]}
-    (OUT / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    cases = [run_case(core, case, out / case.name) for case in CASES]
+    index = {"openvino": ov.__version__, "cases": cases}
+    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,27 +3,27 @@
 Each model is built with OpenVINO's opset1 builders and written by `ov.save_model`, so the
 files are exactly what OpenVINO writes (rt_info included); examples/README.md describes them.
 
-    python tools/gen_reshape_examples.py    # needs the real OpenVINO runtime
+    python tools/gen_reshape_examples.py [--out DIR]   # needs the real OpenVINO runtime
 """
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from ov_builders import opset1, ov
 
 VALID = Path(__file__).resolve().parent.parent / "examples" / "valid"
 
 
-def models() -> dict[str, tuple[Any, bool]]:
+def pattern(*values: int) -> ov.Node:
+    return opset1.constant(np.array(values, dtype=np.int64))
+
+
+def models() -> dict[str, tuple[ov.Model, bool]]:
     """File stem -> (model, compress_to_fp16)."""
-    import openvino as ov
-    import openvino.opset1 as opset1
-
-    def pattern(*values: int) -> Any:
-        return opset1.constant(np.array(values, dtype=np.int64))
-
     flat_in = opset1.parameter([2, 3, 4, 4], np.float32, name="input")
     flatten = opset1.reshape(flat_in, pattern(0, -1), special_zero=True)
 
@@ -50,11 +50,13 @@ def models() -> dict[str, tuple[Any, bool]]:
     }
 
 
-def main() -> None:
-    import openvino as ov
-
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--out", type=Path, default=VALID, help=f"default: {VALID}")
+    out: Path = parser.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
     for stem, (model, compress) in models().items():
-        ov.save_model(model, VALID / f"{stem}.xml", compress_to_fp16=compress)
+        ov.save_model(model, out / f"{stem}.xml", compress_to_fp16=compress)
 
 
 if __name__ == "__main__":

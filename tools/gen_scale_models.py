@@ -24,14 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-
-try:
-    import openvino as ov
-    from openvino import opset1, opset8
-except ImportError as error:
-    raise SystemExit(
-        "tools/gen_scale_models.py needs OpenVINO: pip install -e '.[oracle]'"
-    ) from error
+from ov_builders import opset1, opset8, ov
 
 SIZES = (1_000, 10_000, 100_000)
 INPUT_SHAPE = (1, 2, 8, 8)

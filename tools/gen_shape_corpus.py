@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from gen_conformance import write_npz
-from gen_family_corpus import COMPILE_CONFIG, layer_types, output_keys, write_corpus
+from corpus import cpu_request, layer_types, output_keys, run_keyed, write_corpus, write_npz
 from ov_builders import ov
 
 try:
@@ -119,10 +118,7 @@ def run_case(core: ov.Core, case: Case, case_dir: Path) -> dict[str, object]:
     ov.save_model(converted, xml_path, compress_to_fp16=case.compress_to_fp16)
     model = core.read_model(xml_path)
     name = model.get_parameters()[0].get_friendly_name()
-    request = core.compile_model(model, "CPU", COMPILE_CONFIG).create_infer_request()
-    request.infer([example])
-    keys = output_keys(model)
-    outputs = {key: request.get_output_tensor(i).data.copy() for i, key in enumerate(keys)}
+    outputs = run_keyed(cpu_request(core, model), output_keys(model), [example])
     write_npz(case_dir / "inputs.npz", {name: example})
     write_npz(case_dir / "outputs.npz", outputs)
     return {

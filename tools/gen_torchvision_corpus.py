@@ -61,7 +61,6 @@ FULL_OUT = REPO / "build" / "torchvision-full"
 INVENTORY = REDUCED_OUT / "inventory.json"
 DOCS = REPO / "docs" / "corpus.md"
 VENV = Path(os.environ.get("IRPOOL_CORPUS_VENV", REPO / ".venv-corpus"))
-COMPILE_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 PRECISIONS = {"fp16": True, "fp32": False}  # case suffix -> save_model's compress_to_fp16
 REDUCED_CLASSES = 10
 SAMPLES = ("randn", "nonfinite")
@@ -83,8 +82,7 @@ try:
     import openvino as ov
     import torch
     import torchvision
-    from gen_conformance import write_npz
-    from ov_builders import output_keys
+    from corpus import COMPILE_CONFIG, cpu_request, output_keys, run_keyed, write_npz
     from torch import nn
     from torchvision.models import convnext, efficientnet, regnet
     from torchvision.models import swin_transformer as swin
@@ -95,6 +93,12 @@ except ImportError as error:
     if python.exists() and Path(sys.prefix).resolve() != VENV.resolve():
         os.execv(python, [str(python), __file__, *sys.argv[1:]])
     raise SystemExit(f"{error}\n\n{HOW_TO_INSTALL}") from error
+
+
+def _init_of(cls: type[nn.Module]) -> Callable[..., None]:
+    """The class's __init__ function, as `channels_divided_by` replaces and restores it."""
+    init: Callable[..., None] = inspect.getattr_static(cls, "__init__")
+    return init
 
 
 @contextmanager
@@ -134,7 +138,7 @@ def channels_divided_by(factor: int) -> Iterator[None]:
         nn.BatchNorm2d: features("num_features"),
         nn.Linear: features("in_features", "out_features"),
     }
-    originals = {cls: cls.__init__ for cls in changes}
+    originals = {cls: _init_of(cls) for cls in changes}
 
     def patched(cls: type[nn.Module], change: Callable[[dict[str, Any]], None]) -> Any:
         original, signature = originals[cls], inspect.signature(originals[cls])
@@ -151,11 +155,11 @@ def channels_divided_by(factor: int) -> Iterator[None]:
 
     try:
         for cls, change in changes.items():
-            cls.__init__ = patched(cls, change)  # type: ignore[method-assign]
+            type.__setattr__(cls, "__init__", patched(cls, change))
         yield
     finally:
         for cls, original in originals.items():
-            cls.__init__ = original  # type: ignore[method-assign]
+            type.__setattr__(cls, "__init__", original)
 
 
 def divided(builder: str, factor: int, **kwargs: Any) -> Callable[[], nn.Module]:
@@ -184,9 +188,10 @@ def efficientnet_b0_narrow() -> nn.Module:
     for stage in setting:
         stage.input_channels = EFFICIENTNET_B0_WIDTHS[stage.input_channels]
         stage.out_channels = EFFICIENTNET_B0_WIDTHS[stage.out_channels]
-    return efficientnet.EfficientNet(
+    model: nn.Module = efficientnet.EfficientNet(
         setting, dropout=0.2, num_classes=REDUCED_CLASSES, last_channel=last_channel
     )
+    return model
 
 
 def regnet_y_400mf_narrow() -> nn.Module:
@@ -200,7 +205,10 @@ def regnet_y_400mf_narrow() -> nn.Module:
         real.strides, real.se_ratio,
     )  # fmt: skip
     norm = partial(nn.BatchNorm2d, eps=1e-05, momentum=0.1)  # as regnet_y_400mf builds it
-    return regnet.RegNet(params, num_classes=REDUCED_CLASSES, stem_width=8, norm_layer=norm)
+    model: nn.Module = regnet.RegNet(
+        params, num_classes=REDUCED_CLASSES, stem_width=8, norm_layer=norm
+    )
+    return model
 
 
 def convnext_tiny_narrow() -> nn.Module:
@@ -208,7 +216,10 @@ def convnext_tiny_narrow() -> nn.Module:
     widths [16, 32, 48, 64] for [96, 192, 384, 768] and one block each for [3, 3, 9, 3]."""
     stage = convnext.CNBlockConfig
     setting = [stage(16, 32, 1), stage(32, 48, 1), stage(48, 64, 1), stage(64, None, 1)]
-    return convnext.ConvNeXt(setting, stochastic_depth_prob=0.1, num_classes=REDUCED_CLASSES)
+    model: nn.Module = convnext.ConvNeXt(
+        setting, stochastic_depth_prob=0.1, num_classes=REDUCED_CLASSES
+    )
+    return model
 
 
 def swin_t_narrow() -> nn.Module:
@@ -217,19 +228,21 @@ def swin_t_narrow() -> nn.Module:
     64x64 input each stage sees as many windows as swin_t's on 224x224 (8, 4, 2, 1 a side), so
     the shifts, the attention masks and the last stage's shift dropped (window = feature size)
     are traced as in the real model."""
-    return swin.SwinTransformer(
+    model: nn.Module = swin.SwinTransformer(
         patch_size=[4, 4], embed_dim=8, depths=[2, 2, 2, 2], num_heads=[2, 2, 4, 4],
         window_size=[2, 2], stochastic_depth_prob=0.2, num_classes=REDUCED_CLASSES,
     )  # fmt: skip
+    return model
 
 
 def vit_b_16_narrow() -> nn.Module:
     """vit_b_16's patch 16 on a 32x32 image (4 patches and the class token for 196 and one),
     two encoder blocks for 12, width 16, 2 heads and an MLP of 64 for 768, 12 and 3072."""
-    return vit.VisionTransformer(
+    model: nn.Module = vit.VisionTransformer(
         image_size=32, patch_size=16, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=64,
         num_classes=REDUCED_CLASSES,
     )  # fmt: skip
+    return model
 
 
 @dataclass(frozen=True)
@@ -333,12 +346,11 @@ def write_case(
     ov.save_model(converted, xml, compress_to_fp16=compress)
     model = core.read_model(xml)
     (parameter,) = [p.get_friendly_name() for p in model.get_parameters()]
-    request = core.compile_model(model, "CPU", COMPILE_CONFIG).create_infer_request()
+    request = cpu_request(core, model)
     keys = output_keys(model)
     recorded: dict[str, Any] = {}
     for sample, array in inputs.items():
-        request.infer([array])
-        outputs = {key: request.get_output_tensor(i).data.copy() for i, key in enumerate(keys)}
+        outputs = run_keyed(request, keys, [array])
         write_npz(out / f"inputs-{sample}.npz", {parameter: array})
         write_npz(out / f"outputs-{sample}.npz", outputs)
         recorded[sample] = {

@@ -1,13 +1,14 @@
-"""OpenVINO node builders shared by the corpus generators (tools/gen_*.py).
+"""OpenVINO, imported once for every tool, and the node builders the corpus generators share.
 
-Every node gets an explicit friendly name, which becomes the XML `name` once saved.
+Import OpenVINO's opsets from here, not from openvino: this module keeps its telemetry off first.
+Every node built here gets an explicit friendly name, which becomes the XML `name` once saved.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -17,7 +18,7 @@ sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
 
 try:
     import openvino as ov
-    from openvino import opset1, opset8, opset14, opset16
+    from openvino import opset1, opset3, opset4, opset5, opset7, opset8, opset14, opset16
 except ImportError as error:
     raise SystemExit(
         "The corpus generators in tools/ need the real OpenVINO runtime (>= 2026.4), which is "
@@ -28,16 +29,28 @@ except ImportError as error:
 __all__ = [
     "AVG_POOL_BUILDERS",
     "ELEMENT_TYPES",
+    "K3S2P1",
     "TESTED_OPENVINO",
+    "PoolWindow",
     "adaptive_avg_pool",
+    "adaptive_name",
     "avg_pool",
+    "avg_pool_name",
+    "chain_three_versions",
     "join",
     "opset1",
-    "output_keys",
+    "opset3",
+    "opset4",
+    "opset5",
+    "opset7",
+    "opset8",
+    "opset14",
+    "opset16",
     "output_size_const",
     "ov",
     "parameter",
     "result",
+    "shared_input_two_outputs",
     "two_inputs_two_outputs",
 ]
 
@@ -57,6 +70,18 @@ AVG_POOL_BUILDERS: dict[int, Callable[..., ov.Node]] = {
     14: opset14.avg_pool,
     16: opset16.avg_pool,
 }
+
+
+class PoolWindow(TypedDict):
+    """kernel, strides and pads shared by several AvgPool cases (splatted with **)."""
+
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    pads_begin: tuple[int, ...]
+    pads_end: tuple[int, ...]
+
+
+K3S2P1: PoolWindow = {"kernel": (3, 3), "strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1)}
 
 
 def join(values: Sequence[int]) -> str:
@@ -108,6 +133,49 @@ def avg_pool(
     )
 
 
+def avg_pool_name(
+    version: int,
+    kernel: Sequence[int],
+    auto_pad: str,
+    rounding: str,
+    exclude_pad: bool,
+    dilations: Sequence[int] | None,
+    element_type: str,
+    tag: str,
+) -> str:
+    """A single AvgPool case's name, e.g. ``avgpool14_r4_same_upper_ceil_torch_excl``, followed
+    by the dilations, a non-f32 element type and the free-form ``tag``."""
+    parts = [
+        f"avgpool{version}",
+        f"r{len(kernel) + 2}",
+        auto_pad,
+        rounding,
+        "excl" if exclude_pad else "incl",
+    ]
+    if dilations is not None:
+        parts.append(f"dil{join(dilations)}")
+    if element_type != "f32":
+        parts.append(element_type)
+    if tag:
+        parts.append(tag)
+    return "_".join(parts)
+
+
+def adaptive_name(output_size: Sequence[int], index_type: str, element_type: str, tag: str) -> str:
+    """A single AdaptiveAvgPool case's name, e.g. ``adaptive8_r4_to3x3_size_i64``."""
+    parts = [
+        "adaptive8",
+        f"r{len(output_size) + 2}",
+        f"to{join(output_size)}",
+        f"size_{index_type}",
+    ]
+    if element_type != "f32":
+        parts.append(element_type)
+    if tag:
+        parts.append(tag)
+    return "_".join(parts)
+
+
 def adaptive_avg_pool(name: str, source: ov.Node, output_size: ov.Node) -> ov.Node:
     return opset8.adaptive_avg_pool(source, output_size, name=name)
 
@@ -116,7 +184,39 @@ def output_size_const(name: str, values: Sequence[int], index_type: str) -> ov.N
     return opset1.constant(np.array(values, dtype=ELEMENT_TYPES[index_type]), name=name)
 
 
-# A graph case both corpora share: shapes for the golden set, values for conformance.
+# Graph cases both corpora share: shapes for the golden set, values for conformance.
+def chain_three_versions(output_size: Sequence[int]) -> Callable[[str], ov.Model]:
+    """AvgPool-1 -> AvgPool-16 (dilated) -> AdaptiveAvgPool-8 to `output_size` (i32), with
+    interval dims."""
+
+    def build(name: str) -> ov.Model:
+        data = parameter("in", "1,2,8..40,40")
+        first = avg_pool("pool_v1", data, 1, (2, 2), (2, 2), rounding="ceil")
+        second = avg_pool(
+            "pool_v16", first, 16, (3, 3), (1, 1), (2, 2), (2, 2), exclude_pad=False,
+            dilations=(2, 2),
+        )  # fmt: skip
+        size = output_size_const("output_size", output_size, "i32")
+        adaptive = adaptive_avg_pool("adaptive", second, size)
+        return ov.Model([result("out", adaptive)], [data], name)
+
+    return build
+
+
+def shared_input_two_outputs(output_size: Sequence[int]) -> Callable[[str], ov.Model]:
+    """One Parameter consumed by an AvgPool-14 and an AdaptiveAvgPool-8 to `output_size`."""
+
+    def build(name: str) -> ov.Model:
+        data = parameter("in", "1,4,9,9")
+        pool = avg_pool("pool", data, 14, (2, 2), (2, 2), rounding="ceil_torch")
+        size = output_size_const("output_size", output_size, "i64")
+        adaptive = adaptive_avg_pool("adaptive", data, size)
+        outputs = [result("pool_out", pool), result("adaptive_out", adaptive)]
+        return ov.Model(outputs, [data], name)
+
+    return build
+
+
 def two_inputs_two_outputs(name: str) -> ov.Model:
     """Two independent branches of different ranks and element types."""
     image = parameter("image", "2,3,16,16")
@@ -130,15 +230,3 @@ def two_inputs_two_outputs(name: str) -> ov.Model:
         [image, signal],
         name,
     )
-
-
-def output_keys(model: ov.Model) -> list[str]:
-    """Each output's key as irpool's README defines it: the tensor's `get_any_name()`, or the
-    Result's name for a tensor without names (torch's outputs) or one already keyed."""
-    keys: list[str] = []
-    for output, result in zip(model.outputs, model.get_results(), strict=True):
-        named = output.get_names() and output.get_any_name() not in keys
-        keys.append(output.get_any_name() if named else result.get_friendly_name())
-    if len(set(keys)) != len(keys):
-        raise RuntimeError(f"output keys are not unique: {keys}")
-    return keys
