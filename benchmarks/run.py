@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,8 @@ RESULTS = Path(__file__).parent / "results"
 # One CPU-bound process for --busy: a Python loop that never sleeps.
 BUSY_LOOP = "while True: pass"
 Bench = Callable[[], object]
+# A bench whose call returns the model's outputs by name (irpool's and OpenVINO's).
+Run = Callable[[], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -283,13 +285,13 @@ def load_checked(w: Workload, folder: Path) -> irpool.Model:
     return model
 
 
-def irpool_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+def irpool_bench(model: irpool.Model, x: np.ndarray) -> Run:
     """`model.run` on the workload's IR file, as users call irpool."""
-    inputs = {"x": x}
+    inputs: dict[str | int, Any] = {"x": x}
     return lambda: model.run(inputs)
 
 
-def compute_bench(model: irpool.Model, x: np.ndarray) -> Bench:
+def compute_bench(model: irpool.Model, x: np.ndarray) -> Callable[[], list[Any]]:
     """The pool layer's kernel alone, on the op irpool checked (what `model.run` adds is the
     per-call overhead); only its first output is read, as in the IR."""
     pool = model.layer("pool")
@@ -300,7 +302,10 @@ def compute_bench(model: irpool.Model, x: np.ndarray) -> Bench:
     # A second input is the Const "const": AdaptiveAvgPool's output_size, ReduceMean's axes.
     inputs = [x]
     if len(pool.inputs) > 1:
-        inputs.append(model.checked.outputs[model.layer("const").id][0].value)
+        value = model.checked.outputs[model.layer("const").id][0].value
+        if value is None:
+            raise SystemExit("the Const of the benchmark's IR has no value")
+        inputs.append(value)
     outputs = [
         OutputSpec.of(info.element_type, used=index == 0)
         for index, info in enumerate(model.checked.outputs[pool.id])
@@ -311,10 +316,15 @@ def compute_bench(model: irpool.Model, x: np.ndarray) -> Bench:
 def floor_bench(w: Workload, x: np.ndarray, out_size: int) -> Bench:
     """Reading the input once and writing the output once."""
     out = np.empty(out_size, np.float32)
-    return lambda: (np.add.reduce(x, axis=None), out.fill(1.0))
+
+    def floor() -> None:
+        np.add.reduce(x, axis=None)
+        out.fill(1.0)
+
+    return floor
 
 
-def openvino_bench(w: Workload, x: np.ndarray) -> Bench | None:
+def openvino_bench(w: Workload, x: np.ndarray) -> Run | None:
     try:
         ov = importlib.import_module("openvino")
         ops = importlib.import_module("openvino.opset14")

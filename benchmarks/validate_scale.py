@@ -72,7 +72,7 @@ def timed(call: Callable[[], object], repeat: int) -> list[float]:
 def worker_irpool(path: str, repeat: int) -> dict[str, Any]:
     import irpool
 
-    def validate() -> object:
+    def validate() -> list[irpool.Diagnostic]:
         return irpool.load(path).validate()
 
     return {"seconds": timed(validate, repeat), "findings": len(validate())}

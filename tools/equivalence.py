@@ -60,19 +60,22 @@ def _concrete(shape: Any) -> tuple[int, ...] | None:
 def _values(element_type: str, shape: tuple[int, ...], variant: str, seed: int) -> Any:
     rng = np.random.default_rng(seed)
     if element_type in ("f32", "f16", "f64", "bf16"):
-        dtype = {"f16": np.float16, "f64": np.float64}.get(element_type, np.float32)
+        floats = np.dtype({"f16": "f2", "f64": "f8"}.get(element_type, "f4"))
         scale = 6e37 if variant == "large" and element_type != "f16" else 1.0
-        values = (rng.standard_normal(shape) * scale).astype(dtype)
+        values = (rng.standard_normal(shape) * scale).astype(floats)
         if variant == "non-finite" and values.size:
             flat = values.reshape(-1)
             picks = rng.integers(0, flat.size, size=max(1, flat.size // 7))
-            flat[picks] = rng.choice(np.array([np.inf, -np.inf, np.nan], dtype), picks.size)
+            flat[picks] = rng.choice(np.array([np.inf, -np.inf, np.nan], floats), picks.size)
         return values
     if element_type == "boolean":
         return rng.integers(0, 2, shape).astype(np.bool_)
-    dtype = np.dtype({"i8": "i1", "i16": "i2", "i32": "i4", "i64": "i8"}.get(element_type, "u1"))
     if element_type.startswith("u"):
         dtype = np.dtype({"u8": "u1", "u16": "u2", "u32": "u4", "u64": "u8"}[element_type])
+    else:
+        dtype = np.dtype(
+            {"i8": "i1", "i16": "i2", "i32": "i4", "i64": "i8"}.get(element_type, "u1")
+        )
     info = np.iinfo(dtype)
     span = (info.min, info.max) if variant == "large" else (max(info.min, -100), 100)
     return rng.integers(span[0], span[1], shape, dtype=dtype, endpoint=True)
@@ -86,7 +89,7 @@ def _run(path: Path, variant: str) -> tuple[str, Any] | None:
     if model.has_errors:
         return None
     try:
-        inputs = {}
+        inputs: dict[str | int, Any] = {}
         for number, parameter in enumerate(model.inputs):
             shape = _concrete(parameter.shape)
             if shape is None:

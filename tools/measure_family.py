@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from openvino import opset8, opset14
-from ov_builders import opset1, ov
+from ov_builders import opset1, opset8, opset14, ov
 
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 NAN, INF = np.nan, np.inf
@@ -112,7 +111,7 @@ GRID = np.array([[0, 5, 5], [1, 5, 2], [4, 4, 3]], np.float32).reshape(1, 1, 3, 
 
 def maxpool_cases() -> list[Case]:
     cases: list[Case] = []
-    windows = {
+    windows: dict[str, list[float]] = {
         "NaN first": [NAN, 2, 3], "NaN middle": [1, NAN, 3], "NaN last": [1, 2, NAN],
         "all NaN": [NAN, NAN, NAN], "-inf only": [-INF, -INF, -INF], "+inf": [1, INF, NAN],
         "ties": [3, 3, 1], "-0 then +0": [-0.0, 0.0, -1], "+0 then -0": [0.0, -0.0, -1],
@@ -163,11 +162,10 @@ def maxpool_cases() -> list[Case]:
         for path, indices in (("reference", True), ("oneDNN", False)):
             build = max_pool(8, [2], [2], ([0], [1]), rounding="ceil", indices=indices)
             cases.append(Case(f"{np.dtype(dtype).name} C=2 k2 s2 p0/1 ceil ({path})", build, x))
-    for dtype in (np.float16,):
-        x = np.array([[[NAN, 1, -INF, -INF, 65504, 2]]], dtype)
-        for path, indices in (("reference", True), ("oneDNN", False)):
-            build = max_pool(8, [2], [2], ([0], [2]), rounding="ceil", indices=indices)
-            cases.append(Case(f"f16 k2 s2 p0/2 ceil ({path})", build, x))
+    half = np.array([[[NAN, 1, -INF, -INF, 65504, 2]]], np.float16)
+    for path, indices in (("reference", True), ("oneDNN", False)):
+        build = max_pool(8, [2], [2], ([0], [2]), rounding="ceil", indices=indices)
+        cases.append(Case(f"f16 k2 s2 p0/2 ceil ({path})", build, half))
     return cases
 
 
@@ -179,7 +177,7 @@ def adaptive_cases() -> list[Case]:
         Case("2-D 3x3 -> 2x2 ties", adaptive_max_pool([2, 2]), GRID),
         Case("2-D N=2 C=2 4 -> 2 (per-plane index)", adaptive_max_pool([2]), AXIS_INPUT),
     ]
-    windows = {
+    windows: dict[str, list[float]] = {
         "NaN first": [NAN, 1, 2], "NaN middle": [1, NAN, 2], "NaN last": [1, 2, NAN],
         "all NaN": [NAN, NAN, NAN], "-inf only": [-INF, -INF, -INF], "ties": [3, 3, 1],
     }  # fmt: skip
@@ -197,7 +195,7 @@ def adaptive_cases() -> list[Case]:
 
 def reduce_cases() -> list[Case]:
     cases: list[Case] = []
-    windows = {
+    windows: dict[str, list[float]] = {
         "NaN first": [NAN, 1, 2], "NaN middle": [1, NAN, 2], "NaN last": [1, 2, NAN],
         "all NaN": [NAN, NAN, NAN], "-inf only": [-INF, -INF], "+inf and -inf": [INF, -INF],
     }  # fmt: skip
@@ -210,11 +208,11 @@ def reduce_cases() -> list[Case]:
             cases.append(Case(f"ReduceMax [-1] {size} elements, NaN at {position}",
                               reduce("max", [-1]), nan_at(size, [position])))  # fmt: skip
     grid = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
-    for position in ((0, 0), (1, 1), (2, 2)):
+    for at in ((0, 0), (1, 1), (2, 2)):
         x = grid.copy()
-        x[0, 0][position] = NAN
+        x[0, 0][at] = NAN
         for axes in ([2, 3], [2], [3]):
-            cases.append(Case(f"ReduceMax {axes} 3x3, NaN at {position}", reduce("max", axes),
+            cases.append(Case(f"ReduceMax {axes} 3x3, NaN at {at}", reduce("max", axes),
                               x))  # fmt: skip
     for channels in (16, 64):
         x = nan_at(49, [10], channels).reshape(1, channels, 7, 7)
