@@ -27,7 +27,7 @@ from tests.graph.test_reader_paths import FILES, Reading, reading
 from tests.graph.test_repeated_layers import write_chain
 
 ROOT = Path(__file__).resolve().parents[2]
-# Written by OpenVINO's serializer (tools/make_golden.py and the corpus tools).
+# Written by OpenVINO's serializer (tools/gen_golden.py and the other corpus generators).
 SERIALIZED = sorted(
     [*ROOT.glob("tests/golden/models/*.xml"), *ROOT.glob("tests/models/torchvision/*/*.xml")]
 )
