@@ -14,10 +14,10 @@ without fp16 compression, with what the CPU plugin computes for them. Every case
 
 ``index.json`` lists each case: its source module or node, the layer types (type and opset)
 the file holds, whether fp16 compression was on, and its inputs' and outputs' types and shapes.
-The test suite only reads these files. Regenerate (needs openvino, torch and onnx, i.e. the
-``test`` extra) with ``python tools/gen_family_corpus.py [--out DIR]``; inputs come from
-generators seeded by the case name, so a rerun on the same OpenVINO release and CPU rewrites
-the same arrays.
+The test suite only reads these files. Regenerate (needs openvino, torch and onnx: the
+``test`` and ``torch-oracle`` extras) with ``python tools/gen_family_corpus.py [--out DIR]``;
+inputs come from generators seeded by the case name, so a rerun on the same OpenVINO release
+and CPU rewrites the same arrays.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ try:
     from onnx import TensorProto, helper
 except ImportError as error:
     raise SystemExit(
-        "gen_family_corpus.py needs torch and onnx: pip install -e '.[test]'"
+        "gen_family_corpus.py needs torch and onnx: pip install -e '.[test,torch-oracle]'"
     ) from error
 
 DEFAULT_OUT = Path("tests/family_corpus")

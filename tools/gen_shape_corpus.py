@@ -15,8 +15,8 @@ directory ``tests/shape_corpus/<case>/`` holding:
 
 ``index.json`` lists each case: its torch source, how its input was given, whether fp16
 compression was on, and the layer types (type and opset) the file holds. The test suite only
-reads these files. Regenerate (needs openvino and torch, i.e. the ``test`` extra) with
-``python tools/gen_shape_corpus.py [--out DIR]``.
+reads these files. Regenerate (needs openvino and torch: the ``test`` and ``torch-oracle``
+extras) with ``python tools/gen_shape_corpus.py [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ov_builders import ov
 try:
     import torch
 except ImportError as error:
-    raise SystemExit("gen_shape_corpus.py needs torch: pip install -e '.[test]'") from error
+    raise SystemExit("gen_shape_corpus.py needs torch: pip install -e '.[torch-oracle]'") from error
 
 DEFAULT_OUT = Path("tests/shape_corpus")
 EXAMPLE_SHAPE = (2, 4, 6, 6)
