@@ -176,7 +176,8 @@ def in_worker(name: str, *args: object) -> dict[str, Any]:
         text=True,
         check=True,
     ).stdout
-    return json.loads(output.splitlines()[-1])  # type: ignore[no-any-return]
+    found: dict[str, Any] = json.loads(output.splitlines()[-1])  # the worker's last line
+    return found
 
 
 # The command runs as installed code does: from bytecode caches (pip writes them on install).
