@@ -304,9 +304,11 @@ def test_other_floats_are_multiplied_in_f32(dtype: Any) -> None:
     assert _run(a, b).tobytes() == expected.tobytes()
 
 
-def test_blas_is_held_to_irpool_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A product large enough for OpenBLAS to thread runs with BLAS held to IRPOOL_THREADS; a
-    small one does not pay for the hold."""
+def test_blas_is_held_to_one_thread_whatever_irpool_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A product large enough for OpenBLAS to thread runs with BLAS held to one thread (on
+    several it may sum in another order); a small one does not pay for the hold."""
     held: list[int] = []
     monkeypatch.setattr(blas, "hold", held.append)
     monkeypatch.setattr(blas, "release", lambda: None)
@@ -316,4 +318,4 @@ def test_blas_is_held_to_irpool_threads(monkeypatch: pytest.MonkeyPatch) -> None
     assert held == []
     a = rng.standard_normal((64, 256)).astype(np.float32)
     result = _run(a, np.ones((4, 256), np.float32), tb=True)
-    assert held == [2] and result.shape == (64, 4)
+    assert held == [1] and result.shape == (64, 4)
