@@ -15,7 +15,6 @@ included).
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -32,10 +31,11 @@ from irpool.model import Model as LoadedModel
 from irpool.rules import RULES
 from tests.differential.test_activations import declared, random_dim, random_input
 from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
-PER_OP = int(os.environ.get("IRPOOL_SHAPE_OPS_EXAMPLES", "300"))
+PER_OP = examples(300)
 BATCH_SIZE = 40
 MAX_REPORTED = 12
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}

@@ -24,12 +24,11 @@ result, and a Swish whose beta is a run-time input, which the CPU does not cut o
 
 Clamp runs only where irpool reports no error (a reinterpreted or absent bound is one).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -45,6 +44,7 @@ from numpy.typing import NDArray
 import irpool
 from irpool.rules import RULES
 from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
@@ -60,7 +60,7 @@ OPS = {  # type -> its opset
     "Floor": "opset1",
 }
 VERSIONS = {**OPS, "Clamp": "opset1"}
-PER_OP = int(os.environ.get("IRPOOL_ELEMENTWISE_EXAMPLES", "300"))
+PER_OP = examples(300)
 BATCH_SIZE = 60
 MAX_REPORTED = 12
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}

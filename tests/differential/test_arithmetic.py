@@ -18,7 +18,7 @@ integer type's extremes, zeros (division by zero) and negatives; outputs must be
 for bit (NaN where the CPU has NaN); Power within 1 f32 ulp (the CPU's pow is not always the
 nearest f32), before integer results are truncated.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
 """
 
 from __future__ import annotations

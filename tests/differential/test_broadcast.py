@@ -6,7 +6,7 @@ dims, sometimes a dynamic rank; every run type, boolean included, with NaN, ±in
 integer type's extremes) by each version's modes, with a target (and, explicit, axes_mapping)
 mostly valid for the data and sometimes not: other dims, ranks, -1, -2 and 0 values, 8-bit,
 boolean or float types, unsorted or out-of-range axes, a missing or extra input. The target is
-a Const, or a Parameter fed at run time. IRPOOL_SHAPE_OPS_EXAMPLES sets the number (default
+a Const, or a Parameter fed at run time. IRPOOL_TEST_SCALE scales the number (default
 300).
 
 Runs happen in a worker process (the CPU plugin crashes on some Broadcasts: a crash must not

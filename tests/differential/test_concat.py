@@ -2,7 +2,7 @@
 
 Configuration #n (`random_config(n)`) joins 1 to 4 inputs of rank 0 to 4 (static, dynamic,
 interval dims, sometimes a dynamic rank, a Const, a mismatched dim or element type) along an
-axis in and out of [-rank, rank-1], written or absent (0). IRPOOL_SHAPE_OPS_EXAMPLES sets the
+axis in and out of [-rank, rank-1], written or absent (0). IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 

@@ -18,12 +18,11 @@ inference precision, 1 thread), inputs seeded, a third of the float data holding
 bound 1e-6 * sum(|x * w|) (docs/semantics.md §15.5; f16 outputs one f16 step more, the CPU
 rounds its f32 sums); integer outputs (small values, exact in f32) equal.
 
-IRPOOL_CONVOLUTION_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ from tests.differential.test_activations import (
     shape_problems,
 )
 from tests.differential.test_activations import write as write_ir
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
@@ -52,7 +52,7 @@ pytestmark = pytest.mark.oracle
 
 SEED = "irpool-differential-convolution-1"
 OPS = ("Convolution", "GroupConvolution")
-PER_OP = int(os.environ.get("IRPOOL_CONVOLUTION_EXAMPLES", "300"))
+PER_OP = examples(300)
 BATCH_SIZE = 40
 TYPES = ("f32",) * 10 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 AUTO_PADS = ("explicit",) * 5 + ("valid", "valid", "same_upper", "same_lower", "SAME_UPPER", "")

@@ -16,7 +16,7 @@ Then:
 OpenVINO runs in a worker process, restarted when it crashes. The normal suite runs
 EXAMPLES cases, derandomized (the same cases on every run); for a longer local hunt:
 
-    IRPOOL_FUZZ_EXAMPLES=5000 IRPOOL_FUZZ_SEED=7 pytest tests/differential/test_fuzz_openvino.py
+    IRPOOL_TEST_SCALE=16 IRPOOL_FUZZ_SEED=7 pytest tests/differential/test_fuzz_openvino.py
 
 (EXAMPLES cases of each test: the hypothesis one and the mutants.)
 
@@ -58,11 +58,12 @@ from irpool.rules import RULES, Code
 from tests import ir
 from tests.differential.oracle_batch import describe_difference, same_values
 from tests.hardening import mutants
+from tests.scale import examples
 
 pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
 
-EXAMPLES = int(os.environ.get("IRPOOL_FUZZ_EXAMPLES", "300"))
+EXAMPLES = examples(300)
 SEED = int(os.environ.get("IRPOOL_FUZZ_SEED", "0"))
 SECONDS_PER_FILE = 5.0
 ORACLE_TIMEOUT = 60.0
@@ -116,6 +117,7 @@ WORKER = """
 import json, sys
 import numpy as np
 import openvino as ov
+from tests.scale import examples
 core = ov.Core()
 # The CPU's default thread count, as users run it: with INFERENCE_NUM_THREADS=1 a MaxPool-8
 # without dilations runs, with the default it fails at inference (issue #18).

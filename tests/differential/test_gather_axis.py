@@ -10,7 +10,7 @@ interval dim less itself). The model is built with OpenVINO's op
 builders and saved as IR. Verdict: irpool reports IR214 exactly where the CPU plugin cannot
 compile or run the model (Gather-1 with static shapes may kill the process: those are
 compiled in a child process). Runs: every model the CPU runs, on seeded data holding NaN, ±inf
-and extremes, equal bit for bit. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations
+and extremes, equal bit for bit. IRPOOL_TEST_SCALE scales the number of configurations
 (default 300).
 """
 

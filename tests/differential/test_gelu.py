@@ -13,7 +13,7 @@ NaN and ±inf must be where the CPU has them and the other values within the mea
 (docs/semantics.md §21): 6 * 2**-24 * |x| for ERF, 2 * 2**-24 * |x| for TANH, or one ulp of
 the output type (f16 rounds both).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

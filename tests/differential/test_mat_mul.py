@@ -18,12 +18,11 @@ an f16 output, rounded after the f32 sum), except where Σ|a·b| reaches 2**127:
 sums may overflow to inf in one accumulation order and not in another. Integers are equal (their
 sums stay exact in f32).
 
-IRPOOL_MATMUL_EXAMPLES sets the number of configurations (default 400).
+IRPOOL_TEST_SCALE scales the number of configurations (default 400).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -38,13 +37,14 @@ from tests.differential import test_arithmetic as arithmetic
 from tests.differential.oracle_batch import run_file
 from tests.differential.test_activations import CPU_CONFIG, MAX_REPORTED, NUMPY, random_dim
 from tests.differential.test_arithmetic import Config, Outcome, check_shapes, write
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
 pytestmark = pytest.mark.oracle
 
 SEED = "irpool-differential-matmul-1"
-EXAMPLES = int(os.environ.get("IRPOOL_MATMUL_EXAMPLES", "400"))
+EXAMPLES = examples(400)
 BATCH_SIZE = 60
 TYPES = ("f32",) * 8 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 FLAGS = ("true", "false", "false", "1", "0", "True", "FALSE", "", "yes")

@@ -17,7 +17,7 @@ sqrt(variance + eps), or one ulp of the output type. Huge finite inputs are capp
 and integer ones below 64: the CPU's sums overflow (f32 in its lane order, int32) where
 irpool's do not, a gap §21 describes; f64 and integer runs are not compared (§21).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Configuration #n (`random_config(n)`) pads data of rank 1 to 4 (static, dynamic,
 dims, sometimes a dynamic rank) in each `pad_mode` (sometimes misspelt or absent) by
 `pads_begin` and `pads_end` Consts (i64 or i32, sometimes u8 or f32; one per axis mostly,
 negative often, beyond what reflect and symmetric allow sometimes) and, in half of them, a
-scalar `pad_value` of the data's type (NaN, ±inf, extremes). IRPOOL_SHAPE_OPS_EXAMPLES sets
+scalar `pad_value` of the data's type (NaN, ±inf, extremes). IRPOOL_TEST_SCALE scales
 the number of configurations (default 300).
 """
 

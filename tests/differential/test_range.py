@@ -5,7 +5,7 @@ OpenVINO folds the range by its reference rules) or a Parameter fed a value at r
 CPU plugin's kernel): integers, fractions, ±0, steps pointing away from stop, and now and then
 a 0, ±inf, NaN (fed at run time: an infinite step only), a 1-element 1-D or boolean
 input; input types f32, f16, f64 and integers, `output_type` every numeric type, boolean, or
-absent. IRPOOL_SHAPE_OPS_EXAMPLES sets the
+absent. IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 

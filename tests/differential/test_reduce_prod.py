@@ -6,7 +6,7 @@ data of products where the CPU's kernels agree, `eight_bit_feed`; sometimes a Co
 OpenVINO folds) over axes given as a Const (negative,
 repeated, empty, out of range; axes fed at run time crash the CPU plugin with a segmentation
 fault in some configurations, so none are), with `keep_dims` true, false or absent.
-IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ CPU plugin cannot compile (a scalar shift with several axes), irpool must report
 inference precision) on seeded inputs holding NaN, ±inf, ±0, huge values and each integer
 type's extremes; outputs must be equal bit for bit.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

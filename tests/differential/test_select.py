@@ -12,7 +12,7 @@ inputs holding NaN, ±inf, ±0, huge values and each integer type's extremes; ou
 equal bit for bit (NaN where the CPU has NaN). The CPU plugin cannot compile `explicit` nor
 some `pdpd` Selects; those are checked for shapes only.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 
 Configuration #n (`random_config(n)`) takes the shape of data of rank 0 to 5 (static,
 dynamic, interval dims, sometimes a dynamic rank or a Const) with ShapeOf-1, or ShapeOf-3
-whose `output_type` is i32, i64, I64, u64, f32, empty or absent. IRPOOL_SHAPE_OPS_EXAMPLES
-sets the number of configurations (default 300).
+whose `output_type` is i32, i64, I64, u64, f32, empty or absent. IRPOOL_TEST_SCALE
+scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

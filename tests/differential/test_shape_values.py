@@ -12,12 +12,11 @@ Shapes: the graph is built with OpenVINO's Python API and saved; `read_model` of
 oracle. irpool must infer every layer's output as OpenVINO does and report no error (or, when
 OpenVINO cannot build the Reshape, must refuse the file too). Runs: at a concrete input shape
 within the Parameter's dims, when the CPU plugin runs the graph, irpool's output must equal
-it bit for bit. IRPOOL_SHAPE_VALUES_EXAMPLES sets the number of graphs (default 300).
+it bit for bit. IRPOOL_TEST_SCALE scales the number of graphs (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from lxml import etree
 import irpool
 from irpool.rules import RULES
 from tests.differential.single_layer import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 from openvino import opset1, opset3, opset8  # noqa: E402
@@ -38,7 +38,7 @@ from openvino import opset1, opset3, opset8  # noqa: E402
 pytestmark = pytest.mark.oracle
 
 SEED = "irpool-differential-shape-values-1"
-COUNT = int(os.environ.get("IRPOOL_SHAPE_VALUES_EXAMPLES", "300"))
+COUNT = examples(300)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ Consts: i64 or i32 (sometimes u8 or f32), 1-D of one length mostly (sometimes of
 lengths, 2-D, longer than the rank), bounds from small to the int64 extremes (INT64_MIN and
 2**62: the test writes values through float64), steps negative and positive (sometimes 0),
 axes negative, repeated, out of range; sometimes the bounds are Parameters fed at run time.
-IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ the CPU has them and the other values within 4 * 2**-24 (or one ulp of f16), int
 booleans equal; in rows holding NaN, where the CPU places further NaN by its SIMD scan, both
 must give NaN at each NaN and only NaN or 0 elsewhere (docs/semantics.md §21).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations

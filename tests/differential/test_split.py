@@ -3,7 +3,7 @@
 Configuration #n (`random_config(n)`) cuts data of rank 0 to 4 (static, dynamic, interval
 dims, sometimes a dynamic rank) along an axis Const (a scalar mostly, sometimes [1]; integer
 types, sometimes f32; in and out of range) into `num_splits` pieces (mostly dividing the
-axis; sometimes not, 0, negative, or not a number). IRPOOL_SHAPE_OPS_EXAMPLES sets the
+axis; sometimes not, 0, negative, or not a number). IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 

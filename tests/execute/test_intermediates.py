@@ -16,6 +16,7 @@ import irpool
 from irpool.element_types import element_type
 from irpool.execute import memory
 from tests import ir
+from tests.scale import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = ROOT / "examples" / "valid" / "chain_avgpool_adaptive.xml"  # AvgPool -> AdaptiveAvgPool
@@ -153,7 +154,7 @@ def test_not_enough_memory_for_every_tensor_is_refused(
 NAME = st.text(alphabet="ab:0#", min_size=1, max_size=4)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     st.lists(st.tuples(NAME, st.lists(NAME, max_size=2, unique=True)), min_size=1, max_size=5),
     NAME,

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 import irpool
 from irpool.cli import cli
 from irpool.execute import memory
+from tests.scale import examples
 
 MODELS = Path(__file__).resolve().parent.parent / "golden" / "models"
 AVG = MODELS / "adaptive8_r4_runtime_size_i64.xml"  # in f32 [1,3,16,16], output_size i64 [2]
@@ -169,7 +170,7 @@ def cpu() -> Any:
     return core.compile_model(core.read_model(AVG), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(size=st.lists(SIZES, min_size=2, max_size=2))
 def test_any_int64_size_runs_as_cpu_or_is_refused(cpu: Any, size: list[int]) -> None:
     loaded = irpool.load(AVG)
