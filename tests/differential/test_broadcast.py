@@ -33,12 +33,14 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.cpu.numerics import moved_as_held
+from tests.differential.harness import NUMPY, PER_OP
+from tests.differential.shape_graphs import Case as ShapeCase
+from tests.differential.shape_graphs import shape_problems
 from tests.differential.single_layer import (
     BATCH_SIZE,
     CPU_CONFIG,
     DATA_TYPES,
     MAX_REPORTED,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -51,9 +53,6 @@ from tests.differential.single_layer import (
     same,
     write,
 )
-from tests.differential.test_reshape_family import NUMPY
-from tests.differential.test_shape_values import Case as ShapeCase
-from tests.differential.test_shape_values import shape_problems
 
 ov = pytest.importorskip("openvino")
 

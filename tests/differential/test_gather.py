@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import NUMPY, PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -32,7 +32,6 @@ from tests.differential.single_layer import (
     outcomes_of,
     random_shape,
 )
-from tests.differential.test_reshape_family import NUMPY
 
 ov = pytest.importorskip("openvino")
 

@@ -29,9 +29,8 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.single_layer import CPU_CONFIG, PER_OP, same
-from tests.differential.test_activations import random_input
-from tests.differential.test_reshape_family import NUMPY
+from tests.differential.harness import NUMPY, PER_OP, random_input
+from tests.differential.single_layer import CPU_CONFIG, same
 
 ov = pytest.importorskip("openvino")
 ops = pytest.importorskip("openvino.opset8")

@@ -28,6 +28,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.harness import NUMPY, PER_OP, random_dim, random_input
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -37,13 +40,6 @@ from tests.differential.single_input import (
     run_differences,
     runnable,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    random_dim,
-    random_input,
-)
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
@@ -85,7 +81,7 @@ def random_config(index: int) -> Config:
 def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
-    data = f'<data approximation_mode="{config.mode}"/>' if config.mode else ""
+    data = ir.data([("approximation_mode", config.mode)]) if config.mode else ""
     return render_op(config, output, base, ("Gelu", config.version, data))
 
 

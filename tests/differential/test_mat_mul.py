@@ -33,10 +33,10 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential import test_arithmetic as arithmetic
+from tests.differential import arithmetic_cases
+from tests.differential.arithmetic_cases import Config, Outcome, check_shapes, write
+from tests.differential.harness import CPU_CONFIG, MAX_REPORTED, NUMPY, random_dim
 from tests.differential.oracle_batch import run_file
-from tests.differential.test_activations import CPU_CONFIG, MAX_REPORTED, NUMPY, random_dim
-from tests.differential.test_arithmetic import Config, Outcome, check_shapes, write
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
@@ -205,7 +205,7 @@ def test_runs_match_openvino(
 ) -> None:
     core = ov.Core()
     # The weights written as Consts: this test's values, not the elementwise ops'.
-    monkeypatch.setattr(arithmetic, "second_input", lambda config: _inputs(config)[1])
+    monkeypatch.setattr(arithmetic_cases, "second_input", lambda config: _inputs(config)[1])
     runnable = [
         (o.config, o.output)
         for o in outcomes

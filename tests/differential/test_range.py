@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
-    PER_OP,
     Config,
     Outcome,
     Source,

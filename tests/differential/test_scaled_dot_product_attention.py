@@ -34,11 +34,11 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from tests.differential.harness import NUMPY, PER_OP
 from tests.differential.single_layer import (
     BATCH_SIZE,
     CPU_CONFIG,
     MAX_REPORTED,
-    PER_OP,
     Config,
     Outcome,
     Outputs,
@@ -51,7 +51,6 @@ from tests.differential.single_layer import (
     random_shape,
     write,
 )
-from tests.differential.test_reshape_family import NUMPY
 
 ov = pytest.importorskip("openvino")
 

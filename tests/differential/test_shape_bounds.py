@@ -27,14 +27,14 @@ import pytest
 from lxml import etree
 
 import irpool
-from tests.differential.single_layer import CPU_CONFIG
-from tests.differential.test_shape_values import (
+from tests.differential.shape_graphs import (
     Case,
     Dim,
     assert_shapes_match,
     describe,
     random_dim,
 )
+from tests.differential.single_layer import CPU_CONFIG
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")

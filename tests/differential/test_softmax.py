@@ -29,6 +29,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.harness import NUMPY, PER_OP, random_dim
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -39,12 +42,6 @@ from tests.differential.single_input import (
     runnable,
     seeded_input,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    random_dim,
-)
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
@@ -93,7 +90,7 @@ def random_config(index: int) -> Config:
 def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
-    data = f'<data axis="{config.axis}"/>' if config.axis else ""
+    data = ir.data([("axis", config.axis)]) if config.axis else ""
     return render_op(config, output, base, ("SoftMax", config.version, data))
 
 

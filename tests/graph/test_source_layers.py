@@ -22,9 +22,9 @@ from irpool.parse import xml_reader
 from irpool.parse.schema import StructureCheck
 from irpool.parse.source_map import decode_source
 from irpool.parse.xml_reader import hardened_parser
+from tests.graph.chains import write_chain
 from tests.graph.plain_reader import plain_reading, source_text_reading
-from tests.graph.test_reader_paths import FILES, Reading, reading
-from tests.graph.test_repeated_layers import write_chain
+from tests.graph.readings import FILES, Reading, reading
 from tests.scale import examples
 
 ROOT = Path(__file__).resolve().parents[2]
