@@ -56,7 +56,7 @@ from tests.differential.harness import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-elementwise-1"
 OPS = {  # type -> its opset

@@ -52,7 +52,7 @@ from tests.differential.harness import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 BATCH_SIZE = 60
 

@@ -52,7 +52,7 @@ from tests.differential.pool_shapes import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 5000  # about 12 s in all (read_model and irpool.load take < 1 ms each)
 SEED = "irpool-differential-shapes-1"

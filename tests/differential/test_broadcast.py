@@ -56,7 +56,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-broadcast-1"
 TIMEOUT = 120

@@ -50,7 +50,7 @@ from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-convolution-1"
 OPS = ("Convolution", "GroupConvolution")

@@ -26,7 +26,7 @@ from tests.scale import examples
 ov = pytest.importorskip("openvino")
 from openvino import opset1  # noqa: E402
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-eltwise-fusion-1"
 COUNT = examples(300)

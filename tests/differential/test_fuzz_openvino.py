@@ -59,7 +59,7 @@ from tests.hardening import mutants
 from tests.scale import examples
 
 pytest.importorskip("openvino")
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 EXAMPLES = examples(300)
 SEED = int(os.environ.get("IRPOOL_FUZZ_SEED", "0"))

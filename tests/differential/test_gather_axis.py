@@ -37,7 +37,7 @@ ops = pytest.importorskip("openvino.opset8")
 opset1 = pytest.importorskip("openvino.opset1")
 opset7 = pytest.importorskip("openvino.opset7")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-gather-axis-1"
 FOLDED = ("convert const", "sum of consts", "static shape", "static dim of a dynamic shape")

@@ -43,7 +43,7 @@ from tests.differential.single_input import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-gelu-1"
 TYPES = ("f32", "f32", "f32", "f32", "f16", "f64", "bf16", "i32", "boolean")

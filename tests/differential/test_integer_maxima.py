@@ -27,7 +27,7 @@ ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 TYPES = {
     "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,

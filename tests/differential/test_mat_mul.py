@@ -41,7 +41,7 @@ from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-matmul-1"
 EXAMPLES = examples(400)

@@ -47,7 +47,7 @@ from tests.differential.single_input import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-mvn-1"
 TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f16", "f64", "i32", "u8")

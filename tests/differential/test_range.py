@@ -30,7 +30,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-range-4"
 INPUT_TYPES = ("f32", "f32", "f16", "f64", "i32", "i64", "i64", "i8", "u8", "i16", "u32")

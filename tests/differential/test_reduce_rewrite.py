@@ -25,7 +25,7 @@ from tests.scale import examples
 ov = pytest.importorskip("openvino")
 o1 = ov.opset1
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CASES = examples(150)
 

@@ -41,7 +41,7 @@ from tests.differential.pool_shapes import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 1500
 SEED = "irpool-differential-shapes-reductions-1"

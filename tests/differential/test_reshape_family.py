@@ -37,7 +37,7 @@ from tests.differential.harness import NUMPY
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-reshape-family-1"
 COUNTS = {"Reshape": 380, "Squeeze": 150, "Unsqueeze": 150, "Convert": 220}

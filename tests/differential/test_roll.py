@@ -45,7 +45,7 @@ from tests.differential.single_input import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-roll-1"
 TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "boolean")

@@ -59,7 +59,7 @@ opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 opset14 = pytest.importorskip("openvino.opset14")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 EXAMPLES = examples(400)
 SEED = "irpool-differential-run-families-1"

@@ -54,7 +54,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-sdpa-13"
 TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f64", "bf16")

@@ -45,7 +45,7 @@ from tests.differential.harness import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-select-1"
 TYPES = ("f32", "f32", "f32", "i32", "i64", "f16", "f64", "i8", "u8", "u16", "boolean")

@@ -40,7 +40,7 @@ from tests.scale import examples
 ov = pytest.importorskip("openvino")
 from openvino import opset1, opset3, opset8, opset12  # noqa: E402
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-shape-bounds-1"
 COUNT = examples(300)

@@ -38,7 +38,7 @@ from tests.scale import examples
 ov = pytest.importorskip("openvino")
 from openvino import opset1, opset3  # noqa: E402
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 COUNT = examples(300)
 

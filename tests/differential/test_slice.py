@@ -33,7 +33,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-slice-1"
 EXTREMES = (2**62, -(2**63), 2**31 - 1, -(2**31))
