@@ -43,6 +43,7 @@ def openvino_reading(path: Path) -> set[str] | None:
     }
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(300),
     derandomize=not FRESH,

@@ -47,7 +47,9 @@ from tests.differential.harness import (
     MAX_REPORTED,
     NUMPY,
     PER_OP,
+    const,
     declared,
+    parameter,
     random_dim,
     random_input,
     shape_problems,
@@ -163,39 +165,22 @@ def render_layers(
 ) -> tuple[str, str, bytes]:
     """The config's layers (ids from `base`) and edges, and its Const bytes at `offset`."""
     n, op = config.index, base + 2
-    dims = declared(config.shape)
-    parameter = ir.data([("shape", config.shape), ("element_type", config.element_type)])
-    layers = [
-        ir.layer(
-            base, f"in{n}", "Parameter", "opset1", parameter, (),
-            [ir.typed_port(0, config.element_type, dims, f"in{n}")],
-        )
-    ]  # fmt: skip
-    inputs = [ir.typed_port(0, config.element_type, dims)]
+    layers = [parameter(base, f"in{n}", config.element_type, config.shape)]
+    inputs = [ir.typed_port(0, config.element_type, declared(config.shape))]
     edges = [ir.edge(base, 0, op, 0)]
     blob = b""
+    if config.beta == "const":
+        value = beta_value(config)
+        if config.beta_type == "bf16":  # the upper half of each f32
+            value = (value.view(np.uint32) >> 16).astype(np.uint16)
+        blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
+        layers.append(
+            const(base + 1, f"b{n}", config.beta_type, config.beta_shape, offset, len(blob))
+        )
+    elif config.beta == "input":
+        layers.append(parameter(base + 1, f"b{n}", config.beta_type, config.beta_shape, f"beta{n}"))
     if config.beta:
-        beta_dims = declared(config.beta_shape)
-        if config.beta == "const":
-            value = beta_value(config)
-            if config.beta_type == "bf16":  # the upper half of each f32
-                value = (value.view(np.uint32) >> 16).astype(np.uint16)
-            blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
-            data = ir.data(
-                [
-                    ("element_type", config.beta_type),
-                    ("shape", config.beta_shape),
-                    ("offset", str(offset)),
-                    ("size", str(len(blob))),
-                ]
-            )
-            kind, names = "Const", ""
-        else:
-            data = ir.data([("shape", config.beta_shape), ("element_type", config.beta_type)])
-            kind, names = "Parameter", f"beta{n}"
-        beta_port = ir.typed_port(0, config.beta_type, beta_dims, names)
-        layers.append(ir.layer(base + 1, f"b{n}", kind, "opset1", data, (), [beta_port]))
-        inputs.append(ir.typed_port(1, config.beta_type, beta_dims))
+        inputs.append(ir.typed_port(1, config.beta_type, declared(config.beta_shape)))
         edges.append(ir.edge(base + 1, 0, op, 1))
     out_type, out_dims = output
     out_port = len(inputs)
