@@ -1,9 +1,12 @@
-"""The IR builder of the tests: small IR text written the way OpenVINO's serializer writes it.
+"""The IR builder of the tests: IR text written the way OpenVINO's serializer writes it.
 
-`layer`, `data`, `port`, `edge` and `net` write any model; `parameter`, `avg_pool`, `const`,
-`adaptive_pool` and `result` the common layers, and `pool_model` and `adaptive_model` whole
-valid models. Each builder returns `.xml` text; models with a Const also need `weights()` as
-their `.bin`. Every model here validates clean unless a test changes it.
+`layer`, `data`, `port` (`typed_port` by element type), `edge` and `net` write any model;
+`parameter`, `avg_pool`, `const` (`typed_const` of any type), `adaptive_pool` and `result`
+the common layers, and `pool_model` and `adaptive_model` whole valid models. Dims are ints or
+written text ("-1"); None writes no `<dim>` (a dynamic rank). Each builder returns `.xml`
+text; models with a Const also need their `.bin` (`weights()` for `const`). Every model here
+validates clean unless a test changes it. Hand-written XML is for what this cannot write:
+malformed files, source positions and formatting.
 """
 
 from __future__ import annotations
@@ -13,19 +16,33 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
+from irpool.element_types import PRECISIONS as ELEMENT_TYPES
+
 Shape = Sequence[int]
+# Declared dims as written ("-1" or -1 where not static); None: no <dim> (a dynamic rank).
+Dims = Sequence[int | str] | None
+# A port's precision for each element type (u1 as U1, not BIN).
+PRECISIONS = {t: p for p, t in ELEMENT_TYPES.items() if p != "BIN"}
 
 
-def dims(shape: Shape, indent: str = "\t\t\t\t\t") -> str:
-    return "".join(f"{indent}<dim>{d}</dim>\n" for d in shape)
+def dims(shape: Dims, indent: str = "\t\t\t\t\t") -> str:
+    return "".join(f"{indent}<dim>{d}</dim>\n" for d in shape or ())
 
 
-def port(port_id: int, shape: Shape, precision: str = "FP32", names: str = "") -> str:
+def port(port_id: int, shape: Dims, precision: str | None = "FP32", names: str = "") -> str:
+    """A port of these dims; `precision` None: a port without the attribute."""
+    typed = f' precision="{precision}"' if precision is not None else ""
     named = f' names="{names}"' if names else ""
-    return (
-        f'\t\t\t\t<port id="{port_id}" precision="{precision}"{named}>\n'
-        f"{dims(shape)}\t\t\t\t</port>\n"
-    )
+    return f'\t\t\t\t<port id="{port_id}"{typed}{named}>\n{dims(shape)}\t\t\t\t</port>\n'
+
+
+def precision(element_type: str) -> str:
+    """A port's precision for an element type ("dynamic" or an unknown name: UNSPECIFIED)."""
+    return PRECISIONS.get(element_type, "UNSPECIFIED")
+
+
+def typed_port(port_id: int, element_type: str, shape: Dims, names: str = "") -> str:
+    return port(port_id, shape, precision(element_type), names)
 
 
 def data(attributes: Iterable[tuple[str, str]]) -> str:
@@ -57,15 +74,21 @@ def layer(
 def parameter(layer_id: int, name: str, shape: Shape, element_type: str = "f32") -> str:
     shape_text = ",".join(map(str, shape))
     attributes = data([("shape", shape_text), ("element_type", element_type)])
-    return layer(
-        layer_id, name, "Parameter", "opset1", attributes, (), [port(0, shape, names=name)]
-    )
+    out = typed_port(0, element_type, shape, names=name)
+    return layer(layer_id, name, "Parameter", "opset1", attributes, (), [out])
 
 
 def avg_pool(
-    layer_id: int, name: str, shape: Shape, out: Shape, kernel: int = 1, pad: int = 0
+    layer_id: int,
+    name: str,
+    shape: Shape,
+    out: Shape,
+    kernel: int = 1,
+    pad: int = 0,
+    names: str = "",
 ) -> str:
-    """AvgPool-1 with the same kernel, stride 1 and pads on every spatial axis."""
+    """AvgPool-1 with the same kernel, stride 1 and pads on every spatial axis; `names` its
+    output tensor's names."""
     spatial = len(shape) - 2
 
     def repeat(value: int) -> str:
@@ -82,7 +105,8 @@ def avg_pool(
             ("rounding_type", "floor"),
         ]
     )
-    return layer(layer_id, name, "AvgPool", "opset1", attributes, [port(0, shape)], [port(1, out)])
+    outputs = [port(1, out, names=names)]
+    return layer(layer_id, name, "AvgPool", "opset1", attributes, [port(0, shape)], outputs)
 
 
 def const(layer_id: int, name: str, values: Sequence[int], offset: int = 0) -> str:
@@ -98,13 +122,29 @@ def const(layer_id: int, name: str, values: Sequence[int], offset: int = 0) -> s
     return layer(layer_id, name, "Const", "opset1", attributes, (), [port(0, [len(values)], "I64")])
 
 
+def typed_const(
+    layer_id: int, name: str, element_type: str, shape: Shape, offset: int, size: int
+) -> str:
+    """A Const of any element type and static shape, reading `size` bytes at `offset`."""
+    attributes = data(
+        [
+            ("element_type", element_type),
+            ("shape", ",".join(map(str, shape))),
+            ("offset", str(offset)),
+            ("size", str(size)),
+        ]
+    )
+    out = typed_port(0, element_type, shape)
+    return layer(layer_id, name, "Const", "opset1", attributes, (), [out])
+
+
 def adaptive_pool(layer_id: int, name: str, shape: Shape, out: Shape) -> str:
     inputs = [port(0, shape), port(1, [len(out) - 2], "I64")]
     return layer(layer_id, name, "AdaptiveAvgPool", "opset8", "", inputs, [port(2, out)])
 
 
-def result(layer_id: int, name: str, shape: Shape) -> str:
-    return layer(layer_id, name, "Result", "opset1", "", [port(0, shape)])
+def result(layer_id: int, name: str, shape: Dims, precision: str = "FP32") -> str:
+    return layer(layer_id, name, "Result", "opset1", "", [port(0, shape, precision)])
 
 
 def edge(from_layer: int, from_port: int, to_layer: int, to_port: int) -> str:

@@ -279,15 +279,9 @@ def test_openvino_names_the_outputs_so(
 
 
 def test_two_results_of_one_tensor_keep_both(tmp_path: Path) -> None:
-    text = POOL.read_text().replace(
-        "</layers>",
-        '<layer id="3" name="again" type="Result" version="opset1"><input>'
-        '<port id="0" precision="FP32"><dim>1</dim><dim>2</dim><dim>3</dim><dim>3</dim></port>'
-        "</input></layer></layers>",
-    )
-    text = text.replace(
-        "</edges>", '<edge from-layer="1" from-port="1" to-layer="3" to-port="0" /></edges>'
-    )
+    again = ir.result(3, "again", (1, 2, 3, 3))
+    text = POOL.read_text().replace("</layers>", again + "</layers>")
+    text = text.replace("</edges>", ir.edge(1, 1, 3, 0) + "</edges>")
     path = tmp_path / "twice.xml"
     path.write_text(text)
     outputs = irpool.load(path).run({"input": np.ones((1, 2, 5, 5), np.float32)})

@@ -27,17 +27,13 @@ CONST_BYTES = bytes(range(0x38, 0x40)) * 2  # enough for four elements of any of
 def model(element_type: str, place: str) -> str:
     """`place` is "convert" (f32 input -> Convert to the type -> Convert to f32), "parameter"
     (an input of the type -> Convert to f32) or "const" (a Const of the type -> Convert)."""
-    precision = element_type.upper()
+    precision = ir.precision(element_type)
     bits = ELEMENT_TYPES[element_type].bits or 8  # strings have no fixed width
     size = (4 * bits + 7) // 8
     if place == "parameter":
-        source = ir.parameter(0, "input", SHAPE, element_type).replace('"FP32"', f'"{precision}"')
+        source = ir.parameter(0, "input", SHAPE, element_type)
     elif place == "const":
-        source = (
-            '\t\t<layer id="0" name="c" type="Const" version="opset1">\n'
-            f'\t\t\t<data element_type="{element_type}" shape="1,4" offset="0" size="{size}" />\n'
-            f"\t\t\t<output>\n{ir.port(0, SHAPE, precision)}\t\t\t</output>\n\t\t</layer>\n"
-        )
+        source = ir.typed_const(0, "c", element_type, SHAPE, 0, size)
     else:
         source = ir.parameter(0, "input", SHAPE) + convert(4, element_type, "FP32", precision)
     layers = [source, convert(1, "f32", precision, "FP32"), ir.result(2, "output", SHAPE)]
@@ -48,11 +44,10 @@ def model(element_type: str, place: str) -> str:
 
 
 def convert(layer_id: int, destination: str, source: str, precision: str) -> str:
-    return (
-        f'\t\t<layer id="{layer_id}" name="convert{layer_id}" type="Convert" version="opset1">\n'
-        f'\t\t\t<data destination_type="{destination}" />\n'
-        f"\t\t\t<input>\n{ir.port(0, SHAPE, source)}\t\t\t</input>\n"
-        f"\t\t\t<output>\n{ir.port(1, SHAPE, precision)}\t\t\t</output>\n\t\t</layer>\n"
+    attributes = ir.data([("destination_type", destination)])
+    inputs, outputs = [ir.port(0, SHAPE, source)], [ir.port(1, SHAPE, precision)]
+    return ir.layer(
+        layer_id, f"convert{layer_id}", "Convert", "opset1", attributes, inputs, outputs
     )
 
 

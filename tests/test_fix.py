@@ -289,6 +289,7 @@ def test_an_edit_that_settles_another_code_at_its_place_wins(tmp_path: Path) -> 
     assert kept.text == "32" and [d.code for d in kept.resolves] == ["IR113"]
 
 
+@pytest.mark.oracle
 def test_fixed_file_reads_in_openvino_with_the_same_shapes(
     runner: CliRunner, tmp_path: Path
 ) -> None:

@@ -87,7 +87,6 @@ def _model(
         layers.append(layer(2 + index, f"result_{output_port}", "Result", "opset1", "", inputs))
         edges.append(edge(1, output_port, 2 + index, 0))
     text = net(layers, edges, version=version)
-    text = text.replace('precision="FP32" names="input"', f'precision="{precision}" names="input"')
     if dynamic:  # axis 2, the only dim of 3
         text = text.replace('shape="1,2,3,4"', 'shape="1,2,?,4"').replace(">3<", ">-1<")
     path = tmp_path / "two.xml"

@@ -11,12 +11,10 @@ from pathlib import Path
 import pytest
 
 from irpool.rules import RULES, Runtime, Severity
-from tests.test_rules import FIXTURES, expected, fixture_code
+from tests.differential.openvino_worker import Oracle
+from tests.rule_fixtures import FIXTURES, expected, fixture_code
 
 pytest.importorskip("openvino")
-from tests.differential.test_fuzz_openvino import (
-    Oracle,  # imported after the skip: it needs openvino
-)
 
 pytestmark = pytest.mark.oracle
 

@@ -20,28 +20,10 @@ import pytest
 import irpool
 from irpool import rules
 from irpool.rules import RULES
-
-RULES_DIR = Path(__file__).parent / "rules"
-FIXTURES = sorted(RULES_DIR.glob("*.xml"))
-
-_EXPECT_LINE = re.compile(r"<!-- expect:(?P<items>(?:\s+IR\d{3}@\d+:\d+)*)\s*-->")
-_ITEM = re.compile(r"(IR\d{3})@(\d+):(\d+)")
-_NAME = re.compile(r"(IR\d{3})_[A-Za-z0-9_]+")
-
-Found = tuple[str, int, int]
+from tests.rule_fixtures import FIXTURES, Found, expected, fixture_code
 
 # Rule codes whose fixture is created by a test in this module instead of a file.
 SYNTHETIC = {"IR100": "test_ir100_unreadable_path"}
-
-
-def expected(path: Path) -> list[Found]:
-    """The (code, line, column) list written on line 2 of a fixture."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    match = _EXPECT_LINE.fullmatch(lines[1].strip()) if len(lines) > 1 else None
-    if match is None:
-        raise AssertionError(f"{path.name}: line 2 must be <!-- expect: CODE@line:col ... -->")
-    items = [(code, int(line), int(column)) for code, line, column in _ITEM.findall(match["items"])]
-    return sorted(items)
 
 
 def diagnose(path: Path) -> list[Found]:
@@ -51,13 +33,6 @@ def diagnose(path: Path) -> list[Found]:
     except irpool.IRError as error:
         diagnostics = error.diagnostics
     return sorted((d.code, d.line, d.column) for d in diagnostics)
-
-
-def fixture_code(path: Path) -> str:
-    match = _NAME.fullmatch(path.stem)
-    if match is None:
-        raise AssertionError(f"{path.name}: fixtures are named <CODE>_<what>.xml")
-    return match.group(1)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])

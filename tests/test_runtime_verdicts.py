@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
+from tests.differential.openvino_worker import WORKER, Oracle
 
 ov = pytest.importorskip("openvino")
-from tests.differential.test_fuzz_openvino import WORKER, Oracle  # noqa: E402  (needs openvino)
 
 o1 = ov.opset1
 o8 = ov.opset8

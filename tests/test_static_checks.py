@@ -22,6 +22,7 @@ def check(tool: str, *args: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_mypy_strict_is_clean(tmp_path: Path) -> None:
     # A fresh cache: one left in the tree could hide an error, or go stale.
     check("mypy", "--cache-dir", str(tmp_path))

@@ -18,7 +18,7 @@ from irpool.check.coverage import SHOWN_TYPES, Coverage
 from irpool.cli import cli
 from irpool.config import FORMATS
 from tests import ir
-from tests.report.test_formats import sarif_schema
+from tests.report.sarif_schema import sarif_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
@@ -31,11 +31,8 @@ def unmodelled_chain(layer_types: tuple[str, ...] = UNMODELLED) -> str:
     layers = [ir.parameter(0, "input", shape)]
     edges = []
     for index, layer_type in enumerate(layer_types, start=1):
-        layers.append(
-            f'\t\t<layer id="{index}" name="op{index}" type="{layer_type}" version="opset1">\n'
-            f"\t\t\t<input>\n{ir.port(0, shape)}\t\t\t</input>\n"
-            f"\t\t\t<output>\n{ir.port(1, shape)}\t\t\t</output>\n\t\t</layer>\n"
-        )
+        inputs, outputs = [ir.port(0, shape)], [ir.port(1, shape)]
+        layers.append(ir.layer(index, f"op{index}", layer_type, "opset1", "", inputs, outputs))
         edges.append(ir.edge(index - 1, 0 if index == 1 else 1, index, 0))
     last = len(layer_types) + 1
     layers.append(ir.result(last, "output", shape))

@@ -10,12 +10,11 @@ four-letter alphabet, so that names collide often, in IR v10 and v11. For each:
 
 The suite runs 300 cases, derandomized; a longer hunt with fresh cases:
 
-    IRPOOL_NAMES_EXAMPLES=5000 python -m pytest tests/check/test_names_openvino.py
+    IRPOOL_TEST_SCALE=16 python -m pytest tests/check/test_names_openvino.py
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 import irpool
 from irpool.rules import Severity
 from tests.check.names_models import Case, cases
+from tests.scale import FRESH, examples
 
 ov = pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
@@ -43,9 +43,10 @@ def openvino_reading(path: Path) -> set[str] | None:
     }
 
 
+@pytest.mark.slow
 @settings(
-    max_examples=int(os.environ.get("IRPOOL_NAMES_EXAMPLES", "300")),
-    derandomize="IRPOOL_NAMES_EXAMPLES" not in os.environ,
+    max_examples=examples(300),
+    derandomize=not FRESH,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 import irpool
 from irpool.cli import cli
 from irpool.ops import registry
+from tests import ir
 
 LFS_POINTER = (
     b"version https://git-lfs.github.com/spec/v1\n"
@@ -262,19 +263,11 @@ CASES = {
 HIDINGS = ("", "dynamic", "no dims")
 
 
-def _port(port_id: int, shape: Sequence[int] | None, precision: str) -> str:
-    dims = "".join(f"<dim>{d}</dim>" for d in shape or ())
-    return f'<port id="{port_id}" precision="{precision}">{dims}</port>'
-
-
 def _layer(layer_id: int, kind: str, version: str, data: str, ins: str, outs: str) -> str:
-    body = f"<data {data} />" if data else ""
-    body += f"<input>{ins}</input>" if ins else ""
-    body += f"<output>{outs}</output>" if outs else ""
-    return (
-        f'<layer id="{layer_id}" name="l{layer_id}" type="{kind}" version="{version}">'
-        f"{body}</layer>\n"
-    )
+    """Layer `l<id>`; `data` its `<data>` attributes as written."""
+    element = f"<data {data} />" if data else ""
+    inputs, outputs = [ins] if ins else [], [outs] if outs else []
+    return ir.layer(layer_id, f"l{layer_id}", kind, version, element, inputs, outputs)
 
 
 def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
@@ -285,13 +278,13 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
     if case.type == "Parameter":
         inputs = ()
         layers.append(_layer(0, "Parameter", "opset1", 'shape="1,2" element_type="f32"', "",
-                             _port(0, (1, 2), "FP32")))  # fmt: skip
+                             ir.port(0, (1, 2), "FP32")))  # fmt: skip
         edges.append((0, 0, 1, 0))
-        layers.append(_layer(1, "Result", "opset1", "", _port(0, (1, 2), "FP32"), ""))
+        layers.append(_layer(1, "Result", "opset1", "", ir.port(0, (1, 2), "FP32"), ""))
     elif case.type == "Const":
         data = 'element_type="i64" shape="2" offset="0" size="16"'
-        layers.append(_layer(0, "Const", "opset1", data, "", _port(0, (2,), "I64")))
-        layers.append(_layer(1, "Result", "opset1", "", _port(0, (2,), "I64"), ""))
+        layers.append(_layer(0, "Const", "opset1", data, "", ir.port(0, (2,), "I64")))
+        layers.append(_layer(1, "Result", "opset1", "", ir.port(0, (2,), "I64"), ""))
         edges.append((0, 0, 1, 0))
         weights = struct.pack("<2q", 3, 4)
     next_id = 10
@@ -304,7 +297,7 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
                 f'element_type="{given.parameter_type[0]}"'
             )
             layers.append(_layer(next_id, "Parameter", "opset1", data, "",
-                                 _port(0, given.shape, precision)))  # fmt: skip
+                                 ir.port(0, given.shape, precision)))  # fmt: skip
         else:
             shape = ",".join(map(str, given.shape))  # "" for a scalar
             data = (
@@ -313,39 +306,33 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
             )
             weights += struct.pack(f"<{len(given.values)}q", *given.values)
             layers.append(_layer(next_id, "Const", "opset1", data, "",
-                                 _port(0, given.shape, precision)))  # fmt: skip
+                                 ir.port(0, given.shape, precision)))  # fmt: skip
         source = next_id
         next_id += 1
         if hiding:
             hidden = None if hiding == "no dims" else [-1] * len(given.shape)
             kind = "Erf" if given.values is None else "Abs"
-            layers.append(_layer(next_id, kind, "opset1", "", _port(0, given.shape, precision),
-                                 _port(1, hidden, precision)))  # fmt: skip
+            layers.append(_layer(next_id, kind, "opset1", "", ir.port(0, given.shape, precision),
+                                 ir.port(1, hidden, precision)))  # fmt: skip
             edges.append((source, 0, next_id, 0))
             source, next_id = next_id, next_id + 1
             shape: Sequence[int] | None = hidden
         else:
             shape = given.shape
         edges.append((source, 1 if hiding else 0, 1, index))
-        ports.append(_port(index, shape if hiding else given.shape, precision))
+        ports.append(ir.port(index, shape if hiding else given.shape, precision))
     if inputs:
         outs = "".join(
-            _port(len(inputs) + i, shape, precision)
+            ir.port(len(inputs) + i, shape, precision)
             for i, (shape, precision) in enumerate(case.outputs)
         )
         version = f"opset{case.opset}"
         layers.append(_layer(1, case.type, version, case.data, "".join(ports), outs))
         for i, (shape, precision) in enumerate(case.outputs):
-            layers.append(_layer(next_id, "Result", "opset1", "", _port(0, shape, precision), ""))
+            layers.append(_layer(next_id, "Result", "opset1", "", ir.port(0, shape, precision), ""))
             edges.append((1, len(inputs) + i, next_id, 0))
             next_id += 1
-    text = '<?xml version="1.0"?>\n<net name="case" version="11">\n<layers>\n'
-    text += "".join(layers) + "</layers>\n<edges>\n"
-    text += "".join(
-        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
-        for a, b, c, d in edges
-    )
-    return text + "</edges>\n</net>\n", weights
+    return ir.net(layers, [ir.edge(*ends) for ends in edges], name="case"), weights
 
 
 def test_the_table_holds_every_registered_op() -> None:
@@ -463,57 +450,41 @@ def test_openvino_infers_the_tail_s_declared_dims(tmp_path: Path) -> None:
     assert str(model.output(0).get_partial_shape()) == "[1,1001]"
 
 
-def _chain(source: str, source_port: str, unsqueezed: str, outer: str) -> str:
-    """`source` -> Unsqueeze(axes 0) declaring `unsqueezed` -> Unsqueeze(axes 0) declaring
-    `outer` -> Result; the axes are scalar i64 Consts at offset 0."""
-    axes = (
-        '<layer id="{id}" name="axes{id}" type="Const" version="opset1">'
-        '<data element_type="i64" shape="" offset="0" size="8" />'
-        '<output><port id="0" precision="I64" /></output></layer>\n'
-    )
-    unsqueeze = (
-        '<layer id="{id}" name="unsqueeze{id}" type="Unsqueeze" version="opset1"><input>'
-        '<port id="0" precision="FP32">{inner}</port><port id="1" precision="I64" /></input>'
-        '<output><port id="2" precision="FP32">{dims}</port></output></layer>\n'
-    )
-    layers = (
-        source
-        + axes.format(id=2)
-        + unsqueeze.format(id=3, inner=source_port, dims=unsqueezed)
-        + axes.format(id=4)
-        + unsqueeze.format(id=5, inner=unsqueezed, dims=outer)
-        + '<layer id="6" name="out" type="Result" version="opset1"><input>'
-        f'<port id="0" precision="FP32">{outer}</port></input></layer>\n'
-    )
-    edges = [(1, 1, 3, 0), (2, 0, 3, 1), (3, 2, 5, 0), (4, 0, 5, 1), (5, 2, 6, 0)]
-    return (
-        '<?xml version="1.0"?>\n<net name="chain" version="11">\n<layers>\n'
-        '<layer id="0" name="x" type="Parameter" version="opset1">'
-        '<data shape="" element_type="f32" /><output><port id="0" precision="FP32" /></output>'
-        "</layer>\n"
-        + layers
-        + "</layers>\n<edges>\n"
-        + '<edge from-layer="0" from-port="0" to-layer="1" to-port="0" />\n'
-        + "".join(
-            f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}" />\n'
-            for a, b, c, d in edges
-        )
-        + "</edges>\n</net>\n"
-    )
+def _chain(source: str, unsqueezed: ir.Shape, outer: ir.Shape) -> str:
+    """A scalar Parameter -> `source` (layer 1) -> Unsqueeze(axes 0) declaring `unsqueezed`
+    -> Unsqueeze(axes 0) declaring `outer` -> Result; the axes are scalar i64 Consts at
+    offset 0."""
+    axes = ir.data([("element_type", "i64"), ("shape", ""), ("offset", "0"), ("size", "8")])
+
+    def unsqueeze(layer_id: int, inner: ir.Shape, dims: ir.Shape) -> list[str]:
+        inputs = [ir.port(0, inner), ir.port(1, [], "I64")]
+        return [
+            ir.layer(layer_id - 1, f"axes{layer_id - 1}", "Const", "opset1", axes, (),
+                     [ir.port(0, [], "I64")]),
+            ir.layer(layer_id, f"unsqueeze{layer_id}", "Unsqueeze", "opset1", "", inputs,
+                     [ir.port(2, dims)]),
+        ]  # fmt: skip
+
+    layers = [
+        ir.parameter(0, "x", []),
+        SCALAR_SOURCES[source],
+        *unsqueeze(3, [], unsqueezed),
+        *unsqueeze(5, unsqueezed, outer),
+        ir.result(6, "out", outer),
+    ]
+    edges = [(0, 0, 1, 0), (1, 1, 3, 0), (2, 0, 3, 1), (3, 2, 5, 0), (4, 0, 5, 1), (5, 2, 6, 0)]
+    return ir.net(layers, [ir.edge(*ends) for ends in edges], name="chain")
 
 
 SCALAR_SOURCES = {
     # A Convert irpool infers: the scalar is known, so the Unsqueeze infers rank 1.
-    "inferred": '<layer id="1" name="scalar" type="Convert" version="opset1">'
-    '<data destination_type="f32" /><input><port id="0" precision="FP32" /></input>'
-    '<output><port id="1" precision="FP32" /></output></layer>\n',
+    "inferred": ir.layer(1, "scalar", "Convert", "opset1", ir.data([("destination_type", "f32")]),
+                         [ir.port(0, [])], [ir.port(1, [])]),
     # An Erf irpool does not check, written without <dim>: its rank is unknown, and the
     # Unsqueeze's declared rank stands.
-    "trusted": '<layer id="1" name="scalar" type="Erf" version="opset1">'
-    '<input><port id="0" precision="FP32" /></input>'
-    '<output><port id="1" precision="FP32" /></output></layer>\n',
-}
-ONE, TWO, THREE = "<dim>1</dim>", "<dim>1</dim>" * 2, "<dim>1</dim>" * 3
+    "trusted": ir.layer(1, "scalar", "Erf", "opset1", "", [ir.port(0, [])], [ir.port(1, [])]),
+}  # fmt: skip
+ONE, TWO, THREE = (1,), (1, 1), (1, 1, 1)
 
 
 @pytest.mark.parametrize(
@@ -521,7 +492,7 @@ ONE, TWO, THREE = "<dim>1</dim>", "<dim>1</dim>" * 2, "<dim>1</dim>" * 3
     [
         ("inferred", ONE, TWO, []),
         # The scalar's Unsqueeze is [1], not a scalar (said on both ports that claim it).
-        ("inferred", "", TWO, ["IR302", "IR302"]),
+        ("inferred", (), TWO, ["IR302", "IR302"]),
         ("inferred", ONE, THREE, ["IR302", "IR302"]),
         ("trusted", ONE, TWO, ["IR202"]),
         ("trusted", TWO, THREE, ["IR202"]),  # a dynamic rank could give [1,1]: it stands
@@ -529,9 +500,9 @@ ONE, TWO, THREE = "<dim>1</dim>", "<dim>1</dim>" * 2, "<dim>1</dim>" * 3
     ],
 )
 def test_a_port_without_dim_is_a_scalar_or_an_unknown_rank(
-    tmp_path: Path, source: str, unsqueezed: str, outer: str, codes: list[str]
+    tmp_path: Path, source: str, unsqueezed: ir.Shape, outer: ir.Shape, codes: list[str]
 ) -> None:
-    text = _chain(SCALAR_SOURCES[source], "", unsqueezed, outer)
+    text = _chain(source, unsqueezed, outer)
     path = _write(tmp_path, text, struct.pack("<q", 0))
     found = irpool.load(path).validate()
     assert sorted(d.code for d in found if d.code != "IR218") == codes, [

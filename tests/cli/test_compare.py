@@ -55,6 +55,7 @@ def _json(runner: CliRunner, *args: str | Path) -> dict[str, Any]:
     return document
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize(
     ("model", "shape"),
     [(CHAIN, None), (INDICES, None), (DYNAMIC, (2, 3, 9, 7))],
@@ -81,6 +82,7 @@ def test_irpool_is_within_the_tolerance_of_f32_on_every_tensor(
         assert row["differences"]["probed_f32_vs_f32"]["max_abs"] == 0  # f32 is not changed
 
 
+@pytest.mark.oracle
 def test_the_table_names_each_tensor_and_the_first_outside(
     runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -97,6 +99,7 @@ def test_the_table_names_each_tensor_and_the_first_outside(
     assert any(line.endswith("output (Result)") for line in lines)  # the unprobed outputs
 
 
+@pytest.mark.oracle
 def test_a_model_irpool_cannot_run_still_compares_openvino_s_precisions(
     runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -118,6 +121,7 @@ def test_a_model_irpool_cannot_run_still_compares_openvino_s_precisions(
         assert document["first_outside"]["default_vs_f32"] is None
 
 
+@pytest.mark.oracle
 def test_a_tensor_openvino_does_not_return_is_reported_not_compared(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -141,6 +145,7 @@ def test_a_tensor_openvino_does_not_return_is_reported_not_compared(
     assert code == 0 and "0  -                   -" in output
 
 
+@pytest.mark.oracle
 def test_a_model_or_inputs_openvino_refuses_are_exit_1(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,6 +170,7 @@ def test_without_openvino_a_clear_message_and_exit_2(
     assert "pip install 'irpool[compare]'" in output
 
 
+@pytest.mark.oracle
 @pytest.mark.parametrize(
     ("shape", "dtype", "message"),
     [
@@ -183,6 +189,7 @@ def test_inputs_that_do_not_fit_are_exit_1(
     assert output.startswith("irpool compare: ")
 
 
+@pytest.mark.oracle
 def test_cast_converts_for_both_runtimes(runner: CliRunner, tmp_path: Path) -> None:
     pytest.importorskip("openvino")
     x = _save(tmp_path, _random(CHAIN).astype(np.float64))
@@ -192,6 +199,7 @@ def test_cast_converts_for_both_runtimes(runner: CliRunner, tmp_path: Path) -> N
     assert output.count('irpool compare: input "input": cast float64 to f32') == 1
 
 
+@pytest.mark.oracle
 def test_a_model_with_errors_is_not_compared(runner: CliRunner, tmp_path: Path) -> None:
     pytest.importorskip("openvino")
     broken = ROOT / "examples" / "broken" / "declared_dim_mismatch.xml"
@@ -205,6 +213,7 @@ def test_the_tolerance_must_be_above_zero(runner: CliRunner, value: str) -> None
     assert code == 2 and "--tolerance" in output
 
 
+@pytest.mark.oracle
 def test_a_larger_tolerance_moves_the_first_tensor_outside(
     runner: CliRunner, tmp_path: Path
 ) -> None:
@@ -217,6 +226,7 @@ def test_a_larger_tolerance_moves_the_first_tensor_outside(
         assert tight["first_outside"]["default_vs_f32"] == tight["tensors"][0]["tensor"]
 
 
+@pytest.mark.oracle
 def test_importing_openvino_for_compare_sends_no_telemetry_and_leaves_no_block() -> None:
     """In a fresh interpreter (the tests' own block is process-wide): the converter takes
     its no-op stub, and openvino_telemetry is importable again afterwards."""

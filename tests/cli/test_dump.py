@@ -91,9 +91,7 @@ def _odd_model(tmp_path: Path) -> Path:
     shape = [1, 1, 2, 2]
     pools = []
     for position, name in enumerate(ODD_NAMES, start=1):
-        text = ir.avg_pool(position, f"pool{position}", shape, shape)
-        port = '<port id="1" precision="FP32"'
-        pools.append(text.replace(port, f'{port} names="{name}"'))
+        pools.append(ir.avg_pool(position, f"pool{position}", shape, shape, names=name))
     count = len(ODD_NAMES)
     layers = [ir.parameter(0, "in", shape), *pools, ir.result(count + 1, "out", shape)]
     edges = [ir.edge(i, 0 if i == 0 else 1, i + 1, 0) for i in range(count + 1)]

@@ -77,6 +77,7 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_validate_hook_fails_on_wrong_dims_then_fix_hook_repairs_them(repo: Path) -> None:
     defined = hooks()
     checked = run_hook(repo, defined["irpool"], r"^models/")
@@ -134,6 +135,7 @@ def pre_commit_run(repo: Path, config: str, home: Path) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", ["README.md", "docs/linter.md"])
 def test_the_documented_snippet_works_when_pasted(
     repo: Path, published: Path, pre_commit_home: Path, document: str
@@ -182,6 +184,7 @@ WORKFLOW = re.compile(r"```yaml\n(# \.github/workflows/irpool\.yml\n.*?)```", re
 PIP_INSTALL = re.compile(r"- run: pip install (.+)")
 
 
+@pytest.mark.slow
 def test_the_workflow_snippet_installs_irpool_from_the_repository(
     published: Path, tmp_path: Path
 ) -> None:

@@ -197,6 +197,7 @@ def test_a_layer_name_with_a_newline_stays_on_one_line(
     assert all(expected in line for line in findings if "layer 1" in line)
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_one_line_never_breaks_a_line_and_keeps_printable_text(name: str) -> None:
     shown = one_line(name)

@@ -16,6 +16,7 @@ POOL = ROOT / "examples" / "valid" / "avgpool1_4d.xml"  # "input" f32 [1,2,5,5]
 CHAIN = ROOT / "examples" / "valid" / "chain_avgpool_adaptive.xml"
 
 
+@pytest.mark.oracle
 def test_a_refusal_says_what_openvino_says_without_its_source_lines() -> None:
     openvino = pytest.importorskip("openvino")
     wrong = {"input": np.zeros((1, 2, 5, 4), np.float32)}
@@ -26,6 +27,7 @@ def test_a_refusal_says_what_openvino_says_without_its_source_lines() -> None:
     assert "Exception from" not in message and "\n" not in message
 
 
+@pytest.mark.oracle
 def test_probes_come_back_by_layer_id_and_output_index() -> None:
     pytest.importorskip("openvino")
     model = irpool.load(CHAIN)

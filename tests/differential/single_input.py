@@ -16,11 +16,12 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import RULES
-from tests.differential.test_activations import (
+from tests import ir
+from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
     declared,
-    port,
+    parameter,
     random_input,
     shape_problems,
 )
@@ -62,20 +63,16 @@ def render_op(
     n, op_id = config.index, base + 2
     dims = declared(config.shape)
     out_type, out_dims = output
-    layers = (
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
-        f'<layer id="{op_id}" name="op{n}" type="{op_type}" version="{version}">{data}'
-        f"<input>{port(0, config.element_type, dims)}</input>"
-        f"<output>{port(1, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    inputs = [ir.typed_port(0, config.element_type, dims)]
+    outputs = [ir.typed_port(1, out_type, out_dims, f"out{n}")]
+    layers = "".join(
+        [
+            parameter(base, f"in{n}", config.element_type, config.shape),
+            ir.layer(op_id, f"op{n}", op_type, version, data, inputs, outputs),
+            ir.result(base + 3, f"out{n}", out_dims, ir.precision(out_type)),
+        ]
     )
-    edges = (
-        f'<edge from-layer="{base}" from-port="0" to-layer="{op_id}" to-port="0"/>'
-        f'<edge from-layer="{op_id}" from-port="1" to-layer="{base + 3}" to-port="0"/>'
-    )
+    edges = ir.edge(base, 0, op_id, 0) + ir.edge(op_id, 1, base + 3, 0)
     return layers, edges, b""
 
 

@@ -15,7 +15,6 @@ included).
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -30,15 +29,21 @@ from numpy.typing import NDArray
 import irpool
 from irpool.model import Model as LoadedModel
 from irpool.rules import RULES
-from tests.differential.test_activations import declared, random_dim, random_input
-from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+from tests import ir
+from tests.differential.harness import (
+    CPU_CONFIG,
+    MAX_REPORTED,
+    NUMPY,
+    const,
+    declared,
+    parameter,
+    random_dim,
+    random_input,
+)
 
 ov = pytest.importorskip("openvino")
 
-PER_OP = int(os.environ.get("IRPOOL_SHAPE_OPS_EXAMPLES", "300"))
 BATCH_SIZE = 40
-MAX_REPORTED = 12
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
 # Data types of the runs: floats carry NaN, ±inf and -0; integers their extremes.
 DATA_TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 STRIDE = 16  # layer ids per configuration
@@ -100,12 +105,6 @@ def random_shape(rng: random.Random, rank: int) -> list[str]:
     return [random_dim(rng) for _ in range(rank)]
 
 
-def _port(port_id: int, element_type: str, dims: list[str] | None, names: str = "") -> str:
-    text = "".join(f"<dim>{d}</dim>" for d in dims or ())
-    named = f' names="{names}"' if names else ""
-    return f'<port id="{port_id}" precision="{PRECISIONS[element_type]}"{named}>{text}</port>'
-
-
 def _array(source: Source, values: tuple[float, ...]) -> NDArray[Any]:
     dtype = np.dtype(NUMPY[source.type])
     wide = np.array(values, np.float64 if dtype.kind == "f" else np.int64)
@@ -126,45 +125,30 @@ def render(config: Config, outputs: Outputs, base: int, offset: int) -> tuple[st
     n, op = config.index, base + STRIDE - 1
     layers, ports, edges, blob = [], [], [], b""
     for position, source in enumerate(config.inputs):
-        dims = declared(source.shape)
         layer = base + position
         if source.values is not None:
             data = _const_bytes(source)
+            where = offset + len(blob)
             layers.append(
-                f'<layer id="{layer}" name="c{position}_{n}" type="Const" version="opset1">'
-                f'<data element_type="{source.type}" shape="{source.shape}" '
-                f'offset="{offset + len(blob)}" size="{len(data)}"/>'
-                f"<output>{_port(0, source.type, dims)}</output></layer>"
+                const(layer, f"c{position}_{n}", source.type, source.shape, where, len(data))
             )
             blob += data
         else:
-            layers.append(
-                f'<layer id="{layer}" name="in{position}_{n}" type="Parameter" '
-                f'version="opset1"><data shape="{source.shape}" element_type="{source.type}"/>'
-                f"<output>{_port(0, source.type, dims, f'in{position}_{n}')}</output></layer>"
-            )
-        ports.append(_port(position, source.type, dims))
-        edges.append(
-            f'<edge from-layer="{layer}" from-port="0" to-layer="{op}" to-port="{position}"/>'
-        )
-    data = "".join(f' {name}="{value}"' for name, value in config.attrs)
+            name = f"in{position}_{n}"
+            layers.append(parameter(layer, name, source.type, source.shape))
+        ports.append(ir.typed_port(position, source.type, declared(source.shape)))
+        edges.append(ir.edge(layer, 0, op, position))
     first = len(config.inputs)
-    outs = "".join(
-        _port(first + k, kind, dims, f"out{k}_{n}") for k, (kind, dims) in enumerate(outputs)
-    )
-    layers.append(
-        f'<layer id="{op}" name="op{n}" type="{config.op}" version="{config.version}">'
-        f"<data{data}/><input>{''.join(ports)}</input><output>{outs}</output></layer>"
-    )
+    outs = [
+        ir.typed_port(first + k, kind, dims, f"out{k}_{n}")
+        for k, (kind, dims) in enumerate(outputs)
+    ]
+    attributes = ir.data(config.attrs)
+    layers.append(ir.layer(op, f"op{n}", config.op, config.version, attributes, ports, outs))
     for k, (kind, dims) in enumerate(outputs):
         result = base + len(config.inputs) + k
-        layers.append(
-            f'<layer id="{result}" name="r{k}_{n}" type="Result" version="opset1">'
-            f"<input>{_port(0, kind, dims)}</input></layer>"
-        )
-        edges.append(
-            f'<edge from-layer="{op}" from-port="{first + k}" to-layer="{result}" to-port="0"/>'
-        )
+        layers.append(ir.result(result, f"r{k}_{n}", dims, ir.precision(kind)))
+        edges.append(ir.edge(op, first + k, result, 0))
     return "".join(layers), "".join(edges), blob
 
 
@@ -177,11 +161,7 @@ def write(directory: Path, name: str, configs: list[tuple[Config, Outputs]]) -> 
         edges.append(edge_text)
         blob += more
     path = directory / f"{name}.xml"
-    path.write_text(
-        f'<?xml version="1.0"?><net name="shape_ops" version="11"><layers>{"".join(layers)}'
-        f"</layers><edges>{''.join(edges)}</edges></net>",
-        encoding="utf-8",
-    )
+    path.write_text(ir.net(layers, edges, name="shape_ops"), encoding="utf-8")
     path.with_suffix(".bin").write_bytes(blob)
     return path
 

@@ -24,31 +24,41 @@ result, and a Swish whose beta is a run-time input, which the CPU does not cut o
 
 Clamp runs only where irpool reports no error (a reinterpreted or absent bound is one).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300). The harness
+(tests/differential/harness.py) writes, reads and compares.
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.rules import RULES
-from tests.differential.test_reshape_family import NUMPY, PRECISIONS
+from tests import ir
+from tests.differential.harness import (
+    CPU_CONFIG,
+    MAX_REPORTED,
+    NUMPY,
+    PER_OP,
+    const,
+    declared,
+    parameter,
+    random_dim,
+    random_input,
+    shape_problems,
+    write,
+)
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-elementwise-1"
 OPS = {  # type -> its opset
@@ -60,10 +70,7 @@ OPS = {  # type -> its opset
     "Floor": "opset1",
 }
 VERSIONS = {**OPS, "Clamp": "opset1"}
-PER_OP = int(os.environ.get("IRPOOL_ELEMENTWISE_EXAMPLES", "300"))
 BATCH_SIZE = 60
-MAX_REPORTED = 12
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
 # Measured on 1.6 million f32 inputs (docs/semantics.md, "Elementwise ops"): the CPU's exp
 # against NumPy's, in ulps of the f32 result.
 EXP_ULPS = {"Sigmoid": 7, "Swish": 9}
@@ -113,16 +120,6 @@ class Config:
         return all(d.isdigit() or d == "" for d in dims)
 
 
-def random_dim(rng: random.Random) -> str:
-    kind = rng.random()
-    if kind < 0.7:
-        return str(rng.choice((1, 2, 3, 4, 5, 0) if rng.random() < 0.1 else (1, 2, 3, 4, 5)))
-    if kind < 0.85:
-        return "?"
-    low, high = rng.randint(0, 3), rng.randint(3, 8)
-    return rng.choice((f"{low}..{high}", f"..{high}", f"{low + 1}..", f"{low}..{low}"))
-
-
 def clamp_bounds(rng: random.Random) -> tuple[tuple[str, str], ...]:
     """min and max, mostly read exactly and min <= max; sometimes not, or absent."""
     texts = [rng.choice(EXACT_BOUNDS if rng.random() < 0.93 else ODD_BOUNDS) for _ in range(2)]
@@ -155,22 +152,6 @@ def random_config(index: int) -> Config:
 # --------------------------------------------------------------------------------------------
 
 
-def port(port_id: int, element_type: str, dims: list[str] | None, names: str = "") -> str:
-    """A port of these dims ("-1" where not static, none for a dynamic rank)."""
-    text = "".join(f"<dim>{d}</dim>" for d in dims or ())
-    named = f' names="{names}"' if names else ""
-    return f'<port id="{port_id}" precision="{PRECISIONS[element_type]}"{named}>{text}</port>'
-
-
-def declared(shape: str) -> list[str] | None:
-    if shape == "...":
-        return None
-    bounds = [d.partition("..") for d in shape.split(",") if d]
-    return [
-        low if low.isdigit() and (low == high or not sep) else "-1" for low, sep, high in bounds
-    ]
-
-
 def beta_value(config: Config) -> NDArray[Any]:
     rng = np.random.default_rng(config.index)
     value = rng.choice([1.0, 1.0, 0.5, 2.0, -1.0, 0.0, 1.7, np.inf, np.nan])
@@ -184,80 +165,32 @@ def render_layers(
 ) -> tuple[str, str, bytes]:
     """The config's layers (ids from `base`) and edges, and its Const bytes at `offset`."""
     n, op = config.index, base + 2
-    dims = declared(config.shape)
-    layers = [
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
-    ]
-    inputs = [port(0, config.element_type, dims)]
-    edges = [f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>']
+    layers = [parameter(base, f"in{n}", config.element_type, config.shape)]
+    inputs = [ir.typed_port(0, config.element_type, declared(config.shape))]
+    edges = [ir.edge(base, 0, op, 0)]
     blob = b""
-    if config.beta:
-        beta_dims = declared(config.beta_shape)
-        if config.beta == "const":
-            value = beta_value(config)
-            if config.beta_type == "bf16":  # the upper half of each f32
-                value = (value.view(np.uint32) >> 16).astype(np.uint16)
-            blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
-            data = (
-                f'<data element_type="{config.beta_type}" shape="{config.beta_shape}" '
-                f'offset="{offset}" size="{len(blob)}"/>'
-            )
-            kind, names = "Const", ""
-        else:
-            data = f'<data shape="{config.beta_shape}" element_type="{config.beta_type}"/>'
-            kind, names = "Parameter", f"beta{n}"
+    if config.beta == "const":
+        value = beta_value(config)
+        if config.beta_type == "bf16":  # the upper half of each f32
+            value = (value.view(np.uint32) >> 16).astype(np.uint16)
+        blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
         layers.append(
-            f'<layer id="{base + 1}" name="b{n}" type="{kind}" version="opset1">{data}'
-            f"<output>{port(0, config.beta_type, beta_dims, names)}</output></layer>"
+            const(base + 1, f"b{n}", config.beta_type, config.beta_shape, offset, len(blob))
         )
-        inputs.append(port(1, config.beta_type, beta_dims))
-        edges.append(f'<edge from-layer="{base + 1}" from-port="0" to-layer="{op}" to-port="1"/>')
+    elif config.beta == "input":
+        layers.append(parameter(base + 1, f"b{n}", config.beta_type, config.beta_shape, f"beta{n}"))
+    if config.beta:
+        inputs.append(ir.typed_port(1, config.beta_type, declared(config.beta_shape)))
+        edges.append(ir.edge(base + 1, 0, op, 1))
     out_type, out_dims = output
     out_port = len(inputs)
-    layers.append(
-        f'<layer id="{op}" name="op{n}" type="{config.op}" version="{VERSIONS[config.op]}">'
-        f"{bounds_data(config)}<input>{''.join(inputs)}</input>"
-        f"<output>{port(out_port, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges.append(
-        f'<edge from-layer="{op}" from-port="{out_port}" to-layer="{base + 3}" to-port="0"/>'
-    )
+    # Clamp's bounds are escaped: a bound may hold any text.
+    bounds = ir.data(config.bounds) if config.op == "Clamp" else ""
+    out = ir.typed_port(out_port, out_type, out_dims, f"out{n}")
+    layers.append(ir.layer(op, f"op{n}", config.op, VERSIONS[config.op], bounds, inputs, [out]))
+    layers.append(ir.result(base + 3, f"out{n}", out_dims, ir.precision(out_type)))
+    edges.append(ir.edge(op, out_port, base + 3, 0))
     return "".join(layers), "".join(edges), blob
-
-
-def bounds_data(config: Config) -> str:
-    """Clamp's `<data>` (XML-escaped: a bound may hold any text)."""
-    if config.op != "Clamp":
-        return ""
-    return "<data" + "".join(f" {k}={quoteattr(v)}" for k, v in config.bounds) + "/>"
-
-
-Render = Callable[[Any, tuple[str, Any], int, int], tuple[str, str, bytes]]
-
-
-def write(
-    directory: Path, name: str, configs: list[tuple[Any, tuple[str, Any]]], render: Render
-) -> Path:
-    """One IR holding each configuration's layers (`render`: 4 ids each) and Const bytes."""
-    layers, edges, blob = [], [], b""
-    for position, (config, output) in enumerate(configs):
-        layer_text, edge_text, more = render(config, output, 4 * position, len(blob))
-        layers.append(layer_text)
-        edges.append(edge_text)
-        blob += more
-    path = directory / f"{name}.xml"
-    path.write_text(
-        f'<?xml version="1.0"?><net name="elementwise" version="11"><layers>{"".join(layers)}'
-        f"</layers><edges>{''.join(edges)}</edges></net>",
-        encoding="utf-8",
-    )
-    if blob:
-        path.with_suffix(".bin").write_bytes(blob)
-    return path
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,29 +213,6 @@ def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
     except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
         model = None
     return Outcome(config, model is not None, shape_problems(path, model))
-
-
-def shape_problems(path: Path, model: Any) -> list[str]:
-    """How irpool's findings on `path` (op layer id 2) disagree with OpenVINO's `model`
-    (None: `read_model` refused the file)."""
-    loaded = irpool.load(path)
-    errors = [d for d in loaded.validate() if d.severity.value == "error"]
-    if model is None:
-        if any(RULES[d.code].runtime == "rejects" for d in errors):
-            return []
-        return [f"accepts what OpenVINO rejects: {[d.code for d in errors]}"]
-    problems = []
-    theirs = str(model.output(0).get_partial_shape())
-    inferred = loaded.checked.outputs.get(2)
-    ours = str(inferred[0].shape) if inferred else "nothing"
-    if ours != theirs:
-        problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
-    problems += [
-        f"rejects what OpenVINO accepts: {d.code} {d.message}"
-        for d in errors
-        if not RULES[d.code].is_strictness
-    ]
-    return problems
 
 
 @pytest.fixture(scope="module")
@@ -339,27 +249,6 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 # --------------------------------------------------------------------------------------------
 # Run
 # --------------------------------------------------------------------------------------------
-
-
-def random_input(
-    seed: int, element_type: str, shape: tuple[int, ...], nan: bool = True
-) -> NDArray[Any]:
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(NUMPY[element_type])
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        wide = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
-        small = rng.integers(-10 if dtype.kind == "i" else 0, 10, size=shape).astype(dtype)
-        return np.where(rng.random(shape) < 0.4, wide, small)
-    values = rng.normal(0, rng.choice((1.0, 4.0, 40.0)), size=shape)
-    specials = np.array(
-        [np.nan, np.inf, -np.inf, 0.0, -0.0, -3.0, 3.0, -87.0, -86.98997, 89.0, 3e38, 1e300, 7e4]
-    )
-    if not nan:  # ReLU and Clamp take another path without one
-        specials[0] = -0.0
-    picked = specials[rng.integers(0, len(specials), size=shape)]
-    with np.errstate(over="ignore"):
-        return np.where(rng.random(shape) < 0.3, picked, values).astype(dtype)
 
 
 def ulps(actual: NDArray[Any], expected: NDArray[Any]) -> NDArray[np.int64]:

@@ -45,7 +45,7 @@ ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 1200
 SEED = "irpool-differential-adaptive-max-pool-1"

@@ -18,14 +18,12 @@ integer type's extremes, zeros (division by zero) and negatives; outputs must be
 for bit (NaN where the CPU has NaN); Power within 1 f32 ulp (the CPU's pow is not always the
 nearest f32), before integer results are truncated.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,91 +32,29 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.test_activations import (
+from tests.differential.arithmetic_cases import (
+    OPS,
+    Config,
+    Outcome,
+    check_shapes,
+    random_config,
+    same,
+    second_input,
+    write,
+)
+from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
     NUMPY,
     PER_OP,
-    declared,
-    port,
-    random_dim,
     random_input,
-    shape_problems,
 )
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
-SEED = "irpool-differential-arithmetic-1"
-OPS = (
-    "Add", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Power", "Greater", "Equal",
-    "NotEqual",
-)  # fmt: skip
-COMPARISONS = ("Greater", "Equal", "NotEqual")
-TYPES = ("f32", "f32", "f32", "i32", "i32", "i64", "f16", "f64", "i8", "u8", "i16", "u16", "u32")
 BATCH_SIZE = 60
-ELEMENT_NAMES = {
-    "f32": "f32", "f16": "f16", "bf16": "bf16", "f64": "f64", "i8": "i8", "i16": "i16",
-    "i32": "i32", "i64": "i64", "u8": "u8", "u16": "u16", "u32": "u32", "u64": "u64",
-    "boolean": "boolean",
-}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Config:
-    index: int
-    op: str
-    types: tuple[str, str]
-    shapes: tuple[str, str]  # Parameter shape attributes: "2,?,1..4", "" (scalar) or "..."
-    constant: bool  # the second input is a Const (static shape)
-    attrs: tuple[tuple[str, str], ...]
-
-    def describe(self) -> str:
-        second = "Const" if self.constant else "Parameter"
-        return (
-            f"#{self.index} {self.op} {dict(self.attrs)} on {self.types[0]}[{self.shapes[0]}]"
-            f" and {second} {self.types[1]}[{self.shapes[1]}]"
-        )
-
-    @property
-    def static(self) -> bool:
-        return all(d.isdigit() or d == "" for shape in self.shapes for d in shape.split(","))
-
-
-def partner(rng: random.Random, dims: list[str]) -> list[str]:
-    """A second input's dims for `dims`: mostly broadcast partners."""
-    if rng.random() < 0.1:
-        return [random_dim(rng) for _ in range(rng.randint(0, 4))]
-    chosen = [rng.choice((d, d, "1", random_dim(rng))) if rng.random() < 0.5 else d for d in dims]
-    if chosen and rng.random() < 0.3:
-        chosen = chosen[rng.randint(1, len(chosen)) :]  # a lower rank
-    if rng.random() < 0.1:
-        chosen = [str(rng.randint(1, 3)), *chosen]  # a higher rank
-    return chosen
-
-
-def random_config(index: int) -> Config:
-    rng = random.Random(f"{SEED}-{index}")
-    op = OPS[index % len(OPS)]
-    first = rng.choice(TYPES)
-    second = first if rng.random() < 0.95 else rng.choice((*TYPES, "boolean"))
-    if rng.random() < 0.03:
-        first = second = "boolean"
-    dims = [random_dim(rng) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
-    other = partner(rng, dims)
-    if rng.random() < 0.05:
-        swapped = ",".join(dims)
-        dims = other
-        other = swapped.split(",") if swapped else []
-    shapes = ("..." if rng.random() < 0.03 else ",".join(dims), ",".join(other))
-    mode = rng.choice(("numpy",) * 12 + ("none", "none", "pdpd", "pdpd", "explicit", "NUMPY"))
-    attrs: tuple[tuple[str, str], ...] = () if rng.random() < 0.15 else (("auto_broadcast", mode),)
-    if op == "Divide" and rng.random() < 0.85:
-        attrs += (("m_pythondiv", rng.choice(("true", "false"))),)
-    constant = all(d.isdigit() for d in other) and rng.random() < 0.25
-    return Config(index, op, (first, second), shapes, constant, attrs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -126,88 +62,9 @@ def random_config(index: int) -> Config:
 # --------------------------------------------------------------------------------------------
 
 
-def second_input(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.shapes[1].split(",") if d)
-    return random_input(config.index + 1_000_000, config.types[1], shape)
-
-
-def render_layers(
-    config: Config, output: tuple[str, list[str] | None], base: int, offset: int
-) -> tuple[str, str, bytes]:
-    n, op = config.index, base + 2
-    layers, inputs, edges, blob = [], [], [], b""
-    for position, (kind, shape) in enumerate(zip(config.types, config.shapes, strict=True)):
-        dims = declared(shape)
-        if position == 1 and config.constant:
-            value = second_input(config)
-            blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
-            layers.append(
-                f'<layer id="{base + 1}" name="c{n}" type="Const" version="opset1">'
-                f'<data element_type="{kind}" shape="{shape}" offset="{offset}" '
-                f'size="{len(blob)}"/><output>{port(0, kind, dims)}</output></layer>'
-            )
-        else:
-            layers.append(
-                f'<layer id="{base + position}" name="in{position}_{n}" type="Parameter" '
-                f'version="opset1"><data shape="{shape}" element_type="{kind}"/>'
-                f"<output>{port(0, kind, dims, f'in{position}_{n}')}</output></layer>"
-            )
-        inputs.append(port(position, kind, dims))
-        edges.append(
-            f'<edge from-layer="{base + position}" from-port="0" to-layer="{op}" '
-            f'to-port="{position}"/>'
-        )
-    data = "".join(f' {name}="{value}"' for name, value in config.attrs)
-    out_type, out_dims = output
-    layers.append(
-        f'<layer id="{op}" name="op{n}" type="{config.op}" version="opset1"><data{data}/>'
-        f"<input>{''.join(inputs)}</input>"
-        f"<output>{port(2, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges.append(f'<edge from-layer="{op}" from-port="2" to-layer="{base + 3}" to-port="0"/>')
-    return "".join(layers), "".join(edges), blob
-
-
-def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any]]]) -> Path:
-    return write_ir(directory, name, configs, render_layers)
-
-
-def openvino_output(model: Any) -> tuple[str, list[str] | None]:
-    output = model.output(0)
-    shape = output.get_partial_shape()
-    dims = (
-        None
-        if shape.rank.is_dynamic
-        else [str(d.get_length()) if d.is_static else "-1" for d in shape]
-    )
-    return ELEMENT_NAMES[output.get_element_type().get_type_name()], dims
-
-
 # --------------------------------------------------------------------------------------------
 # Shapes
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Outcome:
-    config: Config
-    output: tuple[str, list[str] | None] | None  # OpenVINO's, when it accepts the file
-    problems: list[str]
-
-
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    naive = ("boolean" if config.op in COMPARISONS else config.types[0], None)
-    path = write(directory, f"shape{config.index}", [(config, naive)])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    output = None if model is None else openvino_output(model)
-    if output is not None:
-        path = write(directory, f"shape{config.index}", [(config, output)])
-    return Outcome(config, output, shape_problems(path, model))
 
 
 @pytest.fixture(scope="module")
@@ -244,17 +101,6 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 # --------------------------------------------------------------------------------------------
 # Run
 # --------------------------------------------------------------------------------------------
-
-
-def same(actual: NDArray[Any], expected: NDArray[Any]) -> bool:
-    if actual.shape != expected.shape or actual.dtype != expected.dtype:
-        return False
-    if expected.dtype.kind != "f":
-        return bool(np.array_equal(actual, expected))
-    found = ~np.isnan(expected)
-    if not np.array_equal(np.isnan(actual), ~found):
-        return False
-    return actual[found].tobytes() == expected[found].tobytes()  # -0 is not 0
 
 
 def is_pdpd(config: Config) -> bool:

@@ -56,7 +56,7 @@ opset8 = pytest.importorskip("openvino.opset8")
 opset14 = pytest.importorskip("openvino.opset14")
 opset16 = pytest.importorskip("openvino.opset16")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 5000  # about 4,400 build; the module takes about 10 s
 SEED = "irpool-differential-run-1"

@@ -32,47 +32,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 import irpool
 from irpool.rules import RULES, Severity
 from tests import ir
+from tests.differential.pool_shapes import (
+    CLAIM_RULES,
+    Dims,
+    OutputSize,
+    PortClaim,
+    naive_dims,
+    output_size_layer,
+    pick,
+    port,
+    random_output_size,
+    random_shape,
+)
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 5000  # about 12 s in all (read_model and irpool.load take < 1 ms each)
 SEED = "irpool-differential-shapes-1"
 MAX_REPORTED = 20
 
-# Rules about what a port claims; OpenVINO never checks the claims, so they never explain a
-# rejection (and the declared dims given to irpool for accepted files are OpenVINO's own).
-CLAIM_RULES = frozenset({"IR301", "IR302", "IR305"})
-
-PRECISIONS = {
-    "f32": "FP32", "f16": "FP16", "bf16": "BF16", "f64": "FP64", "i4": "I4", "i8": "I8",
-    "i16": "I16", "i32": "I32", "i64": "I64", "u1": "U1", "u4": "U4", "u8": "U8", "u16": "U16",
-    "u32": "U32", "u64": "U64", "boolean": "BOOL", "dynamic": "UNSPECIFIED",
-}  # fmt: skip
-NUMPY_TYPES = {"i32": "<i4", "i64": "<i8", "f32": "<f4", "u8": "u1", "i8": "i1", "f16": "<f2"}
-
-Dims = tuple[int, ...] | None  # declared <dim> values; None = no <dim> (dynamic rank)
-
 
 # --------------------------------------------------------------------------------------------
 # Configurations
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OutputSize:
-    """AdaptiveAvgPool's second input: a Const (with `values`) or a Parameter (values None)."""
-
-    element_type: str
-    shape: tuple[int, ...]
-    values: tuple[float, ...] | None
 
 
 @dataclass(frozen=True)
@@ -125,27 +114,6 @@ AVG_POOL_OPSETS = {
     "opset17": 4, "opset0": 3,
 }  # fmt: skip
 ADAPTIVE_OPSETS = {"opset8": 50, "opset12": 20, "opset16": 20, "opset1": 5, "opset17": 5}
-SPATIAL_DIMS = ("?", "-1", "1..10", "..7", "4..", "3..9", "2..5", "0..3", "0")
-
-
-def random_dim(rng: random.Random, role: str) -> str:
-    if role == "batch":
-        return rng.choices(["1", "2", "?", "-1", "1..4", "0"], [40, 20, 15, 10, 10, 5])[0]
-    if role == "channels":
-        return rng.choices(["3", "1", "16", "?", "2..8", "0"], [40, 20, 15, 10, 10, 5])[0]
-    if rng.random() < 0.7:
-        return str(rng.randint(1, 12))
-    return rng.choice(SPATIAL_DIMS)
-
-
-def random_shape(rng: random.Random, rank: int | None) -> str:
-    """A Parameter shape: `1,3,?,1..10`; `...` for a dynamic rank; `""` for a scalar."""
-    if rank is None:
-        return rng.choice(["...", "[...]"])
-    roles = ["batch", "channels", *["spatial"] * max(rank - 2, 0)][:rank]
-    dims = [random_dim(rng, role) for role in roles]
-    text = rng.choice([",", ", "]).join(dims)
-    return f"[{text}]" if rng.random() < 0.1 else text
 
 
 def format_list(rng: random.Random, values: list[int]) -> str:
@@ -236,32 +204,6 @@ def random_avg_pool_attrs(rng: random.Random, spatial: int, opset: str) -> dict[
     return attrs
 
 
-def random_output_size(rng: random.Random, spatial: int) -> OutputSize:
-    if rng.random() < 0.15:
-        shape = rng.choices([(spatial,), (spatial + 1,), ()], [90, 5, 5])[0]
-        return OutputSize(rng.choice(["i32", "i64"]), shape, None)
-    element_type = rng.choices(["i32", "i64", "f32", "u8", "i8"], [45, 40, 5, 5, 5])[0]
-    shape = rng.choices(
-        [(spatial,), (spatial + 1,), (max(spatial - 1, 0),), (spatial, 1), ()],
-        [88, 3, 3, 3, 3],
-    )[0]
-    count = int(np.prod(shape, dtype=np.int64))
-
-    def value() -> float:
-        roll = rng.random()
-        if roll < 0.05:
-            return rng.choice([0, -1, -3])
-        if roll < 0.08 and element_type == "f32":
-            return rng.randint(1, 6) + 0.7
-        return rng.randint(1, 9)
-
-    return OutputSize(element_type, shape, tuple(value() for _ in range(count)))
-
-
-def pick(rng: random.Random, weighted: dict[str, int]) -> str:
-    return rng.choices(list(weighted), list(weighted.values()))[0]
-
-
 def random_config(index: int) -> Config:
     """Configuration #index; the same on every run and platform (string seeds are hashed)."""
     rng = random.Random(f"{SEED}:{index}")
@@ -290,12 +232,6 @@ def random_config(index: int) -> Config:
 
 
 @dataclass(frozen=True)
-class PortClaim:
-    dims: Dims
-    precision: str
-
-
-@dataclass(frozen=True)
 class Claims:
     """What the ports declare: the data input, output_size (AdaptiveAvgPool), the pool output."""
 
@@ -304,53 +240,14 @@ class Claims:
     out: PortClaim
 
 
-def naive_dims(shape: str) -> Dims:
-    """The <dim>s a Parameter shape suggests: static numbers kept, everything else -1."""
-    body = shape.strip().removeprefix("[").removesuffix("]").strip()
-    if body == "...":
-        return None
-    if body == "":
-        return ()
-    return tuple(int(d) if d.strip().isdigit() else -1 for d in body.split(","))
-
-
 def naive_claims(config: Config) -> Claims:
     """Claims good enough for a first read by OpenVINO, which never checks them."""
-    precision = PRECISIONS.get(config.element_type, "FP32")
+    precision = ir.PRECISIONS.get(config.element_type, "FP32")
     data = PortClaim(naive_dims(config.shape), precision)
     size = None
     if config.output_size is not None:
-        size = PortClaim(config.output_size.shape, PRECISIONS[config.output_size.element_type])
+        size = PortClaim(config.output_size.shape, ir.PRECISIONS[config.output_size.element_type])
     return Claims(data, size, data)
-
-
-def port(port_id: int, claim: PortClaim, *, output: bool, names: str | None = None) -> str:
-    attrs = f'id="{port_id}"'
-    if output:
-        attrs += f' precision="{claim.precision}"'
-    if names is not None:
-        attrs += f' names="{names}"'
-    dims = "".join(f"<dim>{d}</dim>" for d in claim.dims or ())
-    return f"<port {attrs}>{dims}</port>"
-
-
-def output_size_layer(size: OutputSize, claim: PortClaim) -> tuple[str, bytes | None]:
-    """Layer 1: output_size as a Parameter, or as a Const and its .bin bytes."""
-    shape = ",".join(str(d) for d in size.shape)
-    outputs = [port(0, claim, output=True)]
-    if size.values is None:
-        data = ir.data([("shape", shape), ("element_type", size.element_type)])
-        return ir.layer(1, "output_size", "Parameter", "opset1", data, outputs=outputs), None
-    weights = np.array(size.values).astype(NUMPY_TYPES[size.element_type]).tobytes()
-    data = ir.data(
-        [
-            ("element_type", size.element_type),
-            ("shape", shape),
-            ("offset", "0"),
-            ("size", str(len(weights))),
-        ]
-    )
-    return ir.layer(1, "output_size", "Const", "opset1", data, outputs=outputs), weights
 
 
 def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
@@ -405,7 +302,7 @@ def ov_dims(shape: Any) -> Dims:
 
 def ov_claim(node: Any) -> PortClaim:
     element_type = node.get_output_element_type(0).get_type_name()
-    return PortClaim(ov_dims(node.get_output_partial_shape(0)), PRECISIONS[element_type])
+    return PortClaim(ov_dims(node.get_output_partial_shape(0)), ir.PRECISIONS[element_type])
 
 
 def run_openvino(core: Any, path: Path) -> OpenVinoVerdict:

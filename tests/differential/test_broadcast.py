@@ -6,7 +6,7 @@ dims, sometimes a dynamic rank; every run type, boolean included, with NaN, ±in
 integer type's extremes) by each version's modes, with a target (and, explicit, axes_mapping)
 mostly valid for the data and sometimes not: other dims, ranks, -1, -2 and 0 values, 8-bit,
 boolean or float types, unsorted or out-of-range axes, a missing or extra input. The target is
-a Const, or a Parameter fed at run time. IRPOOL_SHAPE_OPS_EXAMPLES sets the number (default
+a Const, or a Parameter fed at run time. IRPOOL_TEST_SCALE scales the number (default
 300).
 
 Runs happen in a worker process (the CPU plugin crashes on some Broadcasts: a crash must not
@@ -33,12 +33,14 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.cpu.numerics import moved_as_held
+from tests.differential.harness import NUMPY, PER_OP
+from tests.differential.shape_graphs import Case as ShapeCase
+from tests.differential.shape_graphs import shape_problems
 from tests.differential.single_layer import (
     BATCH_SIZE,
     CPU_CONFIG,
     DATA_TYPES,
     MAX_REPORTED,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -51,13 +53,10 @@ from tests.differential.single_layer import (
     same,
     write,
 )
-from tests.differential.test_reshape_family import NUMPY
-from tests.differential.test_shape_values import Case as ShapeCase
-from tests.differential.test_shape_values import shape_problems
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-broadcast-1"
 TIMEOUT = 120

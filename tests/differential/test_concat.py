@@ -2,7 +2,7 @@
 
 Configuration #n (`random_config(n)`) joins 1 to 4 inputs of rank 0 to 4 (static, dynamic,
 interval dims, sometimes a dynamic rank, a Const, a mismatched dim or element type) along an
-axis in and out of [-rank, rank-1], written or absent (0). IRPOOL_SHAPE_OPS_EXAMPLES sets the
+axis in and out of [-rank, rank-1], written or absent (0). IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -31,7 +31,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-concat-1"
 

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 import irpool
 from tests.differential.oracle_batch import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
@@ -84,7 +85,7 @@ def specials(dtype: type, width: type) -> list[int]:
     return [int(b) for b in values.view(width)] + payloads
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("source", SOURCES)

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 import irpool
 from irpool.ops.folding import FOLDED_SIZE
 from tests.differential.oracle_batch import CPU_CONFIG
-from tests.execute.test_convert import PAIRS, TABLE, decoded
+from tests.execute.convert_golden import PAIRS, TABLE, decoded
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")

@@ -18,12 +18,11 @@ inference precision, 1 thread), inputs seeded, a third of the float data holding
 bound 1e-6 * sum(|x * w|) (docs/semantics.md §15.5; f16 outputs one f16 step more, the CPU
 rounds its f32 sums); integer outputs (small values, exact in f32) equal.
 
-IRPOOL_CONVOLUTION_EXAMPLES sets the number of configurations per op (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -36,23 +35,26 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.test_activations import (
+from tests import ir
+from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
     NUMPY,
+    const,
     declared,
-    port,
+    parameter,
     shape_problems,
 )
-from tests.differential.test_activations import write as write_ir
+from tests.differential.harness import write as write_ir
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-convolution-1"
 OPS = ("Convolution", "GroupConvolution")
-PER_OP = int(os.environ.get("IRPOOL_CONVOLUTION_EXAMPLES", "300"))
+PER_OP = examples(300)
 BATCH_SIZE = 40
 TYPES = ("f32",) * 10 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 AUTO_PADS = ("explicit",) * 5 + ("valid", "valid", "same_upper", "same_lower", "SAME_UPPER", "")
@@ -172,43 +174,23 @@ def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
     n, kind, op = config.index, config.element_type, base + 2
-    data_dims = declared(config.data)
-    filter_dims = [str(d) for d in config.filters]
-    layers = [
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.data}" element_type="{kind}"/>'
-        f"<output>{port(0, kind, data_dims, f'in{n}')}</output></layer>"
-    ]
+    filter_shape = ",".join(str(d) for d in config.filters)
+    layers = [parameter(base, f"in{n}", kind, config.data)]
     blob = b""
     if config.filters_input:
-        layers.append(
-            f'<layer id="{base + 1}" name="w{n}" type="Parameter" version="opset1">'
-            f'<data shape="{",".join(filter_dims)}" element_type="{kind}"/>'
-            f"<output>{port(0, kind, filter_dims, f'w{n}')}</output></layer>"
-        )
+        layers.append(parameter(base + 1, f"w{n}", kind, filter_shape))
     else:
         values = filter_values(config)
         blob = values.astype(values.dtype.newbyteorder("<")).tobytes()
-        layers.append(
-            f'<layer id="{base + 1}" name="c{n}" type="Const" version="opset1">'
-            f'<data element_type="{kind}" shape="{",".join(filter_dims)}" offset="{offset}" '
-            f'size="{len(blob)}"/><output>{port(0, kind, filter_dims)}</output></layer>'
-        )
-    attributes = "".join(f' {name}="{value}"' for name, value in config.attrs)
+        layers.append(const(base + 1, f"c{n}", kind, filter_shape, offset, len(blob)))
     out_type, out_dims = output
-    layers.append(
-        f'<layer id="{op}" name="op{n}" type="{config.op}" version="opset1"><data{attributes}/>'
-        f"<input>{port(0, kind, data_dims)}{port(1, kind, filter_dims)}</input>"
-        f"<output>{port(2, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges = (
-        f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>'
-        f'<edge from-layer="{base + 1}" from-port="0" to-layer="{op}" to-port="1"/>'
-        f'<edge from-layer="{op}" from-port="2" to-layer="{base + 3}" to-port="0"/>'
-    )
-    return "".join(layers), edges, blob
+    inputs = [ir.typed_port(0, kind, declared(config.data)), ir.typed_port(1, kind, config.filters)]
+    outputs = [ir.typed_port(2, out_type, out_dims, f"out{n}")]
+    attributes = ir.data(config.attrs)
+    layers.append(ir.layer(op, f"op{n}", config.op, "opset1", attributes, inputs, outputs))
+    layers.append(ir.result(base + 3, f"out{n}", out_dims, ir.precision(out_type)))
+    edges = [ir.edge(base, 0, op, 0), ir.edge(base + 1, 0, op, 1), ir.edge(op, 2, base + 3, 0)]
+    return "".join(layers), "".join(edges), blob
 
 
 def write(directory: Path, name: str, configs: list[tuple[Config, Any]]) -> Path:

@@ -6,12 +6,11 @@ holding zeros, negatives and small values: each op reads the previous one at inp
 Parameter or Const (sometimes one the chain already reads), and some intermediates are also
 outputs. The CPU fuses FloorMod, Mod and Power chains into one f32 computation that carries a
 division by 0's NaN and a Power's fraction (docs/semantics.md §28); irpool's outputs must equal
-the CPU's bit for bit. IRPOOL_FUSION_EXAMPLES sets the number of graphs (default 300).
+the CPU's bit for bit. IRPOOL_TEST_SCALE scales the number of graphs (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -22,14 +21,15 @@ import pytest
 
 import irpool
 from tests.differential.single_layer import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 from openvino import opset1  # noqa: E402
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-eltwise-fusion-1"
-COUNT = int(os.environ.get("IRPOOL_FUSION_EXAMPLES", "300"))
+COUNT = examples(300)
 LENGTH = 8
 ARITHMETIC = {
     "FloorMod": opset1.floor_mod,

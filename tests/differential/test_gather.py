@@ -6,7 +6,7 @@ interval dims, sometimes a dynamic rank or a Const) with an indices Const of ran
 (values in and out of [-dim, dim-1]: negative ones count from the end, out-of-range ones give
 0; Gather-1 and -7 on the CPU give 0 for negative ones too) or an indices Parameter, an axis
 Const (scalar or [1], in and out of range, i32 or i64) and `batch_dims` from -3 to 3, written or
-absent. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of
+absent. IRPOOL_TEST_SCALE scales the number of
 configurations (default 300).
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import NUMPY, PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -32,11 +32,10 @@ from tests.differential.single_layer import (
     outcomes_of,
     random_shape,
 )
-from tests.differential.test_reshape_family import NUMPY
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-gather-1"
 

@@ -10,7 +10,7 @@ interval dim less itself). The model is built with OpenVINO's op
 builders and saved as IR. Verdict: irpool reports IR214 exactly where the CPU plugin cannot
 compile or run the model (Gather-1 with static shapes may kill the process: those are
 compiled in a child process). Runs: every model the CPU runs, on seeded data holding NaN, ±inf
-and extremes, equal bit for bit. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations
+and extremes, equal bit for bit. IRPOOL_TEST_SCALE scales the number of configurations
 (default 300).
 """
 
@@ -29,16 +29,15 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.single_layer import CPU_CONFIG, PER_OP, same
-from tests.differential.test_activations import random_input
-from tests.differential.test_reshape_family import NUMPY
+from tests.differential.harness import NUMPY, PER_OP, random_input
+from tests.differential.single_layer import CPU_CONFIG, same
 
 ov = pytest.importorskip("openvino")
 ops = pytest.importorskip("openvino.opset8")
 opset1 = pytest.importorskip("openvino.opset1")
 opset7 = pytest.importorskip("openvino.opset7")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-gather-axis-1"
 FOLDED = ("convert const", "sum of consts", "static shape", "static dim of a dynamic shape")

@@ -13,7 +13,7 @@ NaN and ±inf must be where the CPU has them and the other values within the mea
 (docs/semantics.md §21): 6 * 2**-24 * |x| for ERF, 2 * 2**-24 * |x| for TANH, or one ulp of
 the output type (f16 rounds both).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.harness import NUMPY, PER_OP, random_dim, random_input
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -37,17 +40,10 @@ from tests.differential.single_input import (
     run_differences,
     runnable,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    random_dim,
-    random_input,
-)
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-gelu-1"
 TYPES = ("f32", "f32", "f32", "f32", "f16", "f64", "bf16", "i32", "boolean")
@@ -85,7 +81,7 @@ def random_config(index: int) -> Config:
 def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
-    data = f'<data approximation_mode="{config.mode}"/>' if config.mode else ""
+    data = ir.data([("approximation_mode", config.mode)]) if config.mode else ""
     return render_op(config, output, base, ("Gelu", config.version, data))
 
 

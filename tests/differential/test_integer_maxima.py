@@ -21,12 +21,13 @@ from numpy.typing import NDArray
 
 import irpool
 from tests.differential.oracle_batch import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 TYPES = {
     "i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16,
@@ -35,7 +36,9 @@ TYPES = {
 # Where f32 rounding, the int32 wrap and its top show; each type keeps those it can hold.
 BASES = (0, -100, 2**24 - 3, 2**31 - 12, -(2**31), 2**32 - 8, 2**40 + 1, 2**63 - 8, -(2**63))
 SETTINGS = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 

@@ -18,12 +18,11 @@ an f16 output, rounded after the f32 sum), except where Σ|a·b| reaches 2**127:
 sums may overflow to inf in one accumulation order and not in another. Integers are equal (their
 sums stay exact in f32).
 
-IRPOOL_MATMUL_EXAMPLES sets the number of configurations (default 400).
+IRPOOL_TEST_SCALE scales the number of configurations (default 400).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -34,17 +33,18 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential import test_arithmetic as arithmetic
+from tests.differential import arithmetic_cases
+from tests.differential.arithmetic_cases import Config, Outcome, check_shapes, write
+from tests.differential.harness import CPU_CONFIG, MAX_REPORTED, NUMPY, random_dim
 from tests.differential.oracle_batch import run_file
-from tests.differential.test_activations import CPU_CONFIG, MAX_REPORTED, NUMPY, random_dim
-from tests.differential.test_arithmetic import Config, Outcome, check_shapes, write
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-matmul-1"
-EXAMPLES = int(os.environ.get("IRPOOL_MATMUL_EXAMPLES", "400"))
+EXAMPLES = examples(400)
 BATCH_SIZE = 60
 TYPES = ("f32",) * 8 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 FLAGS = ("true", "false", "false", "1", "0", "True", "FALSE", "", "yes")
@@ -205,7 +205,7 @@ def test_runs_match_openvino(
 ) -> None:
     core = ov.Core()
     # The weights written as Consts: this test's values, not the elementwise ops'.
-    monkeypatch.setattr(arithmetic, "second_input", lambda config: _inputs(config)[1])
+    monkeypatch.setattr(arithmetic_cases, "second_input", lambda config: _inputs(config)[1])
     runnable = [
         (o.config, o.output)
         for o in outcomes

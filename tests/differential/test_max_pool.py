@@ -34,7 +34,7 @@ opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 opset14 = pytest.importorskip("openvino.opset14")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 1300  # about 1,200 build
 SEED = "irpool-differential-max-pool-1"

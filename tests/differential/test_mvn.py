@@ -17,7 +17,7 @@ sqrt(variance + eps), or one ulp of the output type. Huge finite inputs are capp
 and integer ones below 64: the CPU's sums overflow (f32 in its lane order, int32) where
 irpool's do not, a gap §21 describes; f64 and integer runs are not compared (§21).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.harness import NUMPY, PER_OP, const, declared, parameter
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -41,17 +44,10 @@ from tests.differential.single_input import (
     runnable,
     seeded_input,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    declared,
-    port,
-)
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-mvn-1"
 TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f16", "f64", "i32", "u8")
@@ -139,38 +135,24 @@ def render_layers(
 ) -> tuple[str, str, bytes]:
     n, op = config.index, base + 2
     dims = declared(config.shape)
-    data = "".join(f' {name}="{value}"' for name, value in config.attrs)
     out_type, out_dims = output
-    layers = [
-        f'<layer id="{base}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>"
-    ]
-    inputs = [port(0, config.element_type, dims)]
-    edges = [f'<edge from-layer="{base}" from-port="0" to-layer="{op}" to-port="0"/>']
+    layers = [parameter(base, f"in{n}", config.element_type, config.shape)]
+    inputs = [ir.typed_port(0, config.element_type, dims)]
+    edges = [ir.edge(base, 0, op, 0)]
     blob = b""
     if config.version == "opset6":
         value = np.array(config.axes, NUMPY[config.axes_type])
         blob = value.astype(value.dtype.newbyteorder("<")).tobytes()
         count = str(len(config.axes))
-        layers.append(
-            f'<layer id="{base + 1}" name="axes{n}" type="Const" version="opset1">'
-            f'<data element_type="{config.axes_type}" shape="{count}" offset="{offset}" '
-            f'size="{len(blob)}"/><output>{port(0, config.axes_type, [count])}</output></layer>'
-        )
-        inputs.append(port(1, config.axes_type, [count]))
-        edges.append(f'<edge from-layer="{base + 1}" from-port="0" to-layer="{op}" to-port="1"/>')
+        layers.append(const(base + 1, f"axes{n}", config.axes_type, count, offset, len(blob)))
+        inputs.append(ir.typed_port(1, config.axes_type, [count]))
+        edges.append(ir.edge(base + 1, 0, op, 1))
     out_port = len(inputs)
-    layers.append(
-        f'<layer id="{op}" name="op{n}" type="MVN" version="{config.version}"><data{data}/>'
-        f"<input>{''.join(inputs)}</input>"
-        f"<output>{port(out_port, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{base + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges.append(
-        f'<edge from-layer="{op}" from-port="{out_port}" to-layer="{base + 3}" to-port="0"/>'
-    )
+    out = ir.typed_port(out_port, out_type, out_dims, f"out{n}")
+    attributes = ir.data(config.attrs)
+    layers.append(ir.layer(op, f"op{n}", "MVN", config.version, attributes, inputs, [out]))
+    layers.append(ir.result(base + 3, f"out{n}", out_dims, ir.precision(out_type)))
+    edges.append(ir.edge(op, out_port, base + 3, 0))
     return "".join(layers), "".join(edges), blob
 
 

@@ -4,7 +4,7 @@ Configuration #n (`random_config(n)`) pads data of rank 1 to 4 (static, dynamic,
 dims, sometimes a dynamic rank) in each `pad_mode` (sometimes misspelt or absent) by
 `pads_begin` and `pads_end` Consts (i64 or i32, sometimes u8 or f32; one per axis mostly,
 negative often, beyond what reflect and symmetric allow sometimes) and, in half of them, a
-scalar `pad_value` of the data's type (NaN, ±inf, extremes). IRPOOL_SHAPE_OPS_EXAMPLES sets
+scalar `pad_value` of the data's type (NaN, ±inf, extremes). IRPOOL_TEST_SCALE scales
 the number of configurations (default 300).
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -32,7 +32,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-pad-1"
 MODES = ("constant", "edge", "reflect", "symmetric")

@@ -46,7 +46,7 @@ opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 opset14 = pytest.importorskip("openvino.opset14")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 Array = NDArray[Any]
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}

@@ -5,7 +5,7 @@ OpenVINO folds the range by its reference rules) or a Parameter fed a value at r
 CPU plugin's kernel): integers, fractions, ±0, steps pointing away from stop, and now and then
 a 0, ±inf, NaN (fed at run time: an infinite step only), a 1-element 1-D or boolean
 input; input types f32, f16, f64 and integers, `output_type` every numeric type, boolean, or
-absent. IRPOOL_SHAPE_OPS_EXAMPLES sets the
+absent. IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -30,7 +30,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-range-4"
 INPUT_TYPES = ("f32", "f32", "f16", "f64", "i32", "i64", "i64", "i8", "u8", "i16", "u32")

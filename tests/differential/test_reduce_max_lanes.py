@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import irpool
 from irpool.execute.kernels.reduce import scan_run
 from tests.differential.oracle_batch import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
@@ -42,7 +43,9 @@ def configurations(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...], n
 
 
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(80),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(configuration=configurations(), dtype=st.sampled_from((np.float32, np.float16)))
 def test_reduce_max_with_nan_matches_the_cpu(

@@ -6,7 +6,7 @@ data of products where the CPU's kernels agree, `eight_bit_feed`; sometimes a Co
 OpenVINO folds) over axes given as a Const (negative,
 repeated, empty, out of range; axes fed at run time crash the CPU plugin with a segmentation
 fault in some configurations, so none are), with `keep_dims` true, false or absent.
-IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -34,7 +34,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-reduce-prod-1"
 

@@ -5,12 +5,11 @@ ReduceMean or ReduceMax and Unsqueeze or Reshape; OpenVINO compiles it (f32) and
 irpool must report IR309 exactly when the CPU fails to compile it or returns another shape or
 other values than NumPy, and say which of the two. CASES runs by default; more with
 
-    IRPOOL_REWRITE_CASES=2000 python -m pytest tests/differential/test_reduce_rewrite.py
+    IRPOOL_TEST_SCALE=13 python -m pytest tests/differential/test_reduce_rewrite.py
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,13 +20,14 @@ import pytest
 
 import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 o1 = ov.opset1
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
-CASES = int(os.environ.get("IRPOOL_REWRITE_CASES", "150"))
+CASES = examples(150)
 
 
 def draw(seed: int) -> tuple[list[int], list[int], list[int], bool, str, str]:

@@ -27,9 +27,8 @@ import pytest
 import irpool
 from irpool.rules import RULES, Severity
 from tests import ir
-from tests.differential.test_avg_pool_shapes import (
+from tests.differential.pool_shapes import (
     CLAIM_RULES,
-    PRECISIONS,
     OutputSize,
     PortClaim,
     naive_dims,
@@ -42,7 +41,7 @@ from tests.differential.test_avg_pool_shapes import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 1500
 SEED = "irpool-differential-shapes-reductions-1"
@@ -118,9 +117,9 @@ def random_config(index: int) -> Config:
 
 
 def render_ir(config: Config) -> tuple[str, bytes | None]:
-    precision = PRECISIONS.get(config.element_type, "FP32")
+    precision = ir.PRECISIONS.get(config.element_type, "FP32")
     data = PortClaim(naive_dims(config.shape), precision)
-    second = PortClaim(config.second.shape, PRECISIONS[config.second.element_type])
+    second = PortClaim(config.second.shape, ir.PRECISIONS[config.second.element_type])
     second_layer, weights = output_size_layer(config.second, second)
     outputs = [port(9, data, output=True, names="out")]
     if config.op_type == "AdaptiveMaxPool":

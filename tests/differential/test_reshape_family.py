@@ -33,10 +33,11 @@ from numpy.typing import NDArray
 import irpool
 from irpool.rules import RULES
 from tests import ir
+from tests.differential.harness import NUMPY
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-reshape-family-1"
 COUNTS = {"Reshape": 380, "Squeeze": 150, "Unsqueeze": 150, "Convert": 220}
@@ -47,16 +48,6 @@ BATCH_SIZE = 80
 MAX_REPORTED = 12
 CLAIM_RULES = frozenset({"IR301", "IR302", "IR305"})
 
-PRECISIONS = {
-    "f32": "FP32", "f16": "FP16", "bf16": "BF16", "f64": "FP64", "i8": "I8", "i16": "I16",
-    "i32": "I32", "i64": "I64", "u8": "U8", "u16": "U16", "u32": "U32", "u64": "U64",
-    "boolean": "BOOL", "dynamic": "UNSPECIFIED",
-}  # fmt: skip
-NUMPY = {
-    "f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-    "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
-    "u64": np.uint64, "boolean": np.bool_,
-}  # fmt: skip
 CONVERT_SOURCES = (
     "f32",
     "f16",
@@ -211,10 +202,7 @@ def static_dim(text: str) -> int:
 
 
 def port(port_id: int, claim: Claim, names: str = "") -> str:
-    dims = "".join(f"<dim>{d}</dim>" for d in claim.dims or ())
-    named = f' names="{names}"' if names else ""
-    precision = PRECISIONS.get(claim.element_type, "UNSPECIFIED")
-    return f'<port id="{port_id}" precision="{precision}"{named}>{dims}</port>'
+    return ir.typed_port(port_id, claim.element_type, claim.dims, names)
 
 
 def render_layers(

@@ -13,7 +13,7 @@ CPU plugin cannot compile (a scalar shift with several axes), irpool must report
 inference precision) on seeded inputs holding NaN, ±inf, ±0, huge values and each integer
 type's extremes; outputs must be equal bit for bit.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.arithmetic_cases import same
+from tests.differential.harness import NUMPY, PER_OP, const, declared, parameter, random_dim
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -38,19 +42,10 @@ from tests.differential.single_input import (
     runnable,
     seeded_input,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    declared,
-    port,
-    random_dim,
-)
-from tests.differential.test_activations import write as write_ir
-from tests.differential.test_arithmetic import same
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-roll-1"
 TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "boolean")
@@ -111,13 +106,7 @@ def _const(
         array = array.reshape(1, -1)
     blob = array.astype(array.dtype.newbyteorder("<")).tobytes()
     dims = [str(d) for d in array.shape]
-    return (
-        f'<layer id="{layer_id}" name="{name}" type="Const" version="opset1">'
-        f'<data element_type="{kind}" shape="{",".join(dims)}" offset="{offset}" '
-        f'size="{len(blob)}"/><output>{port(0, kind, dims)}</output></layer>',
-        blob,
-        dims,
-    )
+    return const(layer_id, name, kind, ",".join(dims), offset, len(blob)), blob, dims
 
 
 def render_layers(
@@ -135,20 +124,24 @@ def render_layers(
         offset + len(shift_blob),
     )  # fmt: skip
     out_type, out_dims = output
-    layers = (
-        f'<layer id="{first}" name="in{n}" type="Parameter" version="opset1">'
-        f'<data shape="{config.shape}" element_type="{config.element_type}"/>'
-        f"<output>{port(0, config.element_type, dims, f'in{n}')}</output></layer>{shift}{axes}"
-        f'<layer id="{first + 2}" name="op{n}" type="Roll" version="opset7"><input>'
-        f"{port(0, config.element_type, dims)}{port(1, config.types[0], shift_dims)}"
-        f"{port(2, config.types[1], axes_dims)}</input>"
-        f"<output>{port(3, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{first + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
+    inputs = [
+        ir.typed_port(0, config.element_type, dims),
+        ir.typed_port(1, config.types[0], shift_dims),
+        ir.typed_port(2, config.types[1], axes_dims),
+    ]
+    out = ir.typed_port(3, out_type, out_dims, f"out{n}")
+    layers = "".join(
+        [
+            parameter(first, f"in{n}", config.element_type, config.shape),
+            shift,
+            axes,
+            ir.layer(first + 2, f"op{n}", "Roll", "opset7", "", inputs, [out]),
+            ir.result(first + 3, f"out{n}", out_dims, ir.precision(out_type)),
+        ]
     )
     edges = "".join(
-        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
-        for a, b, c, d in (
+        ir.edge(*ends)
+        for ends in (
             (first, 0, first + 2, 0),
             (first + 1, 0, first + 2, 1),
             (first + 4, 0, first + 2, 2),

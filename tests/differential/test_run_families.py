@@ -18,7 +18,7 @@ Configuration #n is drawn from a generator seeded with its index (`random_config
 and indices are compared exactly, float means within index.json's tolerances. The normal
 suite runs `EXAMPLES` configurations; the long mode runs more:
 
-    IRPOOL_RUN_EXAMPLES=2500 python -m pytest tests/differential/test_run_families.py
+    IRPOOL_TEST_SCALE=6 python -m pytest tests/differential/test_run_families.py
 
 Not compared (each a measured difference, docs/semantics.md §9.3 and §12, pinned below or in
 tests/differential/test_reduce.py): integer maxima that round to 2**31 in f32 (no value
@@ -28,7 +28,6 @@ where irpool does not know the CPU's scan order (`scan_run` is None).
 
 from __future__ import annotations
 
-import os
 import random
 import zlib
 from collections import Counter
@@ -53,15 +52,16 @@ from tests.differential.oracle_batch import (
     run_batches,
     same_values,
 )
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
 opset8 = pytest.importorskip("openvino.opset8")
 opset14 = pytest.importorskip("openvino.opset14")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
-EXAMPLES = int(os.environ.get("IRPOOL_RUN_EXAMPLES", "400"))
+EXAMPLES = examples(400)
 SEED = "irpool-differential-run-families-1"
 BATCH_SIZE = 40
 FAMILIES = ("maxpool", "convert", "reduce", "bf16", "chain")

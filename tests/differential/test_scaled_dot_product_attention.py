@@ -18,7 +18,7 @@ the weights of a float64 reference, A the row's largest |score| summed term by t
 (scale * sum |q * k| + |mask|), eps 2**-24 (2**-11 for f16, whose intermediate values the
 CPU partly keeps in f16), since the CPU's products and irpool's BLAS round differently;
 elements whose sums may overflow in one order and not in another are not compared
-(docs/semantics.md "ScaledDotProductAttention"). IRPOOL_SHAPE_OPS_EXAMPLES sets the number of
+(docs/semantics.md "ScaledDotProductAttention"). IRPOOL_TEST_SCALE scales the number of
 configurations (default 300).
 """
 
@@ -34,11 +34,11 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from tests.differential.harness import NUMPY, PER_OP
 from tests.differential.single_layer import (
     BATCH_SIZE,
     CPU_CONFIG,
     MAX_REPORTED,
-    PER_OP,
     Config,
     Outcome,
     Outputs,
@@ -51,11 +51,10 @@ from tests.differential.single_layer import (
     random_shape,
     write,
 )
-from tests.differential.test_reshape_family import NUMPY
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-sdpa-13"
 TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f64", "bf16")

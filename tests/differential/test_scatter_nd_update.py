@@ -5,7 +5,7 @@ Configuration #n (`random_config(n)`) updates data of rank 1 to 4 (static, dynam
 interval dims; values with NaN, ±inf, ±0 and each integer type's extremes) at indices given
 as a Const (i32 or i64, negative and repeated ones among them, depth 1 to the data's rank,
 sometimes one too deep, of rank 0) with updates of the shape they need, sometimes a wrong
-one. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+one. IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -33,7 +33,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-scatter-nd-update-3"
 

@@ -12,7 +12,7 @@ inputs holding NaN, ±inf, ±0, huge values and each integer type's extremes; ou
 equal bit for bit (NaN where the CPU has NaN). The CPU plugin cannot compile `explicit` nor
 some `pdpd` Selects; those are checked for shapes only.
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -28,23 +28,24 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.test_activations import (
+from tests import ir
+from tests.differential.arithmetic_cases import openvino_output, partner, same
+from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
     NUMPY,
     PER_OP,
     declared,
-    port,
+    parameter,
     random_dim,
     random_input,
     shape_problems,
 )
-from tests.differential.test_activations import write as write_ir
-from tests.differential.test_arithmetic import openvino_output, partner, same
+from tests.differential.harness import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-select-1"
 TYPES = ("f32", "f32", "f32", "i32", "i64", "f16", "f64", "i8", "u8", "u16", "boolean")
@@ -96,29 +97,15 @@ def render_layers(
     for position, (name, kind, shape) in enumerate(
         zip(NAMES, config.types, config.shapes, strict=True)
     ):
-        dims = declared(shape)
-        layers.append(
-            f'<layer id="{ids[position]}" name="{name}{n}" type="Parameter" version="opset1">'
-            f'<data shape="{shape}" element_type="{kind}"/>'
-            f"<output>{port(0, kind, dims, f'{name}{n}')}</output></layer>"
-        )
-        inputs.append(port(position, kind, dims))
-        edges.append(
-            f'<edge from-layer="{ids[position]}" from-port="0" to-layer="{first + 2}" '
-            f'to-port="{position}"/>'
-        )
-    data = "".join(f' {name}="{value}"' for name, value in config.attrs)
+        layers.append(parameter(ids[position], f"{name}{n}", kind, shape))
+        inputs.append(ir.typed_port(position, kind, declared(shape)))
+        edges.append(ir.edge(ids[position], 0, first + 2, position))
     out_type, out_dims = output
-    layers.append(
-        f'<layer id="{first + 2}" name="op{n}" type="Select" version="opset1"><data{data}/>'
-        f"<input>{''.join(inputs)}</input>"
-        f"<output>{port(3, out_type, out_dims, f'out{n}')}</output></layer>"
-        f'<layer id="{first + 3}" name="out{n}" type="Result" version="opset1">'
-        f"<input>{port(0, out_type, out_dims)}</input></layer>"
-    )
-    edges.append(
-        f'<edge from-layer="{first + 2}" from-port="3" to-layer="{first + 3}" to-port="0"/>'
-    )
+    outputs = [ir.typed_port(3, out_type, out_dims, f"out{n}")]
+    attributes = ir.data(config.attrs)
+    layers.append(ir.layer(first + 2, f"op{n}", "Select", "opset1", attributes, inputs, outputs))
+    layers.append(ir.result(first + 3, f"out{n}", out_dims, ir.precision(out_type)))
+    edges.append(ir.edge(first + 2, 3, first + 3, 0))
     return "".join(layers), "".join(edges), b""
 
 

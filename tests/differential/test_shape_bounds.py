@@ -10,13 +10,12 @@ Slice keep the dims those bounds say.
 
 Shapes: `read_model` of the saved graph is the oracle; irpool must infer every layer's output as
 OpenVINO does and report no error. Runs: at a concrete input shape within the Parameter's dims,
-irpool's outputs must equal the CPU plugin's bit for bit. IRPOOL_SHAPE_BOUNDS_EXAMPLES sets
+irpool's outputs must equal the CPU plugin's bit for bit. IRPOOL_TEST_SCALE scales
 the number of graphs (default 300).
 """
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,22 +27,23 @@ import pytest
 from lxml import etree
 
 import irpool
-from tests.differential.single_layer import CPU_CONFIG
-from tests.differential.test_shape_values import (
+from tests.differential.shape_graphs import (
     Case,
     Dim,
     assert_shapes_match,
     describe,
     random_dim,
 )
+from tests.differential.single_layer import CPU_CONFIG
+from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
 from openvino import opset1, opset3, opset8, opset12  # noqa: E402
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-shape-bounds-1"
-COUNT = int(os.environ.get("IRPOOL_SHAPE_BOUNDS_EXAMPLES", "300"))
+COUNT = examples(300)
 
 
 @dataclass

@@ -3,8 +3,8 @@
 
 Configuration #n (`random_config(n)`) takes the shape of data of rank 0 to 5 (static,
 dynamic, interval dims, sometimes a dynamic rank or a Const) with ShapeOf-1, or ShapeOf-3
-whose `output_type` is i32, i64, I64, u64, f32, empty or absent. IRPOOL_SHAPE_OPS_EXAMPLES
-sets the number of configurations (default 300).
+whose `output_type` is i32, i64, I64, u64, f32, empty or absent. IRPOOL_TEST_SCALE
+scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -31,7 +31,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-shape-of-1"
 

@@ -6,7 +6,7 @@ Consts: i64 or i32 (sometimes u8 or f32), 1-D of one length mostly (sometimes of
 lengths, 2-D, longer than the rank), bounds from small to the int64 extremes (INT64_MIN and
 2**62: the test writes values through float64), steps negative and positive (sometimes 0),
 axes negative, repeated, out of range; sometimes the bounds are Parameters fed at run time.
-IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -33,7 +33,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-slice-1"
 EXTREMES = (2**62, -(2**63), 2**31 - 1, -(2**31))

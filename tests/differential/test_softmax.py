@@ -14,7 +14,7 @@ the CPU has them and the other values within 4 * 2**-24 (or one ulp of f16), int
 booleans equal; in rows holding NaN, where the CPU places further NaN by its SIMD scan, both
 must give NaN at each NaN and only NaN or 0 elsewhere (docs/semantics.md §21).
 
-IRPOOL_ELEMENTWISE_EXAMPLES sets the number of configurations (default 300).
+IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from tests import ir
+from tests.differential.harness import NUMPY, PER_OP, random_dim
+from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
@@ -39,16 +42,10 @@ from tests.differential.single_input import (
     runnable,
     seeded_input,
 )
-from tests.differential.test_activations import (
-    NUMPY,
-    PER_OP,
-    random_dim,
-)
-from tests.differential.test_activations import write as write_ir
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-softmax-1"
 TYPES = ("f32", "f32", "f32", "f32", "f16", "f64", "i32", "u8", "boolean")
@@ -93,7 +90,7 @@ def random_config(index: int) -> Config:
 def render_layers(
     config: Config, output: tuple[str, list[str] | None], base: int, offset: int
 ) -> tuple[str, str, bytes]:
-    data = f'<data axis="{config.axis}"/>' if config.axis else ""
+    data = ir.data([("axis", config.axis)]) if config.axis else ""
     return render_op(config, output, base, ("SoftMax", config.version, data))
 
 

@@ -3,7 +3,7 @@
 Configuration #n (`random_config(n)`) cuts data of rank 0 to 4 (static, dynamic, interval
 dims, sometimes a dynamic rank) along an axis Const (a scalar mostly, sometimes [1]; integer
 types, sometimes f32; in and out of range) into `num_splits` pieces (mostly dividing the
-axis; sometimes not, 0, negative, or not a number). IRPOOL_SHAPE_OPS_EXAMPLES sets the
+axis; sometimes not, 0, negative, or not a number). IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Outputs,
@@ -31,7 +31,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-split-1"
 

@@ -3,7 +3,7 @@
 Configuration #n (`random_config(n)`) permutes data of rank 0 to 5 (static, dynamic, interval
 dims, sometimes a dynamic rank) by an order Const that is mostly a permutation, sometimes
 empty (reversed), repeated, out of range, negative, of another length, float or 2-D, or by an
-order Parameter. IRPOOL_SHAPE_OPS_EXAMPLES sets the number of configurations (default 300).
+order Parameter. IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Source,
@@ -30,7 +30,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-transpose-1"
 

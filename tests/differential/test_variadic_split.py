@@ -3,7 +3,7 @@
 Configuration #n (`random_config(n)`) cuts data of rank 0 to 4 (static, dynamic, interval
 dims, sometimes a dynamic rank) along an axis Const (scalar or [1], integer or float, in and
 out of range) into lengths that mostly sum to the axis, with at most one -1, sometimes two,
-a -2, a 0, a wrong sum, or lengths known only at run time. IRPOOL_SHAPE_OPS_EXAMPLES sets the
+a -2, a 0, a wrong sum, or lengths known only at run time. IRPOOL_TEST_SCALE scales the
 number of configurations (default 300).
 """
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.differential.harness import PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
-    PER_OP,
     Config,
     Outcome,
     Outputs,
@@ -31,7 +31,7 @@ from tests.differential.single_layer import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 SEED = "irpool-differential-variadic-split-1"
 

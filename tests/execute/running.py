@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from irpool.element_types import element_type
@@ -49,3 +50,9 @@ def compute(op: Op, arrays: Sequence[NDArray[Any]]) -> list[NDArray[Any] | None]
     kernel = kernel_of(op)
     assert kernel is not None, f"{op.label()} has no kernel"
     return kernel(op, arrays, specs)
+
+
+def info(kind: str, values: Any) -> TensorInfo:
+    """A known tensor of these values (an i64, i32 or f32 Const's)."""
+    array = np.array(values, {"i64": np.int64, "i32": np.int32, "f32": np.float32}[kind])
+    return TensorInfo(element_type(kind), Shape.of(*array.shape), array)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
 from irpool.execute.kernels.avg_pool import avg_pool
 from irpool.ops.pooling_geometry import Window
+from tests.scale import examples
 
 from . import reference
 from .strategies import avg_pool_strategies, run_avg_pool
@@ -79,14 +80,14 @@ def assert_every_strategy(
         assert_matches(run_avg_pool(x, windows, count_padding, strategy), want, name)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pool_cases())
 def test_avg_pool_strategies_match_brute_force(case: tuple[np.ndarray, list[Window], bool]) -> None:
     x, windows, count_padding = case
     assert_every_strategy(x, windows, count_padding, reference.avg_pool(x, windows, count_padding))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 9), st.integers(0, 9)), min_size=1, max_size=3),
     dtype=st.sampled_from(DTYPES),

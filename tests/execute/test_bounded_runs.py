@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import irpool
+from tests import ir
 
 Y = np.arange(1, 5, dtype=np.float32)
 PAD_VALUE = 0  # the .bin offset of the i64 0, the pads' begin
@@ -32,19 +33,14 @@ class Layer:
     floats: tuple[int, ...] = ()
 
     def text(self, layer_id: int) -> str:
-        ports, port_id = [], 0
-        for kind, shapes in (("input", self.inputs), ("output", self.outputs)):
-            items = []
-            for dims in shapes:
-                precision = "FP32" if port_id in self.floats else "I64"
-                dim_text = "".join(f"<dim>{d}</dim>" for d in dims)
-                items.append(f'<port id="{port_id}" precision="{precision}">{dim_text}</port>')
-                port_id += 1
-            ports.append(f"<{kind}>{''.join(items)}</{kind}>" if items else "")
+        ports = [
+            ir.port(port_id, dims, "FP32" if port_id in self.floats else "I64")
+            for port_id, dims in enumerate((*self.inputs, *self.outputs))
+        ]
+        count = len(self.inputs)
         data = f"<data {self.data}/>" if self.data else ""
-        return (
-            f'<layer id="{layer_id}" name="l{layer_id}" type="{self.type}" '
-            f'version="{self.version}">{data}{"".join(ports)}</layer>'
+        return ir.layer(
+            layer_id, f"l{layer_id}", self.type, self.version, data, ports[:count], ports[count:]
         )
 
 
@@ -58,18 +54,13 @@ def write(tmp_path: Path, layers: list[Layer], edges: list[tuple[int, int]], bin
     """The model; `edges` join layer a's last port to layer b's next free input port."""
     ports = {i: len(layer.inputs) for i, layer in enumerate(layers)}
     taken = dict.fromkeys(ports, 0)
-    edge_text = ""
+    edge_text = []
     for a, b in edges:
-        source = ports[a] + len(layers[a].outputs) - 1
-        edge_text += f'<edge from-layer="{a}" from-port="{source}" to-layer="{b}" '
-        edge_text += f'to-port="{taken[b]}"/>'
+        edge_text.append(ir.edge(a, ports[a] + len(layers[a].outputs) - 1, b, taken[b]))
         taken[b] += 1
-    text = "".join(layer.text(i) for i, layer in enumerate(layers))
+    text = [layer.text(i) for i, layer in enumerate(layers)]
     path = tmp_path / "bounded.xml"
-    path.write_text(
-        f'<?xml version="1.0"?><net name="m" version="11"><layers>{text}</layers>'
-        f"<edges>{edge_text}</edges></net>"
-    )
+    path.write_text(ir.net(text, edge_text, name="m"))
     path.with_suffix(".bin").write_bytes(bin)
     return path
 

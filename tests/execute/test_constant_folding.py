@@ -29,19 +29,12 @@ def compressed_model(
     """Parameter -> AvgPool -> Result, and beside it a Const f16 -> Convert (-> AvgPool k3)
     -> Result, as `save_model(compress_to_fp16=True)` writes a float Const."""
     values = np.random.default_rng(0).standard_normal(WEIGHTS).astype(np.float16)
-    shape = ",".join(map(str, WEIGHTS))
-    const = (
-        '\t\t<layer id="3" name="weights" type="Const" version="opset1">\n'
-        f'\t\t\t<data element_type="f16" shape="{shape}" offset="0" size="{values.nbytes}" />\n'
-        f"\t\t\t<output>\n{ir.port(0, WEIGHTS, 'FP16')}\t\t\t</output>\n\t\t</layer>\n"
-    )
+    const = ir.typed_const(3, "weights", "f16", WEIGHTS, 0, values.nbytes)
     precision = {"f32": "FP32", "u4": "U4"}[destination]
-    convert = (
-        '\t\t<layer id="4" name="decompress" type="Convert" version="opset1">\n'
-        f'\t\t\t<data destination_type="{destination}" />\n'
-        f"\t\t\t<input>\n{ir.port(0, WEIGHTS, 'FP16')}\t\t\t</input>\n"
-        f"\t\t\t<output>\n{ir.port(1, WEIGHTS, precision)}\t\t\t</output>\n\t\t</layer>\n"
-    )
+    convert = ir.layer(
+        4, "decompress", "Convert", "opset1", ir.data([("destination_type", destination)]),
+        [ir.port(0, WEIGHTS, "FP16")], [ir.port(1, WEIGHTS, precision)],
+    )  # fmt: skip
     layers = [ir.parameter(0, "input", SMALL), ir.avg_pool(1, "pool", SMALL, SMALL)]
     layers += [ir.result(2, "output", SMALL), const, convert]
     edges = [ir.edge(0, 0, 1, 0), ir.edge(1, 1, 2, 0), ir.edge(3, 0, 4, 0)]
@@ -50,10 +43,7 @@ def compressed_model(
         edges += [ir.edge(4, 1, 5, 0), ir.edge(5, 1, 6, 0)]
     else:
         edges.append(ir.edge(4, 1, 6, 0))
-    layers.append(
-        '\t\t<layer id="6" name="pooled_weights" type="Result" version="opset1">\n'
-        f"\t\t\t<input>\n{ir.port(0, WEIGHTS, precision)}\t\t\t</input>\n\t\t</layer>\n"
-    )
+    layers.append(ir.result(6, "pooled_weights", WEIGHTS, precision))
     text = ir.net(layers, edges)
     return ir.write(tmp_path, text, values.tobytes()), values
 

@@ -5,36 +5,14 @@ Const (OpenVINO's folding, then the plugin's constant) and a bare Const."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pytest
-from numpy.typing import NDArray
 
 from irpool.cpu.numerics import constant_as_held
 from irpool.element_types import element_type
 from irpool.execute.kernels.convert import convert
 from irpool.ops.convert_fold import fold
-
-GOLDEN = json.loads((Path(__file__).parent.parent / "golden" / "convert_cpu.json").read_text())
-TABLE: dict[str, dict[str, list[Any]]] = GOLDEN["conversions"]
-FOLDED: dict[str, dict[str, list[Any]]] = GOLDEN["folded"]
-CONSTANTS: dict[str, list[Any]] = GOLDEN["constants"]
-PAIRS = [
-    (source, destination)
-    for source, row in TABLE.items()
-    for destination in row
-    if destination != "input"
-]
-
-
-def decoded(values: list[Any], type_name: str) -> NDArray[Any]:
-    if element_type(type_name).is_float:
-        floats = np.array([float(v) for v in values])
-        return floats.astype(element_type(type_name).held_dtype)
-    return np.array(values, dtype=element_type(type_name).dtype)
+from tests.execute.convert_golden import CONSTANTS, FOLDED, PAIRS, TABLE, decoded
 
 
 @pytest.mark.parametrize(("source", "destination"), PAIRS, ids=[f"{s}-{d}" for s, d in PAIRS])

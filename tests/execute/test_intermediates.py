@@ -16,6 +16,7 @@ import irpool
 from irpool.element_types import element_type
 from irpool.execute import memory
 from tests import ir
+from tests.scale import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = ROOT / "examples" / "valid" / "chain_avgpool_adaptive.xml"  # AvgPool -> AdaptiveAvgPool
@@ -90,12 +91,9 @@ def test_threads_each_get_their_own_tensors() -> None:
 def _odd_names_model(tmp_path: Path) -> Path:
     """in -> a (names "q,p") -> b -> c (names "b:0") -> d -> Result "q"; b and d unnamed."""
     shape = [1, 1, 3, 3]
-    pool = ir.avg_pool(0, "", shape, shape)
 
     def named(layer_id: int, name: str, names: str) -> str:
-        text = pool.replace('id="0" name=""', f'id="{layer_id}" name="{name}"')
-        port = '<port id="1" precision="FP32"'
-        return text.replace(port, f'{port} names="{names}"') if names else text
+        return ir.avg_pool(layer_id, name, shape, shape, names=names)
 
     layers = [
         ir.parameter(0, "in", shape),
@@ -153,7 +151,7 @@ def test_not_enough_memory_for_every_tensor_is_refused(
 NAME = st.text(alphabet="ab:0#", min_size=1, max_size=4)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     st.lists(st.tuples(NAME, st.lists(NAME, max_size=2, unique=True)), min_size=1, max_size=5),
     NAME,
@@ -170,9 +168,7 @@ def test_keys_are_unique_whatever_the_names(
     for position, (name, names) in enumerate(layers, start=1):
         names = [n for n in names if n not in seen and n != "in"]
         seen.update(names)
-        pool = ir.avg_pool(position, name, shape, shape)
-        port = '<port id="1" precision="FP32"'
-        text.append(pool.replace(port, f'{port} names="{",".join(names)}"') if names else pool)
+        text.append(ir.avg_pool(position, name, shape, shape, names=",".join(names)))
         layers[position - 1] = (name, names)
     text.append(ir.result(len(layers) + 1, result_name, shape))
     edges = [ir.edge(i, 0 if i == 0 else 1, i + 1, 0) for i in range(len(layers) + 1)]

@@ -23,6 +23,7 @@ from irpool.execute.kernels.max_pool import max_pool
 from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase
 from irpool.ops.pooling_geometry import Window
+from tests.scale import examples
 
 from .running import compute
 
@@ -100,7 +101,7 @@ def sample(shape: tuple[int, ...], dtype: np.dtype[Any], seed: int) -> NDArray[A
     return x
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     windows=st.lists(axis_windows(), min_size=1, max_size=3),
     batch=st.integers(1, 2),

@@ -14,6 +14,7 @@ from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
 from irpool.execute.kernels import avg_pool as avg_pool_module
 from irpool.execute.kernels.adaptive_avg_pool import adaptive_avg_pool
 from irpool.ops.pooling_geometry import Window
+from tests.scale import examples
 
 from . import reference
 from .strategies import adaptive_strategies, run_adaptive
@@ -63,7 +64,7 @@ def pool_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[Window], bool]:
     return sprinkle(x, draw(st.integers(0, 2**32))), windows, count_padding
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pool_cases())
 def test_avg_pool_non_finite_in_every_strategy(case: tuple[np.ndarray, list[Window], bool]) -> None:
     x, windows, count_padding = case
@@ -71,7 +72,7 @@ def test_avg_pool_non_finite_in_every_strategy(case: tuple[np.ndarray, list[Wind
     assert_every_strategy(x, windows, count_padding, reference.avg_pool(x, windows, count_padding))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 9), st.integers(1, 12)), min_size=1, max_size=3),
     dtype=st.sampled_from(FLOATS),
@@ -182,7 +183,7 @@ def extreme_cases(draw: st.DrawFn) -> tuple[np.ndarray, list[Window], bool]:
     return x, windows, count_padding
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(extreme_cases())
 def test_running_sums_follow_the_cpu_order(case: tuple[np.ndarray, list[Window], bool]) -> None:
     """The tap-by-tap path is the CPU's f32 running sum in row-major tap order, bit for bit."""
@@ -193,7 +194,7 @@ def test_running_sums_follow_the_cpu_order(case: tuple[np.ndarray, list[Window],
     np.testing.assert_array_equal(got.reshape(want.shape), want)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     sizes=st.lists(st.tuples(st.integers(1, 9), st.integers(1, 12)), min_size=1, max_size=3),
     seed=st.integers(0, 2**32),

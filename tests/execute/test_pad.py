@@ -14,8 +14,7 @@ from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.pad import Pad12
 from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
-from tests.execute.running import _no_weights, compute, quiet_context
-from tests.execute.test_roll import info
+from tests.execute.running import _no_weights, compute, info, quiet_context
 
 X = np.array([1, 2, 3, 4], np.float32)
 

@@ -27,6 +27,7 @@ from irpool.execute.kernels.reduce import (
     reduce_mean,
     scan_run,
 )
+from tests.scale import examples
 
 FLOAT_TYPES = ["float32", "float16", "float64"]
 INTEGER_TYPES = ["int32", "int64", "int8", "uint8"]
@@ -95,7 +96,7 @@ def reductions(draw: st.DrawFn) -> tuple[NDArray[Any], tuple[int, ...], bool]:
     return x, tuple(sorted(axes)), draw(st.booleans())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(reductions())
 def test_reduce_max_matches_the_cpu_scan(case: tuple[NDArray[Any], tuple[int, ...], bool]) -> None:
     x, axes, keep_dims = case
@@ -109,7 +110,7 @@ def test_reduce_max_matches_the_cpu_scan(case: tuple[NDArray[Any], tuple[int, ..
     np.testing.assert_array_equal(actual, expected)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(reductions())
 def test_reduce_mean_matches_exact_means(case: tuple[NDArray[Any], tuple[int, ...], bool]) -> None:
     x, axes, keep_dims = case
@@ -185,7 +186,7 @@ def adaptive_cases(draw: st.DrawFn) -> tuple[NDArray[Any], tuple[int, ...]]:
     return x, tuple(draw(st.integers(1, 2 * d)) for d in x.shape[2:])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(adaptive_cases(), st.sampled_from(["int32", "int64"]))
 def test_adaptive_max_pool_matches_the_bin_scan(
     case: tuple[NDArray[Any], tuple[int, ...]], index_type: str

@@ -20,6 +20,7 @@ from irpool.ops.reshape import Reshape1, reshaped
 from irpool.ops.squeeze import Squeeze1, Unsqueeze1
 from irpool.shape import Shape
 from tests.execute.running import compute
+from tests.scale import examples
 
 shapes = st.lists(st.integers(1, 4), min_size=0, max_size=5).map(tuple)
 
@@ -49,7 +50,7 @@ def reshapes(draw: st.DrawFn) -> tuple[tuple[int, ...], list[int], list[int]]:
     return shape, target, pattern
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(reshapes())
 def test_reshape_matches_numpy(case: tuple[tuple[int, ...], list[int], list[int]]) -> None:
     shape, target, pattern = case
@@ -61,7 +62,7 @@ def test_reshape_matches_numpy(case: tuple[tuple[int, ...], list[int], list[int]
     np.testing.assert_array_equal(out, data.reshape(target))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(shapes, st.data())
 def test_squeeze_matches_numpy(shape: tuple[int, ...], data: st.DataObject) -> None:
     ones = [i for i, dim in enumerate(shape) if dim == 1]
@@ -74,7 +75,7 @@ def test_squeeze_matches_numpy(shape: tuple[int, ...], data: st.DataObject) -> N
     np.testing.assert_array_equal(out, np.squeeze(array, tuple(axes) if axes else None))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(shapes, st.data())
 def test_unsqueeze_matches_numpy(shape: tuple[int, ...], data: st.DataObject) -> None:
     rank = len(shape) + data.draw(st.integers(1, 3))

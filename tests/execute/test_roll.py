@@ -14,14 +14,9 @@ from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.roll import Roll7
 from irpool.rules import COMPILE_CRASH
 from irpool.shape import Shape
-from tests.execute.running import _no_weights, compute, quiet_context
+from tests.execute.running import _no_weights, compute, info, quiet_context
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4)
-
-
-def info(kind: str, values: Any) -> TensorInfo:
-    array = np.array(values, {"i64": np.int64, "i32": np.int32, "f32": np.float32}[kind])
-    return TensorInfo(element_type(kind), Shape.of(*array.shape), array)
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 import irpool
 from irpool.cli import cli
 from irpool.execute import memory
+from tests import ir
+from tests.scale import examples
 
 MODELS = Path(__file__).resolve().parent.parent / "golden" / "models"
 AVG = MODELS / "adaptive8_r4_runtime_size_i64.xml"  # in f32 [1,3,16,16], output_size i64 [2]
@@ -39,15 +41,9 @@ def max_pool_model(tmp_path: Path) -> Path:
         'type="AdaptiveAvgPool" version="opset8">',
         'type="AdaptiveMaxPool" version="opset8">\n\t\t\t<data index_element_type="i32" />',
     )
-    indices = (
-        '<port id="3" precision="I32" names="indices"><dim>1</dim><dim>3</dim><dim>-1</dim>'
-        "<dim>-1</dim></port>\n\t\t\t</output>"
-    )
-    text = text.replace(
-        '</output>\n\t\t</layer>\n\t\t<layer id="3"',
-        indices + '\n\t\t</layer>\n\t\t<layer id="3"',
-        1,
-    )
+    indices = ir.port(3, (1, 3, -1, -1), "I32", "indices")
+    end = '</output>\n\t\t</layer>\n\t\t<layer id="3"'
+    text = text.replace(end, indices + "\t\t\t" + end, 1)
     path = tmp_path / "adaptive_max_runtime_size.xml"
     path.write_text(text)
     (tmp_path / "adaptive_max_runtime_size.bin").write_bytes(AVG.with_suffix(".bin").read_bytes())
@@ -169,7 +165,8 @@ def cpu() -> Any:
     return core.compile_model(core.read_model(AVG), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
-@settings(max_examples=60, deadline=None)
+@pytest.mark.oracle
+@settings(max_examples=examples(60), deadline=None)
 @given(size=st.lists(SIZES, min_size=2, max_size=2))
 def test_any_int64_size_runs_as_cpu_or_is_refused(cpu: Any, size: list[int]) -> None:
     loaded = irpool.load(AVG)

@@ -12,8 +12,7 @@ from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.shape_of import ShapeOf3
 from irpool.ops.split import Split1
 from irpool.shape import Dim, Shape
-from tests.execute.running import compute, quiet_context
-from tests.execute.test_roll import info
+from tests.execute.running import compute, info, quiet_context
 
 
 def test_cpu_pieces() -> None:

@@ -29,6 +29,7 @@ from irpool.execute.kernels import adaptive_avg_pool as adaptive_module
 from irpool.execute.kernels import avg_pool as avg_pool_module
 from irpool.execute.kernels import max_pool as max_pool_module
 from irpool.ops.pooling_geometry import Window
+from tests.scale import examples
 
 from .test_against_reference import axis_windows
 
@@ -81,7 +82,7 @@ def integer_cases(draw: st.DrawFn) -> tuple[np.ndarray, tuple[Window, ...], bool
 
 
 @given(integer_cases())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_every_candidate_gives_the_same_integers(
     case: tuple[np.ndarray, tuple[Window, ...], bool],
 ) -> None:
@@ -108,7 +109,7 @@ def dyadic_windows(draw: st.DrawFn) -> Window:
     seed=st.integers(0, 2**32 - 1),
     marked=st.integers(0, 4),
 )
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_every_candidate_gives_the_same_floats_on_ties_and_non_finite(
     windows: tuple[Window, ...], dtype: str, seed: int, marked: int
 ) -> None:
@@ -154,7 +155,7 @@ def even_stride_2(draw: st.DrawFn) -> Window:
     seed=st.integers(0, 2**32 - 1),
     marked=st.integers(0, 4),
 )
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_every_max_pool_layout_gives_the_same_values_and_indices(
     windows: tuple[Window, ...], dtype: str, seed: int, marked: int
 ) -> None:

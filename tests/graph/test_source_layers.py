@@ -22,9 +22,10 @@ from irpool.parse import xml_reader
 from irpool.parse.schema import StructureCheck
 from irpool.parse.source_map import decode_source
 from irpool.parse.xml_reader import hardened_parser
+from tests.graph.chains import write_chain
 from tests.graph.plain_reader import plain_reading, source_text_reading
-from tests.graph.test_reader_paths import FILES, Reading, reading
-from tests.graph.test_repeated_layers import write_chain
+from tests.graph.readings import FILES, Reading, reading
+from tests.scale import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 # Written by OpenVINO's serializer (tools/gen_golden.py and the other corpus generators).
@@ -335,7 +336,9 @@ PIECES = [
 
 
 @settings(
-    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(200),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     changes=st.lists(st.tuples(st.floats(0, 1), st.sampled_from(PIECES)), min_size=1, max_size=3)

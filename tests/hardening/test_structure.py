@@ -59,6 +59,7 @@ def long_chain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ir.write(tmp_path_factory.mktemp("chain"), chain(100_000))
 
 
+@pytest.mark.slow
 def test_chain_of_100000_layers(long_chain: Path) -> None:
     """Recursion over the chain would need 100,000 frames; the limit is 1,000."""
     model, diagnostics, seconds = timed_validate(long_chain)
@@ -69,6 +70,7 @@ def test_chain_of_100000_layers(long_chain: Path) -> None:
     assert seconds < 30
 
 
+@pytest.mark.slow
 def test_chain_error_at_the_far_end_is_found(long_chain: Path, tmp_path: Path) -> None:
     """Shapes flow the whole way: a wrong dim on the last layer is still reported."""
     text = long_chain.read_text()

@@ -13,7 +13,7 @@ from irpool.ops.concat import Concat1
 from irpool.ops.pad import Pad12, padded
 from irpool.ops.slice import Slice8, slice_length
 from irpool.shape import Shape
-from tests.ops.test_shape_ops import const, data, infer, parse, pick, shape_of
+from tests.ops.inferring import const, data, infer, parse, pick, shape_of
 
 MAX = (1 << 63) - 1
 MIN = -(1 << 63)

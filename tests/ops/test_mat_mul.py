@@ -24,6 +24,7 @@ from irpool.ops.mat_mul import MatMul1, matmul_shape
 from irpool.parse.values import read_partial_shape
 from irpool.rules import NON_CANONICAL_SPELLING, REINTERPRETED_ATTRIBUTE_VALUE
 from irpool.shape import Shape
+from tests import ir
 from tests.execute.running import compute, quiet_context
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden_cnn_ops"
@@ -228,31 +229,18 @@ def _linear_model(directory: Path, weights: NDArray[np.float16]) -> Path:
     k, n = weights.shape
     path = directory / "linear.xml"
     path.with_suffix(".bin").write_bytes(weights.tobytes())
-    port = '<port id="{}" precision="{}"{}><dim>{}</dim><dim>{}</dim></port>'
-    named_x, named_y = ' names="x"', ' names="y"'
-    path.write_text(
-        '<?xml version="1.0"?><net name="linear" version="11"><layers>'
-        '<layer id="0" name="x" type="Parameter" version="opset1">'
-        f'<data shape="3,{k}" element_type="f32"/>'
-        f"<output>{port.format(0, 'FP32', named_x, 3, k)}</output></layer>"
-        '<layer id="1" name="w" type="Const" version="opset1">'
-        f'<data element_type="f16" shape="{k},{n}" offset="0" size="{weights.nbytes}"/>'
-        f"<output>{port.format(0, 'FP16', '', k, n)}</output></layer>"
-        '<layer id="2" name="w/decompress" type="Convert" version="opset1">'
-        '<data destination_type="f32"/>'
-        f"<input>{port.format(0, 'FP16', '', k, n)}</input>"
-        f"<output>{port.format(1, 'FP32', '', k, n)}</output></layer>"
-        '<layer id="3" name="y" type="MatMul" version="opset1">'
-        '<data transpose_a="false" transpose_b="false"/>'
-        f"<input>{port.format(0, 'FP32', '', 3, k)}{port.format(1, 'FP32', '', k, n)}</input>"
-        f"<output>{port.format(2, 'FP32', named_y, 3, n)}</output></layer>"
-        '<layer id="4" name="out" type="Result" version="opset1">'
-        f"<input>{port.format(0, 'FP32', '', 3, n)}</input></layer></layers><edges>"
-        '<edge from-layer="0" from-port="0" to-layer="3" to-port="0"/>'
-        '<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>'
-        '<edge from-layer="2" from-port="1" to-layer="3" to-port="1"/>'
-        '<edge from-layer="3" from-port="2" to-layer="4" to-port="0"/></edges></net>'
-    )
+    layers = [
+        ir.parameter(0, "x", (3, k)),
+        ir.typed_const(1, "w", "f16", (k, n), 0, weights.nbytes),
+        ir.layer(2, "w/decompress", "Convert", "opset1", ir.data([("destination_type", "f32")]),
+                 [ir.port(0, (k, n), "FP16")], [ir.port(1, (k, n))]),
+        ir.layer(3, "y", "MatMul", "opset1",
+                 ir.data([("transpose_a", "false"), ("transpose_b", "false")]),
+                 [ir.port(0, (3, k)), ir.port(1, (k, n))], [ir.port(2, (3, n), names="y")]),
+        ir.result(4, "out", (3, n)),
+    ]  # fmt: skip
+    edges = [ir.edge(0, 0, 3, 0), ir.edge(1, 0, 2, 0), ir.edge(2, 1, 3, 1), ir.edge(3, 2, 4, 0)]
+    path.write_text(ir.net(layers, edges, name="linear"))
     return path
 
 

@@ -4,56 +4,17 @@ OpenVINO 2026.4; tests/differential/ compares many more live). These run without
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import pytest
 
-from irpool.element_types import element_type
 from irpool.ops.arithmetic import Add1, Divide1, Mod1, Multiply1
 from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
 from irpool.ops.concat import Concat1
 from irpool.ops.gather import Gather1, Gather8
 from irpool.ops.reshape import Reshape1
-from irpool.ops.shape_of import ShapeOf3
 from irpool.ops.transpose import Transpose1
 from irpool.ops.variadic_split import VariadicSplit1
-from irpool.shape import Dim, Shape
-
-F32, I64 = element_type("f32"), element_type("i64")
-
-
-def parse(text: str) -> Shape:
-    """ "?,6..10,7" as a Shape; "..." a dynamic rank."""
-    if text == "...":
-        return Shape.dynamic()
-    dims = []
-    for item in filter(None, text.split(",")):
-        low, dots, high = item.partition("..")
-        if item == "?":
-            dims.append(Dim.dynamic())
-        elif not dots:
-            dims.append(Dim.static(int(item)))
-        else:
-            dims.append(Dim(int(low or 0), int(high) if high else None))
-    return Shape(tuple(dims))
-
-
-def data(text: str) -> TensorInfo:
-    return TensorInfo(F32, parse(text))
-
-
-def const(values: Any) -> TensorInfo:
-    array = np.array(values, np.int64)
-    return TensorInfo(I64, Shape.of(*array.shape), array)
-
-
-def infer(op: Op, *inputs: TensorInfo, used: frozenset[int] = frozenset()) -> list[TensorInfo]:
-    reports: list[OpReport] = []
-    context = LayerContext(frozenset(), reports.append, lambda *_: memoryview(b""), used)
-    outputs = op.infer(list(inputs), context)
-    assert not reports, reports
-    return outputs
+from irpool.shape import Shape
+from tests.ops.inferring import I64, const, data, infer, parse, pick, shape_of
 
 
 def shapes(outputs: list[TensorInfo]) -> list[str]:
@@ -230,16 +191,6 @@ def test_variadic_split_lengths_beyond_the_axis_are_ir307() -> None:
 # --------------------------------------------------------------------------------------------
 # Values as bounds (docs/semantics.md §20)
 # --------------------------------------------------------------------------------------------
-
-
-def shape_of(shape: str) -> TensorInfo:
-    (info,) = infer(ShapeOf3({"output_type": "i64"}), data(shape))
-    return info
-
-
-def pick(source: TensorInfo, indices: list[int] | int) -> TensorInfo:
-    (info,) = infer(Gather8({"batch_dims": 0}), source, const(indices), const(0))
-    return info
 
 
 def test_shape_of_a_static_shape_is_a_value_and_of_a_dynamic_one_bounds() -> None:

@@ -12,12 +12,10 @@ import pytest
 
 import irpool
 from irpool.rules import RULES, Severity
+from tests.differential.openvino_worker import Oracle
 from tests.ir import pool_model, write
 
 pytest.importorskip("openvino")
-from tests.differential.test_fuzz_openvino import (
-    Oracle,  # imported after the skip: it needs openvino
-)
 
 pytestmark = pytest.mark.oracle
 

@@ -14,7 +14,6 @@ import os
 import tomllib
 from pathlib import Path
 
-import jsonschema
 import pytest
 from click.testing import CliRunner
 
@@ -23,11 +22,11 @@ from irpool.config import FORMATS
 from irpool.diagnostics import Diagnostic
 from irpool.report import fingerprint, github, sarif, text
 from irpool.rules import RULES, Severity
+from tests.report.sarif_schema import sarif_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path("tests") / "formats"  # relative: reports show paths relative to the cwd
 EXPECTED = ROOT / FIXTURES / "expected"
-SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"
 UPDATE = os.environ.get("IRPOOL_UPDATE_GOLDEN") == "1"
 
 
@@ -49,14 +48,6 @@ def matches_golden(name: str, actual: str) -> None:
     if UPDATE:
         path.write_text(actual, encoding="utf-8")
     assert actual == path.read_text(encoding="utf-8"), f"{name} differs from the golden file"
-
-
-def sarif_schema() -> jsonschema.protocols.Validator:
-    """The official schema (draft-04), checking formats such as `uri` where it can."""
-    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    validator = jsonschema.validators.validator_for(schema)
-    validator.check_schema(schema)
-    return validator(schema, format_checker=validator.FORMAT_CHECKER)
 
 
 @pytest.mark.parametrize("output_format", FORMATS)

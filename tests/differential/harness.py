@@ -1,0 +1,140 @@
+"""The differential harness: what the live comparisons with OpenVINO share.
+
+A differential draws configurations (one op, its attributes, input types and dims), renders
+each as layers with ids from a base (`Render`), and `write`s many into one IR. `read_model`
+is the shape oracle (`shape_problems` says how irpool disagrees with it); the CPU plugin, with
+`CPU_CONFIG`, is the run oracle, fed `random_input`. `PER_OP` configurations per op by
+default (tests/scale.py scales it).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+import irpool
+from irpool.rules import RULES
+from tests import ir
+from tests.scale import examples
+
+PER_OP = examples(300)
+MAX_REPORTED = 12
+CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+NUMPY = {
+    "f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+    "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+    "u64": np.uint64, "boolean": np.bool_,
+}  # fmt: skip
+
+
+def random_dim(rng: random.Random) -> str:
+    kind = rng.random()
+    if kind < 0.7:
+        return str(rng.choice((1, 2, 3, 4, 5, 0) if rng.random() < 0.1 else (1, 2, 3, 4, 5)))
+    if kind < 0.85:
+        return "?"
+    low, high = rng.randint(0, 3), rng.randint(3, 8)
+    return rng.choice((f"{low}..{high}", f"..{high}", f"{low + 1}..", f"{low}..{low}"))
+
+
+def declared(shape: str) -> list[str] | None:
+    """The `<dim>`s of a Parameter's shape attribute: "-1" where not static, None for "..."."""
+    if shape == "...":
+        return None
+    bounds = [d.partition("..") for d in shape.split(",") if d]
+    return [
+        low if low.isdigit() and (low == high or not sep) else "-1" for low, sep, high in bounds
+    ]
+
+
+def parameter(layer_id: int, name: str, element_type: str, shape: str, names: str = "") -> str:
+    """A Parameter of this shape attribute ("2,?,1..4"; "" a scalar; "..." a dynamic rank),
+    its output tensor named `names` (default: `name`)."""
+    attributes = ir.data([("shape", shape), ("element_type", element_type)])
+    out = ir.typed_port(0, element_type, declared(shape), names or name)
+    return ir.layer(layer_id, name, "Parameter", "opset1", attributes, (), [out])
+
+
+def const(layer_id: int, name: str, element_type: str, shape: str, offset: int, size: int) -> str:
+    """A Const of this static shape ("2,3"; "" a scalar), reading `size` bytes at `offset`."""
+    attributes = ir.data(
+        [
+            ("element_type", element_type),
+            ("shape", shape),
+            ("offset", str(offset)),
+            ("size", str(size)),
+        ]
+    )
+    out = ir.typed_port(0, element_type, declared(shape))
+    return ir.layer(layer_id, name, "Const", "opset1", attributes, (), [out])
+
+
+Render = Callable[[Any, tuple[str, Any], int, int], tuple[str, str, bytes]]
+
+
+def write(
+    directory: Path, name: str, configs: list[tuple[Any, tuple[str, Any]]], render: Render
+) -> Path:
+    """One IR holding each configuration's layers (`render`: 4 ids each) and Const bytes."""
+    layers, edges, blob = [], [], b""
+    for position, (config, output) in enumerate(configs):
+        layer_text, edge_text, more = render(config, output, 4 * position, len(blob))
+        layers.append(layer_text)
+        edges.append(edge_text)
+        blob += more
+    path = directory / f"{name}.xml"
+    path.write_text(ir.net(layers, edges, name="differential"), encoding="utf-8")
+    if blob:
+        path.with_suffix(".bin").write_bytes(blob)
+    return path
+
+
+def shape_problems(path: Path, model: Any) -> list[str]:
+    """How irpool's findings on `path` (op layer id 2) disagree with OpenVINO's `model`
+    (None: `read_model` refused the file)."""
+    loaded = irpool.load(path)
+    errors = [d for d in loaded.validate() if d.severity.value == "error"]
+    if model is None:
+        if any(RULES[d.code].runtime == "rejects" for d in errors):
+            return []
+        return [f"accepts what OpenVINO rejects: {[d.code for d in errors]}"]
+    problems = []
+    theirs = str(model.output(0).get_partial_shape())
+    inferred = loaded.checked.outputs.get(2)
+    ours = str(inferred[0].shape) if inferred else "nothing"
+    if ours != theirs:
+        problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
+    problems += [
+        f"rejects what OpenVINO accepts: {d.code} {d.message}"
+        for d in errors
+        if not RULES[d.code].is_strictness
+    ]
+    return problems
+
+
+def random_input(
+    seed: int, element_type: str, shape: tuple[int, ...], nan: bool = True
+) -> NDArray[Any]:
+    """Seeded values: floats with NaN (unless `nan` is false), ±inf, ±0, huge values and the
+    ops' kinks; integers wide and small, their extremes included."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(NUMPY[element_type])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        wide = rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
+        small = rng.integers(-10 if dtype.kind == "i" else 0, 10, size=shape).astype(dtype)
+        return np.where(rng.random(shape) < 0.4, wide, small)
+    values = rng.normal(0, rng.choice((1.0, 4.0, 40.0)), size=shape)
+    specials = np.array(
+        [np.nan, np.inf, -np.inf, 0.0, -0.0, -3.0, 3.0, -87.0, -86.98997, 89.0, 3e38, 1e300, 7e4]
+    )
+    if not nan:  # ReLU and Clamp take another path without one
+        specials[0] = -0.0
+    picked = specials[rng.integers(0, len(specials), size=shape)]
+    with np.errstate(over="ignore"):
+        return np.where(rng.random(shape) < 0.3, picked, values).astype(dtype)
