@@ -16,6 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the whole corpus, in eight processes
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted(
     str(path)
