@@ -31,6 +31,7 @@ from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
+from irpool.execute.subnormals import flush_constant_subnormals
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.tensor_names import output_key
@@ -108,6 +109,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     parameters, candidates, outputs = _layers(model, types)
     constants, computed = fold_constants(candidates)
+    readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
+    constants = flush_constant_subnormals(constants, readers, types)  # as the CPU holds them
     returned = [output.ref for output in outputs]
     computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}

@@ -1,5 +1,5 @@
-"""Range-4 (opset4-17): the 1-D sequence start, start + step, ... short of stop, as
-`output_type`.
+"""Range-1 (opset1-3) and Range-4 (opset4-17): the 1-D sequence start, start + step, ...
+short of stop, as `output_type` (Range-1: its inputs' type).
 
 What OpenVINO 2026.4 does (measured, docs/semantics.md §22): start, stop and step are scalars
 ("'start' input is not a scalar": a 1-element 1-D tensor too) of any non-boolean type
@@ -18,6 +18,7 @@ differs (irpool.execute.kernels.range).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -46,7 +47,9 @@ class Range4(Op):
     version = 4
     opsets = range(4, 18)
     input_names: ClassVar[tuple[str, ...]] = _NAMES
-    attributes = (Attr("output_type", AttrType.ELEMENT_TYPE, default=DYNAMIC, required=True),)
+    attributes: ClassVar[tuple[Attr, ...]] = (
+        Attr("output_type", AttrType.ELEMENT_TYPE, default=DYNAMIC, required=True),
+    )
 
     @property
     def output_type(self) -> str:
@@ -139,6 +142,48 @@ class Range4(Op):
         return Explanation(
             f"the range from {start} to {stop} (excluded) by {step}, as {self.output_type}", []
         )
+
+
+@register
+class Range1(Range4):
+    """Range-1 (v0, opset1-3): Range-4 whose output type is its inputs' one type.
+
+    Measured: `read_model` refuses inputs of several types ("Element types for start, stop,
+    and step do not match.") or boolean ones ("Element type for start, stop, and step, must
+    not be boolean."); the rest, the shapes, the folding and the CPU's run-time values are
+    Range-4's with that `output_type` (docs/semantics.md §22)."""
+
+    version = 1
+    opsets = range(1, 4)
+    attributes: ClassVar[tuple[Attr, ...]] = ()
+
+    @property
+    def output_type(self) -> str:
+        output_type: str = self.attrs.get("output_type", DYNAMIC)
+        return output_type
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return Range4.infer(self.typed_by([info.type.name for info in inputs]), inputs, ctx)
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Op:
+        return self.typed_by([info.type.name for info in inputs])
+
+    def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
+        from irpool.element_types import of_dtype
+
+        kind = of_dtype(inputs[0].dtype)
+        return None if kind is None else Range4.fold_constant(self.typed_by([kind.name]), inputs)
+
+    def typed_by(self, input_types: Sequence[str]) -> Range1:
+        """This op with `output_type` the one type of its inputs."""
+        types = set(input_types) - {DYNAMIC}
+        if len(types) > 1:
+            raise ShapeError("Element types for start, stop, and step do not match.")
+        if any(element_type(name).is_boolean for name in types):
+            raise ShapeError("Element type for start, stop, and step, must not be boolean.")
+        typed = copy.copy(self)
+        typed.attrs = {"output_type": types.pop() if types else DYNAMIC}
+        return typed
 
 
 def folded_limits(values: list[float], integral: bool) -> tuple[float, float, float]:

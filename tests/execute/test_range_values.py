@@ -14,7 +14,7 @@ from irpool.element_types import element_type
 from irpool.execute.kernels.range import run_range
 from irpool.execute.registry import OutputSpec
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
-from irpool.ops.range import Range4
+from irpool.ops.range import Range1, Range4
 from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 from irpool.shape import Shape
 from tests.execute.running import _no_weights, quiet_context
@@ -51,6 +51,17 @@ def _kernel(output_type: str, values: tuple[Any, ...], types: tuple[Any, ...]) -
         ("i8", (0, 300, 100), (F32,) * 3, [0, 100, 127]),
         ("f32", (0, 5, 0), (F32,) * 3, []),  # a float step of 0: empty
         ("f32", (0, float("inf"), 1), (F32,) * 3, []),
+        # Past int32 an f32 element saturates to 2147483520 (the f32 below 2**31), then is
+        # wrapped or saturated as other int32 values; -inf and the low end to INT32_MIN.
+        (
+            "i64",
+            (2147482648, 2147484648, 300),
+            (F32,) * 3,
+            [2147482624, 2147482880, 2147483136, 2147483392] + [2147483520] * 3,
+        ),
+        ("i16", (3e9, 3e9 + 1000, 256), (F32,) * 3, [-128] * 4),
+        ("u8", (3e38, 0, 1e38), (F32,) * 3, [255] * 3),  # the last two are inf
+        ("i32", (-3e38, 0, -1e38), (F32,) * 3, [-(2**31)] * 3),
     ],
 )
 def test_cpu_kernel_values(output_type: str, values: Any, types: Any, cpu: list[float]) -> None:
@@ -126,3 +137,49 @@ def test_outputs_the_cpu_cannot_compile_or_run(output_type: str, code: str) -> N
     ctx = LayerContext(frozenset(), reports.append, _no_weights)
     Range4({"output_type": output_type}).infer([_info(0), _info(5), _info(1)], ctx)
     assert [r.code for r in reports] == [code]
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "cpu"),
+    [  # Range-1's output type is its inputs' type; the rest is Range-4's
+        ((5, 0, 1), F32, [5, 6, 7, 8, 9]),
+        ((2**31 - 3, 2**31 + 2, 1), I64, [2**31 - 3, 2**31 - 2, 2**31 - 1, -(2**31), -(2**31) + 1]),
+        ((250, 255, 1), np.uint8, [250, 251, 252, 253, 254]),
+        ((-128, 127, 50), np.int8, [-128, -78, -28, 22, 72, 122]),
+    ],
+)
+def test_range1_runs_in_its_inputs_type(values: Any, dtype: Any, cpu: list[int]) -> None:
+    arrays = [np.array(v, dtype) for v in values]
+    op = Range1({}).for_layer([_info(a, element_type_name(a)) for a in arrays])
+    kind = element_type_name(arrays[0])
+    result = run_range(op, arrays, [OutputSpec.of(kind)])[0]  # type: ignore[arg-type]
+    np.testing.assert_array_equal(result, np.array(cpu, dtype))
+    assert result.dtype == dtype
+
+
+def element_type_name(array: Any) -> str:
+    from irpool.element_types import of_dtype
+
+    kind = of_dtype(array.dtype)
+    assert kind is not None
+    return kind.name
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ((_info(0), _info(5, "i32"), _info(1)), "Element types for start, stop, and step do not"),
+        ((_info(True, "boolean"),) * 3, "must not be boolean"),
+        ((_info(0), _info(5), _info(float("nan"))), "'step' cannot be zero, nan, or infinite."),
+    ],
+)
+def test_range1_read_model_refusals(inputs: Any, message: str) -> None:
+    with pytest.raises(ShapeError, match=message):
+        Range1({}).infer(list(inputs), quiet_context())
+
+
+def test_range1_folds_in_its_inputs_type() -> None:
+    (out,) = Range1({}).infer([_info(v, "i64") for v in (10, 0, -3)], quiet_context())
+    assert out.type.name == "i64"
+    assert out.value is not None
+    np.testing.assert_array_equal(out.value, np.array([10, 7, 4, 1], I64))

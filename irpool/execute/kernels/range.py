@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import f32_operand, stored_from_f32
+from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable
@@ -49,7 +49,7 @@ def run_range(
         terms = np.full(size, step, np.float32)
         with np.errstate(over="ignore", invalid="ignore"):  # an infinite step: no elements
             terms[:1] = start + np.float32(0) * step  # start + 0 * step: -0 gives 0
-            return [stored_from_f32(np.add.accumulate(terms, dtype=np.float32), dtype)]
+            return [stored_from_f32_product(np.add.accumulate(terms, dtype=np.float32), dtype)]
     first, _, stride = (np.int64(a.astype(np.int32)) for a in inputs)
     counted = (first + np.arange(size, dtype=np.int64) * stride).astype(np.int32)
     if dtype.itemsize == 1:

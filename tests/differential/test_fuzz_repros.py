@@ -1,0 +1,131 @@
+"""Live differential: the differential fuzz's repros of numeric classes, each a tiny model
+built with OpenVINO's op builders, run by irpool and by the CPU plugin (f32 inference
+precision, one thread), outputs equal bit for bit (NaN where the CPU has NaN, -0 kept).
+
+Rows hold inf, -inf, NaN, ties and integer extremes. What the CPU does that irpool does not
+model is in docs/semantics.md, with the rows that pin it in tests/execute/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from tests.differential.oracle_batch import describe_difference, run_both
+
+ov = pytest.importorskip("openvino")
+opset1 = pytest.importorskip("openvino.opset1")
+opset4 = pytest.importorskip("openvino.opset4.ops")  # Range-4 (openvino.opset4 re-exports v0)
+
+pytestmark = pytest.mark.oracle
+
+F32 = np.float32
+Build = Callable[[list[Any]], Any]
+INF, NAN = float("inf"), float("nan")
+
+
+def f32_const(values: list[float]) -> Any:
+    return opset1.constant(np.array(values, F32))
+
+
+def _scalars(*values: float, dtype: Any = F32) -> list[NDArray[Any]]:
+    return [np.array(value, dtype) for value in values]
+
+
+SPECIAL = np.array([2, -3, 1e-40, 0.5, -0.0, 0.0, INF, -INF, NAN, -2], F32)
+
+ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
+    # Range-1 (opset1): its inputs' type; Range-4 otherwise
+    "range1 f32 accumulates": (lambda p: opset1.range(*p), _scalars(0, 1, 0.1)),
+    "range1 f32 step sign ignored": (lambda p: opset1.range(*p), _scalars(5, 0, 1)),
+    "range1 f16": (lambda p: opset1.range(*p), _scalars(-9, -6, 0.3, dtype=np.float16)),
+    "range1 i64 wraps": (
+        lambda p: opset1.range(*p),
+        _scalars(2**31 - 3, 2**31 + 2, 1, dtype=np.int64),
+    ),
+    "range1 u8": (lambda p: opset1.range(*p), _scalars(250, 255, 1, dtype=np.uint8)),
+    "range1 i8 extremes": (lambda p: opset1.range(*p), _scalars(-128, 127, 50, dtype=np.int8)),
+    "range1 folded f32": (
+        lambda p: opset1.add(
+            opset1.range(*(opset1.constant(v) for v in _scalars(0, 1, 0.1))), p[0]
+        ),
+        [np.zeros(10, F32)],
+    ),
+    # Range-4, f32 to integers: past int32 saturated to 2147483520, then as int32 values
+    "range4 f32 to i64 past int32": (
+        lambda p: opset4.range(*p, "i64"),
+        _scalars(2147482648, 2147484648, 300),
+    ),
+    "range4 f32 to i16 past int32": (
+        lambda p: opset4.range(*p, "i16"),
+        _scalars(3e9, 3e9 + 1000, 256),
+    ),
+    "range4 f32 to u8 inf": (lambda p: opset4.range(*p, "u8"), _scalars(3e38, 0, 1e38)),
+    "range4 f32 to i32 -inf": (lambda p: opset4.range(*p, "i32"), _scalars(-3e38, 0, -1e38)),
+    "range4 f32 to i64 ties": (lambda p: opset4.range(*p, "i64"), _scalars(-2.5, 3, 1)),
+    # Subnormal f32 constants: +0 unless a one-element elementwise operand
+    "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),
+    "x ** [1e-40]": (lambda p: opset1.power(p[0], f32_const([1e-40])), [SPECIAL]),
+    "x * [-1e-42] x 10": (lambda p: opset1.multiply(p[0], f32_const([-1e-42] * 10)), [SPECIAL]),
+    "x * [-1e-42]": (lambda p: opset1.multiply(p[0], f32_const([-1e-42])), [SPECIAL]),
+    "x + [-1e-40] x 10 then ReLU": (
+        lambda p: opset1.relu(opset1.add(p[0], f32_const([-1e-40] * 10))),
+        [SPECIAL],
+    ),
+    "concat [-0, 1e-40, -0]": (
+        lambda p: opset1.concat([p[0], f32_const([-0.0, 1e-40, -0.0])], 0),
+        [SPECIAL],
+    ),
+    "concat [-0, 2]": (lambda p: opset1.concat([p[0], f32_const([-0.0, 2.0])], 0), [SPECIAL]),
+    "concat [-1e-40]": (lambda p: opset1.concat([p[0], f32_const([-1e-40])], 0), [SPECIAL]),
+    "select [-1e-40]": (
+        lambda p: opset1.select(
+            opset1.constant(np.array([True, False] * 5)), f32_const([-1e-40]), p[0]
+        ),
+        [SPECIAL],
+    ),
+    "x * f64 [-1e-42] converted": (
+        lambda p: opset1.multiply(
+            p[0], opset1.convert(opset1.constant(np.full(10, -1e-42, np.float64)), "f32")
+        ),
+        [SPECIAL],
+    ),
+    "matmul subnormal weights": (
+        lambda p: opset1.matmul(
+            opset1.reshape(p[0], opset1.constant(np.array([5, 2], np.int64)), False),
+            f32_const([[1e-40, -1e-40], [3e-39, 1.0]]),
+            False,
+            False,
+        ),
+        [SPECIAL],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_repro_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
+    build, inputs = ROWS[name]
+    parameters = [
+        opset1.parameter(list(a.shape), a.dtype, name=f"in{i}") for i, a in enumerate(inputs)
+    ]
+    model = ov.Model([opset1.result(build(parameters), name="out")], parameters, "repro")
+    ours, theirs = run_both(
+        ov, ov.Core(), model, tmp_path / "repro.xml", {f"in{i}": a for i, a in enumerate(inputs)}
+    )
+    ((key, expected),) = theirs.items()
+    actual = ours[key]
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, describe_difference(
+        actual, expected
+    )
+    if expected.dtype.kind == "f":
+        same = np.array_equal(actual, expected, equal_nan=True) and np.array_equal(
+            np.signbit(actual) | np.isnan(actual), np.signbit(expected) | np.isnan(expected)
+        )
+    else:
+        same = np.array_equal(actual, expected)
+    assert same, describe_difference(actual, expected)
