@@ -1,18 +1,20 @@
 """The CPU plugin's fusion of elementwise chains (FuseEltwiseAndSimple), where it changes
 integer results: a chain fused into one Eltwise node keeps each intermediate in f32, unstored.
 
-Integer (i32, i64) FloorMod, Mod and Power compute in f32 on the CPU and store the result in
-int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN goes on: `(5 floormod 0)
-floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's fraction, rounded
-to nearest where the chain stores its result. Measured (docs/semantics.md §28): the CPU fuses
-such an op into the op it feeds when that is FloorMod, Mod, Power or Greater reading it at
-input 0, or Equal or NotEqual at either input; nothing else reads it; the other input is not
-already an input of the chain (nor a Split's output); and the chain then has at most 7
-inputs. Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with
-them. OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first
-(EliminateEltwise), where that leaves the shape as it is and, for an op a Result reads, its
-input is no Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not
-rounded through f32, `-0 + 0` stays -0), and a chain goes on through it.
+Integer (16-, 32- and 64-bit) FloorMod, Mod and Power compute in f32 on the CPU and store
+the result in int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN goes on:
+`(5 floormod 0) floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's
+fraction, rounded to nearest where the chain stores its result. Measured (docs/semantics.md
+§28): the CPU fuses such an op into the op it feeds when that is FloorMod, Mod, Power or
+Greater reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
+HSwish or HSigmoid (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does
+not fuse); nothing else reads it; the other input is not already an input of the chain (nor
+a Split's output); and the chain then has at most 7 inputs. 8-bit types store each result.
+Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with them.
+OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first (EliminateEltwise),
+where that leaves the shape as it is and, for an op a Result reads, its input is no
+Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not rounded through
+f32, `-0 + 0` stays -0), and a chain goes on through it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops import arithmetic
+from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.comparison import Equal1, Greater1, NotEqual1
@@ -34,25 +37,35 @@ from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
 CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
+# The integer types whose chains carry f32 (8-bit ones store each op's result: measured).
+CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
+# Activations a chain goes on through, computing on the carried f32 value (measured).
+ACTIVATIONS = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
 COMMUTATIVE = (Equal1, NotEqual1)
 MAX_ELTWISE_INPUTS = 7
 SPLITS = ("Split", "VariadicSplit")
 
 
 class FusedEltwise(Op):
-    """A fused chain as one step: its inputs are the first op's two, then each later op's
-    other input (`swapped`: the chain enters that op at input 1)."""
+    """A fused chain as one step: its inputs are the first op's two, then each later binary
+    op's other input (`swapped`: the chain enters that op at input 1; False for an
+    activation, which reads only the chain)."""
 
     type_name = "EltwiseFusion"
 
-    def __init__(self, ops: tuple[Binary, ...], swapped: tuple[bool, ...]) -> None:
+    def __init__(self, ops: tuple[Binary | Activation, ...], swapped: tuple[bool, ...]) -> None:
         super().__init__(ops[-1].attrs)
         self.ops = ops
         self.swapped = swapped
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         current = self.ops[0].infer(inputs[:2], ctx)[0]
-        for op, other, swapped in zip(self.ops[1:], inputs[2:], self.swapped, strict=True):
+        others = iter(inputs[2:])
+        for op, swapped in zip(self.ops[1:], self.swapped, strict=True):
+            if isinstance(op, Activation):
+                current = op.infer([current], ctx)[0]
+                continue
+            other = next(others)
             current = op.infer([other, current] if swapped else [current, other], ctx)[0]
         return [current]
 
@@ -73,7 +86,7 @@ class RemovedEltwise(Op):
 
 @dataclass(frozen=True, slots=True)
 class _Chain:
-    ops: tuple[Binary, ...]
+    ops: tuple[Binary | Activation, ...]
     swapped: tuple[bool, ...]
     inputs: tuple[Ref, ...]
     layers: tuple[int, ...]  # the layers a fusion into a later op replaces
@@ -115,7 +128,7 @@ def fused_eltwise_chains(
         elif _carries(op, candidate.produced):
             assert isinstance(op, Binary)
             chain = _Chain((op,), (), inputs, ())
-        if chain is not None and isinstance(op, CARRIED):
+        if chain is not None and isinstance(op, (*CARRIED, *ACTIVATIONS)):
             chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
     return rewrites
 
@@ -150,7 +163,7 @@ def _carries(op: Op, produced: Sequence[TensorInfo]) -> bool:
     return (
         isinstance(op, CARRIED)
         and op.auto_broadcast != "pdpd"
-        and produced[0].element_type in ("i32", "i64")
+        and produced[0].element_type in CARRYING_TYPES
     )
 
 
@@ -162,6 +175,11 @@ def _fused(
     layer_types: dict[int, str],
 ) -> _Chain | None:
     """The chain `op` extends, or None when the CPU does not fuse it with its inputs."""
+    if isinstance(op, ACTIVATIONS):
+        chain = chains.get(inputs[0][0])
+        if chain is None or inputs[0][1] != 0 or readers[inputs[0]] != 1:
+            return None
+        return _Chain((*chain.ops, op), (*chain.swapped, False), chain.inputs, chain.layers)
     if not isinstance(op, (*CARRIED, Greater1, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
         return None
     for port in (0, 1) if isinstance(op, COMMUTATIVE) else (0,):

@@ -11,9 +11,12 @@ from numpy.typing import NDArray
 
 from irpool.cpu.eltwise_fusion import FusedEltwise, RemovedEltwise
 from irpool.cpu.numerics import f32_operand, stored_from_f32
+from irpool.execute.kernels.activations import FORMULAS
 from irpool.execute.kernels.arithmetic import float_result
 from irpool.execute.kernels.comparison import run_comparison
 from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.ops.activations import Activation
+from irpool.ops.arithmetic import Binary
 from irpool.ops.comparison import Comparison
 
 
@@ -31,9 +34,16 @@ def run_fused(
     """The chain on `inputs` in f32, stored once at its end, rounded to nearest (even): the
     fraction a Power carries is rounded there (-1/3 floormod 3 is 3, -1/2 floormod 5 is 4)."""
     first, *later = op.ops
+    assert isinstance(first, Binary)
     integer = inputs[0].dtype.kind in "iu"
     value = float_result(first, f32_operand(inputs[0]), f32_operand(inputs[1]), integer=integer)
-    for step, other, swapped in zip(later, inputs[2:], op.swapped, strict=True):
+    others = iter(inputs[2:])
+    for step, swapped in zip(later, op.swapped, strict=True):
+        if isinstance(step, Activation):  # on the carried f32 value
+            with np.errstate(all="ignore"):
+                value = FORMULAS[type(step)](value)
+            continue
+        other = next(others)
         pair = [f32_operand(other), value] if swapped else [value, f32_operand(other)]
         if isinstance(step, Comparison):
             return run_comparison(step, pair, outputs)
