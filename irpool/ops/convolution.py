@@ -72,9 +72,12 @@ def spatial_dim(
     dilation: int,
     pads: tuple[int, int],
     auto_pad: str,
+    at_run_time: bool = False,
 ) -> Dim:
     """Spatial axis `axis`'s output dim as OpenVINO infers it (`pads` as declared, wrapped
-    if negative)."""
+    if negative). At run time (a dynamic input's dims known) the CPU plugin runs a dilated
+    kernel one longer than the padded input with stride 1, as 0 windows (measured); any
+    other kernel longer than the padded input fails its inference too."""
     if auto_pad in SAME:
         return Dim(cdiv(size.low, stride), None if size.high is None else cdiv(size.high, stride))
     padding = 0 if auto_pad == "valid" else padding_total(pads)
@@ -87,6 +90,8 @@ def spatial_dim(
         None if kernel.high is None else (max(kernel.high, 1) - 1) * dilation + 1,
     )
     if padded.is_static and dilated.is_static and dilated.value > padded.value:
+        if at_run_time and stride == 1 and dilated.value == padded.value + 1:
+            return Dim.static(0)
         raise ShapeError(
             f"Kernel after dilation has size (dim: {dilated.value}) larger than the data shape "
             f"after padding (dim: {padded.value}) at axis {axis}.",
@@ -153,8 +158,8 @@ class ConvolutionBase(Op):
         self.check_shapes(data.shape, filters.shape)
         self._check_lists(count)
         channels = self.output_channels(data.shape, filters.shape)
-        dims = self.spatial_dims(data.shape, filters.shape, count)
-        axes = self.axes(data.shape, filters.shape)
+        dims = self.spatial_dims(data.shape, filters.shape, count, ctx.at_run_time)
+        axes = self.axes(data.shape, filters.shape, ctx.at_run_time)
         if axes is not None:
             report_overwritten_pads(self.attrs, axes, ctx, certain=not data.trusted)
         batch = data.shape[0] if data.shape.dims is not None else Dim.dynamic()
@@ -184,7 +189,9 @@ class ConvolutionBase(Op):
             return (Dim.dynamic(),) * count
         return filters.dims[self.filter_prefix :]
 
-    def spatial_dims(self, data: Shape, filters: Shape, count: int) -> list[Dim]:
+    def spatial_dims(
+        self, data: Shape, filters: Shape, count: int, at_run_time: bool = False
+    ) -> list[Dim]:
         lists = self.lists(count)
         sizes = data.dims[2:] if data.dims is not None else (Dim.dynamic(),) * count
         dims = []
@@ -194,10 +201,12 @@ class ConvolutionBase(Op):
             pads = (lists["pads_begin"][axis], lists["pads_end"][axis])
             stride, dilation = lists["strides"][axis], lists["dilations"][axis]
             auto_pad = self.attrs["auto_pad"]
-            dims.append(spatial_dim(axis, size, kernel, stride, dilation, pads, auto_pad))
+            dims.append(
+                spatial_dim(axis, size, kernel, stride, dilation, pads, auto_pad, at_run_time)
+            )
         return dims
 
-    def axes(self, data: Shape, filters: Shape) -> list[Axis] | None:
+    def axes(self, data: Shape, filters: Shape, at_run_time: bool = False) -> list[Axis] | None:
         """Each spatial axis's geometry (effective pads, output dim); None unless the ranks
         and the kernel are known."""
         if data.dims is None or filters.dims is None:
@@ -207,7 +216,7 @@ class ConvolutionBase(Op):
             return None
         count = len(kernel)
         lists = self.lists(count)
-        dims = self.spatial_dims(data, filters, count)
+        dims = self.spatial_dims(data, filters, count, at_run_time)
         axes = []
         for axis, (size, k, out) in enumerate(zip(data.dims[2:], kernel, dims, strict=True)):
             stride, dilation = lists["strides"][axis], lists["dilations"][axis]
@@ -220,7 +229,7 @@ class ConvolutionBase(Op):
 
     def windows(self, data: tuple[int, ...], filters: tuple[int, ...]) -> tuple[Window, ...]:
         """The run-time geometry of concrete shapes."""
-        axes = self.axes(Shape.of(*data), Shape.of(*filters))
+        axes = self.axes(Shape.of(*data), Shape.of(*filters), at_run_time=True)
         assert axes is not None
         return tuple(axis.window() for axis in axes)
 

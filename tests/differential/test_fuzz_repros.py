@@ -16,11 +16,14 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+import irpool
 from tests.differential.oracle_batch import describe_difference, run_both
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
 opset4 = pytest.importorskip("openvino.opset4.ops")  # Range-4 (openvino.opset4 re-exports v0)
+opset4_ops = pytest.importorskip("openvino.opset4")
+opset5 = pytest.importorskip("openvino.opset5")
 
 pytestmark = pytest.mark.oracle
 
@@ -68,6 +71,38 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
     "range4 f32 to u8 inf": (lambda p: opset4.range(*p, "u8"), _scalars(3e38, 0, 1e38)),
     "range4 f32 to i32 -inf": (lambda p: opset4.range(*p, "i32"), _scalars(-3e38, 0, -1e38)),
     "range4 f32 to i64 ties": (lambda p: opset4.range(*p, "i64"), _scalars(-2.5, 3, 1)),
+    # Integer chains carry f32 on through activations (16-, 32- and 64-bit; not 8-bit)
+    **{
+        f"power then {name} {kind}": (
+            lambda p, make=make: make(opset1.power(p[0], p[1])),
+            [np.array([0, 2, -2, 7]).astype(kind), np.array([-1, 2, -1, 31]).astype(kind)],
+        )
+        for name, make in {
+            "ReLU": opset1.relu,
+            "Floor": opset1.floor,
+            "Sigmoid": opset1.sigmoid,
+            "HSigmoid": opset5.hsigmoid,
+            "HSwish": opset4_ops.hswish,
+        }.items()
+        for kind in ("int32", "int64", "int16", "uint16", "uint32", "int8", "uint8")
+    },
+    # Clamp computes in integers: not fused (16-bit types left out: the CPU holds them as i32
+    # between ops, which irpool does not model, docs/semantics.md §16)
+    **{
+        f"power then Clamp {kind}": (
+            lambda p: opset1.clamp(opset1.power(p[0], p[1]), -5.0, 5.0),
+            [np.array([0, 2, -2, 7]).astype(kind), np.array([-1, 2, -1, 31]).astype(kind)],
+        )
+        for kind in ("int32", "int64", "uint32", "int8", "uint8")
+    },
+    "power then ReLU then FloorMod i32": (
+        lambda p: opset1.floor_mod(opset1.relu(opset1.power(p[0], p[1])), p[2]),
+        [
+            np.array([0, 2, -2, 7], np.int32),
+            np.array([-1, 2, -1, 31], np.int32),
+            np.full(4, 2, np.int32),
+        ],
+    ),
     # Subnormal f32 constants: +0 unless a one-element elementwise operand
     "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),
     "x ** [1e-40]": (lambda p: opset1.power(p[0], f32_const([1e-40])), [SPECIAL]),
@@ -129,3 +164,58 @@ def test_repro_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
     else:
         same = np.array_equal(actual, expected)
     assert same, describe_difference(actual, expected)
+
+
+# A dynamic Convolution/GroupConvolution whose dilated kernel is longer than the padded input
+# at run time: (data shape, kernel, dilation, pads begin/end, stride, auto_pad). The CPU runs
+# one longer with stride 1 as 0 windows and fails the others' inference, as irpool does.
+DILATED_PAST_THE_INPUT = [
+    ((1, 2, 3, 3), (2, 2), 3, (0, 0), 1, "explicit"),
+    ((1, 2, 3, 3), (3, 3), 2, (1, 0), 1, "explicit"),
+    ((1, 2, 4), (3,), 3, (1, 1), 1, "explicit"),
+    ((1, 2, 1), (2,), 1, (0, 0), 1, "explicit"),
+    ((1, 2, 2), (3,), 1, (0, 0), 1, "valid"),
+    ((1, 2, 3, 3), (3, 3), 2, (0, 0), 1, "explicit"),  # two longer: both fail
+    ((1, 2, 2), (3,), 1, (0, 0), 2, "explicit"),  # stride 2: both fail
+]
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize(
+    ("shape", "kernel", "dilation", "pads", "stride", "auto_pad"), DILATED_PAST_THE_INPUT
+)
+def test_dynamic_convolution_past_the_input(
+    shape: tuple[int, ...],
+    kernel: tuple[int, ...],
+    dilation: int,
+    pads: tuple[int, int],
+    stride: int,
+    auto_pad: str,
+    grouped: bool,
+    tmp_path: Path,
+) -> None:
+    spatial = len(kernel)
+    data = opset1.parameter(ov.PartialShape([1, 2] + [-1] * spatial), F32, name="in0")
+    lists = ([stride] * spatial, [pads[0]] * spatial, [pads[1]] * spatial, [dilation] * spatial)
+    if grouped:
+        weights = opset1.constant(np.ones((2, 1, 1, *kernel), F32))
+        conv = opset1.group_convolution(data, weights, *lists, auto_pad)
+    else:
+        conv = opset1.convolution(
+            data, opset1.constant(np.ones((2, 2, *kernel), F32)), *lists, auto_pad
+        )
+    path = tmp_path / "conv.xml"
+    ov.save_model(ov.Model([opset1.result(conv, name="out")], [data], "conv"), path)
+    x = np.arange(np.prod(shape), dtype=F32).reshape(shape)
+    core = ov.Core()
+    try:
+        compiled = core.compile_model(
+            core.read_model(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}
+        )
+        theirs = next(iter(compiled.create_infer_request().infer([x]).values()))
+    except RuntimeError:
+        with pytest.raises(irpool.InputError, match="Kernel after dilation"):
+            irpool.load(path).run({"in0": x})
+        return
+    ours = irpool.load(path).run({"in0": x})["out"]
+    assert ours.shape == theirs.shape and ours.size == 0

@@ -1,6 +1,6 @@
 """f32 constants as the CPU plugin holds them: subnormals and zeros +0 where a subnormal is,
-but in one-element operands of elementwise ops (irpool/execute/subnormals.py; the CPU's values measured, live in
-tests/differential/test_fuzz_repros.py)."""
+but in one-element operands of elementwise ops (irpool/execute/subnormals.py; the CPU's
+values measured, live in tests/differential/test_fuzz_repros.py)."""
 
 from __future__ import annotations
 

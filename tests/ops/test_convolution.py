@@ -15,7 +15,7 @@ import irpool
 from irpool.check.attributes import read_attributes
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
-from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
+from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1, spatial_dim
 from irpool.ops.registry import lookup
 from irpool.shape import Dim, Shape
 from tests.execute.running import quiet_context
@@ -286,3 +286,30 @@ def test_a_changed_stride_reports_every_stale_dim(tmp_path: Path) -> None:
     assert {"__module.layer1.0.relu/aten::relu_/Relu", "Multiply_23065"} <= layers
     assert len(stale) >= 10
     assert any(d.code == "IR303" and "Add" in (d.layer_name or "") for d in errors)
+
+
+@pytest.mark.parametrize(
+    ("size", "kernel", "dilation", "pads", "stride", "windows"),
+    [  # (1 + 3 + 1 = 5 long against 3 + 1 + 0 = 4: one longer) -> 0 windows
+        (3, 3, 2, (1, 0), 1, 0),
+        (3, 2, 3, (0, 0), 1, 0),
+        (1, 2, 1, (0, 0), 1, 0),
+        (3, 3, 2, (0, 0), 1, None),  # two longer: the CPU fails too
+        (2, 3, 1, (0, 0), 2, None),  # stride 2: the CPU fails too
+        (5, 3, 2, (0, 0), 1, 1),  # fits: as ever
+    ],
+)
+def test_a_dilated_kernel_one_past_the_input_at_run_time_gives_no_windows(
+    size: int, kernel: int, dilation: int, pads: tuple[int, int], stride: int, windows: int | None
+) -> None:
+    arguments = (0, Dim.static(size), Dim.static(kernel), stride, dilation, pads, "explicit")
+    if windows == 1:
+        assert spatial_dim(*arguments) == Dim.static(1)
+    else:  # read_model refuses the static dims
+        with pytest.raises(ShapeError, match="Kernel after dilation"):
+            spatial_dim(*arguments)
+    if windows is None:
+        with pytest.raises(ShapeError, match="Kernel after dilation"):
+            spatial_dim(*arguments, at_run_time=True)
+    else:
+        assert spatial_dim(*arguments, at_run_time=True) == Dim.static(windows)
