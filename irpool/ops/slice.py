@@ -15,6 +15,7 @@ interval is sliced as OpenVINO slices its two ends (`slice_length`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.element_types import takes_integer_input
@@ -102,6 +103,11 @@ def _sliced(dim: int, start: int, stop: int, step: int) -> int:
     return abs(span) // abs(step) + 1  # C++ division truncates; span and step share a sign
 
 
+def _as_int32(value: int) -> int:
+    """A 64-bit value wrapped to int32, as the CPU plugin holds 64-bit tensors."""
+    return (value - INT32_MIN) % (1 << 32) + INT32_MIN
+
+
 def _normalized(value: int, length: int) -> int:
     return value + length if value < 0 else value
 
@@ -120,6 +126,15 @@ class Slice8(Op):
     opsets = range(8, 17)
     input_names: ClassVar[tuple[str, ...]] = ("data", "start", "stop", "step", "axes")
     optional_inputs = 1
+    # Which of start, stop, step and axes are known only at run time, where the CPU plugin
+    # holds them as it holds every 64-bit tensor: wrapped to int32 (measured: a run-time
+    # stop of INT64_MIN is 0, of -2**31 - 1 is 2**31 - 1). Set per layer by `for_layer`.
+    run_time_bounds: tuple[bool, ...] = ()
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> Slice8:
+        layer_op = copy(self)
+        layer_op.run_time_bounds = tuple(info.value is None for info in inputs[1:])
+        return layer_op
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, bounds = inputs[0], inputs[1:]
@@ -185,7 +200,11 @@ class Slice8(Op):
 
     def cut(self, shape: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[slice, ...]:
         """The index that slices concrete data (what the kernel uses)."""
-        values = [[int(v) for v in array.ravel()] for array in rest]
+        run_time = self.run_time_bounds or (False,) * len(rest)
+        values = [
+            [_as_int32(int(v)) if at_run_time else int(v) for v in array.ravel()]
+            for array, at_run_time in zip(rest, run_time, strict=True)
+        ]
         ends = [[(v, v) for v in end] for end in values[:2]]
         cuts = self._cuts(ends, values[2:], None, len(shape)) or {}
         return _index(cuts, shape)

@@ -24,12 +24,14 @@ opset1 = pytest.importorskip("openvino.opset1")
 opset4 = pytest.importorskip("openvino.opset4.ops")  # Range-4 (openvino.opset4 re-exports v0)
 opset4_ops = pytest.importorskip("openvino.opset4")
 opset5 = pytest.importorskip("openvino.opset5")
+opset8 = pytest.importorskip("openvino.opset8")
 
 pytestmark = pytest.mark.oracle
 
 F32 = np.float32
 Build = Callable[[list[Any]], Any]
 INF, NAN = float("inf"), float("nan")
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def f32_const(values: list[float]) -> Any:
@@ -102,6 +104,32 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
             np.array([-1, 2, -1, 31], np.int32),
             np.full(4, 2, np.int32),
         ],
+    ),
+    # Slice-8 with bounds known at run time: wrapped to int32 as the CPU holds i64 tensors
+    **{
+        f"slice run-time {start} {stop} {step}": (
+            lambda p: opset8.slice(p[0], p[1], p[2], p[3], opset1.constant(np.array([1]))),
+            [
+                np.arange(10, 20, dtype=F32).reshape(2, 5),
+                *(np.array([v], np.int64) for v in (start, stop, step)),
+            ],
+        )
+        for start, stop, step in [
+            (-1, INT64_MIN, -2),
+            (-1, INT64_MIN + 5, -2),
+            (-1, -(2**31) - 1, -2),
+            (-1, -(2**31), -2),
+            (INT64_MIN + 1, -100, -1),
+            (INT64_MIN, INT64_MIN, -3),
+            (INT64_MAX, INT64_MIN, -3),
+            (INT64_MIN, INT64_MAX, 3),
+        ]
+    },
+    "slice constant INT64_MIN INT64_MIN -3": (
+        lambda p: opset8.slice(
+            p[0], *(opset1.constant(np.array([v], np.int64)) for v in (INT64_MIN, INT64_MIN, -3, 1))
+        ),
+        [np.arange(10, 20, dtype=F32).reshape(2, 5)],
     ),
     # Subnormal f32 constants: +0 unless a one-element elementwise operand
     "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),

@@ -118,3 +118,30 @@ def test_explain_names_the_bounds() -> None:
     bounds: list[Any] = [info("i64", [v]) for v in (1, 3, 1, 0)]
     explanation = Slice8({}).explain([DATA, *bounds], [])
     assert explanation is not None and "start 1; stop 3; step 1; axes 0" in explanation.settings
+
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("start", "stop", "step", "at_run_time", "taken"),
+    [  # data 10..14; the CPU's outputs for Parameters (run time) and Consts
+        (-1, INT64_MIN, -2, True, [14, 12]),  # stop wrapped to 0
+        (-1, INT64_MIN, -2, False, [14, 12, 10]),  # a Const: to the first element
+        (-1, INT64_MIN + 5, -2, True, []),  # stop 5
+        (-1, -(2**31) - 1, -2, True, []),  # stop 2**31 - 1
+        (-1, -(2**31), -2, True, [14, 12, 10]),  # fits in int32: as written
+        (INT64_MIN + 1, -100, -1, True, [11, 10]),  # start 1
+        (INT64_MIN, INT64_MIN, -3, True, []),  # start and stop 0
+        (INT64_MIN, INT64_MIN, -3, False, [10]),
+        (INT64_MAX, INT64_MIN, -3, True, [14, 11]),  # -1 and 0
+    ],
+)
+def test_run_time_bounds_are_wrapped_to_int32(
+    start: int, stop: int, step: int, at_run_time: bool, taken: list[int]
+) -> None:
+    op = Slice8({})
+    op.run_time_bounds = (at_run_time,) * 3
+    data = np.arange(10, 15)
+    index = op.cut(data.shape, [np.array([v], np.int64) for v in (start, stop, step)])
+    np.testing.assert_array_equal(data[index], np.array(taken, np.int64))
