@@ -44,6 +44,12 @@ def _scalars(*values: float, dtype: Any = F32) -> list[NDArray[Any]]:
 
 SPECIAL = np.array([2, -3, 1e-40, 0.5, -0.0, 0.0, INF, -INF, NAN, -2], F32)
 
+MATMUL_A = np.array([[0.25, 0, -INF], [0, 0.25, 1]], F32)
+MATMUL_B = {  # [3, 3] weights, or their transpose for transpose_b
+    False: np.array([[2e38, 0, 1], [0, 1, -3e38], [1, NAN, 0]], F32),
+    True: np.array([[2e38, 0, 1], [0, 1, NAN], [1, -3e38, 0]], F32),
+}
+
 ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
     # Range-1 (opset1): its inputs' type; Range-4 otherwise
     "range1 f32 accumulates": (lambda p: opset1.range(*p), _scalars(0, 1, 0.1)),
@@ -131,6 +137,27 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
         ),
         [np.arange(10, 20, dtype=F32).reshape(2, 5)],
     ),
+    # MatMulMultiplyFusion: a column scale moves onto the weights (b * c overflows first)
+    **{
+        f"matmul {'tb ' if tb else ''}{'weights ' if weights else ''}times {list(scale.shape)}": (
+            lambda p, tb=tb, weights=weights, scale=scale: opset1.multiply(
+                opset1.matmul(p[0], p[1] if weights else opset1.constant(MATMUL_B[tb]), False, tb),
+                opset1.constant(scale),
+            ),
+            [MATMUL_A, MATMUL_B[tb]] if weights else [MATMUL_A],
+        )
+        for tb in (False, True)
+        for weights in (False, True)
+        for scale in (
+            np.array(2, F32),
+            np.array([2], F32),
+            np.array([2, -0.5, 1], F32),
+            np.array([[2, -0.5, 1]], F32),
+            np.array([[2], [-0.5]], F32),  # by row: not fused
+            np.full((2, 3), 2, F32),  # not fused
+            np.array([[[2, -0.5, 1]]], F32),
+        )
+    },
     # Subnormal f32 constants: +0 unless a one-element elementwise operand
     "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),
     "x ** [1e-40]": (lambda p: opset1.power(p[0], f32_const([1e-40])), [SPECIAL]),

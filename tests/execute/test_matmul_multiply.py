@@ -1,0 +1,64 @@
+"""MatMulMultiplyFusion as the CPU plugin compiles it (irpool/execute/matmul_multiply.py):
+which constants move onto the weights, and what a fused product gives. The CPU's values are
+measured; live rows in tests/differential/test_fuzz_repros.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irpool.execute.matmul_multiply import ScaledMatMul, _scales_columns, run_scaled_matmul
+from irpool.execute.registry import OutputSpec
+from irpool.ops.arithmetic import Multiply1
+from irpool.ops.mat_mul import MatMul1
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _matmul(transpose_b: bool = False) -> MatMul1:
+    return MatMul1({"transpose_a": False, "transpose_b": transpose_b})
+
+
+@pytest.mark.parametrize(
+    ("scale", "b", "transpose_b", "weights_constant", "fused"),
+    [  # a is [2, 3], the output [2, 4] ([4, 3] weights when transposed)
+        ((), (3, 4), False, True, True),  # a scalar
+        ((1,), (3, 4), False, False, True),
+        ((4,), (3, 4), False, True, True),
+        ((1, 4), (3, 4), False, True, True),
+        ((4,), (4, 3), True, True, True),  # the weights' rows when transposed
+        ((3,), (3, 4), False, True, False),  # not the column count
+        ((2, 1), (3, 4), False, True, False),  # by row
+        ((2, 4), (3, 4), False, True, False),
+        ((1, 1, 4), (3, 4), False, True, False),  # a higher rank than the output
+    ],
+)
+def test_which_constants_move_onto_the_weights(
+    scale: tuple[int, ...],
+    b: tuple[int, ...],
+    transpose_b: bool,
+    weights_constant: bool,
+    fused: bool,
+) -> None:
+    assert _scales_columns(scale, (2, 3), b, 2, _matmul(transpose_b), weights_constant) == fused
+
+
+@pytest.mark.parametrize(
+    ("scale", "transpose_b", "expected"),
+    [  # a @ (b * c): 2e38 * 2 overflows first; 0 * inf is NaN
+        ([2.0], False, [[INF, 0], [NAN, 0.5]]),
+        ([2.0, 1.0], False, [[INF, 0], [NAN, 0.25]]),
+        ([2.0, 1.0], True, [[INF, 0], [NAN, 0.25]]),
+        ([-2.0, 1.0], False, [[-INF, 0], [NAN, 0.25]]),
+    ],
+)
+def test_a_fused_product_scales_the_weights_first(
+    scale: list[float], transpose_b: bool, expected: list[list[float]]
+) -> None:
+    a = np.array([[0.25, 0], [0, 0.25]], np.float32)
+    b = np.array([[2e38, 0], [0, 1]], np.float32)
+    op = ScaledMatMul(_matmul(transpose_b), Multiply1({"auto_broadcast": "numpy"}))
+    (out,) = run_scaled_matmul(
+        op, [a, b.T if transpose_b else b, np.array(scale, np.float32)], [OutputSpec.of("f32")]
+    )
+    np.testing.assert_array_equal(out, np.array(expected, np.float32))
