@@ -29,8 +29,8 @@ from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
-from irpool.execute.matmul_multiply import fuse_matmul_multiply
 from irpool.execute.memory import replay
+from irpool.execute.product_fusions import fuse_matmul_multiply, fuse_product_clamps
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.subnormals import flush_constant_subnormals
 from irpool.execute.tensors import ComputedTensor, computed_tensors
@@ -118,6 +118,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
     computed = fuse_matmul_multiply(computed, constants, shapes, returned)  # as OpenVINO
+    computed = fuse_product_clamps(computed, returned)  # as the CPU
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

@@ -41,6 +41,9 @@ class Clamp1(Activation):
         ),
     )
     formula = "min(max(x, min), max)"
+    # Fused into the MatMul or Convolution it reads as a post-op, where 8-bit data takes the
+    # wider types' bound rounding (measured). Set per layer by the run's plan.
+    after_product = False
 
     @property
     def low(self) -> float:

@@ -44,6 +44,7 @@ def _scalars(*values: float, dtype: Any = F32) -> list[NDArray[Any]]:
 
 SPECIAL = np.array([2, -3, 1e-40, 0.5, -0.0, 0.0, INF, -INF, NAN, -2], F32)
 
+CLAMPED = np.array([-128, -5, 0, 1, 2, 3, 127, -1])
 MATMUL_A = np.array([[0.25, 0, -INF], [0, 0.25, 1]], F32)
 MATMUL_B = {  # [3, 3] weights, or their transpose for transpose_b
     False: np.array([[2e38, 0, 1], [0, 1, -3e38], [1, NAN, 0]], F32),
@@ -157,6 +158,29 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
             np.full((2, 3), 2, F32),  # not fused
             np.array([[[2, -0.5, 1]]], F32),
         )
+    },
+    # A Clamp after a MatMul or Convolution runs as its post-op: 8-bit bounds as wider types'
+    **{
+        f"{name} then Clamp {low} {high} {kind}": (
+            lambda p, make=make, low=low, high=high: opset1.clamp(make(p[0]), low, high),
+            [CLAMPED.astype(kind).reshape(1, 2, 4)],
+        )
+        for name, make in {
+            "MatMul": lambda x: opset1.matmul(
+                x, opset1.constant(np.eye(4, dtype=x.get_element_type().to_dtype())), False, False
+            ),
+            "Convolution": lambda x: opset1.convolution(
+                x,
+                opset1.constant(np.eye(2, dtype=x.get_element_type().to_dtype()).reshape(2, 2, 1)),
+                [1],
+                [0],
+                [0],
+                [1],
+            ),
+            "MaxPool": lambda x: opset1.max_pool(x, [1], [0], [0], [1]),
+        }.items()
+        for kind in ("int8", "uint8", "int32")
+        for low, high in ((1.7, 5.2), (-1.5, 2.5), (-2.5, -0.5))
     },
     # Subnormal f32 constants: +0 unless a one-element elementwise operand
     "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),

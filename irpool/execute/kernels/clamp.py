@@ -6,7 +6,8 @@ rounded to f32, as `t = x > min ? x : min; t < max ? t : max` (x86 maxps and min
 min, -0 with min -0 and max +0 gives +0. Integers are wrapped to int32 (64-bit types hold
 int32 values on the CPU) and clamped as integers, so 16777217 stays exact; the bounds are
 rounded to f32, then up (min) and down (max), 8-bit types truncate both toward zero instead (u8
-keeps 0 under min 0.5), and taken to int32: a max beyond int32 saturates, a min below it too,
+keeps 0 under min 0.5) but where the Clamp is fused into the MatMul or Convolution it reads
+(i8 min 1.7 is 2 there), and taken to int32: a max beyond int32 saturates, a min below it too,
 a finite min above it wraps modulo 2**32 (3e9 clamps to -1294967296), min +inf clamps nothing.
 Results are stored back as the activations store theirs: 8-bit types saturate, wider ones wrap.
 """
@@ -35,7 +36,7 @@ def run_clamp(
     with np.errstate(over="ignore"):  # a bound beyond f32 is ±inf there, as on CPU
         low, high = F32(op.low), F32(op.high)
     if data.dtype.kind in "iu":
-        return [_integers(data, low, high)]
+        return [_integers(data, low, high, truncates=data.itemsize == 1 and not op.after_product)]
     with np.errstate(all="ignore"):  # inf and NaN are values here
         x = f32_operand(data)
         if _signless(low) and _signless(high):
@@ -51,13 +52,14 @@ def _signless(bound: np.float32) -> bool:
     return not np.isnan(bound) and not (bound == 0 and np.signbit(bound))
 
 
-def _integers(data: NDArray[Any], low: np.float32, high: np.float32) -> NDArray[Any]:
-    truncates = data.dtype.itemsize == 1
+def _integers(
+    data: NDArray[Any], low: np.float32, high: np.float32, *, truncates: bool
+) -> NDArray[Any]:
     low_int = _low_bound(float(np.trunc(low) if truncates else np.ceil(low)))
     rounded_high = float(np.trunc(high) if truncates else np.floor(high))
     high_int = int(min(max(rounded_high, INT32_MIN), INT32_MAX))
     clamped = np.minimum(np.maximum(data.astype(np.int32), np.int32(low_int)), np.int32(high_int))
-    if truncates:
+    if data.dtype.itemsize == 1:
         info = np.iinfo(data.dtype)
         return np.clip(clamped, info.min, info.max).astype(data.dtype)
     return clamped.astype(data.dtype)

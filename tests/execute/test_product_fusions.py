@@ -1,4 +1,4 @@
-"""MatMulMultiplyFusion as the CPU plugin compiles it (irpool/execute/matmul_multiply.py):
+"""MatMulMultiplyFusion as the CPU plugin compiles it (irpool.execute.product_fusions.py):
 which constants move onto the weights, and what a fused product gives. The CPU's values are
 measured; live rows in tests/differential/test_fuzz_repros.py."""
 
@@ -7,9 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.execute.matmul_multiply import ScaledMatMul, _scales_columns, run_scaled_matmul
+from irpool.execute.kernels.clamp import run_clamp
+from irpool.execute.product_fusions import ScaledMatMul, _scales_columns, run_scaled_matmul
 from irpool.execute.registry import OutputSpec
 from irpool.ops.arithmetic import Multiply1
+from irpool.ops.clamp import Clamp1
 from irpool.ops.mat_mul import MatMul1
 
 INF, NAN = float("inf"), float("nan")
@@ -62,3 +64,23 @@ def test_a_fused_product_scales_the_weights_first(
         op, [a, b.T if transpose_b else b, np.array(scale, np.float32)], [OutputSpec.of("f32")]
     )
     np.testing.assert_array_equal(out, np.array(expected, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("dtype", "after_product", "expected"),
+    [  # clamp(x, 1.7, 5.2) and clamp(x, -2.5, -0.5) of -128, -5, 0, 1, 2, 3, 127
+        (np.int8, False, [[1, 1, 1, 1, 2, 3, 5], [-2, -2, 0, 0, 0, 0, 0]]),  # truncated
+        (np.int8, True, [[2, 2, 2, 2, 2, 3, 5], [-2, -2, -1, -1, -1, -1, -1]]),  # min up, max down
+        (np.uint8, True, [[5, 5, 2, 2, 2, 3, 5], [0, 0, 0, 0, 0, 0, 0]]),  # -128 is 128
+        (np.int32, False, [[2, 2, 2, 2, 2, 3, 5], [-2, -2, -1, -1, -1, -1, -1]]),
+    ],
+)
+def test_a_clamp_fused_into_a_product_rounds_8_bit_bounds_as_wider_types(
+    dtype: type[np.integer], after_product: bool, expected: list[list[int]]
+) -> None:
+    data = np.array([-128, -5, 0, 1, 2, 3, 127]).astype(dtype)
+    for (low, high), row in zip(((1.7, 5.2), (-2.5, -0.5)), expected, strict=True):
+        op = Clamp1({"min": low, "max": high})
+        op.after_product = after_product
+        (out,) = run_clamp(op, [data], [OutputSpec.of("i32")])
+        np.testing.assert_array_equal(out, np.array(row).astype(dtype))

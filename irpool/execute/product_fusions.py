@@ -1,19 +1,26 @@
-"""OpenVINO's MatMulMultiplyFusion, which the CPU plugin applies when it compiles a model: a
-Multiply of a MatMul's output (read by nothing else) by a constant that scales whole columns
-becomes a MatMul by the weights times that constant. Measured (docs/semantics.md §18.3): with
-a = [[0.25, 0], [0, 0.25]], b = [[2e38, 0], [0, 1]] and c = [2], the CPU gives
-[[inf, 0], [NaN, 0.5]] (b * c overflows first), not [[1e38, 0], [0, 0.5]]; b a Parameter too.
+"""What OpenVINO and its CPU plugin fuse into a MatMul or Convolution when they compile a
+model, where it changes results.
+
+OpenVINO's MatMulMultiplyFusion: a Multiply of a MatMul's output (read by nothing else) by a
+constant that scales whole columns becomes a MatMul by the weights times that constant.
+Measured (docs/semantics.md §18.3): with a = [[0.25, 0], [0, 0.25]], b = [[2e38, 0], [0, 1]]
+and c = [2], the CPU gives [[inf, 0], [NaN, 0.5]] (b * c overflows first), not
+[[1e38, 0], [0, 0.5]]; b a Parameter too.
 
 The constant qualifies as the pass says: a scalar; else of no higher rank than the MatMul's
 output (nor than the weights', when they are not constant), its next-to-last dim 1, its last
 1 or the weights' column count, and not broadcasting both the MatMul's inputs over batch
 dims. irpool fuses it for f32 MatMuls with static shapes.
+
+The CPU plugin's Clamp post-op: a Clamp that alone reads a MatMul's or Convolution's output
+runs inside it, where 8-bit data rounds the bounds as wider types do (docs/semantics.md §18.2).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
+from copy import copy
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +33,8 @@ from irpool.execute.kernels.mat_mul import run_matmul
 from irpool.execute.registry import OutputSpec
 from irpool.ops.arithmetic import Multiply1
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.clamp import Clamp1
+from irpool.ops.convolution import Convolution1, GroupConvolution1
 from irpool.ops.mat_mul import MatMul1
 from irpool.shape import Dim, Shape
 
@@ -162,3 +171,29 @@ def run_scaled_matmul(
     with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN are values here
         weights = to_f32(b) * scale
     return run_matmul(op.matmul, [a, weights], outputs)
+
+
+PRODUCTS = (MatMul1, ScaledMatMul, Convolution1, GroupConvolution1)
+
+
+def fuse_product_clamps(computed: list[Candidate], returned: Collection[Ref]) -> list[Candidate]:
+    """`computed` with each Clamp that reads a MatMul's or Convolution's output (and is its
+    one reader) marked as fused into it: an 8-bit Clamp then rounds its bounds as the wider
+    types' (i8 `clamp(x, 1.7, 5.2)` gives 2 below 1.7, where the Clamp alone gives 1)."""
+    readers = Counter(ref for candidate in computed for ref in candidate.inputs)
+    readers.update(returned)
+    products = {c.layer.id for c in computed if isinstance(c.op, PRODUCTS)}
+    result = []
+    for candidate in computed:
+        source = candidate.inputs[0] if candidate.inputs else None
+        if (
+            isinstance(candidate.op, Clamp1)
+            and source is not None
+            and source[0] in products
+            and readers[source] == 1
+        ):
+            fused = copy(candidate.op)
+            fused.after_product = True
+            candidate = replace(candidate, op=fused)
+        result.append(candidate)
+    return result
