@@ -29,6 +29,7 @@ from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
+from irpool.execute.linear_chains import fuse_linear_chains, fuse_multiply_add
 from irpool.execute.memory import replay
 from irpool.execute.product_fusions import fuse_matmul_multiply, fuse_product_clamps
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
@@ -118,6 +119,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
     computed = fuse_matmul_multiply(computed, constants, shapes, returned)  # as OpenVINO
+    computed = fuse_linear_chains(computed, constants, returned)  # as OpenVINO
+    computed = fuse_multiply_add(computed, returned)  # as the CPU
     computed = fuse_product_clamps(computed, returned)  # as the CPU
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)

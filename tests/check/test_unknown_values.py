@@ -190,6 +190,9 @@ CASES = {
         (IMAGE, Input((1, 2), (0, 1)), Input((1, 4, 4))),
         (((1, 2, 4, 4), "FP32"),),
     ),
+    "Range-1": Case(
+        "Range", 1, "", (Input((), (1,)), Input((), (10,)), Input((), (3,))), (((3,), "I64"),)
+    ),
     "Range-4": Case(
         "Range",
         4,

@@ -44,6 +44,7 @@ def _scalars(*values: float, dtype: Any = F32) -> list[NDArray[Any]]:
 
 SPECIAL = np.array([2, -3, 1e-40, 0.5, -0.0, 0.0, INF, -INF, NAN, -2], F32)
 
+LINEAR = np.array([0.1, 1e8, -3.3, 7.7e-3, 1e-7, 16777215, -INF, NAN], F32)
 CLAMPED = np.array([-128, -5, 0, 1, 2, 3, 127, -1])
 MATMUL_A = np.array([[0.25, 0, -INF], [0, 0.25, 1]], F32)
 MATMUL_B = {  # [3, 3] weights, or their transpose for transpose_b
@@ -182,6 +183,51 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
         for kind in ("int8", "uint8", "int32")
         for low, high in ((1.7, 5.2), (-1.5, 2.5), (-2.5, -0.5))
     },
+    # Constant Add/Subtract/Multiply chains fold their constants first (LinOpSequenceFusion);
+    # a Multiply read only by an Add is one FMA
+    **{
+        f"chain {name}": (lambda p, make=make: make(p[0]), [LINEAR])
+        for name, make in {
+            "x + c1 + c2": lambda x: opset1.add(opset1.add(x, f32_const([0.7])), f32_const([0.1])),
+            "relu(x) + c1 + c2": lambda x: opset1.add(
+                opset1.add(opset1.relu(x), f32_const([0.7] * 8)), f32_const([0.1] * 8)
+            ),
+            "x * c1 * c2": lambda x: opset1.multiply(
+                opset1.multiply(x, f32_const([0.7])), f32_const([0.1])
+            ),
+            "(x + c1) * c2": lambda x: opset1.multiply(
+                opset1.add(x, f32_const([0.7])), f32_const([0.1])
+            ),
+            "x - c1 - c2": lambda x: opset1.subtract(
+                opset1.subtract(x, f32_const([0.7])), f32_const([0.1])
+            ),
+            "x * c1 + c2": lambda x: opset1.add(
+                opset1.multiply(x, f32_const([0.1] * 8)), f32_const([0.07] * 8)
+            ),
+            "c2 + (x + c1) * c3 * c4 + c5": lambda x: opset1.add(
+                opset1.add(
+                    f32_const([0.3]),
+                    opset1.multiply(
+                        opset1.multiply(opset1.add(x, f32_const([0.7])), f32_const([0.1])),
+                        f32_const([1.3]),
+                    ),
+                ),
+                f32_const([-0.2]),
+            ),
+        }.items()
+    },
+    "x * y + z": (
+        lambda p: opset1.add(opset1.multiply(p[0], p[1]), p[2]),
+        [LINEAR, LINEAR[::-1].copy(), np.full(8, 0.07, F32)],
+    ),
+    "x * y + z extremes": (
+        lambda p: opset1.add(opset1.multiply(p[0], p[1]), p[2]),
+        [
+            np.array([-3.3, 16777215, 1e38, 1e38, NAN, -INF], F32),
+            np.array([0.1, 1, 10, 10, 0, 0], F32),
+            np.array([0.07, 1, -INF, -1e38, 1, 1], F32),
+        ],
+    ),
     # Subnormal f32 constants: +0 unless a one-element elementwise operand
     "x ** [1e-40] x 10": (lambda p: opset1.power(p[0], f32_const([1e-40] * 10)), [SPECIAL]),
     "x ** [1e-40]": (lambda p: opset1.power(p[0], f32_const([1e-40])), [SPECIAL]),

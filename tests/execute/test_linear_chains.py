@@ -1,0 +1,67 @@
+"""Chains of constant Adds and Multiplies, and Multiply-Add pairs, as OpenVINO and the CPU
+plugin compute them (irpool/execute/linear_chains.py; the CPU's values measured, live rows in
+tests/differential/test_fuzz_repros.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irpool.execute.linear_chains import (
+    LinearChain,
+    _Link,
+    fused_multiply_add,
+    run_linear_chain,
+)
+from irpool.execute.registry import OutputSpec
+from irpool.ops.arithmetic import Add1, Multiply1, Subtract1
+
+F32 = np.float32
+INF, NAN = float("inf"), float("nan")
+ADD, MULTIPLY, SUBTRACT = _Link("add", False), _Link("multiply", False), _Link("add", True)
+
+
+@pytest.mark.parametrize(
+    ("links", "constants", "x", "expected"),
+    [
+        ((MULTIPLY, MULTIPLY), (0.7, 0.1), 7.7e-3, F32(7.7e-3) * (F32(0.7) * F32(0.1))),
+        ((ADD, ADD), (0.7, 0.1), 0.3, F32(0.3) + (F32(0.7) + F32(0.1))),
+        ((SUBTRACT, SUBTRACT), (0.7, 0.1), 0.3, F32(0.3) + (-F32(0.7) + -F32(0.1))),
+        ((ADD, MULTIPLY), (0.7, 0.1), -3.3, F32(-0.26)),  # x * 0.1 + 0.07 in one FMA
+        ((ADD, MULTIPLY), (0.7, 0.1), -INF, -INF),
+        ((MULTIPLY, ADD), (0.0, 1.0), INF, NAN),  # inf * 0
+        ((ADD, ADD), (-0.0, -0.0), -0.0, -0.0),
+    ],
+)
+def test_a_chain_folds_its_constants_first(
+    links: tuple[_Link, ...], constants: tuple[float, ...], x: float, expected: float
+) -> None:
+    ops = tuple(Multiply1({}) if link.kind == "multiply" else Add1({}) for link in links)
+    chain = LinearChain(ops, links)
+    arrays = [np.array([x], F32), *(np.array([c], F32) for c in constants)]
+    (out,) = run_linear_chain(chain, arrays, [OutputSpec.of("f32")])
+    assert out is not None
+    np.testing.assert_array_equal(out, np.array([expected], F32))
+    assert np.isnan(expected) or np.signbit(out[0]) == np.signbit(F32(expected))
+
+
+def test_subtract_links_negate_their_constant() -> None:
+    chain = LinearChain((Subtract1({}), Multiply1({})), (SUBTRACT, MULTIPLY))
+    arrays = [np.array([1.0], F32), np.array([0.5], F32), np.array([4.0], F32)]
+    (out,) = run_linear_chain(chain, arrays, [OutputSpec.of("f32")])
+    np.testing.assert_array_equal(out, np.array([2.0], F32))  # 1 * 4 + (-0.5 * 4)
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "z", "expected"),
+    [
+        (-3.3, 0.1, 0.07, -0.26),  # one rounding; separately -0.26000002
+        (16777215, 1, 1, 16777216),
+        (1e38, 10, -INF, -INF),  # the product is not rounded to inf first
+        (1e38, 10, -1e38, INF),  # 1e39 - 1e38 rounds to inf in f32
+        (NAN, 0, 1, NAN),
+    ],
+)
+def test_fused_multiply_add_rounds_once(x: float, y: float, z: float, expected: float) -> None:
+    out = fused_multiply_add(*(np.array([v], F32) for v in (x, y, z)))
+    np.testing.assert_array_equal(out, np.array([expected], F32))
