@@ -80,6 +80,9 @@ def run_convolution(
 ) -> list[NDArray[Any] | None]:
     data, filters = inputs
     geometry = prepared(op, (data.shape, filters.shape), lambda: _geometry(op, data, filters))
+    if 0 in geometry.out:  # a dilated kernel one past a run-time input: no windows
+        channels = filters.shape[0] * (filters.shape[1] if isinstance(op, GroupConvolution1) else 1)
+        return [np.zeros((data.shape[0], channels, *geometry.out), data.dtype)]
     weights = _weights(op, filters, geometry)
     x = np.ascontiguousarray(f32_operand(data))
     with np.errstate(all="ignore"):  # inf and NaN are values here, as on the CPU
