@@ -222,6 +222,19 @@ def exp_underflows_to_zero() -> Measurement:
     return observe([opset1.sigmoid(x)], [x], [np.array([-87.0, -88.5, -100.0], np.float32)])
 
 
+@behaviour(
+    "Subnormal f32 constants are held as +0",
+    "irpool.cpu.subnormal_constants.flush_constant_subnormals",
+)
+def subnormal_f32_constants_are_held_as_zero() -> Measurement:
+    """x * c with c two -1e-42s is +0 for x = 2 and -0 for x = -3 (c held as +0s); with c one
+    -1e-42, fused as a scalar, it is -2e-42 and 3e-42."""
+    x = parameter("x", [2], np.float32)
+    flushed = opset1.multiply(x, constant([-1e-42, -1e-42], np.float32))
+    kept = opset1.multiply(x, constant([-1e-42], np.float32))
+    return observe([flushed, kept], [x], [np.array([2, -3], np.float32)])
+
+
 @behaviour("Integer maxima through f32", "irpool.cpu.maxima")
 def integer_maxima_through_f32() -> Measurement:
     """An i32 MaxPool over two channels compares in f32 and clamps to 2147483520: the maximum

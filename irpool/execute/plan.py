@@ -24,6 +24,7 @@ from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
+from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine import tuning
@@ -33,7 +34,6 @@ from irpool.execute.linear_chains import fuse_linear_chains, fuse_multiply_add
 from irpool.execute.memory import replay
 from irpool.execute.product_fusions import fuse_matmul_multiply, fuse_product_clamps
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
-from irpool.execute.subnormals import flush_constant_subnormals
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.tensor_names import output_key

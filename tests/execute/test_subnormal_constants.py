@@ -1,5 +1,5 @@
 """f32 constants as the CPU plugin holds them: subnormals and zeros +0 where a subnormal is,
-but in one-element operands of elementwise ops (irpool/execute/subnormals.py; the CPU's
+but in one-element operands of elementwise ops (irpool/cpu/subnormal_constants.py; the CPU's
 values measured, live in tests/differential/test_fuzz_repros.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from irpool.cpu.numerics import stored_from_f32
+from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.element_types import element_type
-from irpool.execute.subnormals import flush_constant_subnormals
 
 F32 = element_type("f32")
 REF = (1, 0)

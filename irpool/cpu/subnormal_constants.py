@@ -1,5 +1,5 @@
-"""f32 constants as the CPU plugin holds them (measured, docs/semantics.md §16, "Subnormal
-f32 constants"): in a constant, after OpenVINO's own folding, that holds a subnormal, every
+"""f32 constants as the CPU plugin holds them (measured, docs/cpu.md "Subnormal f32 constants
+are held as +0"): in a constant, after OpenVINO's own folding, that holds a subnormal, every
 subnormal and every zero is +0 (-0 too); a constant without subnormals is kept as it is.
 
 The one exception: a one-element constant read only by elementwise ops, which the plugin
@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.replacements import Ref
 from irpool.element_types import ElementType
-
-Ref = tuple[int, int]  # (layer id, output index)
 
 # The ops whose one-element constant operand the plugin fuses as a scalar (measured; Select
 # of a constant all-true condition is simplified away, so its operand is flushed).
