@@ -382,6 +382,33 @@ def chained_reduces_merge() -> Measurement:
     return observe([outer], [x], [np.array([[[1, 2], [2, 3]]], np.uint8)])
 
 
+@behaviour("MatMul weights take a constant scale first", "irpool.cpu.product_fusion.scaled_matmuls")
+def matmul_weights_take_a_constant_scale_first() -> Measurement:
+    """(a @ b) * [2, 1] is a @ (b * [2, 1]): with b = [[2e38, 0], [0, 1]], b * c overflows
+    first, [[inf, 0], [NaN, 0.25]], not [[1e38, 0], [0, 0.25]]."""
+    a, b = parameter("a", [2, 2], np.float32), parameter("b", [2, 2], np.float32)
+    scaled = opset1.multiply(opset1.matmul(a, b, False, False), constant([2, 1], np.float32))
+    inputs = [
+        np.array([[0.25, 0], [0, 0.25]], np.float32),
+        np.array([[2e38, 0], [0, 1]], np.float32),
+    ]
+    return observe([scaled], [a, b], inputs)
+
+
+@behaviour(
+    "A Clamp fused into a product rounds 8-bit bounds",
+    "irpool.cpu.product_fusion.clamps_in_products",
+)
+def clamp_fused_into_a_product_rounds_8_bit_bounds() -> Measurement:
+    """i8 clamp(x @ I, 1.7, 5.2) is 2 below 1.7 (min rounded up, as wider types'), where the
+    Clamp alone truncates it to 1."""
+    x = parameter("x", [2, 4], np.int8)
+    product = opset1.matmul(x, constant(np.eye(4), np.int8), False, False)
+    clamped = opset1.clamp(product, 1.7, 5.2)
+    data = np.array([[-128, -5, 0, 1], [2, 3, 127, -1]], np.int8)
+    return observe([clamped], [x], [data])
+
+
 # (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome
 PULLED_CASES = (
     ([2, 3], [2], [-2], False),  # axis 1 as written, axis 0 on the CPU: "wrong"

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from irpool.check.checked import CheckedLayers
 from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
+from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
@@ -32,7 +33,6 @@ from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.linear_chains import fuse_linear_chains, fuse_multiply_add
 from irpool.execute.memory import replay
-from irpool.execute.product_fusions import fuse_matmul_multiply, fuse_product_clamps
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
@@ -118,10 +118,10 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
-    computed = fuse_matmul_multiply(computed, constants, shapes, returned)  # as OpenVINO
+    computed = _replaced(computed, scaled_matmuls(computed, constants, shapes, returned))
     computed = fuse_linear_chains(computed, constants, returned)  # as OpenVINO
     computed = fuse_multiply_add(computed, returned)  # as the CPU
-    computed = fuse_product_clamps(computed, returned)  # as the CPU
+    computed = _replaced(computed, clamps_in_products(computed, returned))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

@@ -1,4 +1,4 @@
-"""MatMulMultiplyFusion as the CPU plugin compiles it (irpool.execute.product_fusions.py):
+"""MatMulMultiplyFusion as the CPU plugin compiles it (irpool/cpu/product_fusion.py):
 which constants move onto the weights, and what a fused product gives. The CPU's values are
 measured; live rows in tests/differential/test_fuzz_repros.py."""
 
@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from irpool.cpu.product_fusion import ScaledMatMul, _scales_columns
 from irpool.execute.kernels.clamp import run_clamp
-from irpool.execute.product_fusions import ScaledMatMul, _scales_columns, run_scaled_matmul
+from irpool.execute.kernels.scaled_matmul import run_scaled_matmul
 from irpool.execute.registry import OutputSpec
 from irpool.ops.arithmetic import Multiply1
 from irpool.ops.clamp import Clamp1

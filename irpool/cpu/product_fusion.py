@@ -1,11 +1,11 @@
 """What OpenVINO and its CPU plugin fuse into a MatMul or Convolution when they compile a
-model, where it changes results.
+model, where it changes results, as what runs in the layers' place (`replacements`).
 
 OpenVINO's MatMulMultiplyFusion: a Multiply of a MatMul's output (read by nothing else) by a
 constant that scales whole columns becomes a MatMul by the weights times that constant.
-Measured (docs/semantics.md §18.3): with a = [[0.25, 0], [0, 0.25]], b = [[2e38, 0], [0, 1]]
-and c = [2], the CPU gives [[inf, 0], [NaN, 0.5]] (b * c overflows first), not
-[[1e38, 0], [0, 0.5]]; b a Parameter too.
+Measured (docs/cpu.md "MatMul weights take a constant scale first"): with
+a = [[0.25, 0], [0, 0.25]], b = [[2e38, 0], [0, 1]] and c = [2], the CPU gives
+[[inf, 0], [NaN, 0.5]] (b * c overflows first), not [[1e38, 0], [0, 0.5]]; b a Parameter too.
 
 The constant qualifies as the pass says: a scalar; else of no higher rank than the MatMul's
 output (nor than the weights', when they are not constant), its next-to-last dim 1, its last
@@ -13,7 +13,8 @@ output (nor than the weights', when they are not constant), its next-to-last dim
 dims. irpool fuses it for f32 MatMuls with static shapes.
 
 The CPU plugin's Clamp post-op: a Clamp that alone reads a MatMul's or Convolution's output
-runs inside it, where 8-bit data rounds the bounds as wider types do (docs/semantics.md §18.2).
+runs inside it, where 8-bit data rounds the bounds as wider types do (docs/cpu.md "A Clamp
+fused into a product rounds 8-bit bounds").
 """
 
 from __future__ import annotations
@@ -21,16 +22,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from copy import copy
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import f32_operand as to_f32
-from irpool.execute.fold import Candidate, Ref
-from irpool.execute.kernels.mat_mul import run_matmul
-from irpool.execute.registry import OutputSpec
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops.arithmetic import Multiply1
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.clamp import Clamp1
@@ -57,41 +54,36 @@ class ScaledMatMul(Op):
         return self.matmul.infer([a, self.multiply.infer([b, scale], ctx)[0]], ctx)
 
 
-def fuse_matmul_multiply(
-    computed: list[Candidate],
+def scaled_matmuls(
+    computed: Sequence[ComputedLayer],
     constants: Mapping[Ref, NDArray[Any]],
     shapes: Mapping[Ref, Shape],
     returned: Collection[Ref],
-) -> list[Candidate]:
-    """`computed` with each MatMul the pass fuses into the Multiply that reads it as one step."""
+) -> dict[int, Rewrite | None]:
+    """What runs instead of each Multiply of `computed` the pass fuses with the MatMul it reads:
+    the MatMul by the scaled weights; None for that MatMul."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     matmuls = {c.layer.id: c for c in computed if isinstance(c.op, MatMul1)}
-    fused: set[int] = set()
-    result = []
+    rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         matmul = _fusable(candidate, matmuls, readers, constants, shapes)
         if matmul is not None:
             assert isinstance(matmul.op, MatMul1) and isinstance(candidate.op, Multiply1)
             scale = next(ref for ref in candidate.inputs if ref in constants)
-            fused.add(matmul.layer.id)
-            candidate = replace(
-                candidate,
-                op=ScaledMatMul(matmul.op, candidate.op),
-                kernel=run_scaled_matmul,
-                inputs=(*matmul.inputs, scale),
-            )
-        result.append(candidate)
-    return [c for c in result if c.layer.id not in fused]
+            rewrites[matmul.layer.id] = None
+            scaled = ScaledMatMul(matmul.op, candidate.op)
+            rewrites[candidate.layer.id] = Rewrite(scaled, (*matmul.inputs, scale))
+    return rewrites
 
 
 def _fusable(
-    candidate: Candidate,
-    matmuls: Mapping[int, Candidate],
+    candidate: ComputedLayer,
+    matmuls: Mapping[int, ComputedLayer],
     readers: Counter[Ref],
     constants: Mapping[Ref, NDArray[Any]],
     shapes: Mapping[Ref, Shape],
-) -> Candidate | None:
+) -> ComputedLayer | None:
     """The MatMul a Multiply candidate is fused with, or None."""
     op = candidate.op
     if not isinstance(op, Multiply1) or op.auto_broadcast != "numpy":
@@ -159,31 +151,20 @@ def _transposed_shape(shape: Shape) -> Shape:
     return Shape((*dims[:-2], dims[-1], dims[-2]))
 
 
-def run_scaled_matmul(
-    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
-) -> list[NDArray[Any] | None]:
-    """a @ (b * c) with b * c in f32, as the fused graph computes it."""
-    assert isinstance(op, ScaledMatMul)
-    a, b, scale = inputs
-    scale = to_f32(scale)
-    if op.matmul.transposes[1] and scale.size > 1:
-        scale = (scale.reshape(1, -1) if scale.ndim == 1 else scale).swapaxes(-1, -2)
-    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN are values here
-        weights = to_f32(b) * scale
-    return run_matmul(op.matmul, [a, weights], outputs)
-
-
 PRODUCTS = (MatMul1, ScaledMatMul, Convolution1, GroupConvolution1)
 
 
-def fuse_product_clamps(computed: list[Candidate], returned: Collection[Ref]) -> list[Candidate]:
-    """`computed` with each Clamp that reads a MatMul's or Convolution's output (and is its
-    one reader) marked as fused into it: an 8-bit Clamp then rounds its bounds as the wider
-    types' (i8 `clamp(x, 1.7, 5.2)` gives 2 below 1.7, where the Clamp alone gives 1)."""
+def clamps_in_products(
+    computed: Sequence[ComputedLayer], returned: Collection[Ref]
+) -> dict[int, Rewrite | None]:
+    """What runs instead of each Clamp of `computed` that reads a MatMul's or Convolution's
+    output (and is its one reader): the Clamp marked as fused into it, where an 8-bit Clamp
+    rounds its bounds as the wider types' (i8 `clamp(x, 1.7, 5.2)` gives 2 below 1.7, where
+    the Clamp alone gives 1)."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     products = {c.layer.id for c in computed if isinstance(c.op, PRODUCTS)}
-    result = []
+    rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         source = candidate.inputs[0] if candidate.inputs else None
         if (
@@ -194,6 +175,5 @@ def fuse_product_clamps(computed: list[Candidate], returned: Collection[Ref]) ->
         ):
             fused = copy(candidate.op)
             fused.after_product = True
-            candidate = replace(candidate, op=fused)
-        result.append(candidate)
-    return result
+            rewrites[candidate.layer.id] = Rewrite(fused, candidate.inputs)
+    return rewrites
