@@ -409,6 +409,36 @@ def clamp_fused_into_a_product_rounds_8_bit_bounds() -> Measurement:
     return observe([clamped], [x], [data])
 
 
+@behaviour("Constant Add and Multiply chains fold", "irpool.cpu.linear_fusion.folded_linear_chains")
+def constant_add_multiply_chains_fold() -> Measurement:
+    """(x * 0.7) * 0.1 is x * (0.7 * 0.1): 5.3899997e-4 for x = 7.7e-3, not 5.3900003e-4;
+    (x - 0.7) - 0.1 for x = 0.3 is -0.5, not -0.49999997."""
+    x = parameter("x", [2], np.float32)
+    scaled = opset1.multiply(
+        opset1.multiply(x, constant([0.7], np.float32)), constant([0.1], np.float32)
+    )
+    y = parameter("y", [2], np.float32)
+    shifted = opset1.subtract(
+        opset1.subtract(y, constant([0.7], np.float32)), constant([0.1], np.float32)
+    )
+    inputs = [np.array([7.7e-3, 0.3], np.float32), np.array([0.3, 7.7e-3], np.float32)]
+    return observe([scaled, shifted], [x, y], inputs)
+
+
+@behaviour("A Multiply read only by an Add is one FMA", "irpool.cpu.linear_fusion.multiply_adds")
+def multiply_read_by_an_add_is_one_fma() -> Measurement:
+    """x * y + z rounds once: -3.3 * 0.1 + 0.07 is -0.26 (not -0.26000002), 1e38 * 10 + -inf
+    is -inf (not NaN)."""
+    x, y, z = (parameter(name, [3], np.float32) for name in "xyz")
+    fused = opset1.add(opset1.multiply(x, y), z)
+    inputs = [
+        np.array([-3.3, 1e38, 1e38], np.float32),
+        np.array([0.1, 10, 10], np.float32),
+        np.array([0.07, -np.inf, -1e38], np.float32),
+    ]
+    return observe([fused], [x, y, z], inputs)
+
+
 # (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome
 PULLED_CASES = (
     ([2, 3], [2], [-2], False),  # axis 1 as written, axis 0 on the CPU: "wrong"

@@ -1,6 +1,6 @@
 """What the CPU plugin runs in place of a model's layers when it fuses or rewrites them
-(`eltwise_fusion`, `reduce_merge`, `product_fusion`): the execution plan asks, then runs the
-replacement's kernel."""
+(`eltwise_fusion`, `reduce_merge`, `product_fusion`, `linear_fusion`): the execution plan
+asks, then runs the replacement's kernel."""
 
 from __future__ import annotations
 

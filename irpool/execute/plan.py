@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from irpool.check.checked import CheckedLayers
 from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
+from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
@@ -31,7 +32,6 @@ from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
-from irpool.execute.linear_chains import fuse_linear_chains, fuse_multiply_add
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
@@ -119,8 +119,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
     computed = _replaced(computed, scaled_matmuls(computed, constants, shapes, returned))
-    computed = fuse_linear_chains(computed, constants, returned)  # as OpenVINO
-    computed = fuse_multiply_add(computed, returned)  # as the CPU
+    computed = _replaced(computed, folded_linear_chains(computed, constants, returned))
+    computed = _replaced(computed, multiply_adds(computed, returned))
     computed = _replaced(computed, clamps_in_products(computed, returned))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)

@@ -1,5 +1,5 @@
 """Chains of constant Adds and Multiplies, and Multiply-Add pairs, as OpenVINO and the CPU
-plugin compute them (irpool/execute/linear_chains.py; the CPU's values measured, live rows in
+plugin compute them (irpool/cpu/linear_fusion.py; the CPU's values measured, live rows in
 tests/differential/test_fuzz_repros.py)."""
 
 from __future__ import annotations
@@ -7,18 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.execute.linear_chains import (
-    LinearChain,
-    _Link,
-    fused_multiply_add,
-    run_linear_chain,
-)
+from irpool.cpu.linear_fusion import LinearChain, Link
+from irpool.execute.kernels.linear_chains import fused_multiply_add, run_linear_chain
 from irpool.execute.registry import OutputSpec
 from irpool.ops.arithmetic import Add1, Multiply1, Subtract1
 
 F32 = np.float32
 INF, NAN = float("inf"), float("nan")
-ADD, MULTIPLY, SUBTRACT = _Link("add", False), _Link("multiply", False), _Link("add", True)
+ADD, MULTIPLY, SUBTRACT = Link("add", False), Link("multiply", False), Link("add", True)
 
 
 @pytest.mark.parametrize(
@@ -34,7 +30,7 @@ ADD, MULTIPLY, SUBTRACT = _Link("add", False), _Link("multiply", False), _Link("
     ],
 )
 def test_a_chain_folds_its_constants_first(
-    links: tuple[_Link, ...], constants: tuple[float, ...], x: float, expected: float
+    links: tuple[Link, ...], constants: tuple[float, ...], x: float, expected: float
 ) -> None:
     ops = tuple(Multiply1({}) if link.kind == "multiply" else Add1({}) for link in links)
     chain = LinearChain(ops, links)

@@ -1,7 +1,7 @@
 """OpenVINO's LinOpSequenceFusion, which runs when the CPU plugin compiles a model: a chain of
 f32 Adds, Subtracts and Multiplies by constants, each read only by the next, becomes one
-Multiply and one Add by constants folded in f32 (measured, docs/semantics.md §16, "Chains of
-constant Adds and Multiplies").
+Multiply and one Add by constants folded in f32 (measured, docs/cpu.md "Constant Add and
+Multiply chains fold"). Both rewrites are what runs in the layers' place (`replacements`).
 
 `(x + c1) + c2` is `x + (c1 + c2)`, `(x * c1) * c2` is `x * (c1 * c2)`, `(x + c1) * c2` is
 `x * c2 + c1 * c2`, and `x - c` is `x + (-c)` first. So the chain computes `x * M + A` with M
@@ -9,29 +9,27 @@ and A folded in the order the ops come, which rounds otherwise than op after op:
 `(x * 0.7) * 0.1` for x = 7.7e-3 is 5.3899997e-4, not 5.3900003e-4.
 
 The CPU plugin then computes an f32 Multiply that only an Add reads, constants or not, as one
-fused multiply-add (x86 FMA, one rounding): `-3.3 * 0.1 + 0.07` is -0.26, not -0.26000002.
+fused multiply-add (x86 FMA, one rounding): `-3.3 * 0.1 + 0.07` is -0.26, not -0.26000002
+(docs/cpu.md "A Multiply read only by an Add is one FMA").
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.fold import Candidate, Ref
-from irpool.execute.registry import OutputSpec
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops.arithmetic import Add1, Multiply1, Subtract1
 from irpool.ops.base import LayerContext, Op, TensorInfo
 
-F32 = np.float32
-
 
 @dataclass(frozen=True, slots=True)
-class _Link:
+class Link:
     kind: str  # "add" or "multiply"; a Subtract is an "add" of the negated constant
     negated: bool
 
@@ -42,7 +40,7 @@ class LinearChain(Op):
 
     type_name = "LinOpSequenceFusion"
 
-    def __init__(self, ops: tuple[Op, ...], links: tuple[_Link, ...]) -> None:
+    def __init__(self, ops: tuple[Op, ...], links: tuple[Link, ...]) -> None:
         super().__init__(ops[-1].attrs)
         self.ops = ops
         self.links = links
@@ -57,24 +55,25 @@ class LinearChain(Op):
 @dataclass(frozen=True, slots=True)
 class _Chain:
     ops: tuple[Op, ...]
-    links: tuple[_Link, ...]
+    links: tuple[Link, ...]
     inputs: tuple[Ref, ...]  # x, then each link's constant
     layers: tuple[int, ...]  # the layers before the last, which the chain replaces
 
 
-def fuse_linear_chains(
-    computed: list[Candidate], constants: Mapping[Ref, NDArray[Any]], returned: Collection[Ref]
-) -> list[Candidate]:
-    """`computed` with each chain of two or more f32 constant Adds and Multiplies as one step."""
+def folded_linear_chains(
+    computed: Sequence[ComputedLayer],
+    constants: Mapping[Ref, NDArray[Any]],
+    returned: Collection[Ref],
+) -> dict[int, Rewrite | None]:
+    """What runs instead of the last op of each chain of two or more f32 constant Adds and
+    Multiplies in `computed`: the chain as one step; None for the ops before it."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     chains: dict[int, _Chain] = {}
-    fused: set[int] = set()
-    result = []
+    rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         link = _link(candidate, constants)
         if link is None:
-            result.append(candidate)
             continue
         data, constant = link[1], link[2]
         before = chains.get(data[0])
@@ -85,23 +84,19 @@ def fuse_linear_chains(
                 (*before.inputs, constant),
                 (*before.layers, data[0]),
             )
-            fused.update(chain.layers)
-            candidate = replace(
-                candidate,
-                op=LinearChain(chain.ops, chain.links),
-                kernel=run_linear_chain,
-                inputs=chain.inputs,
+            rewrites.update(dict.fromkeys(chain.layers))
+            rewrites[candidate.layer.id] = Rewrite(
+                LinearChain(chain.ops, chain.links), chain.inputs
             )
         else:
             chain = _Chain((candidate.op,), (link[0],), (data, constant), ())
         chains[candidate.layer.id] = chain
-        result.append(candidate)
-    return [c for c in result if c.layer.id not in fused]
+    return rewrites
 
 
 def _link(
-    candidate: Candidate, constants: Mapping[Ref, NDArray[Any]]
-) -> tuple[_Link, Ref, Ref] | None:
+    candidate: ComputedLayer, constants: Mapping[Ref, NDArray[Any]]
+) -> tuple[Link, Ref, Ref] | None:
     """The op as a link (and its data and constant inputs), for an f32 Add or Multiply with
     one constant input, or a Subtract of a constant; else None."""
     op = candidate.op
@@ -113,46 +108,11 @@ def _link(
     for port in ports:
         constant, data = candidate.inputs[port], candidate.inputs[1 - port]
         if constant in constants and data not in constants:
-            if constants[constant].dtype != F32:
+            if constants[constant].dtype != np.float32:
                 return None
             kind = "multiply" if isinstance(op, Multiply1) else "add"
-            return _Link(kind, isinstance(op, Subtract1)), data, constant
+            return Link(kind, isinstance(op, Subtract1)), data, constant
     return None
-
-
-def run_linear_chain(
-    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
-) -> list[NDArray[Any] | None]:
-    """`x * M + A`, M and A folded link by link in f32 as the rewrites fold them."""
-    assert isinstance(op, LinearChain)
-    x, *values = inputs
-    scale: NDArray[np.float32] | None = None
-    shift: NDArray[np.float32] | None = None
-    with np.errstate(all="ignore"):  # inf and NaN are values here
-        for link, value in zip(op.links, values, strict=True):
-            constant = -value if link.negated else value
-            if link.kind == "add":
-                shift = constant if shift is None else shift + constant
-            else:
-                scale = constant if scale is None else scale * constant
-                shift = None if shift is None else shift * constant
-        if scale is not None and shift is not None:
-            return [fused_multiply_add(x, scale, shift)]
-        result = x if scale is None else x * scale
-        if shift is not None:
-            result = result + shift
-    return [np.asarray(result, F32)]
-
-
-def fused_multiply_add(
-    x: NDArray[np.float32], y: NDArray[np.float32], z: NDArray[np.float32]
-) -> NDArray[np.float32]:
-    """x * y + z rounded once, as x86's FMA: the f32 product is exact in f64, the sum is
-    rounded there and then to f32 (twice rounded, which differs from once in about 2**-29
-    of the sums)."""
-    with np.errstate(all="ignore"):
-        wide = x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)
-        return wide.astype(F32)
 
 
 class MultiplyAdd(Op):
@@ -171,34 +131,32 @@ class MultiplyAdd(Op):
         return self.add.infer([product, inputs[2]], ctx)
 
 
-def fuse_multiply_add(computed: list[Candidate], returned: Collection[Ref]) -> list[Candidate]:
-    """`computed` with each f32 Add of a Multiply that nothing else reads as one FMA step."""
+def multiply_adds(
+    computed: Sequence[ComputedLayer], returned: Collection[Ref]
+) -> dict[int, Rewrite | None]:
+    """What runs instead of each f32 Add of `computed` that reads a Multiply nothing else
+    reads: the pair as one FMA step; None for the Multiply."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     products = {c.layer.id: c for c in computed if _f32_numpy(c, Multiply1)}
-    fused: set[int] = set()
-    result = []
+    rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
-        if _f32_numpy(candidate, Add1):
-            for port in (0, 1):
-                source = candidate.inputs[port]
-                product = products.get(source[0])
-                if product is None or readers[source] != 1:
-                    continue
-                assert isinstance(product.op, Multiply1) and isinstance(candidate.op, Add1)
-                fused.add(source[0])
-                candidate = replace(
-                    candidate,
-                    op=MultiplyAdd(product.op, candidate.op),
-                    kernel=run_multiply_add,
-                    inputs=(*product.inputs, candidate.inputs[1 - port]),
-                )
-                break
-        result.append(candidate)
-    return [c for c in result if c.layer.id not in fused]
+        if not _f32_numpy(candidate, Add1):
+            continue
+        for port in (0, 1):
+            source = candidate.inputs[port]
+            product = products.get(source[0])
+            if product is None or readers[source] != 1:
+                continue
+            assert isinstance(product.op, Multiply1) and isinstance(candidate.op, Add1)
+            rewrites[source[0]] = None
+            inputs = (*product.inputs, candidate.inputs[1 - port])
+            rewrites[candidate.layer.id] = Rewrite(MultiplyAdd(product.op, candidate.op), inputs)
+            break
+    return rewrites
 
 
-def _f32_numpy(candidate: Candidate, kind: type[Op]) -> bool:
+def _f32_numpy(candidate: ComputedLayer, kind: type[Op]) -> bool:
     op = candidate.op
     return (
         isinstance(op, kind)
@@ -206,10 +164,3 @@ def _f32_numpy(candidate: Candidate, kind: type[Op]) -> bool:
         and op.auto_broadcast == "numpy"
         and candidate.produced[0].element_type == "f32"
     )
-
-
-def run_multiply_add(
-    op: Op, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
-) -> list[NDArray[Any] | None]:
-    x, y, z = inputs
-    return [fused_multiply_add(x, y, z)]
