@@ -98,10 +98,11 @@ def prepared(op: Op, key: Hashable, prepare: Callable[[], Prepared]) -> Prepared
 
 def kernel_of(op: Op) -> Kernel | None:
     """The kernel that runs `op`, or None when irpool cannot run it."""
-    return _kernel_of_class(type(op))
+    return kernel_of_class(type(op))
 
 
-def _kernel_of_class(op: type[Op]) -> Kernel | None:
+def kernel_of_class(op: type[Op]) -> Kernel | None:
+    """The kernel of an op class (one registered on a base class counts), or None."""
     _load_all()
     for cls in op.__mro__:
         kernel = _KERNELS.get(cls)
@@ -117,7 +118,7 @@ def runnable_types() -> list[str]:
         {
             op.type_name
             for op in registered_ops()
-            if op.role is not Role.COMPUTED or _kernel_of_class(op) is not None
+            if op.role is not Role.COMPUTED or kernel_of_class(op) is not None
         }
     )
 
