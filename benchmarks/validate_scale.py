@@ -182,7 +182,7 @@ def in_worker(name: str, *args: object) -> dict[str, Any]:
 
 # The command runs as installed code does: from bytecode caches (pip writes them on install).
 # With PYTHONDONTWRITEBYTECODE set and no caches, every start would compile irpool's sources
-# again (docs/performance.md, "Start-up"); the first run writes them.
+# again (docs/performance.md#start-up); the first run writes them.
 INSTALLED = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 

@@ -1,5 +1,5 @@
 """The docs hold together: the op index is what tools/gen_ops_index.py writes, every citation
-of a docs page (in the package, the tools, the tests, the README and the docs themselves) names
+of a docs page (in the package, tools, tests, benchmarks, the README and the docs) names
 a page that exists and, after `#`, a heading of that page, and no citation is a section number."""
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ CODE_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
 
 def _sources() -> list[Path]:
-    code = [p for top in ("irpool", "tools", "tests") for p in (ROOT / top).rglob("*.py")]
+    code = [
+        p for top in ("irpool", "tools", "tests", "benchmarks") for p in (ROOT / top).rglob("*.py")
+    ]
     pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.rglob("*.md"))]
     return [*sorted(code), *pages]
 

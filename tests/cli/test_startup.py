@@ -54,7 +54,7 @@ def test_text_only_commands_do_not_import_numpy(args: list[str]) -> None:
     ],
 )
 def test_checking_a_model_without_constants_imports_no_numpy(args: list[str]) -> None:
-    """Half of `irpool validate`'s start-up was NumPy's import (docs/performance.md, "Start-up")."""
+    """Half of `irpool validate`'s start-up was NumPy's import (docs/performance.md#start-up)."""
     assert not numpy_modules(imported_by(args))
 
 
@@ -137,7 +137,7 @@ _NOT_FOR_VALIDATE = (
 )
 def test_validating_loads_only_what_validation_needs(model: str) -> None:
     """Start-up time is most of a small file's `irpool validate`; a module imported at the
-    top of the wrong file would silently add to it (docs/performance.md, "Start-up")."""
+    top of the wrong file would silently add to it (docs/performance.md#start-up)."""
     loaded = modules_after(["validate", model])
     assert {"irpool.model", "irpool.ops.avg_pool", "irpool.execute.errors"} <= loaded
     engine = {name for name in loaded if name.startswith("irpool.execute.")}
