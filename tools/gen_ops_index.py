@@ -69,7 +69,7 @@ def index(docs: Path = ROOT / "docs") -> str:
         "| --- | --- | --- | --- |",
         *rows,
         "",
-        "Facts shared by several ops are in the topic pages:",
+        "The other pages of docs/, the facts several ops share among them:",
         "",
         *topics,
         "",
