@@ -1,6 +1,7 @@
 """The docs hold together: the op index is what tools/gen_ops_index.py writes, every citation
 of a docs page (in the package, tools, tests, benchmarks, the README and the docs) names
-a page that exists and, after `#`, a heading of that page, and no citation is a section number."""
+a page that exists and, after `#`, a heading of that page; no citation is a section number, and
+no page names an issue number."""
 
 from __future__ import annotations
 
@@ -20,12 +21,15 @@ LINK = re.compile(r"\]\((?!https?:|mailto:)([^)\s]*)\)")
 CODE_FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 
 
+def _pages() -> list[Path]:
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.rglob("*.md"))]
+
+
 def _sources() -> list[Path]:
     code = [
         p for top in ("irpool", "tools", "tests", "benchmarks") for p in (ROOT / top).rglob("*.py")
     ]
-    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.rglob("*.md"))]
-    return [*sorted(code), *pages]
+    return [*sorted(code), *_pages()]
 
 
 def slug(heading: str) -> str:
@@ -93,6 +97,14 @@ def test_no_citation_is_a_section_number(source: Path) -> None:
     if source == ROOT / "tools" / "measure_cnn_ops.py":
         return
     assert re.findall(r"(?<!script )§\s*\d", text) == []
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_issue_numbers_in_the_docs(page: Path) -> None:
+    """Docs state facts, not the history of the tracker; a thread of another project is cited
+    with its repository (`openvinotoolkit/openvino#18731`)."""
+    text = CODE_FENCE.sub("", page.read_text(encoding="utf-8"))
+    assert re.findall(r"(?<![\w/.&-])#\d+", text) == []
 
 
 def test_the_op_index_is_generated() -> None:
