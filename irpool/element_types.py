@@ -138,8 +138,8 @@ ELEMENT_TYPES: dict[str, ElementType] = {
         # Packed in a Const (count, offsets, characters); a string Parameter loads and compiles
         # (measured), the ops that cannot take strings say so themselves.
         _type("string", 0, Kind.STRING),
-        # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/semantics.md
-        # "Convert-1"); NumPy holds none of them, so irpool checks them but does not run them.
+        # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/ops/Convert.md);
+        # NumPy holds none of them, so irpool checks them but does not run them.
         _type("f8e4m3", 8, _F), _type("f8e5m2", 8, _F), _type("f8e8m0", 8, _F),
         _type("f4e2m1", 4, _F), _type("nf4", 4, _F), _type("u2", 2, _U), _type("u3", 3, _U),
         _type("u6", 6, _U),

@@ -2,8 +2,9 @@
 
 tests/golden_cnn_ops/ holds, per case, the inputs and the CPU plugin's outputs
 (INFERENCE_PRECISION_HINT=f32), written by `python tools/measure_cnn_ops.py --golden
-tests/golden_cnn_ops` (docs/semantics.md §15 says what they show). The kernels that will be
-checked against them come with issue #20; this test keeps the files honest until then.
+tests/golden_cnn_ops` (docs/measurements.md#golden-vectors says what they show). The kernels are
+checked
+against them in tests/execute/; this test keeps the files complete.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 GOLDEN = Path(__file__).resolve().parent / "golden_cnn_ops"
 INDEX: dict[str, Any] = json.loads((GOLDEN / "index.json").read_text())
 CASES: list[dict[str, Any]] = INDEX["cases"]
-# Every op type (and version) of issue #20 that the semantics section measures.
+# Every op type (and version) the CNN classifier measurements cover (docs/measurements.md).
 REQUIRED_OPS = {
     "Convolution-1", "GroupConvolution-1", "ReLU-1", "Clamp-1", "Sigmoid-1", "Swish-4",
     "HSwish-4", "HSigmoid-5", "Add-1", "Multiply-1", "Subtract-1", "Divide-1", "Floor-1",

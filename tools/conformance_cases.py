@@ -69,7 +69,8 @@ EXTRA_AVG_POOL_CASES: tuple[Case, ...] = (
         tag="overhang",
     ),
     avg_pool_case(14, "1,2,5", (1,), (3,), rounding="ceil", tag="window_past_end"),
-    # Windows with no real element (doc §7 vector 8 and the rank-3 grid window).
+    # Windows with no real element (docs/ops/AvgPool.md#test-vectors, vector 8 and the rank-3 grid
+    # window).
     avg_pool_case(14, "1,2,2", (2,), (2,), (0,), (1,), rounding="ceil", tag="empty_window"),
     avg_pool_case(1, "1,3,9", (3,), (2,), (1,), (2,), rounding="ceil", tag="empty_window"),
     avg_pool_case(14, "4,3,20", (3,), (2,), (1,), (1,), tag="batch4"),

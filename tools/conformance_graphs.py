@@ -194,7 +194,8 @@ def grid(version: int) -> list[Case]:
     return cases
 
 
-# Doc §7 vector 20: [1,2,2,3,3,4,250,255], k2 s2 -> means 1.5, 2.5, 3.5, 252.5.
+# docs/ops/AvgPool.md#test-vectors, vector 20: [1,2,2,3,3,4,250,255], k2 s2 -> means 1.5, 2.5, 3.5,
+# 252.5.
 VECTOR_20 = np.array([[[1, 2, 2, 3, 3, 4, 250, 255]]], dtype=np.int32)
 
 

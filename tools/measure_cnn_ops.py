@@ -1,7 +1,8 @@
 """Measure how OpenVINO reads, shapes and computes the op types of torchvision's CNN classifiers.
 
-Run `python tools/measure_cnn_ops.py > measured.md`: every figure that docs/semantics.md
-("CNN classifier ops") states is printed here as Markdown, measured on the installed runtime
+Run `python tools/measure_cnn_ops.py > measured.md`: every figure that
+docs/measurements.md#the-cnn-classifier-measurements states is printed here as Markdown, measured on
+the installed runtime
 (`read_model` of edited IR files, the Python op builders for shape inference, and the CPU plugin
 with INFERENCE_PRECISION_HINT=f32 for values). The CPU plugin picks its SIMD kernels per ISA:
 re-run the script on another machine (an Intel Xeon with AVX-512) or OpenVINO release and compare.

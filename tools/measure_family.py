@@ -2,8 +2,9 @@
 
 Run `python tools/measure_family.py > measured.md`: every case builds a tiny model with
 OpenVINO's Python builders, compiles it for CPU with INFERENCE_PRECISION_HINT=f32 and prints
-the input and what each output holds, as Markdown. docs/semantics.md ("MaxPool",
-"AdaptiveMaxPool", "ReduceMax and ReduceMean") states the rules these measurements support;
+the input and what each output holds, as Markdown. docs/ops/MaxPool.md, docs/ops/AdaptiveMaxPool.md,
+docs/ops/ReduceMax.md and
+docs/ops/ReduceMean.md state the rules these measurements support;
 re-run this script on another CPU (the SIMD kernels differ per ISA) or OpenVINO release to
 check them. MaxPool-8/14 take two CPU paths: with the indices output used they run the core
 reference implementation, with values only a oneDNN kernel; the cases run both.

@@ -4,7 +4,7 @@ values known only at run time.
 The CPU plugin's Pad reads `pad_value` once, at compile time, unless its pads are run-time
 values themselves; a `pad_value` that is not a constant then (not a Const, nor folded by
 OpenVINO from Consts and the ShapeOf of static shapes) is not what it pads with: 0 with a
-static data shape, a stale value with a dynamic one (measured, docs/semantics.md §27).
+static data shape, a stale value with a dynamic one (measured, docs/ops/Pad.md).
 """
 
 from __future__ import annotations

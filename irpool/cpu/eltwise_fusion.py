@@ -4,8 +4,9 @@ integer results: a chain fused into one Eltwise node keeps each intermediate in 
 Integer (16-, 32- and 64-bit) FloorMod, Mod and Power compute in f32 on the CPU and store
 the result in int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN goes on:
 `(5 floormod 0) floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's
-fraction, rounded to nearest where the chain stores its result. Measured (docs/semantics.md
-§28): the CPU fuses such an op into the op it feeds when that is FloorMod, Mod, Power or
+fraction, rounded to nearest where the chain stores its result. Measured
+(docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0): the CPU fuses such an op
+into the op it feeds when that is FloorMod, Mod, Power or
 Greater reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
 HSwish or HSigmoid (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does
 not fuse); nothing else reads it; the other input is not already an input of the chain (nor

@@ -64,7 +64,7 @@ def integer_maxima_through_f32(values: NDArray[Any]) -> NDArray[Any]:
     """Integer maxima as the CPU's oneDNN kernel gives them in f32 (`max_pool_values_in_f32`):
     its int32 compare type in f32, rounded to nearest and clamped to the largest f32 below
     2**31 (2147483647 -> 2147483520), then wrapped back to the type. Measured on i32, i64,
-    u32 and u64 (docs/semantics.md, MaxPool); 8- and 16-bit integers are exact in f32."""
+    u32 and u64 (docs/ops/MaxPool.md); 8- and 16-bit integers are exact in f32."""
     if values.dtype.itemsize < 4:
         return values
     return clamped_integers_from_f32(compared_in_f32(values), values.dtype)

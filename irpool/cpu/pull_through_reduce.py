@@ -7,7 +7,7 @@ leaves its normalized axes unchanged, so a negative axis then counts from the en
 smaller input, and it renumbers the inserted 1s past the reduced axes even with keep_dims. The
 model then fails to compile ("Axis -3 out of the tensor rank range") or returns another shape
 and other values. `pulled_through_reduce` replays the rewrite (measured on 2,000
-configurations, every one predicted: docs/semantics.md, "Reduce after Unsqueeze or Reshape").
+configurations, every one predicted: docs/graph-rewrites.md#reduce-after-unsqueeze-or-reshape).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """OpenVINO's ReduceMerge, which the CPU plugin applies when it compiles a model: a Reduce of
 the output of a Reduce of the same kind and keep_dims, both with constant axes, becomes one
 Reduce over both sets of axes (chains merge whole). The first still runs when something else
-reads it. Measured (docs/semantics.md §9.4): an u8 ReduceMean over axis 2 then axis 1 of
+reads it. Measured (docs/graph-rewrites.md#reducemerge): an u8 ReduceMean over axis 2 then axis 1 of
 [[1,2],[2,3]] truncates once (2, not 1), and a NaN meets ReduceMax's scan in the merged order.
 """
 

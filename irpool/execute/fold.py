@@ -8,7 +8,7 @@ in this order:
    stay fast, see irpool/ops/folding.py), or knows its value from shapes though its inputs
    are no constants: ShapeOf of a static shape, and shape arithmetic whose bounds meet,
    which the CPU plugin folds to that value even where the bounds are not true (a FloorMod's
-   are its corners': docs/semantics.md §28);
+   are its corners': docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners);
 2. its op's own folding rule, where OpenVINO's folding differs from the CPU plugin's
    kernel (`Op.fold_constant`: Convert), applied to the constants as the file writes them;
 3. its kernel, run once on the constants as the plugin holds them

@@ -126,7 +126,8 @@ def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> Non
     """The CPU plugin sizes each output within the dims inferred for the model, bounds of
     shape values included; those bounds are not always true (OpenVINO's FloorMod bounds are
     its corners' results: `5..9 floormod 2` is taken as 1), and a run outside them fails
-    ("Can not clone with new dims", docs/semantics.md §28), unless it holds no element.
+    ("Can not clone with new dims", docs/shape-values.md#runs-outside-the-inferred-dims), unless it
+    holds no element.
     irpool's own inference, not the file's declared dims, is that model's."""
     inferred = model.checked.outputs.get(step.layer.id)
     if inferred is None or index >= len(inferred) or inferred[index].trusted:

@@ -96,5 +96,5 @@ class Weights:
 
 def unmapped(raw: memoryview) -> bool:
     """Whether `raw` was read from an empty `.bin`. OpenVINO maps no buffer for one, so a
-    zero-size Const in it has a null data pointer (measured, docs/semantics.md "Const")."""
+    zero-size Const in it has a null data pointer (measured, docs/ops/Const.md)."""
     return not isinstance(raw.obj, mmap.mmap)

@@ -2,7 +2,7 @@
 shape and element type out, element by element.
 
 What OpenVINO 2026.4 refuses (measured by building each op on every element type,
-docs/semantics.md "Elementwise ops"): a boolean input for every one of them; Swish also any
+docs/elementwise.md): a boolean input for every one of them; Swish also any
 input that is not floating point, and a `beta` that is not a scalar of the data's type; Gelu
 any input that is not floating point. The kernels are in irpool.execute.kernels.activations.
 """

@@ -61,8 +61,9 @@ class AdaptivePool(Op):
         return [TensorInfo(data.type, Shape((*head, *_output_dims(value))))]
 
     def run_output_size(self, values: NDArray[Any]) -> tuple[int, ...]:
-        """The output size a run uses, as the CPU plugin reads it (measured, docs/semantics.md
-        §17): i64 values wrapped to int32 (2**40 is 0, 2**31 is -2**31); 0 gives an empty axis,
+        """The output size a run uses, as the CPU plugin reads it (measured,
+        docs/ops/AdaptiveAvgPool.md#output-size-known-only-at-run-time): i64 values wrapped to int32
+        (2**40 is 0, 2**31 is -2**31); 0 gives an empty axis,
         and a negative value fails the inference, as AdaptiveAvgPool's zeros on every one of
         two or more axes do (ShapeError naming the value)."""
         import numpy as np  # only a run reads values: validating a model imports no NumPy

@@ -3,7 +3,8 @@
 Output 0 holds the maxima, output 1 their row-major offsets within each (n, c) plane (as
 PyTorch's `return_indices`), in `index_element_type`. The CPU plugin compiles only i32
 indices: the default i64 fails with "CPU plugin does not support i64 for use with oneDNN",
-which is why the PyTorch frontend writes i32 and a Convert (docs/semantics.md). Except for a
+which is why the PyTorch frontend writes i32 and a Convert (docs/ops/AdaptiveMaxPool.md). Except for
+a
 global pooling (output_size a constant of ones) whose indices nothing reads: the plugin turns
 that into a ReduceMax and compiles it with i64 written. The kernel is
 irpool.execute.kernels.adaptive_max_pool.

@@ -3,7 +3,7 @@ tensors in, broadcast by `auto_broadcast`, one out; the comparisons (Greater, Eq
 share the base class from irpool.ops.comparison.
 
 Shape rules are OpenVINO 2026.4's, measured with `read_model` on every pair of static,
-dynamic and interval dims (docs/semantics.md, "Elementwise ops"):
+dynamic and interval dims (docs/elementwise.md):
 - numpy: ranks aligned at the end; of two dims, one that can be 1 yields to the other (both
   can: the hull of the two intervals), otherwise they must overlap and give the overlap;
 - none: equal ranks, each pair of dims overlaps and gives the overlap;

@@ -1,6 +1,6 @@
 """AvgPool-1 (opset1-13), AvgPool-14 (opset14-15, `ceil_torch`), AvgPool-16 (opset16, `dilations`).
 
-Shape rules follow OpenVINO 2026.4 (see docs/semantics.md), not the public spec pages, whose
+Shape rules follow OpenVINO 2026.4 (see docs/ops/AvgPool.md), not the public spec pages, whose
 formula and two examples are wrong. The window geometry is shared with MaxPool
 (`irpool.ops.pooling`); the kernel is `irpool.execute.kernels.avg_pool`.
 """

@@ -102,7 +102,7 @@ class TensorInfo:
     # whose bytes are unavailable, a constant irpool does not fold, a trusted layer's output)
     # and its non-static dims (a trusted layer's -1, a port without <dim>) may be known to
     # the runtime. What depends on them is unknown, never dynamic: it contradicts no
-    # declaration (docs/semantics.md, "Unknown is not dynamic").
+    # declaration (docs/shape-values.md#unknown-is-not-dynamic).
     unknown: bool = False
     # The element type OpenVINO's serializer writes on this tensor's ports when it is not
     # `element_type`: a decompression Convert's f32 output is written with its f16 input's.

@@ -151,8 +151,9 @@ def corner_bounds(
 ) -> Bounds | None:
     """The bounds of a binary op as OpenVINO's interval_bound_evaluator gives them: the op
     evaluated on the four pairs of its inputs' bounds, the least and the greatest result of
-    each element, and `0..max` wherever an input's bound is unbounded (measured, semantics
-    §28: `5..9 floormod 2` is 1, not `0..1`; `2 - 3..` is `0..`). None where the op does not
+    each element, and `0..max` wherever an input's bound is unbounded (measured,
+    docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners: `5..9 floormod 2` is 1, not
+    `0..1`; `2 - 3..` is `0..`). None where the op does not
     evaluate (a zero divisor at a corner)."""
     import numpy as np
 

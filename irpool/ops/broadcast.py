@@ -2,7 +2,7 @@
 `target_shape` holds, by `mode`; `axes_mapping` (explicit mode) names the target axes that the
 data's axes map to.
 
-What OpenVINO 2026.4 does (measured, docs/semantics.md §26): modes numpy (the default),
+What OpenVINO 2026.4 does (measured, docs/ops/Broadcast.md): modes numpy (the default),
 explicit (or none) with `axes_mapping`, pdpd (aligned at axis 0, its `axis` never read) and,
 from Broadcast-3, bidirectional; the target, integer and 1-D, read as dims from its values or
 bounds (-1 dynamic, below -1 empty) and checked against the data by the mode. What the CPU
@@ -292,7 +292,7 @@ class Broadcast(Op):
 def _report_cpu_failures(
     inputs: Sequence[TensorInfo], values: list[int] | None, mode: str, ctx: LayerContext
 ) -> None:
-    """What the CPU plugin cannot run (measured, docs/semantics.md §26), most of it with a
+    """What the CPU plugin cannot run (measured, docs/ops/Broadcast.md), most of it with a
     constant target (`values`): it crashes, refuses to compile, or runs another shape than
     OpenVINO infers."""
     data = inputs[0]

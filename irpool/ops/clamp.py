@@ -1,7 +1,7 @@
 """Clamp-1 (opset1-16): each element limited to [min, max], the same shape and element type out.
 
 `min` and `max` are 64-bit floats, read as OpenVINO 2026.4 reads them (irpool.parse.values
-`read_float`, measured: docs/semantics.md "Clamp-1 and MatMul-1"). The specification requires
+`read_float`, measured: docs/ops/Clamp.md). The specification requires
 both; the runtime takes an absent one as 0, so a Clamp written without `max` clamps everything
 into [min, 0] (IR203, an error). `read_model` refuses min > max and a NaN bound ("Attribute
 'min' must be less or equal than 'max'. Got: 6.5 and 6") and a boolean input. Integer

@@ -1,7 +1,7 @@
 """Concat-1 (opset1-16): its inputs joined along `axis`.
 
-As OpenVINO 2026.4 infers it (measured, docs/semantics.md "Concat, Transpose, Gather, ShapeOf,
-VariadicSplit"): every input of one element type and one rank (inputs of dynamic rank left
+As OpenVINO 2026.4 infers it (measured, docs/ops/Concat.md): every input of one element type and one
+rank (inputs of dynamic rank left
 out), `axis` in [-rank, rank-1] of that rank, the other dims merged (their overlap), the axis
 dims summed as intervals (`1..5` + `2..8` is `3..13`, a dynamic rank adds `?`). Values and
 bounds are concatenated too: a shape built from ShapeOf pieces keeps what they know.

@@ -77,7 +77,7 @@ class Convert1(Op):
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """The value OpenVINO folds a Const to: its reference conversion, which differs from
-        the CPU plugin's kernel on values out of range (docs/semantics.md, Convert-1)."""
+        the CPU plugin's kernel on values out of range (docs/ops/Convert.md)."""
         if element_type(self.destination).held_dtype is None:  # a low-bit type, or dynamic
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants

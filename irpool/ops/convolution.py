@@ -1,8 +1,8 @@
 """Convolution-1 and GroupConvolution-1 (opset1-16): `data` [N, C, *spatial] by `filters`
 [O, C, *kernel] (GroupConvolution: [G, O/G, C/G, *kernel]) into [N, O, *windows].
 
-Attributes and shape rules are OpenVINO 2026.4's (measured, docs/semantics.md §15.2, §15.3 and
-"Convolution-1, GroupConvolution-1 in irpool"): the kernel is the filters' spatial dims;
+Attributes and shape rules are OpenVINO 2026.4's (measured, docs/ops/Convolution.md): the kernel is
+the filters' spatial dims;
 strides and dilations default to 1 and pads to 0 when absent or empty; every list must have one
 value per spatial axis; explicit and valid give `floor((D + pads - dilated kernel) / s) + 1`
 with interval bounds (a lower bound that does not fit gives 1), same_upper/same_lower give

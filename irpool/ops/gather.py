@@ -1,8 +1,8 @@
 """Gather-1 (opset1-6), Gather-7 (opset7) and Gather-8 (opset8-16): slices of `data` along
 `axis` picked by `indices`, `batch_dims` (from Gather-7 on).
 
-As OpenVINO 2026.4 infers it (measured, docs/semantics.md "Concat, Transpose, Gather, ShapeOf,
-VariadicSplit"): the output is `data[:axis] + indices[batch_dims:] + data[axis+1:]`, the first
+As OpenVINO 2026.4 infers it (measured, docs/ops/Gather.md): the output is `data[:axis] +
+indices[batch_dims:] + data[axis+1:]`, the first
 `batch_dims` dims of data and indices merged (they must overlap); `axis` (a scalar or one-element
 input) in [-rank, rank-1]; a negative `batch_dims` counts from the indices' rank; `batch_dims`
 at most the indices' rank and at most the axis. **Trap**: a `batch_dims` still negative after

@@ -1,7 +1,7 @@
 """MatMul-1 (opset1-16): `numpy.matmul` of two tensors, either of them transposed first.
 
 Shape rules are OpenVINO 2026.4's, measured with `read_model` and the Python builders
-(docs/semantics.md §15.3 and "Clamp-1 and MatMul-1"):
+(docs/ops/MatMul.md):
 - a scalar is refused ("Scalars are not supported as MatMul inputs."); a dynamic rank gives a
   dynamic rank;
 - a 1-D input is a row (first input) or a column (second input), its transpose flag ignored,

@@ -3,7 +3,7 @@
 
 The window geometry is the one AvgPool uses (`irpool.ops.pooling`), without AvgPool's
 exclude-pad check: pads as large as the kernel are legal. What the CPU plugin computes is
-measured in docs/semantics.md, "MaxPool-1 / -8 / -14"; the kernel is
+measured in docs/ops/MaxPool.md; the kernel is
 `irpool.execute.kernels.max_pool`.
 """
 

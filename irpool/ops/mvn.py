@@ -1,7 +1,7 @@
 """MVN-6 (opset6-16) and MVN-1 (opset1-5): (x - mean) / sqrt(variance + eps) over some axes,
 the shape and element type kept; LayerNorm as OpenVINO's frontends write it.
 
-What OpenVINO 2026.4's `read_model` does (measured, docs/semantics.md §21):
+What OpenVINO 2026.4's `read_model` does (measured, docs/ops/MVN.md):
 - MVN-6 takes its axes from a second input, 1-D and integer ("Expected 1D tensor for the
   'axes' input"), no more of them than the rank ("Expected rank for the 'data' input to be
   higher than axes shape."), repeats allowed; an axis outside [-rank, rank - 1] passes

@@ -2,12 +2,13 @@
 `pads_end` along every axis, the new elements `pad_value` (mode constant) or taken from the
 data (edge, reflect, symmetric).
 
-What OpenVINO 2026.4 checks (measured, docs/semantics.md §27): pads of integer types
+What OpenVINO 2026.4 checks (measured, docs/ops/Pad.md): pads of integer types
 ("pads_begin must be an integral number, but is: f32)."), one per axis ("length of
 pads_begin mismatches with rank of input, expect 1, but got 2"); reflect pads at most the
 dim - 1, symmetric at most the dim, edge needs every padded dim at least 1. A dim padded
 below 0 becomes `?`. Pads computed from shapes are read by their bounds, as OpenVINO reads
-them (§28: swin_t's window padding). The kernel is in irpool.execute.kernels.pad.
+them (docs/ops/Pad.md#bounded-pads: swin_t's window padding). The kernel is in
+irpool.execute.kernels.pad.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ MODES = ("constant", "edge", "reflect", "symmetric")
 
 def padded(dim: Dim, begin: tuple[int, int], end: tuple[int, int]) -> Dim:
     """The dim grown by pads known by their (lower, upper) bounds, as OpenVINO 2026.4 infers
-    it (semantics §28): each end moved by the sum of those bounds in int64, an end below 0
+    it (docs/ops/Pad.md#bounded-pads): each end moved by the sum of those bounds in int64, an end
+    below 0
     open (`?` for both; `2..5` by -2 is `..3`), and the upper end unbounded when a pad is
     `0..max`."""
     low_sum, high_sum = _int64(begin[0] + end[0]), _int64(begin[1] + end[1])

@@ -2,7 +2,8 @@
 
 At check time an `Axis` resolves one spatial axis from the attributes (kernel, strides,
 dilations, pads, auto_pad, rounding_type) and the input dim, which may be dynamic: the
-effective pads and the output size, as OpenVINO 2026.4 computes them (docs/semantics.md).
+effective pads and the output size, as OpenVINO 2026.4 computes them
+(docs/ops/AvgPool.md#shape-inference).
 At run time a `Window` is the same axis with concrete sizes: which input index each tap of
 each output reads and which taps are real (not padding); execute/window_arrays.py gives
 the kernels the same as NumPy arrays (tap indices, 0/1 matrices, exclude-pad divisors), so

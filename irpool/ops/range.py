@@ -1,7 +1,7 @@
 """Range-1 (opset1-3) and Range-4 (opset4-17): the 1-D sequence start, start + step, ...
 short of stop, as `output_type` (Range-1: its inputs' type).
 
-What OpenVINO 2026.4 does (measured, docs/semantics.md §22): start, stop and step are scalars
+What OpenVINO 2026.4 does (measured, docs/ops/Range.md): start, stop and step are scalars
 ("'start' input is not a scalar": a 1-element 1-D tensor too) of any non-boolean type
 ("'start' input scalar should be a numeric type. Got: boolean"); `output_type` boolean is
 refused ("output tensor type should be a numeric type"); absent, the output is `dynamic`,
@@ -151,7 +151,7 @@ class Range1(Range4):
     Measured: `read_model` refuses inputs of several types ("Element types for start, stop,
     and step do not match.") or boolean ones ("Element type for start, stop, and step, must
     not be boolean."); the rest, the shapes, the folding and the CPU's run-time values are
-    Range-4's with that `output_type` (docs/semantics.md §22)."""
+    Range-4's with that `output_type` (docs/ops/Range.md)."""
 
     version = 1
     opsets = range(1, 4)

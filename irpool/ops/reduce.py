@@ -3,7 +3,7 @@ ReduceProd-1 (swin_t multiplies shape values with it, so its known values fold).
 
 Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); attribute
 `keep_dims` (default false). Shape rules are OpenVINO 2026.4's reduce_shape_infer, checked
-against read_model (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): negative axes count
+against read_model (docs/reductions.md): negative axes count
 from the end, duplicates count once, no axes is the identity, and axes that are not constant
 leave the dims (and, without keep_dims, the rank) unknown. The kernels are in
 irpool.execute.kernels.reduce.

@@ -1,7 +1,7 @@
 """Roll-7 (opset7-16): the data shifted cyclically by `shift` along `axes`, the shape and
 element type kept.
 
-What OpenVINO 2026.4 does (measured, docs/semantics.md §21): `shift` and `axes` are i32 or
+What OpenVINO 2026.4 does (measured, docs/ops/Roll.md): `shift` and `axes` are i32 or
 i64 ("Shift must have int32 or int64 element type."), each a scalar or 1-D ("Shift must be a
 scalar or 1D tensor."); a 1-D shift needs 1-D axes of its size ("If shift is a 1D vector, axes
 must be a 1D tensor of the same size."); each axis in [-rank, rank - 1], a scalar counting as

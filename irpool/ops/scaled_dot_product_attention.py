@@ -6,7 +6,7 @@ attention_mask (boolean: false masks out; or float, added) and scale (default 1/
 layer with a scale but no mask is written with a mask of 0. `causal` masks out every key after
 the query's position (counted from the top left) and ignores the mask's shape.
 
-What OpenVINO 2026.4's `read_model` does (measured, docs/semantics.md "ScaledDotProductAttention"):
+What OpenVINO 2026.4's `read_model` does (measured, docs/ops/ScaledDotProductAttention.md):
 - the mask's type must be a float or boolean type; then query, key, value, a float mask and
   the scale must share one type (dynamic takes the other), which must be a float type; a
   causal layer reads neither the mask's type nor its shape;

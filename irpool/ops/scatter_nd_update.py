@@ -1,7 +1,7 @@
 """ScatterNDUpdate-3 (opset4-14; opset15's version, with `reduction`, is not modelled): data
 with the slices that `indices` address replaced by `updates`.
 
-What OpenVINO 2026.4 checks (measured, docs/semantics.md §22): indices of an integer type, of
+What OpenVINO 2026.4 checks (measured, docs/ops/ScatterNDUpdate.md): indices of an integer type, of
 rank 1 or more, whose last dim k is at most data's rank; updates of rank rank(indices) - 1 +
 rank(data) - k, shaped indices.shape[:-1] + data.shape[k:]. Dims are compared where both are
 known (intervals must meet). The kernel is in irpool.execute.kernels.scatter_nd_update.

@@ -1,7 +1,7 @@
 """Slice-8 (opset8-16): `data` cut along `axes` from `start` to `stop` by `step`, as Python
 slices cut (a negative step walks backwards; bounds beyond the axis clamp to it).
 
-What OpenVINO 2026.4 checks (measured, docs/semantics.md §23): `data` not a scalar ("Slice
+What OpenVINO 2026.4 checks (measured, docs/ops/Slice.md): `data` not a scalar ("Slice
 `data` input can't be a scalar."); `start`, `stop`, `step` and `axes` of integer types ("Slice
 `start` input type must be integer."), each 1-D ("Slice `start` input must be a 1D tensor.
 Got rank: 2"), of one length ("Slice `start`, `stop`, `step` inputs must have compatible
@@ -45,7 +45,8 @@ Cut = tuple[Bound, Bound, int]
 def slice_length(dim: Dim, start: Bound, stop: Bound, step: int) -> Dim:
     """The length start:stop:step takes of `dim`, start and stop known by their (lower,
     upper) bounds: each end of the interval sliced alone with the bounds that give its
-    least and its greatest length, as OpenVINO's make_dim (semantics §28)."""
+    least and its greatest length, as OpenVINO's make_dim
+    (docs/ops/Slice.md#bounded-start-and-stop)."""
     start_lb, start_ub = _crossing_zero(start, dim)
     stop_lb, stop_ub = _crossing_zero(stop, dim)
     if step < 0:
@@ -55,7 +56,7 @@ def slice_length(dim: Dim, start: Bound, stop: Bound, step: int) -> Dim:
     if high == -1:
         return Dim(low, None)
     # low > high: an empty interval, which OpenVINO prints `?` but the CPU plugin sizes as
-    # empty, refusing every run that slices an element (docs/semantics.md §28).
+    # empty, refusing every run that slices an element (docs/ops/Slice.md#bounded-start-and-stop).
     return Dim(low, high)
 
 

@@ -1,7 +1,7 @@
 """SoftMax-1 (opset1-7) and SoftMax-8 (opset8-16): exp(x - max) / sum along `axis`, the shape
 and element type kept.
 
-What OpenVINO 2026.4's `read_model` does (measured, docs/semantics.md §21): SoftMax-8's `axis`
+What OpenVINO 2026.4's `read_model` does (measured, docs/ops/SoftMax.md): SoftMax-8's `axis`
 (default 1) may be negative and must lie in [-rank, rank - 1], a scalar counting as rank 1
 ("Axis 2 out of the tensor rank range [-2, 1]."); SoftMax-1's (default 0) is read as unsigned
 (-1 wraps) and must be below the rank ("Reduction axis (2) is out of bounds (argument shape:

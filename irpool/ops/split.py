@@ -1,6 +1,6 @@
 """Split-1 (opset1-16): `data` cut along `axis` into `num_splits` equal pieces.
 
-What OpenVINO 2026.4 checks (measured, docs/semantics.md §24): `num_splits` above 0
+What OpenVINO 2026.4 checks (measured, docs/ops/Split.md): `num_splits` above 0
 ("Attribute 'num_splits' must be greater than zero. Got: 0"); `axis` of an integer type
 ("Element type of 'axis' input must be integer. Got: f32"), a scalar ("'axis' input must be
 a scalar. Got: [1]"), in [-rank, rank-1]; a static axis divisible by `num_splits` ("Dimension

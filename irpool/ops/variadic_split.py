@@ -1,7 +1,7 @@
 """VariadicSplit-1 (opset1-16): `data` cut along `axis` into pieces of `split_lengths`.
 
-As OpenVINO 2026.4 infers it (measured, docs/semantics.md "Concat, Transpose, Gather, ShapeOf,
-VariadicSplit"): `axis` a scalar or one-element tensor of any number type (a float read
+As OpenVINO 2026.4 infers it (measured, docs/ops/VariadicSplit.md): `axis` a scalar or one-element
+tensor of any number type (a float read
 truncated), in [-rank, rank-1]; `split_lengths` 1-D, one output per length. At most one -1
 ("Cannot infer split with multiple -1 values at 0 and 1"), nothing below it ("Invalid value -2
 in split lengths input. Should be >= -1."); on a static axis the lengths must sum to it

@@ -1,4 +1,5 @@
-"""Float attributes as OpenVINO 2026.4 reads them (measured, docs/semantics.md §18.1): the f64
+"""Float attributes as OpenVINO 2026.4 reads them (measured,
+docs/ir-reader.md#floating-point-attributes): the f64
 reading of Clamp's `min`/`max`, and the same held in 32 bits for MVN's `eps`."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def float_text(value: float) -> str:
 
 def read_float(text: str) -> Reading[float]:
     """A 64-bit float (Clamp's `min`, `max`), read as OpenVINO 2026.4 reads it (measured,
-    docs/semantics.md "Clamp-1 and MatMul-1"): a decimal number after blanks, anything after
+    docs/ir-reader.md#floating-point-attributes): a decimal number after blanks, anything after
     it ignored ("0x1" is 0, "6x" is 6), a value beyond the f64 range refused ("1e400"),
     one below it read as 0; besides, exactly `inf`, `-inf` or `nan` between blanks."""
     body = text.strip(ASCII_BLANKS)

@@ -45,7 +45,7 @@ def docs_url() -> str | None:
 
 
 def help_uri(code: str) -> str | None:
-    """The rule's reference page, docs/rules/CODE.md (written by tools/gen_rule_docs.py)."""
+    """The rule's reference page, docs/rules/<CODE>.md (written by tools/gen_rule_docs.py)."""
     base = docs_url()
     return None if base is None else f"{base}/rules/{code}.md"
 

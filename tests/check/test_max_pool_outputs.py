@@ -1,5 +1,6 @@
 """MaxPool-8/14 findings that depend on whether the indices output is read: OpenVINO
-computes indices, and fails on them, only then (measured, docs/semantics.md)."""
+computes indices, and fails on them, only then (measured,
+docs/ops/MaxPool.md#what-the-reader-and-the-cpu-refuse)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ and values around the ops' kinks (-3, 3, 0) and the CPU's exp underflow (-87). O
 equal bit for bit (NaN where the CPU has NaN), except Sigmoid and Swish with f32 and f64
 outputs, whose exp differs from NumPy's by at most the measured `EXP_ULPS` ulps of the f32
 result, and a Swish whose beta is a run-time input, which the CPU does not cut off
-(docs/semantics.md).
+(docs/elementwise.md).
 
 Clamp runs only where irpool reports no error (a reinterpreted or absent bound is one).
 
@@ -71,7 +71,7 @@ OPS = {  # type -> its opset
 }
 VERSIONS = {**OPS, "Clamp": "opset1"}
 BATCH_SIZE = 60
-# Measured on 1.6 million f32 inputs (docs/semantics.md, "Elementwise ops"): the CPU's exp
+# Measured on 1.6 million f32 inputs (docs/elementwise.md): the CPU's exp
 # against NumPy's, in ulps of the f32 result.
 EXP_ULPS = {"Sigmoid": 7, "Swish": 9}
 # Below this beta * x the CPU's exp is 0, except in the Swish kernel for a run-time beta.
@@ -79,7 +79,7 @@ EXP_CUT_OFF = np.uint32(0xC2ADFADD).view(np.float32)
 
 # Clamp's configurations are numbered from here, after every other op's.
 CLAMP_BASE = 1_000_000
-# Bounds OpenVINO reads exactly as written (docs/semantics.md "Clamp-1 and MatMul-1"), and
+# Bounds OpenVINO reads exactly as written (docs/ir-reader.md#floating-point-attributes), and
 # spellings it refuses or reads as another number.
 EXACT_BOUNDS = (
     "0", "6", "-1.5", "0.25", "0.5", "5.5", "-inf", "inf", "1e30", "-1e30", "-0", "1e-40",

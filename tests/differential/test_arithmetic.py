@@ -239,7 +239,7 @@ def run_batch(
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     """Batches of configurations; `pdpd` ones are checked for shapes only: the CPU plugin
-    cannot compile some of them and runs others another way (docs/semantics.md)."""
+    cannot compile some of them and runs others another way (docs/elementwise.md#gaps)."""
     core = ov.Core()
     runnable = [
         (o.config, o.output)

@@ -626,7 +626,8 @@ def test_overflow_and_non_finite_follow_the_cpu(
 def test_cpu_overflows_running_sums_that_end_in_range(tmp_path: Path) -> None:
     """Recorded: the CPU adds taps in order, so [BIG, BIG, -BIG] is inf (BIG + BIG first) while
     [-BIG, BIG, BIG] is 1e38. irpool follows that order only in planes that hold a mean beyond
-    f32max / taps or a non-finite one; here it gives the window's mean, 1e38 (docs/semantics.md)."""
+    f32max / taps or a non-finite one; here it gives the window's mean, 1e38
+    (docs/ops/AvgPool.md#non-finite-values-and-overflow)."""
     data = np.array([[[BIG, BIG, -BIG]]], np.float32)
     config = Config(0, "AvgPool-14", "f32", data.shape, (3,), (1,), (0,), (0,))
     ours, cpu = run_both(tmp_path, config, data)

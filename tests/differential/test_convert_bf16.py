@@ -2,8 +2,8 @@
 
 The CPU rounds f32 and f16 of a static shape with the vector instruction (nearest even,
 subnormals to zero), but f64, integers, and f32 and f16 of a dynamic shape with ov::bfloat16's
-scalar rule (half up after an odd value, truncated after an even one; docs/semantics.md,
-Convert-1): the two part on a quarter of random values. Hypothesis draws the inputs as raw
+scalar rule (half up after an odd value, truncated after an even one; docs/ops/Convert.md): the two
+part on a quarter of random values. Hypothesis draws the inputs as raw
 bits, mixed with subnormals, values beyond bf16's range, ±inf and NaN payloads. Per source
 type and shape kind, one IR (Parameter `in0` of `LENGTH` elements or `?` -> Convert -> Result
 `out0`) is loaded by irpool and compiled on the CPU once, and runs every example.

@@ -15,7 +15,8 @@ irpool must report an error of a rule whose runtime "rejects".
 Run (accepted configurations with static shapes): batches compiled once on the CPU plugin (f32
 inference precision, 1 thread), inputs seeded, a third of the float data holding NaN, ±inf,
 ±0. NaN and ±inf must be exactly where the CPU puts them; finite outputs within the measured
-bound 1e-6 * sum(|x * w|) (docs/semantics.md §15.5; f16 outputs one f16 step more, the CPU
+bound 1e-6 * sum(|x * w|) (docs/ops/Convolution.md#numerics-and-tolerances; f16 outputs one f16 step
+more, the CPU
 rounds its f32 sums); integer outputs (small values, exact in f32) equal.
 
 IRPOOL_TEST_SCALE scales the number of configurations per op (default 300).
@@ -59,7 +60,8 @@ BATCH_SIZE = 40
 TYPES = ("f32",) * 10 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 AUTO_PADS = ("explicit",) * 5 + ("valid", "valid", "same_upper", "same_lower", "SAME_UPPER", "")
 F32_MAX = float(np.finfo(np.float32).max)
-BOUND = 1e-6  # of sum(|x * w|) per output, measured (docs/semantics.md §15.5)
+# Measured: docs/ops/Convolution.md#numerics-and-tolerances
+BOUND = 1e-6  # of sum(|x * w|) per output
 
 
 @dataclass(frozen=True)
@@ -333,7 +335,7 @@ def crashes_the_cpu(config: Config, output: list[str]) -> bool:
     pads 3,1 / 3,3, strides 1,2, dilations 2,1), and computes i8 depthwise layers with a
     channel multiplier wrongly (i8[3,8,3,2] by [8,3,1,1,4]: values of the wrong channels,
     where irpool equals the convolution in f64); neither is modelled, nor run here (a crash
-    would take the test process down). docs/semantics.md §19."""
+    would take the test process down). docs/ops/Convolution.md#known-differences."""
     if config.element_type != "i8":
         return False
     if config.op == "GroupConvolution" and config.filters[2] == 1 and config.filters[1] > 1:
@@ -367,7 +369,7 @@ def one_input_channel(config: Config) -> bool:
     """A Convolution with one input channel and 2 or 3 spatial axes, which the CPU runs with
     its brgconv kernel for one channel: it computes some layers wrongly (f32[3,1,3,3] by
     [2,1,4,4], same_lower: outputs of the wrong positions, where irpool equals the
-    convolution in f64); not modelled (docs/semantics.md §19)."""
+    convolution in f64); not modelled (docs/ops/Convolution.md#known-differences)."""
     return config.op == "Convolution" and config.filters[1] == 1 and len(config.filters) > 3
 
 

@@ -5,7 +5,8 @@ Multiply, Divide (and a last Greater, Equal or NotEqual, sometimes) over i32 or 
 holding zeros, negatives and small values: each op reads the previous one at input 0 or 1 and a
 Parameter or Const (sometimes one the chain already reads), and some intermediates are also
 outputs. The CPU fuses FloorMod, Mod and Power chains into one f32 computation that carries a
-division by 0's NaN and a Power's fraction (docs/semantics.md §28); irpool's outputs must equal
+division by 0's NaN and a Power's fraction
+(docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0); irpool's outputs must equal
 the CPU's bit for bit. IRPOOL_TEST_SCALE scales the number of graphs (default 300).
 """
 

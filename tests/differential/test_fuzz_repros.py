@@ -3,7 +3,7 @@ built with OpenVINO's op builders, run by irpool and by the CPU plugin (f32 infe
 precision, one thread), outputs equal bit for bit (NaN where the CPU has NaN, -0 kept).
 
 Rows hold inf, -inf, NaN, ties and integer extremes. What the CPU does that irpool does not
-model is in docs/semantics.md, with the rows that pin it in tests/execute/.
+model is in docs/ops/README.md, with the rows that pin it in tests/execute/.
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
         for kind in ("int32", "int64", "int16", "uint16", "uint32", "int8", "uint8")
     },
     # Clamp computes in integers: not fused (16-bit types left out: the CPU holds them as i32
-    # between ops, which irpool does not model, docs/semantics.md §16)
+    # between ops, which irpool does not model,
+    # docs/element-types.md#i16-and-u16-tensors-between-ops)
     **{
         f"power then Clamp {kind}": (
             lambda p: opset1.clamp(opset1.power(p[0], p[1]), -5.0, 5.0),

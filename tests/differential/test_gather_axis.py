@@ -1,5 +1,5 @@
 """Live differential test: Gather-1, -7 and -8 whose axis is computed, not a Const, against
-OpenVINO's CPU plugin (docs/semantics.md §20).
+OpenVINO's CPU plugin (docs/ops/Gather.md#a-computed-axis).
 
 Configuration #n (`random_config(n)`) gathers from data of rank 1 to 4 (static, or with a
 dynamic or interval dim) by indices (a Const, or a Parameter of static or dynamic shape), the

@@ -10,7 +10,7 @@ tests/differential/test_activations.py). Run (accepted configurations with stati
 batches compiled once on the CPU plugin (f32 inference precision) and run on seeded inputs
 holding NaN, ±inf, ±0, huge values and ranges where the CPU's polynomial is least accurate;
 NaN and ±inf must be where the CPU has them and the other values within the measured bound
-(docs/semantics.md §21): 6 * 2**-24 * |x| for ERF, 2 * 2**-24 * |x| for TANH, or one ulp of
+(docs/ops/Gelu.md): 6 * 2**-24 * |x| for ERF, 2 * 2**-24 * |x| for TANH, or one ulp of
 the output type (f16 rounds both).
 
 IRPOOL_TEST_SCALE scales the number of configurations (default 300).

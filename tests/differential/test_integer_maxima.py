@@ -1,5 +1,5 @@
 """Live differential tests: integer ReduceMax and AdaptiveMaxPool-8, irpool against the CPU plugin,
-with values near the limits of f32 precision (docs/semantics.md §11, §12).
+with values near the limits of f32 precision (docs/ops/AdaptiveMaxPool.md#numerics-and-tolerances).
 
 The CPU wraps i16 and wider integers to int32 and compares them in f32 (rounded to nearest);
 ReduceMax converts the f32 maximum 2**31 back to INT32_MIN, AdaptiveMaxPool clamps it to

@@ -13,7 +13,8 @@ irpool must report an error of a rule whose runtime "rejects".
 Run (accepted configurations with static shapes): batches compiled once on the CPU plugin (f32
 inference precision, 1 thread), on seeded inputs holding NaN, ±inf, ±0 and huge values in some
 configurations and each 8-bit type's extremes. Non-finite outputs must be where the CPU's are,
-and the same; finite float outputs within 1e-6 · Σ|a·b| of the CPU's (§15.5; plus one ulp of
+and the same; finite float outputs within 1e-6 · Σ|a·b| of the CPU's
+(docs/ops/Convolution.md#numerics-and-tolerances; plus one ulp of
 an f16 output, rounded after the f32 sum), except where Σ|a·b| reaches 2**127: there partial
 sums may overflow to inf in one accumulation order and not in another. Integers are equal (their
 sums stay exact in f32).

@@ -12,10 +12,11 @@ tests/differential/test_activations.py). Run (accepted configurations with stati
 batches compiled once on the CPU plugin (f32 inference precision) and run on seeded inputs
 holding NaN, ±inf, ±0, huge values and rows far from zero; NaN and ±inf must be where the CPU
 has them, integers within the bound and 1, the other values within the measured bound
-(docs/semantics.md §21): 2 * 2**-24 * (mean|x| * sqrt(n) + |x - mean| + |x|) /
+(docs/ops/MVN.md): 2 * 2**-24 * (mean|x| * sqrt(n) + |x - mean| + |x|) /
 sqrt(variance + eps), or one ulp of the output type. Huge finite inputs are capped at 1e30
 and integer ones below 64: the CPU's sums overflow (f32 in its lane order, int32) where
-irpool's do not, a gap §21 describes; f64 and integer runs are not compared (§21).
+irpool's do not, a gap docs/ops/MVN.md describes; f64 and integer runs are not compared (the same
+page).
 
 IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """
@@ -54,7 +55,7 @@ TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f16", "f64", "i32", "u8")
 EPS = ("9.9999997473787516e-06", "9.9999999747524271e-07", "0.001", "0", "0.5", "1e-5x", " 0.5")
 BATCH_SIZE = 40
 BOUND = 2 * 2.0**-24  # measured at most 1.3 on 150 random configurations
-# Not compared (docs/semantics.md §21): the CPU's f64 MVN turns NaN into -FLT_MAX on output;
+# Not compared (docs/ops/MVN.md): the CPU's f64 MVN turns NaN into -FLT_MAX on output;
 # on integers it differs where a row is constant or has no reduced axis (0 where irpool has
 # 0 / 0) and, for u8, elsewhere too (0 where the f32 result rounds to 2): not modelled.
 UNCOMPARED = {"f64", "u8", "i32"}
@@ -185,9 +186,11 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 def mvn_input(config: Config) -> NDArray[Any]:
     values = seeded_input(config)
-    if values.dtype.kind in "iu":  # a sum beyond int32 wraps on the CPU (§21), not in irpool
+    # Gaps of docs/ops/MVN.md: a sum beyond int32 wraps on the CPU, not in irpool, and so do
+    # sums beyond FLT_MAX: 1e30 at most.
+    if values.dtype.kind in "iu":
         values = (values % 64).astype(values.dtype)
-    elif values.dtype != np.float16:  # nor do sums beyond FLT_MAX (§21): 1e30 at most
+    elif values.dtype != np.float16:
         values = np.where(np.isfinite(values), values.clip(-1e30, 1e30), values)
     if config.index % 3 == 0 and values.dtype.kind == "f":  # a third finite, off zero
         finite = np.where(np.isfinite(values), values, 0).clip(-1e4, 1e4)

@@ -5,7 +5,7 @@ pads_begin Const and pads_end Const or Parameter, with a `pad_value` from one of
 below (constant when the CPU compiles the model or not), and runs three inferences on one
 compiled model whose data shape, value and value's source shape change. irpool must report
 IR310 exactly when the CPU's outputs differ from what the file says (irpool's run with IR310
-suppressed) in at least one of them (docs/semantics.md §27).
+suppressed) in at least one of them (docs/ops/Pad.md).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ with the reason; irpool follows OpenVINO there, and the test checks that the dif
 real, so the list cannot go stale.
 
 **PyTorch.** Random `avg_pool{1,2,3}d` and `adaptive_avg_pool{1,2,3}d` configurations (torch
-2.13.0 CPU), each mapped to IR as docs/semantics.md §6 says (AvgPool-14, `ceil_torch` for
+2.13.0 CPU), each mapped to IR as docs/ops/AvgPool.md#cross-framework-mapping says (AvgPool-14,
+`ceil_torch` for
 ceil_mode, exclude-pad = !count_include_pad; AdaptiveAvgPool-8 with an i32 output_size Const),
 built with OpenVINO's op builders and saved with `ov.save_model`. The known difference: with
 count_include_pad=True, some padding and ceil_mode, a last window reaching past the padded end is
@@ -99,7 +100,8 @@ OVERHANG_DIVISOR = Known(
     "values",
     "count_include_pad=1 with ceil_mode=1 and a last window reaching past the padded end: ONNX "
     "divides by the window clipped at the padded end, OpenVINO (AvgPool-16 ceil_torch, "
-    "exclude-pad=false) by the full kernel (semantics doc §5); irpool follows OpenVINO.",
+    "exclude-pad=false) by the full kernel (docs/ops/AvgPool.md#upstream-issues); irpool "
+    "follows OpenVINO.",
 )
 KNOWN_DIFFERENCES: dict[str, Known] = {
     "reference_count_include_pad_ceil_overhang_1d": OVERHANG_DIVISOR,
@@ -282,7 +284,7 @@ class TorchAvgPool:
         )
 
     def output_sizes(self) -> list[int]:
-        """PyTorch's rule (semantics doc §6)."""
+        """PyTorch's rule (docs/ops/AvgPool.md#cross-framework-mapping)."""
         sizes = []
         for d, k, s, p in zip(self.shape[2:], self.kernel, self.strides, self.padding, strict=True):
             out = (d + 2 * p - k + (s - 1 if self.ceil_mode else 0)) // s + 1
@@ -389,7 +391,8 @@ def as_2d(config: TorchAvgPool) -> TorchAvgPool:
 
 
 def avg_pool_ir(config: TorchAvgPool, path: Path) -> Path:
-    """The §6 mapping: AvgPool-14, ceil_torch for ceil_mode, exclude-pad = !count_include_pad."""
+    """The mapping of docs/ops/AvgPool.md#cross-framework-mapping: AvgPool-14, ceil_torch for
+    ceil_mode, exclude-pad = !count_include_pad."""
     data = opset1.parameter(list(config.shape), np.float32, name="x")
     pool = opset14.avg_pool(
         data,
@@ -441,7 +444,8 @@ def check_avg_pool(config: TorchAvgPool, directory: Path) -> AvgPoolOutcome:
     except RuntimeError as error:  # an empty output; OpenVINO rejects those too
         return AvgPoolOutcome(config, "torch rejects", str(error))
     if list(plain.shape[2:]) != config.output_sizes():
-        return AvgPoolOutcome(config, "failure", f"torch gives {list(plain.shape)}, not §6's sizes")
+        sizes = f"torch gives {list(plain.shape)}, not the mapping's sizes"
+        return AvgPoolOutcome(config, "failure", sizes)
     try:
         path = avg_pool_ir(config, directory / f"avg{len(config.kernel)}d_{config.index}.xml")
     except RuntimeError as error:
@@ -532,8 +536,9 @@ def test_kernel_beyond_padded_input_is_a_known_difference(
 
 
 @requires_torch
-def test_semantics_doc_overhang_example(core: Any, tmp_path: Path) -> None:
-    """§5: [0..5], k3 s2 p1, ceil_mode, count_include_pad: torch ends 2.5, OpenVINO 5/3."""
+def test_documented_overhang_example(core: Any, tmp_path: Path) -> None:
+    """docs/ops/AvgPool.md#upstream-issues: [0..5], k3 s2 p1, ceil_mode, count_include_pad: torch
+    ends 2.5, OpenVINO 5/3."""
     config = TorchAvgPool(0, (1, 1, 6), (3,), (2,), (1,), ceil_mode=True, count_include_pad=True)
     x = np.arange(6, dtype=np.float32).reshape(config.shape)
     path = avg_pool_ir(config, tmp_path / "doc_example.xml")
@@ -598,7 +603,8 @@ class TorchPool:
 @requires_torch
 @pytest.mark.parametrize("name", sorted(FRONTEND_CASES))
 def test_pytorch_frontend_mapping(name: str, core: Any, tmp_path: Path) -> None:
-    """The frontend emits the §6 mapping; irpool runs its IR like the CPU plugin."""
+    """The frontend emits the mapping of docs/ops/AvgPool.md#cross-framework-mapping; irpool runs
+    its IR like the CPU plugin."""
     config = FRONTEND_CASES[name]
     x = torch_input(f"frontend:{name}", config.shape)
     function = getattr(torch.nn.functional, f"avg_pool{len(config.kernel)}d")

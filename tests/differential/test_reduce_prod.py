@@ -50,7 +50,7 @@ def random_config(index: int) -> Config:
         values = tuple(float(rng.randint(-4, 4)) for _ in range(size))
     kind = rng.choice((*DATA_TYPES, "i8", "u8"))
     if values is not None and kind in ("u8", "i8", "u32"):
-        kind = "i32"  # constant 8-bit or u32 data: a documented gap (docs/semantics.md §22)
+        kind = "i32"  # constant 8-bit or u32 data: a documented gap (docs/ops/ReduceProd.md)
     feed = None
     if kind in ("u8", "i8") and all(d.isdigit() for d in dims):
         feed = eight_bit_feed(rng, kind, [int(d) for d in dims])
@@ -68,8 +68,8 @@ def random_config(index: int) -> Config:
 
 
 def eight_bit_feed(rng: random.Random, kind: str, dims: list[int]) -> tuple[float, ...]:
-    """8-bit data whose products stay where every kernel of the CPU agrees (docs/semantics.md
-    §22): zeros, ones (-1 too for i8) and, in the whole tensor, two larger values (up to 181
+    """8-bit data whose products stay where every kernel of the CPU agrees (docs/ops/ReduceProd.md):
+    zeros, ones (-1 too for i8) and, in the whole tensor, two larger values (up to 181
     for u8, whose product may saturate at 255; i8: one up to ±127)."""
     size = int(np.prod(dims, dtype=np.int64))
     small = (0, 1, 1, 1, -1) if kind == "i8" else (0, 1, 1, 1)

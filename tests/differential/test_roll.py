@@ -5,7 +5,7 @@ mostly, integers and booleans too; dims static, dynamic or intervals) by `shift`
 Consts: i64 or i32 (sometimes f32), scalars or 1-D (sometimes 2-D), of one size or not, axes
 in range mostly (negative, repeated, out of range), shifts small, up to ±999, or huge: int32's
 extremes and i64 values up to ±2**62 (an i64 Const held saturated to int32, each axis's sum
-wrapped to int32, docs/semantics.md §21).
+wrapped to int32, docs/ops/Roll.md).
 
 Shapes (every configuration): OpenVINO's `read_model` is the oracle; where it accepts but the
 CPU plugin cannot compile (a scalar shift with several axes), irpool must report IR214. Run

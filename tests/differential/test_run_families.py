@@ -20,7 +20,7 @@ suite runs `EXAMPLES` configurations; the long mode runs more:
 
     IRPOOL_TEST_SCALE=6 python -m pytest tests/differential/test_run_families.py
 
-Not compared (each a measured difference, docs/semantics.md §9.3 and §12, pinned below or in
+Not compared (each a measured difference, docs/ops/ReduceMax.md#the-cpus-scan, pinned below or in
 tests/differential/test_reduce.py): integer maxima that round to 2**31 in f32 (no value
 here is that large), integer means whose running sum leaves i8/i32, and ReduceMax over NaN
 where irpool does not know the CPU's scan order (`scan_run` is None).
@@ -413,7 +413,8 @@ def _integer_sums_fit(config: Config, axes: list[int]) -> bool:
 
 def _kernel_choice_known(config: Config) -> bool:
     """Whether irpool knows which values-only MaxPool kernel the CPU takes for one channel of
-    integers, or for bf16 (docs/semantics.md §9.4): not on a dynamic spatial axis whose pads
+    integers, or for bf16 (docs/ops/MaxPool.md#kernel-choices): not on a dynamic spatial axis whose
+    pads
     reach the kernel, where the CPU chooses from a shape of its own, not the input's."""
     settings = config.get
     if config.family not in ("maxpool", "bf16"):
@@ -668,7 +669,8 @@ def test_u8_mean_chains_truncate_once(tmp_path: Path) -> None:
 def test_integer_max_that_rounds_to_2_31_depends_on_the_axes(
     tmp_path: Path, shape: tuple[int, ...], axes: list[int], cpu: int
 ) -> None:
-    """A documented difference (docs/semantics.md §12): irpool gives INT32_MIN for an i32
+    """A documented difference (docs/ops/ReduceMax.md#known-differences): irpool gives INT32_MIN for
+    an i32
     maximum that rounds to 2**31 in f32, as the CPU does for most axes, except at rank >= 6
     over axes apart, where it saturates as the CPU does."""
     data = opset1.parameter(list(shape), np.int32, name="in0")
@@ -684,7 +686,8 @@ def test_integer_max_that_rounds_to_2_31_depends_on_the_axes(
 
 
 def test_convert_to_f16_between_layers(tmp_path: Path) -> None:
-    """A documented difference (docs/semantics.md §13): under the f32 hint the CPU drops a
+    """A documented difference (docs/ops/Convert.md#the-dynamic-kernel-and-f16-between-layers):
+    under the f32 hint the CPU drops a
     Convert to f16 that feeds another layer (f32 -> f16 -> f64 keeps the f32 value, 70000
     stays finite); irpool rounds to f16 there, as the model says."""
     data = opset1.parameter([3], np.float32, name="in0")
@@ -696,7 +699,8 @@ def test_convert_to_f16_between_layers(tmp_path: Path) -> None:
 
 
 def test_maxpool_kernel_choice_on_a_dynamic_axis(tmp_path: Path) -> None:
-    """A documented difference (docs/semantics.md §9.4): on a dynamic axis whose pads reach
+    """A documented difference (docs/ops/MaxPool.md#kernel-choices): on a dynamic axis whose pads
+    reach
     the kernel, the CPU's values-only MaxPool takes its general kernel (i32 through f32, bf16
     from bf16's lowest) though no window of this input is empty; irpool decides on the input
     (D=3, k3 s2, pads 0/3: windows [0,3) and [2,5) both hold data)."""

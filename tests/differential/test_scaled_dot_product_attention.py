@@ -18,7 +18,7 @@ the weights of a float64 reference, A the row's largest |score| summed term by t
 (scale * sum |q * k| + |mask|), eps 2**-24 (2**-11 for f16, whose intermediate values the
 CPU partly keeps in f16), since the CPU's products and irpool's BLAS round differently;
 elements whose sums may overflow in one order and not in another are not compared
-(docs/semantics.md "ScaledDotProductAttention"). IRPOOL_TEST_SCALE scales the number of
+(docs/ops/ScaledDotProductAttention.md). IRPOOL_TEST_SCALE scales the number of
 configurations (default 300).
 """
 

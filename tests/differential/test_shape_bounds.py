@@ -5,7 +5,8 @@ crops: a Parameter of rank 1 to 4 (static, dynamic and interval dims), its Shape
 i32), dims picked by Gather and moved by FloorMod and Subtract (by Consts, negative ones
 too, or by other dims: `(w - h % w) % w`, `h - 3`, `h % d`), joined by Concat with Consts into
 the pads of a Pad of the Parameter and into the start and stop of a Slice of it. OpenVINO
-evaluates the arithmetic's bounds at their corners (docs/semantics.md §28), so the Pad and the
+evaluates the arithmetic's bounds at their corners
+(docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners), so the Pad and the
 Slice keep the dims those bounds say.
 
 Shapes: `read_model` of the saved graph is the oracle; irpool must infer every layer's output as
@@ -180,12 +181,14 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
     FloorMod are its corners', not always true; a Slice's interval may be empty) irpool
     refuses, and the CPU is not asked (it
     refuses them on two threads, returns empty garbage on one and corrupts its memory:
-    docs/semantics.md §28). Every other run must equal the CPU's bit for bit; where bounds
+    docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners). Every other run must equal
+    the CPU's bit for bit; where bounds
     meet, the CPU computes with the value they give, true or not, and so must irpool. Runs
     that divide by a computed 0 are among them: the CPU carries the NaN through the chain of
     FloorMods it fuses, and so does irpool (irpool/cpu/eltwise_fusion.py). Left out and
     counted: runs of a graph in which the CPU holds as a constant a value irpool computes from
-    the input's shape (not modelled: once in 1,000 graphs, §28)."""
+    the input's shape (not modelled: once in 1,000 graphs,
+    docs/shape-values.md#runs-outside-the-inferred-dims)."""
     core = ov.Core()
     failing, ran, refused, by_zero, folded = [], 0, 0, 0, 0
     for case in cases:

@@ -51,7 +51,7 @@ def random_config(index: int) -> Config:
         )
 
     def a_step() -> int:
-        # not a type's minimum: the CPU then reads anywhere (a gap, docs/semantics.md §23)
+        # not a type's minimum: the CPU then reads anywhere (a gap, docs/ops/Slice.md)
         huge = rng.choice((2**62, 2**31 - 1, -(2**31) + 1))
         step = rng.choice((1, 1, -1, 2, -2, 3, -3, rng.randint(-99, 99), huge))
         return step if rng.random() < 0.97 else 0
@@ -71,7 +71,7 @@ def random_config(index: int) -> Config:
         kind if rng.random() < 0.95 else rng.choice(("u8", "f32", "i64", "i32")) for _ in bounds
     ]
     # known at run time where the CPU can run them (i64: no value wraps to a step 0; within
-    # int32: the CPU reads run-time bounds as int32, a gap, docs/semantics.md §23)
+    # int32: the CPU reads run-time bounds as int32, a gap, docs/ops/Slice.md)
     fed = rng.random() < 0.1 and _valid(bounds, rank) and set(kinds) == {"i64"}
     fed = fed and all(abs(v) < 2**31 for values in bounds for v in values)
     sources = []

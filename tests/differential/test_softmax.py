@@ -12,7 +12,7 @@ batches compiled once on the CPU plugin (f32 inference precision) and run on see
 holding NaN, ±inf, ±0 and huge values. In rows without NaN, zeros, NaN and ±inf must be where
 the CPU has them and the other values within 4 * 2**-24 (or one ulp of f16), integers and
 booleans equal; in rows holding NaN, where the CPU places further NaN by its SIMD scan, both
-must give NaN at each NaN and only NaN or 0 elsewhere (docs/semantics.md §21).
+must give NaN at each NaN and only NaN or 0 elsewhere (docs/ops/SoftMax.md).
 
 IRPOOL_TEST_SCALE scales the number of configurations (default 300).
 """

@@ -1,5 +1,5 @@
 """ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor and Gelu on the values where the CPU plugin's
-formulas show (measured on OpenVINO 2026.4.1, docs/semantics.md "Elementwise ops", §21 for Gelu);
+formulas show (measured on OpenVINO 2026.4.1, docs/elementwise.md, docs/ops/Gelu.md for Gelu);
 the live comparison over many inputs is tests/differential/test_activations.py (test_gelu.py)."""
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def test_gelu_special_values(mode: str, value: float, expected: float) -> None:
 
 @pytest.mark.parametrize(
     ("mode", "values", "cpu", "bound"),
-    [  # CPU outputs measured; the bound of docs/semantics.md §21, in 2**-24 * |x|
+    [  # CPU outputs measured; the bound of docs/ops/Gelu.md, in 2**-24 * |x|
         ("ERF", [1.0, -1.0, 3.4388747, -3.0, -5.0], [0.8413447141647339, -0.15865525603294373,
          3.4378714561462402, -0.004050225019454956, -1.1920928955078125e-06], 6),
         ("TANH", [1.0, -1.0, 4.0012197, -3.0], [0.8411920070648193, -0.15880799293518066,

@@ -1,6 +1,6 @@
 """Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Greater, Equal and NotEqual: broadcast
 shapes as OpenVINO's `read_model` infers them, and values as its CPU plugin computes them
-(measured on OpenVINO 2026.4.1, docs/semantics.md §16 and §21); the live comparison over many
+(measured on OpenVINO 2026.4.1, docs/elementwise.md); the live comparison over many
 configurations is tests/differential/test_arithmetic.py."""
 
 from __future__ import annotations
@@ -241,8 +241,9 @@ GOLDEN_CASES = [
 
 @pytest.mark.parametrize("case", GOLDEN_CASES, ids=[case["name"] for case in GOLDEN_CASES])
 def test_golden_vectors(case: dict[str, Any]) -> None:
-    """The CPU's outputs of tools/measure_cnn_ops.py (docs/semantics.md §15.6): Subtract bit
-    for bit, Power within 1 f32 ulp (§21), NaN at the same places."""
+    """The CPU's outputs of tools/measure_cnn_ops.py (docs/measurements.md#golden-vectors): Subtract
+    bit
+    for bit, Power within 1 f32 ulp (docs/ops/Power.md), NaN at the same places."""
     op_class = Subtract1 if case["op"] == "Subtract-1" else Power1
     with np.load(GOLDEN / f"{case['name']}.npz") as arrays:
         a, b, expected = arrays["input0"], arrays["input1"], arrays["output0"]

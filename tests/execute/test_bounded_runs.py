@@ -1,5 +1,6 @@
 """Runs of a Pad whose pads are shape arithmetic OpenVINO bounds at the corners
-(docs/semantics.md §28): bounds that meet are the value the CPU plugin computes with, true or
+(docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners): bounds that meet are the value
+the CPU plugin computes with, true or
 not; a run whose output leaves the inferred dims is refused, as the CPU refuses it (or, on one
 thread, returns garbage). Each model here was run on the CPU plugin (OpenVINO 2026.4.1) with
 the results the tests state; the live comparison is tests/differential/test_shape_bounds.py."""

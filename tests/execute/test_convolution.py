@@ -1,6 +1,7 @@
 """Convolution-1 and GroupConvolution-1 values: the CPU plugin's golden vectors within the
 measured bound, each path (pointwise, depthwise, im2col) against a float64 convolution, the
-integer rules and non-finite filters as the CPU computes them (docs/semantics.md §15.5, §19),
+integer rules and non-finite filters as the CPU computes them
+(docs/ops/Convolution.md#numerics-and-tolerances),
 the depthwise layout's shared padding and its stride-2 cast.
 The live comparison over many configurations is tests/differential/test_convolution.py."""
 
@@ -29,7 +30,8 @@ CASES = [
     for case in json.loads((GOLDEN / "index.json").read_text())["cases"]
     if case["op"] in ("Convolution-1", "GroupConvolution-1")
 ]
-BOUND = 1e-6  # of sum(|x * w|) per output, measured (§15.5)
+# Measured: docs/ops/Convolution.md#numerics-and-tolerances
+BOUND = 1e-6  # of sum(|x * w|) per output
 
 
 def op(kind: type[ConvolutionBase], rank: int, **attrs: Any) -> ConvolutionBase:
@@ -132,7 +134,8 @@ def test_every_path_is_the_convolution(
 
 
 def test_an_inf_weight_over_the_padding_leaves_the_border_finite() -> None:
-    """The CPU's kernels skip the taps in the padding (measured §19): no 0 * inf there."""
+    """The CPU's kernels skip the taps in the padding (measured,
+    docs/ops/Convolution.md#numerics-and-tolerances): no 0 * inf there."""
     for kind, filters in ((Convolution1, (4, 3, 3, 3)), (GroupConvolution1, (3, 1, 1, 3, 3))):
         conv = op(kind, 2, pads_begin=(1, 1), pads_end=(1, 1))
         w = np.ones(filters, np.float32)

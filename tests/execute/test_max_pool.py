@@ -1,6 +1,6 @@
 """The MaxPool kernel against a brute-force loop of the CPU plugin's rule, and measured cases.
 
-The rule (docs/semantics.md, "MaxPool-1 / -8 / -14"): start at the compare type's lowest
+The rule (docs/ops/MaxPool.md): start at the compare type's lowest
 value, scan the real taps in row-major order, keep a tap only when it is strictly greater;
 the index is the winner's flat index over the whole tensor, modulo prod(shape[axis:]) when
 axis is not 0.

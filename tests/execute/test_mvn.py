@@ -1,5 +1,5 @@
 """MVN-6 and MVN-1: attributes and axes as OpenVINO's `read_model` and CPU plugin take them,
-values as the CPU computes them (measured on OpenVINO 2026.4.1, docs/semantics.md §21); the
+values as the CPU computes them (measured on OpenVINO 2026.4.1, docs/ops/MVN.md); the
 live comparison over many configurations is tests/differential/test_mvn.py."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """inf, -inf and NaN change only the windows that hold them, in every strategy; a window whose
-f32 sum leaves the range gives ±inf, as on the CPU plugin (docs/semantics.md §2.7)."""
+f32 sum leaves the range gives ±inf, as on the CPU plugin
+(docs/ops/AvgPool.md#non-finite-values-and-overflow)."""
 
 from __future__ import annotations
 

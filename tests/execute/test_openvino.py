@@ -71,7 +71,8 @@ def test_avg_pool_matches_cpu_plugin(case: int) -> None:
         pytest.fail("no valid configuration drawn")
     op = (AvgPool16 if dilated else AvgPool14)(attrs)
     (got,) = compute(op, [x])
-    # The CPU plugin writes NaN for windows without real taps (docs §2.6); irpool writes 0.
+    # The CPU plugin writes NaN for windows without real taps
+    # (docs/ops/AvgPool.md#numerics-and-tolerances); irpool writes 0.
     np.testing.assert_allclose(got, np.nan_to_num(want, nan=0.0), rtol=1e-5, atol=1e-6)
 
 

@@ -1,6 +1,6 @@
 """Pad-12: the CPU's elements in each mode (negative pads cut without moving the mirror), its
 pad_value on integers, and what read_model refuses (measured on OpenVINO 2026.4.1,
-docs/semantics.md §27); the live comparison is tests/differential/test_pad.py."""
+docs/ops/Pad.md); the live comparison is tests/differential/test_pad.py."""
 
 from __future__ import annotations
 

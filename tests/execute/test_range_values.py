@@ -1,6 +1,6 @@
 """Range-4: what OpenVINO's `read_model` refuses, the ranges it folds from known values (its
 reference rules) and those the CPU plugin's kernel computes from values known only at run time
-(measured on OpenVINO 2026.4.1, docs/semantics.md §22); the live comparison over many
+(measured on OpenVINO 2026.4.1, docs/ops/Range.md); the live comparison over many
 configurations is tests/differential/test_range.py."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """ReduceMean, ReduceMax and AdaptiveMaxPool kernels against element-by-element loops.
 
-The loops spell out the CPU plugin's scans as measured (docs/semantics.md): AdaptiveMaxPool
+The loops spell out the CPU plugin's scans as measured (docs/ops/ReduceMax.md#the-cpus-scan):
+AdaptiveMaxPool
 starts each bin from its first element and takes a later one only when strictly greater;
 ReduceMax starts from the lowest f32 value and runs `acc = acc if acc > v else v`, so a NaN
 replaces the running maximum and the next element replaces the NaN; integer means are

@@ -1,5 +1,5 @@
 """Roll-7: the shift and axes OpenVINO's `read_model` and CPU plugin take, and values as the
-CPU computes them (measured on OpenVINO 2026.4.1, docs/semantics.md §21); the live comparison
+CPU computes them (measured on OpenVINO 2026.4.1, docs/ops/Roll.md); the live comparison
 over many configurations is tests/differential/test_roll.py."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_a_scalar_shift_with_several_axes_cannot_compile() -> None:
 
 @pytest.mark.parametrize(
     ("size", "shifts", "moved"),
-    [  # the CPU's moves along one axis, i64 shifts as inputs (measured, docs/semantics.md §21)
+    [  # the CPU's moves along one axis, i64 shifts as inputs (measured, docs/ops/Roll.md)
         (7, [2**32 + 3, 0], 3),  # an i64 input is wrapped to int32
         (3, [2, 2**31 - 1, 2**31 - 1], 2),  # Consts 2, 2**40 + 9, 2**40 + 1 as held
         (5, [-8, 2**31 - 1], 3),  # 2 + (2**31 - 1) wraps to -2**31 + 1

@@ -2,7 +2,8 @@
 Parameter): every int64 value either runs as the CPU plugin runs it or is refused with
 irpool's own error naming the layer and the value, never a bare NumPy error or MemoryError.
 
-Measured on the CPU plugin (docs/semantics.md §17): i64 sizes are wrapped to int32 (2**40
+Measured on the CPU plugin (docs/ops/AdaptiveAvgPool.md#output-size-known-only-at-run-time): i64
+sizes are wrapped to int32 (2**40
 and -2**63 give an empty axis, 2**31 is negative), 0 gives an empty axis, a negative size
 fails the infer request."""
 

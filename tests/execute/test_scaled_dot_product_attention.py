@@ -1,6 +1,6 @@
 """ScaledDotProductAttention-13: the shapes and types OpenVINO's `read_model` accepts, and
-values as its CPU plugin computes them (measured on OpenVINO 2026.4.1, docs/semantics.md
-"ScaledDotProductAttention"); the live comparison over many configurations is
+values as its CPU plugin computes them (measured on OpenVINO 2026.4.1,
+docs/ops/ScaledDotProductAttention.md); the live comparison over many configurations is
 tests/differential/test_scaled_dot_product_attention.py."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """ScatterNDUpdate-3: the CPU's values on a few hand-made cases (measured on OpenVINO 2026.4.1,
-docs/semantics.md §22); the live comparison is tests/differential/test_scatter_nd_update.py."""
+docs/ops/ScatterNDUpdate.md); the live comparison is
+tests/differential/test_scatter_nd_update.py."""
 
 from __future__ import annotations
 

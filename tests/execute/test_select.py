@@ -1,5 +1,5 @@
 """Select-1: shapes as OpenVINO's `read_model` infers them, values as its CPU plugin computes
-them (measured on OpenVINO 2026.4.1, docs/semantics.md §21); the live comparison over many
+them (measured on OpenVINO 2026.4.1, docs/ops/Select.md); the live comparison over many
 configurations is tests/differential/test_select.py."""
 
 from __future__ import annotations

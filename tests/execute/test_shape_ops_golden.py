@@ -1,5 +1,6 @@
 """The shape and index ops' kernels reproduce the CPU plugin's golden vectors bit for bit
-(tests/golden_cnn_ops/, written by tools/measure_cnn_ops.py: docs/semantics.md §15.6)."""
+(tests/golden_cnn_ops/, written by tools/measure_cnn_ops.py:
+docs/measurements.md#golden-vectors)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Slice-8: the bounds OpenVINO's `read_model` refuses, the lengths it infers (intervals
 included), values and bounds flowing through, and the CPU's elements (measured on OpenVINO
-2026.4.1, docs/semantics.md §23); the live comparison over many configurations is
+2026.4.1, docs/ops/Slice.md); the live comparison over many configurations is
 tests/differential/test_slice.py."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SoftMax-8 and SoftMax-1: the axis OpenVINO's `read_model` accepts, and values as its CPU
-plugin computes them (measured on OpenVINO 2026.4.1, docs/semantics.md §21); the live
+plugin computes them (measured on OpenVINO 2026.4.1, docs/ops/SoftMax.md); the live
 comparison over many configurations is tests/differential/test_softmax.py."""
 
 from __future__ import annotations
@@ -102,7 +102,8 @@ GOLDEN_CASES = [
 
 @pytest.mark.parametrize("case", GOLDEN_CASES, ids=[case["name"] for case in GOLDEN_CASES])
 def test_golden_vectors(case: dict[str, Any]) -> None:
-    """tools/measure_cnn_ops.py's CPU outputs (§15.6): rows without NaN within the bound, with
+    """tools/measure_cnn_ops.py's CPU outputs (docs/measurements.md#golden-vectors): rows without
+    NaN within the bound, with
     their zeros and infinities; rows with NaN NaN there and NaN or 0 elsewhere, in both."""
     with np.load(GOLDEN / f"{case['name']}.npz") as arrays:
         x, cpu = arrays["input0"], arrays["output0"]

@@ -1,6 +1,6 @@
 """Split-1: what OpenVINO's `read_model` refuses, the pieces it infers (intervals included),
 values and bounds flowing through, and the CPU's pieces (measured on OpenVINO 2026.4.1,
-docs/semantics.md §24); the live comparison is tests/differential/test_split.py."""
+docs/ops/Split.md); the live comparison is tests/differential/test_split.py."""
 
 from __future__ import annotations
 

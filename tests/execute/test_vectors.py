@@ -1,4 +1,4 @@
-"""The test vectors of docs/semantics.md §7, run through every strategy."""
+"""The test vectors of docs/ops/AvgPool.md#test-vectors, run through every strategy."""
 
 from __future__ import annotations
 

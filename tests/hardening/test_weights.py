@@ -124,7 +124,7 @@ def test_weights_option_replaces_the_sibling(tmp_path: Path) -> None:
 
 
 # A Const of no elements read at offset 0, and the layer that reads it (measured with
-# OpenVINO 2026.4, see docs/semantics.md "Const"): an empty .bin gives the Const no data,
+# OpenVINO 2026.4, see docs/ops/Const.md): an empty .bin gives the Const no data,
 # which only the layers that read axes from it refuse ("ptr is Null").
 EMPTY_CONST_READERS: dict[str, tuple[str, str, ir.Shape, ir.Shape]] = {
     # reader: (type, <data>, input shape, output shape)

@@ -1,6 +1,6 @@
 """Clamp-1: its f64 attributes as OpenVINO 2026.4's `read_model` reads them, its refusals, and
-its kernel on the values where the CPU plugin's rules show (measured, docs/semantics.md
-"Clamp-1 and MatMul-1"); the golden vectors of tests/golden_cnn_ops/ reproduced bit for bit.
+its kernel on the values where the CPU plugin's rules show (measured, docs/ops/Clamp.md); the golden
+vectors of tests/golden_cnn_ops/ reproduced bit for bit.
 The live comparison over many inputs is in tests/differential/test_activations.py."""
 
 from __future__ import annotations

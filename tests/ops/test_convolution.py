@@ -1,6 +1,6 @@
 """Convolution-1 and GroupConvolution-1: attributes, shapes with dynamic dims and intervals, and
 refusals with the runtime's messages, as OpenVINO 2026.4's `read_model` gives them (measured:
-docs/semantics.md §15.2, §15.3, §19); the live comparison over many configurations is
+docs/ops/Convolution.md); the live comparison over many configurations is
 tests/differential/test_convolution.py."""
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def infer(conv: ConvolutionBase, data: str, filters: str, kind: str = "f32") -> 
     return str(conv.infer(inputs, quiet_context(frozenset(conv.attrs)))[0].shape)
 
 
-# data, filters, attributes, output (read_model's), 1-D axis tables from §15.3
+# data, filters, attributes, output (read_model's), 1-D axis tables from
+# docs/ops/Convolution.md#shape-inference
 SHAPES = [
     ("1,3,9", "4,3,3", {}, "[1,4,7]"),
     ("1,3,9", "4,3,3", {"pads_begin": (1,), "pads_end": (1,)}, "[1,4,9]"),
@@ -160,7 +161,8 @@ def test_element_types_as_openvino(data: str, filters: str, message: str) -> Non
         op().infer(inputs, quiet_context())
 
 
-# attribute text -> (rule, what its message says), as read_model reads it (§15.2)
+# attribute text -> (rule, what its message says), as read_model reads it
+# (docs/ops/Convolution.md#versions-and-attributes)
 ATTRIBUTE_FINDINGS = [
     ({"strides": "2, x"}, "IR204", 'cannot parse "x"'),
     ({"strides": "２, 2"}, "IR204", "ASCII"),

@@ -1,5 +1,6 @@
 """Bounds of FloorMod and Subtract as OpenVINO evaluates them (at the corners), and Pad and
-Slice reading bounded pads, starts and stops: the cases docs/semantics.md §28 states (measured
+Slice reading bounded pads, starts and stops: the cases
+docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners states (measured
 with OpenVINO 2026.4.1's read_model); the live comparison is
 tests/differential/test_shape_bounds.py."""
 
@@ -147,7 +148,8 @@ def test_a_crop_to_shape_of_pieces_keeps_the_dims() -> None:
 
 def test_a_slice_whose_ends_cross_is_empty_and_printed_as_openvino_prints_it() -> None:
     """[-1:3:2] of 3..7: one element at 3, none at 7; read_model prints `?`, the CPU sizes
-    the output as empty and refuses a run that slices an element (semantics §28)."""
+    the output as empty and refuses a run that slices an element
+    (docs/shape-values.md#bounds-of-floormod-and-subtract-the-corners)."""
     (dim,) = parse("3..7")
     empty = slice_length(dim, (-1, -1), (3, 3), 2)
     assert str(empty) == "?" and (empty.low, empty.high) == (1, 0)

@@ -1,8 +1,9 @@
 """MatMul-1: its booleans, shapes and refusals as OpenVINO 2026.4's `read_model` and builders give
-them, and its kernel: within the §15.5 bound of the CPU's golden vectors, non-finite values
+them, and its kernel: within the bound of docs/ops/Convolution.md#numerics-and-tolerances of the
+CPU's golden vectors, non-finite values
 only in the outputs whose dot product holds them (whatever BLAS path NumPy takes), integers as
-the CPU computes them, BLAS held to IRPOOL_THREADS (measured, docs/semantics.md §15.3, §15.5 and
-"Clamp-1 and MatMul-1"). The live comparison is tests/differential/test_mat_mul.py."""
+the CPU computes them, BLAS held to IRPOOL_THREADS (measured, docs/ops/MatMul.md). The live
+comparison is tests/differential/test_mat_mul.py."""
 
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ def _run(a: NDArray[Any], b: NDArray[Any], ta: bool = False, tb: bool = False) -
 
 
 def _bound(a: NDArray[Any], b: NDArray[Any]) -> NDArray[np.float64]:
-    """1e-6 * sum |a * b| per output (§15.5), in f64."""
+    """1e-6 * sum |a * b| per output (docs/ops/Convolution.md#numerics-and-tolerances), in f64."""
     with np.errstate(all="ignore"):
         return 1e-6 * np.matmul(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
 

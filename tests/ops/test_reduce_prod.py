@@ -1,6 +1,6 @@
 """ReduceProd-1: known integer values fold (swin_t multiplies shape values), where OpenVINO's
 int64 folding and the CPU's int32 kernel agree; the kernel's integers wrap as the CPU's
-(docs/semantics.md §22; the live comparison is tests/differential/test_reduce_prod.py)."""
+(docs/ops/ReduceProd.md; the live comparison is tests/differential/test_reduce_prod.py)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_integer_products_wrap_to_int32_as_the_cpu_s() -> None:
 
 @pytest.mark.parametrize(
     ("dtype", "rows", "cpu"),
-    [  # measured on the CPU plugin, docs/semantics.md §22
+    [  # measured on the CPU plugin, docs/ops/ReduceProd.md
         (np.uint8, [[2, 3, 1], [16, 16, 1], [128, 255, 1], [100, 0, 200]], [6, 255, 255, 0]),
         (np.uint8, [[181, 181, 1], [1, 1, 255], [2, 2, 64], [0, 0, 0]], [255, 255, 255, 0]),
         (np.int8, [[-2, 3, 1], [-127, 1, 1], [-1, -1, -1], [1, 0, -90]], [-6, -127, -1, 0]),

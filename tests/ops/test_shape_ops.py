@@ -1,5 +1,6 @@
 """Shape inference of Concat, Transpose, Gather, ShapeOf and VariadicSplit, and the values that
-flow through shape subgraphs as bounds, on the cases docs/semantics.md §20 states (measured with
+flow through shape subgraphs as bounds, on the cases docs/shape-values.md#values-flow-as-bounds
+states (measured with
 OpenVINO 2026.4; tests/differential/ compares many more live). These run without OpenVINO."""
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ def test_gather_refusals(
 
 @pytest.mark.parametrize(
     ("op", "shape", "indices", "expected", "codes"),
-    [  # the CPU plugin (measured, docs/semantics.md §20): IR214 where it cannot run the model
+    # the CPU plugin (measured, docs/ops/Gather.md#what-the-reader-and-the-cpu-refuse): IR214
+    # where it cannot run the model
+    [
         (Gather8({"batch_dims": 0}), "3,5", "2", "[?,?]", ["IR214"]),  # "axis value is not set"
         (Gather8({"batch_dims": 1}), "3,5", "3,2", "[3,?]", ["IR214"]),
         (Gather1({}), "3,5", "2", "[?,?]", ["IR214"]),  # segmentation fault
@@ -189,7 +192,7 @@ def test_variadic_split_lengths_beyond_the_axis_are_ir307() -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Values as bounds (docs/semantics.md §20)
+# Values as bounds (docs/shape-values.md#values-flow-as-bounds)
 # --------------------------------------------------------------------------------------------
 
 

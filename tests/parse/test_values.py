@@ -303,7 +303,7 @@ def test_int(text: str, value: int | None, kind: str | None) -> None:
     assert (reading.finding.kind if reading.finding else None) == kind
 
 
-# MVN-6 `eps` texts and what read_model made of them (measured, docs/semantics.md §21);
+# MVN-6 `eps` texts and what read_model made of them (measured, docs/ops/MVN.md);
 # None: refused ("Cannot parse ... to number"); the kind of finding irpool reports
 @pytest.mark.parametrize(
     ("text", "value", "finding"),

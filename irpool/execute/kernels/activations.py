@@ -1,5 +1,5 @@
 """ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor and Gelu on NumPy arrays, as OpenVINO 2026.4's CPU
-plugin computes them (docs/semantics.md "Elementwise ops").
+plugin computes them (docs/elementwise.md).
 
 Every type is computed in f32 and stored as the CPU stores it (`irpool.cpu.numerics`): so ReLU
 of the i32 16777217 is 16777216, and f64 results saturate to ±FLT_MAX.
@@ -125,7 +125,7 @@ def run_gelu(
     op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     """The formula in f64 on the f32 input, rounded to f32. The CPU's own polynomials are not
-    reproduced (measured bounds in docs/semantics.md §21), its non-finite results are: ERF
+    reproduced (measured bounds in docs/ops/Gelu.md), its non-finite results are: ERF
     gives NaN for ±inf and inf from x > FLT_MAX / 2 on (it doubles x in f32); TANH gives NaN
     for -inf."""
     data = inputs[0]

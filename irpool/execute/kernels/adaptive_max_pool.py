@@ -1,6 +1,7 @@
 """AdaptiveMaxPool on NumPy arrays: each bin's maximum and its offset within the (n, c) plane.
 
-Selection is the CPU plugin's (measured, docs/semantics.md): a bin starts from its first
+Selection is the CPU plugin's (measured, docs/ops/AdaptiveMaxPool.md#numerics-and-tolerances): a bin
+starts from its first
 element and takes a later one only when it is strictly greater, in row-major order. So ties
 keep the first, NaN is never taken, but a bin whose first element is NaN stays NaN. With its
 indices unused, the CPU runs a global AdaptiveMaxPool (output 1 on every axis) as a

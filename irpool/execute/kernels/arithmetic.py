@@ -1,6 +1,5 @@
 """Add, Subtract, Multiply, Divide, Mod, FloorMod and Power on NumPy arrays, as OpenVINO
-2026.4's CPU plugin computes them (measured, docs/semantics.md "Elementwise ops" and
-"Transformer ops").
+2026.4's CPU plugin computes them (measured, docs/elementwise.md).
 
 Floats are computed in f32 (f64 saturated to its range, as for the activations) and rounded
 back. Integers are wrapped to int32 first (64-bit types hold int32 values on the CPU), then:

@@ -1,5 +1,5 @@
 """Broadcast on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §26): the data repeated to the target shape by the layer's mode, each
+docs/ops/Broadcast.md): the data repeated to the target shape by the layer's mode, each
 element copied bit for bit (NaN payloads and -0 kept), held as the plugin holds the type
 (64-bit integers wrapped to int32, f64 saturated to ±FLT_MAX through f32)."""
 

@@ -1,5 +1,5 @@
 """Clamp on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md "Clamp-1 and MatMul-1").
+docs/ops/Clamp.md).
 
 Floats are computed in f32 (f64 saturated to its range, as for the activations) with the bounds
 rounded to f32, as `t = x > min ? x : min; t < max ? t : max` (x86 maxps and minps): NaN gives

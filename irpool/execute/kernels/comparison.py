@@ -1,5 +1,5 @@
 """Greater, Equal and NotEqual on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes them
-(measured, docs/semantics.md "Elementwise ops" and "Transformer ops"): both inputs converted
+(measured, docs/elementwise.md): both inputs converted
 as the arithmetic kernels convert them (integers wrapped to int32, then f32; f64 saturated),
 then compared in f32. So i32 16777217 equals 16777216 and is not greater; Greater is
 `not (a <= b)`, true when either side is NaN; NaN equals nothing (NotEqual is true for it).

@@ -2,7 +2,7 @@
 tensor. A Convert of a constant is folded instead, by OpenVINO's rules, which differ
 (irpool/ops/convert_fold.py).
 
-Measured on the CPU plugin (docs/semantics.md, "Convert-1"), not the C++ casts:
+Measured on the CPU plugin (docs/ops/Convert.md), not the C++ casts:
 - float to integer truncates toward zero into int32; NaN, ±inf and values outside int32 give
   INT32_MIN; the int32 is then wrapped (two's complement) to the destination, so i64 and u64
   hold at most int32 values. f16 sources clamp ±inf to ±65504 first for 16-bit and wider

@@ -1,5 +1,5 @@
 """Convolution-1 and GroupConvolution-1 on NumPy arrays, as OpenVINO 2026.4's CPU plugin
-computes them (measured, docs/semantics.md §15.5 and §19).
+computes them (measured, docs/ops/Convolution.md#numerics-and-tolerances).
 
 Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to the f32
 range, as the element-wise ops take them). Three paths, by geometry:
@@ -12,10 +12,11 @@ range, as the element-wise ops take them). Three paths, by geometry:
 Large products are cut into spans of output positions or rows fixed by the shape, which the
 run's threads share (engine/blocks.py): the same bits whatever the thread count.
 A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
-padding like data; the CPU's kernels skip the padding taps (measured, §19), which only shows
+padding like data; the CPU's kernels skip the padding taps (measured,
+docs/ops/Convolution.md#numerics-and-tolerances), which only shows
 where a filter holds an inf or NaN (0 * inf): those output channels are computed again from
 their real taps. The sums' order differs from the CPU's: measured within
-1e-6 * sum(|x * w|) per output (§15.5).
+1e-6 * sum(|x * w|) per output (docs/ops/Convolution.md#numerics-and-tolerances).
 Integer results saturate into int32 (values from 2**31 give 2147483520, the largest f32
 below it), then wrap to 16, 32 and 64 bits and saturate to 8 (measured).
 """

@@ -1,5 +1,5 @@
 """MatMul on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §15.5 and "Clamp-1 and MatMul-1").
+docs/ops/MatMul.md#numerics-and-tolerances).
 
 Floats are multiplied in f32 (f16 and bf16 widened, f64 saturated to the f32 range, as the
 elementwise ops take them) by NumPy's matmul, which hands 2-D and stacked products to BLAS

@@ -1,6 +1,6 @@
 """MaxPool on NumPy arrays: separable passes over strided views, one spatial axis at a time.
 
-The CPU plugin (measured: docs/semantics.md, "MaxPool-1 / -8 / -14") starts each window at
+The CPU plugin (measured: docs/ops/MaxPool.md) starts each window at
 the element type's lowest finite value and keeps a tap only when it is strictly greater:
 padding is never selected, NaN never wins, -inf never beats the start value, ties keep the
 first tap in row-major order, and a window without a real tap gives the lowest value at

@@ -1,5 +1,5 @@
 """MVN on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §21): in f32 as the activations' kernels take every type (integers wrapped,
+docs/ops/MVN.md): in f32 as the activations' kernels take every type (integers wrapped,
 f64 saturated), two passes held in f32 at each step: the mean (summed without overflow, so
 [3e38, 3e38, -3e38] has mean 1e38), d = x - mean in f32 (-3e38 - 1e38 is -inf), the variance
 of d rounded to f32 (inf when it overflows), then d / sqrt(variance + eps) (or
@@ -7,7 +7,7 @@ sqrt(variance) + eps) in f32. The sums are exact here and the CPU's are f32 in i
 within 1.3 * 2**-24 * (mean|x| * sqrt(n) + |d| + |x|) / sqrt(variance + eps) of the CPU
 (measured). NaN or inf in the reduced elements gives NaN there as on the CPU. Integers round
 to nearest, saturated for 8 bits (as measured on one row; their other cases are not compared,
-§21).
+docs/ops/MVN.md).
 """
 
 from __future__ import annotations

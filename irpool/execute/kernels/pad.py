@@ -1,5 +1,5 @@
 """Pad on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §27): each output element reads the input at its index minus pads_begin,
+docs/ops/Pad.md): each output element reads the input at its index minus pads_begin,
 mapped back into the axis by the mode relative to the whole input (so a negative pad cuts
 without moving the reflection's mirror), or is `pad_value` (0 without it) in constant mode.
 Types held as the CPU holds them when it moves elements."""

@@ -1,5 +1,5 @@
 """Range on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it when start, stop or
-step are known only at run time (measured, docs/semantics.md §22; constants are folded by
+step are known only at run time (measured, docs/ops/Range.md; constants are folded by
 OpenVINO's reference rules instead, `Range4.fold_constant`):
 
 - in f32 when the output or any input is a float (integers wrapped to int32, f64 saturated),

@@ -1,6 +1,6 @@
 """ReduceMean and ReduceMax on NumPy arrays, as OpenVINO's CPU plugin computes them.
 
-Measured (docs/semantics.md, "ReduceMean-1 and ReduceMax-1"): floats are reduced in f32
+Measured (docs/ops/ReduceMax.md): floats are reduced in f32
 (f64 in f64) and f16 rounds once; an integer mean is the exact sum divided and truncated
 toward zero; a maximum starts from the lowest f32 value, so -inf and an empty axis give
 -3.4028235e38; and the CPU's scan `acc = acc if acc > v else v` lets a NaN replace the
@@ -59,7 +59,9 @@ def run_reduce(
 
 def integers_in_f32(rank: int, axes: tuple[int, ...]) -> bool:
     """Whether the CPU reduces integers in f32 and converts the result back rounding to
-    nearest and saturating (measured, docs/semantics.md §9.4): at rank 6 or more, over axes
+    nearest and saturating (measured,
+    docs/reductions.md#rank-6-and-more-over-axes-that-are-not-consecutive): at rank 6 or more, over
+    axes
     that are not consecutive numbers (dims of 1 between them count)."""
     return rank >= 6 and bool(axes) and max(axes) - min(axes) + 1 != len(axes)
 
@@ -91,7 +93,7 @@ def reduce_mean(
 
 
 # Below these magnitudes (the product of a row's nonzero elements) every path of the CPU's
-# 8-bit product gives the exact product saturated to the type (measured, §22).
+# 8-bit product gives the exact product saturated to the type (measured, docs/ops/ReduceProd.md).
 _EIGHT_BIT_EXACT = {np.dtype(np.uint8): 2**15, np.dtype(np.int8): 2**7}
 
 
@@ -106,8 +108,8 @@ def _eight_bit_product(rows: NDArray[Any]) -> NDArray[Any]:
     if largest >= _EIGHT_BIT_EXACT[rows.dtype]:
         raise ExecutionError(
             f"a ReduceProd of {rows.dtype} data whose product reaches {largest:.0f}: the CPU "
-            "plugin's result then depends on the kernel the shape selects (docs/semantics.md "
-            "§22); irpool runs 8-bit products below "
+            "plugin's result then depends on the kernel the shape selects "
+            "(docs/ops/ReduceProd.md); irpool runs 8-bit products below "
             f"{_EIGHT_BIT_EXACT[rows.dtype]} only"
         )
     info = np.iinfo(rows.dtype)
@@ -147,7 +149,7 @@ def reduce_max(
 
 def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> NDArray[Any]:
     """Product over `axes` (normalized, unique) as the CPU computes it (measured,
-    docs/semantics.md §22): integers exactly, wrapped to int32, then wrapped to the type (8
+    docs/ops/ReduceProd.md): integers exactly, wrapped to int32, then wrapped to the type (8
     bits: `_eight_bit_product`); floats in f32 (f64 saturated to ±FLT_MAX, stored as other
     f32 results), one element after another; no axes copies the data as the CPU holds its
     type."""
@@ -170,7 +172,7 @@ def reduce_product(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool) -> N
 
 
 def _integer_max(rows: NDArray[Any], in_f32: bool = False) -> NDArray[Any]:
-    """Each row's maximum as the CPU computes it (measured, docs/semantics.md §12): 8-bit
+    """Each row's maximum as the CPU computes it (measured, docs/ops/ReduceMax.md#in-irpool): 8-bit
     integers exactly from the type's lowest value; wider ones wrapped to int32, compared in
     f32 (rounded to nearest) from INT32_MIN, and converted back, where the f32 value 2**31
     becomes INT32_MIN (2147483647 -> -2147483648), or with `in_f32` 2147483520 (saturated),
@@ -203,7 +205,7 @@ def _integer_mean_in_f32(rows: NDArray[Any], count: int) -> NDArray[Any]:
 
 def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:
     """How the CPU's ReduceMax scans the reduced elements of each output, measured with NaN
-    at every position (docs/semantics.md, ReduceMax): `SEQUENTIAL` (one by one), the length
+    at every position (docs/ops/ReduceMax.md#the-cpus-scan): `SEQUENTIAL` (one by one), the length
     of the contiguous innermost runs it scans in SIMD lanes, or None where its kernel takes
     another order irpool does not reproduce: 16 or more reduced elements with rank 5, every
     axis reduced, rank 4 reduced over axes 1-3, or a kept innermost axis of 1."""

@@ -1,5 +1,5 @@
 """Roll on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §21): NumPy's roll by one shift per axis, values held as the CPU holds the
+docs/ops/Roll.md): NumPy's roll by one shift per axis, values held as the CPU holds the
 type: f64 saturated to ±FLT_MAX and rounded to f32, 64-bit integers wrapped to int32 (as
 Select); a scalar is copied. The shifts are int32 (an i64 Const saturated, an i64 input
 wrapped, as every tensor the plugin holds) and each axis's shift is accumulated in their order

@@ -1,5 +1,5 @@
 """ScaledDotProductAttention on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it
-(measured, docs/semantics.md "ScaledDotProductAttention").
+(measured, docs/ops/ScaledDotProductAttention.md).
 
 The plugin decomposes the op into MatMul, Multiply, Add, SoftMax and MatMul and runs them
 fused; every float type is computed in f32 (f16 and bf16 widened, f64 saturated to the f32
@@ -15,7 +15,7 @@ plugin runs through its SoftMax node instead, scores more than 86.98997 below th
 gives NaN in every output element of the row; a zero weight times an infinite value is NaN.
 With f64 data the masks' -inf is -FLT_MAX (a row masked out entirely averages value).
 The products are BLAS's (engine/blas.py holds its threads), so values are within the
-tolerance docs/semantics.md states, not bit for bit.
+tolerance docs/ops/ScaledDotProductAttention.md states, not bit for bit.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """ScatterNDUpdate on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §22): the data copied, then each index tuple's slice replaced by its
+docs/ops/ScatterNDUpdate.md): the data copied, then each index tuple's slice replaced by its
 updates in order, so a repeated index keeps its last update; negative indices count from the
 end of their axis; values held as the CPU holds the type (as Select, Roll).
 """

@@ -1,5 +1,5 @@
 """Select on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md "Transformer ops"): a copy of `then` or `else` per element (NaN and -0
+docs/ops/Select.md): a copy of `then` or `else` per element (NaN and -0
 kept), NumPy's broadcasting; `pdpd` aligns `else` and `cond` with `then` from axis 0. Values
 are held as the CPU holds the type: f64 saturated to ±FLT_MAX and rounded to f32, 64-bit
 integers wrapped to int32 (i64 2**40 + 5 gives 5), as in the activations' kernels.

@@ -1,5 +1,5 @@
 """Slice on NumPy arrays: NumPy's basic slicing with the bounds as Python slices (OpenVINO
-2026.4's CPU plugin clamps as Python does, measured, docs/semantics.md §23), copied bit for bit
+2026.4's CPU plugin clamps as Python does, measured, docs/ops/Slice.md), copied bit for bit
 (64-bit integers held as int32, as the CPU plugin holds them)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SoftMax on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
-docs/semantics.md §21).
+docs/ops/SoftMax.md).
 
 Every type is computed in f32 as the activations' kernels take it (integers wrapped to int32,
 f64 saturated to ±FLT_MAX): d = x - max in f32, exp(d) in f64, 0 where the CPU's exp
