@@ -1504,15 +1504,25 @@ _RULES = (
     Rule(
         code=SHARED_TENSOR_NAME,
         name="shared-tensor-name",
-        severity=E,
+        severity=W,
         runtime="reinterprets",
-        summary="Two tensors are given the same tensor name.",
+        summary="Two tensors are given the same tensor name; OpenVINO renames one.",
         doc=_text("""
             A tensor name (a port's `names`, or in IR v11 a Result's `output_names`, which name
             the tensor the Result takes) marks one tensor. When two tensors are given the
             same name, OpenVINO keeps it on one and silently renames it on the others ("a"
-            becomes "a_1"), so `model.input("a")` or `model.output("a")` may find a tensor
-            other than the one the file meant. Give each tensor its own names.
+            becomes "a_1", or "a_2" when "a_1" is taken), so `model.input("a")` or
+            `model.output("a")` may find a tensor other than the one the file meant. The
+            message says which tensor keeps the name and what the others are renamed to.
+            The name stays on the first tensor in this order: the Parameters' (in XML
+            order), then those the Results take (the Results in XML order), then the others
+            in the order of OpenVINO's `get_ordered_ops()`.
+
+            A warning, not an error: Model Optimizer (2022-2023) and the PyTorch frontend
+            write such files themselves (a Parameter "data" and the mean-subtracting Add
+            after it, both named "data"), and OpenVINO compiles and runs them. `irpool run`
+            keys its inputs and outputs by the names as OpenVINO renames them. Give each
+            tensor its own names.
         """),
         wrong=_text("""
             <port id="0" precision="FP32" names="x">...</port>   <!-- Parameter "in" -->

@@ -184,6 +184,15 @@ def dot_graph(model: Model, folded: set[int]) -> str:
     return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)
 
 
+def _results_last(model: Model) -> list[int]:
+    """The topological order with the Results last, in XML order: OpenVINO's output order
+    (docs/inputs-outputs.md)."""
+    layers = model.graph.layers
+    results = [i for i in model.graph.order if layers[i].type.lower() == "result"]
+    others = [i for i in model.graph.order if layers[i].type.lower() != "result"]
+    return others + sorted(results, key=lambda layer_id: layers[layer_id].position)
+
+
 def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folded: int) -> str:
     """The table with its title, and what it leaves out."""
     total = len(model.graph.layers)
@@ -254,7 +263,7 @@ def command(
         return
     rows = [
         explain_row(model, model.graph.layers[layer_id])
-        for layer_id in model.graph.order
+        for layer_id in _results_last(model)
         if layer_id not in folded
         and (not types or model.graph.layers[layer_id].type.lower() in types)
     ]

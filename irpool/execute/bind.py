@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from irpool.element_types import Kind, element_type, of_dtype
 from irpool.execute.errors import InputError
 from irpool.graph.graph import Layer
-from irpool.graph.tensor_names import parameter_names
+from irpool.graph.tensor_names import Names, parameter_names
 from irpool.ops.base import TensorInfo
 from irpool.shape import Shape
 
@@ -45,13 +45,14 @@ class ModelInput:
         return f"{shown} ({self.element_type} {self.shape})"
 
 
-def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
-    """The input a layer of role INPUT takes, typed and shaped as checking inferred it."""
+def model_input(layer: Layer, info: TensorInfo, kept: Names) -> ModelInput:
+    """The input a layer of role INPUT takes, typed and shaped as checking inferred it;
+    `kept`: the tensors' names as OpenVINO keeps them."""
     dtype = info.type.dtype  # None for bf16, which comes as f32
     exact = None
     if dtype is not None and info.shape.is_static:
         exact = (dtype, tuple(info.shape.values()))
-    return ModelInput(layer, info.element_type, info.shape, parameter_names(layer), exact)
+    return ModelInput(layer, info.element_type, info.shape, parameter_names(layer, kept), exact)
 
 
 # An input is given by one of its names, or by its position among the Parameters (an int,
