@@ -751,7 +751,9 @@ _RULES = (
             The attribute exists only in another version of the op (`dilations` in AvgPool-16).
             The older version ignores it, so the layer does not run what is written. Use the
             opset that has the attribute, or drop it. A value that changes nothing
-            (`dilations="1,1"`) is only IR212.
+            (`dilations="1,1"`, or the later version's default, which is what the earlier
+            version does: MaxPool-8's `axis="0"` and `index_element_type="i64"` on MaxPool-1)
+            is only IR212.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset1">
@@ -827,9 +829,11 @@ _RULES = (
         doc=_text("""
             The specification shows the attribute (AdaptiveAvgPool-8's example carries
             `output_type`), or it belongs to a later version of the op and its value changes
-            nothing (`dilations="1,1"` on AvgPool-1, which has no dilation), but the runtime
-            never reads it. It is harmless; remove it so the file shows only what runs. A
-            later version's attribute that would change something is IR208.
+            nothing (`dilations="1,1"` on AvgPool-1, which has no dilation; a later version's
+            default, such as MaxPool-8's `axis="0"` and `index_element_type="i64"`, which
+            Model Optimizer's POT writes on MaxPool-1), but the runtime never reads it. It is
+            harmless; remove it so the file shows only what runs. A later version's attribute
+            that would change something is IR208.
         """),
         wrong=_text("""
             <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
