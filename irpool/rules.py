@@ -944,7 +944,10 @@ _RULES = (
             knows every opset's types from a table generated from OpenVINO itself. IR202
             remains for real ops that irpool does not check. In a layer OpenVINO drops
             because it feeds no Result, the reader never looks the type up: there it is a
-            warning.
+            warning. Another `extension` type is an extension library's op, which OpenVINO
+            reads only with that library loaded: a tokenizer's ops (RegexNormalization,
+            BPETokenizer, ...) need openvino_tokenizers (`import openvino_tokenizers`); the
+            message says so.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPoolX" version="opset1">
