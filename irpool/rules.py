@@ -127,6 +127,9 @@ class Rule:
     right: str = ""
     # What `irpool validate --fix` rewrites; empty when no fix is certain.
     fix: str = ""
+    # A converter's habit, repeated layer after layer: the same finding on several layers
+    # of a file is one diagnostic, which names them all (diagnostics.merge_repeats).
+    repeats: bool = False
 
     @property
     def is_strictness(self) -> bool:
@@ -785,12 +788,19 @@ _RULES = (
     Rule(
         code=UNKNOWN_ATTRIBUTE,
         name="unknown-attribute",
-        severity=W,
+        severity=N,
         runtime="ignores",
         summary="An attribute the op does not read.",
         doc=_text("""
             The op has no attribute of this name and OpenVINO ignores it. It is noise that a
             reader may take for a setting. Remove it.
+
+            An info, not a warning: OpenVINO's own converters write such attributes and
+            nothing changes. Model Optimizer 2020-2021 writes `output_padding` on every
+            Convolution-1 of an IR v10 file (up to 188 layers in an Open Model Zoo model).
+            The same attribute on several layers of a file is one finding, which counts and
+            names the layers (an editor shows it at each). A near miss of a real attribute is
+            IR209, an error.
         """),
         wrong=_text("""
             <data kernel="2,2" strides="2,2" foo="1" ... />
@@ -798,17 +808,24 @@ _RULES = (
         right=_text("""
             <data kernel="2,2" strides="2,2" ... />
         """),
+        repeats=True,
     ),
     Rule(
         code=NON_CANONICAL_SPELLING,
         name="non-canonical-spelling",
-        severity=W,
+        severity=N,
         runtime="ignores",
         summary="A type name, enum value or list in a spelling OpenVINO accepts but never writes.",
         doc=_text("""
             OpenVINO accepts the spelling (enum values and type names in any case, a `<Net>`
             root) but its serializer never writes it, and other tools may not accept it.
             Write the canonical spelling.
+
+            An info, not a warning: OpenVINO reads the value as written, so nothing changes,
+            and its own Model Optimizer (2020-2021, IR v10) writes Python's booleans
+            (`special_zero="True"` on every Reshape). The same spelling on several layers of a
+            file is one finding, which counts and names the layers (an editor shows it at
+            each).
         """),
         wrong=_text("""
             <data auto_pad="SAME_UPPER" kernel="2,2" strides="2,2" ... />
@@ -816,6 +833,7 @@ _RULES = (
         right=_text("""
             <data auto_pad="same_upper" kernel="2,2" strides="2,2" ... />
         """),
+        repeats=True,
     ),
     Rule(
         code=IGNORED_ATTRIBUTE,
@@ -842,6 +860,7 @@ _RULES = (
         right=_text("""
             <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
         """),
+        repeats=True,
     ),
     Rule(
         code=OVERWRITTEN_PADS,
