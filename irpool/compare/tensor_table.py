@@ -170,7 +170,8 @@ def _unplanned(model: Model, problem: str) -> ModelParts:
         sources = [graph.producers[(layer.id, i)][0] for i in range(len(layer.inputs))]
         role = op.role if op is not None else None
         if role is Role.INPUT:
-            parameters.append(model_input(layer, checked.outputs[layer.id][0], kept))
+            info = checked.outputs[layer.id][0]
+            parameters.append(model_input(layer, info, kept, model.document.ir_version))
         elif role is Role.OUTPUT:
             result_layers.append(layer)
         elif role is Role.CONSTANT or (sources and all(s in constant for s in sources)):

@@ -36,6 +36,7 @@ from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.subnormals import flush_constant_subnormals
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
+from irpool.graph.io_types import output_type
 from irpool.graph.tensor_names import Names, output_key, renaming
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
@@ -77,6 +78,9 @@ class ModelOutput:
     name: str
     layer: Layer  # the Result
     ref: Ref
+    # The type OpenVINO presents it in, when not the computed one (an IR v10 f16 Result is
+    # an f32 output: graph/io_types.py); the run converts it.
+    converted_to: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +159,7 @@ def _layers(
         inputs = tuple(graph.producers[(layer.id, i)] for i in range(len(layer.inputs)))
         produced = checked.outputs[layer.id]
         if op.role is Role.INPUT:
-            parameters.append(model_input(layer, produced[0], kept))
+            parameters.append(model_input(layer, produced[0], kept, model.ir_version))
         elif op.role is Role.OUTPUT:
             results.append((layer, inputs[0]))
         else:
@@ -171,7 +175,10 @@ def _layers(
     for layer, source in sorted(results, key=lambda item: item[0].position):
         key = output_key(graph, model.ir_version, layer, source, taken, kept)
         taken.add(key)
-        outputs.append(ModelOutput(key, layer, source))
+        computed = types[source].name
+        presented = output_type(model.ir_version, computed)
+        converted_to = presented if presented != computed else None
+        outputs.append(ModelOutput(key, layer, source, converted_to))
     parameters.sort(key=lambda parameter: parameter.layer.position)
     return parameters, candidates, outputs
 
