@@ -60,7 +60,8 @@ def result_names(
         if declared:
             return kept_names(kept, tensor, declared)
     names = kept_names(kept, tensor)
-    if ir_version == 10:
+    renamed = any(old != new for old, new in kept.get(tensor, {}).items())
+    if ir_version == 10 and not renamed:  # read_model adds no name to a renamed tensor
         names += (v10_name(graph.layers[tensor[0]], tensor[1]),)
     return names
 
