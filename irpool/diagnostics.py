@@ -81,6 +81,8 @@ class Diagnostic:
     layer_name: str | None = None
     # Set where the finding is made when the fix is certain; reports never show it.
     edit: Edit | None = field(default=None, repr=False)
+    # The same finding on other layers, merged into this one (`merge_repeats`).
+    repeats: tuple[Diagnostic, ...] = field(default=(), repr=False)
 
     @property
     def name(self) -> str:
@@ -89,9 +91,13 @@ class Diagnostic:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)
 
+    def occurrences(self) -> tuple[Diagnostic, ...]:
+        """This finding at each place it was made: here, then its repeats."""
+        return (self, *self.repeats)
+
     def to_dict(self) -> dict[str, Any]:
         record = asdict(self)
-        del record["edit"]
+        del record["edit"], record["repeats"]
         record["severity"] = self.severity.value
         record["name"] = self.name
         return record
@@ -160,6 +166,36 @@ class Collector:
     @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+
+# How many layers a merged finding names in its message (all are in its `repeats`).
+_NAMED_LAYERS = 8
+
+
+def merge_repeats(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per cause and file for the rules that are a converter's habit
+    (`Rule.repeats`): findings of the same code and message on several layers become the
+    first of them, whose message ends with how many layers and which, and whose `repeats`
+    hold the others (each with its place and fix)."""
+    groups: dict[tuple[str, str, str], list[Diagnostic]] = {}
+    for diagnostic in diagnostics:
+        if RULES[diagnostic.code].repeats and diagnostic.layer_id is not None:
+            key = (diagnostic.path, diagnostic.code, diagnostic.message)
+            groups.setdefault(key, []).append(diagnostic)
+    merged: dict[int, Diagnostic] = {}
+    repeated: set[int] = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        first, *others = sorted(group, key=Diagnostic.sort_key)
+        named = [f'"{d.layer_name}"' if d.layer_name else f"layer {d.layer_id}" for d in group]
+        shown = ", ".join(named[:_NAMED_LAYERS])
+        if len(named) > _NAMED_LAYERS:
+            shown += f" and {len(named) - _NAMED_LAYERS} more"
+        message = f"{first.message} (on {len(group)} layers: {shown})"
+        merged[id(first)] = replace(first, message=message, repeats=tuple(others))
+        repeated.update(id(d) for d in others)
+    return [merged.get(id(d), d) for d in diagnostics if id(d) not in repeated]
 
 
 class IRError(Exception):

@@ -14,7 +14,7 @@ from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
 from irpool.check.runtime_values import check_pad_values
 from irpool.check.suppression import apply_suppressions
-from irpool.diagnostics import Collector, Diagnostic
+from irpool.diagnostics import Collector, Diagnostic, merge_repeats
 from irpool.execute.errors import InvalidModelError
 from irpool.graph.build import build_graph
 from irpool.graph.graph import Graph, Layer
@@ -218,5 +218,5 @@ def load(
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
     check_pad_values(document, graph, checked, sink)
-    diagnostics = apply_suppressions(document, sink.diagnostics)
+    diagnostics = merge_repeats(apply_suppressions(document, sink.diagnostics))
     return Model(document, graph, weights_file, checked, diagnostics)

@@ -127,6 +127,9 @@ class Rule:
     right: str = ""
     # What `irpool validate --fix` rewrites; empty when no fix is certain.
     fix: str = ""
+    # A converter's habit, repeated layer after layer: the same finding on several layers
+    # of a file is one diagnostic, which names them all (diagnostics.merge_repeats).
+    repeats: bool = False
 
     @property
     def is_strictness(self) -> bool:
@@ -751,7 +754,9 @@ _RULES = (
             The attribute exists only in another version of the op (`dilations` in AvgPool-16).
             The older version ignores it, so the layer does not run what is written. Use the
             opset that has the attribute, or drop it. A value that changes nothing
-            (`dilations="1,1"`) is only IR212.
+            (`dilations="1,1"`, or the later version's default, which is what the earlier
+            version does: MaxPool-8's `axis="0"` and `index_element_type="i64"` on MaxPool-1)
+            is only IR212.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPool" version="opset1">
@@ -783,12 +788,19 @@ _RULES = (
     Rule(
         code=UNKNOWN_ATTRIBUTE,
         name="unknown-attribute",
-        severity=W,
+        severity=N,
         runtime="ignores",
         summary="An attribute the op does not read.",
         doc=_text("""
             The op has no attribute of this name and OpenVINO ignores it. It is noise that a
             reader may take for a setting. Remove it.
+
+            An info, not a warning: OpenVINO's own converters write such attributes and
+            nothing changes. Model Optimizer 2020-2021 writes `output_padding` on every
+            Convolution-1 of an IR v10 file (up to 188 layers in an Open Model Zoo model).
+            The same attribute on several layers of a file is one finding, which counts and
+            names the layers (an editor shows it at each). A near miss of a real attribute is
+            IR209, an error.
         """),
         wrong=_text("""
             <data kernel="2,2" strides="2,2" foo="1" ... />
@@ -796,17 +808,24 @@ _RULES = (
         right=_text("""
             <data kernel="2,2" strides="2,2" ... />
         """),
+        repeats=True,
     ),
     Rule(
         code=NON_CANONICAL_SPELLING,
         name="non-canonical-spelling",
-        severity=W,
+        severity=N,
         runtime="ignores",
         summary="A type name, enum value or list in a spelling OpenVINO accepts but never writes.",
         doc=_text("""
             OpenVINO accepts the spelling (enum values and type names in any case, a `<Net>`
             root) but its serializer never writes it, and other tools may not accept it.
             Write the canonical spelling.
+
+            An info, not a warning: OpenVINO reads the value as written, so nothing changes,
+            and its own Model Optimizer (2020-2021, IR v10) writes Python's booleans
+            (`special_zero="True"` on every Reshape). The same spelling on several layers of a
+            file is one finding, which counts and names the layers (an editor shows it at
+            each).
         """),
         wrong=_text("""
             <data auto_pad="SAME_UPPER" kernel="2,2" strides="2,2" ... />
@@ -814,6 +833,7 @@ _RULES = (
         right=_text("""
             <data auto_pad="same_upper" kernel="2,2" strides="2,2" ... />
         """),
+        repeats=True,
     ),
     Rule(
         code=IGNORED_ATTRIBUTE,
@@ -827,9 +847,11 @@ _RULES = (
         doc=_text("""
             The specification shows the attribute (AdaptiveAvgPool-8's example carries
             `output_type`), or it belongs to a later version of the op and its value changes
-            nothing (`dilations="1,1"` on AvgPool-1, which has no dilation), but the runtime
-            never reads it. It is harmless; remove it so the file shows only what runs. A
-            later version's attribute that would change something is IR208.
+            nothing (`dilations="1,1"` on AvgPool-1, which has no dilation; a later version's
+            default, such as MaxPool-8's `axis="0"` and `index_element_type="i64"`, which
+            Model Optimizer's POT writes on MaxPool-1), but the runtime never reads it. It is
+            harmless; remove it so the file shows only what runs. A later version's attribute
+            that would change something is IR208.
         """),
         wrong=_text("""
             <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
@@ -838,6 +860,7 @@ _RULES = (
         right=_text("""
             <layer id="2" name="pool" type="AdaptiveAvgPool" version="opset8">
         """),
+        repeats=True,
     ),
     Rule(
         code=OVERWRITTEN_PADS,
@@ -940,7 +963,10 @@ _RULES = (
             knows every opset's types from a table generated from OpenVINO itself. IR202
             remains for real ops that irpool does not check. In a layer OpenVINO drops
             because it feeds no Result, the reader never looks the type up: there it is a
-            warning.
+            warning. Another `extension` type is an extension library's op, which OpenVINO
+            reads only with that library loaded: a tokenizer's ops (RegexNormalization,
+            BPETokenizer, ...) need openvino_tokenizers (`import openvino_tokenizers`); the
+            message says so.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPoolX" version="opset1">
@@ -1504,15 +1530,25 @@ _RULES = (
     Rule(
         code=SHARED_TENSOR_NAME,
         name="shared-tensor-name",
-        severity=E,
+        severity=W,
         runtime="reinterprets",
-        summary="Two tensors are given the same tensor name.",
+        summary="Two tensors are given the same tensor name; OpenVINO renames one.",
         doc=_text("""
             A tensor name (a port's `names`, or in IR v11 a Result's `output_names`, which name
             the tensor the Result takes) marks one tensor. When two tensors are given the
             same name, OpenVINO keeps it on one and silently renames it on the others ("a"
-            becomes "a_1"), so `model.input("a")` or `model.output("a")` may find a tensor
-            other than the one the file meant. Give each tensor its own names.
+            becomes "a_1", or "a_2" when "a_1" is taken), so `model.input("a")` or
+            `model.output("a")` may find a tensor other than the one the file meant. The
+            message says which tensor keeps the name and what the others are renamed to.
+            The name stays on the first tensor in this order: the Parameters' (in XML
+            order), then those the Results take (the Results in XML order), then the others
+            in the order of OpenVINO's `get_ordered_ops()`.
+
+            A warning, not an error: Model Optimizer (2022-2023) and the PyTorch frontend
+            write such files themselves (a Parameter "data" and the mean-subtracting Add
+            after it, both named "data"), and OpenVINO compiles and runs them. `irpool run`
+            keys its inputs and outputs by the names as OpenVINO renames them. Give each
+            tensor its own names.
         """),
         wrong=_text("""
             <port id="0" precision="FP32" names="x">...</port>   <!-- Parameter "in" -->

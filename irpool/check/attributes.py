@@ -221,12 +221,14 @@ def _read_own(
 
 
 def _neutral(attr: Attr, text: str) -> bool:
-    """Whether `text` reads as a list made only of the item that changes nothing."""
-    if attr.neutral_item is None:
-        return False
+    """Whether `text` changes nothing in a version before the attribute's: a list made only
+    of the item that changes nothing (dilation 1), or the value the later version uses by
+    default (MaxPool-8's `axis="0"`), which is what the earlier version does."""
     reading = _READERS[attr.type](attr, text)
     if reading.value is None or (reading.finding and reading.finding.kind != "noncanonical"):
         return False
+    if attr.neutral_item is None:
+        return attr.default is not None and reading.value == attr.default
     return bool(reading.value) and all(item == attr.neutral_item for item in reading.value)
 
 

@@ -3,13 +3,13 @@
 
 A name marks one tensor: when output ports of two layers declare the same name, OpenVINO
 keeps it on one tensor and silently renames it on the others ("a" becomes "a_1"), so a
-program asking for "a" may get the other tensor (IR508).
+program asking for "a" may get the other tensor (IR508, a warning: Model Optimizer and the
+PyTorch frontend write such files, and `run` names the tensors as OpenVINO renames them).
 
 IR v10 has one more step (`update_v10_model` in OpenVINO's model_reader.cpp): the names of
 the Parameters and of the layers feeding Results become tensor names too, and read_model
-fails when one collides with a tensor name already taken (IR509). The step is simulated
-only when every declared name is unique: renaming would make it guesswork, and such a file
-has an IR508 error already.
+fails when one collides with a tensor name already taken (IR509). The step runs on the
+names as OpenVINO has renamed them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,15 @@ from lxml import etree
 
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
-from irpool.graph.tensor_names import Tensor, output_names, port_names, v10_name
+from irpool.graph.tensor_names import (
+    Names,
+    Tensor,
+    kept_names,
+    output_names,
+    port_names,
+    renaming,
+    v10_name,
+)
 from irpool.parse.values import read_tensor_names, read_unsigned, show
 from irpool.parse.xml_reader import Document
 from irpool.rules import SHARED_TENSOR_NAME, V10_NAME_COLLISION
@@ -46,11 +54,12 @@ class _Declaration:
 
 def check_names(doc: Document, graph: Graph, sink: Collector) -> None:
     results = _named_results(doc, graph)
-    shared = False
+    kept: Names = {}
     if _may_repeat(graph, results):
-        shared = _report_shared_names(doc, graph, _declarations(doc, graph, results), sink)
-    if doc.ir_version == 10 and not shared:
-        _check_v10(doc, graph, sink)
+        kept = renaming(graph, doc.ir_version)
+        _report_shared_names(doc, graph, kept, _declarations(doc, graph, results), sink)
+    if doc.ir_version == 10:
+        _check_v10(doc, graph, kept, sink)
 
 
 def _named_results(doc: Document, graph: Graph) -> list[_Declaration]:
@@ -132,38 +141,45 @@ def _layer_of(graph: Graph, element: etree._Element) -> Layer | None:
 
 
 def _report_shared_names(
-    doc: Document, graph: Graph, declarations: list[_Declaration], sink: Collector
-) -> bool:
-    owners: dict[str, Tensor] = {}
-    found = False
+    doc: Document, graph: Graph, kept: Names, declarations: list[_Declaration], sink: Collector
+) -> None:
+    """Each name OpenVINO renames, where it is written, with the tensor that keeps it."""
+    holders = {new: tensor for tensor, names in kept.items() for new in names.values()}
     for declaration in declarations:
-        tensor = declaration.tensor
+        renamed = kept.get(declaration.tensor, {})
         for name in declaration.names:
-            first = owners.setdefault(name, tensor)
-            if first == tensor:
+            new = renamed.get(name, name)
+            if new == name:
                 continue
-            found = True
-            other = graph.layers[first[0]]
+            holder = holders[name]
+            other = f"output {holder[1]} of {graph.layers[holder[0]].describe()}"
+            written = next(old for old, given in kept[holder].items() if given == name)
+            if written == name:
+                said = f"tensor name {show(name)} also names {other}, which OpenVINO lets keep it"
+            else:
+                said = (
+                    f"tensor name {show(name)} is the name OpenVINO gives {other} (its "
+                    f"{show(written)}, renamed)"
+                )
             sink.add(
                 SHARED_TENSOR_NAME,
-                f"tensor name {show(name)} also names output {first[1]} of "
-                f"{other.describe()}; OpenVINO keeps it on one tensor and renames the "
-                f"others ({show(name + '_1')}, ...)",
+                f"{said}; here OpenVINO renames it {show(new)}",
                 doc.source.attribute(declaration.element, declaration.attribute),
                 declaration.layer.ref,
             )
-    return found
 
 
-def _check_v10(doc: Document, graph: Graph, sink: Collector) -> None:
+def _check_v10(doc: Document, graph: Graph, kept: Names, sink: Collector) -> None:
     """update_v10_model, step by step; the runtime stops at the first collision. It reads
-    the names of the Parameters' tensors and of those the Results take, and only those."""
+    the names of the Parameters' tensors and of those the Results take, and only those, as
+    OpenVINO has renamed them (`kept`; empty when no name repeats)."""
     layers = graph.layers
     declared: dict[Tensor, tuple[str, ...]] = {}
 
     def declared_names(tensor: Tensor) -> tuple[str, ...]:
         if tensor not in declared:
-            declared[tensor] = port_names(layers[tensor[0]], tensor[1])
+            written = port_names(layers[tensor[0]], tensor[1])
+            declared[tensor] = kept_names(kept, tensor) if tensor in kept else written
         return declared[tensor]
 
     parameters = [layer for layer in layers.values() if layer.type.lower() == "parameter"]

@@ -18,6 +18,7 @@ import click
 from irpool.cli.app import UsageError, load_or_exit, model_argument, weights_option
 from irpool.cli.settings import COMMA_LIST
 from irpool.graph.graph import Layer
+from irpool.graph.io_types import input_type, output_type
 from irpool.model import Model
 from irpool.ops.base import TensorInfo
 from irpool.ops.explanation import ShapeValue, shape_value
@@ -184,6 +185,44 @@ def dot_graph(model: Model, folded: set[int]) -> str:
     return dot.render(model.document.root.get("name") or model.document.display_path, nodes, edges)
 
 
+def _results_last(model: Model) -> list[int]:
+    """The topological order with the Results last, in XML order: OpenVINO's output order
+    (docs/inputs-outputs.md)."""
+    layers = model.graph.layers
+    results = [i for i in model.graph.order if layers[i].type.lower() == "result"]
+    others = [i for i in model.graph.order if layers[i].type.lower() != "result"]
+    return others + sorted(results, key=lambda layer_id: layers[layer_id].position)
+
+
+def _presented_types(model: Model) -> list[str]:
+    """Where OpenVINO presents an input or output in another type than the file's (IR v10)."""
+    version = model.document.ir_version
+    notes = []
+    for layer_id in model.graph.order:
+        layer = model.graph.layers[layer_id]
+        kind = layer.type.lower()
+        if kind not in ("parameter", "result") or layer_id not in model.graph.reachable:
+            continue
+        infos = model.checked.outputs.get(layer_id)
+        if kind == "result":
+            source = model.graph.producers.get((layer_id, 0))
+            infos = None if source is None else model.checked.outputs.get(source[0])
+            index = 0 if source is None else source[1]
+        else:
+            index = 0
+        if not infos or index >= len(infos):
+            continue
+        written = infos[index].element_type
+        shown = (input_type if kind == "parameter" else output_type)(version, written)
+        if shown != written:
+            role = "input" if kind == "parameter" else "output"
+            notes.append(
+                f"IR v10: OpenVINO presents {role} {layer.describe()} as {shown}, not the "
+                f"file's {written} (docs/ir-versions.md)."
+            )
+    return notes
+
+
 def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folded: int) -> str:
     """The table with its title, and what it leaves out."""
     total = len(model.graph.layers)
@@ -203,6 +242,7 @@ def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folde
     skipped = total - len(model.graph.order)
     if skipped:
         notes.append(f"{skipped} layer(s) in a cycle are not shown (see IR504).")
+    notes += _presented_types(model)
     return explain_report.render_text(title, rows, notes)
 
 
@@ -254,7 +294,7 @@ def command(
         return
     rows = [
         explain_row(model, model.graph.layers[layer_id])
-        for layer_id in model.graph.order
+        for layer_id in _results_last(model)
         if layer_id not in folded
         and (not types or model.graph.layers[layer_id].type.lower() in types)
     ]

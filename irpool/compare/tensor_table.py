@@ -21,7 +21,7 @@ from irpool.execute.bind import ModelInput, bind, model_input
 from irpool.execute.errors import ExecutionError
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Layer
-from irpool.graph.tensor_names import output_key
+from irpool.graph.tensor_names import output_key, renaming
 from irpool.model import Model
 from irpool.ops.base import Role
 
@@ -162,28 +162,34 @@ def _unplanned(model: Model, problem: str) -> ModelParts:
     graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
     produced: list[tuple[Layer, int]] = []
-    results: list[tuple[str, Layer]] = []
+    result_layers: list[Layer] = []
     constant: set[int] = set()
+    kept = renaming(graph, model.document.ir_version)
     for layer in (graph.layers[i] for i in graph.order if i in graph.reachable):
         op = checked.ops.get(layer.id)
         sources = [graph.producers[(layer.id, i)][0] for i in range(len(layer.inputs))]
         role = op.role if op is not None else None
         if role is Role.INPUT:
-            parameters.append(model_input(layer, checked.outputs[layer.id][0]))
+            info = checked.outputs[layer.id][0]
+            parameters.append(model_input(layer, info, kept, model.document.ir_version))
         elif role is Role.OUTPUT:
-            taken = {key for key, _ in results}
-            source = graph.producers[(layer.id, 0)]
-            results.append(
-                (output_key(graph, model.document.ir_version, layer, source, taken), layer)
-            )
+            result_layers.append(layer)
         elif role is Role.CONSTANT or (sources and all(s in constant for s in sources)):
             constant.add(layer.id)
         else:
             produced += [(layer, index) for index in range(len(layer.outputs))]
+    results: list[tuple[str, Layer]] = []
+    parameters.sort(key=lambda parameter: parameter.layer.position)
+    for layer in sorted(result_layers, key=lambda result: result.position):  # OpenVINO's order
+        taken = {key for key, _ in results}
+        source = graph.producers[(layer.id, 0)]
+        key = output_key(graph, model.document.ir_version, layer, source, taken, kept)
+        results.append((key, layer))
     returned = [(graph.producers[(result.id, 0)], key) for key, result in results]
     types = {
         (layer.id, index): info.type
         for layer, index in produced
         for info in [checked.outputs[layer.id][index]]
     }
-    return ModelParts(computed_tensors(produced, returned, types), parameters, results, problem)
+    tensors = computed_tensors(produced, returned, types, kept)
+    return ModelParts(tensors, parameters, results, problem)

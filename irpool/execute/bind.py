@@ -20,7 +20,8 @@ from numpy.typing import NDArray
 from irpool.element_types import Kind, element_type, of_dtype
 from irpool.execute.errors import InputError
 from irpool.graph.graph import Layer
-from irpool.graph.tensor_names import parameter_names
+from irpool.graph.io_types import input_type
+from irpool.graph.tensor_names import Names, parameter_names
 from irpool.ops.base import TensorInfo
 from irpool.shape import Shape
 
@@ -34,6 +35,9 @@ class ModelInput:
     # An array of exactly this dtype and shape is taken as it is, with no further check
     # (None: the element type or the shape leaves a choice).
     exact: tuple[np.dtype[Any], tuple[int, ...]] | None
+    # The file's type, when OpenVINO presents the input as another (`element_type`): an IR
+    # v10 f16 Parameter is an f32 input, which the run converts to f16 (graph/io_types.py).
+    computed_as: str | None = None
 
     @property
     def name(self) -> str:
@@ -45,13 +49,17 @@ class ModelInput:
         return f"{shown} ({self.element_type} {self.shape})"
 
 
-def model_input(layer: Layer, info: TensorInfo) -> ModelInput:
-    """The input a layer of role INPUT takes, typed and shaped as checking inferred it."""
-    dtype = info.type.dtype  # None for bf16, which comes as f32
+def model_input(layer: Layer, info: TensorInfo, kept: Names, ir_version: int) -> ModelInput:
+    """The input a layer of role INPUT takes, typed as OpenVINO presents it and shaped as
+    checking inferred it; `kept`: the tensors' names as OpenVINO keeps them."""
+    presented = input_type(ir_version, info.element_type)
+    dtype = element_type(presented).dtype  # None for bf16, which comes as f32
     exact = None
     if dtype is not None and info.shape.is_static:
         exact = (dtype, tuple(info.shape.values()))
-    return ModelInput(layer, info.element_type, info.shape, parameter_names(layer), exact)
+    names = parameter_names(layer, kept)
+    computed_as = info.element_type if presented != info.element_type else None
+    return ModelInput(layer, presented, info.shape, names, exact, computed_as)
 
 
 # An input is given by one of its names, or by its position among the Parameters (an int,

@@ -36,7 +36,8 @@ from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Graph, Layer
-from irpool.graph.tensor_names import output_key
+from irpool.graph.io_types import output_type
+from irpool.graph.tensor_names import Names, output_key, renaming
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
 from irpool.shape import Shape
@@ -77,6 +78,9 @@ class ModelOutput:
     name: str
     layer: Layer  # the Result
     ref: Ref
+    # The type OpenVINO presents it in, when not the computed one (an IR v10 f16 Result is
+    # an f32 output: graph/io_types.py); the run converts it.
+    converted_to: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +113,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
-    parameters, candidates, outputs = _layers(model, types)
+    kept = renaming(model.graph, model.ir_version)
+    parameters, candidates, outputs = _layers(model, types, kept)
     constants, computed = fold_constants(candidates)
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
     constants = flush_constant_subnormals(constants, readers, types)  # as the CPU holds them
@@ -128,7 +133,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
     produced = [(step.layer, index) for step in steps for index in step.kept]
-    tensors = computed_tensors(produced, [(o.ref, o.name) for o in outputs], types)
+    tensors = computed_tensors(produced, [(o.ref, o.name) for o in outputs], types, kept)
     plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
@@ -136,16 +141,17 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
 
 
 def _layers(
-    model: RunnerInput, types: dict[Ref, ElementType]
+    model: RunnerInput, types: dict[Ref, ElementType], kept: Names
 ) -> tuple[list[ModelInput], list[Candidate], list[ModelOutput]]:
-    """The reachable layers (OpenVINO drops what no Result needs) by role, in order."""
+    """The reachable layers (OpenVINO drops what no Result needs) by role: the computed ones
+    in topological order, the Parameters and Results in XML order, as OpenVINO's
+    `model.inputs` and `model.outputs` list them (docs/inputs-outputs.md)."""
     graph, checked = model.graph, model.checked
     reachable = [graph.layers[i] for i in graph.order if i in graph.reachable]
     read = {graph.producers[(layer.id, i)] for layer in reachable for i in range(len(layer.inputs))}
     parameters: list[ModelInput] = []
     candidates: list[Candidate] = []
-    outputs: list[ModelOutput] = []
-    taken: set[str] = set()  # the outputs' keys so far
+    results: list[tuple[Layer, Ref]] = []
     for layer in reachable:
         op = checked.ops.get(layer.id)
         if op is None or layer.id in checked.trusted:
@@ -153,11 +159,9 @@ def _layers(
         inputs = tuple(graph.producers[(layer.id, i)] for i in range(len(layer.inputs)))
         produced = checked.outputs[layer.id]
         if op.role is Role.INPUT:
-            parameters.append(model_input(layer, produced[0]))
+            parameters.append(model_input(layer, produced[0], kept, model.ir_version))
         elif op.role is Role.OUTPUT:
-            key = output_key(graph, model.ir_version, layer, inputs[0], taken)
-            taken.add(key)
-            outputs.append(ModelOutput(key, layer, inputs[0]))
+            results.append((layer, inputs[0]))
         else:
             refs = [(layer.id, index) for index in range(len(produced))]
             specs = tuple(OutputSpec(types[ref], ref in read) for ref in refs)
@@ -166,6 +170,16 @@ def _layers(
                 kernel = kernel_of(op)
                 op = compiled_for_layer(op, [checked.outputs[r[0]][r[1]] for r in inputs])
             candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
+    outputs: list[ModelOutput] = []
+    taken: set[str] = set()  # the outputs' keys so far
+    for layer, source in sorted(results, key=lambda item: item[0].position):
+        key = output_key(graph, model.ir_version, layer, source, taken, kept)
+        taken.add(key)
+        computed = types[source].name
+        presented = output_type(model.ir_version, computed)
+        converted_to = presented if presented != computed else None
+        outputs.append(ModelOutput(key, layer, source, converted_to))
+    parameters.sort(key=lambda parameter: parameter.layer.position)
     return parameters, candidates, outputs
 
 

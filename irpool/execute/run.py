@@ -14,7 +14,8 @@ from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import ExecutionError, InputError
-from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
+from irpool.execute.kernels.convert import convert
+from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
 from irpool.shape import Shape
 
@@ -30,6 +31,10 @@ def execute(
     """The outputs by key, and when the run `keep`s them, every tensor it computed (by key,
     in run order: irpool/execute/tensors.py); nothing is freed then."""
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
+    for parameter in plan.parameters:  # the file's type, where OpenVINO presents another
+        if parameter.computed_as is not None:
+            ref = (parameter.layer.id, 0)
+            tensors[ref] = convert(tensors[ref], parameter.computed_as)
     tensors.update(plan.constants)
     shapes = plan.static_shapes or _reinfer(model, plan, tensors)
     peak = plan.static_peak
@@ -51,8 +56,13 @@ def execute(
         del arrays  # `tensors` alone holds them now: a later step may overwrite one
         for ref in () if keep else step.frees:
             del tensors[ref]
-    outputs = {output.name: tensors[output.ref] for output in plan.outputs}
+    outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
     return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
+
+
+def _presented(output: ModelOutput, array: NDArray[Any]) -> NDArray[Any]:
+    """An output in the type OpenVINO presents it in (graph/io_types.py)."""
+    return array if output.converted_to is None else convert(array, output.converted_to)
 
 
 def _store(step: Step, produced: list[NDArray[Any] | None], tensors: dict[Ref, Any]) -> None:
@@ -101,7 +111,9 @@ def _reinfer(
     for parameter in plan.parameters:
         array = tensors[(parameter.layer.id, 0)]
         infos[(parameter.layer.id, 0)] = TensorInfo(
-            element_type(parameter.element_type), Shape.of(*array.shape), array
+            element_type(parameter.computed_as or parameter.element_type),
+            Shape.of(*array.shape),
+            array,
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]

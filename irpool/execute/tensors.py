@@ -9,9 +9,9 @@ indices) and the inner tensor of a merged Reduce chain (the CPU plugin never com
 Keys, unique within a model, in this order of preference:
 1. a tensor a Result returns: that output's key in `run` (`ModelOutput.name`), so
    `tensors[name]` is `outputs[name]`;
-2. the tensor's names as OpenVINO reads them (`names` on its port), smallest first, as
-   `get_any_name()` orders them; a name an earlier tensor took is skipped (OpenVINO
-   renames a shared name: IR508);
+2. the tensor's names as OpenVINO reads them (`names` on its port, a name several tensors
+   share renamed as OpenVINO renames it: IR508), smallest first, as `get_any_name()`
+   orders them; a name an earlier tensor took is skipped;
 3. `<layer name>:<output index>` (0-based, OpenVINO's `node.output(i)`), followed by
    `#<layer id>` (again, until free) when a name already is that text.
 Real names are given out before any `<layer>:<index>` key, so a name is never displaced.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from irpool.element_types import ElementType
 from irpool.graph.graph import Layer
-from irpool.graph.tensor_names import port_names
+from irpool.graph.tensor_names import Names, kept_names
 
 Ref = tuple[int, int]  # (layer id, output index)
 
@@ -54,11 +54,12 @@ def computed_tensors(
     produced: list[tuple[Layer, int]],
     returned: Iterable[tuple[Ref, str]],
     types: dict[Ref, ElementType],
+    kept: Names,
 ) -> list[ComputedTensor]:
     """The tensors `produced` (in run order) with their keys; `returned`: the tensor each
     Result returns and its key as `run` keys it, in Result order (the first names a tensor
     two Results return)."""
-    names = {(layer.id, index): port_names(layer, index) for layer, index in produced}
+    names = {(layer.id, index): kept_names(kept, (layer.id, index)) for layer, index in produced}
     keys: dict[Ref, str] = {}
     for ref, key in returned:
         if ref in names:

@@ -267,7 +267,9 @@ def analyse(path: Path, text: str) -> Analysis:
         model = load(path, data=text.encode("utf-8"))
     except IRError as error:
         return Analysis(path, text, None, config.apply(error.diagnostics, path), problem)
-    return Analysis(path, text, model, config.apply(model.validate(), path), problem)
+    # An editor shows a merged finding at each of its places.
+    placed = [each for found in model.validate() for each in found.occurrences()]
+    return Analysis(path, text, model, config.apply(placed, path), problem)
 
 
 def layer_markdown(row: LayerRow, layer: Layer) -> str:

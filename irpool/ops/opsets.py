@@ -77,7 +77,15 @@ def reader_refusal(type_name: str, version: str) -> str | None:
         )
     if found is not None:
         return None
-    return f'{version} has no op type "{type_name}"{_hint(table, entry, type_name)}'
+    refusal = f'{version} has no op type "{type_name}"{_hint(table, entry, type_name)}'
+    if version == "extension":
+        refusal += (
+            "; OpenVINO reads it only with the extension library that defines it loaded: "
+            "a tokenizer's ops (StringTensorUnpack, RegexNormalization, BPETokenizer, ...) "
+            "with openvino_tokenizers (`import openvino_tokenizers` before read_model, or "
+            "core.add_extension)"
+        )
+    return refusal
 
 
 def _hint(table: _Table, entry: _Version, type_name: str) -> str:

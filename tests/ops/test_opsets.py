@@ -56,6 +56,8 @@ CASES = [
     ("proposal", "experimental", 'only as "Proposal"'),
     ("AvgPool", "experimental", "it is in opset1..opset16"),
     ("Proposal", "extension", None),
+    ("RegexNormalization", "extension", "no opset has it; OpenVINO reads it only with the"),
+    ("BPETokenizer", "extension", "with openvino_tokenizers"),
     ("AvgPool", "", '"" is no version OpenVINO knows'),
     ("AvgPool", "opset0", '"opset0" is no version'),
     ("AvgPool", "opset18", '"opset18" is no version'),
