@@ -16,7 +16,7 @@ import irpool
 from irpool.rules import Severity
 
 pytest.importorskip("openvino")
-from tests.differential.test_fuzz_openvino import (
+from tests.differential.openvino_worker import (
     Oracle,  # imported after the skip: it needs openvino
 )
 
