@@ -26,7 +26,7 @@ from irpool.ops.pooling_geometry import (
     padding_total,
     resolve_axis,
 )
-from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, OVERWRITTEN_PADS
 from irpool.shape import Dim, Shape
 
 Value = TypeVar("Value")
@@ -147,13 +147,6 @@ class WindowPoolBase(Op):
         if rank is not None and rank not in (3, 4, 5):
             raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
         check_lengths(count, ("strides", strides), ("dilations", dilations))
-        if any(v >= WRAPPED for v in strides):
-            ctx.report(
-                COMPILE_CRASH,
-                "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
-                "axis), but its CPU plugin cannot compile the layer",
-                "strides",
-            )
         self.check_attributes(ctx)
         if rank is None:
             return None

@@ -32,7 +32,7 @@ from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, Tensor
 from irpool.ops.concat import one_element
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
+from irpool.rules import CPU_ATTENTION_MASK_KEYS
 from irpool.shape import Dim, Shape
 
 MIXED = "Mixed input types are not supported."
@@ -132,7 +132,7 @@ class ScaledDotProductAttention13(Op):
         _broadcast_merged(keys, dims[-1], message)
         if keys == Dim.static(1) and dims[-1].is_static and dims[-1].value > 1:
             ctx.report(
-                COMPILE_CRASH,
+                CPU_ATTENTION_MASK_KEYS,
                 f"the attention mask's {dims[-1].value} keys widen key's and value's 1: the "
                 f"CPU plugin cannot compile the layer (its product with value fails)",
             )
