@@ -22,18 +22,23 @@ from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.convert import Convert1
 from irpool.ops.convolution import ConvolutionBase
 from irpool.ops.mat_mul import MatMul1
-from irpool.ops.max_pool import INDICES, MaxPoolBase
+from irpool.ops.max_pool import INDEX_TYPES, INDICES, MaxPoolBase
 from irpool.ops.parameter import Parameter
 from irpool.ops.pooling import WindowPoolBase
 from irpool.ops.pooling_geometry import WRAPPED
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.rules import (
+    CPU_ATTENTION_MASK_KEYS,
     CPU_DYNAMIC_RANK_INPUT,
     CPU_MATMUL_BATCHED_CONSTANT,
     CPU_POOLING_INDEX_TYPE,
     CPU_POOLING_WITHOUT_DILATIONS,
     CPU_UNCOMPILED_ELEMENT_TYPE,
+    CPU_WINDOW_IN_PADDING,
     CPU_WRAPPED_STRIDE,
+    INFERENCE_FAILURE,
 )
+from irpool.shape import Dim
 
 
 def check_refusals(op: Op, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
@@ -142,6 +147,25 @@ def _avg_pool_dilations(op: AvgPoolBase, inputs: Sequence[TensorInfo], ctx: Laye
         )
 
 
+@refuses(AvgPoolBase)
+def _avg_pool_window(op: AvgPoolBase, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    # read_model checks a window in the padding only on static dims (IR303); the plugin
+    # checks it on dynamic dims too, when it compiles.
+    shape = inputs[0].shape
+    if shape.rank is None or not op.attrs["exclude-pad"]:
+        return
+    for index, axis in enumerate(op.axes(shape)):
+        in_begin = axis.dilated_kernel <= axis.pad_begin
+        if not axis.size.is_static and (in_begin or axis.dilated_kernel <= axis.pad_end):
+            ctx.report(
+                CPU_WINDOW_IN_PADDING,
+                f"on spatial axis {index} the kernel after dilation ({axis.dilated_kernel}) "
+                f"fits entirely in the padding (pads {axis.pad_begin}/{axis.pad_end}), which "
+                "exclude-pad=true does not allow; the CPU plugin refuses to compile it",
+                "pads_begin" if in_begin else "pads_end",
+            )
+
+
 @refuses(MaxPoolBase)
 def _max_pool(op: MaxPoolBase, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
     read = op.version >= 8 and INDICES in ctx.used_outputs
@@ -153,6 +177,22 @@ def _max_pool(op: MaxPoolBase, inputs: Sequence[TensorInfo], ctx: LayerContext) 
             "all 1); with empty or missing dilations OpenVINO's CPU plugin crashes "
             "compiling the model",
             "dilations",
+        )
+    if read and not op.attrs["dilations"]:
+        ctx.report(
+            INFERENCE_FAILURE,
+            f"{op.label()} needs explicit dilations (e.g. all 1); without them OpenVINO's CPU "
+            "plugin fails at inference when the indices output is used",
+            "dilations",
+        )
+    index_type = op.attrs["index_element_type"] if read else None
+    if index_type is not None and index_type not in INDEX_TYPES:
+        # OpenVINO computes indices, and fails on them, only when they are read.
+        ctx.report(
+            INFERENCE_FAILURE,
+            f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin fails '
+            "at inference on the indices output (i32 or i64 work)",
+            "index_element_type",
         )
     if read and inputs[0].element_type == BF16:
         ctx.report(
@@ -195,6 +235,25 @@ def _mat_mul(op: MatMul1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> No
             f"a MatMul of dynamic data {data.shape} by a constant of shape {weights.shape}: the "
             "CPU plugin cannot compile it (\"Can't create dummy inputs if argument shapes "
             'ranks are not equal"); give the data a static shape',
+        )
+
+
+@refuses(ScaledDotProductAttention13)
+def _attention(
+    op: ScaledDotProductAttention13, inputs: Sequence[TensorInfo], ctx: LayerContext
+) -> None:
+    mask = inputs[3].shape.dims if len(inputs) > 3 and not op.causal else None
+    if not mask or not mask[-1].is_static or mask[-1].value <= 1:
+        return
+    keys = Dim.dynamic()
+    for info in inputs[1:3]:  # key's and value's S, which infer found to overlap
+        overlap = keys.overlap(info.shape.dims[-2]) if info.shape.dims else None
+        keys = keys if overlap is None else overlap
+    if keys == Dim.static(1):
+        ctx.report(
+            CPU_ATTENTION_MASK_KEYS,
+            f"the attention mask's {mask[-1].value} keys widen key's and value's 1: the CPU "
+            "plugin cannot compile the layer (its product with value fails)",
         )
 
 

@@ -14,7 +14,6 @@ from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import RecentShapes, WindowPoolBase, window_attributes
 from irpool.ops.pooling_geometry import Axis, Window
 from irpool.ops.registry import register
-from irpool.rules import CPU_WINDOW_IN_PADDING
 from irpool.shape import Shape
 
 WINDOW_ATTRIBUTES = window_attributes(ceil_torch_since=14, dilations_since=16)
@@ -50,15 +49,7 @@ class AvgPoolBase(WindowPoolBase):
             "exclude-pad=true does not allow"
         )
         if not axis.size.is_static:
-            # read_model checks windows only on static dims; the CPU plugin checks this
-            # one on dynamic dims too, when it compiles.
-            if in_padding:
-                ctx.report(
-                    CPU_WINDOW_IN_PADDING,
-                    f"{problem}; the CPU plugin refuses to compile it",
-                    pads_name,
-                )
-            return
+            return  # read_model checks windows only on static dims (the CPU: IR606)
         super().check_window(index, axis, ctx)
         if in_padding:
             raise ShapeError(problem, attribute=pads_name)

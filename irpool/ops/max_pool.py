@@ -15,7 +15,6 @@ from irpool.element_types import ELEMENT_TYPES, I64, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
-from irpool.rules import INFERENCE_FAILURE
 
 # Index types the CPU plugin computes (measured): the integer types of 16 bits or more; it
 # reads the others (i8, u8, boolean, the float types, ...) and fails at inference when the
@@ -51,26 +50,6 @@ class MaxPoolBase(WindowPoolBase):
         if self.version < 8:
             return [values]
         return [values, TensorInfo(element_type(self.attrs["index_element_type"]), values.shape)]
-
-    def check_attributes(self, ctx: LayerContext) -> None:
-        read = self.version >= 8 and INDICES in ctx.used_outputs
-        if not read:
-            return  # OpenVINO computes indices, and fails on them, only when they are read
-        if not self.attrs["dilations"]:
-            ctx.report(
-                INFERENCE_FAILURE,
-                f"{self.label()} needs explicit dilations (e.g. all 1); without them OpenVINO's "
-                "CPU plugin fails at inference when the indices output is used",
-                "dilations",
-            )
-        index_type = self.attrs["index_element_type"]
-        if index_type not in INDEX_TYPES:
-            ctx.report(
-                INFERENCE_FAILURE,
-                f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin '
-                "fails at inference on the indices output (i32 or i64 work)",
-                "index_element_type",
-            )
 
     def explain_settings(self) -> str:
         settings = super().explain_settings()
