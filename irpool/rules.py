@@ -1889,9 +1889,10 @@ _RULES = (
         doc=_text("""
             A numpy or bidirectional Broadcast of a scalar to the empty target `[]` changes
             nothing. OpenVINO reads it, but the CPU plugin crashes in some runs (a
-            segmentation fault) compiling it, reported as not in every run. Measured 2026-12-06
-            on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1: an f32 scalar Parameter
-            broadcast to an empty i64 Const crashed in 30 of 30 runs. Remove the layer.
+            segmentation fault) compiling it. Measured 2026-12-06 on AMD EPYC family 25 model
+            17, 2 cores, OpenVINO 2026.4.1: an f32 scalar Parameter broadcast to an empty i64
+            Const crashed in 30 of 30 runs; a differential fuzz on another setup saw it crash in
+            42 of 60, so irpool says it crashes in some runs. Remove the layer.
         """),
         wrong=_text("""
             <!-- data [] (a Parameter); target: i64 Const [0] -->
