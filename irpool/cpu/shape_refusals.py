@@ -87,6 +87,8 @@ def _pad(op: Pad12, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
     begin, end = bounds_of(inputs[1]), bounds_of(inputs[2])
     if dims is None or begin is None or end is None or not (begin.exact and end.exact):
         return
+    if not len(dims) == len(begin.lower) == len(end.lower):  # pads irpool does not know
+        return
     pairs = zip(dims, begin.lower, end.lower, strict=True)
     cut = [
         d.value
@@ -143,10 +145,10 @@ def _broadcast(op: Broadcast, inputs: Sequence[TensorInfo], ctx: LayerContext) -
     """What the CPU plugin cannot run (measured, docs/semantics.md §26), most of it with a
     constant target (`values`): it crashes, refuses to compile, or runs another shape than
     OpenVINO infers. A run's own target is checked by `infer`; constant data is folded."""
-    data = inputs[0]
-    if data.value is not None or ctx.at_run_time:
+    data, target = inputs[:2]
+    if data.value is not None or ctx.at_run_time or (target.unknown and target.value is None):
         return
-    mode, values = op.mode(len(inputs)), integer_values(inputs[1])
+    mode, values = op.mode(len(inputs)), integer_values(target)
     problem = None if values is None else wrong_shape(data.shape, values, mode)
     problems = [problem] if problem else []
     if mode in ("numpy", "explicit"):
