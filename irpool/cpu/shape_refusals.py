@@ -130,11 +130,13 @@ def _transpose(op: Transpose1, inputs: Sequence[TensorInfo], ctx: LayerContext) 
 
 @refuses(Range4)
 def _range(op: Range4, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
-    uncompiled = op.output_type == STRING
-    if uncompiled or op.output_type in (DYNAMIC, "u1"):
+    # Range-1's output type is its inputs' one type (Range1.for_layer types it).
+    output_type = op.for_layer(inputs).attrs.get("output_type", op.output_type)
+    uncompiled = output_type == STRING
+    if uncompiled or output_type in (DYNAMIC, "u1"):
         ctx.report(
             CPU_UNCOMPILED_ELEMENT_TYPE if uncompiled else INFERENCE_FAILURE,
-            f"a Range with output_type {op.output_type}: the CPU plugin cannot "
+            f"a Range with output_type {output_type}: the CPU plugin cannot "
             f"{'compile' if uncompiled else 'run'} it; write a numeric output_type",
             "output_type",
         )

@@ -5,7 +5,7 @@ What OpenVINO 2026.4 does (measured, docs/semantics.md §22): start, stop and st
 ("'start' input is not a scalar": a 1-element 1-D tensor too) of any non-boolean type
 ("'start' input scalar should be a numeric type. Got: boolean"); `output_type` boolean is
 refused ("output tensor type should be a numeric type"); absent, the output is `dynamic`,
-which the CPU plugin compiles but cannot run, as u1 (IR217); string it cannot compile (IR214).
+which the CPU plugin compiles but cannot run, as u1 (IR217); string it cannot compile (IR602).
 When all three values are known (constants, or a static shape's ShapeOf pieces) the size is
 folded: each read as a double,
 truncated toward zero for an integer `output_type`; start and stop finite, step finite and
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 _NAMES = ("start", "stop", "step")
-# Output types read_model takes but the CPU plugin cannot compile, or run (measured).
 
 
 @register
