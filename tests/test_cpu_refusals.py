@@ -14,10 +14,10 @@ import pytest
 
 import irpool
 from irpool.rules import FAMILIES, RULES, Runtime
-from tests.test_rules import FIXTURES, fixture_code
+from tests.rule_fixtures import FIXTURES, fixture_code
 
 ov = pytest.importorskip("openvino")
-from tests.differential.test_fuzz_openvino import Oracle  # noqa: E402  (needs openvino)
+from tests.differential.openvino_worker import Oracle  # noqa: E402  (needs openvino)
 
 o1, o8, o14 = ov.opset1, ov.opset8, ov.opset14
 pytestmark = pytest.mark.oracle
