@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from irpool.diagnostics import Diagnostic
-from irpool.rules import RULES, RULES_BY_NAME, Severity
+from irpool.rules import FAMILIES, RULES, RULES_BY_NAME, Severity
 
 FORMATS = ("text", "concise", "json", "json-with-metadata", "github", "sarif")
 FAIL_ON = ("error", "warning")
@@ -109,7 +109,8 @@ class Config:
 
 
 def resolve(selectors: Iterable[str]) -> frozenset[str]:
-    """Codes named by selectors: a code (IR301), a prefix (IR3, IR), or a rule name."""
+    """Codes named by selectors: a code (IR301), a prefix (IR3, IR), a rule name, or a family
+    (IR214: every CPU refusal)."""
     codes: set[str] = set()
     for selector in selectors:
         codes |= _resolve_one(selector)
@@ -124,6 +125,9 @@ def unknown_selectors(selectors: Iterable[str]) -> list[str]:
 def _resolve_one(selector: str) -> set[str]:
     if selector in RULES_BY_NAME:
         return {RULES_BY_NAME[selector].code}
+    family = FAMILIES.get(selector.upper()) or FAMILIES.get(selector.lower())
+    if family is not None:
+        return set(family)
     prefix = selector.upper()
     return {code for code in RULES if code.startswith(prefix)} if prefix else set()
 

@@ -3,9 +3,10 @@
 `runtime` says what OpenVINO 2026.4 itself does with such a file: it `rejects` it (read or
 compile fails), `reinterprets` it (loads, but runs something other than what is written),
 `ignores` it (loads and runs as written; the text is noise or an unchecked claim), or
-`crashes` (the CPU plugin aborts compiling it), or `fails` (it compiles, but the CPU plugin
-fails at inference). Errors whose runtime is not `rejects` are
-irpool's strictness rules: the file loads, but does not say exactly what runs.
+`crashes` (the CPU plugin aborts compiling it), `fails` (it compiles, but the CPU plugin
+fails at inference), or `sometimes` (the CPU plugin crashes in some runs, not in every one).
+Errors whose runtime is not `rejects` are irpool's strictness rules: the file loads, but does
+not say exactly what runs.
 
 Each rule also carries its documentation (`doc`, a `wrong` and a `right` IR snippet, and what
 `--fix` does, if anything), so `irpool rule CODE`, the SARIF rule table and the docs are all
@@ -42,7 +43,7 @@ class Severity(StrEnum):
 
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
-Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails"]
+Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes"]
 
 # A rule code. Checks name it by its constant below, never by a literal "IR301": a misspelt
 # constant fails when the module is imported, and mypy refuses a plain str where a Code goes.
@@ -82,7 +83,6 @@ UNKNOWN_ATTRIBUTE = Code("IR210")
 NON_CANONICAL_SPELLING = Code("IR211")
 IGNORED_ATTRIBUTE = Code("IR212")
 OVERWRITTEN_PADS = Code("IR213")
-COMPILE_CRASH = Code("IR214")
 MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
@@ -110,6 +110,29 @@ WRONG_PORT_COUNT = Code("IR506")
 NO_RESULT = Code("IR507")
 SHARED_TENSOR_NAME = Code("IR508")
 V10_NAME_COLLISION = Code("IR509")
+
+# What OpenVINO reads but its CPU plugin cannot compile or run (irpool/cpu/refusals.py): one
+# rule per cause. "IR214" and "compile-crash", once one rule for them all, select them all.
+CPU_DYNAMIC_RANK_INPUT = Code("IR601")
+CPU_UNCOMPILED_ELEMENT_TYPE = Code("IR602")
+CPU_WRAPPED_STRIDE = Code("IR603")
+CPU_POOLING_WITHOUT_DILATIONS = Code("IR604")
+CPU_POOLING_INDEX_TYPE = Code("IR605")
+CPU_WINDOW_IN_PADDING = Code("IR606")
+CPU_EMPTY_REDUCE_AXES = Code("IR607")
+CPU_MVN_AXES_OUT_OF_RANK = Code("IR608")
+CPU_ROLL_SCALAR_SHIFT = Code("IR609")
+CPU_PAD_CUTS_PAST_AXIS = Code("IR610")
+CPU_SCATTER_UPDATES_RANK = Code("IR611")
+CPU_TRANSPOSE_BYTE_ORDER = Code("IR612")
+CPU_ATTENTION_MASK_KEYS = Code("IR613")
+CPU_GATHER_RUN_TIME_AXIS = Code("IR614")
+CPU_GATHER_NO_ELEMENTS = Code("IR615")
+CPU_GATHER_UNIT_BATCH = Code("IR616")
+CPU_BROADCAST_TARGET = Code("IR617")
+CPU_BROADCAST_SCALAR_TO_EMPTY = Code("IR618")
+CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
+CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -886,45 +909,6 @@ _RULES = (
         fix="rewrites pads_begin/pads_end to the pads the runtime computes",
     ),
     Rule(
-        code=COMPILE_CRASH,
-        name="compile-crash",
-        severity=E,
-        runtime="crashes",
-        summary="A configuration that OpenVINO reads but its CPU plugin cannot compile.",
-        doc=_text("""
-            OpenVINO reads the layer, but its CPU plugin aborts compiling it: AvgPool-16 or
-            MaxPool-14 with `rounding_type="ceil_torch"` and empty or missing dilations
-            (which the serializer itself can write; MaxPool-14 segfaults), an
-            AdaptiveMaxPool-8 with i64 indices (unless it is a global pooling, output_size
-            all ones, whose indices nothing reads: the plugin compiles that as a ReduceMax),
-            a negative stride that wraps around 2**64, a MaxPool-8/14 on bf16 data whose
-            indices output is read, a pooling or reduction of string data or a Convert of
-            strings (a string Parameter through Squeeze, Unsqueeze or Reshape to a Result
-            compiles), a Convert to or a Parameter of u3 or u6, or a Parameter of dynamic rank
-            (`shape="..."`) or dynamic element type, which the serializer writes for such a
-            model but the CPU plugin refuses (reshape the model to a known rank first), an
-            MVN-6 whose axes lie outside the input's rank (`read_model` checks only their
-            count), a Roll with a scalar shift and several axes, a Pad whose negative pads cut
-            past an axis (the plugin cannot run it: corrupted memory), a
-            ScaledDotProductAttention whose mask widens key's and value's single key, or a
-            Broadcast with a constant 8-bit target, a scalar broadcast to `[]`, data of no
-            elements or a negative target value (crashes, "Buffer over-read", or an empty axis
-            where OpenVINO infers a dynamic one), a Gather whose axis is computed at run time
-            (not a constant OpenVINO folds) while its data and indices are static ("axis value
-            is not set"; Gather-1 crashes). Write
-            explicit dilations (all 1 for none), positive strides, and Parameters with a rank
-            and an element type.
-        """),
-        wrong=_text("""
-            <layer id="1" name="pool" type="AvgPool" version="opset16">
-              <data dilations="" kernel="2,2" strides="2,2" ... />
-        """),
-        right=_text("""
-            <layer id="1" name="pool" type="AvgPool" version="opset16">
-              <data dilations="1,1" kernel="2,2" strides="2,2" ... />
-        """),
-    ),
-    Rule(
         code=MISSING_MANDATORY_ATTRIBUTE,
         name="missing-mandatory-attribute",
         severity=E,
@@ -1588,7 +1572,426 @@ _RULES = (
               <layer id="1" name="pool" type="AvgPool" ...>
         """),
     ),
+    Rule(
+        code=CPU_DYNAMIC_RANK_INPUT,
+        name="cpu-dynamic-rank-input",
+        severity=E,
+        runtime="crashes",
+        summary="A Parameter of dynamic rank: OpenVINO reads it, its CPU plugin cannot compile it.",
+        doc=_text("""
+            A Parameter written `shape="..."` has a dynamic rank. The serializer writes such a
+            model and `read_model` reads it, but the CPU plugin refuses to compile a model
+            whose input has no rank. Reshape the model to a known rank first.
+        """),
+        wrong=_text("""
+            <data shape="..." element_type="f32" />
+        """),
+        right=_text("""
+            <data shape="1,3,?,?" element_type="f32" />
+        """),
+    ),
+    Rule(
+        code=CPU_UNCOMPILED_ELEMENT_TYPE,
+        name="cpu-uncompiled-element-type",
+        severity=E,
+        runtime="crashes",
+        summary="An element type OpenVINO reads but its CPU plugin cannot compile there.",
+        doc=_text("""
+            The CPU plugin compiles no layer that computes on strings (a pooling, a reduction,
+            a Convert from or to string; a string Parameter through Squeeze, Unsqueeze or
+            Reshape to a Result compiles), no Convert to and no Parameter of u3 or u6, no
+            Parameter of dynamic element type, no Convert to a dynamic type (a missing
+            `destination_type`), and no Range with a string `output_type`. `read_model` reads
+            them all. Write a numeric element type the CPU computes.
+        """),
+        wrong=_text("""
+            <layer id="1" name="cast" type="Convert" version="opset1">
+              <data destination_type="u3" />
+        """),
+        right=_text("""
+            <layer id="1" name="cast" type="Convert" version="opset1">
+              <data destination_type="u8" />
+        """),
+    ),
+    Rule(
+        code=CPU_WRAPPED_STRIDE,
+        name="cpu-wrapped-stride",
+        severity=E,
+        runtime="crashes",
+        summary="A negative stride, read as one wrapped around 2**64: the CPU plugin cannot "
+        "compile the layer.",
+        doc=_text("""
+            OpenVINO reads a negative stride as that value wrapped around 2**64 (IR205: one
+            output on that axis). The CPU plugin cannot compile a Convolution,
+            GroupConvolution, AvgPool or MaxPool-1 with such a stride ("Supported primitive
+            descriptors list is empty"), nor a MaxPool-8 or -14 whose indices output nothing
+            reads. A MaxPool-8 or -14 whose indices are read compiles and runs: the plugin
+            runs it in its reference code (measured 2026-12-06, AMD EPYC family 25 model 17,
+            2 cores, OpenVINO 2026.4.1, with strides "2, -1", "-1, 2" and "-1, -1",
+            dilations "2, 1" and "1, 1", on a 1x2x9x9 f32 input). Write positive strides.
+        """),
+        wrong=_text("""
+            <data kernel="2" strides="-1" pads_begin="0" pads_end="0" ... />
+        """),
+        right=_text("""
+            <data kernel="2" strides="4" pads_begin="0" pads_end="0" ... />
+        """),
+    ),
+    Rule(
+        code=CPU_POOLING_WITHOUT_DILATIONS,
+        name="cpu-pooling-without-dilations",
+        severity=E,
+        runtime="crashes",
+        summary="AvgPool-16, or MaxPool-14 with ceil_torch, without dilations: the CPU plugin "
+        "crashes compiling it.",
+        doc=_text("""
+            AvgPool-16, and MaxPool-14 with `rounding_type="ceil_torch"` whose indices
+            nothing reads, with empty or missing dilations (which the serializer itself can
+            write): OpenVINO reads the layer, but its CPU plugin aborts compiling it
+            (MaxPool-14 segfaults). Write explicit dilations, all 1 for none.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+              <data dilations="" kernel="2,2" strides="2,2" ... />
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AvgPool" version="opset16">
+              <data dilations="1,1" kernel="2,2" strides="2,2" ... />
+        """),
+    ),
+    Rule(
+        code=CPU_POOLING_INDEX_TYPE,
+        name="cpu-pooling-index-type",
+        severity=E,
+        runtime="crashes",
+        summary="Pooling indices the CPU plugin cannot compute: AdaptiveMaxPool-8 i64, MaxPool "
+        "on bf16 data.",
+        doc=_text("""
+            The CPU plugin refuses to compile an AdaptiveMaxPool-8 with i64 indices (the
+            default), unless it is a global pooling (output_size all ones) whose indices
+            nothing reads, which it compiles as a ReduceMax. It computes MaxPool-8/14
+            indices only in its reference code, which has no bf16: a MaxPool-8/14 on bf16
+            data whose indices output is read does not compile. Write
+            `index_element_type="i32"` (a Convert to i64 after it if i64 is needed), or pool
+            f32 data.
+        """),
+        wrong=_text("""
+            <layer id="1" name="pool" type="AdaptiveMaxPool" version="opset8">
+              <data index_element_type="i64" />
+        """),
+        right=_text("""
+            <layer id="1" name="pool" type="AdaptiveMaxPool" version="opset8">
+              <data index_element_type="i32" />
+        """),
+    ),
+    Rule(
+        code=CPU_WINDOW_IN_PADDING,
+        name="cpu-window-in-padding",
+        severity=E,
+        runtime="crashes",
+        summary="An AvgPool window in the padding on a dynamic dim: the CPU plugin refuses it.",
+        doc=_text("""
+            With `exclude-pad="true"`, a kernel (after dilation) that fits entirely in the
+            padding is an error `read_model` raises only on static dims (IR303). On a
+            dynamic dim it reads the layer, but the CPU plugin checks the window when it
+            compiles and refuses it. Make the pads smaller than the dilated kernel.
+        """),
+        wrong=_text("""
+            <!-- input [1,1,?] -->
+            <data kernel="2" pads_begin="2" pads_end="0" exclude-pad="true" ... />
+        """),
+        right=_text("""
+            <!-- input [1,1,?] -->
+            <data kernel="2" pads_begin="1" pads_end="0" exclude-pad="true" ... />
+        """),
+    ),
+    Rule(
+        code=CPU_EMPTY_REDUCE_AXES,
+        name="cpu-empty-reduce-axes",
+        severity=E,
+        runtime="crashes",
+        summary="A reduction over no axes without keep_dims: the CPU plugin refuses to compile it.",
+        doc=_text("""
+            A ReduceMean, ReduceMax or ReduceProd with empty axes changes nothing; OpenVINO
+            reads it, but with `keep_dims="false"` on an input of rank one or more its CPU
+            plugin refuses to compile it. Write `keep_dims="true"`, or remove the layer.
+        """),
+        wrong=_text("""
+            <data keep_dims="false" />   <!-- axes: an empty i64 Const -->
+        """),
+        right=_text("""
+            <data keep_dims="true" />   <!-- axes: an empty i64 Const -->
+        """),
+    ),
+    Rule(
+        code=CPU_MVN_AXES_OUT_OF_RANK,
+        name="cpu-mvn-axes-out-of-rank",
+        severity=E,
+        runtime="crashes",
+        summary="MVN-6 axes outside the input's rank: read_model checks only their count.",
+        doc=_text("""
+            `read_model` checks only how many axes an MVN-6 has; its CPU plugin cannot
+            compile axes that lie outside the input's rank. Write axes within
+            [-rank, rank - 1].
+        """),
+        wrong=_text("""
+            <!-- input [1,3,4]; axes Const [5] -->
+        """),
+        right=_text("""
+            <!-- input [1,3,4]; axes Const [2] -->
+        """),
+    ),
+    Rule(
+        code=CPU_ROLL_SCALAR_SHIFT,
+        name="cpu-roll-scalar-shift",
+        severity=E,
+        runtime="crashes",
+        summary="A Roll with one scalar shift for several axes: the CPU plugin cannot compile it.",
+        doc=_text("""
+            OpenVINO reads a Roll whose shift is a scalar and whose axes are several, but its
+            CPU plugin refuses to compile it ("'shift' and 'axes' dimensions mismatch"),
+            unless the data has no elements. Write one shift per axis.
+        """),
+        wrong=_text("""
+            <!-- shift: Const [] = 1; axes: Const [2] = 0,1 -->
+        """),
+        right=_text("""
+            <!-- shift: Const [2] = 1,1; axes: Const [2] = 0,1 -->
+        """),
+    ),
+    Rule(
+        code=CPU_PAD_CUTS_PAST_AXIS,
+        name="cpu-pad-cuts-past-axis",
+        severity=E,
+        runtime="crashes",
+        summary="Negative pads that cut more than a whole axis: the CPU plugin cannot run them.",
+        doc=_text("""
+            OpenVINO reads a Pad whose negative pads cut past an axis (one pad beyond the
+            axis, or both together), but its CPU plugin cannot run it: one pad beyond the
+            axis corrupts memory ("free(): invalid pointer"), pads together beyond it read
+            undefined memory. Cut at most the whole axis.
+        """),
+        wrong=_text("""
+            <!-- data [1,4]; pads_begin Const [0,-5]; pads_end Const [0,0] -->
+        """),
+        right=_text("""
+            <!-- data [1,4]; pads_begin Const [0,-4]; pads_end Const [0,0] -->
+        """),
+    ),
+    Rule(
+        code=CPU_SCATTER_UPDATES_RANK,
+        name="cpu-scatter-updates-rank",
+        severity=E,
+        runtime="crashes",
+        summary="ScatterNDUpdate updates of rank one or more for single elements.",
+        doc=_text("""
+            When every index of a ScatterNDUpdate names a single element, `read_model` takes
+            updates of any shape with that many elements, but the CPU plugin cannot compile
+            updates that are not a scalar ("do not have matched tensor rank relationship").
+            Give scalar updates.
+        """),
+        wrong=_text("""
+            <!-- data [2,3]; indices [2] = 0,1; updates [1] -->
+        """),
+        right=_text("""
+            <!-- data [2,3]; indices [2] = 0,1; updates [] -->
+        """),
+    ),
+    Rule(
+        code=CPU_TRANSPOSE_BYTE_ORDER,
+        name="cpu-transpose-byte-order",
+        severity=E,
+        runtime="fails",
+        summary="A Transpose of rank 0 or 1 by an 8-bit order: the CPU plugin cannot run it.",
+        doc=_text("""
+            OpenVINO reads a Transpose of a scalar or a vector whose order is an i8 or u8
+            Const, but its CPU plugin fails to run it ("contains less child edges"); wider
+            order types and higher ranks run. Write the order as i64 (or remove the layer:
+            it changes nothing).
+        """),
+        wrong=_text("""
+            <!-- data [4]; order: u8 Const [1] = 0 -->
+        """),
+        right=_text("""
+            <!-- data [4]; order: i64 Const [1] = 0 -->
+        """),
+    ),
+    Rule(
+        code=CPU_ATTENTION_MASK_KEYS,
+        name="cpu-attention-mask-keys",
+        severity=E,
+        runtime="crashes",
+        summary="A ScaledDotProductAttention mask that widens key's and value's single key.",
+        doc=_text("""
+            `read_model` broadcasts an attention mask over key's and value's length; where
+            that length is 1 and the mask's is more, the CPU plugin cannot compile the layer
+            (its product with value fails). Give the mask the keys' length.
+        """),
+        wrong=_text("""
+            <!-- key, value [1,2,1,8]; attn_mask [1,1,4,3] -->
+        """),
+        right=_text("""
+            <!-- key, value [1,2,1,8]; attn_mask [1,1,4,1] -->
+        """),
+    ),
+    Rule(
+        code=CPU_GATHER_RUN_TIME_AXIS,
+        name="cpu-gather-run-time-axis",
+        severity=E,
+        runtime="crashes",
+        summary="A Gather axis computed at run time on static data and indices.",
+        doc=_text("""
+            The CPU plugin reads a Gather axis that is not a constant OpenVINO folds only
+            where the data's or the indices' shape is dynamic. With both static it fails
+            compiling the model ("axis value is not set", Gather-7 and -8) or crashes
+            (Gather-1: segmentation fault), except a Gather-1 of one element (a scalar index
+            into 1-D data), which runs. Write the axis as a Const.
+        """),
+        wrong=_text("""
+            <!-- data [3,5], indices [2]; axis: a Parameter -->
+        """),
+        right=_text("""
+            <!-- data [3,5], indices [2]; axis: i64 Const [] = 1 -->
+        """),
+    ),
+    Rule(
+        code=CPU_GATHER_NO_ELEMENTS,
+        name="cpu-gather-no-elements",
+        severity=E,
+        runtime="crashes",
+        summary="A Gather picking no elements from data that is not a constant.",
+        doc=_text("""
+            The CPU plugin divides by the indices per batch, by the data dims between the
+            batch dims and the axis, and (with more than one index per batch, or batch dims)
+            by those after the axis: where one is 0 it crashes compiling the model
+            (floating-point exception). A 0 after the axis with one index and no batch dims
+            runs, and so does constant data, which OpenVINO folds.
+        """),
+        wrong=_text("""
+            <!-- data [3,5] (a Parameter); indices [0]; axis 0 -->
+        """),
+        right=_text("""
+            <!-- data [3,5] (a Parameter); indices [1]; axis 0 -->
+        """),
+    ),
+    Rule(
+        code=CPU_GATHER_UNIT_BATCH,
+        name="cpu-gather-unit-batch",
+        severity=E,
+        runtime="sometimes",
+        summary="A Gather with batch_dims over batch dims all 1: the CPU plugin crashes in "
+        "some runs.",
+        doc=_text("""
+            OpenVINO reads a Gather-7 or -8 with `batch_dims` 1 or more whose batch dims are
+            all 1, and its CPU plugin compiles it, but running it crashes the process in some
+            runs (a segmentation fault), not in every one (measured 2026-12-06, AMD EPYC family
+            25 model 17, 2 cores, OpenVINO 2026.4.1: a Gather-8 of f32 data [1,5,3] by indices
+            [1,2] on axis 1 compiled in 30 of 30 runs and crashed running in 21). Constant data,
+            which OpenVINO folds, runs. Write batch_dims 0 (the same result when the batch is 1).
+        """),
+        wrong=_text("""
+            <data batch_dims="1" />   <!-- data [1,5,3], indices [1,2], axis 1 -->
+        """),
+        right=_text("""
+            <data batch_dims="0" />   <!-- data [1,5,3], indices [1,2], axis 1 -->
+        """),
+    ),
+    Rule(
+        code=CPU_BROADCAST_TARGET,
+        name="cpu-broadcast-target",
+        severity=E,
+        runtime="crashes",
+        summary="A Broadcast the CPU plugin crashes on, refuses or runs to another shape.",
+        doc=_text("""
+            The CPU plugin cannot run a Broadcast with a constant 8-bit target or
+            axes_mapping ("Buffer over-read"), data of no elements (a crash), a negative
+            target value (an empty axis where OpenVINO infers a dynamic one), or pdpd data
+            of a higher rank than the target (garbage). Write an i32 or i64 target of
+            non-negative values.
+        """),
+        wrong=_text("""
+            <!-- target: u8 Const [2] = 2,3 -->
+        """),
+        right=_text("""
+            <!-- target: i64 Const [2] = 2,3 -->
+        """),
+    ),
+    Rule(
+        code=CPU_BROADCAST_SCALAR_TO_EMPTY,
+        name="cpu-broadcast-scalar-to-empty",
+        severity=E,
+        runtime="sometimes",
+        summary="A scalar broadcast to an empty target: the CPU plugin crashes in some runs.",
+        doc=_text("""
+            A numpy or bidirectional Broadcast of a scalar to the empty target `[]` changes
+            nothing. OpenVINO reads it, but the CPU plugin crashes in some runs (a
+            segmentation fault) compiling it. Measured 2026-12-06 on AMD EPYC family 25 model
+            17, 2 cores, OpenVINO 2026.4.1: an f32 scalar Parameter broadcast to an empty i64
+            Const crashed in 30 of 30 runs; a differential fuzz on another setup saw it crash in
+            42 of 60, so irpool says it crashes in some runs. Remove the layer.
+        """),
+        wrong=_text("""
+            <!-- data [] (a Parameter); target: i64 Const [0] -->
+        """),
+        right=_text("""
+            <!-- the scalar itself, without the Broadcast -->
+        """),
+    ),
+    Rule(
+        code=CPU_MATMUL_MULTIPLY_FUSION,
+        name="cpu-matmul-multiply-fusion",
+        severity=E,
+        runtime="crashes",
+        summary="A MatMul of rank-3+ data by a constant vector, then a Multiply by a constant.",
+        doc=_text("""
+            The CPU plugin folds a Multiply by a constant into the MatMul before it. For a
+            MatMul whose first input has rank 3 or more and whose second is a constant
+            vector (rank 1), the fusion reshapes the vector to [1, K] and compile_model
+            fails ("[MatMulMultiplyFusion] ... Incompatible MatMul matrix dimension"). The
+            same MatMul without the Multiply, with a Multiply by a Parameter, an Add, a
+            rank-2 first input or a [K, 1] constant compiles (measured 2026-12-06, AMD EPYC
+            family 25 model 17, 2 cores, OpenVINO 2026.4.1, f32, first inputs [3,4,5] and
+            [2,3,4,5], Multiply by a constant of shape [] or [1], either operand order).
+            Write the vector as a [K, 1] constant and squeeze the result.
+        """),
+        wrong=_text("""
+            <!-- a [3,4,5] x Const [5] -> [3,4]; Multiply by Const [] -->
+        """),
+        right=_text("""
+            <!-- a [3,4,5] x Const [5,1] -> [3,4,1]; Multiply by Const []; Squeeze axis 2 -->
+        """),
+    ),
+    Rule(
+        code=CPU_MATMUL_BATCHED_CONSTANT,
+        name="cpu-matmul-batched-constant",
+        severity=E,
+        runtime="crashes",
+        summary="A MatMul of dynamic 2-D data by a constant of rank 3 with a batch over 1.",
+        doc=_text("""
+            OpenVINO reads a MatMul whose first input has rank 2 and a dynamic dim and whose
+            second is a constant of rank 3 with a first dim over 1, but the CPU plugin cannot
+            compile it ("Can't create dummy inputs if argument shapes ranks are not equal"),
+            whatever the transposes. Measured 2026-12-06 on AMD EPYC family 25 model 17, 2
+            cores, OpenVINO 2026.4.1, f32, f16 and i32: data [?,?], [?,4] or [3,?] by
+            constants [2,4,5], [3,4,5], [5,4,5] or [2,4,1] fail; static data, a constant
+            [1,4,5] or of rank 2 or 4, data of rank 1 or 3, or a Parameter for the second
+            input compile. Give the data a static shape, or reshape the constant to rank 4.
+        """),
+        wrong=_text("""
+            <!-- a [?,4] x Const [2,4,5] -> [2,?,5] -->
+        """),
+        right=_text("""
+            <!-- a [3,4] x Const [2,4,5] -> [2,3,5] -->
+        """),
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}
 RULES_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in _RULES}
+
+# Selectors that name a family of rules, in configs, inline suppressions and `irpool rule`:
+# "IR214" and "compile-crash" name every CPU refusal (IR6xx), each cause its own rule.
+FAMILIES: dict[str, frozenset[str]] = {
+    alias: frozenset(code for code in RULES if code.startswith("IR6"))
+    for alias in ("IR214", "compile-crash")
+}

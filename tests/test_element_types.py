@@ -58,12 +58,12 @@ COMPILED = ("f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4", "u2")
 # string Const here is not packed strings (IR403).
 CASES: dict[tuple[str, str], list[str]] = {
     **{(t, place): [] for t in COMPILED for place in ("convert", "parameter", "const")},
-    **{(t, place): ["IR214"] for t in ("u3", "u6") for place in ("convert", "parameter")},
+    **{(t, place): ["IR602"] for t in ("u3", "u6") for place in ("convert", "parameter")},
     ("u3", "const"): [],
     ("u6", "const"): [],
-    ("string", "convert"): ["IR214", "IR214"],
-    ("string", "parameter"): ["IR214"],
-    ("string", "const"): ["IR403", "IR214"],
+    ("string", "convert"): ["IR602", "IR602"],
+    ("string", "parameter"): ["IR602"],
+    ("string", "const"): ["IR403", "IR602"],
 }
 IDS = [f"{t}-{place}" for t, place in CASES]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import irpool
-from irpool.rules import Severity
+from irpool.rules import FAMILIES, Severity
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 EXPECTED: dict[str, dict[str, dict[str, dict[str, list[str]]]]] = json.loads(
@@ -39,7 +39,7 @@ def test_serializer_output_validates_clean(name: str) -> None:
     problems = [d for d in model.validate() if d.severity is not Severity.INFO]
     if _cannot_run_on_cpu(model):
         # The one exception: a file OpenVINO reads but its CPU plugin cannot compile.
-        assert {d.code for d in problems} == {"IR214"}
+        assert {d.code for d in problems} <= FAMILIES["IR214"]
     else:
         assert problems == []
 

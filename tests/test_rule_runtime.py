@@ -26,6 +26,7 @@ OUTCOMES: dict[Runtime, set[str | None]] = {
     "reinterprets": {None},
     "ignores": {None},
     "fails": {None},  # the failure comes at inference, which the oracle does not run
+    "sometimes": {None, "compile", "crash", "timeout"},
 }
 
 

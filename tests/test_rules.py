@@ -92,3 +92,17 @@ def test_checks_name_codes_by_constant_not_by_literal() -> None:
         and re.fullmatch(r"IR\d{3}", node.value)
     ]
     assert not literals, f"rule codes written as literals: {', '.join(literals)}"
+
+
+def test_no_rule_is_reported_from_more_than_a_handful_of_modules() -> None:
+    # A rule named all over the package is a catch-all: split it into one rule per cause.
+    package = Path(irpool.__file__).parent
+    names = {rule.name.upper().replace("-", "_") for rule in RULES.values()}
+    modules: dict[str, set[str]] = {name: set() for name in names}
+    for path in package.rglob("*.py"):
+        if path == package / "rules.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name) and node.id in names:
+                modules[node.id].add(path.relative_to(package).as_posix())
+    assert {name: sorted(found) for name, found in modules.items() if len(found) > 5} == {}

@@ -176,6 +176,7 @@ HAND_WRITTEN = {
     "test_api_run.py": "edits a fixture's text",
     "test_fix.py": "the formatting that fixes keep",
     "test_runtime_verdicts.py": "mutations of OpenVINO's serialized text",
+    "test_rule_families.py": "a suppression comment inserted into a fixture's text",
     "test_suite_layout.py": "this list",
     "test_torchvision_corpus.py": "a malformed file",
 }

@@ -23,8 +23,8 @@ from irpool.check.declarations import (
     refined_by_declaration,
 )
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
+from irpool.cpu.refusals import check_refusals, multiply_fusion_refusal
 from irpool.diagnostics import Collector
-from irpool.element_types import STRING
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
@@ -32,7 +32,7 @@ from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
-    COMPILE_CRASH,
+    CPU_MATMUL_MULTIPLY_FUSION,
     NON_CANONICAL_SPELLING,
     UNCHECKED_OP,
     UNKNOWN_OP_TYPE,
@@ -100,8 +100,26 @@ class _Checker:
         graph, layers = self.graph, self.graph.layers
         for layer_id in graph.order:
             self._check_layer(layers[layer_id], self.result.inputs(graph, layers[layer_id]))
+        self._report_fusions()
         self._report_unchecked()
         return self.result
+
+    def _report_fusions(self) -> None:
+        """What the CPU plugin refuses of a MatMul it fuses with the Multiply after it."""
+        graph, checked = self.graph, self.result
+        for layer_id, op in checked.ops.items():
+            if op.type_name != "Multiply":
+                continue
+            factors = checked.inputs(graph, graph.layers[layer_id])
+            for index, factor in enumerate(factors[:2]):
+                source = graph.producers.get((layer_id, 1 - index))
+                producer = None if source is None else checked.ops.get(source[0])
+                if source is None or producer is None:
+                    continue
+                matmul = graph.layers[source[0]]
+                reason = multiply_fusion_refusal(producer, checked.inputs(graph, matmul), factor)
+                if reason is not None:
+                    self._place(matmul, [(CPU_MATMUL_MULTIPLY_FUSION, reason, AtOp())])
 
     def _check_layer(self, layer: Layer, inputs: tuple[TensorInfo | None, ...]) -> None:
         # The data and ports are shared by the layers written alike (see graph.build), and
@@ -198,16 +216,12 @@ class _Checker:
         reports: list[OpReport] = []
         ctx = LayerContext(attributes.present, reports.append, self.weights.read, used)
         outputs: list[TensorInfo] | None
-        if not op.takes_strings and any(info.element_type == STRING for info in inputs):
-            message = (
-                f"{op.label()} on string data: OpenVINO reads the layer, but its CPU plugin "
-                "cannot compile it"
-            )
-            reports.append(OpReport(COMPILE_CRASH, message))
         unknown = False
+        read = True  # whether read_model takes the layer: only then is the CPU asked
         try:
             outputs = [_marked(info, inputs) for info in op.infer(inputs, ctx)]
         except ShapeError as error:
+            read = False
             message = f"{op.label()}: {error}"
             reports.append(
                 OpReport(error.code, message, error.attribute, about_file=error.about_file)
@@ -216,6 +230,8 @@ class _Checker:
         except NotInferable:
             outputs = None
             unknown = True
+        if read:
+            check_refusals(op, inputs, ctx)
         outcome = _Outcome(outputs, tuple(reports), unknown)
         if key is not None:
             self._inferred[key] = outcome

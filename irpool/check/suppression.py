@@ -1,6 +1,7 @@
 """Inline suppression, applied after every check has run: an XML comment
 `<!-- irpool: ignore IR213 -->` (several codes separated by commas or spaces) silences those
-codes for one element and everything inside it.
+codes for one element and everything inside it; a family code (IR214: every CPU refusal)
+silences each of its rules.
 
 The element is the one the comment ends the line of (`<dim>7</dim> <!-- irpool: ignore
 IR301 -->`, or `<layer id="1" ...> <!-- irpool: ignore IR213 -->` right after a start tag),
@@ -23,7 +24,7 @@ from lxml import etree
 from irpool.diagnostics import Collector, Diagnostic, Edit
 from irpool.parse.source_map import SourceMap
 from irpool.parse.xml_reader import Document
-from irpool.rules import RULES, UNUSED_SUPPRESSION
+from irpool.rules import FAMILIES, RULES, UNUSED_SUPPRESSION
 
 _PREFIX = re.compile(r"\s*irpool:")
 _DIRECTIVE = re.compile(r"\s*irpool:\s*ignore(?P<codes>(?:[\s,]+[^\s,]+)+)[\s,]*")
@@ -41,9 +42,14 @@ class Suppression:
     def silences(self, diagnostic: Diagnostic, at: int) -> bool:
         return (
             self.covers is not None
-            and diagnostic.code in self.codes
+            and any(_names(code, diagnostic.code) for code in self.codes)
             and self.covers[0] <= at < self.covers[1]
         )
+
+
+def _names(written: str, code: str) -> bool:
+    """Whether a code written in a suppression names a diagnostic's code."""
+    return written == code or code in FAMILIES.get(written, ())
 
 
 def _comments(root: etree._Element) -> Iterator[etree._Element]:
@@ -112,7 +118,7 @@ def apply_suppressions(document: Document, diagnostics: list[Diagnostic]) -> lis
         at = source.offset(diagnostic.line, diagnostic.column)
         covering = [i for i, s in enumerate(suppressions) if s.silences(diagnostic, at)]
         for i in covering:
-            used[i].add(diagnostic.code)
+            used[i].update(c for c in suppressions[i].codes if _names(c, diagnostic.code))
         if not covering:
             kept.append(diagnostic)
     sink = Collector(document.display_path)
@@ -141,7 +147,7 @@ def _faults(suppression: Suppression, used: set[str]) -> Iterator[str]:
         yield "this suppression has no element to apply to: put it before or after one"
         return
     for code in suppression.codes:
-        if code not in RULES:
+        if code not in RULES and code not in FAMILIES:
             yield f"{code} in this suppression is not an irpool rule (`irpool rules` lists them)"
         elif code not in used:
             yield f"{code} is suppressed on {suppression.target}, but nothing there reports it"

@@ -7,7 +7,7 @@ import textwrap
 import click
 
 from irpool.cli.app import UsageError
-from irpool.rules import RULES, RULES_BY_NAME, Rule
+from irpool.rules import FAMILIES, RULES, RULES_BY_NAME, Rule
 
 RUNTIME = {
     "rejects": "OpenVINO refuses such a file",
@@ -15,6 +15,7 @@ RUNTIME = {
     "ignores": "OpenVINO loads it and ignores what is written",
     "crashes": "OpenVINO reads it but its CPU plugin cannot compile it",
     "fails": "OpenVINO compiles it but its CPU plugin fails at inference",
+    "sometimes": "OpenVINO reads it but its CPU plugin crashes in some runs",
 }
 
 
@@ -24,6 +25,22 @@ def find_rule(name: str) -> Rule:
     if rule is None:
         raise UsageError(f"no rule {name!r}; `irpool rules` lists them all")
     return rule
+
+
+def family_of(name: str) -> frozenset[str] | None:
+    """The codes a family selector (IR214, compile-crash) names, or None."""
+    return FAMILIES.get(name.upper()) or FAMILIES.get(name.lower())
+
+
+def render_family(codes: frozenset[str]) -> str:
+    names = " or ".join(alias for alias, family in FAMILIES.items() if family == codes)
+    lines = [
+        f"{names}: a family of rules, each one cause the CPU plugin cannot compile or run.",
+        "Selecting, ignoring or suppressing the family selects, ignores or suppresses them all:",
+        "",
+        *(f"  {code}  {RULES[code].name}: {RULES[code].summary}" for code in sorted(codes)),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def render(rule: Rule) -> str:
@@ -52,6 +69,8 @@ def render(rule: Rule) -> str:
 def command(code: str) -> None:
     """Document one rule, with a wrong and a right IR snippet.
 
-    CODE is a rule code or name, such as IR301 or declared-dim-mismatch.
+    CODE is a rule code or name, such as IR301 or declared-dim-mismatch, or a family
+    (IR214: every CPU refusal).
     """
-    click.echo(render(find_rule(code)), nl=False)
+    family = family_of(code)
+    click.echo(render_family(family) if family else render(find_rule(code)), nl=False)

@@ -18,7 +18,6 @@ from irpool.element_types import I64, element_type
 from irpool.ops.adaptive_avg_pool import INDEX_TYPES, AdaptivePool
 from irpool.ops.base import Attr, AttrType, LayerContext, TensorInfo
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 
 INDICES = 1  # the output port of the indices
 
@@ -37,20 +36,4 @@ class AdaptiveMaxPool8(AdaptivePool):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         (values,) = super().infer(inputs, ctx)
-        if self.index_element_type == I64 and not _becomes_reduce_max(inputs[1], ctx):
-            ctx.report(
-                COMPILE_CRASH,
-                "index_element_type is i64 (the default when it is missing); the CPU plugin "
-                'refuses to compile AdaptiveMaxPool-8 with i64 indices: write "i32" (add a '
-                "Convert to i64 after the indices if i64 is needed)",
-                "index_element_type",
-            )
         return [values, TensorInfo(element_type(self.index_element_type), values.shape)]
-
-
-def _becomes_reduce_max(size: TensorInfo, ctx: LayerContext) -> bool:
-    """A global pooling with unread indices: the CPU plugin compiles it as a ReduceMax,
-    whatever the index type (measured: output_size all ones, of any rank; not a runtime size)."""
-    return (
-        size.value is not None and bool((size.value == 1).all()) and INDICES not in ctx.used_outputs
-    )

@@ -14,7 +14,6 @@ from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import RecentShapes, WindowPoolBase, window_attributes
 from irpool.ops.pooling_geometry import Axis, Window
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Shape
 
 WINDOW_ATTRIBUTES = window_attributes(ceil_torch_since=14, dilations_since=16)
@@ -39,15 +38,6 @@ class AvgPoolBase(WindowPoolBase):
         axes = self.infer_axes(data, ctx)
         return [TensorInfo(data.type, self.output_shape(data, axes))]
 
-    def check_attributes(self, ctx: LayerContext) -> None:
-        if self.version >= 16 and not self.attrs["dilations"]:
-            ctx.report(
-                COMPILE_CRASH,
-                "AvgPool-16 needs explicit dilations (e.g. all 1); with empty or missing "
-                "dilations OpenVINO's CPU plugin crashes compiling the model",
-                "dilations",
-            )
-
     def check_window(self, index: int, axis: Axis, ctx: LayerContext) -> None:
         in_begin = axis.dilated_kernel <= axis.pad_begin
         in_end = axis.dilated_kernel <= axis.pad_end
@@ -59,13 +49,7 @@ class AvgPoolBase(WindowPoolBase):
             "exclude-pad=true does not allow"
         )
         if not axis.size.is_static:
-            # read_model checks windows only on static dims; the CPU plugin checks this
-            # one on dynamic dims too, when it compiles.
-            if in_padding:
-                ctx.report(
-                    COMPILE_CRASH, f"{problem}; the CPU plugin refuses to compile it", pads_name
-                )
-            return
+            return  # read_model checks windows only on static dims (the CPU: IR606)
         super().check_window(index, axis, ctx)
         if in_padding:
             raise ShapeError(problem, attribute=pads_name)

@@ -26,7 +26,6 @@ from irpool.ops.bounds import UNBOUNDED, bounded, moved_bounds
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE, folded, integer_values
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -197,8 +196,6 @@ class Broadcast(Op):
             problem = _run_time_problem(data.shape, values, mode)
             if problem:
                 raise ShapeError(f"{problem}: the CPU plugin gives garbage or an empty tensor")
-        elif data.value is None and not ctx.at_run_time:
-            _report_cpu_failures(inputs, values, mode, ctx)
         if not shape.is_static:
             # without the target's values OpenVINO still reads a Concat's constant elements
             return [TensorInfo(data.type, shape, unknown=dims is None)]
@@ -271,7 +268,7 @@ class Broadcast(Op):
         values = [int(v) for v in rest[0].ravel()]
         target = [target_dim(v) for v in values]
         mode = self.mode(1 + len(rest))
-        check = _wrong_shape if self.constant_target else _run_time_problem
+        check = wrong_shape if self.constant_target else _run_time_problem
         problem = check(Shape.of(*data), values, mode)
         if problem:
             raise ShapeError(f"{problem}: the CPU plugin gives garbage or an empty tensor")
@@ -289,37 +286,7 @@ class Broadcast(Op):
         return broadcast_array(inputs[0], shape, axes).copy()
 
 
-def _report_cpu_failures(
-    inputs: Sequence[TensorInfo], values: list[int] | None, mode: str, ctx: LayerContext
-) -> None:
-    """What the CPU plugin cannot run (measured, docs/ops/Broadcast.md), most of it with a
-    constant target (`values`): it crashes, refuses to compile, or runs another shape than
-    OpenVINO infers."""
-    data = inputs[0]
-    problem = None if values is None else _wrong_shape(data.shape, values, mode)
-    problems = [problem] if problem else []
-    if mode in ("numpy", "explicit"):
-        named = ("target", "axes_mapping")
-        controls = zip(inputs[1 : 3 if mode == "explicit" else 2], named, strict=False)
-        problems += [
-            f'a constant {info.element_type} {name} ("Buffer over-read")'
-            for info, name in controls
-            if info.value is not None and info.type.bits == 8
-        ]
-    if data.shape.rank == 0 and values == [] and mode in ("numpy", "bidirectional"):
-        problems.append("a scalar broadcast to [] (segmentation fault)")
-    empty = data.shape.dims is not None and any(d.high == 0 for d in data.shape.dims)
-    if empty and (values is not None or mode == "pdpd"):
-        problems.append(f"data of no elements {data.shape} (a crash)")
-    if problems:
-        ctx.report(
-            COMPILE_CRASH,
-            f"{'; '.join(problems)}: OpenVINO reads the Broadcast, but its CPU plugin crashes, "
-            "refuses to compile it or gives another shape than it infers",
-        )
-
-
-def _wrong_shape(data: Shape, values: list[int], mode: str) -> str | None:
+def wrong_shape(data: Shape, values: list[int], mode: str) -> str | None:
     """Why the CPU plugin runs another shape than OpenVINO infers, constant target or not
     (measured: an empty axis for a negative value, garbage for pdpd's higher data rank)."""
     if min(values, default=0) < 0:
@@ -334,7 +301,7 @@ def _run_time_problem(data: Shape, values: list[int], mode: str) -> str | None:
     garbage for an empty bidirectional target, which it runs right when constant)."""
     if mode == "bidirectional" and not values:
         return "an empty bidirectional target"
-    return _wrong_shape(data, values, mode)
+    return wrong_shape(data, values, mode)
 
 
 def broadcast_array(

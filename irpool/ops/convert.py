@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, STRING, element_type
+from irpool.element_types import DYNAMIC, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, TensorInfo
 from irpool.ops.bounds import converted_bounds
 from irpool.ops.folding import folded
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -42,27 +41,6 @@ class Convert1(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]
-        if self.destination == DYNAMIC:
-            ctx.report(
-                COMPILE_CRASH,
-                "destination_type is dynamic (or missing): OpenVINO reads the layer, but its "
-                "CPU plugin cannot compile a Convert to a dynamic type",
-                "destination_type",
-            )
-        if STRING in (data.element_type, self.destination):
-            ctx.report(
-                COMPILE_CRASH,
-                f"a Convert from {data.element_type} to {self.destination}: OpenVINO reads the "
-                "layer, but its CPU plugin cannot compile a Convert of strings",
-                "destination_type",
-            )
-        if self.destination in CPU_UNCOMPILED_TYPES:
-            ctx.report(
-                COMPILE_CRASH,
-                f"destination_type is {self.destination}: OpenVINO reads the layer, but its CPU "
-                f"plugin cannot compile a Convert to {self.destination}",
-                "destination_type",
-            )
         value = folded(data, lambda array: self.fold_constant([array]))
         # save_model writes a decompression Convert's ports (and its consumers' input ports)
         # with the compressed Const's precision; OpenVINO folds it and ignores that precision.

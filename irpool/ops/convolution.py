@@ -31,7 +31,7 @@ from irpool.ops.pooling_geometry import (
     padding_total,
 )
 from irpool.ops.registry import register
-from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH
 from irpool.shape import Dim, Shape
 
 SAME = ("same_upper", "same_lower")
@@ -145,13 +145,6 @@ class ConvolutionBase(Op):
         kind = filters.type if data.type.is_dynamic else data.type
         if kind.is_boolean:
             raise ShapeError(f"Element types must be numeric. Got: {kind.name}")
-        if any(v >= WRAPPED for v in self.attrs["strides"]):
-            ctx.report(
-                COMPILE_CRASH,
-                "a negative stride wraps around 2**64: OpenVINO reads it, but its CPU plugin "
-                "cannot compile the layer (object is not initialized)",
-                "strides",
-            )
         count = self.spatial_count(data.shape, filters.shape)
         if count is None:
             return [TensorInfo(kind, Shape.dynamic())]

@@ -15,7 +15,6 @@ both static the CPU plugin cannot compile it (IR214).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -27,7 +26,9 @@ from irpool.ops.const import refuse_unbacked
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import integer_values
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH, REINTERPRETED_ATTRIBUTE_VALUE
+from irpool.rules import (
+    REINTERPRETED_ATTRIBUTE_VALUE,
+)
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -141,8 +142,6 @@ class _Gather(Op):
         position = None if axis_values is None else axis_values[0]
         batch_dims = self.batch_dims(indices.shape.rank)
         shape = gathered_shape(data.shape, indices.shape, position, batch_dims)
-        if position is None:  # read_value raised NotInferable where irpool may know less
-            self._report_static_with_run_time_axis(data.shape, indices.shape, ctx)
         if batch_dims < 0 and indices.shape.rank is not None:
             ctx.report(
                 REINTERPRETED_ATTRIBUTE_VALUE,
@@ -153,8 +152,6 @@ class _Gather(Op):
             )
             return [TensorInfo(data.type, shape)]
         refuse_unbacked(indices, "indices")
-        if position is not None and data.value is None and data.shape.is_static:
-            self._report_crashes(data.shape.values(), indices.shape, position, batch_dims, ctx)
         read_value(indices, "the indices")
         if position is None or integer_values(indices) is None or not shape.is_static:
             return [TensorInfo(data.type, shape)]
@@ -162,55 +159,6 @@ class _Gather(Op):
         picks = indices.value
         assert picks is not None  # integer_values read it
         return [moved(data, shape, lambda a: gather(a, picks, positive, batch_dims))]
-
-    def _report_static_with_run_time_axis(
-        self, data: Shape, indices: Shape, ctx: LayerContext
-    ) -> None:
-        """The CPU plugin reads an axis it cannot fold to a constant only where the data's or
-        the indices' shape is dynamic (measured: a Parameter axis, or one computed from a
-        dynamic dim, runs there); with both static it fails compiling the model ("axis value
-        is not set", Gather-7 and -8) or crashes (Gather-1: segmentation fault), except a
-        Gather-1 of one element (a scalar index into 1-D data), which runs."""
-        one_element = self.version == 1 and data.rank == 1 and indices.rank == 0
-        if data.is_static and indices.is_static and not one_element:
-            failure = "crashes" if self.version == 1 else 'fails ("axis value is not set")'
-            ctx.report(
-                COMPILE_CRASH,
-                f"the axis is computed at run time, not a constant OpenVINO folds, and the data "
-                f"{data} and indices {indices} are static: the CPU plugin {failure} compiling "
-                "it (it reads such an axis only when a shape is dynamic); write the axis as a "
-                "Const",
-            )
-
-    @staticmethod
-    def _report_crashes(
-        data: tuple[int, ...], indices: Shape, axis: int, batch_dims: int, ctx: LayerContext
-    ) -> None:
-        """The CPU plugin's crashes on a Gather it does not fold (measured, the process dies):
-        it divides by the indices per batch, by the data dims between the batch and the axis,
-        and (with more than one index per batch, or batch dims) by those after the axis when it
-        compiles one (a floating-point exception when one is 0; a 0 after the axis with one
-        index and no batch dims runs), and it segfaults on batch dims all 1."""
-        between = math.prod(data[batch_dims : axis % len(data)])
-        after = math.prod(data[axis % len(data) + 1 :])
-        picks = indices.dims[batch_dims:] if indices.dims is not None else (Dim.dynamic(),)
-        none_picked = any(d.high == 0 for d in picks)
-        several = any(d.high is None or d.high > 1 for d in picks)
-        if between == 0 or none_picked or (after == 0 and (several or batch_dims > 0)):
-            ctx.report(
-                COMPILE_CRASH,
-                "a Gather picking no elements (no indices, a 0 among the data dims between "
-                "batch_dims and the axis, or after it with more than one index or batch_dims): "
-                "OpenVINO reads it, but its CPU plugin crashes compiling it (floating-point "
-                "exception) unless the data is a constant",
-            )
-        elif batch_dims > 0 and math.prod(data[:batch_dims]) == 1:
-            ctx.report(
-                COMPILE_CRASH,
-                f"a Gather with batch_dims {batch_dims} over batch dims of 1 ({Shape.of(*data)}):"
-                " OpenVINO reads it, but its CPU plugin crashes running it (segmentation "
-                "fault, measured with Gather-7 and -8) unless the data is a constant",
-            )
 
     def fold_constant(self, inputs: Sequence[NDArray[Any]]) -> NDArray[Any] | None:
         """OpenVINO folds constants counting negative indices from the end, whatever the

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irpool.element_types import BF16, ELEMENT_TYPES, I64, element_type
+from irpool.element_types import ELEMENT_TYPES, I64, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, ShapeError, TensorInfo
 from irpool.ops.pooling import WindowPoolBase, window_attributes
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 
 # Index types the CPU plugin computes (measured): the integer types of 16 bits or more; it
 # reads the others (i8, u8, boolean, the float types, ...) and fails at inference when the
@@ -50,43 +49,7 @@ class MaxPoolBase(WindowPoolBase):
         values = TensorInfo(data.type, self.output_shape(data, axes))
         if self.version < 8:
             return [values]
-        if data.element_type == BF16 and INDICES in ctx.used_outputs:
-            ctx.report(
-                COMPILE_CRASH,
-                f"{self.label()} on bf16 data with its indices output read: the CPU plugin "
-                "computes indices only in its reference code, which has no bf16, and cannot "
-                "compile the model",
-            )
         return [values, TensorInfo(element_type(self.attrs["index_element_type"]), values.shape)]
-
-    def check_attributes(self, ctx: LayerContext) -> None:
-        read = self.version >= 8 and INDICES in ctx.used_outputs
-        if not read and self.attrs["rounding_type"] == "ceil_torch" and not self.attrs["dilations"]:
-            # With the indices read the reference code runs it, and fails at inference below.
-            ctx.report(
-                COMPILE_CRASH,
-                f'{self.label()} with rounding_type="ceil_torch" needs explicit dilations (e.g. '
-                "all 1); with empty or missing dilations OpenVINO's CPU plugin crashes "
-                "compiling the model",
-                "dilations",
-            )
-        if not read:
-            return  # OpenVINO computes indices, and fails on them, only when they are read
-        if not self.attrs["dilations"]:
-            ctx.report(
-                INFERENCE_FAILURE,
-                f"{self.label()} needs explicit dilations (e.g. all 1); without them OpenVINO's "
-                "CPU plugin fails at inference when the indices output is used",
-                "dilations",
-            )
-        index_type = self.attrs["index_element_type"]
-        if index_type not in INDEX_TYPES:
-            ctx.report(
-                INFERENCE_FAILURE,
-                f'index_element_type="{index_type}": OpenVINO reads it, but its CPU plugin '
-                "fails at inference on the indices output (i32 or i64 work)",
-                "index_element_type",
-            )
 
     def explain_settings(self) -> str:
         settings = super().explain_settings()

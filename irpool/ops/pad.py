@@ -23,7 +23,6 @@ from irpool.ops.explanation import Explanation
 from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
 
 MODES = ("constant", "edge", "reflect", "symmetric")
@@ -90,29 +89,10 @@ class Pad12(Op):
             return [TensorInfo(data.type, Shape((Dim.dynamic(),) * rank))]
         dims = data.shape.dims
         self.check_mode(dims, pads[0].lower, pads[1].lower)
-        if pads[0].exact and pads[1].exact:
-            self.check_cut(dims, pads[0].lower, pads[1].lower, ctx)
         begins = zip(pads[0].lower, pads[0].upper, strict=True)
         ends = zip(pads[1].lower, pads[1].upper, strict=True)
         shape = Shape(tuple(padded(d, b, e) for d, b, e in zip(dims, begins, ends, strict=True)))
         return [TensorInfo(data.type, shape)]
-
-    @staticmethod
-    def check_cut(
-        dims: Sequence[Dim], begin: Sequence[int], end: Sequence[int], ctx: LayerContext
-    ) -> None:
-        cut = [
-            d.value
-            for d, b, e in zip(dims, begin, end, strict=True)
-            if d.is_static and (min(b, e) < -d.value or d.value + b + e < 0)
-        ]
-        if cut:
-            ctx.report(
-                COMPILE_CRASH,
-                f"negative pads cut more than the whole axis of {cut[0]}: OpenVINO reads it, "
-                "but its CPU plugin cannot run it (a pad beyond the axis corrupts memory, "
-                "free(): invalid pointer; pads together beyond it: undefined source memory)",
-            )
 
     def check_mode(self, dims: Sequence[Dim], begin: Sequence[int], end: Sequence[int]) -> None:
         """What the mode asks of the pads (checked on static dims)."""

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from irpool.element_types import CPU_UNCOMPILED_TYPES, DYNAMIC, ELEMENT_TYPES
+from irpool.element_types import DYNAMIC, ELEMENT_TYPES
 from irpool.ops.base import KNOWN_OPSETS, Attr, AttrType, LayerContext, Op, Role, TensorInfo
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Shape
 
 
@@ -36,26 +35,4 @@ class Parameter(Op):
         return element_type
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
-        # OpenVINO reads both, but its CPU plugin compiles neither (reshape the model first).
-        if self.shape.dims is None:
-            ctx.report(
-                COMPILE_CRASH,
-                "the CPU plugin cannot compile a model whose input has a "
-                'dynamic rank (shape "..."); give the Parameter a rank',
-                "shape",
-            )
-        if self.element_type == DYNAMIC:
-            ctx.report(
-                COMPILE_CRASH,
-                "the CPU plugin cannot compile a model whose input has a "
-                "dynamic element type; give the Parameter an element_type",
-                "element_type",
-            )
-        if self.element_type in CPU_UNCOMPILED_TYPES:
-            ctx.report(
-                COMPILE_CRASH,
-                f"the CPU plugin cannot compile a model whose input is {self.element_type} "
-                "(OpenVINO reads it)",
-                "element_type",
-            )
         return [TensorInfo(ELEMENT_TYPES[self.element_type], self.shape)]

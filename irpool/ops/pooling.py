@@ -26,7 +26,7 @@ from irpool.ops.pooling_geometry import (
     padding_total,
     resolve_axis,
 )
-from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, COMPILE_CRASH, OVERWRITTEN_PADS
+from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH, OVERWRITTEN_PADS
 from irpool.shape import Dim, Shape
 
 Value = TypeVar("Value")
@@ -147,14 +147,6 @@ class WindowPoolBase(Op):
         if rank is not None and rank not in (3, 4, 5):
             raise ShapeError(f"{self.type_name} takes a 3D, 4D or 5D input, got {data.shape}")
         check_lengths(count, ("strides", strides), ("dilations", dilations))
-        if any(v >= WRAPPED for v in strides):
-            ctx.report(
-                COMPILE_CRASH,
-                "a negative stride wraps around 2**64: OpenVINO reads it (one output on that "
-                "axis), but its CPU plugin cannot compile the layer",
-                "strides",
-            )
-        self.check_attributes(ctx)
         if rank is None:
             return None
         if count != rank - 2:
@@ -175,9 +167,6 @@ class WindowPoolBase(Op):
         # The pads are certain only from an input irpool inferred, never from a port's claim.
         report_overwritten_pads(self.attrs, axes, ctx, certain=not data.trusted)
         return axes
-
-    def check_attributes(self, ctx: LayerContext) -> None:
-        """The op's own attribute checks that need no input shape (override to add them)."""
 
     def check_window(self, index: int, axis: Axis, ctx: LayerContext) -> None:
         """A static axis's window must fit the padded input (override to check more)."""

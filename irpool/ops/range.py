@@ -5,7 +5,7 @@ What OpenVINO 2026.4 does (measured, docs/ops/Range.md): start, stop and step ar
 ("'start' input is not a scalar": a 1-element 1-D tensor too) of any non-boolean type
 ("'start' input scalar should be a numeric type. Got: boolean"); `output_type` boolean is
 refused ("output tensor type should be a numeric type"); absent, the output is `dynamic`,
-which the CPU plugin compiles but cannot run, as u1 (IR217); string it cannot compile (IR214).
+which the CPU plugin compiles but cannot run, as u1 (IR217); string it cannot compile (IR602).
 When all three values are known (constants, or a static shape's ShapeOf pieces) the size is
 folded: each read as a double,
 truncated toward zero for an integer `output_type`; start and stop finite, step finite and
@@ -23,12 +23,11 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from irpool.element_types import DYNAMIC, STRING, element_type
+from irpool.element_types import DYNAMIC, element_type
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -36,9 +35,6 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 _NAMES = ("start", "stop", "step")
-# Output types read_model takes but the CPU plugin cannot compile, or run (measured).
-_UNCOMPILED = (STRING,)
-_UNRUN = (DYNAMIC, "u1")
 
 
 @register
@@ -65,14 +61,6 @@ class Range4(Op):
         kind = element_type(self.output_type)
         if kind.is_boolean:
             raise ShapeError("output tensor type should be a numeric type. Got: boolean")
-        if self.output_type in _UNCOMPILED + _UNRUN:
-            ctx.report(
-                COMPILE_CRASH if self.output_type in _UNCOMPILED else INFERENCE_FAILURE,
-                f"a Range with output_type {self.output_type}: the CPU plugin cannot "
-                f"{'compile' if self.output_type in _UNCOMPILED else 'run'} it; write a "
-                "numeric output_type",
-                attribute="output_type",
-            )
         values = [info.value for info in inputs]
         if ctx.at_run_time and all(value is not None for value in values):
             return [TensorInfo(kind, Shape.of(self.run_size(values)))]  # type: ignore[arg-type]

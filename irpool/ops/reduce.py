@@ -30,7 +30,7 @@ from irpool.ops.explanation import AxisRow, Explanation, dim_value
 from irpool.ops.folding import FOLDED_SIZE
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH, REPEATED_REDUCE_AXES
+from irpool.rules import REPEATED_REDUCE_AXES
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -72,14 +72,6 @@ class Reduce(Op):
                 REPEATED_REDUCE_AXES,
                 f"axes {csv(axes.value.ravel())} name an axis of the rank-{rank} input more "
                 f"than once; OpenVINO reduces each axis once (as axes {csv(chosen)})",
-            )
-        if not chosen and not self.keep_dims and rank != 0:
-            ctx.report(
-                COMPILE_CRASH,
-                f"axes is empty and keep_dims is false; the CPU plugin refuses to compile "
-                f'{self.label()} like that (write keep_dims="true", or remove the layer: it '
-                "changes nothing)",
-                "keep_dims",
             )
         if self.keep_dims:
             if rank == 0 and chosen:

@@ -21,8 +21,6 @@ from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.reduce import Reduce
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
-from irpool.shape import Dim
 
 
 @register
@@ -46,14 +44,6 @@ class Roll7(Op):
             raise ShapeError("If shift is a 1D vector, axes must be a 1D tensor of the same size.")
         if axes.value is not None and data.shape.rank is not None:
             Reduce.normalized_axes(axes.value, data.shape.rank)
-        empty = data.shape.dims is not None and Dim.static(0) in data.shape.dims
-        several = axes.shape.is_static and axes.shape.values() not in ((), (1,))
-        if shift.shape.rank == 0 and several and not empty:  # an empty tensor compiles
-            ctx.report(
-                COMPILE_CRASH,
-                f"a scalar shift with axes {axes.shape}: the CPU plugin cannot compile it "
-                "(\"'shift' and 'axes' dimensions mismatch\"); write one shift per axis",
-            )
         return [TensorInfo(data.type, data.shape)]
 
     def explain(

@@ -32,7 +32,6 @@ from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, Tensor
 from irpool.ops.concat import one_element
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
 
 MIXED = "Mixed input types are not supported."
@@ -110,7 +109,7 @@ class ScaledDotProductAttention13(Op):
             keys = _merged(keys, dims[-2], message)
             values_depth = dims[-1]
         if len(inputs) > 3 and not self.causal:
-            batch, length = self._with_mask(inputs[3], batch, length, keys, ctx)
+            batch, length = self._with_mask(inputs[3], batch, length, keys)
         if len(inputs) > 4:
             _check_scale(inputs[4].shape)
         if batch.dims is None:
@@ -118,9 +117,7 @@ class ScaledDotProductAttention13(Op):
         return [TensorInfo(element, Shape((*batch.dims, length, values_depth)))]
 
     @staticmethod
-    def _with_mask(
-        mask: TensorInfo, batch: Shape, length: Dim, keys: Dim, ctx: LayerContext
-    ) -> tuple[Shape, Dim]:
+    def _with_mask(mask: TensorInfo, batch: Shape, length: Dim, keys: Dim) -> tuple[Shape, Dim]:
         """The batch dims and L with the mask's broadcast into them."""
         dims = mask.shape.dims
         if not dims:  # a scalar or a dynamic rank: nothing checked
@@ -130,12 +127,6 @@ class ScaledDotProductAttention13(Op):
             raise ShapeError(message)
         length = _broadcast_merged(length, dims[-2], message)
         _broadcast_merged(keys, dims[-1], message)
-        if keys == Dim.static(1) and dims[-1].is_static and dims[-1].value > 1:
-            ctx.report(
-                COMPILE_CRASH,
-                f"the attention mask's {dims[-1].value} keys widen key's and value's 1: the "
-                f"CPU plugin cannot compile the layer (its product with value fails)",
-            )
         if len(dims) > 2:
             batch = _batch_merged(batch, dims[:-2], message)
         return batch, length

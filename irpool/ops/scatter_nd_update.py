@@ -16,7 +16,6 @@ from irpool.element_types import takes_integer_input
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 
 
 @register
@@ -25,6 +24,15 @@ class ScatterNDUpdate3(Op):
     version = 3
     opsets = range(4, 15)
     input_names: ClassVar[tuple[str, ...]] = ("data", "indices", "updates")
+
+    @staticmethod
+    def updates_single_elements(data: TensorInfo, indices: TensorInfo, updates: TensorInfo) -> bool:
+        """Whether each index names one element of `data` while the updates are no scalar:
+        read_model takes that, the CPU plugin cannot compile it (irpool/cpu/refusals.py)."""
+        dims, index_dims = data.shape.dims, indices.shape.dims
+        if dims is None or index_dims is None or len(index_dims) != 1 or not updates.shape.dims:
+            return False
+        return index_dims[0].is_static and index_dims[0].value == len(dims)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, indices, updates = inputs
@@ -45,13 +53,7 @@ class ScatterNDUpdate3(Op):
         if depth > len(data.shape.dims):
             raise ShapeError("Last dimension of indices can be at most the rank of inputs")
         expected = (*indices.shape.dims[:-1], *data.shape.dims[depth:])
-        if not expected and updates.shape.dims:  # read_model takes it, the CPU does not
-            ctx.report(
-                COMPILE_CRASH,
-                f"updates {updates.shape} for single elements: read_model takes them, the CPU "
-                'plugin cannot compile them ("do not have matched tensor rank relationship"); '
-                "give scalar updates",
-            )
+        if not expected and updates.shape.dims:  # read_model takes it (the CPU does not)
             return [TensorInfo(data.type, data.shape)]
         if len(updates.shape.dims) != len(expected):
             raise ShapeError(

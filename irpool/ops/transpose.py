@@ -21,7 +21,6 @@ from irpool.ops.explanation import Explanation
 from irpool.ops.folding import integer_values
 from irpool.ops.pooling_geometry import csv
 from irpool.ops.registry import register
-from irpool.rules import COMPILE_CRASH
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -69,13 +68,6 @@ class Transpose1(Op):
                 return [TensorInfo(data.type, Shape((Dim.dynamic(),) * len(values)))]
             return [TensorInfo(data.type, Shape.dynamic())]
         axes = permutation(values, data.shape)
-        if len(axes) <= 1 and order.type.bits == 8:
-            ctx.report(
-                COMPILE_CRASH,
-                f"a Transpose of rank {len(axes)} by an {order.element_type} order: OpenVINO "
-                'reads it, but its CPU plugin fails to run it ("contains less child edges"; '
-                "wider order types and higher ranks run)",
-            )
         shape = Shape(tuple(data.shape[axis] for axis in axes))
         return [moved(data, shape, lambda array: array.transpose(axes))]
 

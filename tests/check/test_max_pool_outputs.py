@@ -29,7 +29,7 @@ def without_indices_result(path: Path, directory: Path) -> Path:
     [
         ("IR217_maxpool8_index_type_u8.xml", "IR217"),
         ("IR217_maxpool8_without_dilations.xml", "IR217"),
-        ("IR214_maxpool8_bf16_indices.xml", "IR214"),
+        ("IR605_maxpool8_bf16_indices.xml", "IR605"),
     ],
 )
 def test_unread_indices_are_not_a_problem(fixture: str, code: str, tmp_path: Path) -> None:

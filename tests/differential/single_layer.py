@@ -185,7 +185,7 @@ class Outcome:
     config: Config
     outputs: Outputs | None  # OpenVINO's, when it accepts the file
     problems: list[str]
-    # irpool reports an error OpenVINO's reader does not raise (IR214: its CPU plugin fails):
+    # irpool reports an error OpenVINO's reader does not raise (IR6xx: its CPU plugin fails):
     # not run.
     strict: bool = False
 

@@ -5,7 +5,7 @@ an i32 or i64 Const, smaller or larger than the input, inputs with many ties or 
 +-inf) is drawn from a generator seeded with its index, so configuration #n can be rebuilt
 with `random_config(n)`. `BATCH_SIZE` configurations share one model and one compile
 (oracle_batch.py). The indices are i32: the CPU plugin cannot compile i64 ones (irpool
-reports IR214). Values are compared exactly (f64 within f32 precision: the CPU pools f64 in
+reports IR605). Values are compared exactly (f64 within f32 precision: the CPU pools f64 in
 f32), indices exactly, NaN where the CPU has NaN.
 
 Most configurations return both outputs, which makes the CPU run OpenVINO's reference kernel.

@@ -11,8 +11,8 @@ a Const, or a Parameter fed at run time. IRPOOL_TEST_SCALE scales the number (de
 
 Runs happen in a worker process (the CPU plugin crashes on some Broadcasts: a crash must not
 kill pytest). Every accepted static configuration irpool finds clean must run on the CPU and
-equal irpool's run bit for bit; every one irpool refuses with IR214 (or refuses to run) must
-crash, fail, or give another shape or other elements than NumPy's broadcast.
+equal irpool's run bit for bit; every one irpool refuses with IR617 or IR618 (or refuses to
+run) must crash, fail, or give another shape or other elements than NumPy's broadcast.
 """
 
 from __future__ import annotations
@@ -277,7 +277,7 @@ def _run_batch(worker: Worker, directory: Path, batch: list[Outcome]) -> list[st
 
 
 def _refusal_problem(worker: Worker, directory: Path, outcome: Outcome) -> str | None:
-    """A configuration irpool refuses (IR214) must not run right on the CPU."""
+    """A configuration irpool refuses (IR617, IR618) must not run right on the CPU."""
     config = outcome.config
     path = write(directory, f"refused{config.index}", [(config, outcome.outputs or [])])
     fed = _inputs(config)

@@ -7,7 +7,7 @@ axis computed by one of `AXES`: what OpenVINO folds at compile time (a Convert o
 Consts, a ShapeOf of a static input, a static dim of a dynamic one, an interval dim's value
 its bounds pin) and what only the run knows (a Parameter, a Convert of one, a dynamic dim, an
 interval dim less itself). The model is built with OpenVINO's op
-builders and saved as IR. Verdict: irpool reports IR214 exactly where the CPU plugin cannot
+builders and saved as IR. Verdict: irpool reports IR614 exactly where the CPU plugin cannot
 compile or run the model (Gather-1 with static shapes may kill the process: those are
 compiled in a child process). Runs: every model the CPU runs, on seeded data holding NaN, ±inf
 and extremes, equal bit for bit. IRPOOL_TEST_SCALE scales the number of configurations
@@ -205,7 +205,7 @@ def check(config: Config, directory: Path) -> Outcome:
     theirs = _cpu_runs(config, path, feeds)
     loaded = irpool.load(path)
     errors = [d.code for d in loaded.validate() if d.severity.value == "error"]
-    refuses = errors == ["IR214"]
+    refuses = errors == ["IR614"]
     problem = None
     if errors and not refuses:
         problem = f"irpool reports {errors}"

@@ -8,7 +8,7 @@ extremes and i64 values up to ±2**62 (an i64 Const held saturated to int32, eac
 wrapped to int32, docs/ops/Roll.md).
 
 Shapes (every configuration): OpenVINO's `read_model` is the oracle; where it accepts but the
-CPU plugin cannot compile (a scalar shift with several axes), irpool must report IR214. Run
+CPU plugin cannot compile (a scalar shift with several axes), irpool must report IR609. Run
 (accepted, compiled configurations with static shapes): batches on the CPU plugin (f32
 inference precision) on seeded inputs holding NaN, ±inf, ±0, huge values and each integer
 type's extremes; outputs must be equal bit for bit.

@@ -7,7 +7,7 @@ sometimes unequal), causal or not, with no mask, a boolean or float mask of rank
 dims broadcasting into L and S, sometimes not; rank 1 refused) and sometimes a scale (a scalar
 or [1]; [2] refused) of the query's type or another (refused), f32 mostly, f16, f64, bf16 and
 integers too. The CPU's verdicts come from `read_model` (a mask widening key's S of 1 from
-compiling: IR214).
+compiling: IR613).
 
 Runs (static configurations): values randn at three magnitudes, a third of the
 configurations with ±inf, NaN and ±0 among them (half of those 3e38 and -1e30 too), scales
@@ -125,7 +125,7 @@ def _mask(
     full = [*batch, length, keys]
     sizes = [d if rng.random() < 0.75 else 1 for d in full[len(full) - rank :]] if rank else []
     if sizes and rng.random() < 0.04:
-        sizes[-1] += 1  # wider than key's S: refused, or IR214 where S is 1
+        sizes[-1] += 1  # wider than key's S: refused, or IR613 where S is 1
     dims = _dims(rng, sizes, static)
     if mask_type == "boolean" and all(d.isdigit() for d in dims.split(",") if d):
         size = int(np.prod([int(d) for d in dims.split(",") if d], dtype=np.int64))

@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.execute.kernels.range import run_range
 from irpool.execute.registry import OutputSpec
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.range import Range1, Range4
-from irpool.rules import COMPILE_CRASH, INFERENCE_FAILURE
+from irpool.rules import CPU_UNCOMPILED_ELEMENT_TYPE, INFERENCE_FAILURE
 from irpool.shape import Shape
 from tests.execute.running import _no_weights, quiet_context
 
@@ -130,12 +131,19 @@ def test_one_known_value_is_checked_alone() -> None:
 
 @pytest.mark.parametrize(
     ("output_type", "code"),
-    [("dynamic", INFERENCE_FAILURE), ("u1", INFERENCE_FAILURE), ("string", COMPILE_CRASH)],
+    [
+        ("dynamic", INFERENCE_FAILURE),
+        ("u1", INFERENCE_FAILURE),
+        ("string", CPU_UNCOMPILED_ELEMENT_TYPE),
+    ],
 )
 def test_outputs_the_cpu_cannot_compile_or_run(output_type: str, code: str) -> None:
     reports: list[OpReport] = []
     ctx = LayerContext(frozenset(), reports.append, _no_weights)
-    Range4({"output_type": output_type}).infer([_info(0), _info(5), _info(1)], ctx)
+    inputs = [_info(0), _info(5), _info(1)]
+    Range4({"output_type": output_type}).infer(inputs, ctx)
+    assert reports == []  # read_model takes it
+    check_refusals(Range4({"output_type": output_type}), inputs, ctx)
     assert [r.code for r in reports] == [code]
 
 

@@ -159,9 +159,9 @@ def test_validate_passes_a_file_whose_only_errors_are_in_dropped_layers(tmp_path
 
 def test_without_a_result_a_parameters_compile_errors_are_warnings(tmp_path: Path) -> None:
     """With no Result OpenVINO builds an empty model: a Parameter of dynamic element type
-    (IR214 where it feeds a Result) compiles and runs there (mutant 304 of the fuzz)."""
+    (IR602 where it feeds a Result) compiles and runs there (mutant 304 of the fuzz)."""
     text = ir.pool_model().replace('element_type="f32"', "").replace('type="Result"', 'type="Relu"')
     codes = findings(ir.write(tmp_path, text))
     assert ("IR507", "error") in codes
-    assert ("IR214", "warning") in codes
+    assert ("IR602", "warning") in codes
     assert [code for code, severity in codes if severity == "error"] == ["IR507"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from irpool.cpu.refusals import check_refusals
 from irpool.ops.arithmetic import Add1, Divide1, Mod1, Multiply1
 from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
 from irpool.ops.concat import Concat1
@@ -120,14 +121,14 @@ def test_gather_refusals(
 
 @pytest.mark.parametrize(
     ("op", "shape", "indices", "expected", "codes"),
-    # the CPU plugin (measured, docs/ops/Gather.md#what-the-reader-and-the-cpu-refuse): IR214
+    # the CPU plugin (measured, docs/ops/Gather.md#what-the-reader-and-the-cpu-refuse): IR614
     # where it cannot run the model
     [
-        (Gather8({"batch_dims": 0}), "3,5", "2", "[?,?]", ["IR214"]),  # "axis value is not set"
-        (Gather8({"batch_dims": 1}), "3,5", "3,2", "[3,?]", ["IR214"]),
-        (Gather1({}), "3,5", "2", "[?,?]", ["IR214"]),  # segmentation fault
+        (Gather8({"batch_dims": 0}), "3,5", "2", "[?,?]", ["IR614"]),  # "axis value is not set"
+        (Gather8({"batch_dims": 1}), "3,5", "3,2", "[3,?]", ["IR614"]),
+        (Gather1({}), "3,5", "2", "[?,?]", ["IR614"]),  # segmentation fault
         (Gather1({}), "5", "", "[]", []),  # one element: runs
-        (Gather8({"batch_dims": 0}), "5", "", "[]", ["IR214"]),
+        (Gather8({"batch_dims": 0}), "5", "", "[]", ["IR614"]),
         (Gather8({"batch_dims": 0}), "?,5", "2", "[?,?]", []),  # the axis read at run time
         (Gather8({"batch_dims": 1}), "3,5", "?,2", "[3,?]", []),
         (Gather1({}), "3,2..5", "2", "[?,?]", []),
@@ -139,8 +140,10 @@ def test_gather_axis_known_at_run_time(
     reports: list[OpReport] = []
     context = LayerContext(frozenset(), reports.append, lambda *_: memoryview(b""))
     axis = TensorInfo(I64, Shape.of())  # a Parameter's, or computed from one
-    outputs = op.infer([data(shape), TensorInfo(I64, parse(indices)), axis], context)
-    assert shapes(outputs) == [expected]
+    inputs = [data(shape), TensorInfo(I64, parse(indices)), axis]
+    outputs = op.infer(inputs, context)
+    assert shapes(outputs) == [expected] and reports == []  # read_model takes it
+    check_refusals(op, inputs, context)
     assert [r.code for r in reports] == codes
 
 

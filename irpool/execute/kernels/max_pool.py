@@ -64,7 +64,7 @@ def run_max_pool(
             replace(w, pad_begin=0) if number in op.unpadded_axes else w
             for number, w in enumerate(windows)
         )
-    bf16 = outputs[0].type.rounds_when_held  # held as f32; runs values only (IR214)
+    bf16 = outputs[0].type.rounds_when_held  # held as f32; runs values only (IR605)
     lowest = bf16_window_start(windows) if bf16 else None
     layout = prepared(
         op,
