@@ -44,6 +44,13 @@ class Severity(StrEnum):
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes"]
+# Where the CPU plugin must fail a file it reads for each CPU claim to hold, by the stage that
+# fails: "compile", "infer", "crash" (the process dies), "timeout"; None: it runs.
+CPU_FAILURE_STAGES: dict[Runtime, frozenset[str | None]] = {
+    "crashes": frozenset({"compile", "crash", "timeout"}),
+    "fails": frozenset({"infer", "crash", "timeout"}),
+    "sometimes": frozenset({None, "compile", "infer", "crash", "timeout"}),  # some runs only
+}
 
 # A rule code. Checks name it by its constant below, never by a literal "IR301": a misspelt
 # constant fails when the module is imported, and mypy refuses a plain str where a Code goes.

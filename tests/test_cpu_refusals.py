@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.rules import FAMILIES, RULES, Runtime
+from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
 from tests.rule_fixtures import FIXTURES, fixture_code
 
 ov = pytest.importorskip("openvino")
@@ -21,13 +21,6 @@ from tests.differential.openvino_worker import Oracle  # noqa: E402  (needs open
 
 o1, o8, o14 = ov.opset1, ov.opset8, ov.opset14
 pytestmark = pytest.mark.oracle
-
-# The stages at which each runtime claim lets the plugin fail a file that it reads, once run.
-RUN_OUTCOMES: dict[Runtime, set[str | None]] = {
-    "crashes": {"compile", "crash", "timeout"},
-    "fails": {"infer", "crash", "timeout"},
-    "sometimes": {None, "compile", "infer", "crash", "timeout"},  # a crash in some runs
-}
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +41,9 @@ def saved(model: object, path: Path, edit: Callable[[str], str] = lambda text: t
     return path
 
 
-CPU_FIXTURES = [path for path in FIXTURES if RULES[fixture_code(path)].runtime in RUN_OUTCOMES]
+CPU_FIXTURES = [
+    path for path in FIXTURES if RULES[fixture_code(path)].runtime in CPU_FAILURE_STAGES
+]
 
 
 @pytest.mark.parametrize("path", CPU_FIXTURES, ids=[p.stem for p in CPU_FIXTURES])
@@ -57,7 +52,7 @@ def test_each_cpu_refusal_fixture_fails_where_its_rule_says(
 ) -> None:
     rule = RULES[fixture_code(path)]
     verdict = oracle.judge(path, run=tmp_path / "run.npz")
-    assert verdict.stage in RUN_OUTCOMES[rule.runtime], (
+    assert verdict.stage in CPU_FAILURE_STAGES[rule.runtime], (
         f"{rule.code} claims the CPU plugin {rule.runtime}, but it "
         + (f"fails at {verdict.stage}: {verdict.message}" if verdict.stage else "runs it")
     )

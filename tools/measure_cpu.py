@@ -9,10 +9,16 @@ a tiny model with OpenVINO's op builders, runs it on the CPU plugin with
 for the same model (`irpool.load(...).run`), which is what irpool assumes the CPU does. The
 command prints one row per behaviour, "same" or "CHANGED", and exits 1 when any changed: an
 OpenVINO upgrade is then a list of behaviours to measure again, not a search.
+
+It also judges what the CPU refuses (the IR214 family, irpool/cpu/refusals.py): each rule's
+fixtures in tests/rules/ are read, compiled and run in a worker process that survives the
+plugin's crashes (the suite's own, tests/differential/openvino_worker.py), and a rule is "same"
+while the plugin still fails each of them as the rule claims.
 """
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +31,12 @@ from ov_builders import opset1, ov  # says how to install OpenVINO where it is m
 
 import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
+from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
+from tests.differential.openvino_worker import Oracle  # noqa: E402
+from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 
@@ -477,6 +489,30 @@ def shown(arrays: Sequence[NDArray[Any]]) -> str:
     return "; ".join(str(array.tolist()) for array in arrays)
 
 
+def refusal_rows() -> list[tuple[str, str, str]]:
+    """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
+    oracle = Oracle()
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            for code in sorted(FAMILIES["IR214"]):
+                claim = RULES[code].runtime
+                paths = [path for path in FIXTURES if fixture_code(path) == code]
+                stages = [
+                    oracle.judge(path, run=Path(directory) / "run.npz").stage for path in paths
+                ]
+                held = bool(paths) and all(stage in CPU_FAILURE_STAGES[claim] for stage in stages)
+                seen = ", ".join(
+                    f"{p.stem}: {s or 'runs'}" for p, s in zip(paths, stages, strict=True)
+                )
+                rows.append(
+                    ("same" if held else "CHANGED", f"{code} ({claim})", seen or "no fixture")
+                )
+    finally:
+        oracle.close()
+    return rows
+
+
 def main() -> int:
     print(f"OpenVINO {ov.__version__}, CPU plugin, INFERENCE_PRECISION_HINT f32")
     changed = 0
@@ -493,7 +529,11 @@ def main() -> int:
         print(f"{verdict:8} {title:{width}}  {home}")
         if verdict != "same":
             print(f"{'':8} CPU: {observed}\n{'':8} irpool: {assumed}")
-    print(f"{len(rows)} behaviours, {changed} changed")
+    refusals = refusal_rows()
+    for verdict, rule, seen in refusals:
+        print(f"{verdict:8} {rule:{width}}  {seen if verdict != 'same' else ''}".rstrip())
+    changed += sum(verdict != "same" for verdict, _, _ in refusals)
+    print(f"{len(rows)} behaviours and {len(refusals)} refusal rules, {changed} changed")
     return 1 if changed else 0
 
 
