@@ -7,7 +7,7 @@ explicit (or none) with `axes_mapping`, pdpd (aligned at axis 0, its `axis` neve
 from Broadcast-3, bidirectional; the target, integer and 1-D, read as dims from its values or
 bounds (-1 dynamic, below -1 empty) and checked against the data by the mode. What the CPU
 plugin cannot run with a constant target (a scalar to `[]`, data of no elements, 8-bit or
-negative targets, pdpd data of higher rank) is IR214; what it runs wrongly with a target
+negative targets, pdpd data of higher rank) is IR617 or IR618; what it runs wrongly with a target
 given at run time refuses the run.
 The kernel is in irpool.execute.kernels.broadcast.
 """

@@ -10,7 +10,7 @@ that (-3 with indices of rank 2) loads, with the output `data[:axis] + indices[r
 + data[axis+1:]`, and the CPU plugin runs it on memory it never wrote: an error here
 (IR205). Values and bounds are gathered too (ShapeOf pieces), an index out of range giving 0.
 An axis known only at run time runs where the data's or the indices' shape is dynamic; with
-both static the CPU plugin cannot compile it (IR214).
+both static the CPU plugin cannot compile it (IR614).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ What OpenVINO 2026.4's `read_model` does (measured, docs/ops/MVN.md):
   'axes' input"), no more of them than the rank ("Expected rank for the 'data' input to be
   higher than axes shape."), repeats allowed; an axis outside [-rank, rank - 1] passes
   `read_model` but the CPU plugin cannot compile it ("Axis 2 out of the tensor rank range
-  [-2, 1].", IR214); `eps_mode` INSIDE_SQRT or OUTSIDE_SQRT (eps added after the root), matched
+  [-2, 1].", IR608); `eps_mode` INSIDE_SQRT or OUTSIDE_SQRT (eps added after the root), matched
   ignoring case. Absent, `eps` is 0, `normalize_variance` false, `eps_mode` INSIDE_SQRT.
 - MVN-1 reduces axes 1.. (`across_channels`, or written `reduction_axes` holding 1) or 2..;
   eps inside the root; absent attributes are 0 and false.

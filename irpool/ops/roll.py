@@ -7,7 +7,7 @@ scalar or 1D tensor."); a 1-D shift needs 1-D axes of its size ("If shift is a 1
 must be a 1D tensor of the same size."); each axis in [-rank, rank - 1], a scalar counting as
 rank 1 ("Axis 2 out of the tensor rank range [-2, 1]."), repeats adding up. `read_model`
 takes a scalar shift with several axes, but the CPU plugin cannot compile it ("'shift' and
-'axes' dimensions mismatch"; an empty tensor it compiles): IR214. The kernel is in
+'axes' dimensions mismatch"; an empty tensor it compiles): IR609. The kernel is in
 irpool.execute.kernels.roll.
 """
 

@@ -16,7 +16,7 @@ What OpenVINO 2026.4's `read_model` does (measured, docs/ops/ScaledDotProductAtt
   is refused, its last two dims broadcast into L and S: the output's L is the broadcast one;
 - a scale of static rank must be a scalar or hold one element ([?] passes, [1,1] does not).
 Output: the broadcast batch dims, L and value's Ev; a dynamic rank when query's is.
-The CPU plugin cannot compile a mask whose static S widens key's static S of 1 (IR214). Where
+The CPU plugin cannot compile a mask whose static S widens key's static S of 1 (IR613). Where
 it multiplies by the scale is its compile-time decision (irpool.cpu.compilation).
 The kernel is in irpool.execute.kernels.scaled_dot_product_attention.
 """

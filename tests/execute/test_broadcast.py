@@ -1,6 +1,6 @@
 """Broadcast-1 and -3: what `read_model` refuses, the shapes it infers (targets from values,
 bounds and nothing), values and bounds flowing through, what the CPU plugin cannot run
-(IR214, refused runs) and the CPU's elements (measured on OpenVINO 2026.4.1,
+(IR617, IR618, refused runs) and the CPU's elements (measured on OpenVINO 2026.4.1,
 docs/ops/Broadcast.md); the live comparison over many configurations is
 tests/differential/test_broadcast.py."""
 
