@@ -140,6 +140,7 @@ CPU_BROADCAST_TARGET = Code("IR617")
 CPU_BROADCAST_SCALAR_TO_EMPTY = Code("IR618")
 CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
+CPU_SLICE_MINIMUM_STEP = Code("IR621")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -1989,6 +1990,33 @@ _RULES = (
         """),
         right=_text("""
             <!-- a [3,4] x Const [2,4,5] -> [2,3,5] -->
+        """),
+    ),
+    Rule(
+        code=CPU_SLICE_MINIMUM_STEP,
+        name="cpu-slice-minimum-step",
+        severity=E,
+        runtime="crashes",
+        summary="A Slice by a constant step at or below -2**31 whose output is not empty.",
+        doc=_text("""
+            OpenVINO reads a Slice-8 whose constant `step` is -2**31 (i32) or at most -2**31
+            (i64), but the CPU plugin's process dies of SIGFPE: at
+            compile_model when the output shape is static, at the first inference otherwise.
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1,
+            f32 and i8 data [5], [?] and [3,5]: i32 steps -2**31 and i64 steps -2**31,
+            -2**31 - 1, -3e9, -2**40, -2**63 + 1 and -2**63 crash; an output that is empty
+            (start 0, stop 4, or another axis cut to 0; [?] data run empty), an i32 step of
+            -2**31 + 1, i8 and i16 steps at their minimum, and constant data (folded)
+            run. irpool reports the layer when no output dim can be 0. A step given at run
+            time is not checked: an i32 one of -2**31 crashes at inference too, an i64 one of
+            -2**63 fails there ("Step must be non-zero"). Write minus the axis length, or
+            -2**31 + 1, instead: the Slice takes the same element.
+        """),
+        wrong=_text("""
+            <!-- data f32 [5]; start 4, stop 0, step -2147483648 (i32 Consts) -> [1] -->
+        """),
+        right=_text("""
+            <!-- data f32 [5]; start 4, stop 0, step -5 (i32 Consts) -> [1] -->
         """),
     ),
 )

@@ -155,3 +155,33 @@ def test_a_batched_constant_is_refused_where_compiling_fails(
     verdict = oracle.judge(path)
     assert verdict.stage in (None, "compile"), verdict.message
     assert refusals(path) == ({"IR620"} if verdict.stage else set())
+
+
+@pytest.mark.parametrize(
+    ("data", "stop", "step"),
+    [
+        ([5], [0], np.array([-(2**31)], np.int32)),
+        ([5], [0], np.array([-(2**31)], np.int64)),
+        ([5], [0], np.array([-(2**31) - 1], np.int64)),
+        ([5], [0], np.array([-(2**63)], np.int64)),
+        ([5], [0], np.array([-(2**31) + 1], np.int32)),
+        ([5], [0], np.array([-(2**15)], np.int16)),
+        ([5], [4], np.array([-(2**31)], np.int32)),  # empty
+        ([3, 5], [3, 0], np.array([1, -(2**31)], np.int32)),
+        ([3, 5], [0, 0], np.array([1, -(2**31)], np.int32)),  # axis 0 empty
+        ([ov.Dimension(2, 4)], [0], np.array([-(2**31)], np.int32)),  # fails at inference
+    ],
+    ids=str,
+)
+def test_a_minimum_slice_step_is_refused_where_the_plugin_crashes(
+    data: list[object], stop: list[int], step: np.ndarray, oracle: Oracle, tmp_path: Path
+) -> None:
+    x = o1.parameter(ov.PartialShape(data), np.float32, name="x")
+    start = o1.constant(np.array([0, 4][-len(stop) :], step.dtype))
+    model = ov.Model(
+        [o8.slice(x, start, o1.constant(np.array(stop, step.dtype)), o1.constant(step))], [x], "m"
+    )
+    path = saved(model, tmp_path / "slice.xml")
+    verdict = oracle.judge(path, run=tmp_path / "run.npz")
+    assert verdict.stage in (None, "compile", "crash"), verdict.message
+    assert refusals(path) == ({"IR621"} if verdict.stage else set())

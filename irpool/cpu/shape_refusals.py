@@ -1,5 +1,5 @@
 """What the CPU plugin refuses of the shape and data-movement ops (reductions, MVN, Roll,
-Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather) where `read_model` takes the
+Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice) where `read_model` takes the
 layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 from irpool.cpu.declare import refuses
-from irpool.element_types import DYNAMIC, STRING
+from irpool.element_types import DYNAMIC, I32, I64, STRING
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 from irpool.ops.bounds import bounds_of
 from irpool.ops.broadcast import Broadcast, wrong_shape
@@ -20,6 +20,7 @@ from irpool.ops.range import Range4
 from irpool.ops.reduce import Reduce
 from irpool.ops.roll import Roll7
 from irpool.ops.scatter_nd_update import ScatterNDUpdate3
+from irpool.ops.slice import Slice8
 from irpool.ops.transpose import Transpose1
 from irpool.rules import (
     CPU_BROADCAST_SCALAR_TO_EMPTY,
@@ -32,6 +33,7 @@ from irpool.rules import (
     CPU_PAD_CUTS_PAST_AXIS,
     CPU_ROLL_SCALAR_SHIFT,
     CPU_SCATTER_UPDATES_RANK,
+    CPU_SLICE_MINIMUM_STEP,
     CPU_TRANSPOSE_BYTE_ORDER,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     INFERENCE_FAILURE,
@@ -104,11 +106,32 @@ def _pad(op: Pad12, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
         )
 
 
+@refuses(Slice8)
+def _slice(op: Slice8, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    step = inputs[3]
+    steps = integer_values(step) if step.element_type in (I32, I64) else None
+    if inputs[0].value is not None or not steps or min(steps) > -(2**31):
+        return  # constant data folds
+    try:  # the output's shape, its findings already reported by infer
+        mute = LayerContext(ctx.present, lambda report: None, ctx.read_weights, ctx.used_outputs)
+        dims = op.for_layer(inputs).infer(inputs, mute)[0].shape.dims
+    except ShapeError:
+        return
+    if dims is not None and all(dim.low > 0 for dim in dims):
+        ctx.report(
+            CPU_SLICE_MINIMUM_STEP,
+            f"a step of {min(steps)}, at or below -2**31, on a slice of shape "
+            f"{Shape(dims)}: the CPU plugin's process dies of SIGFPE (compiling it, or at "
+            "the first inference); write minus the axis length instead",
+        )
+
+
 @refuses(ScatterNDUpdate3)
 def _scatter(op: ScatterNDUpdate3, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
     if ScatterNDUpdate3.updates_single_elements(*inputs):
         ctx.report(
             CPU_SCATTER_UPDATES_RANK,
+            CPU_SLICE_MINIMUM_STEP,
             f"updates {inputs[2].shape} for single elements: read_model takes them, the CPU "
             'plugin cannot compile them ("do not have matched tensor rank relationship"); '
             "give scalar updates",
