@@ -141,6 +141,7 @@ CPU_BROADCAST_SCALAR_TO_EMPTY = Code("IR618")
 CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
+CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2017,6 +2018,34 @@ _RULES = (
         """),
         right=_text("""
             <!-- data f32 [5]; start 4, stop 0, step -5 (i32 Consts) -> [1] -->
+        """),
+    ),
+    Rule(
+        code=CPU_CLAMP_FUSION_BOUNDS,
+        name="cpu-clamp-fusion-bounds",
+        severity=E,
+        runtime="crashes",
+        summary="An integer Clamp fused into the MatMul or Convolution it reads, bounds crossed.",
+        doc=_text("""
+            The CPU plugin runs a Clamp that is the one reader of a MatMul's, Convolution's or
+            GroupConvolution's output inside that layer, as a post-op, where integer data
+            rounds `min` up and `max` down. Bounds with no integer between them then cross
+            (i8 min 0.5, max 0.7: 1 and 0), and compile_model fails ("could not append an
+            elementwise post-op"). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2
+            cores, OpenVINO 2026.4.1: MatMuls (constant or Parameter weights, static or
+            dynamic data) of i8, u8, i16, u16, i32, u32, i64 and u64, Convolutions and
+            GroupConvolutions of i8, u8 and i32, bounds 0.5/0.7, 0.2/0.9, 0.5/0.5,
+            -0.7/-0.5, -0.5/-0.5, 127.5/127.7 and 300.5/300.7 (not saturated to the type
+            first) fail. They compile on f32 data (f16 too for the MatMul), with an integer
+            between finite bounds (1/1, 0/0, 200.2/300.9) or an infinite bound (0.5/inf,
+            -inf/-inf), for a Clamp alone or after an Add, and when a Result or another op
+            reads the product too. Write integer bounds.
+        """),
+        wrong=_text("""
+            <!-- i8 MatMul x by Const I; Clamp min="0.5" max="0.7" -->
+        """),
+        right=_text("""
+            <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
         """),
     ),
 )

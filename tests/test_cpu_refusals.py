@@ -185,3 +185,42 @@ def test_a_minimum_slice_step_is_refused_where_the_plugin_crashes(
     verdict = oracle.judge(path, run=tmp_path / "run.npz")
     assert verdict.stage in (None, "compile", "crash"), verdict.message
     assert refusals(path) == ({"IR621"} if verdict.stage else set())
+
+
+def clamped_product(
+    producer: str, element_type: type, bounds: tuple[float, float], product_returned: bool
+) -> object:
+    """A Clamp of a MatMul's, Convolution's, GroupConvolution's or Add's output on
+    [1,2,3,3] data, the product returned too or not."""
+    x = o1.parameter([1, 2, 3, 3], element_type, name="x")
+    if producer == "MatMul":
+        product = o1.matmul(x, o1.constant(np.ones((3, 3), element_type)), False, False)
+    elif producer == "Convolution":
+        weights = o1.constant(np.ones((2, 2, 1, 1), element_type))
+        product = o1.convolution(x, weights, [1, 1], [0, 0], [0, 0], [1, 1])
+    elif producer == "GroupConvolution":
+        weights = o1.constant(np.ones((2, 1, 1, 1, 1), element_type))
+        product = o1.group_convolution(x, weights, [1, 1], [0, 0], [0, 0], [1, 1])
+    else:
+        product = o1.add(x, o1.constant(np.ones((1, 2, 3, 3), element_type)))
+    outputs = [o1.clamp(product, *bounds)] + ([product] if product_returned else [])
+    return ov.Model(outputs, [x], "m")
+
+
+@pytest.mark.parametrize("producer", ["MatMul", "Convolution", "GroupConvolution", "Add"])
+@pytest.mark.parametrize("element_type", [np.uint8, np.int32, np.float32], ids=str)
+@pytest.mark.parametrize("bounds", [(0.5, 0.7), (-0.7, -0.5), (1.0, 1.0)], ids=str)
+@pytest.mark.parametrize("product_returned", [False, True])
+def test_a_fused_integer_clamp_with_crossed_bounds_is_refused_where_compiling_fails(
+    producer: str,
+    element_type: type,
+    bounds: tuple[float, float],
+    product_returned: bool,
+    oracle: Oracle,
+    tmp_path: Path,
+) -> None:
+    model = clamped_product(producer, element_type, bounds, product_returned)
+    path = saved(model, tmp_path / "clamp.xml")
+    verdict = oracle.judge(path, run=tmp_path / "run.npz")
+    assert verdict.stage in (None, "compile"), verdict.message
+    assert refusals(path) == ({"IR622"} if verdict.stage else set())

@@ -23,7 +23,7 @@ from irpool.check.declarations import (
     refined_by_declaration,
 )
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
-from irpool.cpu.refusals import check_refusals, multiply_fusion_refusal
+from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_fusion_refusal
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
@@ -32,6 +32,7 @@ from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
+    CPU_CLAMP_FUSION_BOUNDS,
     CPU_MATMUL_MULTIPLY_FUSION,
     NON_CANONICAL_SPELLING,
     UNCHECKED_OP,
@@ -105,21 +106,28 @@ class _Checker:
         return self.result
 
     def _report_fusions(self) -> None:
-        """What the CPU plugin refuses of a MatMul it fuses with the Multiply after it."""
+        """What the CPU plugin refuses of a product fused with the Multiply or Clamp after it."""
         graph, checked = self.graph, self.result
+        readers = Counter(graph.producers.values())
         for layer_id, op in checked.ops.items():
-            if op.type_name != "Multiply":
+            if op.type_name not in ("Multiply", "Clamp"):
                 continue
-            factors = checked.inputs(graph, graph.layers[layer_id])
-            for index, factor in enumerate(factors[:2]):
-                source = graph.producers.get((layer_id, 1 - index))
+            operands = checked.inputs(graph, graph.layers[layer_id])
+            for index, operand in enumerate(operands[:2]):
+                source = graph.producers.get((layer_id, index))
                 producer = None if source is None else checked.ops.get(source[0])
                 if source is None or producer is None:
                     continue
-                matmul = graph.layers[source[0]]
-                reason = multiply_fusion_refusal(producer, checked.inputs(graph, matmul), factor)
+                product = graph.layers[source[0]]
+                if op.type_name == "Clamp":  # reported on the Clamp, the Multiply's on the MatMul
+                    reason = clamp_fusion_refusal(producer, op, operand, readers[source])
+                    found = (graph.layers[layer_id], CPU_CLAMP_FUSION_BOUNDS)
+                else:
+                    product_inputs = checked.inputs(graph, product)
+                    reason = multiply_fusion_refusal(producer, product_inputs, operands[1 - index])
+                    found = (product, CPU_MATMUL_MULTIPLY_FUSION)
                 if reason is not None:
-                    self._place(matmul, [(CPU_MATMUL_MULTIPLY_FUSION, reason, AtOp())])
+                    self._place(found[0], [(found[1], reason, AtOp())])
 
     def _check_layer(self, layer: Layer, inputs: tuple[TensorInfo | None, ...]) -> None:
         # The data and ports are shared by the layers written alike (see graph.build), and

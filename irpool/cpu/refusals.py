@@ -4,23 +4,39 @@ each op's `infer` (which raises only what `read_model` refuses).
 Each cause is one rule of the IR214 family (IR6xx, docs/rules/), declared once with
 `irpool.cpu.declare.refuses`: element types, inputs and pooling windows here, the shape ops
 in irpool/cpu/shape_refusals.py. The generic checker (irpool/check/layer_checker.py) asks
-`check_refusals` for every layer `read_model` takes, and `multiply_fusion_refusal` for what the
-plugin's fusion of a MatMul with the Multiply after it refuses.
+`check_refusals` for every layer `read_model` takes, and `multiply_fusion_refusal` and
+`clamp_fusion_refusal` for what the plugin's fusion of a MatMul (or a Convolution) with the
+Multiply (or the Clamp) after it refuses.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from irpool.cpu import shape_refusals  # noqa: F401  (its declarations register themselves)
 from irpool.cpu.declare import REFUSALS, refuses
-from irpool.element_types import BF16, CPU_UNCOMPILED_TYPES, DYNAMIC, I64, STRING
+from irpool.element_types import (
+    BF16,
+    CPU_UNCOMPILED_TYPES,
+    DYNAMIC,
+    I8,
+    I16,
+    I32,
+    I64,
+    STRING,
+    U8,
+    U16,
+    U32,
+    U64,
+)
 from irpool.ops.adaptive_max_pool import INDICES as ADAPTIVE_INDICES
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.avg_pool import AvgPoolBase
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.clamp import Clamp1
 from irpool.ops.convert import Convert1
-from irpool.ops.convolution import ConvolutionBase
+from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
 from irpool.ops.mat_mul import MatMul1
 from irpool.ops.max_pool import INDEX_TYPES, INDICES, MaxPoolBase
 from irpool.ops.parameter import Parameter
@@ -39,6 +55,9 @@ from irpool.rules import (
     INFERENCE_FAILURE,
 )
 from irpool.shape import Dim
+
+# The integer types on which a Clamp post-op with crossed bounds fails (docs/rules/IR622.md).
+INTEGER_POST_OP_TYPES = frozenset({I8, U8, I16, U16, I32, U32, I64, U64})
 
 
 def check_refusals(op: Op, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
@@ -274,4 +293,26 @@ def multiply_fusion_refusal(
         "Multiply by a constant: the CPU plugin's MatMulMultiplyFusion fails compiling it "
         '("Incompatible MatMul matrix dimension"); write the vector as a [K, 1] constant and '
         "squeeze the result"
+    )
+
+
+def clamp_fusion_refusal(
+    producer: Op, clamp: Op, data: TensorInfo | None, readers: int
+) -> str | None:
+    """Why the plugin cannot append a Clamp that alone (of `readers`) reads a MatMul's or
+    Convolution's output to it as a post-op, or None (measured: docs/rules/IR622.md)."""
+    if not isinstance(clamp, Clamp1) or readers != 1 or data is None:
+        return None
+    if not isinstance(producer, (MatMul1, Convolution1, GroupConvolution1)):
+        return None
+    bounds = (clamp.low, clamp.high)
+    if data.element_type not in INTEGER_POST_OP_TYPES or not all(map(math.isfinite, bounds)):
+        return None
+    if math.ceil(clamp.low) <= math.floor(clamp.high):
+        return None
+    return (
+        f"a Clamp of {data.element_type} data to [{clamp.low:g}, {clamp.high:g}], which holds no "
+        f"integer, fused into the {producer.type_name} it reads: the CPU plugin rounds min up "
+        'and max down and cannot compile it ("could not append an elementwise post-op"); '
+        "write integer bounds"
     )
