@@ -49,20 +49,17 @@ def threads_from_environment() -> int:
     return int(text)
 
 
-def spans(length: int, parts: int) -> list[tuple[int, int]]:
-    """[0, length) cut into `parts` spans of equal length but the last (fewer where they
-    would be empty; one, empty, for an empty range)."""
-    if length == 0:
-        return [(0, 0)]
-    step = -(-length // max(1, parts))
-    return [(start, min(length, start + step)) for start in range(0, length, step)]
+def _cut(length: int, step: int) -> list[tuple[int, int]]:
+    """[0, length) cut into spans of `step` but the last (one, empty, for an empty range)."""
+    return [(start, min(length, start + step)) for start in range(0, max(1, length), step)]
 
 
 def product_spans(length: int, macs: int) -> list[tuple[int, int]]:
     """How a matrix product of `macs` multiply-adds is cut along an output axis of `length`
-    rows or columns: pieces of at least `TILE_MACS` multiply-adds and `SPAN_MIN` rows or
-    columns (each piece repacks the other operand), from the shape alone."""
-    return spans(length, min(length // SPAN_MIN, macs // TILE_MACS))
+    rows or columns: about equal pieces of at least `TILE_MACS` multiply-adds and `SPAN_MIN`
+    rows or columns (each piece repacks the other operand), from the shape alone."""
+    parts = max(1, min(length // SPAN_MIN, macs // TILE_MACS))
+    return _cut(length, max(1, -(-length // parts)))
 
 
 def for_each_tile(
@@ -82,7 +79,7 @@ def for_each_block(
     overflow and invalid operations are the computation's own business, not warnings.
     `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any."""
     block = max(1, min(planes, chunk_bytes // plane_bytes))
-    blocks = [(start, min(planes, start + block)) for start in range(0, max(1, planes), block)]
+    blocks = _cut(planes, block)
     threads = 1
     if len(blocks) > 1 and planes * plane_bytes >= PARALLEL_MIN_BYTES:
         threads = threads_from_environment()

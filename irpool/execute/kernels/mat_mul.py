@@ -65,7 +65,10 @@ def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.fl
     result = np.zeros((*shape, *rows, *columns), np.float32)
     macs = result.size * x.shape[-1]
     by_rows = bool(rows) and (not columns or rows[0] >= columns[0])
-    cuts = product_spans((rows if by_rows else columns or (1,))[0], macs)
+    if by_rows:
+        cuts = product_spans(rows[0], macs)
+    else:  # columns, or a dot product of two vectors: one piece
+        cuts = product_spans(columns[0], macs) if columns else [(0, 1)]
 
     def tile(span: tuple[int, int], scratch: Scratch) -> None:
         if len(cuts) == 1:
