@@ -653,7 +653,7 @@ _RULES = (
         runtime="ignores",
         summary="An op type irpool does not model; its declared outputs are trusted.",
         doc=_text("""
-            irpool models the ops of the README's supported-ops table only. For any other op
+            irpool models the ops that docs/ops/README.md lists only. For any other op
             type (one warning per type), irpool does not check attributes or infer shapes: it
             trusts the layer's declared output dims and keeps checking downstream. Nothing is wrong
             with the file; if the model is expected to contain such ops, ignore the rule in

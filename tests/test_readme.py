@@ -4,7 +4,6 @@ lists, the files it links; and it stays a page for users (at most 300 lines)."""
 from __future__ import annotations
 
 import contextlib
-import importlib
 import io
 import re
 from pathlib import Path
@@ -13,7 +12,6 @@ import pytest
 from click.testing import CliRunner
 
 from irpool.cli import cli
-from irpool.ops import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -56,19 +54,6 @@ def test_shown_python_prints_what_its_comments_say(monkeypatch: pytest.MonkeyPat
             code = PRINTED.sub(lambda m: f"_prints({m['value']}, {m['comment']!r})", block)
             exec(compile(code, "README.md", "exec"), namespace)
     assert checked >= 3
-
-
-def _table_ops() -> set[str]:
-    section = README.split("## Supported ops", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| ([A-Z][^|]*?) \|", section, re.M)
-    return {name.strip() for row in rows for name in row.split(",")}
-
-
-def test_supported_ops_table_lists_every_modelled_op() -> None:
-    for name in registry.op_modules():
-        importlib.import_module(name)
-    modelled = {cls.type_name for family in registry._BY_TYPE.values() for cls in family}
-    assert _table_ops() == modelled
 
 
 @pytest.mark.parametrize("target", sorted(set(re.findall(r"\]\(([^)#]+)", README))))

@@ -1,5 +1,6 @@
 """Write docs/ops/README.md, the index of the op pages: every op irpool registers, its
-versions, op module and kernel, and the topic pages beside them.
+versions, what validate checks and run computes (the header rows of its page), op module
+and kernel, and the topic pages beside them.
 
     python tools/gen_ops_index.py            # rewrites docs/ops/README.md
     python tools/gen_ops_index.py --out FILE # writes FILE instead
@@ -39,6 +40,15 @@ def _kernel(cls: type[Op]) -> str:
     return f"`{_path(kernel.__module__)}`"
 
 
+def _header_cell(page: Path, row: str) -> str:
+    """A cell of the header table at the top of an op's page (`| validate | ... |`)."""
+    prefix = f"| {row} | "
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith(prefix):
+            return line.removeprefix(prefix).removesuffix(" |")
+    raise SystemExit(f"{page}: no '{row}' row in its header table")
+
+
 def _title(page: Path) -> str:
     return page.read_text(encoding="utf-8").split("\n", 1)[0].removeprefix("# ")
 
@@ -53,7 +63,16 @@ def index(docs: Path = ROOT / "docs") -> str:
         versions = ", ".join(_version(cls) for cls in classes)
         modules = sorted({f"`{_path(cls.__module__)}`" for cls in classes})
         kernels = sorted({_kernel(cls) for cls in classes})
-        cells = [f"[{name}]({name}.md)", versions, ", ".join(modules), ", ".join(kernels)]
+        page = docs / "ops" / f"{name}.md"
+        checks, runs = _header_cell(page, "validate"), _header_cell(page, "run")
+        cells = [
+            f"[{name}]({name}.md)",
+            versions,
+            checks,
+            runs,
+            ", ".join(modules),
+            ", ".join(kernels),
+        ]
         rows.append(f"| {' | '.join(cells)} |")
     topics = [f"- [{_title(page)}](../{page.name})" for page in sorted(docs.glob("*.md"))]
     lines = [
@@ -65,8 +84,12 @@ def index(docs: Path = ROOT / "docs") -> str:
         "Every fact was measured on OpenVINO 2026.4.1 ([how](../measurements.md)); where the",
         "public specification and the runtime disagree, irpool follows the runtime.",
         "",
-        "| Op | Versions | Op module | Kernel |",
-        "| --- | --- | --- | --- |",
+        "What `validate` checks of each op (beyond the structure, graph and weights checks of",
+        "every layer) and what `run` computes. Any other type is reported once per file as IR202",
+        "and is not run.",
+        "",
+        "| Op | Versions | validate | run | Op module | Kernel |",
+        "| --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         "The other pages of docs/, the facts several ops share among them:",
