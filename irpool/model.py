@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     # Only running needs the engine and NumPy; `irpool validate` starts faster without them.
     from numpy.typing import NDArray
 
+    from irpool.check.reshaping import Reshaping
     from irpool.execute.bind import ModelInput
     from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
     from irpool.execute.tensors import ComputedTensor
@@ -54,8 +55,13 @@ class Model:
         weights: Weights,
         checked: CheckedLayers,
         diagnostics: list[Diagnostic],
+        reshaping: Reshaping | None = None,
+        reshaped_from: Model | None = None,
     ) -> None:
         self.document = document
+        # What `reshape` made this model of, and from which model (None: the file's shapes).
+        self.reshaping = reshaping
+        self.reshaped_from = reshaped_from
         self.graph = graph
         self.weights = weights
         self.checked = checked
@@ -169,6 +175,31 @@ class Model:
             )
         return self._runner
 
+    def reshape(self, shapes: Mapping[str | int, str | Shape | Sequence[int]]) -> Model:
+        """The model at other input shapes, as OpenVINO's `model.reshape` re-infers it:
+        {input name or position: shape} (a shape as OpenVINO writes one, `"[1,3,?,?]"` or
+        `"1..8,3,640,640"`, a `Shape`, or ints with -1 for a dynamic dim; the key "" for
+        a model's only input). Its `validate()` has every finding at the new shapes; where
+        OpenVINO's reshape would fail, an IR311 error on the layer that refuses. The
+        declared `<dim>`s describe the old shapes and are not compared. Raises `ReshapeError`
+        (a ValueError) for a name that is no input or a text that is no shape.
+        """
+        from irpool.check.reshaping import reshape_findings, reshaped_graph, resolve
+
+        original = self.reshaped_from or self  # shapes asked before stay, as in OpenVINO
+        requested = {key: _shape_of(value) for key, value in shapes.items()}
+        reshaping = resolve(self.graph, self.checked, self.document.ir_version, requested)
+        if self.reshaping is not None:
+            reshaping = self.reshaping.updated(reshaping)
+        graph = reshaped_graph(original.graph, reshaping)
+        sink = Collector(self.document.display_path)
+        checked, found = _check(self.document, graph, self.weights, sink)
+        findings = reshape_findings(
+            original.validate(), found, graph, checked, reshaping, original.checked
+        )
+        diagnostics = merge_repeats(findings)
+        return Model(self.document, graph, self.weights, checked, diagnostics, reshaping, original)
+
     def layer(self, name: str) -> Layer:
         for layer in self.graph.layers.values():
             if layer.name == name:
@@ -186,6 +217,16 @@ class Model:
             for layer in self.graph.layers.values()
             if layer.id in self.checked.outputs and layer.id not in self.checked.trusted
         }
+
+
+def _shape_of(value: str | Shape | Sequence[int]) -> Shape:
+    from irpool.check.reshaping import read_shape
+
+    if isinstance(value, Shape):
+        return value
+    if isinstance(value, str):
+        return read_shape(value)
+    return read_shape(",".join(str(int(dim)) for dim in value))
 
 
 def load(
@@ -214,9 +255,16 @@ def load(
     graph = build_graph(document, sink, early)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)
-    checked = check_layers(document, graph, weights_file, sink)
+    checked, found = _check(document, graph, weights_file, sink)
+    return Model(document, graph, weights_file, checked, merge_repeats(found))
+
+
+def _check(
+    document: Document, graph: Graph, weights: Weights, sink: Collector
+) -> tuple[CheckedLayers, list[Diagnostic]]:
+    """Stage 3 on a built graph: what each layer is and what checking found."""
+    checked = check_layers(document, graph, weights, sink)
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
     check_pad_values(document, graph, checked, sink)
-    diagnostics = merge_repeats(apply_suppressions(document, sink.diagnostics))
-    return Model(document, graph, weights_file, checked, diagnostics)
+    return checked, apply_suppressions(document, sink.diagnostics)

@@ -104,6 +104,7 @@ RESHAPE_ELEMENT_COUNT = Code("IR307")
 REPEATED_REDUCE_AXES = Code("IR308")
 CPU_MISREWRITES_REDUCE = Code("IR309")
 CPU_MISREADS_PAD_VALUE = Code("IR310")
+RESHAPE_REFUSED = Code("IR311")
 WEIGHTS_UNAVAILABLE = Code("IR401")
 CONST_OUT_OF_BOUNDS = Code("IR402")
 CONST_SIZE_TOO_SMALL = Code("IR403")
@@ -1270,6 +1271,37 @@ _RULES = (
         right=_text("""
             <!-- pad_value from a Const -->
             <edge from-layer="5" from-port="0" to-layer="4" to-port="3" />
+        """),
+    ),
+    Rule(
+        code=RESHAPE_REFUSED,
+        name="reshape-refused",
+        severity=E,
+        runtime="rejects",
+        summary="At the input shapes asked for (`--shape`, `model.reshape`), a layer refuses "
+        "its inputs: OpenVINO's reshape to them fails there.",
+        doc=_text("""
+            Only `irpool validate --shape` and `Model.reshape` report it. OpenVINO's
+            `model.reshape` gives the inputs new shapes and infers every layer again; a layer
+            whose inputs no longer fit (a Reshape to a fixed element count, an Add of a
+            constant of the old spatial size, a Concat of a fixed-size constant) makes the
+            reshape raise. The message says what the layer refuses and, when one of its
+            inputs is computed from constants alone, the chain back to the Const that bakes
+            the old shape. Fix the exporter's graph (a Reshape target with 0 or -1 for the
+            dims that follow the input, a size computed by ShapeOf), or export at the shape
+            you need. The file itself is not wrong: without `--shape` the rule never fires.
+        """),
+        wrong=_text("""
+            $ irpool validate vit.xml --shape "x[4,3,224,224]"
+            vit.xml:812:5: error: IR311 reshape-refused: does not reshape to x[4,3,224,224]:
+              Reshape-1: the target [1,197,768] holds 151296 elements, the input 605184;
+              the old shape is baked in input 1 of layer 40 "Reshape_1" (Reshape) <- Const
+              "shape" [1, 197, 768]
+        """),
+        right=_text("""
+            <!-- the batch dim follows the input -->
+            <layer id="39" name="shape" type="Const" version="opset1"> ... [0, 197, 768] with
+            special_zero="true" on the Reshape
         """),
     ),
     # IR4xx: weights

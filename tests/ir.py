@@ -189,6 +189,30 @@ def adaptive_model(shape: Shape = (1, 2, 4, 4), out_size: Shape = (2, 2)) -> str
     )
 
 
+def flatten_model(target: Shape) -> tuple[str, bytes]:
+    """x [1,2,4,4] -> AvgPool 1x1 -> Reshape (special_zero) to the Const `target` -> Result y,
+    and its `.bin`: a model whose target may bake the batch (`(1, 32)`) or follow it."""
+    shape = (1, 2, 4, 4)
+    reshape = layer(
+        3,
+        "flatten",
+        "Reshape",
+        "opset1",
+        data([("special_zero", "true")]),
+        [port(0, shape), port(1, [len(target)], "I64")],
+        [port(2, target)],
+    )
+    layers = [
+        parameter(0, "x", shape),
+        avg_pool(1, "pool", shape, shape),
+        const(2, "target", target),
+        reshape,
+        result(4, "y", target),
+    ]
+    edges = [edge(0, 0, 1, 0), edge(1, 1, 3, 0), edge(2, 0, 3, 1), edge(3, 2, 4, 0)]
+    return net(layers, edges), weights(target)
+
+
 def weights(values: Sequence[int]) -> bytes:
     return struct.pack(f"<{len(values)}q", *values)
 

@@ -20,10 +20,14 @@ import pytest
 import irpool
 from irpool import rules
 from irpool.rules import RULES
+from tests import ir
 from tests.rule_fixtures import FIXTURES, Found, expected, fixture_code
 
 # Rule codes whose fixture is created by a test in this module instead of a file.
-SYNTHETIC = {"IR100": "test_ir100_unreadable_path"}
+SYNTHETIC = {
+    "IR100": "test_ir100_unreadable_path",
+    "IR311": "test_ir311_only_at_the_shapes_asked_for",
+}
 
 
 def diagnose(path: Path) -> list[Found]:
@@ -67,6 +71,13 @@ def test_ir100_unreadable_path(tmp_path: Path) -> None:
     with pytest.raises(irpool.IRError) as raised:
         irpool.load(target)
     assert sorted((d.code, d.line, d.column) for d in raised.value.diagnostics) == [("IR100", 1, 1)]
+
+
+def test_ir311_only_at_the_shapes_asked_for(tmp_path: Path) -> None:
+    model = irpool.load(ir.write(tmp_path, *ir.flatten_model((1, 32))))
+    assert model.validate() == []
+    found = model.reshape({"x": "[2,2,4,4]"}).validate()
+    assert [(d.code, d.line, d.column) for d in found] == [("IR311", 42, 3)]
 
 
 def test_every_rule_has_its_named_code_constant_and_no_constant_lacks_a_rule() -> None:

@@ -123,3 +123,45 @@ def main() -> None:
             err=True,
         )
         sys.exit(EXIT_INTERNAL)
+
+
+def _read_shapes(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """`NAME[dims]` or `[dims]` (the only input), each a shape as OpenVINO writes one."""
+    from irpool.check.reshaping import ReshapeError, read_shape
+
+    shapes = []
+    for value in values:
+        name, bracket, dims = value.partition("[")
+        if not bracket or not dims.endswith("]"):
+            raise click.BadParameter(f"{value!r} is not NAME[dims] or [dims], e.g. x[1,3,?,?]")
+        try:
+            read_shape(bracket + dims)
+        except ReshapeError as error:
+            raise click.BadParameter(f"{value!r}: {error}") from None
+        shapes.append((name, bracket + dims))
+    return tuple(shapes)
+
+
+# `--shape` of validate and explain: (input name, "" for the only input; the shape's text).
+shape_option = click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME[DIMS]",
+    callback=_read_shapes,
+    help="Check the model reshaped: input NAME (or the only input: [DIMS]) at this shape, "
+    "written as OpenVINO writes one (x[1,3,?,?], [1..8,3,640,640]). Repeatable.",
+)
+
+
+def reshaped(model: Model, shapes: tuple[tuple[str, str], ...]) -> Model:
+    """The model at the `--shape`s (IR311 where OpenVINO's reshape fails); a name that is no
+    input of it is a usage error."""
+    from irpool.check.reshaping import ReshapeError
+
+    try:
+        return model.reshape(dict(shapes))
+    except ReshapeError as error:
+        raise UsageError(f"--shape: {model.document.display_path}: {error}") from None

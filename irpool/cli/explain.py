@@ -15,7 +15,14 @@ from pathlib import Path
 
 import click
 
-from irpool.cli.app import UsageError, load_or_exit, model_argument, weights_option
+from irpool.cli.app import (
+    UsageError,
+    load_or_exit,
+    model_argument,
+    reshaped,
+    shape_option,
+    weights_option,
+)
 from irpool.cli.settings import COMMA_LIST
 from irpool.graph.graph import Layer
 from irpool.graph.io_types import input_type, output_type
@@ -73,10 +80,11 @@ def explain_row(model: Model, layer: Layer) -> LayerRow:
     trusted = layer.id in model.checked.trusted
     outputs = None if trusted else model.checked.outputs.get(layer.id)
     inferred = [shape_value(info.shape) for info in outputs] if outputs is not None else None
-    declared = [declared_value(port.declared) for port in layer.outputs]
+    # A reshaped model's ports forget their dims; the file's are shown (for the old shapes).
+    ports = (model.reshaped_from or model).graph.layers[layer.id].outputs
+    declared = [declared_value(port.declared) for port in ports]
     differs = outputs is not None and any(
-        _differs(port.declared, info.shape)
-        for port, info in zip(layer.outputs, outputs, strict=False)
+        _differs(port.declared, info.shape) for port, info in zip(ports, outputs, strict=False)
     )
     explained = op.explain(inputs, outputs) if op is not None and outputs else None
     return LayerRow(
@@ -229,6 +237,8 @@ def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folde
     counted = f"{len(rows)} of {total}" if len(rows) < total else str(total)
     noun = "layer" if total == 1 else "layers"
     title = f"{model.document.display_path}: {counted} {noun} in topological order"
+    if model.reshaping is not None:
+        title += f", reshaped to {model.reshaping.asked} (declared: the file's dims)"
     notes = []
     present = {layer.type.lower() for layer in model.graph.layers.values()}
     missing = [name for name in type_names if name.lower() not in present]
@@ -249,6 +259,7 @@ def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folde
 @click.command()
 @model_argument
 @weights_option
+@shape_option
 @click.option(
     "--format",
     "output_format",
@@ -279,6 +290,7 @@ def _text(model: Model, rows: list[LayerRow], type_names: tuple[str, ...], folde
 def command(
     model_path: Path,
     weights: Path | None,
+    shapes: tuple[tuple[str, str], ...],
     output_format: str,
     type_names: tuple[str, ...],
     constants: bool,
@@ -287,6 +299,8 @@ def command(
     if type_names and output_format == "dot":
         raise UsageError("--type selects table rows; the DOT graph shows every layer")
     model = load_or_exit(model_path, weights)
+    if shapes:
+        model = reshaped(model, shapes)
     types = selected_types(model, type_names)
     folded = set() if constants or types or output_format == "json" else folded_constants(model)
     if output_format == "dot":

@@ -1,8 +1,11 @@
 """`irpool validate [PATHS...]`: check IR files and report every problem found; `--fix` and
 `--diff` rewrite what is certain. `-` reads one document from stdin.
 
+`--shape` checks the model as OpenVINO's `model.reshape` would make it (IR311 where it fails).
+
 Exit codes: 0 nothing at or above `fail-on` (default: error) remains, 1 something does (with
-`--diff`: a fix is pending), 2 usage or configuration error. `--exit-zero` turns 1 into 0.
+`--diff`: a fix is pending), 2 usage or configuration error (a `--shape` naming no input).
+`--exit-zero` turns 1 into 0.
 Machine formats (json, github, sarif) put only their document on stdout; the human summary
 goes to stderr.
 """
@@ -18,7 +21,14 @@ from typing import Any, Literal, TypeVar
 import click
 
 from irpool.check.coverage import Coverage
-from irpool.cli.app import EXIT_FINDINGS, EXIT_OK, UsageError, keep_to_exit
+from irpool.cli.app import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    UsageError,
+    keep_to_exit,
+    reshaped,
+    shape_option,
+)
 from irpool.cli.discovery import Discovery, discover_files, root_is_not_net
 from irpool.cli.reporting import render_document, render_summary
 from irpool.cli.settings import (
@@ -64,6 +74,8 @@ class Job:
     want_source: bool
     explicit: bool = True
     data: bytes | None = None
+    # `--shape`: (input name, or "" for the only input; a shape as OpenVINO writes one).
+    shapes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +115,8 @@ def lint(job: Job) -> Outcome:
         text = job.want_source and b"\0" not in data
         source = data.decode("utf-8-sig", errors="replace") if text else None
         return Outcome(shown, tuple(kept), source=source)
+    if job.shapes:
+        model = reshaped(model, job.shapes)
     keep_to_exit(model)
     raw = model.validate()
     kept = job.config.apply(raw, job.path)
@@ -167,6 +181,7 @@ def _jobs(
     config: Config,
     mode: Mode,
     want_source: bool,
+    shapes: tuple[tuple[str, str], ...],
 ) -> tuple[list[Job], Discovery]:
     """The work: stdin's document (`-`), or the files found under PATHS (`.` if none)."""
     if STDIN in paths:
@@ -176,13 +191,17 @@ def _jobs(
             raise UsageError("--fix cannot rewrite stdin; use --diff to see the fixes")
         path = stdin_filename or STDIN
         data = read_stream(sys.stdin.buffer, Collector(display_path(path)))
-        return [Job(path, weights, config, mode, want_source, data=data)], Discovery()
+        job = Job(path, weights, config, mode, want_source, data=data, shapes=shapes)
+        return [job], Discovery()
     if stdin_filename is not None:
         raise UsageError("--stdin-filename names the document read from `-`; give `-`")
     found = discover_files(paths or (Path("."),), config)
     if weights is not None and (len(paths) != 1 or len(found.files) != 1):
         raise UsageError("--weights needs exactly one .xml file")
-    jobs = [Job(f.path, weights, config, mode, want_source, f.explicit) for f in found.files]
+    jobs = [
+        Job(f.path, weights, config, mode, want_source, f.explicit, shapes=shapes)
+        for f in found.files
+    ]
     return jobs, found
 
 
@@ -211,6 +230,7 @@ def _list_option(name: str, metavar: str, summary: str, **extra: Any) -> Callabl
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the report to FILE instead of stdout.",
 )
+@shape_option
 @click.option("--fix", is_flag=True, help="Rewrite what is certain in place, then report the rest.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff; write nothing.")
 # --config and --isolated are eager: the configuration they choose is read first, and its
@@ -269,6 +289,7 @@ def command(
     weights: Path | None,
     output_format: str,
     output: Path | None,
+    shapes: tuple[tuple[str, str], ...],
     fix: bool,
     diff: bool,
     select: tuple[str, ...],
@@ -291,6 +312,8 @@ def command(
     """
     if fix and diff:
         raise UsageError("--fix writes the files and --diff only shows the changes; pick one")
+    if shapes and (fix or diff):
+        raise UsageError("--shape checks the model at other shapes; --fix and --diff edit the file")
     settings = Settings(
         select,
         ignore,
@@ -305,7 +328,7 @@ def command(
     chosen_format = config.format
     mode: Mode = "fix" if fix else "diff" if diff else "check"
     want_source = chosen_format in ("text", "sarif") and not statistics and mode != "diff"
-    work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source)
+    work, found = _jobs(paths, stdin_filename, weights, config, mode, want_source, shapes)
     outcomes = _directory_outcomes(found, config) + run_jobs(work, jobs)
     if work and not found.unreadable and all(outcome.skipped for outcome in outcomes):
         raise UsageError(

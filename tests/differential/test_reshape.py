@@ -1,0 +1,80 @@
+"""Live differential test: `Model.reshape` against OpenVINO's `model.reshape` on every
+committed corpus model that has recorded inputs (tests/models/*/).
+
+Each model is reshaped to a larger batch, to twice and to one more than its spatial size, and
+to a dynamic batch and size. irpool must refuse (IR311) exactly where OpenVINO's reshape
+raises, and where it does not, infer every output's shape as OpenVINO does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irpool
+from irpool.ops.base import Role
+from irpool.shape import Shape
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+CASES = sorted(
+    case.parent
+    for case in MODELS.glob("*/*/model.xml")
+    if not case.parent.name.endswith("fp16") and any(case.parent.glob("inputs*.npz"))
+)
+
+
+def _new_shapes(recorded: tuple[int, ...]) -> list[list[int | str]]:
+    """Shapes to ask for, from an image input's recorded one (others: batch only)."""
+    shapes: list[list[int | str]] = [[4, *recorded[1:]], ["?", *recorded[1:]]]
+    if len(recorded) == 4:
+        n, c, h, w = recorded
+        shapes += [[n, c, 2 * h, 2 * w], [n, c, h + 1, w + 1], ["?", c, "?", "?"]]
+    return shapes
+
+
+def _openvino(path: Path, name: str, shape: list[int | str]) -> list[str] | None:
+    """Each output's shape after OpenVINO's reshape (None: it raises)."""
+    model = ov.Core().read_model(path)
+    dims = [-1 if d == "?" else d for d in shape]
+    try:
+        model.reshape({name: ov.PartialShape(dims)})
+    except RuntimeError:
+        return None
+    return [str(output.get_partial_shape()).replace(" ", "") for output in model.outputs]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name}" for c in CASES])
+def test_reshape_verdicts_and_shapes_agree(case: Path) -> None:
+    path = case / "model.xml"
+    model = irpool.load(path)
+    first = model.inputs[0]
+    with np.load(next(case.glob("inputs*.npz"))) as recorded:
+        dims = tuple(recorded[first.layer.name].shape)
+    checked = 0
+    for shape in _new_shapes(dims):
+        theirs = _openvino(path, first.layer.name, shape)
+        reshaped = model.reshape({first.layer.name: ",".join(map(str, shape))})
+        refused = [d for d in reshaped.validate() if d.code == "IR311"]
+        assert (theirs is None) == bool(refused), (shape, theirs, refused)
+        if theirs is None:
+            continue
+        assert [str(s) for s in _result_shapes(reshaped)] == theirs, shape
+        checked += 1
+    assert checked, "every reshape was refused: nothing compared"
+
+
+def _result_shapes(model: irpool.Model) -> list[Shape]:
+    """The shape each Result receives, in XML order (OpenVINO's order of outputs)."""
+    results = [
+        model.graph.layers[i] for i, op in model.checked.ops.items() if op.role is Role.OUTPUT
+    ]
+    infos = [
+        model.checked.input(model.graph, r.id, 0) for r in sorted(results, key=lambda r: r.position)
+    ]
+    return [info.shape for info in infos if info is not None]
