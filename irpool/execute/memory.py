@@ -4,7 +4,7 @@ allocating."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from math import prod
 from pathlib import Path
@@ -97,18 +97,19 @@ def format_bytes(count: int) -> str:
 
 def replay(
     steps: Sequence[Step],
-    shapes: dict[Ref, Shape],
+    shapes: Mapping[Ref, Shape],
     types: dict[Ref, ElementType],
     available: int | None = None,
     keep: bool = False,
+    live: int = 0,
 ) -> int:
     """The peak bytes a run adds: replay its allocations (each layer's outputs, the read ones
     freed after their last reader unless the run `keep`s every one, and the kernel's working
     memory while it computes). Inputs and constants are already in memory. Given the memory
     `available` now, refuse at the first layer that would exceed it, before anything is
-    allocated."""
+    allocated. `live`: the bytes earlier steps hold when these begin."""
     held: dict[Ref, int] = {}
-    live = peak = 0
+    peak = 0
     for step in steps:
         refs = [(step.layer.id, index) for index in range(len(step.outputs))]
         sizes = {ref: tensor_bytes(shapes[ref].values(), types[ref]) for ref in refs}

@@ -4,7 +4,7 @@ dynamic, check that the run fits in memory, and compute each step in order."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,13 +36,17 @@ def execute(
             ref = (parameter.layer.id, 0)
             tensors[ref] = convert(tensors[ref], parameter.computed_as)
     tensors.update(plan.constants)
-    shapes = plan.static_shapes or _reinfer(model, plan, tensors)
-    peak = plan.static_peak
-    if peak is None or keep:
-        peak = memory.replay(plan.steps, shapes, plan.types, keep=keep)
-    if peak * memory.CHECK_SHARE > memory.physical_memory():
-        memory.replay(plan.steps, shapes, plan.types, memory.available_memory(), keep)
-    for step in plan.steps:
+    if plan.static_shapes is not None:
+        _check_memory(plan, plan.steps, plan.static_shapes, keep, plan.static_peak)
+        _run_steps(plan.steps, tensors, keep)
+    else:
+        _run_dynamic(model, plan, tensors, keep)
+    outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
+    return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
+
+
+def _run_steps(steps: Sequence[Step], tensors: dict[Ref, Any], keep: bool) -> None:
+    for step in steps:
         arrays = [tensors[ref] for ref in step.inputs]
         specs = step.outputs
         if step.overwriting is not None and not keep and _unshared(arrays[0]):
@@ -56,8 +60,46 @@ def execute(
         del arrays  # `tensors` alone holds them now: a later step may overwrite one
         for ref in () if keep else step.frees:
             del tensors[ref]
-    outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
-    return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
+
+
+def _run_dynamic(
+    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, Any], keep: bool
+) -> None:
+    """A dynamic model: shapes inferred again on the inputs, as the runtime does. A layer
+    whose output size depends on values (NonZero) ends a segment: the steps up to it are
+    checked for memory and run, then inference goes on from its actual output."""
+    infos = _bound_infos(model, plan, tensors)
+    start = 0
+    while start < len(plan.steps):
+        shapes, end = _reinfer(model, plan, infos, start)
+        segment = plan.steps[start:end]
+        held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
+        _check_memory(plan, segment, shapes, keep, None, held)
+        _run_steps(segment, tensors, keep)
+        if end < len(plan.steps):  # the value-dependent step: its size is known once run
+            step = plan.steps[end]
+            _run_steps([step], tensors, keep)
+            for index in step.kept:
+                array = tensors[(step.layer.id, index)]
+                kind = step.outputs[index].type
+                infos[(step.layer.id, index)] = TensorInfo(kind, Shape.of(*array.shape), array)
+            end += 1
+        start = end
+
+
+def _check_memory(
+    plan: ExecutionPlan,
+    steps: Sequence[Step],
+    shapes: Mapping[Ref, Shape],
+    keep: bool,
+    peak: int | None,
+    held: int = 0,
+) -> None:
+    """Refuse before allocating when the steps would not fit in the memory available."""
+    if peak is None or keep:
+        peak = memory.replay(steps, shapes, plan.types, keep=keep, live=held)
+    if peak * memory.CHECK_SHARE > memory.physical_memory():
+        memory.replay(steps, shapes, plan.types, memory.available_memory(), keep, held)
 
 
 def _presented(output: ModelOutput, array: NDArray[Any]) -> NDArray[Any]:
@@ -103,10 +145,10 @@ def _as_unshared_counts(array: NDArray[Any]) -> int:
 HELD_BY_RUN = _held_by_run()
 
 
-def _reinfer(
+def _bound_infos(
     model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]
-) -> dict[Ref, Shape]:
-    """Shape inference again on the concrete inputs, as the runtime does for dynamic models."""
+) -> dict[Ref, TensorInfo]:
+    """What shape inference starts from: the inputs as given, the constants as checked."""
     infos: dict[Ref, TensorInfo] = {}
     for parameter in plan.parameters:
         array = tensors[(parameter.layer.id, 0)]
@@ -117,12 +159,24 @@ def _reinfer(
         )
     for ref in plan.constants:
         infos[ref] = model.checked.outputs[ref[0]][ref[1]]
+    return infos
+
+
+def _reinfer(
+    model: RunnerInput, plan: ExecutionPlan, infos: dict[Ref, TensorInfo], start: int
+) -> tuple[dict[Ref, Shape], int]:
+    """Shape inference again from step `start` on the concrete inputs, as the runtime does
+    for dynamic models, up to the first step whose output size depends on values (its
+    index, or the number of steps): the shapes known, by tensor."""
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
-    for step in plan.steps:
+    for position in range(start, len(plan.steps)):
+        step = plan.steps[position]
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
         except (ShapeError, NotInferable) as error:
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
+        if step.op.sized_by_values and not all(info.shape.is_static for info in produced):
+            return _shapes(infos), position
         for index, info in enumerate(produced):
             if not info.shape.is_static:
                 raise InputError(
@@ -131,6 +185,10 @@ def _reinfer(
                 )
             _check_fits(model, step, index, info.shape)
             infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
+    return _shapes(infos), len(plan.steps)
+
+
+def _shapes(infos: Mapping[Ref, TensorInfo]) -> dict[Ref, Shape]:
     return {ref: info.shape for ref, info in infos.items()}
 
 

@@ -228,6 +228,9 @@ class Op:
     # Whether the CPU plugin compiles the op on string data (measured: the shape ops and
     # Result do; pooling and reductions do not). Convert says so itself.
     takes_strings: ClassVar[bool] = False
+    # Whether an output's size depends on the input values, not only on their shapes
+    # (NonZero): a run learns it only by computing the layer.
+    sized_by_values: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
