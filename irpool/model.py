@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from irpool.check.reshaping import Reshaping
     from irpool.execute.bind import ModelInput
     from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
+    from irpool.execute.run import Observer
     from irpool.execute.tensors import ComputedTensor
 
 
@@ -94,6 +95,7 @@ class Model:
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
         intermediates: Literal[False] = False,
+        observe: Observer | None = None,
     ) -> dict[str, NDArray[Any]]: ...
 
     @overload
@@ -104,6 +106,7 @@ class Model:
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
         intermediates: Literal[True],
+        observe: Observer | None = None,
     ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]: ...
 
     def run(
@@ -113,6 +116,7 @@ class Model:
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
         intermediates: bool = False,
+        observe: Observer | None = None,
     ) -> dict[str, NDArray[Any]] | tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
         """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output),
         or by position among the Parameters (an int, as OpenVINO takes it; the only way to
@@ -128,11 +132,15 @@ class Model:
         With `intermediates`, returns (outputs, tensors): also every tensor the run computed,
         in run order, keyed as `tensors` describes (constants and inputs are not among them).
         Nothing is freed before the run ends then: its memory is the sum of all those tensors.
+        `observe(step, tensors)` sees each step of the plan (`execution_plan()`) right after it
+        computes, with the tensors alive then, so a caller can stream them (`irpool compare`).
         """
         from irpool.execute.run import execute  # NumPy: imported on the first run only
 
         plan = self._planned()
-        outputs, tensors = execute(self._runner_input(), plan, inputs, cast, on_cast, intermediates)
+        outputs, tensors = execute(
+            self._runner_input(), plan, inputs, cast, on_cast, intermediates, observe
+        )
         return (outputs, tensors) if intermediates else outputs
 
     @property
@@ -150,6 +158,10 @@ class Model:
         """What `run(..., intermediates=True)` returns beside the outputs, in run order: each
         tensor's key (`name`), all its names, its layer and output index."""
         return list(self._planned().tensors)
+
+    def execution_plan(self) -> ExecutionPlan:
+        """How `run` computes the model: its steps, constants and tensors (built once)."""
+        return self._planned()
 
     def _planned(self) -> ExecutionPlan:
         # Threads racing here each build the same plan; the last one is kept.

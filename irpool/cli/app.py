@@ -26,7 +26,7 @@ EXIT_INTERNAL = 2
 # Each command's one-line summary, for `irpool --help`: listing the commands must not import
 # them (run, validate and explain need NumPy). A test keeps these equal to their docstrings.
 COMMANDS = {
-    "compare": "Compare irpool with the CPU plugin in its default precision and f32, per tensor.",
+    "compare": "Compare irpool with the CPU plugin per tensor, or two models of one network.",
     "explain": "Show each layer's shapes (inferred and declared) and pooling geometry, in order.",
     "rule": "Document one rule, with a wrong and a right IR snippet.",
     "rules": "List every rule irpool reports: code, name, default severity, summary.",

@@ -27,9 +27,12 @@ def execute(
     cast: bool,
     on_cast: Callable[[str], None] | None,
     keep: bool = False,
+    observe: Observer | None = None,
 ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
     """The outputs by key, and when the run `keep`s them, every tensor it computed (by key,
-    in run order: irpool/execute/tensors.py); nothing is freed then."""
+    in run order: irpool/execute/tensors.py); nothing is freed then. `observe` sees each
+    step with the run's tensors (constants and inputs included) right after it computes,
+    before it frees what it read last."""
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     for parameter in plan.parameters:  # the file's type, where OpenVINO presents another
         if parameter.computed_as is not None:
@@ -38,14 +41,20 @@ def execute(
     tensors.update(plan.constants)
     if plan.static_shapes is not None:
         _check_memory(plan, plan.steps, plan.static_shapes, keep, plan.static_peak)
-        _run_steps(plan.steps, tensors, keep)
+        _run_steps(plan.steps, tensors, keep, observe)
     else:
-        _run_dynamic(model, plan, tensors, keep)
+        _run_dynamic(model, plan, tensors, keep, observe)
     outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
     return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
 
 
-def _run_steps(steps: Sequence[Step], tensors: dict[Ref, Any], keep: bool) -> None:
+# What a caller may see of a run as it goes: a step and the tensors alive after it.
+Observer = Callable[[Step, Mapping[Ref, NDArray[Any]]], None]
+
+
+def _run_steps(
+    steps: Sequence[Step], tensors: dict[Ref, Any], keep: bool, observe: Observer | None
+) -> None:
     for step in steps:
         arrays = [tensors[ref] for ref in step.inputs]
         specs = step.outputs
@@ -58,12 +67,18 @@ def _run_steps(steps: Sequence[Step], tensors: dict[Ref, Any], keep: bool) -> No
         except ExecutionError as error:  # what a kernel cannot run: the message names the layer
             raise ExecutionError(f"{step.layer.describe()}: {error}", error.diagnostics) from None
         del arrays  # `tensors` alone holds them now: a later step may overwrite one
+        if observe is not None:
+            observe(step, tensors)
         for ref in () if keep else step.frees:
             del tensors[ref]
 
 
 def _run_dynamic(
-    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, Any], keep: bool
+    model: RunnerInput,
+    plan: ExecutionPlan,
+    tensors: dict[Ref, Any],
+    keep: bool,
+    observe: Observer | None,
 ) -> None:
     """A dynamic model: shapes inferred again on the inputs, as the runtime does. A layer
     whose output size depends on values (NonZero) ends a segment: the steps up to it are
@@ -75,10 +90,10 @@ def _run_dynamic(
         segment = plan.steps[start:end]
         held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
         _check_memory(plan, segment, shapes, keep, None, held)
-        _run_steps(segment, tensors, keep)
+        _run_steps(segment, tensors, keep, observe)
         if end < len(plan.steps):  # the value-dependent step: its size is known once run
             step = plan.steps[end]
-            _run_steps([step], tensors, keep)
+            _run_steps([step], tensors, keep, observe)
             for index in step.kept:
                 array = tensors[(step.layer.id, index)]
                 kind = step.outputs[index].type

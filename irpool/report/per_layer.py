@@ -44,11 +44,11 @@ def _row_json(row: Row, pairs: tuple[tuple[str, str], ...]) -> dict[str, Any]:
         "output": row.index,
         "shape": None if row.shape is None else list(row.shape),
         "produced": {name.replace(" ", "_"): made for name, made in sorted(row.produced.items())},
-        "differences": {pair_key(p): _difference_json(row.differences[p]) for p in pairs},
+        "differences": {pair_key(p): difference_json(row.differences[p]) for p in pairs},
     }
 
 
-def _difference_json(found: Difference | None) -> dict[str, Any] | None:
+def difference_json(found: Difference | None) -> dict[str, Any] | None:
     if found is None:
         return None
     return {
@@ -94,7 +94,7 @@ def _table(
     lines.append(" " * (width + 2) + head + "tensor (layer type)")
     for number, row in enumerate(rows):
         found = [row.differences[pair] for pair in pairs]
-        line = "".join(_cell(f).ljust(c) for f, c in zip(found, cells, strict=True))
+        line = "".join(difference_cell(f).ljust(c) for f, c in zip(found, cells, strict=True))
         lines.append(f"{number:>{width}}  {line}{row.tensor} ({row.layer.type})")
     return lines
 
@@ -112,16 +112,16 @@ def _default_label(comparison: Comparison) -> str:
     return f"default({comparison.precisions['default']})"
 
 
-def _cell(found: Difference | None) -> str:
+def difference_cell(found: Difference | None) -> str:
     if found is None:
         return "-"
     if found.shapes_differ:
         return "shapes differ"
     mark = "!" if found.nonfinite_mismatches else ("*" if not found.within else "")
-    return f"{_number(found.max_abs):<8} {_number(found.max_rel):<8} {mark}"
+    return f"{number_text(found.max_abs):<8} {number_text(found.max_rel):<8} {mark}"
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
     return "0" if value == 0 else f"{value:.2e}"
 
 
