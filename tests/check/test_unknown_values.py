@@ -132,6 +132,7 @@ CASES = {
         )
         for opset in (1, 7, 8)
     },
+    "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
     "ShapeOf-1": Case("ShapeOf", 1, "", (IMAGE,), (((4,), "I64"),)),
     "ShapeOf-3": Case("ShapeOf", 3, 'output_type="i32"', (IMAGE,), (((4,), "I32"),)),
     "VariadicSplit-1": Case(
