@@ -21,6 +21,11 @@ from numpy.typing import NDArray
 
 from irpool.check.checked import CheckedLayers
 from irpool.cpu.compilation import compiled_for_layer
+from irpool.cpu.compressed_weights import (
+    decompressed_in_f32,
+    decompressions,
+    quantizing_matmuls,
+)
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
@@ -115,7 +120,9 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     kept = renaming(model.graph, model.ir_version)
     parameters, candidates, outputs = _layers(model, types, kept)
+    compressed = decompressions(candidates, types)
     constants, computed = fold_constants(candidates)
+    constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
     constants = flush_constant_subnormals(constants, readers, types)  # as the CPU holds them
     returned = [output.ref for output in outputs]
@@ -127,6 +134,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, folded_linear_chains(computed, constants, returned))
     computed = _replaced(computed, multiply_adds(computed, returned))
     computed = _replaced(computed, clamps_in_products(computed, returned))
+    computed = _replaced(computed, quantizing_matmuls(computed, compressed, constants))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

@@ -86,6 +86,9 @@ class MatMul1(Op):
         Attr("transpose_b", AttrType.BOOL, default=False),
     )
     input_names = ("a", "b")
+    # The group along K in which the CPU quantizes `a` to int8 (weights a decompression
+    # subgraph): set per layer by irpool.cpu.compressed_weights; None: not quantized.
+    activation_group: int | None = None
 
     @property
     def transposes(self) -> tuple[bool, bool]:

@@ -37,6 +37,8 @@ def run_matmul(
 ) -> list[NDArray[Any] | None]:
     dtype = inputs[0].dtype
     x, y = (_transposed(_as_f32(v), t) for v, t in zip(inputs, op.transposes, strict=True))
+    if op.activation_group is not None:
+        x = quantized_activations(x, op.activation_group)
     product = f32_product(x, y)
     if dtype == np.float32:
         return [product]
@@ -44,6 +46,18 @@ def run_matmul(
         return [product != 0]
     with np.errstate(over="ignore"):  # beyond f16: inf, as on CPU
         return [stored_from_f32_product(product, dtype)]
+
+
+def quantized_activations(x: NDArray[np.float32], group: int) -> NDArray[np.float32]:
+    """`x` as the CPU quantizes the activations of a MatMul by compressed weights: to int8,
+    symmetric, one scale max|x| / 127 per `group` elements along K, rounded to nearest even
+    (irpool/cpu/compressed_weights.py)."""
+    groups = x.reshape(*x.shape[:-1], x.shape[-1] // group, group)
+    scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a group of zeros stays zeros
+        steps = np.where(scale > 0, np.round(groups / scale), 0).astype(np.float32)
+    quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
+    return quantized
 
 
 def _as_f32(values: NDArray[Any]) -> NDArray[np.float32]:
