@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.element_types import F32
 from irpool.ops.mat_mul import MatMul1
+from irpool.shape import Shape
 
 ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
 COMPRESSED_TYPES = frozenset({"u8", "i8", "u4", "i4"})
@@ -39,6 +40,9 @@ class Decompression:
     zero_point: Ref | None
     scale: Ref
     group: int  # the elements of K one scale covers
+    # The layers from the quantized Const to `weights` (its zero point and scale apart), which
+    # a run may skip: it decompresses the weights itself (irpool/execute/compressed.py).
+    chain: tuple[int, ...]
 
 
 def decompressions(
@@ -48,9 +52,12 @@ def decompressions(
     producers = {(c.layer.id, 0): c for c in candidates}
     found: dict[int, Decompression] = {}
 
-    def through(ref: Ref, layer_type: str) -> Ref:
+    def through(ref: Ref, layer_type: str, chain: list[int]) -> Ref:
         producer = producers.get(ref)
-        return producer.inputs[0] if producer and producer.layer.type == layer_type else ref
+        if producer and producer.layer.type == layer_type:
+            chain.append(producer.layer.id)
+            return producer.inputs[0]
+        return ref
 
     def integer_const(ref: Ref) -> Ref | None:
         convert = producers.get(ref)
@@ -68,26 +75,42 @@ def decompressions(
         weights = candidate.inputs[1]
         if types[weights].name != F32:
             continue
-        multiply = producers.get(through(through(weights, "Convert"), "Reshape"))
+        chain: list[int] = []
+        multiply = producers.get(through(through(weights, "Convert", chain), "Reshape", chain))
         if multiply is None or multiply.layer.type != "Multiply":
             continue
+        chain.append(multiply.layer.id)
         values, scale = multiply.inputs
         if producers.get(scale) is None or producers[scale].layer.type not in ("Const", "Convert"):
             continue
         zero_point = None
         subtract = producers.get(values)
         if subtract is not None and subtract.layer.type == "Subtract":
+            chain.append(subtract.layer.id)
             values, zero_point = subtract.inputs
             zero_point = integer_const(zero_point)
             if zero_point is None:
                 continue
         quantized = integer_const(values)
         if quantized is not None:
+            chain += [values[0], quantized[0]]  # its Convert and the Const
             shape = multiply.produced[0].shape.values()
             found[candidate.layer.id] = Decompression(
-                weights, quantized, zero_point, scale, shape[-1]
+                weights, quantized, zero_point, scale, shape[-1], tuple(chain)
             )
     return found
+
+
+def read_only_by_their_matmul(
+    found: Mapping[int, Decompression], readers: Mapping[Ref, int]
+) -> dict[int, Decompression]:
+    """The decompressions whose every layer is read by the next one alone (the last by the
+    MatMul): a run may skip their layers."""
+    return {
+        matmul: parts
+        for matmul, parts in found.items()
+        if all(readers.get((layer_id, 0), 0) == 1 for layer_id in parts.chain)
+    }
 
 
 def decompressed_in_f32(
@@ -109,15 +132,15 @@ def decompressed_in_f32(
 def quantizing_matmuls(
     computed: Sequence[ComputedLayer],
     found: Mapping[int, Decompression],
-    constants: Mapping[Ref, NDArray[Any]],
+    shapes: Mapping[Ref, Shape],
 ) -> dict[int, Rewrite | None]:
     """The MatMuls whose activations the CPU quantizes: their op with `activation_group`."""
     rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         parts = found.get(candidate.layer.id)
-        if parts is None or parts.weights not in constants:
+        if parts is None or not shapes[parts.weights].is_static:
             continue
-        rows, depth = constants[parts.weights].shape[-2:]
+        rows, depth = shapes[parts.weights].values()[-2:]
         grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0
         if grouped and rows > 1:
             op = copy(candidate.op)

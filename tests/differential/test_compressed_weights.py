@@ -57,10 +57,18 @@ def write_model(
     return decompressed.reshape(rows, depth)
 
 
+@pytest.mark.parametrize("mode", ["keep", "decompress"])
 @pytest.mark.parametrize(("weight_type", "group", "zero_point", "depth"), CASES)
 def test_matmul_by_compressed_weights(
-    tmp_path: Path, weight_type: str, group: int, zero_point: bool, depth: int
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    weight_type: str,
+    group: int,
+    zero_point: bool,
+    depth: int,
+    mode: str,
 ) -> None:
+    monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
     path = tmp_path / "model.xml"
     weights = write_model(path, weight_type, group, zero_point, depth)
     x = np.random.default_rng(1).standard_normal((2, 3, depth)).astype(np.float32)
