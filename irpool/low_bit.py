@@ -75,12 +75,7 @@ def unpack(type_name: str, raw: bytes | memoryview | NDArray[np.uint8], count: i
         shifts = np.array([0, 2, 4, 6], np.uint8)
         return ((data[:, None] >> shifts) & 3).reshape(-1)[:count]
     if BITS[type_name] == 4:
-        nibbles = np.stack([data & 15, data >> 4], axis=-1).reshape(-1)[:count]
-        if type_name == "i4":
-            return ((nibbles.astype(np.int8) ^ 8) - 8).astype(np.int8)
-        if type_name in ("nf4", "f4e2m1"):
-            return _table(type_name)[nibbles]
-        return nibbles
+        return _nibbles(type_name, data[: (count + 1) // 2])[:count]
     return _table(type_name)[data[:count]]
 
 
@@ -101,6 +96,22 @@ def _blocks(type_name: str, data: NDArray[np.uint8], count: int) -> NDArray[np.u
         low = np.stack([rows[:, :2] >> 4, rows[:, :2] & 15], axis=-1).reshape(blocks, 4)
         values = low | (((rows[:, 2:] >> two_bits) & 3) << 4)
     return values.reshape(-1)[:count].astype(np.uint8)
+
+
+def _nibbles(type_name: str, data: NDArray[np.uint8]) -> NDArray[Any]:
+    """Both elements of each byte, low nibble first (i4 sign-extended by arithmetic shifts;
+    nf4 and f4e2m1 looked up): two passes over the bytes, no gather of integers."""
+    import numpy as np
+
+    pairs = np.empty((len(data), 2), np.int8 if type_name == "i4" else np.uint8)
+    if type_name == "i4":
+        np.right_shift(np.left_shift(data, 4).view(np.int8), 4, out=pairs[:, 0])
+        np.right_shift(data.view(np.int8), 4, out=pairs[:, 1])
+    else:
+        np.bitwise_and(data, 15, out=pairs[:, 0])
+        np.right_shift(data, 4, out=pairs[:, 1])
+    nibbles = pairs.reshape(-1)
+    return nibbles if type_name in ("u4", "i4") else _table(type_name)[nibbles]
 
 
 @cache
