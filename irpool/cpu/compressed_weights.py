@@ -1,8 +1,10 @@
-"""MatMuls whose weights are a decompression subgraph, as the CPU plugin runs them
-(docs/compressed-weights.md). NNCF and optimum-intel write INT8/INT4 weights as
+"""MatMuls (and embedding Gathers) whose weights are a decompression subgraph, as the CPU
+plugin runs them (docs/compressed-weights.md). NNCF and optimum-intel write INT8/INT4 weights as
 
     Const(u8/i8/u4/i4) -> Convert(f16) [-> Subtract(zero point Const -> Convert)]
-        -> Multiply(scale) [-> Reshape [N, K]] [-> Convert(f32)] -> MatMul(transpose_b)
+        -> Multiply(scale) [-> Reshape [N, K]] -> Convert(f32) -> MatMul(transpose_b)
+
+and the embedding table the same way, read by a Gather of rows (axis 0).
 
 The plugin fuses the chain into the MatMul and decompresses in f32: (q - zero point) * scale,
 each operand widened exactly, one f32 rounding (the chain's own f16 Multiply would round to
@@ -69,43 +71,58 @@ def decompressions(
             return convert.inputs[0]
         return None
 
-    for candidate in candidates:
-        if not isinstance(candidate.op, MatMul1) or candidate.op.transposes != (False, True):
-            continue
-        weights = candidate.inputs[1]
-        if types[weights].name != F32:
-            continue
+    def parts(weights: Ref) -> Decompression | None:
+        end = producers.get(weights)
+        if end is None or types[weights].name != F32 or end.produced[0].shape.rank != 2:
+            return None
         chain: list[int] = []
         multiply = producers.get(through(through(weights, "Convert", chain), "Reshape", chain))
         if multiply is None or multiply.layer.type != "Multiply":
-            continue
+            return None
         chain.append(multiply.layer.id)
         values, scale = multiply.inputs
-        if producers.get(scale) is None or producers[scale].layer.type not in ("Const", "Convert"):
-            continue
+        grouped = multiply.produced[0].shape.values()
+        one = (*grouped[:-1], 1)
+        if scale not in producers or producers[scale].produced[0].shape.values() != one:
+            return None
         zero_point = None
         subtract = producers.get(values)
         if subtract is not None and subtract.layer.type == "Subtract":
             chain.append(subtract.layer.id)
             values, zero_point = subtract.inputs
             zero_point = integer_const(zero_point)
-            if zero_point is None:
-                continue
+            if zero_point is None or producers[zero_point].produced[0].shape.values() != one:
+                return None
         quantized = integer_const(values)
-        if quantized is not None:
-            chain += [values[0], quantized[0]]  # its Convert and the Const
-            shape = multiply.produced[0].shape.values()
-            found[candidate.layer.id] = Decompression(
-                weights, quantized, zero_point, scale, shape[-1], tuple(chain)
-            )
+        if quantized is None:
+            return None
+        chain += [values[0], quantized[0]]  # its Convert and the Const
+        return Decompression(weights, quantized, zero_point, scale, grouped[-1], tuple(chain))
+
+    for candidate in candidates:
+        decompression = None
+        if isinstance(candidate.op, MatMul1) and candidate.op.transposes == (False, True):
+            decompression = parts(candidate.inputs[1])
+        elif candidate.layer.type == "Gather" and rows_gathered(candidate, producers):
+            decompression = parts(candidate.inputs[0])
+        if decompression is not None:
+            found[candidate.layer.id] = decompression
     return found
 
 
-def read_only_by_their_matmul(
+def rows_gathered(gather: ComputedLayer, producers: Mapping[Ref, ComputedLayer]) -> bool:
+    """Whether a Gather picks rows of 2-D data: axis a Const 0 (or -2), no batch dims."""
+    axis = producers.get(gather.inputs[2])
+    if axis is None or axis.produced[0].value is None or gather.op.attrs.get("batch_dims", 0):
+        return False
+    return int(axis.produced[0].value.reshape(-1)[0]) in (0, -2)
+
+
+def read_only_by_their_reader(
     found: Mapping[int, Decompression], readers: Mapping[Ref, int]
 ) -> dict[int, Decompression]:
     """The decompressions whose every layer is read by the next one alone (the last by the
-    MatMul): a run may skip their layers."""
+    MatMul or Gather): a run may skip their layers."""
     return {
         matmul: parts
         for matmul, parts in found.items()
@@ -138,7 +155,7 @@ def quantizing_matmuls(
     rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         parts = found.get(candidate.layer.id)
-        if parts is None or not shapes[parts.weights].is_static:
+        if parts is None or not isinstance(candidate.op, MatMul1):
             continue
         rows, depth = shapes[parts.weights].values()[-2:]
         grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0

@@ -81,6 +81,15 @@ class CompressedWeights:
         groups *= self.scale[start:stop, :, None]
         return out
 
+    def rows_at(self, picks: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The rows `picks` names (each in range), decompressed into a new array."""
+        if self.decompressed is not None:
+            return self.decompressed[picks]
+        out = np.empty((len(picks), self.depth), np.float32)
+        for index, row in enumerate(picks.tolist()):
+            self.block(row, row + 1, out[index : index + 1])
+        return out
+
     def held(self) -> CompressedWeights:
         """These weights with every row decompressed once, block by block."""
         every = np.empty((self.rows, self.depth), np.float32)

@@ -27,7 +27,7 @@ from irpool.cpu.compressed_weights import (
     decompressed_in_f32,
     decompressions,
     quantizing_matmuls,
-    read_only_by_their_matmul,
+    read_only_by_their_reader,
 )
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
@@ -128,7 +128,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     compressed = decompressions(candidates, types)
     read_by = Counter(ref for c in candidates for ref in c.inputs)
     read_by.update(output.ref for output in outputs)
-    skipped = read_only_by_their_matmul(compressed, read_by)  # decompressed by the run
+    skipped = read_only_by_their_reader(compressed, read_by)  # decompressed by the run
     dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
     constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
     constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
@@ -205,15 +205,15 @@ def _layers(
 def by_compressed_weights(
     computed: list[Candidate], weights: dict[int, CompressedWeights]
 ) -> dict[int, Rewrite | None]:
-    """The MatMuls whose weights the run holds itself: their op, given the weights, on the
-    activations alone."""
+    """The MatMuls and Gathers whose weights the run holds itself: their op, given the
+    weights, on the activations (or the indices) alone."""
     rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
         if candidate.layer.id in weights:
             op = copy(candidate.op)
-            assert isinstance(op, MatMul1)
-            op.compressed_weights = weights[candidate.layer.id]
-            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs[:1])
+            op.compressed_weights = weights[candidate.layer.id]  # type: ignore[attr-defined]
+            read = candidate.inputs[:1] if isinstance(op, MatMul1) else candidate.inputs[1:2]
+            rewrites[candidate.layer.id] = Rewrite(op, read)
     return rewrites
 
 

@@ -29,9 +29,10 @@ CASES = [
 
 
 def write_model(
-    path: Path, weight_type: str, group: int, zero_point: bool, depth: int
+    path: Path, weight_type: str, group: int, zero_point: bool, depth: int, gather: bool = False
 ) -> NDArray[np.float32]:
-    """Writes the model; returns its weights [rows, K] decompressed in f32."""
+    """Writes the model (the weights read by a MatMul of x [2, 3, K], or by a Gather-8 of rows
+    at `ids` [2, 3]); returns its weights [rows, K] decompressed in f32."""
     rng = np.random.default_rng(depth + group)
     rows, low_high = 48, RANGES[weight_type]
     shape = [rows, depth // group, group] if group else [rows, depth]
@@ -50,32 +51,45 @@ def write_model(
     weights = ops.multiply(weights, ops.constant(scales))
     if group:
         weights = ops.reshape(weights, ops.constant(np.array([rows, depth])), False)
-    x = ops.parameter([2, 3, depth], np.float32, name="x")
-    product = ops.matmul(x, ops.convert(weights, "f32"), False, True)
-    ov.save_model(ov.Model([ops.result(product)], [x]), path, compress_to_fp16=False)
+    weights = ops.convert(weights, "f32")
+    if gather:
+        x = ops.parameter([2, 3], np.int64, name="ids")
+        read = ops.gather(weights, x, ops.constant(np.array(0)))
+    else:
+        x = ops.parameter([2, 3, depth], np.float32, name="x")
+        read = ops.matmul(x, weights, False, True)
+    ov.save_model(ov.Model([ops.result(read)], [x]), path, compress_to_fp16=False)
     decompressed = (quantized - points).astype(np.float32) * scales.astype(np.float32)
     return decompressed.reshape(rows, depth)
 
 
 @pytest.mark.parametrize("mode", ["keep", "decompress"])
+@pytest.mark.parametrize("reader", ["MatMul", "Gather"])
 @pytest.mark.parametrize(("weight_type", "group", "zero_point", "depth"), CASES)
-def test_matmul_by_compressed_weights(
+def test_compressed_weights(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     weight_type: str,
     group: int,
     zero_point: bool,
     depth: int,
+    reader: str,
     mode: str,
 ) -> None:
+    """A MatMul within 1e-6 of sum |a * b| (the CPU's accumulation order is its own,
+    docs/ops/MatMul.md); an embedding Gather of rows bit for bit (an index out of range reads
+    past the weights on the CPU: not compared)."""
     monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
     path = tmp_path / "model.xml"
-    weights = write_model(path, weight_type, group, zero_point, depth)
-    x = np.random.default_rng(1).standard_normal((2, 3, depth)).astype(np.float32)
+    weights = write_model(path, weight_type, group, zero_point, depth, reader == "Gather")
+    rng = np.random.default_rng(1)
+    if reader == "Gather":
+        name, x = "ids", np.array([[0, 5, -1], [47, -48, 3]], np.int64)
+    else:
+        name, x = "x", rng.standard_normal((2, 3, depth)).astype(np.float32)
     model = irpool.load(path)
     assert model.validate() == []
-    (found,) = model.run({"x": x}).values()
-    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
-    # The CPU's accumulation order is its own (docs/ops/MatMul.md): 1e-6 of sum |a * b|.
-    bound = 1e-6 * (np.abs(x) @ np.abs(weights).T)
+    (found,) = model.run({name: x}).values()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({name: x})[0]
+    bound = 0 if reader == "Gather" else 1e-6 * (np.abs(x) @ np.abs(weights).T)
     assert np.all(np.abs(found - expected) <= bound)
