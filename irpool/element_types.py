@@ -4,7 +4,8 @@ its kind, the NumPy dtype that holds it exactly, and the one irpool holds its va
 NumPy has no bf16, so irpool holds bf16 values as f32, each rounded to the nearest bf16
 (ties to even): `held_dtype` is f32 and `hold` rounds. Every other type NumPy holds is held
 as itself; low-bit and 8-bit float types (u1-u6, i4, f8*, f4e2m1, nf4) NumPy cannot hold
-one value per element, so irpool checks them but neither folds nor runs them.
+one value per element: a Const of one is decoded when a run needs it (irpool/low_bit.py), for
+a Convert only; irpool runs no input of them and no Convert to them.
 
 NumPy is imported on first use, not with this module: validating a model without constants
 never needs it, and its import is half of `irpool validate`'s start-up.
@@ -139,7 +140,7 @@ ELEMENT_TYPES: dict[str, ElementType] = {
         # (measured), the ops that cannot take strings say so themselves.
         _type("string", 0, Kind.STRING),
         # Read by OpenVINO 2026.4 for Parameter, Const and Convert (measured, docs/ops/Convert.md);
-        # NumPy holds none of them, so irpool checks them but does not run them.
+        # NumPy holds none of them: irpool/low_bit.py decodes a Const of one for a Convert.
         _type("f8e4m3", 8, _F), _type("f8e5m2", 8, _F), _type("f8e8m0", 8, _F),
         _type("f4e2m1", 4, _F), _type("nf4", 4, _F), _type("u2", 2, _U), _type("u3", 3, _U),
         _type("u6", 6, _U),

@@ -12,7 +12,8 @@ changes what the layer computes (docs/cpu.md, "Compilation"). The execution plan
   (`attention_runs_softmax_node`).
 - Convert: the CPU runs its kernel for dynamic shapes when the model leaves the input's shape
   dynamic or its rank is 7 or more; that kernel rounds f32 to bf16 otherwise and saturates
-  floats to i8/u8 (`dynamic_kernel`).
+  floats to i8/u8 (`dynamic_kernel`). A Convert from a low-bit type converts as OpenVINO
+  folds, with two exceptions (`low_bit_source`, irpool/ops/convert_fold.py `fold_low_bit`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from copy import copy
 from typing import TypeVar
 
 from irpool.element_types import F64
+from irpool.low_bit import LOW_BIT_TYPES
 from irpool.ops.base import Op, TensorInfo
 from irpool.ops.convert import Convert1
 from irpool.ops.max_pool import MaxPoolBase
@@ -47,9 +49,13 @@ def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo]) -> Op:
         if known != layer_op.scales_key:
             layer_op = _own(op, layer_op)
             layer_op.scales_key = known
-    elif isinstance(layer_op, Convert1) and runs_dynamic_kernel(inputs[0]):
-        layer_op = _own(op, layer_op)
-        layer_op.dynamic_kernel = True
+    elif isinstance(layer_op, Convert1):
+        if runs_dynamic_kernel(inputs[0]):
+            layer_op = _own(op, layer_op)
+            layer_op.dynamic_kernel = True
+        if inputs[0].element_type in LOW_BIT_TYPES:
+            layer_op = _own(op, layer_op)
+            layer_op.low_bit_source = inputs[0].element_type
     return layer_op
 
 

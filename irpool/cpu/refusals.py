@@ -18,6 +18,7 @@ from irpool.cpu import shape_refusals  # noqa: F401  (its declarations register 
 from irpool.cpu.declare import REFUSALS, refuses
 from irpool.element_types import (
     BF16,
+    BOOLEAN,
     CPU_UNCOMPILED_TYPES,
     DYNAMIC,
     I8,
@@ -56,6 +57,12 @@ from irpool.rules import (
 )
 from irpool.shape import Dim
 
+# The destinations the CPU cannot convert a low-bit float type to (measured, Const -> Convert:
+# "cpu_convert can't convert", "unsupported src_prc"; tests/golden/low_bit_cpu.json).
+_WIDE_INTEGERS = frozenset({I16, U16, I32, I64, U32, U64, BOOLEAN})
+CPU_UNCONVERTED_FROM = {
+    "nf4": _WIDE_INTEGERS, "f4e2m1": _WIDE_INTEGERS, "f8e8m0": _WIDE_INTEGERS | {I8, U8},
+}  # fmt: skip
 # The integer types on which a Clamp post-op with crossed bounds fails (docs/rules/IR622.md).
 INTEGER_POST_OP_TYPES = frozenset({I8, U8, I16, U16, I32, U32, I64, U64})
 
@@ -116,6 +123,14 @@ def _convert(op: Convert1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> N
             CPU_UNCOMPILED_ELEMENT_TYPE,
             f"a Convert from {inputs[0].element_type} to {op.destination}: OpenVINO reads the "
             "layer, but its CPU plugin cannot compile a Convert of strings",
+            "destination_type",
+        )
+    source = inputs[0].element_type
+    if op.destination in CPU_UNCONVERTED_FROM.get(source, ()):
+        ctx.report(
+            CPU_UNCOMPILED_ELEMENT_TYPE,
+            f"a Convert from {source} to {op.destination}: OpenVINO reads the layer, but its "
+            f"CPU plugin cannot convert {source} to {op.destination}",
             "destination_type",
         )
     if op.destination in CPU_UNCOMPILED_TYPES:

@@ -20,6 +20,7 @@ memory than there is) stays a step, and fails, if it does, when a run reaches it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,9 @@ from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable, tensor_bytes, working_bytes
 from irpool.execute.registry import Kernel, OutputSpec
 from irpool.graph.graph import Layer
+from irpool.low_bit import LOW_BIT_TYPES, unpack
 from irpool.ops.base import Op, Role, ShapeError, TensorInfo
+from irpool.ops.convert import Convert1
 
 Ref = tuple[int, int]  # (layer id, output index)
 
@@ -55,8 +58,10 @@ def fold_constants(
     """The constants as the CPU plugin holds them, and the candidates left to run."""
     written: dict[Ref, NDArray[Any]] = {}  # as OpenVINO's folding sees them
     held: dict[Ref, NDArray[Any]] = {}  # as the plugin holds them, which kernels read
+    low_bit: dict[Ref, str] = {}  # the low-bit constants, by type
     remaining = []
     for candidate in candidates:
+        _refuse_low_bit_reader(candidate, low_bit)
         values = _folded(candidate, written, held)
         if values is None:
             remaining.append(candidate)
@@ -66,7 +71,20 @@ def fold_constants(
             # NumPy's arithmetic on 0-d arrays gives scalars; runs read arrays.
             written[ref] = np.asarray(value)
             held[ref] = np.asarray(as_held)
+            if candidate.produced[index].element_type in LOW_BIT_TYPES:
+                low_bit[ref] = candidate.produced[index].element_type
     return held, remaining
+
+
+def _refuse_low_bit_reader(candidate: Candidate, low_bit: dict[Ref, str]) -> None:
+    """irpool holds low-bit values wider (irpool/low_bit.py), which only a Convert reads
+    as the CPU does; any other layer reading one is refused."""
+    read = [low_bit[ref] for ref in candidate.inputs if ref in low_bit]
+    if read and not isinstance(candidate.op, Convert1):
+        raise ExecutionError(
+            f"{candidate.layer.describe()} reads a {read[0]} constant: irpool runs {read[0]} "
+            "values only through a Convert"
+        )
 
 
 # Output index -> (its value as written, as held).
@@ -96,6 +114,10 @@ def _folded(
 
 
 def _checked(layer: Layer, info: TensorInfo) -> tuple[NDArray[Any], NDArray[Any]]:
+    if info.value is None and info.packed is not None:  # a low-bit Const
+        value = unpack(info.element_type, info.packed, math.prod(info.shape.values()))
+        value = value.reshape(info.shape.values())
+        return value, value
     if info.value is None:
         raise ExecutionError(
             f"{layer.describe()}: irpool cannot hold {info.element_type} constants in NumPy"

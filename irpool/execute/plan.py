@@ -13,7 +13,9 @@ runs the kernel `irpool.execute.registry` has for its op on every run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from copy import copy
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,6 +23,12 @@ from numpy.typing import NDArray
 
 from irpool.check.checked import CheckedLayers
 from irpool.cpu.compilation import compiled_for_layer
+from irpool.cpu.compressed_weights import (
+    decompressed_in_f32,
+    decompressions,
+    quantizing_matmuls,
+    read_only_by_their_reader,
+)
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
@@ -29,6 +37,7 @@ from irpool.cpu.replacements import Rewrite
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
+from irpool.execute.compressed import CompressedWeights, compressed_weights, mode_from_environment
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
@@ -40,6 +49,7 @@ from irpool.graph.io_types import output_type
 from irpool.graph.tensor_names import Names, output_key, renaming
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role
+from irpool.ops.mat_mul import MatMul1
 from irpool.shape import Shape
 
 __all__ = ["ExecutionPlan", "ModelOutput", "Ref", "RunnerInput", "Step", "plan_execution"]
@@ -115,7 +125,14 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     kept = renaming(model.graph, model.ir_version)
     parameters, candidates, outputs = _layers(model, types, kept)
-    constants, computed = fold_constants(candidates)
+    compressed = decompressions(candidates, types)
+    read_by = Counter(ref for c in candidates for ref in c.inputs)
+    read_by.update(output.ref for output in outputs)
+    skipped = read_only_by_their_reader(compressed, read_by)  # decompressed by the run
+    dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
+    constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
+    constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
+    weights = compressed_weights(skipped, candidates, constants, mode_from_environment())
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
     constants = flush_constant_subnormals(constants, readers, types)  # as the CPU holds them
     returned = [output.ref for output in outputs]
@@ -127,6 +144,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, folded_linear_chains(computed, constants, returned))
     computed = _replaced(computed, multiply_adds(computed, returned))
     computed = _replaced(computed, clamps_in_products(computed, returned))
+    computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
+    computed = _replaced(computed, by_compressed_weights(computed, weights))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
@@ -181,6 +200,21 @@ def _layers(
         outputs.append(ModelOutput(key, layer, source, converted_to))
     parameters.sort(key=lambda parameter: parameter.layer.position)
     return parameters, candidates, outputs
+
+
+def by_compressed_weights(
+    computed: list[Candidate], weights: dict[int, CompressedWeights]
+) -> dict[int, Rewrite | None]:
+    """The MatMuls and Gathers whose weights the run holds itself: their op, given the
+    weights, on the activations (or the indices) alone."""
+    rewrites: dict[int, Rewrite | None] = {}
+    for candidate in computed:
+        if candidate.layer.id in weights:
+            op = copy(candidate.op)
+            op.compressed_weights = weights[candidate.layer.id]  # type: ignore[attr-defined]
+            read = candidate.inputs[:1] if isinstance(op, MatMul1) else candidate.inputs[1:2]
+            rewrites[candidate.layer.id] = Rewrite(op, read)
+    return rewrites
 
 
 def _replaced(computed: list[Candidate], rewrites: dict[int, Rewrite | None]) -> list[Candidate]:

@@ -113,6 +113,9 @@ class TensorInfo:
     # What OpenVINO knows of a non-constant integer tensor's values (a shape subgraph's):
     # per-element lower and upper values (irpool/ops/bounds.py).
     bounds: Bounds | None = None
+    # A low-bit Const's bytes as the `.bin` packs them (irpool/low_bit.py): decoded when a
+    # run needs the value, not when checking.
+    packed: memoryview | None = None
 
     @property
     def element_type(self) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from irpool.element_types import DYNAMIC, ELEMENT_TYPES, STRING
 from irpool.graph.weights import WeightsProblem, unmapped
+from irpool.low_bit import LOW_BIT_TYPES, packed_size
 from irpool.ops.base import (
     Attr,
     AttrType,
@@ -91,7 +92,8 @@ class Constant(Op):
                 raise ShapeError(problem, CONST_SIZE_TOO_SMALL, "size")
             # Checked, not held (run refuses strings): a value irpool does not read.
             return [TensorInfo(typed, shape, unknown=True)]
-        needed = (count * typed.bits + 7) // 8
+        needed = (count * typed.bits + 7) // 8  # read_model's minimum, u3 and u6 too (measured)
+        written = packed_size(element_type, count) if element_type in LOW_BIT_TYPES else needed
         if size < needed:
             raise ShapeError(
                 f"size is {size} bytes, but {count} {element_type} elements of shape {shape} "
@@ -99,19 +101,22 @@ class Constant(Op):
                 CONST_SIZE_TOO_SMALL,
                 "size",
             )
-        if size > needed:
+        if size > written:
             ctx.report(
                 CONST_SIZE_TOO_LARGE,
-                f"size is {size} bytes, but shape {shape} of {element_type} needs only {needed}; "
+                f"size is {size} bytes, but shape {shape} of {element_type} needs only {written}; "
                 "OpenVINO ignores the rest",
                 "size",
             )
         value = typed.decode(raw, count)
         if value is not None:
             value = value.reshape(shape.values())
-        # A low-bit type NumPy does not hold: a constant irpool does not read.
+        # A low-bit type NumPy does not hold: a constant checking does not read (a run decodes
+        # its bytes).
         unknown = value is None
-        return [TensorInfo(typed, shape, value, unknown=unknown, unbacked=unmapped(raw))]
+        packed = raw if element_type in LOW_BIT_TYPES else None
+        unbacked = unmapped(raw)
+        return [TensorInfo(typed, shape, value, unknown=unknown, unbacked=unbacked, packed=packed)]
 
 
 def _packed_strings_problem(raw: memoryview, count: int) -> str | None:

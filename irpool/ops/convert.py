@@ -33,6 +33,9 @@ class Convert1(Op):
     # Whether the CPU runs its kernel for dynamic shapes, which rounds and saturates otherwise:
     # set per layer by irpool.cpu.compilation.
     dynamic_kernel = False
+    # The input's type when it is a low-bit one (irpool/low_bit.py), held wider: set per layer
+    # by irpool.cpu.compilation.
+    low_bit_source: str | None = None
 
     @property
     def destination(self) -> str:
@@ -60,6 +63,8 @@ class Convert1(Op):
             return None
         # Imported here: the conversion rules need NumPy, which a model without constants
         # never loads (validate's start-up).
-        from irpool.ops.convert_fold import fold
+        from irpool.ops.convert_fold import fold, fold_low_bit
 
+        if self.low_bit_source is not None:
+            return fold_low_bit(inputs[0], self.low_bit_source, self.destination)
         return fold(inputs[0], self.destination)

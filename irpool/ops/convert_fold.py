@@ -112,3 +112,19 @@ def _fold_to_float(x: NDArray[Any], destination: str) -> NDArray[Any]:
     if element_type(destination).rounds_when_held:
         return round_to_bf16_scalar(values)
     return values.astype(element_type(destination).dtype)
+
+
+def fold_low_bit(x: NDArray[Any], source: str, destination: str) -> NDArray[Any]:
+    """A Convert from a low-bit type, its values held as irpool/low_bit.py holds them, as the
+    CPU gives it (tests/golden/low_bit_cpu.json): folded as above, except that an f8 value goes
+    to u32 as an f16 one does (NaN and inf give 0), an f8e5m2 NaN becomes a quiet f16 NaN, and
+    f8e8m0's 2**-127 (subnormal in f32) an f32 +0 (not in bf16 or f64)."""
+    if destination == U32 and x.dtype == np.float32:
+        x = x.astype(np.float16)  # exact: the CPU converts no other float type to u32
+    value = fold(x, destination)
+    if source == "f8e5m2" and destination == F16:
+        bits = value.view(np.uint16)
+        return np.where(np.isnan(value), bits | np.uint16(0x200), bits).view(np.float16)
+    if source == "f8e8m0" and destination == F32:
+        return np.where(np.abs(value) < np.finfo(np.float32).tiny, np.float32(0), value)
+    return value

@@ -121,6 +121,10 @@ class _Gather(Op):
     # gives 0 for them (Gather-1 and -7, measured); OpenVINO's folding of constants counts
     # them from the end for every version.
     from_end: ClassVar[bool] = True
+    # The data, rows of weights in a decompression subgraph, as a run holds it when the run
+    # decompresses the rows it picks (irpool/execute/compressed.py): the layer reads the
+    # indices alone.
+    compressed_weights: Any = None
 
     def batch_dims(self, indices_rank: int | None) -> int:
         """`batch_dims` with a negative one counted from the indices' rank."""

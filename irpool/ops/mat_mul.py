@@ -21,7 +21,7 @@ error, IR205). The kernel is in irpool.execute.kernels.mat_mul.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from irpool.ops.arithmetic import common_type, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
@@ -86,6 +86,12 @@ class MatMul1(Op):
         Attr("transpose_b", AttrType.BOOL, default=False),
     )
     input_names = ("a", "b")
+    # The group along K in which the CPU quantizes `a` to int8 (weights a decompression
+    # subgraph): set per layer by irpool.cpu.compressed_weights; None: not quantized.
+    activation_group: int | None = None
+    # B as a run holds it, when the run decompresses it itself (irpool/execute/compressed.py):
+    # the layer then reads `a` alone.
+    compressed_weights: Any = None
 
     @property
     def transposes(self) -> tuple[bool, bool]:

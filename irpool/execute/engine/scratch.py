@@ -31,6 +31,7 @@ class Slot(Enum):
     COLUMNS = "the windows of an image or block of planes as a matrix (Convolution's im2col)"
     STRIDE_PHASES = "a padded input split into its stride phases (depthwise Convolution)"
     FLAT_SUMS = "sums over flat positions, rows included whole (depthwise Convolution)"
+    WEIGHTS = "a block of weight rows decompressed (a MatMul by compressed weights)"
 
 
 class Scratch:

@@ -35,6 +35,7 @@ from irpool.ops.convert_fold import (
     FLOATS,
     INT32_MIN,
     bits_of,
+    fold_low_bit,
     round_to_bf16_scalar,
     source_type,
 )
@@ -49,6 +50,8 @@ def run_convert(
             f"a Convert to {op.destination} cannot run in irpool: NumPy holds no "
             f"{op.destination} elements"
         )
+    if op.low_bit_source is not None:
+        return [fold_low_bit(inputs[0], op.low_bit_source, op.destination)]
     return [convert(inputs[0], op.destination, op.dynamic_kernel)]
 
 

@@ -25,8 +25,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
+from irpool.execute.compressed import CompressedWeights
 from irpool.execute.engine.blocks import for_each_tile, product_spans
-from irpool.execute.engine.scratch import Scratch
+from irpool.execute.engine.scratch import Scratch, Slot
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
 
@@ -36,14 +37,52 @@ def run_matmul(
     op: MatMul1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     dtype = inputs[0].dtype
-    x, y = (_transposed(_as_f32(v), t) for v, t in zip(inputs, op.transposes, strict=True))
-    product = f32_product(x, y)
+    x = _transposed(_as_f32(inputs[0]), op.transposes[0])
+    if op.activation_group is not None:
+        x = quantized_activations(x, op.activation_group)
+    if op.compressed_weights is not None:
+        product = product_by_compressed(x, op.compressed_weights)
+    else:
+        product = f32_product(x, _transposed(_as_f32(inputs[1]), op.transposes[1]))
     if dtype == np.float32:
         return [product]
     if dtype == np.bool_:
         return [product != 0]
     with np.errstate(over="ignore"):  # beyond f16: inf, as on CPU
         return [stored_from_f32_product(product, dtype)]
+
+
+def quantized_activations(x: NDArray[np.float32], group: int) -> NDArray[np.float32]:
+    """`x` as the CPU quantizes the activations of a MatMul by compressed weights: to int8,
+    symmetric, one scale max|x| / 127 per `group` elements along K, rounded to nearest even
+    (irpool/cpu/compressed_weights.py)."""
+    groups = x.reshape(*x.shape[:-1], x.shape[-1] // group, group)
+    scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a group of zeros stays zeros
+        steps = np.where(scale > 0, np.round(groups / scale), 0).astype(np.float32)
+    quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
+    return quantized
+
+
+def product_by_compressed(
+    x: NDArray[np.float32], weights: CompressedWeights
+) -> NDArray[np.float32]:
+    """x @ weights.T, a block of weight rows (output columns) at a time, each decompressed
+    into the thread's buffer unless held so: the blocks depend on the weights' shape alone,
+    so the bits do not depend on the thread count or on how the weights are held."""
+    result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
+    flat_x, flat = x.reshape(-1, weights.depth), result.reshape(-1, weights.rows)
+    step = weights.block_rows
+    blocks = [(start, min(weights.rows, start + step)) for start in range(0, weights.rows, step)]
+
+    def tile(span: tuple[int, int], scratch: Scratch) -> None:
+        start, stop = span
+        buffer = scratch.array(Slot.WEIGHTS, (stop - start, weights.depth), np.dtype(np.float32))
+        flat[:, start:stop] = flat_x @ weights.block(start, stop, buffer).T
+
+    with np.errstate(all="ignore"):  # inf and NaN are values here
+        for_each_tile(blocks, tile, flat_x.shape[0] * weights.rows * weights.depth)
+    return result
 
 
 def _as_f32(values: NDArray[Any]) -> NDArray[np.float32]:

@@ -1,0 +1,167 @@
+"""MatMuls (and embedding Gathers) whose weights are a decompression subgraph, as the CPU
+plugin runs them (docs/compressed-weights.md). NNCF and optimum-intel write INT8/INT4 weights as
+
+    Const(u8/i8/u4/i4) -> Convert(f16) [-> Subtract(zero point Const -> Convert)]
+        -> Multiply(scale) [-> Reshape [N, K]] -> Convert(f32) -> MatMul(transpose_b)
+
+and the embedding table the same way, read by a Gather of rows (axis 0).
+
+The plugin fuses the chain into the MatMul and decompresses in f32: (q - zero point) * scale,
+each operand widened exactly, one f32 rounding (the chain's own f16 Multiply would round to
+f16: `decompressed_in_f32`). When K and the weights' group (K for one scale per row) are
+multiples of `ACTIVATION_GROUP` and N (the weights' rows) is above 1, it also quantizes the
+activations to int8, symmetric per group of 32 along K, even under INFERENCE_PRECISION_HINT=f32
+(its DYNAMIC_QUANTIZATION_GROUP_SIZE default): `MatMul1.activation_group`, measured
+2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1). Other shapes (K = 48, a
+group of 48) quantize otherwise, not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from copy import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
+from irpool.element_types import F32
+from irpool.ops.mat_mul import MatMul1
+from irpool.shape import Shape
+
+ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
+COMPRESSED_TYPES = frozenset({"u8", "i8", "u4", "i4"})
+
+
+@dataclass(frozen=True, slots=True)
+class Decompression:
+    weights: Ref  # what the MatMul reads as B
+    quantized: Ref  # the integer Const
+    zero_point: Ref | None
+    scale: Ref
+    group: int  # the elements of K one scale covers
+    # The layers from the quantized Const to `weights` (its zero point and scale apart), which
+    # a run may skip: it decompresses the weights itself (irpool/execute/compressed.py).
+    chain: tuple[int, ...]
+
+
+def decompressions(
+    candidates: Sequence[ComputedLayer], types: Mapping[Ref, Any]
+) -> dict[int, Decompression]:
+    """The MatMuls (by layer id) whose B is a decompression subgraph, with its parts."""
+    producers = {(c.layer.id, 0): c for c in candidates}
+    found: dict[int, Decompression] = {}
+
+    def through(ref: Ref, layer_type: str, chain: list[int]) -> Ref:
+        producer = producers.get(ref)
+        if producer and producer.layer.type == layer_type:
+            chain.append(producer.layer.id)
+            return producer.inputs[0]
+        return ref
+
+    def integer_const(ref: Ref) -> Ref | None:
+        convert = producers.get(ref)
+        if convert is None or convert.layer.type != "Convert":
+            return None
+        source = producers.get(convert.inputs[0])
+        typed = types[convert.inputs[0]].name
+        if source and source.layer.type == "Const" and typed in COMPRESSED_TYPES:
+            return convert.inputs[0]
+        return None
+
+    def parts(weights: Ref) -> Decompression | None:
+        end = producers.get(weights)
+        if end is None or types[weights].name != F32 or end.produced[0].shape.rank != 2:
+            return None
+        chain: list[int] = []
+        multiply = producers.get(through(through(weights, "Convert", chain), "Reshape", chain))
+        if multiply is None or multiply.layer.type != "Multiply":
+            return None
+        chain.append(multiply.layer.id)
+        values, scale = multiply.inputs
+        grouped = multiply.produced[0].shape.values()
+        one = (*grouped[:-1], 1)
+        if scale not in producers or producers[scale].produced[0].shape.values() != one:
+            return None
+        zero_point = None
+        subtract = producers.get(values)
+        if subtract is not None and subtract.layer.type == "Subtract":
+            chain.append(subtract.layer.id)
+            values, zero_point = subtract.inputs
+            zero_point = integer_const(zero_point)
+            if zero_point is None or producers[zero_point].produced[0].shape.values() != one:
+                return None
+        quantized = integer_const(values)
+        if quantized is None:
+            return None
+        chain += [values[0], quantized[0]]  # its Convert and the Const
+        return Decompression(weights, quantized, zero_point, scale, grouped[-1], tuple(chain))
+
+    for candidate in candidates:
+        decompression = None
+        if isinstance(candidate.op, MatMul1) and candidate.op.transposes == (False, True):
+            decompression = parts(candidate.inputs[1])
+        elif candidate.layer.type == "Gather" and rows_gathered(candidate, producers):
+            decompression = parts(candidate.inputs[0])
+        if decompression is not None:
+            found[candidate.layer.id] = decompression
+    return found
+
+
+def rows_gathered(gather: ComputedLayer, producers: Mapping[Ref, ComputedLayer]) -> bool:
+    """Whether a Gather picks rows of 2-D data: axis a Const 0 (or -2), no batch dims."""
+    axis = producers.get(gather.inputs[2])
+    if axis is None or axis.produced[0].value is None or gather.op.attrs.get("batch_dims", 0):
+        return False
+    return int(axis.produced[0].value.reshape(-1)[0]) in (0, -2)
+
+
+def read_only_by_their_reader(
+    found: Mapping[int, Decompression], readers: Mapping[Ref, int]
+) -> dict[int, Decompression]:
+    """The decompressions whose every layer is read by the next one alone (the last by the
+    MatMul or Gather): a run may skip their layers."""
+    return {
+        matmul: parts
+        for matmul, parts in found.items()
+        if all(readers.get((layer_id, 0), 0) == 1 for layer_id in parts.chain)
+    }
+
+
+def decompressed_in_f32(
+    found: Mapping[int, Decompression], constants: Mapping[Ref, NDArray[Any]]
+) -> dict[Ref, NDArray[Any]]:
+    """`constants` with each decompressed weight computed as the CPU does: in f32."""
+    updated = dict(constants)
+    for parts in found.values():
+        if parts.weights not in constants or parts.scale not in constants:
+            continue
+        weights = constants[parts.quantized].astype(np.float32)
+        if parts.zero_point is not None:
+            weights = weights - constants[parts.zero_point].astype(np.float32)
+        weights = weights * constants[parts.scale].astype(np.float32)
+        updated[parts.weights] = weights.reshape(constants[parts.weights].shape)
+    return updated
+
+
+def quantizing_matmuls(
+    computed: Sequence[ComputedLayer],
+    found: Mapping[int, Decompression],
+    shapes: Mapping[Ref, Shape],
+) -> dict[int, Rewrite | None]:
+    """The MatMuls whose activations the CPU quantizes: their op with `activation_group`."""
+    rewrites: dict[int, Rewrite | None] = {}
+    for candidate in computed:
+        parts = found.get(candidate.layer.id)
+        if parts is None or not isinstance(candidate.op, MatMul1):
+            continue
+        rows, depth = shapes[parts.weights].values()[-2:]
+        grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0
+        if grouped and rows > 1:
+            op = copy(candidate.op)
+            assert isinstance(op, MatMul1)
+            op.activation_group = ACTIVATION_GROUP
+            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+    return rewrites

@@ -1,0 +1,95 @@
+"""Live differential test: MatMul by weights in a decompression subgraph as NNCF writes them
+(Const u8/i8/u4/i4 -> Convert f16 [-> Subtract zero point] -> Multiply scale f16 [-> Reshape]
+-> Convert f32 -> MatMul transpose_b), irpool against the CPU plugin: decompressed in f32, the
+activations quantized to int8 per 32 of K where the CPU does (docs/compressed-weights.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import irpool
+from tests.differential.oracle_batch import CPU_CONFIG
+
+ov = pytest.importorskip("openvino")
+ops = pytest.importorskip("openvino.opset13")
+
+pytestmark = pytest.mark.oracle
+
+RANGES = {"u4": (0, 16), "i4": (-8, 8), "u8": (0, 256), "i8": (-128, 128)}
+# (weight type, group along K (0: one scale per row), zero point, K): groups of 16 are
+# decompressed only; per row and groups of 32 or more also quantize the activations.
+CASES = [
+    ("u4", 16, True, 128), ("i4", 16, False, 64), ("u4", 32, True, 128), ("u4", 64, True, 128),
+    ("i4", 128, False, 256), ("u8", 0, True, 128), ("i8", 0, False, 64), ("u4", 0, True, 96),
+]  # fmt: skip
+
+
+def write_model(
+    path: Path, weight_type: str, group: int, zero_point: bool, depth: int, gather: bool = False
+) -> NDArray[np.float32]:
+    """Writes the model (the weights read by a MatMul of x [2, 3, K], or by a Gather-8 of rows
+    at `ids` [2, 3]); returns its weights [rows, K] decompressed in f32."""
+    rng = np.random.default_rng(depth + group)
+    rows, low_high = 48, RANGES[weight_type]
+    shape = [rows, depth // group, group] if group else [rows, depth]
+    scale_shape = [*shape[:-1], 1]
+    element = getattr(ov.Type, weight_type)
+    quantized = rng.integers(*low_high, shape)
+    weights = ops.convert(
+        ov.op.Constant(element, ov.Shape(shape), quantized.ravel().tolist()), "f16"
+    )
+    points = np.zeros(scale_shape, np.int64)
+    if zero_point:
+        points = rng.integers(*low_high, scale_shape)
+        zeros = ov.op.Constant(element, ov.Shape(scale_shape), points.ravel().tolist())
+        weights = ops.subtract(weights, ops.convert(zeros, "f16"))
+    scales = (rng.standard_normal(scale_shape) * 0.05).astype(np.float16)
+    weights = ops.multiply(weights, ops.constant(scales))
+    if group:
+        weights = ops.reshape(weights, ops.constant(np.array([rows, depth])), False)
+    weights = ops.convert(weights, "f32")
+    if gather:
+        x = ops.parameter([2, 3], np.int64, name="ids")
+        read = ops.gather(weights, x, ops.constant(np.array(0)))
+    else:
+        x = ops.parameter([2, 3, depth], np.float32, name="x")
+        read = ops.matmul(x, weights, False, True)
+    ov.save_model(ov.Model([ops.result(read)], [x]), path, compress_to_fp16=False)
+    decompressed = (quantized - points).astype(np.float32) * scales.astype(np.float32)
+    return decompressed.reshape(rows, depth)
+
+
+@pytest.mark.parametrize("mode", ["keep", "decompress"])
+@pytest.mark.parametrize("reader", ["MatMul", "Gather"])
+@pytest.mark.parametrize(("weight_type", "group", "zero_point", "depth"), CASES)
+def test_compressed_weights(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    weight_type: str,
+    group: int,
+    zero_point: bool,
+    depth: int,
+    reader: str,
+    mode: str,
+) -> None:
+    """A MatMul within 1e-6 of sum |a * b| (the CPU's accumulation order is its own,
+    docs/ops/MatMul.md); an embedding Gather of rows bit for bit (an index out of range reads
+    past the weights on the CPU: not compared)."""
+    monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
+    path = tmp_path / "model.xml"
+    weights = write_model(path, weight_type, group, zero_point, depth, reader == "Gather")
+    rng = np.random.default_rng(1)
+    if reader == "Gather":
+        name, x = "ids", np.array([[0, 5, -1], [47, -48, 3]], np.int64)
+    else:
+        name, x = "x", rng.standard_normal((2, 3, depth)).astype(np.float32)
+    model = irpool.load(path)
+    assert model.validate() == []
+    (found,) = model.run({name: x}).values()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({name: x})[0]
+    bound = 0 if reader == "Gather" else 1e-6 * (np.abs(x) @ np.abs(weights).T)
+    assert np.all(np.abs(found - expected) <= bound)

@@ -1,0 +1,164 @@
+"""A MatMul by weights in a decompression subgraph (u4 Const -> Convert f16 -> Subtract zero
+point -> Multiply scale -> Reshape -> Convert f32 -> MatMul transpose_b), run as the CPU runs
+it (decompressed in f32, the activations quantized to int8 per 32 of K) in both ways of
+holding the weights: kept compressed and decompressed per use, or decompressed once. Both
+give the same bits, whatever IRPOOL_THREADS is (docs/compressed-weights.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import irpool
+from irpool.execute.kernels.mat_mul import quantized_activations
+from tests import ir
+
+ROWS, GROUPS, GROUP = 40, 4, 32
+DEPTH = GROUPS * GROUP
+RNG = np.random.default_rng(5)
+QUANTIZED = RNG.integers(0, 16, (ROWS, GROUPS, GROUP))
+POINTS = RNG.integers(0, 16, (ROWS, GROUPS, 1))
+SCALES = (RNG.standard_normal((ROWS, GROUPS, 1)) * 0.05).astype(np.float16)
+
+
+def nibbles(values: NDArray[np.int64]) -> bytes:
+    """u4 values packed as OpenVINO packs them: the first in the low nibble."""
+    flat = values.ravel().astype(np.uint8)
+    return (flat[0::2] | (flat[1::2] << 4)).tobytes()
+
+
+def layer(
+    layer_id: int,
+    type_: str,
+    inputs: list[tuple[str, tuple[int, ...]]],
+    out: tuple[str, tuple[int, ...]],
+    data: str = "",
+) -> str:
+    ports = [ir.typed_port(i, t, s) for i, (t, s) in enumerate(inputs)]
+    output = ir.typed_port(len(inputs), *out)
+    return ir.layer(layer_id, f"l{layer_id}", type_, "opset1", data, ports, [output])
+
+
+def write(directory: Path, reader: str = "MatMul") -> Path:
+    """The weights read by a MatMul of x [3, K] (transpose_b), or by a Gather-8 of rows at
+    the indices `ids` [5] (axis 0)."""
+    weights, points = nibbles(QUANTIZED), nibbles(POINTS)
+    scales = SCALES.tobytes()
+    pattern = np.array([ROWS, DEPTH], np.int64).tobytes()
+    offsets = np.cumsum([0, len(weights), len(points), len(scales), len(pattern)])
+    grouped, one, flat = (ROWS, GROUPS, GROUP), (ROWS, GROUPS, 1), (ROWS, DEPTH)
+    to_f16, to_f32 = (ir.data([("destination_type", t)]) for t in ("f16", "f32"))
+    transposed = ir.data([("transpose_a", "false"), ("transpose_b", "true")])
+    layers = [
+        ir.typed_const(1, "q", "u4", grouped, int(offsets[0]), len(weights)),
+        layer(2, "Convert", [("u4", grouped)], ("f16", grouped), to_f16),
+        ir.typed_const(3, "zp", "u4", one, int(offsets[1]), len(points)),
+        layer(4, "Convert", [("u4", one)], ("f16", one), to_f16),
+        layer(5, "Subtract", [("f16", grouped), ("f16", one)], ("f16", grouped)),
+        ir.typed_const(6, "scale", "f16", one, int(offsets[2]), len(scales)),
+        layer(7, "Multiply", [("f16", grouped), ("f16", one)], ("f16", grouped)),
+        ir.typed_const(8, "pattern", "i64", (2,), int(offsets[3]), 16),
+        layer(
+            9, "Reshape", [("f16", grouped), ("i64", (2,))], ("f16", flat),
+            ir.data([("special_zero", "false")]),
+        ),
+        layer(10, "Convert", [("f16", flat)], ("f32", flat), to_f32),
+    ]  # fmt: skip
+    if reader == "MatMul":
+        layers += [
+            ir.parameter(0, "x", (3, DEPTH)),
+            layer(11, "MatMul", [("f32", (3, DEPTH)), ("f32", flat)], ("f32", (3, ROWS)),
+                  transposed),
+            ir.result(12, "y", (3, ROWS)),
+        ]  # fmt: skip
+    else:
+        inputs = [("f32", flat), ("i64", (5,)), ("i64", ())]
+        gathered = ir.layer(
+            11,
+            "l11",
+            "Gather",
+            "opset8",
+            ir.data([("batch_dims", "0")]),
+            [ir.typed_port(i, t, s) for i, (t, s) in enumerate(inputs)],
+            [ir.typed_port(3, "f32", (5, DEPTH))],
+        )
+        layers += [
+            ir.parameter(0, "ids", (5,), "i64"),
+            ir.typed_const(13, "axis", "i64", (), int(offsets[4]), 8),
+            gathered,
+            ir.result(12, "y", (5, DEPTH)),
+        ]  # fmt: skip
+    edges = [
+        ir.edge(1, 0, 2, 0), ir.edge(3, 0, 4, 0), ir.edge(2, 1, 5, 0), ir.edge(4, 1, 5, 1),
+        ir.edge(5, 2, 7, 0), ir.edge(6, 0, 7, 1), ir.edge(7, 2, 9, 0), ir.edge(8, 0, 9, 1),
+        ir.edge(9, 2, 10, 0),
+    ]  # fmt: skip
+    if reader == "MatMul":
+        edges += [ir.edge(0, 0, 11, 0), ir.edge(10, 1, 11, 1), ir.edge(11, 2, 12, 0)]
+    else:
+        edges += [
+            ir.edge(10, 1, 11, 0), ir.edge(0, 0, 11, 1), ir.edge(13, 0, 11, 2),
+            ir.edge(11, 3, 12, 0),
+        ]  # fmt: skip
+    axis = np.array(0, np.int64).tobytes()
+    return ir.write(directory, ir.net(layers, edges), weights + points + scales + pattern + axis)
+
+
+X = RNG.standard_normal((3, DEPTH)).astype(np.float32)
+
+
+def run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, threads: str
+) -> NDArray[np.float32]:
+    monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
+    monkeypatch.setenv("IRPOOL_THREADS", threads)
+    directory = tmp_path / f"{mode}{threads}"
+    directory.mkdir()
+    model = irpool.load(write(directory))
+    assert model.validate() == []
+    (output,) = model.run({"x": X}).values()
+    return output
+
+
+@pytest.mark.parametrize("mode", ["keep", "decompress", "auto"])
+def test_as_the_cpu_runs_it_in_each_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    weights = (QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)
+    expected = quantized_activations(X, 32) @ weights.reshape(ROWS, DEPTH).T
+    found = run(tmp_path, monkeypatch, mode, "1")
+    np.testing.assert_allclose(found, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_both_modes_and_thread_counts_give_the_same_bits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = [run(tmp_path, monkeypatch, m, t) for m in ("keep", "decompress") for t in ("1", "2")]
+    assert all(np.array_equal(f, found[0]) for f in found[1:])
+
+
+def test_a_bad_mode_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(irpool.ExecutionError, match="IRPOOL_COMPRESSED_WEIGHTS='fast'"):
+        run(tmp_path, monkeypatch, "fast", "1")
+
+
+@pytest.mark.parametrize("mode", ["keep", "decompress"])
+def test_a_gather_of_rows_decompresses_the_rows_it_picks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Gather-8: a negative index counts from the end, one out of range gives zeros."""
+    monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
+    model = irpool.load(write(tmp_path, "Gather"))
+    assert model.validate() == []
+    ids = np.array([3, -1, ROWS, 0, 3], np.int64)
+    (found,) = model.run({"ids": ids}).values()
+    weights = ((QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)).reshape(
+        ROWS, DEPTH
+    )
+    expected = np.stack(
+        [weights[3], weights[-1], np.zeros(DEPTH, np.float32), weights[0], weights[3]]
+    )
+    assert np.array_equal(found, expected)

@@ -1,0 +1,222 @@
+"""Measure the two ways `irpool run` holds compressed weights (IRPOOL_COMPRESSED_WEIGHTS keep
+and decompress) against OpenVINO's CPU plugin on one thread: the time of one decode step and
+the peak memory of the process, each in a fresh process.
+
+The model is an LLM's decode step without its attention: x [1, hidden] through `--layers`
+pairs of MLP MatMuls ([intermediate, hidden] and [hidden, intermediate], INT4 with groups of
+64 and u4 zero points, as NNCF writes them) and an INT8 per-row lm_head [vocab, hidden], each
+weight a decompression subgraph. The defaults are Qwen2-0.5B's MLP and hidden sizes.
+
+    python tools/measure_compressed_weights.py [--layers N] [--vocab V] [--dir DIR]
+
+The model is written to DIR (a new temporary folder by default, kept and named, so that
+`--dir` measures it again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+HIDDEN, INTERMEDIATE, GROUP = 896, 4864, 64
+Tensor = tuple[int, str, tuple[int, ...]]  # a layer's id, and its output's precision and shape
+
+# One process's measurement: how to load and run the model; it prints JSON.
+RUNNER = """
+import json, re, sys, time
+import numpy as np
+
+def high_water_mib():  # VmHWM: this process's peak resident memory (ru_maxrss survives exec)
+    status = open("/proc/self/status").read()
+    return int(re.search(r"VmHWM:\\s+([0-9]+) kB", status).group(1)) / 1024
+
+path, engine, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+x = np.random.default_rng(0).standard_normal((1, {hidden})).astype(np.float32)
+before = high_water_mib()
+start = time.perf_counter()
+if engine == "openvino":
+    import openvino as ov
+    config = {{"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}}
+    compiled = ov.Core().compile_model(path, "CPU", config)
+    request = compiled.create_infer_request()
+    step = lambda: request.infer({{0: x}})
+else:
+    import irpool
+    model = irpool.load(path)
+    step = lambda: model.run({{0: x}})
+step()
+ready = time.perf_counter() - start
+times = []
+for _ in range(steps):
+    start = time.perf_counter()
+    step()
+    times.append(time.perf_counter() - start)
+print(json.dumps({{"ready_s": ready, "step_ms": 1e3 * min(times), "peak_mib": high_water_mib(),
+                  "imports_mib": before}}))
+"""
+
+
+def nibbles(values: NDArray[np.integer[Any]]) -> bytes:
+    """u4 values packed as OpenVINO packs them: the first in the low nibble."""
+    flat = values.ravel().astype(np.uint8)
+    return (flat[0::2] | (flat[1::2] << 4)).tobytes()
+
+
+def whole_bytes(values: NDArray[np.integer[Any]]) -> bytes:
+    return values.astype(np.uint8).tobytes()
+
+
+class Writer:
+    """IR text and `.bin` bytes of the model, layer by layer."""
+
+    def __init__(self) -> None:
+        self.layers: list[str] = []
+        self.edges: list[str] = []
+        self.data = bytearray()
+        self.next_id = 0
+        self.ports: dict[int, int] = {}  # each layer's output port id
+
+    def layer(
+        self,
+        kind: str,
+        data: str,
+        inputs: list[Tensor],
+        out: tuple[str, tuple[int, ...]] | None,
+    ) -> Tensor:
+        """A layer reading `inputs`, with one output (`out`: its precision and shape; None for
+        a Result)."""
+        layer_id = self.next_id
+        self.next_id += 1
+        ports = "".join(
+            f'<port id="{i}" precision="{p}">{"".join(f"<dim>{d}</dim>" for d in s)}</port>'
+            for i, (_, p, s) in enumerate(inputs)
+        )
+        port = len(inputs)
+        output = ""
+        if out is not None:
+            dims = "".join(f"<dim>{d}</dim>" for d in out[1])
+            output = f'<output><port id="{port}" precision="{out[0]}">{dims}</port></output>'
+        self.layers.append(
+            f'<layer id="{layer_id}" name="l{layer_id}" type="{kind}" version="opset1">{data}'
+            + (f"<input>{ports}</input>" if inputs else "")
+            + f"{output}</layer>\n"
+        )
+        for index, (source, _, _) in enumerate(inputs):
+            self.edges.append(
+                f'<edge from-layer="{source}" from-port="{self.ports[source]}" '
+                f'to-layer="{layer_id}" to-port="{index}"/>\n'
+            )
+        self.ports[layer_id] = port
+        precision, shape = out if out is not None else ("", ())
+        return layer_id, precision, shape
+
+    def const(self, element: str, precision: str, shape: tuple[int, ...], raw: bytes) -> Tensor:
+        offset = len(self.data)
+        self.data += raw
+        data = (
+            f'<data element_type="{element}" shape="{",".join(map(str, shape))}" '
+            f'offset="{offset}" size="{len(raw)}"/>'
+        )
+        return self.layer("Const", data, [], (precision, shape))
+
+    def convert(self, source: Tensor, element: str, precision: str) -> Tensor:
+        return self.layer(
+            "Convert", f'<data destination_type="{element}"/>', [source], (precision, source[2])
+        )
+
+    def weights(self, rows: int, depth: int, group: int, rng: np.random.Generator) -> Tensor:
+        """NNCF's decompression subgraph: INT4 in groups, or INT8 per row when group is 0."""
+        grouped = (rows, depth // group, group) if group else (rows, depth)
+        one = (*grouped[:-1], 1)
+        element, precision, pack = ("u4", "U4", nibbles) if group else ("u8", "U8", whole_bytes)
+        top = 16 if group else 256
+        quantized = self.convert(
+            self.const(element, precision, grouped, pack(rng.integers(0, top, grouped))),
+            "f16",
+            "FP16",
+        )
+        points = self.convert(
+            self.const(element, precision, one, pack(rng.integers(0, top, one))), "f16", "FP16"
+        )
+        scale = self.const(
+            "f16", "FP16", one, (rng.random(one) * 0.01).astype(np.float16).tobytes()
+        )
+        values = self.layer("Subtract", "", [quantized, points], ("FP16", grouped))
+        values = self.layer("Multiply", "", [values, scale], ("FP16", grouped))
+        if group:
+            pattern = self.const("i64", "I64", (2,), np.array([rows, depth], np.int64).tobytes())
+            values = self.layer(
+                "Reshape",
+                '<data special_zero="false"/>',
+                [values, pattern],
+                ("FP16", (rows, depth)),
+            )
+        return self.convert(values, "f32", "FP32")
+
+    def matmul(self, x: Tensor, weights: Tensor) -> Tensor:
+        data = '<data transpose_a="false" transpose_b="true"/>'
+        return self.layer("MatMul", data, [x, weights], ("FP32", (1, weights[2][0])))
+
+    def write(self, path: Path) -> None:
+        path.write_text(
+            '<?xml version="1.0"?>\n<net name="decode" version="11"><layers>\n'
+            + "".join(self.layers)
+            + "</layers><edges>\n"
+            + "".join(self.edges)
+            + "</edges></net>\n",
+            encoding="utf-8",
+        )
+        path.with_suffix(".bin").write_bytes(bytes(self.data))
+
+
+def write_model(path: Path, layers: int, vocab: int) -> None:
+    rng = np.random.default_rng(0)
+    writer = Writer()
+    x = writer.layer(
+        "Parameter", '<data shape="1,896" element_type="f32"/>', [], ("FP32", (1, HIDDEN))
+    )
+    h = x
+    for _ in range(layers):
+        up = writer.matmul(h, writer.weights(INTERMEDIATE, HIDDEN, GROUP, rng))
+        h = writer.matmul(up, writer.weights(HIDDEN, INTERMEDIATE, GROUP, rng))
+    logits = writer.matmul(h, writer.weights(vocab, HIDDEN, 0, rng))
+    writer.layer("Result", "", [logits], None)
+    writer.write(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--layers", type=int, default=24)
+    parser.add_argument("--vocab", type=int, default=151936)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--dir", type=Path, default=None)
+    arguments = parser.parse_args()
+    directory = arguments.dir or Path(tempfile.mkdtemp())
+    path = directory / "decode.xml"
+    if not path.exists():
+        write_model(path, arguments.layers, arguments.vocab)
+    print(f"{path}: .bin {path.with_suffix('.bin').stat().st_size / 2**20:.0f} MiB")
+    runner = RUNNER.format(hidden=HIDDEN)
+    for engine, mode in (("openvino", ""), ("irpool", "keep"), ("irpool", "decompress")):
+        environment = {"IRPOOL_COMPRESSED_WEIGHTS": mode} if mode else {}
+        found = subprocess.run(
+            [sys.executable, "-c", runner, str(path), engine, str(arguments.steps)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **environment},
+        )
+        print(engine, mode, json.loads(found.stdout.splitlines()[-1]))
+
+
+if __name__ == "__main__":
+    main()
