@@ -1,5 +1,7 @@
 """ReduceMean-1, ReduceMax-1 (opset1-17): what OpenVINO's frontends write for global pooling;
-ReduceProd-1 (swin_t multiplies shape values with it, so its known values fold).
+ReduceProd-1 (swin_t multiplies shape values with it, so its known values fold); ReduceSum-1,
+ReduceMin-1, ReduceL1-4, ReduceL2-4 (opset4-17) and ReduceLogicalAnd-1, ReduceLogicalOr-1,
+whose data must be boolean ("Element type of data input must be boolean.").
 
 Inputs `data` and `axes` (a scalar or 1-D integer tensor, normally a Const); attribute
 `keep_dims` (default false). Shape rules are OpenVINO 2026.4's reduce_shape_infer, checked
@@ -45,7 +47,9 @@ class Reduce(Op):
     version = 1
     attributes = (Attr("keep_dims", AttrType.BOOL, default=False),)
     input_names = ("data", "axes")
-    reduction: ClassVar[str]  # "mean", "max" or "product": what the op computes
+    # What the op computes: "mean", "max", "min", "product", "sum", "l1", "l2", "and", "or".
+    reduction: ClassVar[str]
+    logical: ClassVar[bool] = False  # the data must be boolean (otherwise numeric)
 
     @property
     def keep_dims(self) -> bool:
@@ -53,7 +57,9 @@ class Reduce(Op):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, axes = inputs
-        if data.type.is_boolean:
+        if self.logical and not data.type.is_boolean and not data.type.is_dynamic:
+            raise ShapeError("Element type of data input must be boolean.")
+        if not self.logical and data.type.is_boolean:
             raise ShapeError("Element type of data input must be numeric. Got: boolean")
         if not takes_integer_input(axes.element_type):
             raise ShapeError(
@@ -134,6 +140,48 @@ class ReduceMean1(Reduce):
 class ReduceMax1(Reduce):
     type_name = "ReduceMax"
     reduction = "max"
+
+
+@register
+class ReduceMin1(Reduce):
+    type_name = "ReduceMin"
+    reduction = "min"
+
+
+@register
+class ReduceSum1(Reduce):
+    type_name = "ReduceSum"
+    reduction = "sum"
+
+
+@register
+class ReduceL1_4(Reduce):
+    type_name = "ReduceL1"
+    version = 4
+    opsets = range(4, 18)
+    reduction = "l1"
+
+
+@register
+class ReduceL2_4(Reduce):
+    type_name = "ReduceL2"
+    version = 4
+    opsets = range(4, 18)
+    reduction = "l2"
+
+
+@register
+class ReduceLogicalAnd1(Reduce):
+    type_name = "ReduceLogicalAnd"
+    reduction = "and"
+    logical = True
+
+
+@register
+class ReduceLogicalOr1(Reduce):
+    type_name = "ReduceLogicalOr"
+    reduction = "or"
+    logical = True
 
 
 @register

@@ -29,7 +29,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.kernels.reduce import LANES
+from irpool.execute.kernels.reduce_order import LANES
 from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,

@@ -34,7 +34,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.kernels.reduce import LANES, scan_run
+from irpool.execute.kernels.reduce_order import LANES, scan_run
 from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,

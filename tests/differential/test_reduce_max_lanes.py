@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import irpool
-from irpool.execute.kernels.reduce import scan_run
+from irpool.execute.kernels.reduce_order import scan_run
 from tests.differential.oracle_batch import CPU_CONFIG
 from tests.scale import examples
 

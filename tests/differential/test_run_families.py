@@ -41,7 +41,8 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.kernels.reduce import integers_in_f32, scan_run
+from irpool.execute.kernels.reduce import integers_in_f32
+from irpool.execute.kernels.reduce_order import scan_run
 from tests.differential.oracle_batch import (
     CPU_CONFIG,
     NUMPY_TYPES,
