@@ -143,6 +143,7 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2078,6 +2079,30 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_TILE_NEGATIVE_REPEAT,
+        name="cpu-tile-negative-repeat",
+        severity=E,
+        runtime="sometimes",
+        summary="A Tile by a negative constant repeat: the CPU plugin crashes on some shapes.",
+        doc=_text("""
+            OpenVINO reads a Tile-1 repeat below 0 as 0 (the output axis is empty), and its
+            CPU plugin runs many such layers, but on others its process dies (SIGSEGV, once
+            SIGBUS) at the first inference. Measured 2026-12-06 on AMD EPYC family 25 model
+            17, 2 cores, OpenVINO 2026.4.1, f32 data: repeats [-1] on [1] and [], [2,-1] on
+            [1,1] and [1], [1,-1] on [2,1], [-1,3] on [1], [-1,1] on [1,1], [1,-1,1] and
+            [1,1,-1] on [3,1,1] crash; [-1] on [2], [-1,2] on [1,2], [3,-1] on [3], [-1,1] on
+            [2,1], [1,-1,2] on [1,1,1] and [2,1,1] run (it happens where the negative repeat
+            meets dims of 1, not always). Repeats given at run time crash the same way and
+            are not checked. Write 0: the output is the same.
+        """),
+        wrong=_text("""
+            <!-- data f32 [1]; Tile repeats [-1] (i64 Const) -> [0] -->
+        """),
+        right=_text("""
+            <!-- data f32 [1]; Tile repeats [0] (i64 Const) -> [0] -->
         """),
     ),
 )

@@ -1,5 +1,5 @@
 """What the CPU plugin refuses of the shape and data-movement ops (reductions, MVN, Roll,
-Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice) where `read_model` takes the
+Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile) where `read_model` takes the
 layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from irpool.ops.reduce import Reduce
 from irpool.ops.roll import Roll7
 from irpool.ops.scatter_nd_update import ScatterNDUpdate3
 from irpool.ops.slice import Slice8
+from irpool.ops.tile import Tile1
 from irpool.ops.transpose import Transpose1
 from irpool.rules import (
     CPU_BROADCAST_SCALAR_TO_EMPTY,
@@ -34,6 +35,7 @@ from irpool.rules import (
     CPU_ROLL_SCALAR_SHIFT,
     CPU_SCATTER_UPDATES_RANK,
     CPU_SLICE_MINIMUM_STEP,
+    CPU_TILE_NEGATIVE_REPEAT,
     CPU_TRANSPOSE_BYTE_ORDER,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     INFERENCE_FAILURE,
@@ -123,6 +125,18 @@ def _slice(op: Slice8, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
             f"a step of {min(steps)}, at or below -2**31, on a slice of shape "
             f"{Shape(dims)}: the CPU plugin's process dies of SIGFPE (compiling it, or at "
             "the first inference); write minus the axis length instead",
+        )
+
+
+@refuses(Tile1)
+def _tile(op: Tile1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, repeats = inputs
+    values = integer_values(repeats)
+    if data.value is None and values and min(values) < 0:  # constant data folds
+        ctx.report(
+            CPU_TILE_NEGATIVE_REPEAT,
+            f"repeats {','.join(map(str, values))}: OpenVINO reads a negative repeat as 0, "
+            "but its CPU plugin's process dies (SIGSEGV) on some shapes; write 0",
         )
 
 
