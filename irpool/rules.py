@@ -144,6 +144,8 @@ CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
+CPU_CUMSUM_AXIS_RANK = Code("IR636")
+CPU_CUMSUM_AXIS_RANGE = Code("IR637")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2103,6 +2105,49 @@ _RULES = (
         """),
         right=_text("""
             <!-- data f32 [1]; Tile repeats [0] (i64 Const) -> [0] -->
+        """),
+    ),
+    Rule(
+        code=CPU_CUMSUM_AXIS_RANK,
+        name="cpu-cumsum-axis-rank",
+        severity=E,
+        runtime="crashes",
+        summary="A CumSum axis that is not a scalar: the CPU plugin cannot compile it.",
+        doc=_text("""
+            OpenVINO reads a CumSum-3 whose `axis` has any rank (its shape inference does not
+            read it), but the CPU plugin compiles it only for a scalar axis. Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1, f32 data
+            [2,3]: axes [1] and [[1]] fail to compile ("doesn't support 'axis' input tensor
+            with non scalar rank"). Write the axis as a scalar.
+        """),
+        wrong=_text("""
+            <!-- data f32 [2,3]; CumSum axis [1] (i64 Const of shape [1]) -->
+        """),
+        right=_text("""
+            <!-- data f32 [2,3]; CumSum axis 1 (i64 Const of shape []) -->
+        """),
+    ),
+    Rule(
+        code=CPU_CUMSUM_AXIS_RANGE,
+        name="cpu-cumsum-axis-range",
+        severity=E,
+        runtime="sometimes",
+        summary="A CumSum axis out of the data's rank: the CPU plugin fails at inference, or "
+        "returns memory it never wrote.",
+        doc=_text("""
+            OpenVINO reads a CumSum-3 whose `axis` is out of [-rank, rank-1] (a scalar data
+            counting as rank 1) and its CPU plugin compiles it, but an inference on two
+            threads fails ("has axis with a value out of range") and one on a single thread
+            (`INFERENCE_NUM_THREADS` 1) returns values it never computed (7.4e22, 3.07e-41,
+            ... for zeros). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores,
+            OpenVINO 2026.4.1, f32 data [2,3]: axes 2, 5 and -3; -1 runs. Count the axis
+            within the data's rank.
+        """),
+        wrong=_text("""
+            <!-- data f32 [2,3]; CumSum axis 2 (i64 Const) -->
+        """),
+        right=_text("""
+            <!-- data f32 [2,3]; CumSum axis -1 (i64 Const) -->
         """),
     ),
 )

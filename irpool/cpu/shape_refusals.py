@@ -1,6 +1,6 @@
 """What the CPU plugin refuses of the shape and data-movement ops (reductions, MVN, Roll,
-Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile) where `read_model` takes the
-layer: each cause a rule of the IR214 family (docs/rules/)."""
+Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile, CumSum) where
+`read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from irpool.element_types import DYNAMIC, I32, I64, STRING
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 from irpool.ops.bounds import bounds_of
 from irpool.ops.broadcast import Broadcast, wrong_shape
+from irpool.ops.cumsum import CumSum3
 from irpool.ops.folding import integer_values
 from irpool.ops.gather import Gather1, Gather7, Gather8
 from irpool.ops.mvn import MVN6
@@ -26,6 +27,8 @@ from irpool.ops.transpose import Transpose1
 from irpool.rules import (
     CPU_BROADCAST_SCALAR_TO_EMPTY,
     CPU_BROADCAST_TARGET,
+    CPU_CUMSUM_AXIS_RANGE,
+    CPU_CUMSUM_AXIS_RANK,
     CPU_EMPTY_REDUCE_AXES,
     CPU_GATHER_NO_ELEMENTS,
     CPU_GATHER_RUN_TIME_AXIS,
@@ -128,6 +131,25 @@ def _slice(op: Slice8, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
         )
 
 
+@refuses(CumSum3)
+def _cumsum(op: CumSum3, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, axis = inputs
+    values = integer_values(axis)
+    rank = data.shape.rank
+    if axis.shape.rank is not None and axis.shape.rank != 0:
+        ctx.report(
+            CPU_CUMSUM_AXIS_RANK,
+            f"an axis of shape {axis.shape}: OpenVINO reads it, but its CPU plugin compiles a "
+            "CumSum only with a scalar axis",
+        )
+    elif values is not None and rank is not None and not op.axis_in_range(values[0], rank):
+        ctx.report(
+            CPU_CUMSUM_AXIS_RANGE,
+            f"axis {values[0]} out of the rank-{rank} data's range: OpenVINO reads and its CPU "
+            "plugin compiles it, but an inference fails or returns memory it never wrote",
+        )
+
+
 @refuses(Tile1)
 def _tile(op: Tile1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
     data, repeats = inputs
@@ -145,7 +167,6 @@ def _scatter(op: ScatterNDUpdate3, inputs: Sequence[TensorInfo], ctx: LayerConte
     if ScatterNDUpdate3.updates_single_elements(*inputs):
         ctx.report(
             CPU_SCATTER_UPDATES_RANK,
-            CPU_SLICE_MINIMUM_STEP,
             f"updates {inputs[2].shape} for single elements: read_model takes them, the CPU "
             'plugin cannot compile them ("do not have matched tensor rank relationship"); '
             "give scalar updates",
