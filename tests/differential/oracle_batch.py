@@ -83,6 +83,12 @@ def same_values(actual: NDArray[Any], expected: NDArray[Any], tolerance: str | N
     return bool(np.all(close | (wide_actual == wide_expected) | np.isnan(wide_expected)))
 
 
+def exactly(config: Any, slot: int, ours: Arrays, theirs: Arrays) -> str:
+    """A `compare` for `run_batches`: slot `out<slot>` equal bit for bit (NaN where NaN)."""
+    actual, expected = ours[f"out{slot}"], theirs[f"out{slot}"]
+    return "" if same_values(actual, expected, None) else describe_difference(actual, expected)
+
+
 def describe_difference(actual: NDArray[Any], expected: NDArray[Any]) -> str:
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         return (

@@ -25,12 +25,10 @@ from tests.differential.harness import NUMPY
 from tests.differential.harness import random_input as seeded_values
 from tests.differential.oracle_batch import (
     CPU_CONFIG,
-    Arrays,
     Outcome,
-    describe_difference,
+    exactly,
     failures,
     run_batches,
-    same_values,
 )
 
 ov = pytest.importorskip("openvino")
@@ -93,16 +91,11 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
     return data, [opset1.result(node, name=f"out{slot}")]
 
 
-def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
-    actual, expected = ours[f"out{slot}"], theirs[f"out{slot}"]
-    return "" if same_values(actual, expected, None) else describe_difference(actual, expected)
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
     directory = tmp_path_factory.mktemp("differential_cumsum")
     configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, exactly)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:
