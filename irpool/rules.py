@@ -144,8 +144,8 @@ CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
-CPU_CUMSUM_AXIS_RANK = Code("IR636")
-CPU_CUMSUM_AXIS_RANGE = Code("IR637")
+CPU_CUMSUM_AXIS = Code("IR636")
+CPU_TOPK_K_RANGE = Code("IR637")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2108,17 +2108,21 @@ _RULES = (
         """),
     ),
     Rule(
-        code=CPU_CUMSUM_AXIS_RANK,
-        name="cpu-cumsum-axis-rank",
+        code=CPU_CUMSUM_AXIS,
+        name="cpu-cumsum-axis",
         severity=E,
-        runtime="crashes",
-        summary="A CumSum axis that is not a scalar: the CPU plugin cannot compile it.",
+        runtime="sometimes",
+        summary="A CumSum axis the CPU plugin does not take: not a scalar, or out of range.",
         doc=_text("""
-            OpenVINO reads a CumSum-3 whose `axis` has any rank (its shape inference does not
-            read it), but the CPU plugin compiles it only for a scalar axis. Measured
-            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1, f32 data
-            [2,3]: axes [1] and [[1]] fail to compile ("doesn't support 'axis' input tensor
-            with non scalar rank"). Write the axis as a scalar.
+            OpenVINO reads a CumSum-3 whose `axis` has any rank and any value (its shape
+            inference does not read it), but the CPU plugin takes only a scalar axis in
+            [-rank, rank-1] (a scalar data counting as rank 1). Measured 2026-12-06 on AMD
+            EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1, f32 data [2,3]: axes [1] and
+            [[1]] fail to compile ("doesn't support 'axis' input tensor with non scalar
+            rank"); axes 2, 5 and -3 compile, then an inference on two threads fails ("has
+            axis with a value out of range") and one on a single thread
+            (`INFERENCE_NUM_THREADS` 1) returns values it never computed (7.4e22, 3.07e-41,
+            ... for zeros); -1 runs. Write the axis as a scalar within the data's rank.
         """),
         wrong=_text("""
             <!-- data f32 [2,3]; CumSum axis [1] (i64 Const of shape [1]) -->
@@ -2128,26 +2132,25 @@ _RULES = (
         """),
     ),
     Rule(
-        code=CPU_CUMSUM_AXIS_RANGE,
-        name="cpu-cumsum-axis-range",
+        code=CPU_TOPK_K_RANGE,
+        name="cpu-topk-k-range",
         severity=E,
-        runtime="sometimes",
-        summary="A CumSum axis out of the data's rank: the CPU plugin fails at inference, or "
-        "returns memory it never wrote.",
+        runtime="crashes",
+        summary="A TopK whose constant k is 0 or beyond its axis: the CPU plugin refuses it.",
         doc=_text("""
-            OpenVINO reads a CumSum-3 whose `axis` is out of [-rank, rank-1] (a scalar data
-            counting as rank 1) and its CPU plugin compiles it, but an inference on two
-            threads fails ("has axis with a value out of range") and one on a single thread
-            (`INFERENCE_NUM_THREADS` 1) returns values it never computed (7.4e22, 3.07e-41,
-            ... for zeros). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores,
-            OpenVINO 2026.4.1, f32 data [2,3]: axes 2, 5 and -3; -1 runs. Count the axis
-            within the data's rank.
+            OpenVINO reads a TopK (-1, -3, -11) whose constant `k` is 0 or larger than the
+            axis (the output axis then has k elements), but its CPU plugin takes only k in
+            [1, axis length]: with static shapes compile_model fails ("K (7) exceeds the axis
+            dimension (5).", "K (0) must be greater or equal to 1."), with a dynamic axis the
+            inference does. Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores,
+            OpenVINO 2026.4.1, f32 data [2,5] and [?,5] over axis 1, k 7 and 0 (and k given at
+            run time: 0 and 7 fail there). Write k within the axis.
         """),
         wrong=_text("""
-            <!-- data f32 [2,3]; CumSum axis 2 (i64 Const) -->
+            <!-- data f32 [2,5]; TopK axis 1, k 7 (i64 Const) -->
         """),
         right=_text("""
-            <!-- data f32 [2,3]; CumSum axis -1 (i64 Const) -->
+            <!-- data f32 [2,5]; TopK axis 1, k 5 (i64 Const) -->
         """),
     ),
 )

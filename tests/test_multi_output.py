@@ -28,7 +28,8 @@ SHAPE = (1, 2, 3, 4)
 class TwoOutputs(Op):
     """Stands in for MaxPool-8: values (the input's type) and i32 indices, same shape."""
 
-    type_name = "TopK"  # a two-output type OpenVINO's reader knows; irpool has no TopK
+    # a two-output type OpenVINO's reader knows that irpool does not model
+    type_name = "CTCGreedyDecoderSeqLen"
     version = 11
     opsets = range(11, 17)
     input_names = ("data",)
@@ -78,7 +79,9 @@ def _model(
     precision = {"f32": "FP32", "bf16": "BF16"}[element_type]
     names = ("values", "indices") if version == 11 else ("", "")
     outputs = [port(1, SHAPE, precision, names[0]), port(2, SHAPE, "I32", names[1])]
-    top = layer(1, "top", "TopK", "opset11", "", [port(0, SHAPE, precision)], outputs)
+    top = layer(
+        1, "top", "CTCGreedyDecoderSeqLen", "opset11", "", [port(0, SHAPE, precision)], outputs
+    )
     layers = [parameter(0, "input", SHAPE, element_type), top]
     edges = [edge(0, 0, 1, 0)]
     for index, output_port in enumerate(results):

@@ -1,5 +1,5 @@
 """What the CPU plugin refuses of the shape and data-movement ops (reductions, MVN, Roll,
-Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile, CumSum) where
+Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile, CumSum, TopK) where
 `read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from irpool.element_types import DYNAMIC, I32, I64, STRING
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 from irpool.ops.bounds import bounds_of
 from irpool.ops.broadcast import Broadcast, wrong_shape
+from irpool.ops.concat import axis_in_range
 from irpool.ops.cumsum import CumSum3
 from irpool.ops.folding import integer_values
 from irpool.ops.gather import Gather1, Gather7, Gather8
@@ -23,12 +24,12 @@ from irpool.ops.roll import Roll7
 from irpool.ops.scatter_nd_update import ScatterNDUpdate3
 from irpool.ops.slice import Slice8
 from irpool.ops.tile import Tile1
+from irpool.ops.topk import TopK1, TopK3, TopK11
 from irpool.ops.transpose import Transpose1
 from irpool.rules import (
     CPU_BROADCAST_SCALAR_TO_EMPTY,
     CPU_BROADCAST_TARGET,
-    CPU_CUMSUM_AXIS_RANGE,
-    CPU_CUMSUM_AXIS_RANK,
+    CPU_CUMSUM_AXIS,
     CPU_EMPTY_REDUCE_AXES,
     CPU_GATHER_NO_ELEMENTS,
     CPU_GATHER_RUN_TIME_AXIS,
@@ -39,6 +40,7 @@ from irpool.rules import (
     CPU_SCATTER_UPDATES_RANK,
     CPU_SLICE_MINIMUM_STEP,
     CPU_TILE_NEGATIVE_REPEAT,
+    CPU_TOPK_K_RANGE,
     CPU_TRANSPOSE_BYTE_ORDER,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     INFERENCE_FAILURE,
@@ -138,15 +140,35 @@ def _cumsum(op: CumSum3, inputs: Sequence[TensorInfo], ctx: LayerContext) -> Non
     rank = data.shape.rank
     if axis.shape.rank is not None and axis.shape.rank != 0:
         ctx.report(
-            CPU_CUMSUM_AXIS_RANK,
+            CPU_CUMSUM_AXIS,
             f"an axis of shape {axis.shape}: OpenVINO reads it, but its CPU plugin compiles a "
             "CumSum only with a scalar axis",
         )
     elif values is not None and rank is not None and not op.axis_in_range(values[0], rank):
         ctx.report(
-            CPU_CUMSUM_AXIS_RANGE,
+            CPU_CUMSUM_AXIS,
             f"axis {values[0]} out of the rank-{rank} data's range: OpenVINO reads and its CPU "
             "plugin compiles it, but an inference fails or returns memory it never wrote",
+        )
+
+
+@refuses(TopK1)
+@refuses(TopK3)
+@refuses(TopK11)
+def _topk(op: TopK1 | TopK3 | TopK11, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, k = inputs
+    values = integer_values(k)
+    if values is None or data.shape.dims is None or not data.shape.dims:
+        return
+    try:  # k known before the axis was checked (its value unknown to irpool): no finding
+        along = data.shape.dims[axis_in_range(int(op.attrs["axis"]), len(data.shape))]
+    except ShapeError:
+        return
+    if values[0] == 0 or (along.high is not None and values[0] > along.high):
+        ctx.report(
+            CPU_TOPK_K_RANGE,
+            f"k {values[0]} on an axis of {along}: OpenVINO reads it, but its CPU plugin takes "
+            "k in [1, the axis's length] only",
         )
 
 

@@ -14,7 +14,7 @@ from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.cumsum import CumSum3
-from irpool.rules import CPU_CUMSUM_AXIS_RANGE, CPU_CUMSUM_AXIS_RANK
+from irpool.rules import CPU_CUMSUM_AXIS
 from irpool.shape import Shape
 from tests.execute.running import _no_weights, compute
 from tests.ops.inferring import const, data, infer, parse
@@ -91,9 +91,9 @@ def test_shapes_and_read_model_refusals() -> None:
 @pytest.mark.parametrize(
     ("axis", "code"),
     [
-        ([1], CPU_CUMSUM_AXIS_RANK),
-        (2, CPU_CUMSUM_AXIS_RANGE),
-        (-3, CPU_CUMSUM_AXIS_RANGE),
+        ([1], CPU_CUMSUM_AXIS),
+        (2, CPU_CUMSUM_AXIS),
+        (-3, CPU_CUMSUM_AXIS),
         (-2, None),
     ],
 )
