@@ -49,6 +49,7 @@ class AttrType(Enum):
     ENUM = "enum"
     ELEMENT_TYPE = "element type"
     SHAPE = "shape"
+    STRING = "string"
 
 
 @dataclass(frozen=True, slots=True)

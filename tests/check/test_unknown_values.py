@@ -248,6 +248,76 @@ CASES = {
         (Input((1, 2, 4, 4), parameter_type=("boolean", "BOOL")), IMAGE, IMAGE),
         (((1, 2, 4, 4), "FP32"),),
     ),
+    **{
+        f"{kind}-{opset}": Case(
+            kind, opset, 'keep_dims="false"', (IMAGE, Input((2,), (2, 3))), (((1, 2), "FP32"),)
+        )
+        for kind, opset in (("ReduceSum", 1), ("ReduceMin", 1), ("ReduceL1", 4), ("ReduceL2", 4))
+    },
+    **{
+        f"{kind}-1": Case(
+            kind,
+            1,
+            'keep_dims="true"',
+            (Input((1, 2, 4, 4), parameter_type=("boolean", "BOOL")), Input((2,), (2, 3))),
+            (((1, 2, 1, 1), "BOOL"),),
+        )
+        for kind in ("ReduceLogicalAnd", "ReduceLogicalOr")
+    },
+    "Tile-1": Case("Tile", 1, "", (IMAGE, Input((4,), (1, 1, 1, 2))), (((1, 2, 4, 8), "FP32"),)),
+    "CumSum-3": Case(
+        "CumSum",
+        3,
+        'exclusive="false" reverse="false"',
+        (IMAGE, Input((), (1,))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
+    "GatherElements-6": Case(
+        "GatherElements",
+        6,
+        'axis="2"',
+        (IMAGE, Input((1, 2, 2, 4), (0,) * 16)),
+        (((1, 2, 2, 4), "FP32"),),
+    ),
+    **{
+        f"GatherND-{opset}": Case(
+            "GatherND",
+            opset,
+            'batch_dims="0"',
+            (IMAGE, Input((2, 2), (0, 1, 0, 0))),
+            (((2, 4, 4), "FP32"),),
+        )
+        for opset in (5, 8)
+    },
+    **{
+        f"ScatterElementsUpdate-{opset}": Case(
+            "ScatterElementsUpdate",
+            opset,
+            'reduction="sum" use_init_val="true"' if opset == 12 else "",
+            (IMAGE, Input((1, 1, 1, 1), (0,)), Input((1, 1, 1, 1)), Input((), (2,))),
+            (((1, 2, 4, 4), "FP32"),),
+        )
+        for opset in (3, 12)
+    },
+    **{
+        f"TopK-{opset}": Case(
+            "TopK",
+            opset,
+            'axis="3" mode="max" sort="value"'
+            + (' index_element_type="i32"' if opset > 1 else "")
+            + (' stable="false"' if opset == 11 else ""),
+            (IMAGE, Input((), (2,))),
+            (((1, 2, 4, 2), "FP32"), ((1, 2, 4, 2), "I32")),
+        )
+        for opset in (1, 3, 11)
+    },
+    "Einsum-7": Case(
+        "Einsum",
+        7,
+        'equation="ij,jk-&gt;ik"',
+        (Input((2, 3)), Input((3, 4))),
+        (((2, 4), "FP32"),),
+    ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(
