@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
+from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
 import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
@@ -287,6 +287,31 @@ def one_channel_integer_max_pool_is_exact() -> Measurement:
     pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
     values = np.array([[[[2**31 - 1, 0, 16777219, 16777218]]]], np.int32)
     return observe([pooled], [x], [values])
+
+
+@behaviour("Reductions fold runs of 16 in lanes", "irpool.execute.kernels.reduce_order.lane_fold")
+def reductions_fold_runs_of_16_in_lanes() -> Measurement:
+    """ReduceSum of [2**24, 0, 1, 1, 0 x 12] is 16777218 (lanes 2 and 3 are added first, in
+    ((l0+l4)+(l8+l12)) + ... order), of its first four elements 16777216 (one by one)."""
+    row = [2.0**24, 0.0, 1.0, 1.0] + [0.0] * 12
+    x, y = parameter("x", [1, 16], np.float32), parameter("y", [1, 4], np.float32)
+    axis = constant([1], np.int64)
+    outputs = [opset1.reduce_sum(x, axis, False), opset1.reduce_sum(y, axis, False)]
+    return observe(outputs, [x, y], [np.array([row], np.float32), np.array([row[:4]], np.float32)])
+
+
+@behaviour("u8 sums are stored through i16", "irpool.execute.kernels.reduce_sums.held_sum")
+def u8_sums_are_stored_through_i16() -> Measurement:
+    """An u8 ReduceSum of 200 x 200 over axis 0 of [200, 2] is 0 (40000 through u16 read as
+    i16, then u8), of [200, 100] 255; ReduceL2 of [150, 150] is 0, of [16, 0] 15."""
+    x, y = parameter("x", [200, 2], np.uint8), parameter("y", [2, 2], np.uint8)
+    outputs = [
+        opset1.reduce_sum(x, constant([0], np.int64), False),
+        opset1.reduce_sum(y, constant([1], np.int64), False),
+        opset4.reduce_l2(y, constant([1], np.int64), False),
+    ]
+    inputs = [np.full((200, 2), 200, np.uint8), np.array([[200, 100], [150, 150]], np.uint8)]
+    return observe(outputs, [x, y], inputs)
 
 
 # Compilation: irpool/cpu/compilation.py
