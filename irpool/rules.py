@@ -4,7 +4,8 @@
 compile fails), `reinterprets` it (loads, but runs something other than what is written),
 `ignores` it (loads and runs as written; the text is noise or an unchecked claim), or
 `crashes` (the CPU plugin aborts compiling it), `fails` (it compiles, but the CPU plugin
-fails at inference), or `sometimes` (the CPU plugin crashes in some runs, not in every one).
+fails at inference), `sometimes` (the CPU plugin crashes in some runs, not in every one), or
+`extension` (it reads the file only with an extension library loaded, openvino_tokenizers').
 Errors whose runtime is not `rejects` are irpool's strictness rules: the file loads, but does
 not say exactly what runs.
 
@@ -43,7 +44,9 @@ class Severity(StrEnum):
 
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
-Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes"]
+Runtime = Literal[
+    "rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes", "extension"
+]
 # Where the CPU plugin must fail a file it reads for each CPU claim to hold, by the stage that
 # fails: "compile", "infer", "crash" (the process dies), "timeout"; None: it runs.
 CPU_FAILURE_STAGES: dict[Runtime, frozenset[str | None]] = {
@@ -94,6 +97,7 @@ MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
 UNKNOWN_VALUES = Code("IR218")
+EXTENSION_OP = Code("IR229")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -957,10 +961,8 @@ _RULES = (
             knows every opset's types from a table generated from OpenVINO itself. IR202
             remains for real ops that irpool does not check. In a layer OpenVINO drops
             because it feeds no Result, the reader never looks the type up: there it is a
-            warning. Another `extension` type is an extension library's op, which OpenVINO
-            reads only with that library loaded: a tokenizer's ops (RegexNormalization,
-            BPETokenizer, ...) need openvino_tokenizers (`import openvino_tokenizers`); the
-            message says so.
+            warning. An `extension` type that no opset has is an extension library's op
+            (IR229, a warning).
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPoolX" version="opset1">
@@ -1019,6 +1021,35 @@ _RULES = (
         """),
         right=_text("""
             $ git lfs pull && irpool validate model.xml
+        """),
+    ),
+    Rule(
+        code=EXTENSION_OP,
+        name="extension-op",
+        severity=W,
+        runtime="extension",
+        summary="An op of an extension library (openvino_tokenizers); irpool trusts its outputs.",
+        doc=_text("""
+            A layer whose `version` is `extension` with a type no opset has, or whose
+            type only an extension library defines, is an extension's op: the tokenizer
+            and detokenizer files optimum-cli writes are made of openvino_tokenizers'
+            ops (StringTensorUnpack-1, SpecialTokensSplit, RegexSplit, BPETokenizer,
+            VocabDecoder, CharsToBytes, RegexNormalization, ...). OpenVINO reads them
+            only with that library loaded (`import openvino_tokenizers` before
+            read_model, or `core.add_extension`); without it read_model fails ("Cannot
+            create ... layer ... with type ..."). irpool does not model them: one
+            warning per type, as IR202 for an op it does not check, and their declared
+            outputs are trusted. `irpool run` cannot run such a file. A type that no
+            opset and no known extension has stays IR216, an error, and so does a real
+            op written with a version that lacks it.
+        """),
+        wrong=_text("""
+            <layer id="3" name="bpe" type="BPETokenizer" version="extension">
+        """),
+        right=_text("""
+            # pyproject.toml: a tokenizer file is expected to hold extension ops
+            [tool.irpool]
+            ignore = ["IR229"]
         """),
     ),
     # IR3xx: shapes and types

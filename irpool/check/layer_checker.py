@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 from irpool.check.attributes import Attributes, read_attributes
 from irpool.check.checked import CheckedLayers
@@ -23,22 +22,19 @@ from irpool.check.declarations import (
     refined_by_declaration,
 )
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
+from irpool.check.op_types import TypeReports
 from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_fusion_refusal
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
 from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
-from irpool.ops.opsets import known_versions
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
     CPU_CLAMP_FUSION_BOUNDS,
     CPU_MATMUL_MULTIPLY_FUSION,
     NON_CANONICAL_SPELLING,
-    UNCHECKED_OP,
-    UNKNOWN_OP_TYPE,
     UNKNOWN_VALUES,
-    UNSUPPORTED_OPSET,
     WRONG_PORT_COUNT,
     Code,
 )
@@ -83,7 +79,7 @@ class _Checker:
         self.weights = weights
         self.sink = sink
         self.result = CheckedLayers()
-        self.unchecked_types: set[str] = set()
+        self.types = TypeReports(doc, graph, sink)
         # Problems of the model's files reported (code, on a kept layer): a layer the runtime
         # drops reads no weights, so a finding on one cannot stand for the kept layers'.
         self.file_problems: set[tuple[Code, bool]] = set()
@@ -150,7 +146,7 @@ class _Checker:
                 findings: list[LayerFinding] = []
                 self._compare_inputs(layer, inputs, findings)
                 self._place(layer, findings)
-                self._report_lookup(layer, found)
+                self.types.report(layer, found)
                 if found.refused is not None or found.canonical_type is not None:
                     self.result.refused.add(layer.id)
                 self._trust(layer)
@@ -279,30 +275,6 @@ class _Checker:
             span = locator.span(source, layer)
             self.sink.add(code, message, span, layer.ref, edit=locator.edit(source, layer))
 
-    def _report_lookup(self, layer: Layer, found: Lookup) -> None:
-        source = self.doc.source
-        if found.refused is not None:
-            known = layer.version in known_versions()
-            where = source.attribute(layer.element, "type" if known else "version")
-            self.sink.add(UNKNOWN_OP_TYPE, found.refused, where, layer.ref)
-        elif found.canonical_type is not None:
-            self.sink.add(
-                UNSUPPORTED_OPSET,
-                f"{found.canonical_type}: {found.error}",
-                source.attribute(layer.element, "version"),
-                layer.ref,
-            )
-        elif layer.type.lower() not in self.unchecked_types:
-            self.unchecked_types.add(layer.type.lower())
-            count = self._type_counts[layer.type.lower()]
-            self.sink.add(
-                UNCHECKED_OP,
-                f"{count} layer(s) of type {layer.type} ({layer.version}) not checked by irpool; "
-                "their declared outputs are trusted",
-                self.doc.source.attribute(layer.element, "type"),
-                layer.ref,
-            )
-
     @staticmethod
     def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
@@ -333,10 +305,6 @@ class _Checker:
                 findings.append((WRONG_PORT_COUNT, message, AtLayer()))
                 ok = False
         return ok
-
-    @cached_property
-    def _type_counts(self) -> Counter[str]:
-        return Counter(layer.type.lower() for layer in self.graph.layers.values())
 
     def _report_unchecked(self) -> None:
         """Once per file: how many layers have declarations that were not checked."""
