@@ -122,6 +122,9 @@ WRONG_PORT_COUNT = Code("IR506")
 NO_RESULT = Code("IR507")
 SHARED_TENSOR_NAME = Code("IR508")
 V10_NAME_COLLISION = Code("IR509")
+ASSIGN_WITHOUT_READ_VALUE = Code("IR510")
+VARIABLE_TYPE_MISMATCH = Code("IR511")
+VARIABLE_SHAPE_MISMATCH = Code("IR512")
 
 # What OpenVINO reads but its CPU plugin cannot compile or run (irpool/cpu/refusals.py): one
 # rule per cause. "IR214" and "compile-crash", once one rule for them all, select them all.
@@ -147,6 +150,9 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_UNPAIRED_VARIABLE_LAYER = Code("IR638")
+CPU_VARIABLE_ELEMENT_TYPE = Code("IR639")
+CPU_VARIABLE_DYNAMIC_RANK = Code("IR640")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -1645,6 +1651,81 @@ _RULES = (
         """),
     ),
     Rule(
+        code=ASSIGN_WITHOUT_READ_VALUE,
+        name="assign-without-read-value",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign whose variable no ReadValue it pairs with reads.",
+        doc=_text("""
+            An Assign stores the next value of the variable its `variable_id` names, and
+            OpenVINO takes the variable from a ReadValue of that id: an Assign-6 from a
+            ReadValue-3 or -6, an Assign-3 from a ReadValue-3 only. Without one
+            read_model fails ("map::at"; an Assign-3 beside a ReadValue-6 only: "Can't
+            find variable with id = v"). Measured 2026-12-06 on AMD EPYC family 25 model
+            17, 2 cores, OpenVINO 2026.4.1. Give the Assign the `variable_id` of its
+            ReadValue, or write both in the same version.
+        """),
+        wrong=_text("""
+            <layer id="2" name="cache" type="ReadValue" version="opset6">
+              <data variable_id="past" variable_type="f32" variable_shape="1,2" />
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past_1" />
+        """),
+        right=_text("""
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past" />
+        """),
+    ),
+    Rule(
+        code=VARIABLE_TYPE_MISMATCH,
+        name="variable-type-mismatch",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign writes data of another element type than its variable's.",
+        doc=_text("""
+            A variable has one element type: ReadValue-6's `variable_type`
+            (ReadValue-3's: its initializer's). read_model refuses an Assign whose data
+            has another one ("The type specified in the Variable is not compatible with
+            the input type. Input type: f16 Variable type: f32"; versions 3: "Variables
+            types are inconsistent."); a dynamic type on either side is compatible.
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO
+            2026.4.1. Convert the data to the variable's type before the Assign.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />  <!-- ReadValue -->
+            <port id="0" precision="FP16">  <!-- the Assign's input -->
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />
+            <port id="0" precision="FP32">
+        """),
+    ),
+    Rule(
+        code=VARIABLE_SHAPE_MISMATCH,
+        name="variable-shape-mismatch",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign writes data of a shape its variable cannot hold.",
+        doc=_text("""
+            A variable's shape is ReadValue-6's `variable_shape` (ReadValue-3's: its
+            initializer's). read_model refuses an Assign whose data's shape is not
+            compatible with it, i.e. no concrete shape fits both ("The shape specified
+            in the Variable is not compatible with the shape of the input. Input shape:
+            [2,2] Variable shape: [1,2]"; versions 3: "Variables output shapes are
+            inconsistent."). A dynamic dim is compatible with any length: a KV cache is
+            declared `?,4,?,8`. Measured 2026-12-06 on AMD EPYC family 25 model 17, 2
+            cores, OpenVINO 2026.4.1. Declare the dims that change from run to run
+            dynamic, or fix the data's shape.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />  <!-- ReadValue -->
+            <port id="0" precision="FP32"><dim>2</dim><dim>2</dim></port>  <!-- Assign -->
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="?,2" />
+        """),
+    ),
+    Rule(
         code=CPU_DYNAMIC_RANK_INPUT,
         name="cpu-dynamic-rank-input",
         severity=E,
@@ -2109,6 +2190,77 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_UNPAIRED_VARIABLE_LAYER,
+        name="cpu-unpaired-variable-layer",
+        severity=E,
+        runtime="fails",
+        summary="A ReadValue or Assign the CPU plugin pairs with no partner: inference fails.",
+        doc=_text("""
+            The CPU plugin pairs each ReadValue with exactly one Assign of its variable.
+            read_model takes a model where that is not possible and the plugin compiles
+            it, but the first inference fails on the layer left over: a ReadValue whose
+            variable no Assign writes, or a second ReadValue of a variable ("ReadValue
+            node with name 'cache' doesn't have sibling output"), or a second Assign of
+            a variable ("Assign node with name 'store_1' uninitialized assigned
+            memory"). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores,
+            OpenVINO 2026.4.1: ReadValue-3 and -6, with and without initializer, equal
+            or different declarations. A ReadValue no Result needs is dropped and fails
+            nothing. Read and assign each variable once.
+        """),
+        wrong=_text("""
+            <layer id="2" name="cache" type="ReadValue" version="opset6">
+              <data variable_id="past" variable_type="f32" variable_shape="1,2" />
+            <!-- no Assign of "past" -->
+        """),
+        right=_text("""
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past" />
+        """),
+    ),
+    Rule(
+        code=CPU_VARIABLE_ELEMENT_TYPE,
+        name="cpu-variable-element-type",
+        severity=E,
+        runtime="fails",
+        summary="A variable of a type the CPU plugin holds in no state: it fails at inference.",
+        doc=_text("""
+            The CPU plugin keeps a variable in oneDNN memory, which has no i64, u64,
+            i16, u16, u32 or f64. read_model takes a ReadValue of such a variable and
+            the plugin compiles it, but the first inference fails ("CPU plugin does not
+            support i64 for use with oneDNN"). Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1: f32, f16, i32, i8, u8 and boolean
+            variables run. Convert the data to i32 (or f32) before the Assign and after
+            the ReadValue.
+        """),
+        wrong=_text("""
+            <data variable_id="step" variable_type="i64" variable_shape="1" />
+        """),
+        right=_text("""
+            <data variable_id="step" variable_type="i32" variable_shape="1" />
+        """),
+    ),
+    Rule(
+        code=CPU_VARIABLE_DYNAMIC_RANK,
+        name="cpu-variable-dynamic-rank",
+        severity=E,
+        runtime="crashes",
+        summary="A ReadValue-6 variable of dynamic rank: the CPU plugin cannot compile it.",
+        doc=_text("""
+            A ReadValue-6 whose `variable_shape` is `...` (or absent while
+            `variable_type` is written) declares a variable of dynamic rank. read_model
+            takes it; compile_model fails ("CPU plug-in doesn't support ReadValue
+            operation with dynamic rank"). Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1, with and without initializer. Write
+            the variable's rank, with `?` for the dims that change.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="..." />
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="?,2" />
         """),
     ),
 )

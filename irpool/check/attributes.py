@@ -71,6 +71,7 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
     AttrType.ENUM: lambda attr, text: read_enum(text, attr.choices),
     AttrType.ELEMENT_TYPE: lambda _, text: read_element_type(text),
     AttrType.SHAPE: lambda _, text: read_partial_shape(text),
+    AttrType.TEXT: lambda _, text: Reading(text),
 }
 
 

@@ -27,7 +27,15 @@ from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_f
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
-from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
+from irpool.ops.base import (
+    LayerContext,
+    NotInferable,
+    Op,
+    OpReport,
+    Role,
+    ShapeError,
+    TensorInfo,
+)
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
@@ -223,7 +231,8 @@ class _Checker:
         unknown = False
         read = True  # whether read_model takes the layer: only then is the CPU asked
         try:
-            outputs = [_marked(info, inputs) for info in op.infer(inputs, ctx)]
+            folds = op.role is not Role.VARIABLE  # a variable's value is no constant
+            outputs = [_marked(info, inputs, folds) for info in op.infer(inputs, ctx)]
         except ShapeError as error:
             read = False
             message = f"{op.label()}: {error}"
@@ -321,18 +330,19 @@ class _Checker:
         )
 
 
-def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
+def _marked(info: TensorInfo, inputs: list[TensorInfo], folds: bool) -> TensorInfo:
     """An inferred output, marked unknown when irpool may know less of it than the runtime:
     an unknown input whose unknown part can reach it (dims irpool does not know, or the
     values of an integer or boolean tensor, which OpenVINO's bounds carry into shapes), or
     every input is a constant, known or not, and irpool did not fold the value (nor bound it,
     as it bounds a FloorMod by 0 as OpenVINO's shape inference does). The unknown
     values of a static float tensor (weights too large to fold) reach no shape: a
-    Convolution of data by them is known."""
+    Convolution of data by them is known. An op that never `folds` (a ReadValue) gives no
+    constant, whatever its inputs."""
     if info.unknown or info.value is not None:
         return info
     reaching = any(i.unknown and (not i.shape.is_static or not i.type.is_float) for i in inputs)
-    constant = bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
+    constant = folds and bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
     if reaching or (constant and info.bounds is None):
         return replace(info, unknown=True)
     return info

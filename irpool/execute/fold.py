@@ -97,6 +97,8 @@ def _folded(
 ) -> Folded | None:
     """The candidate's output values, or None when it is not folded."""
     layer, op, produced = candidate.layer, candidate.op, candidate.produced
+    if op.role is Role.VARIABLE:  # its value changes from run to run of a request
+        return None
     constant_inputs = bool(candidate.inputs) and all(ref in written for ref in candidate.inputs)
     if op.role is Role.CONSTANT or all(info.value is not None for info in produced):
         return {index: _checked(layer, info) for index, info in enumerate(produced)}
