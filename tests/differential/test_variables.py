@@ -3,8 +3,9 @@
 Configuration #n (rebuilt alone with `random_config(n)`) is a stateful model built with
 OpenVINO's builders: a ReadValue ("ReadValue" version 3 or 6) of one variable (f32, f16, i32,
 i8 or u8), with no initializer (version 6), a Const one or one computed from the input (as
-optimum-intel's caches are), updated by an Add or a Multiply, or by a Concat along axis 0 (a
-cache that grows, declared dynamic there), and stored by an "Assign". irpool must
+optimum-intel's caches are), updated by an Add or a Multiply, or, as optimum-intel's KV
+caches, reordered by a Gather of `beam_idx` along the batch and grown by a Concat along
+axis 1 (declared dynamic there), and stored by an "Assign". irpool must
 validate it without an error, and over several steps of one infer request, after
 `reset_state()` and in `Model.run`, give OpenVINO's outputs and `query_state()` bit for bit
 (OpenVINO's InferRequest, CPU plugin, f32 inference precision). The rules' verdicts (IR510 to
@@ -61,16 +62,17 @@ class Config:
 
 def random_config(index: int) -> Config:
     """A variable updated in place (Add, Multiply: its declared dims static or not), or a
-    cache that grows (Concat along axis 0, declared dynamic there): the patterns the CPU
+    cache that grows (Concat along axis 1, declared dynamic there): the patterns the CPU
     plugin runs. It fails or returns uninitialized memory on others
     (docs/ops/ReadValue.md#dynamic-variables-on-the-cpu)."""
     rng = random.Random(f"{SEED}-{index}")
     dims = tuple(rng.randint(1, 3) for _ in range(rng.randint(1, 3)))
     update = rng.choice(("Add", "Multiply", "Concat"))
     version = 3 if update != "Concat" and rng.random() < 0.3 else 6
-    if update == "Concat":  # optimum-intel's caches: zeros shaped by the input, or none
+    if update == "Concat":  # optimum-intel's caches: [batch, tokens, ...], reordered by beam
+        dims = (rng.randint(1, 3), *dims)
         initializer = rng.choice(("none", "const", "zeros"))
-        dynamic = (True, *(False for _ in dims[1:]))
+        dynamic = (False, True, *(False for _ in dims[2:]))
     else:
         initializer = rng.choice(("const", "input") if version == 3 else ("none", "const", "input"))
         dynamic = (False,) * len(dims)
@@ -84,6 +86,7 @@ def build(config: Config, rng: np.random.Generator) -> Any:
     o6, o3, o1 = ov.opset6, ov.opset3, ov.opset1
     dtype = NUMPY[config.element_type]
     x = o1.parameter(list(config.dims), dtype, name="x")
+    beams = o1.parameter([config.dims[0]], np.int32, name="beam_idx")
     if config.initializer == "const":
         init = o1.constant(values(rng, config.element_type, config.dims))
     elif config.initializer == "input":
@@ -105,15 +108,17 @@ def build(config: Config, rng: np.random.Generator) -> Any:
         info.variable_id = "cache"
         variable = ov.op.util.Variable(info)
         read = o6.read_value(init, variable) if init is not None else o6.read_value(variable)
-    if config.update == "Concat":
-        updated = o1.concat([read, x], 0)
+    if config.update == "Concat":  # as optimum-intel reorders a cache: Gather by beam_idx
+        reordered = ov.opset8.gather(read, beams, o1.constant(np.array(0, np.int64)))
+        updated = o1.concat([reordered, x], 1)
     elif config.update == "Add":
         updated = o1.add(read, x)
     else:
         updated = o1.multiply(read, x)
     assign = o3.assign(updated, "cache") if config.version == 3 else o6.assign(updated, variable)
     results = [o1.result(updated), o1.result(read)]
-    return ov.Model(results, [assign], [x], "stateful")
+    parameters = [x, beams] if config.update == "Concat" else [x]
+    return ov.Model(results, [assign], parameters, "stateful")
 
 
 def values(rng: np.random.Generator, element_type: str, dims: tuple[int, ...]) -> NDArray[Any]:
@@ -130,6 +135,13 @@ def values(rng: np.random.Generator, element_type: str, dims: tuple[int, ...]) -
     flat = array.reshape(-1)
     flat[rng.random(flat.size) < 0.15] = rng.choice(special)
     return array
+
+
+def step_inputs(config: Config, rng: np.random.Generator) -> dict[str, NDArray[Any]]:
+    inputs = {"x": values(rng, config.element_type, config.dims)}
+    if config.update == "Concat":
+        inputs["beam_idx"] = rng.permutation(config.dims[0]).astype(np.int32)
+    return inputs
 
 
 @pytest.fixture(scope="module")
@@ -167,7 +179,7 @@ def test_steps_agree_with_openvino(index: int, core: Any, tmp_path: Path) -> Non
     assert errors == [], config.describe()
     compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
     theirs, ours = compiled.create_infer_request(), loaded.create_infer_request()
-    steps = [{"x": values(rng, config.element_type, config.dims)} for _ in range(STEPS)]
+    steps = [step_inputs(config, rng) for _ in range(STEPS)]
     assert same(ours.query_state(), states(theirs)), f"{config.describe()}: before any step"
     for number, inputs in enumerate(steps, 1):
         expected = outputs_by_name(theirs, inputs)
