@@ -131,7 +131,9 @@ class ReadValue6(ReadValueBase):
                     "inferred from the initializing subgraph. Variable type: "
                     f"{variable.element_type} Initialization type: {init.element_type}"
                 )
-            if not relaxes(variable.shape, init.shape):
+            # An initializer's dims irpool does not know may be the runtime's: not refused.
+            hidden = init.unknown and not init.shape.is_static
+            if not hidden and not relaxes(variable.shape, init.shape):
                 raise ShapeError(
                     "The shape specified in the Variable has to extend (relax) the shape "
                     f"inferred from the initializing subgraph. Variable shape: {variable.shape} "
