@@ -248,7 +248,6 @@ CASES = {
         (Input((1, 2, 4, 4), parameter_type=("boolean", "BOOL")), IMAGE, IMAGE),
         (((1, 2, 4, 4), "FP32"),),
     ),
-    "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
     # A variable's layers come in pairs (`model` adds the partner), a 2x3 f32 variable "v".
     **{
         f"{kind}-{opset}": Case(kind, opset, data, (Input((2, 3)),), (((2, 3), "FP32"),))
