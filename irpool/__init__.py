@@ -9,13 +9,14 @@ from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
 from irpool.rules import RULES, Rule, Severity
 
 if TYPE_CHECKING:
-    from irpool.model import Model, load
+    from irpool.model import InferRequest, Model, load
 
 __all__ = [
     "RULES",
     "Diagnostic",
     "ExecutionError",
     "IRError",
+    "InferRequest",
     "InputError",
     "InvalidModelError",
     "Model",
@@ -27,9 +28,10 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """`Model` and `load` are imported on first use: they bring the whole checker (lxml, the
-    ops), which `irpool rules`, `--help` and `--version` must not pay for at start-up."""
-    if name in ("Model", "load"):
+    """`Model`, `InferRequest` and `load` are imported on first use: they bring the whole
+    checker (lxml, the ops), which `irpool rules`, `--help` and `--version` must not pay for
+    at start-up."""
+    if name in ("Model", "InferRequest", "load"):
         from irpool import model
 
         return getattr(model, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -14,6 +15,7 @@ from irpool.check.names import check_names
 from irpool.check.rewrites import check_rewrites
 from irpool.check.runtime_values import check_pad_values
 from irpool.check.suppression import apply_suppressions
+from irpool.check.variable_pairs import check_variables
 from irpool.diagnostics import Collector, Diagnostic, merge_repeats
 from irpool.execute.errors import InvalidModelError
 from irpool.graph.build import build_graph
@@ -163,6 +165,12 @@ class Model:
         """How `run` computes the model: its steps, constants and tensors (built once)."""
         return self._planned()
 
+    def create_infer_request(self) -> InferRequest:
+        """A request that carries the model's variables (ReadValue/Assign) from one `infer`
+        to the next, as OpenVINO's InferRequest does; `run` never keeps them."""
+        self._planned()  # a model with errors fails here, as compile_model would
+        return InferRequest(self)
+
     def _planned(self) -> ExecutionPlan:
         # Threads racing here each build the same plan; the last one is kept.
         if self._execution_plan is None:
@@ -241,6 +249,52 @@ def _shape_of(value: str | Shape | Sequence[int]) -> Shape:
     return read_shape(",".join(str(int(dim)) for dim in value))
 
 
+class InferRequest:
+    """Runs of a stateful model that share its variables, shaped like OpenVINO's
+    InferRequest. Requests are independent of each other; one request runs one `infer` at a
+    time (calls from several threads wait for each other)."""
+
+    def __init__(self, model: Model) -> None:
+        self._model = model
+        self._variables: dict[str, NDArray[Any]] = {}
+        self._lock = threading.Lock()
+
+    def infer(
+        self,
+        inputs: Mapping[str | int, Any],
+        *,
+        cast: bool = False,
+        on_cast: Callable[[str], None] | None = None,
+    ) -> dict[str, NDArray[Any]]:
+        """One run, as `Model.run` (same inputs, same keys), from the variables the previous
+        runs left; the Assigns' values are the variables of the next run."""
+        from irpool.execute.run import execute
+
+        model = self._model
+        with self._lock:
+            outputs, _ = execute(
+                model._runner_input(), model._planned(), inputs, cast, on_cast,
+                variables=self._variables,
+            )  # fmt: skip
+        return outputs
+
+    def reset_state(self) -> None:
+        """Back to the first values: the next `infer` starts as `Model.run` does."""
+        with self._lock:
+            self._variables = {}
+
+    def query_state(self) -> dict[str, NDArray[Any]]:
+        """Variable id -> a copy of its value. A variable no run has assigned yet is zeros, as
+        OpenVINO's query_state shows it (docs/ops/ReadValue.md#first-values), though the next
+        run starts from the initializer's value."""
+        from irpool.execute.run import first_values
+
+        with self._lock:
+            values = first_values(self._model._runner_input(), self._model._planned())
+            values.update(self._variables)
+            return {name: value.copy() for name, value in values.items()}
+
+
 def load(
     path: str | os.PathLike[str],
     weights: str | os.PathLike[str] | None = None,
@@ -279,4 +333,5 @@ def _check(
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
     check_pad_values(document, graph, checked, sink)
+    check_variables(document, graph, checked, sink)
     return checked, apply_suppressions(document, sink.diagnostics)

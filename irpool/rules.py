@@ -4,7 +4,8 @@
 compile fails), `reinterprets` it (loads, but runs something other than what is written),
 `ignores` it (loads and runs as written; the text is noise or an unchecked claim), or
 `crashes` (the CPU plugin aborts compiling it), `fails` (it compiles, but the CPU plugin
-fails at inference), or `sometimes` (the CPU plugin crashes in some runs, not in every one).
+fails at inference), `sometimes` (the CPU plugin crashes in some runs, not in every one), or
+`extension` (it reads the file only with an extension library loaded, openvino_tokenizers').
 Errors whose runtime is not `rejects` are irpool's strictness rules: the file loads, but does
 not say exactly what runs.
 
@@ -43,7 +44,9 @@ class Severity(StrEnum):
 
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
-Runtime = Literal["rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes"]
+Runtime = Literal[
+    "rejects", "reinterprets", "ignores", "crashes", "fails", "sometimes", "extension"
+]
 # Where the CPU plugin must fail a file it reads for each CPU claim to hold, by the stage that
 # fails: "compile", "infer", "crash" (the process dies), "timeout"; None: it runs.
 CPU_FAILURE_STAGES: dict[Runtime, frozenset[str | None]] = {
@@ -94,6 +97,7 @@ MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
 UNKNOWN_VALUES = Code("IR218")
+EXTENSION_OP = Code("IR229")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -118,6 +122,9 @@ WRONG_PORT_COUNT = Code("IR506")
 NO_RESULT = Code("IR507")
 SHARED_TENSOR_NAME = Code("IR508")
 V10_NAME_COLLISION = Code("IR509")
+ASSIGN_WITHOUT_READ_VALUE = Code("IR510")
+VARIABLE_TYPE_MISMATCH = Code("IR511")
+VARIABLE_SHAPE_MISMATCH = Code("IR512")
 
 # What OpenVINO reads but its CPU plugin cannot compile or run (irpool/cpu/refusals.py): one
 # rule per cause. "IR214" and "compile-crash", once one rule for them all, select them all.
@@ -146,6 +153,9 @@ CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 CPU_CUMSUM_AXIS = Code("IR636")
 CPU_TOPK_K_RANGE = Code("IR637")
+CPU_UNPAIRED_VARIABLE_LAYER = Code("IR638")
+CPU_VARIABLE_ELEMENT_TYPE = Code("IR639")
+CPU_VARIABLE_DYNAMIC_RANK = Code("IR640")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -960,10 +970,8 @@ _RULES = (
             knows every opset's types from a table generated from OpenVINO itself. IR202
             remains for real ops that irpool does not check. In a layer OpenVINO drops
             because it feeds no Result, the reader never looks the type up: there it is a
-            warning. Another `extension` type is an extension library's op, which OpenVINO
-            reads only with that library loaded: a tokenizer's ops (RegexNormalization,
-            BPETokenizer, ...) need openvino_tokenizers (`import openvino_tokenizers`); the
-            message says so.
+            warning. An `extension` type that no opset has is an extension library's op
+            (IR229, a warning).
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AvgPoolX" version="opset1">
@@ -1022,6 +1030,35 @@ _RULES = (
         """),
         right=_text("""
             $ git lfs pull && irpool validate model.xml
+        """),
+    ),
+    Rule(
+        code=EXTENSION_OP,
+        name="extension-op",
+        severity=W,
+        runtime="extension",
+        summary="An op of an extension library (openvino_tokenizers); irpool trusts its outputs.",
+        doc=_text("""
+            A layer whose `version` is `extension` with a type no opset has, or whose
+            type only an extension library defines, is an extension's op: the tokenizer
+            and detokenizer files optimum-cli writes are made of openvino_tokenizers'
+            ops (StringTensorUnpack-1, SpecialTokensSplit, RegexSplit, BPETokenizer,
+            VocabDecoder, CharsToBytes, RegexNormalization, ...). OpenVINO reads them
+            only with that library loaded (`import openvino_tokenizers` before
+            read_model, or `core.add_extension`); without it read_model fails ("Cannot
+            create ... layer ... with type ..."). irpool does not model them: one
+            warning per type, as IR202 for an op it does not check, and their declared
+            outputs are trusted. `irpool run` cannot run such a file. A type that no
+            opset and no known extension has stays IR216, an error, and so does a real
+            op written with a version that lacks it.
+        """),
+        wrong=_text("""
+            <layer id="3" name="bpe" type="BPETokenizer" version="extension">
+        """),
+        right=_text("""
+            # pyproject.toml: a tokenizer file is expected to hold extension ops
+            [tool.irpool]
+            ignore = ["IR229"]
         """),
     ),
     # IR3xx: shapes and types
@@ -1617,6 +1654,81 @@ _RULES = (
         """),
     ),
     Rule(
+        code=ASSIGN_WITHOUT_READ_VALUE,
+        name="assign-without-read-value",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign whose variable no ReadValue it pairs with reads.",
+        doc=_text("""
+            An Assign stores the next value of the variable its `variable_id` names, and
+            OpenVINO takes the variable from a ReadValue of that id: an Assign-6 from a
+            ReadValue-3 or -6, an Assign-3 from a ReadValue-3 only. Without one
+            read_model fails ("map::at"; an Assign-3 beside a ReadValue-6 only: "Can't
+            find variable with id = v"). Measured 2026-12-06 on AMD EPYC family 25 model
+            17, 2 cores, OpenVINO 2026.4.1. Give the Assign the `variable_id` of its
+            ReadValue, or write both in the same version.
+        """),
+        wrong=_text("""
+            <layer id="2" name="cache" type="ReadValue" version="opset6">
+              <data variable_id="past" variable_type="f32" variable_shape="1,2" />
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past_1" />
+        """),
+        right=_text("""
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past" />
+        """),
+    ),
+    Rule(
+        code=VARIABLE_TYPE_MISMATCH,
+        name="variable-type-mismatch",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign writes data of another element type than its variable's.",
+        doc=_text("""
+            A variable has one element type: ReadValue-6's `variable_type`
+            (ReadValue-3's: its initializer's). read_model refuses an Assign whose data
+            has another one ("The type specified in the Variable is not compatible with
+            the input type. Input type: f16 Variable type: f32"; versions 3: "Variables
+            types are inconsistent."); a dynamic type on either side is compatible.
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO
+            2026.4.1. Convert the data to the variable's type before the Assign.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />  <!-- ReadValue -->
+            <port id="0" precision="FP16">  <!-- the Assign's input -->
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />
+            <port id="0" precision="FP32">
+        """),
+    ),
+    Rule(
+        code=VARIABLE_SHAPE_MISMATCH,
+        name="variable-shape-mismatch",
+        severity=E,
+        runtime="rejects",
+        summary="An Assign writes data of a shape its variable cannot hold.",
+        doc=_text("""
+            A variable's shape is ReadValue-6's `variable_shape` (ReadValue-3's: its
+            initializer's). read_model refuses an Assign whose data's shape is not
+            compatible with it, i.e. no concrete shape fits both ("The shape specified
+            in the Variable is not compatible with the shape of the input. Input shape:
+            [2,2] Variable shape: [1,2]"; versions 3: "Variables output shapes are
+            inconsistent."). A dynamic dim is compatible with any length: a KV cache is
+            declared `?,4,?,8`. Measured 2026-12-06 on AMD EPYC family 25 model 17, 2
+            cores, OpenVINO 2026.4.1. Declare the dims that change from run to run
+            dynamic, or fix the data's shape.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="1,2" />  <!-- ReadValue -->
+            <port id="0" precision="FP32"><dim>2</dim><dim>2</dim></port>  <!-- Assign -->
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="?,2" />
+        """),
+    ),
+    Rule(
         code=CPU_DYNAMIC_RANK_INPUT,
         name="cpu-dynamic-rank-input",
         severity=E,
@@ -2151,6 +2263,77 @@ _RULES = (
         """),
         right=_text("""
             <!-- data f32 [2,5]; TopK axis 1, k 5 (i64 Const) -->
+        """),
+    ),
+    Rule(
+        code=CPU_UNPAIRED_VARIABLE_LAYER,
+        name="cpu-unpaired-variable-layer",
+        severity=E,
+        runtime="fails",
+        summary="A ReadValue or Assign the CPU plugin pairs with no partner: inference fails.",
+        doc=_text("""
+            The CPU plugin pairs each ReadValue with exactly one Assign of its variable.
+            read_model takes a model where that is not possible and the plugin compiles
+            it, but the first inference fails on the layer left over: a ReadValue whose
+            variable no Assign writes, or a second ReadValue of a variable ("ReadValue
+            node with name 'cache' doesn't have sibling output"), or a second Assign of
+            a variable ("Assign node with name 'store_1' uninitialized assigned
+            memory"). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores,
+            OpenVINO 2026.4.1: ReadValue-3 and -6, with and without initializer, equal
+            or different declarations. A ReadValue no Result needs is dropped and fails
+            nothing. Read and assign each variable once.
+        """),
+        wrong=_text("""
+            <layer id="2" name="cache" type="ReadValue" version="opset6">
+              <data variable_id="past" variable_type="f32" variable_shape="1,2" />
+            <!-- no Assign of "past" -->
+        """),
+        right=_text("""
+            <layer id="4" name="store" type="Assign" version="opset6">
+              <data variable_id="past" />
+        """),
+    ),
+    Rule(
+        code=CPU_VARIABLE_ELEMENT_TYPE,
+        name="cpu-variable-element-type",
+        severity=E,
+        runtime="fails",
+        summary="A variable of a type the CPU plugin holds in no state: it fails at inference.",
+        doc=_text("""
+            The CPU plugin keeps a variable in oneDNN memory, which has no i64, u64,
+            i16, u16, u32 or f64. read_model takes a ReadValue of such a variable and
+            the plugin compiles it, but the first inference fails ("CPU plugin does not
+            support i64 for use with oneDNN"). Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1: f32, f16, i32, i8, u8 and boolean
+            variables run. Convert the data to i32 (or f32) before the Assign and after
+            the ReadValue.
+        """),
+        wrong=_text("""
+            <data variable_id="step" variable_type="i64" variable_shape="1" />
+        """),
+        right=_text("""
+            <data variable_id="step" variable_type="i32" variable_shape="1" />
+        """),
+    ),
+    Rule(
+        code=CPU_VARIABLE_DYNAMIC_RANK,
+        name="cpu-variable-dynamic-rank",
+        severity=E,
+        runtime="crashes",
+        summary="A ReadValue-6 variable of dynamic rank: the CPU plugin cannot compile it.",
+        doc=_text("""
+            A ReadValue-6 whose `variable_shape` is `...` (or absent while
+            `variable_type` is written) declares a variable of dynamic rank. read_model
+            takes it; compile_model fails ("CPU plug-in doesn't support ReadValue
+            operation with dynamic rank"). Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1, with and without initializer. Write
+            the variable's rank, with `?` for the dims that change.
+        """),
+        wrong=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="..." />
+        """),
+        right=_text("""
+            <data variable_id="v" variable_type="f32" variable_shape="?,2" />
         """),
     ),
 )

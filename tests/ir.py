@@ -213,6 +213,46 @@ def flatten_model(target: Shape) -> tuple[str, bytes]:
     return net(layers, edges), weights(target)
 
 
+# The initializer's [[1, 2]] (f32) of `stateful_model`.
+STATEFUL_WEIGHTS = struct.pack("<2f", 1, 2)
+
+
+def stateful_model(
+    read_value: str = "opset6",
+    initializer: bool = True,
+    variable_shape: str = "1,2",
+    assign: str = "opset6",
+) -> str:
+    """x [1,2] f32; ReadValue "v" (an initializer [[1, 2]], needing `STATEFUL_WEIGHTS`, or
+    none) + x -> Assign "v" and the Result of tensor "sum"; `variable_shape` "1,2" or "?,2"."""
+    declared = [("variable_id", "v")]
+    if read_value == "opset6":
+        declared += [("variable_type", "f32"), ("variable_shape", variable_shape)]
+    dims: list[int | str] = [int(d) if d != "?" else -1 for d in variable_shape.split(",")]
+    variable = data([("variable_id", "v")])
+    add = data([("auto_broadcast", "numpy")])
+    layers = [
+        parameter(0, "x", (1, 2)),
+        typed_const(1, "init", "f32", (1, 2), 0, 8),
+        layer(
+            2, "cache", "ReadValue", read_value, data(declared),
+            [port(0, [1, 2])] if initializer else [], [port(1, dims)],
+        ),
+        layer(
+            3, "sum", "Add", "opset1", add, [port(0, dims), port(1, [1, 2])],
+            [port(2, dims, names="sum")],
+        ),
+        layer(4, "store", "Assign", assign, variable, [port(0, dims)], [port(1, dims)]),
+        result(5, "out", dims),
+    ]  # fmt: skip
+    edges = [edge(0, 0, 3, 1), edge(2, 1, 3, 0), edge(3, 2, 4, 0), edge(3, 2, 5, 0)]
+    if initializer:
+        edges.append(edge(1, 0, 2, 0))
+    else:
+        layers.pop(1)
+    return net(layers, edges)
+
+
 def weights(values: Sequence[int]) -> bytes:
     return struct.pack(f"<{len(values)}q", *values)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 from irpool.check.attributes import Attributes, read_attributes
 from irpool.check.checked import CheckedLayers
@@ -23,22 +22,27 @@ from irpool.check.declarations import (
     refined_by_declaration,
 )
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
+from irpool.check.op_types import TypeReports
 from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_fusion_refusal
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.weights import Weights
-from irpool.ops.base import LayerContext, NotInferable, Op, OpReport, ShapeError, TensorInfo
-from irpool.ops.opsets import known_versions
+from irpool.ops.base import (
+    LayerContext,
+    NotInferable,
+    Op,
+    OpReport,
+    Role,
+    ShapeError,
+    TensorInfo,
+)
 from irpool.ops.registry import Lookup, lookup
 from irpool.parse.xml_reader import Document
 from irpool.rules import (
     CPU_CLAMP_FUSION_BOUNDS,
     CPU_MATMUL_MULTIPLY_FUSION,
     NON_CANONICAL_SPELLING,
-    UNCHECKED_OP,
-    UNKNOWN_OP_TYPE,
     UNKNOWN_VALUES,
-    UNSUPPORTED_OPSET,
     WRONG_PORT_COUNT,
     Code,
 )
@@ -83,7 +87,7 @@ class _Checker:
         self.weights = weights
         self.sink = sink
         self.result = CheckedLayers()
-        self.unchecked_types: set[str] = set()
+        self.types = TypeReports(doc, graph, sink)
         # Problems of the model's files reported (code, on a kept layer): a layer the runtime
         # drops reads no weights, so a finding on one cannot stand for the kept layers'.
         self.file_problems: set[tuple[Code, bool]] = set()
@@ -150,7 +154,7 @@ class _Checker:
                 findings: list[LayerFinding] = []
                 self._compare_inputs(layer, inputs, findings)
                 self._place(layer, findings)
-                self._report_lookup(layer, found)
+                self.types.report(layer, found)
                 if found.refused is not None or found.canonical_type is not None:
                     self.result.refused.add(layer.id)
                 self._trust(layer)
@@ -227,7 +231,8 @@ class _Checker:
         unknown = False
         read = True  # whether read_model takes the layer: only then is the CPU asked
         try:
-            outputs = [_marked(info, inputs) for info in op.infer(inputs, ctx)]
+            folds = op.role is not Role.VARIABLE  # a variable's value is no constant
+            outputs = [_marked(info, inputs, folds) for info in op.infer(inputs, ctx)]
         except ShapeError as error:
             read = False
             message = f"{op.label()}: {error}"
@@ -279,30 +284,6 @@ class _Checker:
             span = locator.span(source, layer)
             self.sink.add(code, message, span, layer.ref, edit=locator.edit(source, layer))
 
-    def _report_lookup(self, layer: Layer, found: Lookup) -> None:
-        source = self.doc.source
-        if found.refused is not None:
-            known = layer.version in known_versions()
-            where = source.attribute(layer.element, "type" if known else "version")
-            self.sink.add(UNKNOWN_OP_TYPE, found.refused, where, layer.ref)
-        elif found.canonical_type is not None:
-            self.sink.add(
-                UNSUPPORTED_OPSET,
-                f"{found.canonical_type}: {found.error}",
-                source.attribute(layer.element, "version"),
-                layer.ref,
-            )
-        elif layer.type.lower() not in self.unchecked_types:
-            self.unchecked_types.add(layer.type.lower())
-            count = self._type_counts[layer.type.lower()]
-            self.sink.add(
-                UNCHECKED_OP,
-                f"{count} layer(s) of type {layer.type} ({layer.version}) not checked by irpool; "
-                "their declared outputs are trusted",
-                self.doc.source.attribute(layer.element, "type"),
-                layer.ref,
-            )
-
     @staticmethod
     def _check_port_counts(layer: Layer, op: Op, findings: list[LayerFinding]) -> bool:
         ok = True
@@ -334,10 +315,6 @@ class _Checker:
                 ok = False
         return ok
 
-    @cached_property
-    def _type_counts(self) -> Counter[str]:
-        return Counter(layer.type.lower() for layer in self.graph.layers.values())
-
     def _report_unchecked(self) -> None:
         """Once per file: how many layers have declarations that were not checked."""
         if not self.unchecked:
@@ -353,18 +330,19 @@ class _Checker:
         )
 
 
-def _marked(info: TensorInfo, inputs: list[TensorInfo]) -> TensorInfo:
+def _marked(info: TensorInfo, inputs: list[TensorInfo], folds: bool) -> TensorInfo:
     """An inferred output, marked unknown when irpool may know less of it than the runtime:
     an unknown input whose unknown part can reach it (dims irpool does not know, or the
     values of an integer or boolean tensor, which OpenVINO's bounds carry into shapes), or
     every input is a constant, known or not, and irpool did not fold the value (nor bound it,
     as it bounds a FloorMod by 0 as OpenVINO's shape inference does). The unknown
     values of a static float tensor (weights too large to fold) reach no shape: a
-    Convolution of data by them is known."""
+    Convolution of data by them is known. An op that never `folds` (a ReadValue) gives no
+    constant, whatever its inputs."""
     if info.unknown or info.value is not None:
         return info
     reaching = any(i.unknown and (not i.shape.is_static or not i.type.is_float) for i in inputs)
-    constant = bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
+    constant = folds and bool(inputs) and all(i.value is not None or i.unknown for i in inputs)
     if reaching or (constant and info.bounds is None):
         return replace(info, unknown=True)
     return info

@@ -16,6 +16,7 @@ RUNTIME = {
     "crashes": "OpenVINO reads it but its CPU plugin cannot compile it",
     "fails": "OpenVINO compiles it but its CPU plugin fails at inference",
     "sometimes": "OpenVINO reads it but its CPU plugin crashes in some runs",
+    "extension": "OpenVINO reads it only with the extension library that defines the op loaded",
 }
 
 

@@ -2,7 +2,12 @@
 
 Exit codes: 0 success, 1 invalid model or inputs (or a model irpool cannot run), 2 usage,
 including an input or output file the system cannot open and a --dump DIR that cannot take
-the dump (a file, not empty, no parent, or not writable).
+the dump (a file, not empty, no parent, or not writable), --steps with --dump, and a --feed
+that names no output or input.
+
+`--steps N` runs N steps on one infer request (`Model.create_infer_request`), so a stateful
+model's variables go from each step to the next; every step takes the same inputs, except
+those a `--feed OUTPUT=INPUT` replaces with the previous step's OUTPUT.
 
 NumPy is imported by the functions that read, write and describe arrays, not with this
 module: `irpool run --help` prints text only, and starts as fast as the other commands.
@@ -178,6 +183,55 @@ inputs_option = click.option(
 )
 
 
+def parse_feeds(model: Model, specs: tuple[str, ...]) -> dict[str, str]:
+    """`--feed OUTPUT=INPUT` pairs, output key -> input name; a name neither has: exit 2."""
+    outputs = {result.name for result in model.outputs}
+    inputs = {name for parameter in model.inputs for name in parameter.names}
+    feeds: dict[str, str] = {}
+    for spec in specs:
+        output, sep, name = spec.partition("=")
+        if not sep or output not in outputs or name not in inputs:
+            raise UsageError(
+                f"--feed {spec}: write OUTPUT=INPUT, an output of the model ("
+                + ", ".join(sorted(outputs))
+                + ") and one of its inputs ("
+                + ", ".join(sorted(inputs))
+                + ")"
+            )
+        feeds[output] = name
+    return feeds
+
+
+def _run_steps(
+    model: Model,
+    inputs: dict[str | int, NDArray[Any]],
+    cast: bool,
+    steps: int,
+    feeds: dict[str, str],
+) -> list[dict[str, NDArray[Any]]]:
+    """Each step's outputs, run on one infer request; from the second step on, each fed
+    input is the previous step's output."""
+
+    def on_cast(note: str) -> None:
+        click.echo(f"irpool run: {note}", err=True)
+
+    request = model.create_infer_request()
+    # The keys a fed input may be given by: its position and every name it answers to.
+    replaced = {
+        key
+        for position, parameter in enumerate(model.inputs)
+        if set(feeds.values()) & set(parameter.names)
+        for key in (position, *parameter.names)
+    }
+    results: list[dict[str, NDArray[Any]]] = []
+    for _ in range(steps):
+        if results:
+            inputs = {key: array for key, array in inputs.items() if key not in replaced}
+            inputs.update({name: results[-1][output] for output, name in feeds.items()})
+        results.append(request.infer(inputs, cast=cast, on_cast=on_cast))
+    return results
+
+
 def _run(
     model: Model, inputs: dict[str | int, NDArray[Any]], cast: bool, keep: bool
 ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
@@ -215,6 +269,21 @@ def _run(
     help="Convert an input whose dtype differs from its Parameter (within a kind; a value "
     "beyond the target's range is refused).",
 )
+@click.option(
+    "--steps",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run N steps on one infer request: a stateful model's variables (ReadValue/Assign) "
+    "carry from each step to the next.",
+)
+@click.option(
+    "--feed",
+    "feed_specs",
+    multiple=True,
+    metavar="OUTPUT=INPUT",
+    help="From the second step on, give INPUT the previous step's OUTPUT (repeatable).",
+)
 def command(
     model_path: Path,
     input_specs: tuple[str, ...],
@@ -222,8 +291,12 @@ def command(
     dump: Path | None,
     weights: Path | None,
     cast: bool,
+    steps: int,
+    feed_specs: tuple[str, ...],
 ) -> None:
     """Run MODEL.xml on NumPy inputs and print or save its results."""
+    if steps > 1 and dump is not None:
+        raise UsageError("--dump writes one run's tensors; use it without --steps")
     if output is not None and output.suffix not in (".npy", ".npz"):
         raise UsageError(f"--output {output}: use a .npy or .npz file")
     if output is not None:
@@ -236,9 +309,15 @@ def command(
     if any(d.severity is not Severity.INFO for d in diagnostics):
         click.echo(text_report.render(diagnostics, 1), nl=False, err=True)
     try:
-        outputs, tensors = _run(
-            model, gather_inputs(model.inputs, input_specs), cast, dump is not None
-        )
+        feeds = parse_feeds(model, feed_specs)
+        inputs = gather_inputs(model.inputs, input_specs)
+        tensors: dict[str, NDArray[Any]] = {}  # --dump's, of one run only
+        if steps > 1 or feeds:
+            each = _run_steps(model, inputs, cast, steps, feeds)
+        else:
+            first, tensors = _run(model, inputs, cast, dump is not None)
+            each = [first]
+        outputs = each[-1]
     except InvalidModelError:
         fail("the model has errors (above); it is not run")
     except InputError as error:
@@ -255,5 +334,8 @@ def command(
         save_outputs(outputs, output)
         click.echo(f"wrote {len(outputs)} result(s) to {output}", err=True)
     else:
-        for result in model.outputs:  # not `output`: that is the --output path
-            click.echo(describe(result.name, result.layer.name, outputs[result.name]))
+        for step, produced in enumerate(each, 1):
+            if len(each) > 1:
+                click.echo(f"step {step}:")
+            for result in model.outputs:  # not `output`: that is the --output path
+                click.echo(describe(result.name, result.layer.name, produced[result.name]))

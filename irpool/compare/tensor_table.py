@@ -158,7 +158,7 @@ def _row(
 def _unplanned(model: Model, problem: str) -> ModelParts:
     """The parts as a plan would give them, for a model irpool cannot plan: every output of
     a reachable layer that is not an input, a Result or constant (a Const, or a layer
-    reading only constants) is a tensor."""
+    reading only constants, but a ReadValue) is a tensor."""
     graph, checked = model.graph, model.checked
     parameters: list[ModelInput] = []
     produced: list[tuple[Layer, int]] = []
@@ -174,7 +174,9 @@ def _unplanned(model: Model, problem: str) -> ModelParts:
             parameters.append(model_input(layer, info, kept, model.document.ir_version))
         elif role is Role.OUTPUT:
             result_layers.append(layer)
-        elif role is Role.CONSTANT or (sources and all(s in constant for s in sources)):
+        elif role is Role.CONSTANT or (
+            role is not Role.VARIABLE and sources and all(s in constant for s in sources)
+        ):
             constant.add(layer.id)
         else:
             produced += [(layer, index) for index in range(len(layer.outputs))]

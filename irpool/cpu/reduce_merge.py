@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
-from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.base import LayerContext, Op, Role, TensorInfo
 from irpool.ops.reduce import Reduce
 
 
@@ -53,7 +53,8 @@ def merged_reduce_chains(
         read.update(inputs)
     for candidate in computed:
         layer_id = candidate.layer.id
-        if not any((layer_id, i) in read for i in range(len(candidate.produced))):
+        sink = candidate.op.role is Role.VARIABLE  # an Assign: nothing reads it, it stays
+        if not sink and not any((layer_id, i) in read for i in range(len(candidate.produced))):
             rewrites[layer_id] = None
     return rewrites
 

@@ -21,6 +21,7 @@ from irpool.element_types import (
     BOOLEAN,
     CPU_UNCOMPILED_TYPES,
     DYNAMIC,
+    F64,
     I8,
     I16,
     I32,
@@ -44,6 +45,7 @@ from irpool.ops.parameter import Parameter
 from irpool.ops.pooling import WindowPoolBase
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+from irpool.ops.variables import ReadValue6, ReadValueBase
 from irpool.rules import (
     CPU_ATTENTION_MASK_KEYS,
     CPU_DYNAMIC_RANK_INPUT,
@@ -51,6 +53,8 @@ from irpool.rules import (
     CPU_POOLING_INDEX_TYPE,
     CPU_POOLING_WITHOUT_DILATIONS,
     CPU_UNCOMPILED_ELEMENT_TYPE,
+    CPU_VARIABLE_DYNAMIC_RANK,
+    CPU_VARIABLE_ELEMENT_TYPE,
     CPU_WINDOW_IN_PADDING,
     CPU_WRAPPED_STRIDE,
     INFERENCE_FAILURE,
@@ -106,6 +110,42 @@ def _parameter(op: Parameter, inputs: Sequence[TensorInfo], ctx: LayerContext) -
             f"the CPU plugin cannot compile a model whose input is {op.element_type} "
             "(OpenVINO reads it)",
             "element_type",
+        )
+
+
+# The types of which the CPU plugin holds no variable: oneDNN has no memory of them (measured).
+UNHELD_VARIABLE_TYPES = frozenset({I64, U64, I16, U16, U32, F64})
+
+
+@refuses(ReadValueBase)
+def _variable_type(op: ReadValueBase, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    variable = op.variable(inputs)
+    if variable.element_type in UNHELD_VARIABLE_TYPES:
+        ctx.report(
+            CPU_VARIABLE_ELEMENT_TYPE,
+            f'variable "{op.variable_id}" is {variable.element_type}: OpenVINO reads the layer and '
+            "its CPU plugin compiles it, but the first inference fails (oneDNN has no "
+            f"{variable.element_type} memory)",
+            "variable_type" if "variable_type" in ctx.present else None,
+        )
+
+
+@refuses(ReadValue6)
+def _read_value(op: ReadValue6, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    variable = op.variable(inputs)
+    if variable.shape.dims is None:
+        ctx.report(
+            CPU_VARIABLE_DYNAMIC_RANK,
+            f'variable "{op.variable_id}" has a dynamic rank: OpenVINO reads the layer, but its '
+            "CPU plugin cannot compile a ReadValue of dynamic rank; write variable_shape",
+            "variable_shape",
+        )
+    if variable.element_type == DYNAMIC:
+        ctx.report(
+            CPU_UNCOMPILED_ELEMENT_TYPE,
+            f'variable "{op.variable_id}" has a dynamic element type: OpenVINO reads the layer, '
+            "but its CPU plugin cannot compile or run it; write variable_type",
+            "variable_type",
         )
 
 

@@ -36,6 +36,7 @@ from irpool.graph.graph import Layer
 from irpool.low_bit import LOW_BIT_TYPES, unpack
 from irpool.ops.base import Op, Role, ShapeError, TensorInfo
 from irpool.ops.convert import Convert1
+from irpool.ops.opsets import extension_op
 
 Ref = tuple[int, int]  # (layer id, output index)
 
@@ -96,6 +97,8 @@ def _folded(
 ) -> Folded | None:
     """The candidate's output values, or None when it is not folded."""
     layer, op, produced = candidate.layer, candidate.op, candidate.produced
+    if op.role is Role.VARIABLE:  # its value changes from run to run of a request
+        return None
     constant_inputs = bool(candidate.inputs) and all(ref in written for ref in candidate.inputs)
     if op.role is Role.CONSTANT or all(info.value is not None for info in produced):
         return {index: _checked(layer, info) for index, info in enumerate(produced)}
@@ -160,6 +163,12 @@ def _computed_once(candidate: Candidate, inputs: list[NDArray[Any]]) -> Folded |
 def cannot_run(layer: Layer) -> ExecutionError:
     from irpool.execute.registry import runnable_types
 
+    extension = extension_op(layer.type, layer.version)
+    if extension is not None:  # a tokenizer's: irpool runs no extension op, holds no strings
+        return ExecutionError(
+            f"{layer.describe()} is an op of {extension}, an OpenVINO extension: irpool runs "
+            "no extension op (such a file runs in OpenVINO only, with the extension loaded)"
+        )
     return ExecutionError(
         f'{layer.describe()} (version "{layer.version}") cannot be executed by irpool; '
         f"it runs {', '.join(runnable_types())} only"

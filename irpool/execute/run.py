@@ -1,10 +1,16 @@
 """Stage 4b: one run of a planned model: bind the inputs, re-infer shapes when the model is
-dynamic, check that the run fits in memory, and compute each step in order."""
+dynamic, check that the run fits in memory, and compute each step in order.
+
+A stateful model's run may carry `variables` (an infer request's, irpool/model.py): each
+ReadValue of a variable they hold gives its value instead of its first value, and what the
+Assigns receive replaces them when the run ends, as the CPU plugin commits its states after
+an inference."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,8 +22,19 @@ from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels.convert import convert
 from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, Step
+from irpool.execute.registry import OutputSpec
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
+from irpool.ops.variables import AssignBase, ReadValueBase, first_value_shape
 from irpool.shape import Shape
+
+
+@dataclass(frozen=True, slots=True)
+class _Variables:
+    """A run's variables: their values as it starts (what its ReadValues give, when held)
+    and what its Assigns receive (the values when it ends)."""
+
+    held: Mapping[str, NDArray[Any]]
+    assigned: dict[str, NDArray[Any]] = field(default_factory=dict)
 
 
 def execute(
@@ -28,11 +45,14 @@ def execute(
     on_cast: Callable[[str], None] | None,
     keep: bool = False,
     observe: Observer | None = None,
+    variables: dict[str, NDArray[Any]] | None = None,
 ) -> tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
     """The outputs by key, and when the run `keep`s them, every tensor it computed (by key,
     in run order: irpool/execute/tensors.py); nothing is freed then. `observe` sees each
     step with the run's tensors (constants and inputs included) right after it computes,
-    before it frees what it read last."""
+    before it frees what it read last. `variables` (None: every ReadValue gives its first
+    value) are read, then updated by the Assigns."""
+    state = _Variables({} if variables is None else dict(variables))
     tensors = bind(inputs, plan.parameters, plan.by_name, cast, on_cast)
     for parameter in plan.parameters:  # the file's type, where OpenVINO presents another
         if parameter.computed_as is not None:
@@ -41,10 +61,15 @@ def execute(
     tensors.update(plan.constants)
     if plan.static_shapes is not None:
         _check_memory(plan, plan.steps, plan.static_shapes, keep, plan.static_peak)
-        _run_steps(plan.steps, tensors, keep, observe)
+        _run_steps(plan.steps, tensors, keep, observe, state)
     else:
-        _run_dynamic(model, plan, tensors, keep, observe)
+        _run_dynamic(model, plan, tensors, keep, observe, state)
     outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
+    if variables is not None:
+        stored = {id(array) for array in (*state.assigned.values(), *state.held.values())}
+        # The caller's outputs are its own: none is a variable's array it could change.
+        outputs = {k: v.copy() if id(v) in stored else v for k, v in outputs.items()}
+        variables.update(state.assigned)
     return outputs, ({t.name: tensors[t.ref] for t in plan.tensors} if keep else {})
 
 
@@ -53,15 +78,21 @@ Observer = Callable[[Step, Mapping[Ref, NDArray[Any]]], None]
 
 
 def _run_steps(
-    steps: Sequence[Step], tensors: dict[Ref, Any], keep: bool, observe: Observer | None
+    steps: Sequence[Step],
+    tensors: dict[Ref, Any],
+    keep: bool,
+    observe: Observer | None,
+    variables: _Variables,
 ) -> None:
     for step in steps:
         arrays = [tensors[ref] for ref in step.inputs]
         specs = step.outputs
         if step.overwriting is not None and not keep and _unshared(arrays[0]):
             specs = step.overwriting
+        if isinstance(step.op, AssignBase):  # held here: no later step overwrites it
+            variables.assigned[step.op.variable_id] = arrays[0]
         try:
-            _store(step, step.kernel(step.op, arrays, specs), tensors)
+            _store(step, _computed(step, arrays, specs, variables.held), tensors)
         except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
         except ExecutionError as error:  # what a kernel cannot run: the message names the layer
@@ -79,6 +110,7 @@ def _run_dynamic(
     tensors: dict[Ref, Any],
     keep: bool,
     observe: Observer | None,
+    variables: _Variables,
 ) -> None:
     """A dynamic model: shapes inferred again on the inputs, as the runtime does. A layer
     whose output size depends on values (NonZero) ends a segment: the steps up to it are
@@ -86,14 +118,14 @@ def _run_dynamic(
     infos = _bound_infos(model, plan, tensors)
     start = 0
     while start < len(plan.steps):
-        shapes, end = _reinfer(model, plan, infos, start)
+        shapes, end = _reinfer(model, plan, infos, start, variables.held)
         segment = plan.steps[start:end]
         held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
         _check_memory(plan, segment, shapes, keep, None, held)
-        _run_steps(segment, tensors, keep, observe)
+        _run_steps(segment, tensors, keep, observe, variables)
         if end < len(plan.steps):  # the value-dependent step: its size is known once run
             step = plan.steps[end]
-            _run_steps([step], tensors, keep, observe)
+            _run_steps([step], tensors, keep, observe, variables)
             for index in step.kept:
                 array = tensors[(step.layer.id, index)]
                 kind = step.outputs[index].type
@@ -115,6 +147,18 @@ def _check_memory(
         peak = memory.replay(steps, shapes, plan.types, keep=keep, live=held)
     if peak * memory.CHECK_SHARE > memory.physical_memory():
         memory.replay(steps, shapes, plan.types, memory.available_memory(), keep, held)
+
+
+def _computed(
+    step: Step,
+    arrays: list[NDArray[Any]],
+    specs: tuple[OutputSpec, ...],
+    variables: Mapping[str, NDArray[Any]],
+) -> list[NDArray[Any] | None]:
+    """A step's outputs: a ReadValue's variable, when the run holds it, or its kernel's."""
+    if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
+        return [variables[step.op.variable_id]]
+    return step.kernel(step.op, arrays, specs)
 
 
 def _presented(output: ModelOutput, array: NDArray[Any]) -> NDArray[Any]:
@@ -178,16 +222,23 @@ def _bound_infos(
 
 
 def _reinfer(
-    model: RunnerInput, plan: ExecutionPlan, infos: dict[Ref, TensorInfo], start: int
+    model: RunnerInput,
+    plan: ExecutionPlan,
+    infos: dict[Ref, TensorInfo],
+    start: int,
+    variables: Mapping[str, NDArray[Any]],
 ) -> tuple[dict[Ref, Shape], int]:
-    """Shape inference again from step `start` on the concrete inputs, as the runtime does
-    for dynamic models, up to the first step whose output size depends on values (its
-    index, or the number of steps): the shapes known, by tensor."""
+    """Shape inference again from step `start` on the concrete inputs and variables, as the
+    runtime does for dynamic models, up to the first step whose output size depends on
+    values (its index, or the number of steps): the shapes known, by tensor."""
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
     for position in range(start, len(plan.steps)):
         step = plan.steps[position]
         try:
             produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
+            if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
+                value = variables[step.op.variable_id]
+                produced = [TensorInfo(produced[0].type, Shape.of(*value.shape))]
         except (ShapeError, NotInferable) as error:
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
         if step.op.sized_by_values and not all(info.shape.is_static for info in produced):
@@ -224,3 +275,21 @@ def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> Non
             f"with these inputs, {step.layer.describe()} gives {shape}, outside the "
             f"{inferred[index].shape} inferred for the model, which the CPU plugin refuses"
         )
+
+
+def first_values(model: RunnerInput, plan: ExecutionPlan) -> dict[str, NDArray[Any]]:
+    """Each variable the model's ReadValues read, as OpenVINO's query_state shows it before a
+    run has assigned it: zeros of the shape of an initializer the run computes, or else (no
+    initializer, a constant one) of the variable's; each dynamic dim 0."""
+    values: dict[str, NDArray[Any]] = {}
+    for step in plan.steps:
+        if not isinstance(step.op, ReadValueBase):
+            continue
+        variable = model.checked.outputs[step.layer.id][0]
+        shape = variable.shape
+        if step.inputs and step.inputs[0] not in plan.constants:
+            shape = model.checked.outputs[step.inputs[0][0]][step.inputs[0][1]].shape
+        dtype = variable.type.held_dtype
+        if dtype is not None:
+            values.setdefault(step.op.variable_id, np.zeros(first_value_shape(shape), dtype))
+    return values

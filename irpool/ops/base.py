@@ -37,6 +37,9 @@ class Role(Enum):
     CONSTANT = "constant"  # its value is known at check time (Const)
     OUTPUT = "output"  # returns its one input to the caller (Result)
     COMPUTED = "computed"  # run by its kernel (see irpool.execute.registry)
+    # Run by its kernel on every run, never folded: it reads or writes a variable that an
+    # infer request carries from one run to the next (ReadValue, Assign).
+    VARIABLE = "variable"
 
 
 class AttrType(Enum):
@@ -49,7 +52,7 @@ class AttrType(Enum):
     ENUM = "enum"
     ELEMENT_TYPE = "element type"
     SHAPE = "shape"
-    STRING = "string"
+    STRING = "string"  # any text, as written (an equation, a variable_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,15 +77,39 @@ def reader_refusal(type_name: str, version: str) -> str | None:
         )
     if found is not None:
         return None
-    refusal = f'{version} has no op type "{type_name}"{_hint(table, entry, type_name)}'
-    if version == "extension":
-        refusal += (
-            "; OpenVINO reads it only with the extension library that defines it loaded: "
-            "a tokenizer's ops (StringTensorUnpack, RegexNormalization, BPETokenizer, ...) "
-            "with openvino_tokenizers (`import openvino_tokenizers` before read_model, or "
-            "core.add_extension)"
-        )
-    return refusal
+    return f'{version} has no op type "{type_name}"{_hint(table, entry, type_name)}'
+
+
+# The op types openvino_tokenizers 2026.4 registers (read from its library), which it writes
+# with version "extension" into the tokenizer files optimum-cli exports.
+TOKENIZER_OPS = frozenset(
+    {
+        "BPETokenizer", "ByteFallback", "CaseFold", "CharsToBytes", "CombineSegments",
+        "EqualStr", "FuzeRagged", "NormalizeUnicode", "RaggedTensorPack", "RaggedToDense",
+        "RaggedToRagged", "RaggedToSparse", "RegexNormalization", "RegexSplit",
+        "SentencepieceDetokenizer", "SentencepieceStreamDetokenizer", "SentencepieceTokenizer",
+        "SpecialTokensSplit", "StringTensorPack", "StringTensorUnpack", "TrieTokenizer",
+        "Truncate", "UTF8Validate", "UnigramTokenizer", "VocabDecoder", "VocabEncoder",
+        "WordpieceTokenizer",
+    }
+)  # fmt: skip
+
+
+def extension_op(type_name: str, version: str) -> str | None:
+    """The extension library that defines a layer's op, which OpenVINO reads only with that
+    library loaded: an openvino_tokenizers type of version `extension` (its StringTensorUnpack
+    too, which opset15 also has), or another type of that version no opset has (None: an op
+    of OpenVINO itself, or a layer it refuses whatever is loaded)."""
+    table = _table()
+    entry = table.versions.get("extension")
+    if version != "extension" or entry is None or type_name in entry.types:
+        return None
+    if type_name in TOKENIZER_OPS:
+        return "openvino_tokenizers"
+    lower = type_name.lower()
+    if any(lower in other.by_lower or lower in other.exact for other in table.versions.values()):
+        return None  # a real op written with the wrong version: refused
+    return "an extension library"
 
 
 def _hint(table: _Table, entry: _Version, type_name: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from irpool.ops.base import KNOWN_OPSETS, Op
-from irpool.ops.opsets import reader_refusal
+from irpool.ops.opsets import extension_op, reader_refusal
 
 OpClass = TypeVar("OpClass", bound=type[Op])
 
@@ -33,12 +33,17 @@ class Lookup:
     error: str | None = None
     # Why OpenVINO's IR reader cannot create the layer at all, modelled or not.
     refused: str | None = None
+    # The extension library without which the reader cannot create it (openvino_tokenizers).
+    extension: str | None = None
 
 
 def lookup(type_name: str, version: str) -> Lookup:
     _load_all()
     refused = reader_refusal(type_name, version)
     family = _BY_TYPE.get(type_name.lower())
+    extension = extension_op(type_name, version)
+    if extension is not None:
+        return Lookup(None, extension=extension)
     if family is None:
         return Lookup(None, refused=refused)
     spellings = {cls.type_name for cls in family}

@@ -318,6 +318,34 @@ CASES = {
         (Input((2, 3)), Input((3, 4))),
         (((2, 4), "FP32"),),
     ),
+    # A variable's layers come in pairs (`model` adds the partner), a 2x3 f32 variable "v".
+    **{
+        f"{kind}-{opset}": Case(kind, opset, data, (Input((2, 3)),), (((2, 3), "FP32"),))
+        for kind, opset, data in (
+            ("ReadValue", 3, 'variable_id="v"'),
+            ("ReadValue", 6, 'variable_id="v" variable_type="f32" variable_shape="2,3"'),
+            ("Assign", 3, 'variable_id="v"'),
+            ("Assign", 6, 'variable_id="v"'),
+        )
+    },
+    "StringTensorUnpack-15": Case(
+        "StringTensorUnpack",
+        15,
+        "",
+        (Input((2,), parameter_type=("string", "STRING")),),
+        (((2,), "I32"), ((2,), "I32"), ((-1,), "U8")),
+    ),
+    "StringTensorPack-15": Case(
+        "StringTensorPack",
+        15,
+        "",
+        (
+            Input((2,), parameter_type=("i32", "I32")),
+            Input((2,), parameter_type=("i32", "I32")),
+            Input((6,), parameter_type=("u8", "U8")),
+        ),
+        (((2,), "STRING"),),
+    ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
         f"{kind}-1": Case(
@@ -328,6 +356,16 @@ CASES = {
             (((2,), "BOOL" if kind in ("Greater", "Equal", "NotEqual") else "I64"),),
         )
         for kind in BINARY_OPS
+    },
+}
+
+# The layer `model` adds beside a ReadValue or Assign case, by the case's opset: its type
+# and `<data>` attributes.
+PARTNERS = {
+    "ReadValue": {3: ("Assign", 'variable_id="v"'), 6: ("Assign", 'variable_id="v"')},
+    "Assign": {
+        3: ("ReadValue", 'variable_id="v"'),
+        6: ("ReadValue", 'variable_id="v" variable_type="f32" variable_shape="{shape}"'),
     },
 }
 
@@ -406,6 +444,20 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
             layers.append(_layer(next_id, "Result", "opset1", "", ir.port(0, shape, precision), ""))
             edges.append((1, len(inputs) + i, next_id, 0))
             next_id += 1
+    if case.type in PARTNERS:  # the variable's other layer, reading what the case's reads
+        source = next(edge[:2] for edge in edges if edge[2:] == (1, 0))
+        partner, data = PARTNERS[case.type][case.opset]
+        read = None if hiding == "no dims" else [-1, -1] if hiding else [2, 3]
+        # A ReadValue-6 declares its variable (its output): "?,?" when the input is hidden.
+        given = read if case.opset == 3 else [-1, -1] if hiding else [2, 3]
+        data = data.replace("{shape}", "?,?" if hiding else "2,3")
+        inputs_, output = ir.port(0, read, "FP32"), ir.port(1, given, "FP32")
+        layers.append(_layer(next_id, partner, f"opset{case.opset}", data, inputs_, output))
+        edges.append((*source, next_id, 0))
+        if partner == "ReadValue":  # feeding a Result, or OpenVINO drops it
+            result = ir.port(0, given, "FP32")
+            layers.append(_layer(next_id + 1, "Result", "opset1", "", result, ""))
+            edges.append((next_id, 1, next_id + 1, 0))
     return ir.net(layers, [ir.edge(*ends) for ends in edges], name="case"), weights
 
 

@@ -10,10 +10,12 @@ from click.testing import CliRunner
 
 from irpool.cli import cli
 from irpool.cli.run import describe
+from tests import ir
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 POOL = EXAMPLES / "valid" / "avgpool1_4d.xml"  # Parameter "input": f32 [1,2,5,5]
 POOL_INPUT = EXAMPLES / "valid" / "avgpool1_4d.input.npy"
+RULES_DIR = Path(__file__).resolve().parents[1] / "rules"
 DYNAMIC = EXAMPLES / "valid" / "avgpool14_dynamic.xml"  # f32 [?,3,1..10,?]
 CHANNEL_0 = [[3, 4.5, 6], [10.5, 12, 13.5], [18, 19.5, 21]]
 
@@ -273,3 +275,89 @@ def test_the_dtype_message_names_the_command_line_s_option(
     assert code == 1
     assert "got float64 (--cast converts within a kind, and says so)" in output
     assert "cast=True" not in output
+
+
+def _stateful(tmp_path: Path) -> tuple[Path, Path]:
+    """x [1,2] + the variable (first [[1, 2]]) -> Assign and "sum"; and x = [[1, 1]]."""
+    model = ir.write(tmp_path, ir.stateful_model(), ir.STATEFUL_WEIGHTS)
+    return model, _save(tmp_path, "x.npy", np.ones((1, 2), np.float32))
+
+
+@pytest.mark.parametrize(
+    ("extra", "sums"),
+    [  # each step's "sum": the variable carried, x fed back or not
+        ([], [[2, 3]]),
+        (["--steps", "3"], [[2, 3], [3, 4], [4, 5]]),
+        (["--steps", "3", "--feed", "sum=x"], [[2, 3], [4, 6], [8, 12]]),
+    ],
+)
+def test_steps_run_one_infer_request(
+    runner: CliRunner, tmp_path: Path, extra: list[str], sums: list[list[int]]
+) -> None:
+    model, x = _stateful(tmp_path)
+    out = tmp_path / "out.npy"
+    code, output = _run(runner, model, "-i", x, *extra, "-o", out)
+    assert code == 0, output
+    np.testing.assert_array_equal(np.load(out), [sums[-1]])
+    code, output = _run(runner, model, "-i", x, *extra)
+    steps = [line for line in output.splitlines() if line.startswith("step ")]
+    assert steps == ([f"step {n}:" for n in range(1, len(sums) + 1)] if len(sums) > 1 else [])
+    means = [f"mean {np.mean(s):g}," for s in sums]
+    assert [m for m in means if m in output] == means
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--steps", "0"], "0 is not in the range x>=1"),
+        (["--steps", "2", "--feed", "nothing=x"], "--feed nothing=x: write OUTPUT=INPUT"),
+        (["--steps", "2", "--feed", "sum=y"], "one of its inputs (x)"),
+        (["--steps", "2", "--feed", "sum"], "write OUTPUT=INPUT"),
+        (["--steps", "2", "--dump", "dump"], "use it without --steps"),
+    ],
+)
+def test_steps_usage_errors_are_exit_2(
+    runner: CliRunner, tmp_path: Path, extra: list[str], message: str
+) -> None:
+    model, x = _stateful(tmp_path)
+    code, output = _run(runner, model, "-i", x, *extra)
+    assert code == 2, output
+    assert message in output
+
+
+def test_a_tokenizer_says_what_it_cannot_run(runner: CliRunner, tmp_path: Path) -> None:
+    """An extension's op (IR229, a warning) is named, exit 1, no traceback."""
+    fixture = RULES_DIR / "IR229_openvino_tokenizers_detokenizer.xml"
+    tokens = _save(tmp_path, "tokens.npy", np.array([[1, 2]], np.int64))
+    code, output = _run(runner, fixture, "-i", tokens)
+    assert code == 1, output
+    assert "IR229 warning" in output
+    assert (
+        "is an op of openvino_tokenizers, an OpenVINO extension: irpool runs no extension op"
+        in (output)
+    )
+
+
+def test_string_tensors_are_named_not_run(runner: CliRunner, tmp_path: Path) -> None:
+    """text [2] -> StringTensorUnpack -> StringTensorPack -> Result: valid, not run."""
+    string, i32, u8 = ("string", [2]), ("i32", [2]), ("u8", [-1])
+
+    def ports(first: int, *typed: tuple[str, list[int]]) -> list[str]:
+        return [ir.typed_port(first + i, kind, dims) for i, (kind, dims) in enumerate(typed)]
+
+    unpack = ir.layer(1, "unpack", "StringTensorUnpack", "opset15", "", ports(0, string),
+                      ports(1, i32, i32, u8))  # fmt: skip
+    pack = ir.layer(2, "pack", "StringTensorPack", "opset15", "", ports(0, i32, i32, u8),
+                    ports(3, string))  # fmt: skip
+    result = ir.layer(3, "out", "Result", "opset1", "", ports(0, string))
+    edges = [(0, 0, 1, 0), (1, 1, 2, 0), (1, 2, 2, 1), (1, 3, 2, 2), (2, 3, 3, 0)]
+    text = ir.net(
+        [ir.parameter(0, "text", (2,), "string"), unpack, pack, result],
+        [ir.edge(*ends) for ends in edges],
+    )
+    model = ir.write(tmp_path, text)
+    code, output = _run(runner, model, "-i", _save(tmp_path, "s.npy", np.array(["ab", "c"])))
+    assert code == 1, output
+    assert output == (
+        'irpool run: input "text" (string [2]): element type string cannot be held by NumPy\n'
+    )

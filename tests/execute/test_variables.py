@@ -1,0 +1,133 @@
+"""ReadValue and Assign run on an infer request (`Model.create_infer_request`): variables carry
+from one `infer` to the next, `reset_state` goes back to the first values, `query_state`
+shows them, `Model.run` never keeps them, and requests are independent across threads. The
+values are OpenVINO 2026.4.1's (measured, docs/ops/ReadValue.md); the live comparison is
+tests/differential/test_variables.py."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irpool
+from tests import ir
+
+X = np.array([[1, 1]], np.float32)
+
+
+def stateful(
+    tmp_path: Path,
+    read_value: str = "opset6",
+    initializer: bool = True,
+    variable_shape: str = "1,2",
+    assign: str = "opset6",
+) -> irpool.Model:
+    text = ir.stateful_model(read_value, initializer, variable_shape, assign)
+    return irpool.load(ir.write(tmp_path, text, ir.STATEFUL_WEIGHTS))
+
+
+@pytest.mark.parametrize(
+    ("read_value", "initializer", "variable_shape", "steps"),
+    [  # OpenVINO's outputs, step after step
+        ("opset6", True, "1,2", [[2, 3], [3, 4], [4, 5]]),
+        ("opset6", True, "?,2", [[2, 3], [3, 4], [4, 5]]),
+        ("opset3", True, "1,2", [[2, 3], [3, 4], [4, 5]]),
+        ("opset6", False, "1,2", [[1, 1], [2, 2], [3, 3]]),  # zeros first
+    ],
+)
+def test_steps_carry_the_variable(
+    tmp_path: Path, read_value: str, initializer: bool, variable_shape: str, steps: list[list[int]]
+) -> None:
+    model = stateful(tmp_path, read_value, initializer, variable_shape)
+    assert [d.code for d in model.validate()] == []
+    request = model.create_infer_request()
+    for expected in steps:
+        outputs = request.infer({"x": X})
+        np.testing.assert_array_equal(outputs["sum"], [expected])
+        np.testing.assert_array_equal(request.query_state()["v"], [expected])
+    request.reset_state()
+    np.testing.assert_array_equal(request.infer({"x": X})["sum"], [steps[0]])
+
+
+def test_query_state_before_a_run_shows_zeros(tmp_path: Path) -> None:
+    """As OpenVINO's: zeros of the variable's shape, though the first run starts from the
+    initializer."""
+    request = stateful(tmp_path).create_infer_request()
+    np.testing.assert_array_equal(request.query_state()["v"], [[0, 0]])
+    request.infer({"x": X})
+    request.reset_state()
+    np.testing.assert_array_equal(request.query_state()["v"], [[0, 0]])
+
+
+def test_query_state_gives_copies(tmp_path: Path) -> None:
+    request = stateful(tmp_path).create_infer_request()
+    request.infer({"x": X})
+    request.query_state()["v"][...] = 100
+    outputs = request.infer({"x": X})
+    outputs["sum"][...] = -100  # the caller's own array: the variable is not it
+    np.testing.assert_array_equal(request.query_state()["v"], [[3, 4]])
+
+
+def test_run_is_stateless(tmp_path: Path) -> None:
+    model = stateful(tmp_path)
+    request = model.create_infer_request()
+    request.infer({"x": X})
+    for _ in range(3):
+        np.testing.assert_array_equal(model.run({"x": X})["sum"], [[2, 3]])
+    np.testing.assert_array_equal(request.infer({"x": X})["sum"], [[3, 4]])
+
+
+def test_a_variable_of_dynamic_dims_starts_empty(tmp_path: Path) -> None:
+    """Without an initializer a dynamic dim is 0 (OpenVINO: a [0,2] tensor); x then
+    broadcasts into it."""
+    model = stateful(tmp_path, initializer=False, variable_shape="?,2")
+    request = model.create_infer_request()
+    assert request.query_state()["v"].shape == (0, 2)
+    assert request.infer({"x": X})["sum"].shape == (0, 2)
+
+
+def test_requests_are_independent_across_threads(tmp_path: Path) -> None:
+    model = stateful(tmp_path)
+    requests = [model.create_infer_request() for _ in range(6)]
+    steps = [3 + index for index in range(6)]
+    failures: list[BaseException] = []
+    start = threading.Barrier(len(requests))
+
+    def work(request: irpool.InferRequest, count: int) -> None:
+        try:
+            start.wait()
+            for _ in range(count):
+                request.infer({"x": X})
+        except BaseException as error:  # reported by the main thread
+            failures.append(error)
+
+    threads = [
+        threading.Thread(target=work, args=pair) for pair in zip(requests, steps, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    for request, count in zip(requests, steps, strict=True):
+        np.testing.assert_array_equal(request.query_state()["v"], [[1 + count, 2 + count]])
+
+
+def test_one_request_shared_by_threads_runs_each_infer_once(tmp_path: Path) -> None:
+    request = stateful(tmp_path).create_infer_request()
+    threads = [threading.Thread(target=request.infer, args=({"x": X},)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    np.testing.assert_array_equal(request.query_state()["v"], [[9, 10]])
+
+
+def test_a_model_with_errors_gives_no_request(tmp_path: Path) -> None:
+    model = stateful(tmp_path, read_value="opset6", assign="opset3")  # IR510
+    assert [d.code for d in model.validate()] == ["IR510"]
+    with pytest.raises(irpool.InvalidModelError):
+        model.create_infer_request()
