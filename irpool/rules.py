@@ -94,6 +94,8 @@ MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
 UNKNOWN_VALUES = Code("IR218")
+FAKE_QUANTIZE_FEW_LEVELS = Code("IR221")
+FAKE_QUANTIZE_CROSSED_RANGE = Code("IR222")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -1022,6 +1024,51 @@ _RULES = (
         """),
         right=_text("""
             $ git lfs pull && irpool validate model.xml
+        """),
+    ),
+    Rule(
+        code=FAKE_QUANTIZE_FEW_LEVELS,
+        name="fake-quantize-few-levels",
+        severity=W,
+        runtime="reinterprets",
+        summary="A FakeQuantize of fewer than 2 levels: NaN everywhere (1) or no quantization (0).",
+        doc=_text("""
+            `read_model` takes any `levels`, and an absent one as 0. One level divides by
+            levels - 1 = 0: every output is NaN. Zero wraps levels - 1 to 2**64 - 1: the data
+            is only clamped to the input range (at f32's resolution) and mapped to the output
+            range. Where the CPU plugin runs the layer on its own node (a crossed range, i32
+            data), it refuses both ("supports 'levels' attribute greater than or equal to
+            2"). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO
+            2026.4.1. Write the number of quantization levels (256 for 8 bits).
+        """),
+        wrong=_text("""
+            <data auto_broadcast="numpy" />
+        """),
+        right=_text("""
+            <data levels="256" auto_broadcast="numpy" />
+        """),
+    ),
+    Rule(
+        code=FAKE_QUANTIZE_CROSSED_RANGE,
+        name="fake-quantize-crossed-range",
+        severity=W,
+        runtime="reinterprets",
+        summary="A FakeQuantize input_low at or above its input_high: the CPU leaves the formula.",
+        doc=_text("""
+            The specification maps x at or below min(input_low, input_high) to output_low,
+            above max(..) to output_high, and the rest by the formula. The CPU plugin clamps
+            to [input_low, input_high] first: with input_low above input_high it gives
+            output_low for every element those bounds cover (its node; where the node does not
+            take the shapes, OpenVINO's reference computes the specification's values), and
+            with input_low equal to input_high NaN (levels other than 2). Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1. Order
+            the bounds, or write output_low as a constant if that is what you want.
+        """),
+        wrong=_text("""
+            <!-- input_low 2, input_high 0 -->
+        """),
+        right=_text("""
+            <!-- input_low 0, input_high 2 -->
         """),
     ),
     # IR3xx: shapes and types

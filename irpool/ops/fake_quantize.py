@@ -23,6 +23,7 @@ from irpool.ops.arithmetic import AUTO_BROADCAST, broadcast
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
+from irpool.rules import FAKE_QUANTIZE_CROSSED_RANGE, FAKE_QUANTIZE_FEW_LEVELS
 
 RANGES = ("input_low", "input_high", "output_low", "output_high")
 
@@ -60,7 +61,34 @@ class FakeQuantize1(Op):
                     f"Argument shapes are inconsistent. {name} {info.shape} does not broadcast "
                     f"into {merged} (auto_broadcast={self.auto_broadcast})"
                 ) from error
+        self._report_degenerate(inputs, ctx)
         return [TensorInfo(data.type, data.shape)]
+
+    def _report_degenerate(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+        """What `read_model` takes but quantizes nothing, or not by the formula."""
+        if self.levels < 2:
+            outcome = "every output is NaN" if self.levels == 1 else "the data is only clamped"
+            ctx.report(
+                FAKE_QUANTIZE_FEW_LEVELS,
+                f"levels is {self.levels}: {outcome} (the CPU's node refuses it)",
+                "levels",
+            )
+        low, high = inputs[1].value, inputs[2].value
+        if low is None or high is None:
+            return
+        import numpy as np
+
+        with np.errstate(invalid="ignore"):
+            crossed = np.broadcast_arrays(low, high)
+            at_or_above = np.asarray(crossed[0] >= crossed[1])
+        if at_or_above.any():
+            index = int(np.argmax(at_or_above.ravel()))
+            pair = (float(crossed[0].ravel()[index]), float(crossed[1].ravel()[index]))
+            ctx.report(
+                FAKE_QUANTIZE_CROSSED_RANGE,
+                f"input_low {pair[0]:g} is at or above input_high {pair[1]:g}: the CPU gives "
+                "output_low there (NaN where they are equal), not the specification's values",
+            )
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

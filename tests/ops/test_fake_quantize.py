@@ -3,6 +3,7 @@ them (measured, docs/ops/FakeQuantize.md)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from irpool.cpu.quantization import refused_under_low_precision
@@ -10,7 +11,11 @@ from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.fake_quantize import FakeQuantize1
-from irpool.rules import CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST
+from irpool.rules import (
+    CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST,
+    FAKE_QUANTIZE_CROSSED_RANGE,
+    FAKE_QUANTIZE_FEW_LEVELS,
+)
 from irpool.shape import Shape
 from tests.execute.running import _no_weights, quiet_context
 
@@ -98,3 +103,28 @@ def test_cpu_refusals(
 )
 def test_what_the_low_precision_pass_refuses(levels: int, kind: str, refused: bool) -> None:
     assert refused_under_low_precision(levels, kind) is refused
+
+
+@pytest.mark.parametrize(
+    ("levels", "low", "high", "codes"),
+    [
+        (256, [0.0, 1.0], [1.0, 2.0], []),
+        (0, [0.0], [1.0], [FAKE_QUANTIZE_FEW_LEVELS]),
+        (1, [0.0], [1.0], [FAKE_QUANTIZE_FEW_LEVELS]),
+        (256, [0.0, 2.0], [1.0, 1.0], [FAKE_QUANTIZE_CROSSED_RANGE]),  # one channel crossed
+        (3, [1.0], [1.0], [FAKE_QUANTIZE_CROSSED_RANGE]),  # equal: NaN on the CPU
+    ],
+)
+def test_degenerate_layers_are_reported(
+    levels: int, low: list[float], high: list[float], codes: list[str]
+) -> None:
+    reported: list[OpReport] = []
+    context = LayerContext(frozenset(), reported.append, _no_weights)
+    infos = _infos((1, 2, 2, 2), (1, len(low), 1, 1))
+    ranges = [np.array(v, np.float32).reshape(1, -1, 1, 1) for v in (low, high, low, high)]
+    infos = [
+        infos[0],
+        *(TensorInfo(info.type, info.shape, r) for info, r in zip(infos[1:], ranges, strict=True)),
+    ]
+    FakeQuantize1({"levels": levels, "auto_broadcast": "numpy"}).infer(infos, context)
+    assert [r.code for r in reported] == codes
