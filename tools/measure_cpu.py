@@ -506,7 +506,7 @@ def reduce_after_inserted_ones_keeps_its_axes() -> Measurement:
     return Measurement([np.array(observed)], [np.array(assumed)])
 
 
-# Quantization: irpool/cpu/quantization.py
+# Quantization: irpool/cpu/quantization.py, irpool/cpu/quantization_refusals.py
 
 
 def fake_quantize(x: ov.Node, ranges: Sequence[float], levels: int, mode: str = "numpy") -> ov.Node:
@@ -536,7 +536,9 @@ def fake_quantize_kernels_per_layer() -> Measurement:
     return observe(outputs, [x], [np.array([[np.nan, -0.6, -0.4, 0.3]], np.float32)])
 
 
-@behaviour("A FakeQuantize of 65536 levels is stripped", "irpool.cpu.quantization.is_stripped")
+@behaviour(
+    "A FakeQuantize of 65536 levels is stripped", "irpool.cpu.quantization_refusals.is_stripped"
+)
 def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
     """Output ranges equal to the input ones: the output is the input, unclamped."""
     x = parameter("x", [1, 3], np.float32)

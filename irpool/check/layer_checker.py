@@ -18,7 +18,7 @@ from irpool.check.attributes import Attributes, read_attributes
 from irpool.check.checked import CheckedLayers
 from irpool.check.declarations import LayerFinding, compare, declared_info, refined_by_declaration
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
-from irpool.cpu.quantization import model_refusals
+from irpool.cpu.quantization_refusals import model_refusals
 from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_fusion_refusal
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer

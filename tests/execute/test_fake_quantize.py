@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.cpu.quantization import fake_quantized, is_stripped, kernel_for_layer, steps
+from irpool.cpu.quantization import fake_quantized, kernel_for_layer, steps
+from irpool.cpu.quantization_refusals import is_stripped
 from irpool.ops.fake_quantize import FakeQuantize1
 from tests.execute.running import compute
 

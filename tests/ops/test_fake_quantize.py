@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.cpu.quantization import refused_under_low_precision
+from irpool.cpu.quantization_refusals import refused_under_low_precision
 from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo

@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, moved_as_held, stored_from_f32
-from irpool.cpu.quantization import fake_quantized, is_stripped, kernel_for_layer
+from irpool.cpu.quantization import fake_quantized, kernel_for_layer
+from irpool.cpu.quantization_refusals import is_stripped
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels.arithmetic import pdpd_aligned
 from irpool.execute.registry import OutputSpec, kernel_for
