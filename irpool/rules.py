@@ -97,6 +97,8 @@ MISSING_MANDATORY_ATTRIBUTE = Code("IR215")
 UNKNOWN_OP_TYPE = Code("IR216")
 INFERENCE_FAILURE = Code("IR217")
 UNKNOWN_VALUES = Code("IR218")
+FAKE_QUANTIZE_FEW_LEVELS = Code("IR221")
+FAKE_QUANTIZE_CROSSED_RANGE = Code("IR222")
 EXTENSION_OP = Code("IR229")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
@@ -150,6 +152,9 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_FAKE_QUANTIZE_STRIPPED_IDENTITY = Code("IR626")
+CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST = Code("IR627")
+CPU_FAKE_QUANTIZE_INTEGER_DATA = Code("IR628")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 CPU_CUMSUM_AXIS = Code("IR636")
 CPU_TOPK_K_RANGE = Code("IR637")
@@ -1030,6 +1035,51 @@ _RULES = (
         """),
         right=_text("""
             $ git lfs pull && irpool validate model.xml
+        """),
+    ),
+    Rule(
+        code=FAKE_QUANTIZE_FEW_LEVELS,
+        name="fake-quantize-few-levels",
+        severity=W,
+        runtime="reinterprets",
+        summary="A FakeQuantize of fewer than 2 levels: NaN everywhere (1) or no quantization (0).",
+        doc=_text("""
+            `read_model` takes any `levels`, and an absent one as 0. One level divides by
+            levels - 1 = 0: every output is NaN. Zero wraps levels - 1 to 2**64 - 1: the data
+            is only clamped to the input range (at f32's resolution) and mapped to the output
+            range. Where the CPU plugin runs the layer on its own node (a crossed range, i32
+            data), it refuses both ("supports 'levels' attribute greater than or equal to
+            2"). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO
+            2026.4.1. Write the number of quantization levels (256 for 8 bits).
+        """),
+        wrong=_text("""
+            <data auto_broadcast="numpy" />
+        """),
+        right=_text("""
+            <data levels="256" auto_broadcast="numpy" />
+        """),
+    ),
+    Rule(
+        code=FAKE_QUANTIZE_CROSSED_RANGE,
+        name="fake-quantize-crossed-range",
+        severity=W,
+        runtime="reinterprets",
+        summary="A FakeQuantize input_low at or above its input_high: the CPU leaves the formula.",
+        doc=_text("""
+            The specification maps x at or below min(input_low, input_high) to output_low,
+            above max(..) to output_high, and the rest by the formula. The CPU plugin clamps
+            to [input_low, input_high] first: with input_low above input_high it gives
+            output_low for every element those bounds cover (its node; where the node does not
+            take the shapes, OpenVINO's reference computes the specification's values), and
+            with input_low equal to input_high NaN (levels other than 2). Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1. Order
+            the bounds, or write output_low as a constant if that is what you want.
+        """),
+        wrong=_text("""
+            <!-- input_low 2, input_high 0 -->
+        """),
+        right=_text("""
+            <!-- input_low 0, input_high 2 -->
         """),
     ),
     Rule(
@@ -2193,6 +2243,85 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_FAKE_QUANTIZE_STRIPPED_IDENTITY,
+        name="cpu-fake-quantize-stripped-identity",
+        severity=E,
+        runtime="crashes",
+        summary="A FakeQuantize the CPU strips, between a Parameter and a Result: no compile.",
+        doc=_text("""
+            The CPU plugin removes a FakeQuantize of 65536 levels whose output ranges equal
+            its input ones (each |output_low - input_low| and |output_high - input_high|
+            below 1e-6): its output is then its input, unclamped. When a Parameter feeds such
+            a FakeQuantize and a Result reads it, the removal cannot rename the Parameter and
+            compile_model fails ("FQ stripping failed"). Measured 2026-12-06 on AMD EPYC
+            family 25 model 17, 2 cores, OpenVINO 2026.4.1: levels 65536 with equal ranges
+            (per-tensor and per-channel, and output_low 0.9e-6 away) fail; 65535, 65537,
+            256 and ranges 1.1e-6 apart compile; with a ReLU before it, the FakeQuantize is
+            removed. Put the layer that reads the FakeQuantize's output between it and the
+            Result, or drop the FakeQuantize: the CPU computes neither.
+        """),
+        wrong=_text("""
+            <!-- Parameter x -> FakeQuantize levels="65536" ranges -1,1,-1,1 -> Result -->
+        """),
+        right=_text("""
+            <!-- Parameter x -> Result (the CPU strips the FakeQuantize anyway) -->
+        """),
+    ),
+    Rule(
+        code=CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST,
+        name="cpu-fake-quantize-decomposed-broadcast",
+        severity=E,
+        runtime="crashes",
+        summary="A none or pdpd FakeQuantize the CPU decomposes into ops it cannot broadcast.",
+        doc=_text("""
+            The CPU plugin runs a FakeQuantize with auto_broadcast="pdpd", and one with "none"
+            of 15, 16, 255 or 256 levels on float data, as element-wise ops that broadcast
+            numpy's way, from the last axis, with a scalar levels - 1, and compile_model
+            fails ("Argument shapes are inconsistent.") where that does not fit: under
+            "none" always (the scalar), under "pdpd" for a range that aligns with the data
+            from axis 0 only (a [1,3] range on [1,3,4,4] data). Measured 2026-12-06 on AMD
+            EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1: "none" on f32 data [1,3,4,4],
+            [1,3,1,1], [1,1,1,1], [2,3], [6], [1,3,4] and [1,2,3,4,5] at 256 levels fails
+            (f16 and bf16 too), on [2,3] at 15, 16, 255 and 256 of levels 0 to 4, 15 to 17,
+            255 to 257, 1000 and 65535; on u8, i8 and i32 data it compiles; "pdpd" [1,3]
+            ranges on [1,3,4,4] data fail at every level tried, [], [1], [1,3,1,1],
+            [1,1,1,4], [1,3,4,1], [1,1,4,4] and [1,3,4,4] compile. Write
+            auto_broadcast="numpy" and ranges of the data's rank: the values are the same.
+        """),
+        wrong=_text("""
+            <!-- FakeQuantize levels="256" auto_broadcast="none", data and ranges [1,3,1,1] -->
+        """),
+        right=_text("""
+            <!-- FakeQuantize levels="256" auto_broadcast="numpy", data and ranges [1,3,1,1] -->
+        """),
+    ),
+    Rule(
+        code=CPU_FAKE_QUANTIZE_INTEGER_DATA,
+        name="cpu-fake-quantize-integer-data",
+        severity=E,
+        runtime="crashes",
+        summary="A FakeQuantize on integer data the CPU's low-precision pass cannot take.",
+        doc=_text("""
+            A FakeQuantize of 15, 16, 255 or 256 levels (of any data) turns the CPU plugin's
+            low-precision pass on for the whole model; that pass refuses every FakeQuantize
+            on i16, u16, i32, u32, i64 or u64 data, and on i8 data one of other levels
+            (0 aside): compile_model fails ("unexpected levels 256 for precision i32",
+            "unexpected levels 3 for precision i8"). Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1: such a FakeQuantize alone (levels 2 to 299,
+            511, 512, 1023, 1024, 4095, 4096 and 65533 to 65536) fails at 15, 16, 255 and
+            256 levels only; beside an f32, i8 or u8 FakeQuantize of those levels an i32 one
+            fails at every level tried, an i8 one at 1, 2, 3, 4, 17, 257, 1000 and 65535 and
+            more; beside one of 2, 3, 4, 17, 257, 1000 or 65535 to 65537 levels, all
+            compile. u8, f16, bf16 and f32 data compile. Convert the data to f32 first.
+        """),
+        wrong=_text("""
+            <!-- Parameter i32 [1,3,4,4] -> FakeQuantize levels="256" -->
+        """),
+        right=_text("""
+            <!-- Parameter i32 [1,3,4,4] -> Convert to f32 -> FakeQuantize levels="256" -->
         """),
     ),
     Rule(

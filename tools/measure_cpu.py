@@ -531,6 +531,43 @@ def reduce_after_inserted_ones_keeps_its_axes() -> Measurement:
     return Measurement([np.array(observed)], [np.array(assumed)])
 
 
+# Quantization: irpool/cpu/quantization.py, irpool/cpu/quantization_refusals.py
+
+
+def fake_quantize(x: ov.Node, ranges: Sequence[float], levels: int, mode: str) -> ov.Node:
+    bounds = [constant(value, np.float32) for value in ranges]
+    return opset1.fake_quantize(x, *bounds, levels, mode)
+
+
+@behaviour("FakeQuantize rounds half to even", "irpool.cpu.quantization.fake_quantized")
+def fake_quantize_rounds_half_to_even() -> Measurement:
+    """Levels 0..255 of [0, 255]: 0.5, 1.5, 2.5 give 0, 2, 2; NaN gives output_low."""
+    x = parameter("x", [1, 6], np.float32)
+    quantized = fake_quantize(x, (0, 255, -128, 127), 256, "numpy")
+    return observe([quantized], [x], [np.array([[0.5, 1.5, 2.5, np.nan, 300, -1]], np.float32)])
+
+
+@behaviour("FakeQuantize kernels per layer", "irpool.cpu.quantization.kernel_for_layer")
+def fake_quantize_kernels_per_layer() -> Measurement:
+    """Levels 2 run on the node (NaN gives oh; crossed ranges ol everywhere); a crossed pdpd
+    range runs the reference (ol below both bounds, oh above, the formula between)."""
+    x = parameter("x", [1, 4], np.float32)
+    ranges = ((-1, 1, -1, 1), (2, 0, 0, 10), (0.25, -0.5, -1, 1))
+    cases = zip(ranges, (2, 3, 3), ("numpy", "numpy", "pdpd"), strict=True)
+    outputs = [fake_quantize(x, *case) for case in cases]
+    return observe(outputs, [x], [np.array([[np.nan, -0.6, -0.4, 0.3]], np.float32)])
+
+
+@behaviour(
+    "A FakeQuantize of 65536 levels is stripped", "irpool.cpu.quantization_refusals.is_stripped"
+)
+def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
+    """Output ranges equal to the input ones: the output is the input, unclamped."""
+    x = parameter("x", [1, 3], np.float32)
+    stripped = fake_quantize(opset1.relu(x), (-1, 1, -1, 1), 65536, "numpy")
+    return observe([stripped], [x], [np.array([[5, -3, 0.3]], np.float32)])
+
+
 def shown(arrays: Sequence[NDArray[Any]]) -> str:
     return "; ".join(str(array.tolist()) for array in arrays)
 

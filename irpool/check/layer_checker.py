@@ -15,14 +15,10 @@ from dataclasses import dataclass, replace
 
 from irpool.check.attributes import Attributes, read_attributes
 from irpool.check.checked import CheckedLayers
-from irpool.check.declarations import (
-    LayerFinding,
-    compare,
-    declared_info,
-    refined_by_declaration,
-)
+from irpool.check.declarations import LayerFinding, compare, declared_info, refined_by_declaration
 from irpool.check.locators import AtLayer, AtOp, AtUnusableFile
 from irpool.check.op_types import TypeReports
+from irpool.cpu.quantization_refusals import model_refusals
 from irpool.cpu.refusals import check_refusals, clamp_fusion_refusal, multiply_fusion_refusal
 from irpool.diagnostics import Collector
 from irpool.graph.graph import Graph, Layer
@@ -106,6 +102,8 @@ class _Checker:
         for layer_id in graph.order:
             self._check_layer(layers[layer_id], self.result.inputs(graph, layers[layer_id]))
         self._report_fusions()
+        for refused, code, reason in model_refusals(graph, self.result):
+            self._place(refused, [(code, reason, AtOp())])
         self._report_unchecked()
         return self.result
 

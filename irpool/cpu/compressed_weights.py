@@ -151,11 +151,19 @@ def quantizing_matmuls(
     found: Mapping[int, Decompression],
     shapes: Mapping[Ref, Shape],
 ) -> dict[int, Rewrite | None]:
-    """The MatMuls whose activations the CPU quantizes: their op with `activation_group`."""
+    """The MatMuls whose activations the CPU quantizes: their op with `activation_group`.
+    Not one whose activations a FakeQuantize gives (through Reshapes): the CPU runs that on
+    its int8 kernels (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them)."""
     rewrites: dict[int, Rewrite | None] = {}
+    by_id = {candidate.layer.id: candidate for candidate in computed}
     for candidate in computed:
         parts = found.get(candidate.layer.id)
         if parts is None or not isinstance(candidate.op, MatMul1):
+            continue
+        source = by_id.get(candidate.inputs[0][0])
+        while source is not None and source.layer.type == "Reshape":
+            source = by_id.get(source.inputs[0][0])
+        if source is not None and source.layer.type == "FakeQuantize":
             continue
         rows, depth = shapes[parts.weights].values()[-2:]
         grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0

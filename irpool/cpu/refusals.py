@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from irpool.cpu import shape_refusals  # noqa: F401  (its declarations register themselves)
+from irpool.cpu import quantization_refusals, shape_refusals  # noqa: F401  (they register)
 from irpool.cpu.declare import REFUSALS, refuses
 from irpool.element_types import (
     BF16,

@@ -178,6 +178,13 @@ CASES = {
         (IMAGE,),
         (((1, 2, 4, 4), "FP32"),),
     ),
+    "FakeQuantize-1": Case(
+        "FakeQuantize",
+        1,
+        'levels="256" auto_broadcast="numpy"',
+        (IMAGE, *(Input((), (bound,)) for bound in (0, 1, 0, 1))),
+        (((1, 2, 4, 4), "FP32"),),
+    ),
     "Roll-7": Case(
         "Roll", 7, "", (IMAGE, Input((1,), (1,)), Input((1,), (2,))), (((1, 2, 4, 4), "FP32"),)
     ),

@@ -1,0 +1,140 @@
+"""FakeQuantize-1's kernel on hand-checked inputs: the CPU plugin's outputs (measured on
+OpenVINO 2026.4.1, docs/ops/FakeQuantize.md); the live comparison over many configurations is
+tests/differential/test_fake_quantize.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from irpool.cpu.quantization import fake_quantized, kernel_for_layer, steps
+from irpool.cpu.quantization_refusals import is_stripped
+from irpool.ops.fake_quantize import FakeQuantize1
+from tests.execute.running import compute
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _run(x: list[float], ranges: tuple[float, ...], levels: int) -> np.ndarray:
+    arrays = [np.array([x], np.float32), *(np.array(r, np.float32) for r in ranges)]
+    (result,) = compute(FakeQuantize1({"levels": levels, "auto_broadcast": "numpy"}), arrays)
+    assert result is not None
+    return result[0]
+
+
+@pytest.mark.parametrize(
+    ("x", "ranges", "levels", "cpu"),
+    [  # the CPU's outputs
+        (  # half to even; the ends; NaN gives output_low; ±inf the ends
+            [0.5, 1.5, 2.5, 3.5, -0.5, 254.5, 0, 255, -1, 256, NAN, INF, -INF, 1e30],
+            (0, 255, 0, 255),
+            256,
+            [0, 2, 2, 4, 0, 254, 0, 255, 0, 255, 0, 255, 0, 255],
+        ),
+        ([0.5, 1.5, 2.5, NAN], (0, 255, -128, 127), 256, [-128, -126, -126, -128]),
+        ([-0.5, -1.5, -2.5, 0.5], (-128, 127, -128, 127), 256, [0, -2, -2, 0]),
+        ([-2, NAN, 0.25, 2], (-1, 1, -1, 1), 2, [-1, 1, 1, 1]),  # its node: NaN gives oh
+        ([-2, -1, 0, 1, 3, NAN], (2, 0, 0, 10), 3, [0, 0, 0, 0, 0, 0]),  # crossed: ol
+        ([-2, 0, 2], (1, 1, -2, 3), 3, [NAN, NAN, NAN]),  # il = ih
+        ([-2, 0, 2], (-1, 1, -2, 3), 1, [NAN, NAN, NAN]),  # one level
+        (  # levels 0: 2**64 levels, the data clamped
+            [-INF, -2, -0.5, 0.25, 0.5, 2, NAN, 1e-40],
+            (-1, 1, -1, 1),
+            0,
+            [-1, -1, -0.5, 0.25, 0.5, 1, -1, 0],
+        ),
+        ([-2, -0.5, 0, 0.5, 2], (-1, 1, -2, 3), 3, [-2, -2, 0.5, 3, 3]),
+    ],
+)
+def test_cpu_values(
+    x: list[float], ranges: tuple[float, ...], levels: int, cpu: list[float]
+) -> None:
+    np.testing.assert_array_equal(_run(x, ranges, levels), np.array(cpu, np.float32))
+
+
+def test_a_stripped_fake_quantize_is_its_input() -> None:
+    """65536 levels with output ranges equal to the input ones: the CPU removes it."""
+    x = [-5.0, 0.3, 7.0, NAN]
+    np.testing.assert_array_equal(_run(x, (-1, 1, -1, 1), 65536), np.array(x, np.float32))
+    assert _run([7.0], (-1, 1, -1, 1), 65535).tolist() == [1.0]  # not stripped
+
+
+@pytest.mark.parametrize(
+    ("levels", "ranges", "stripped"),
+    [
+        (65536, (-1, 1, -1, 1), True),
+        (65536, (-1, 1, -1 - 0.9e-6, 1), True),
+        (65536, (-1, 1, -1 - 1.1e-6, 1), False),
+        (65535, (-1, 1, -1, 1), False),
+        (256, (-1, 1, -1, 1), False),
+    ],
+)
+def test_stripping(levels: int, ranges: tuple[float, ...], stripped: bool) -> None:
+    assert is_stripped(levels, [np.array(r, np.float32) for r in ranges]) is stripped
+
+
+def test_the_kernel_is_chosen_per_layer() -> None:
+    low = np.array([0, 2], np.float32).reshape(1, 2, 1, 1)
+    high = np.array([1, 1], np.float32).reshape(1, 2, 1, 1)
+    crossed, plain = [low, high, low, high], [low, high + 2, low, high]
+    assert kernel_for_layer(256, crossed, 4, "numpy") == "node"  # one crossed channel
+    assert kernel_for_layer(256, plain, 4, "numpy") == "snippet"
+    assert kernel_for_layer(2, plain, 4, "numpy") == "node"
+    assert kernel_for_layer(2, crossed, 4, "pdpd") == "reference"  # the node takes no pdpd
+    assert kernel_for_layer(256, plain, 4, "pdpd") == "snippet"  # decomposed alike
+    assert kernel_for_layer(2, crossed, 6, "numpy") == "reference"  # nor rank 6
+    full = [np.zeros((1, 2, 3, 1), np.float32), np.ones((1, 2, 3, 1), np.float32)] * 2
+    assert kernel_for_layer(2, full, 4, "numpy") == "snippet"  # two axes: element-wise ops
+    assert steps(0) == np.float32(2.0**64) and steps(256) == 255
+
+
+def test_the_reference_is_the_specification() -> None:
+    """pdpd with a crossed range: below both bounds ol, above both oh, between them the
+    formula with the bounds as given (measured)."""
+    x = np.array([-0.6, -0.4, 0.0, 0.3], np.float32)
+    ranges = tuple(np.array(v, np.float32) for v in (0.25, -0.5, -1.0, 1.0))
+    y = fake_quantized(x, ranges, 3, "reference")
+    np.testing.assert_array_equal(y, np.array([-1, 1, 0, 1], np.float32))
+
+
+def test_per_channel_ranges_and_pdpd() -> None:
+    x = np.linspace(-2, 2, 24, dtype=np.float32).reshape(1, 2, 3, 4)
+    low = np.array([-1, 0], np.float32).reshape(1, 2, 1, 1)
+    high = np.array([1, 2], np.float32).reshape(1, 2, 1, 1)
+    per_channel = [x, low, high, low, high]
+    (numpy,) = compute(FakeQuantize1({"levels": 5, "auto_broadcast": "numpy"}), per_channel)
+    (pdpd,) = compute(FakeQuantize1({"levels": 5, "auto_broadcast": "pdpd"}), per_channel)
+    expected = fake_quantized(x, (low, high, low, high), 5)
+    np.testing.assert_array_equal(numpy, expected)
+    np.testing.assert_array_equal(pdpd, expected)
+    assert set(np.unique(numpy[0, 1])) <= {0, 0.5, 1, 1.5, 2}
+
+
+def test_pdpd_ranges_are_aligned_from_the_last_axis() -> None:
+    """The CPU aligns [2,1] ranges on [2,2,2,2] data with axis 2, not axis 0 (measured)."""
+    x = np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 2, 2, 2)
+    low, high = np.array([[-1], [0]], np.float32), np.array([[1], [2]], np.float32)
+    op = FakeQuantize1({"levels": 3, "auto_broadcast": "pdpd"})
+    (result,) = compute(op, [x, low, high, low, high])
+    expected = fake_quantized(x, (low, high, low, high), 3)
+    np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "x", "ranges", "cpu"),
+    [  # computed in f32, stored as the CPU stores the type (rounded, saturated)
+        (np.float16, [-3, -1, 0, 0.3, 1, 3, 100, NAN], (-2, 2, -2, 2), [-2, -1, 0, 0, 1, 2, 2, -2]),
+        (np.int8, [-3, -1, 0, 1, 3, 100, -128, 127], (-2, 2, -2, 2), [-2, -1, 0, 1, 2, 2, -2, 2]),
+        (np.int8, [-3, -1, 0, 1, 3, 100, -128, 127], (-2, 2, -200, 200),
+         [-128, -100, 0, 100, 127, 127, -128, 127]),
+        (np.uint8, [0, 1, 2, 3, 4, 100, 255, 7], (1, 5, 0.5, 300),
+         [0, 0, 75, 150, 225, 255, 255, 255]),
+    ],
+)  # fmt: skip
+def test_other_types_are_computed_in_f32(
+    dtype: type[np.generic], x: list[float], ranges: tuple[float, ...], cpu: list[float]
+) -> None:
+    arrays = [np.array([x], dtype), *(np.array(v, np.float32) for v in ranges)]
+    (result,) = compute(FakeQuantize1({"levels": 5, "auto_broadcast": "numpy"}), arrays)
+    assert result is not None and result.dtype == dtype
+    np.testing.assert_array_equal(result, np.array([cpu], dtype))
