@@ -46,8 +46,9 @@ SCALE_EPSILON = np.float32(1e-6)
 V1_ATTRIBUTES = (
     Attr("axes", AttrType.UINT_LIST, default=(), required=True),
     Attr("mode", AttrType.ENUM, choices=("nearest", "linear", "cubic", "area", "linear_onnx"),
-         default="nearest", required=True),
-    Attr("align_corners", AttrType.BOOL, default=False),
+         default="nearest", required=True,
+         default_effect="OpenVINO reads an empty mode, which the CPU plugin cannot compile"),
+    Attr("align_corners", AttrType.BOOL, default=True),
     Attr("antialias", AttrType.BOOL, default=False),
     Attr("pads_begin", AttrType.UINT_LIST, default=()),
     Attr("pads_end", AttrType.UINT_LIST, default=()),
