@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import numpy as np
-
 from irpool.element_types import BF16, DYNAMIC, F16, F32, F64, I8, I32, I64, U8, U32, U64
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.bounds import bounds_of
@@ -40,8 +38,8 @@ NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "si
 DATA_TYPES = frozenset({F32, F16, BF16, F64, I8, U8, I64, I32, DYNAMIC})
 SIZE_TYPES = frozenset({I32, I64, U32, U64, DYNAMIC})
 SCALE_TYPES = frozenset({F32, F16, BF16, DYNAMIC})
-# Added to every scale other than 1 before a dim is scaled (float32).
-SCALE_EPSILON = np.float32(1e-6)
+# Added to every scale other than 1 before a dim is scaled (in float32).
+SCALE_EPSILON = 1e-6
 
 V1_ATTRIBUTES = (
     Attr("axes", AttrType.UINT_LIST, default=(), required=True),
@@ -89,13 +87,15 @@ def fitted(pads: Sequence[int], rank: int) -> tuple[int, ...]:
 
 def scaled(dim: Dim, scale: float) -> Dim:
     """A dim scaled as OpenVINO's shape inference scales it (each end in float32)."""
+    import numpy as np  # a known scale is a NumPy value already
+
     scale32 = np.float32(scale)
     if scale32 == 1:
         return dim
 
     def end(length: int) -> int:
         with np.errstate(all="ignore"):
-            product = np.float32(length) * (scale32 + SCALE_EPSILON)
+            product = np.float32(length) * (scale32 + np.float32(SCALE_EPSILON))
         if not np.isfinite(product) or product < 0 or product >= 2.0**63:
             return 0
         return int(product)
@@ -178,6 +178,8 @@ class Interpolate(Op):
     ) -> tuple[list[int], list[float]]:
         """Each axis's output length and float32 scale for a run (sizes mode and Pillow:
         the output over the padded input; scales mode: the given scale)."""
+        import numpy as np
+
         rank = len(shape)
         infos = [TensorInfo(_info_type(v), Shape.of(*np.shape(v)), np.asarray(v)) for v in inputs]
         axes = self.axes_of([TensorInfo(_info_type(np.zeros(0)), Shape.of(*shape)), *infos], rank)
@@ -205,6 +207,8 @@ class Interpolate(Op):
     def resized_axes(self, inputs: Sequence[TensorInfo]) -> list[int] | None:
         """The axes whose scale is not 1 (as the CPU plugin computes it: the scale given, or
         the size over the padded dim); None when irpool does not know them."""
+        import numpy as np
+
         data = inputs[0]
         if data.shape.dims is None or any(info.value is None for info in inputs[1:]):
             return None
@@ -271,6 +275,8 @@ def _check_rank_1(info: TensorInfo, port: int) -> None:
 
 
 def _info_type(value: Any) -> Any:
+    import numpy as np
+
     from irpool.element_types import of_dtype
 
     return of_dtype(np.asarray(value).dtype)
