@@ -152,6 +152,9 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_INTERPOLATE_UNSUPPORTED = Code("IR623")
+CPU_INTERPOLATE_PILLOW_AXES = Code("IR624")
+CPU_INTERPOLATE_CUBIC_DEPTH = Code("IR625")
 CPU_FAKE_QUANTIZE_STRIPPED_IDENTITY = Code("IR626")
 CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST = Code("IR627")
 CPU_FAKE_QUANTIZE_INTEGER_DATA = Code("IR628")
@@ -2243,6 +2246,84 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_INTERPOLATE_UNSUPPORTED,
+        name="cpu-interpolate-unsupported",
+        severity=E,
+        runtime="sometimes",
+        summary="An Interpolate OpenVINO reads but its CPU plugin cannot compile or run.",
+        doc=_text("""
+            OpenVINO reads these Interpolate layers, but its CPU plugin refuses to compile
+            them or computes them wrong (measured 2026-12-06 on AMD EPYC family 25 model 17,
+            2 cores, OpenVINO 2026.4.1). It cannot compile Interpolate-1 in mode `area`, or
+            `linear` on a tensor of rank 6 or more ("Cannot fallback on ngraph reference
+            implementation"), or with an output_shape that is not 1-D (which Interpolate-4,
+            its rewrite, requires); nor a resize of axis 0 of a rank-4 tensor whose axes list
+            three or four axes, or of axis 0 or 1 of a rank-5 tensor whose axes list four or
+            five ("only supports resize on spatial dimensions(depth, height and width)"; axes
+            [0,2] or [0,3,4] compile).
+
+            It compiles, but computes wrong, an Interpolate-1 padding an axis it does not
+            resize (`read_model` leaves those pads out of the output shape, the plugin writes
+            the padded tensor past its output: the process crashed in batches), and pads on
+            a tensor of rank 3 or less, on axis 0 or 1, or with a resize of axis 0 or 1 of a
+            rank-4 or rank-5 tensor, which land on other axes (a [5,2,2,5,4] tensor padded by
+            1 on axis 2 and resized on axes 0 and 1 comes out [2,11,2,5,6]).
+
+            List fewer axes with axis 0, pad only the resized height and width, and write
+            Interpolate-4 or -11 instead of `area`.
+        """),
+        wrong=_text("""
+            <!-- Interpolate-1 axes="2,3" mode="area" -->
+        """),
+        right=_text("""
+            <!-- Interpolate-11 mode="linear" shape_calculation_mode="sizes", axes 2,3 -->
+        """),
+    ),
+    Rule(
+        code=CPU_INTERPOLATE_PILLOW_AXES,
+        name="cpu-interpolate-pillow-axes",
+        severity=E,
+        runtime="sometimes",
+        summary="A Pillow-mode Interpolate resizing beyond its last two axes.",
+        doc=_text("""
+            The CPU plugin's `bilinear_pillow` and `bicubic_pillow` kernel resizes height and
+            width only: the last two axes of a tensor of rank 2 to 4, or axes 1 and 2 of a
+            tensor of rank 4 given as the axes input. Measured 2026-12-06 on AMD EPYC family
+            25 model 17, 2 cores, OpenVINO 2026.4.1: resizing axis 0 of a rank-4 tensor does
+            not compile ("only supports resize on spatial dimensions"); resizing axis 1 of a
+            rank-4 tensor (without axis 2) or axis 0 of a rank-3 one gives undefined values
+            (NaN, 1e-10, whatever memory held); rank 1 crashed the process once, rank 5 gives
+            values of OpenVINO's reference code. Resize the last two axes (transpose first).
+        """),
+        wrong=_text("""
+            <!-- data [2,3,4,5]; Interpolate-11 mode="bilinear_pillow", axes Const [1,3] -->
+        """),
+        right=_text("""
+            <!-- data [2,3,4,5]; Interpolate-11 mode="bilinear_pillow", axes Const [2,3] -->
+        """),
+    ),
+    Rule(
+        code=CPU_INTERPOLATE_CUBIC_DEPTH,
+        name="cpu-interpolate-cubic-depth",
+        severity=E,
+        runtime="sometimes",
+        summary="A cubic Interpolate resizing a third axis: the CPU leaves it undefined.",
+        doc=_text("""
+            The CPU plugin's cubic kernel resizes height and width; an axis it places at
+            depth is not computed, and the output holds undefined values (7e31, zeros).
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1:
+            a rank-4 tensor resized along axis 1 with axes listing three or more (axes 1, 2, 3
+            with scales 2, 1, 1.33), a rank-3 tensor along axis 0 with axes listing two or
+            more. Resize at most two axes per cubic Interpolate, and list only those.
+        """),
+        wrong=_text("""
+            <!-- data [3,4,5]; Interpolate-11 mode="cubic", axes Const [0,2] -->
+        """),
+        right=_text("""
+            <!-- data [3,4,5]; Interpolate-11 mode="cubic", axes Const [1,2] -->
         """),
     ),
     Rule(

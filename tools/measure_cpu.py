@@ -314,6 +314,23 @@ def u8_sums_are_stored_through_i16() -> Measurement:
     return observe(outputs, [x, y], inputs)
 
 
+@behaviour(
+    "An unresized Interpolate axis weighs its neighbour by 0",
+    "irpool.execute.kernels.interpolate.computed_axes",
+)
+def unresized_interpolate_axis_weighs_its_neighbour() -> Measurement:
+    """A linear_onnx Interpolate-11 resizing only axis 2 of [1,1,2,4] still computes axis 3:
+    an inf at (0, 1) makes (0, 0) NaN (inf times the weight 0 of its right neighbour)."""
+    x = parameter("x", [1, 1, 2, 4], np.float32)
+    scales, axes = constant([2.0], np.float32), constant([2], np.int64)
+    resized = ov.opset11.interpolate(
+        x, scales, "linear_onnx", "scales", coordinate_transformation_mode="asymmetric", axes=axes
+    )
+    values = np.zeros((1, 1, 2, 4), np.float32)
+    values[0, 0, 0, 1] = np.inf
+    return observe([resized], [x], [values])
+
+
 # Compilation: irpool/cpu/compilation.py
 
 

@@ -3,10 +3,11 @@ each op's `infer` (which raises only what `read_model` refuses).
 
 Each cause is one rule of the IR214 family (IR6xx, docs/rules/), declared once with
 `irpool.cpu.declare.refuses`: element types, inputs and pooling windows here, the shape ops
-in irpool/cpu/shape_refusals.py. The generic checker (irpool/check/layer_checker.py) asks
-`check_refusals` for every layer `read_model` takes, and `multiply_fusion_refusal` and
-`clamp_fusion_refusal` for what the plugin's fusion of a MatMul (or a Convolution) with the
-Multiply (or the Clamp) after it refuses.
+in irpool/cpu/shape_refusals.py, Interpolate in irpool/cpu/interpolate_refusals.py. The
+generic checker (irpool/check/layer_checker.py) asks `check_refusals` for every layer
+`read_model` takes, and `multiply_fusion_refusal` and `clamp_fusion_refusal` for what the
+plugin's fusion of a MatMul (or a Convolution) with the Multiply (or the Clamp) after it
+refuses.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from irpool.cpu import quantization_refusals, shape_refusals  # noqa: F401  (they register)
+from irpool.cpu import (  # noqa: F401  (their declarations register themselves)
+    interpolate_refusals,
+    quantization_refusals,
+    shape_refusals,
+)
 from irpool.cpu.declare import REFUSALS, refuses
 from irpool.element_types import (
     BF16,

@@ -246,6 +246,32 @@ CASES = {
         (IMAGE, Input((4,), (0, 0, 1, -1)), Input((4,), (0, 0, 2, 1))),
         (((1, 2, 7, 4), "FP32"),),
     ),
+    "Interpolate-1": Case(
+        "Interpolate",
+        1,
+        'axes="2,3" mode="nearest"',
+        (IMAGE, Input((2,), (8, 8))),
+        (((1, 2, 8, 8), "FP32"),),
+    ),
+    "Interpolate-4": Case(
+        "Interpolate",
+        4,
+        'mode="nearest" shape_calculation_mode="sizes"',
+        (
+            IMAGE,
+            Input((2,), (8, 8)),
+            Input((2,), parameter_type=("f32", "FP32")),
+            Input((2,), (2, 3)),
+        ),
+        (((1, 2, 8, 8), "FP32"),),
+    ),
+    "Interpolate-11": Case(
+        "Interpolate",
+        11,
+        'mode="nearest" shape_calculation_mode="sizes"',
+        (IMAGE, Input((2,), (8, 8)), Input((2,), (2, 3))),
+        (((1, 2, 8, 8), "FP32"),),
+    ),
     "SoftMax-1": Case("SoftMax", 1, 'axis="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "SoftMax-8": Case("SoftMax", 8, 'axis="-1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
     "Select-1": Case(
