@@ -6,8 +6,8 @@ the result in int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN g
 `(5 floormod 0) floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's
 fraction, rounded to nearest where the chain stores its result. Measured
 (docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0): the CPU fuses such an op
-into the op it feeds when that is FloorMod, Mod, Power or
-Greater reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
+into the op it feeds when that is FloorMod, Mod, Power, Greater, GreaterEqual, Less or
+LessEqual reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
 HSwish or HSigmoid (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does
 not fuse); nothing else reads it; the other input is not already an input of the chain (nor
 a Split's output); and the chain then has at most 7 inputs. 8-bit types store each result.
@@ -33,7 +33,7 @@ from irpool.ops import arithmetic
 from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
-from irpool.ops.comparison import Equal1, Greater1, NotEqual1
+from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
 from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
@@ -43,6 +43,8 @@ CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
 # Activations a chain goes on through, computing on the carried f32 value (measured).
 ACTIVATIONS = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
 COMMUTATIVE = (Equal1, NotEqual1)
+# Comparisons that take a chain at input 0 only (measured: `0 <= x floormod 0` is not fused).
+ORDERED = (Greater1, GreaterEqual1, Less1, LessEqual1)
 MAX_ELTWISE_INPUTS = 7
 SPLITS = ("Split", "VariadicSplit")
 
@@ -181,7 +183,7 @@ def _fused(
         if chain is None or inputs[0][1] != 0 or readers[inputs[0]] != 1:
             return None
         return _Chain((*chain.ops, op), (*chain.swapped, False), chain.inputs, chain.layers)
-    if not isinstance(op, (*CARRIED, Greater1, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
+    if not isinstance(op, (*CARRIED, *ORDERED, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
         return None
     for port in (0, 1) if isinstance(op, COMMUTATIVE) else (0,):
         chain = chains.get(inputs[port][0])

@@ -1,7 +1,8 @@
-"""Greater-1, Equal-1 and NotEqual-1 (opset1-16): two tensors of one element type (boolean
-too), broadcast as the arithmetic ops (irpool.ops.arithmetic), a boolean out. Constants fold
-exactly (shape arithmetic compares ShapeOf values); the kernels are in
-irpool.execute.kernels.comparison.
+"""Greater-1, GreaterEqual-1, Less-1, LessEqual-1, Equal-1 and NotEqual-1 (opset1-16): two
+tensors of one element type (boolean too), broadcast as the arithmetic ops
+(irpool.ops.arithmetic), a boolean out. Each class is generated from `COMPARISONS`. Constants
+fold exactly (shape arithmetic compares ShapeOf values; a causal mask compares Range values);
+the kernel is irpool.execute.kernels.comparison.
 """
 
 from __future__ import annotations
@@ -31,22 +32,27 @@ class Comparison(Binary):
         return compared
 
 
-@register
-class Greater1(Comparison):
-    type_name = "Greater"
-    symbol = ">"
-    reference = "greater"
+# type, the symbol `irpool explain` shows, NumPy's exact comparison (integer constants)
+COMPARISONS = (
+    ("Greater", ">", "greater"),
+    ("GreaterEqual", ">=", "greater_equal"),
+    ("Less", "<", "less"),
+    ("LessEqual", "<=", "less_equal"),
+    ("Equal", "==", "equal"),
+    ("NotEqual", "!=", "not_equal"),
+)
 
 
-@register
-class Equal1(Comparison):
-    type_name = "Equal"
-    symbol = "=="
-    reference = "equal"
+def _comparison(type_name: str, symbol: str, reference: str) -> type[Comparison]:
+    namespace = {"type_name": type_name, "symbol": symbol, "reference": reference}
+    cls = type(f"{type_name}1", (Comparison,), {**namespace, "__module__": __name__})
+    return register(cls)
 
 
-@register
-class NotEqual1(Comparison):
-    type_name = "NotEqual"
-    symbol = "!="
-    reference = "not_equal"
+BY_TYPE = {row[0]: _comparison(*row) for row in COMPARISONS}
+Greater1 = BY_TYPE["Greater"]
+GreaterEqual1 = BY_TYPE["GreaterEqual"]
+Less1 = BY_TYPE["Less"]
+LessEqual1 = BY_TYPE["LessEqual"]
+Equal1 = BY_TYPE["Equal"]
+NotEqual1 = BY_TYPE["NotEqual"]

@@ -28,11 +28,11 @@ SEED = "irpool-differential-arithmetic-1"
 
 OPS = (
     "Add", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Power", "Greater", "Equal",
-    "NotEqual",
+    "NotEqual", "GreaterEqual", "Less", "LessEqual",
 )  # fmt: skip
 
 
-COMPARISONS = ("Greater", "Equal", "NotEqual")
+COMPARISONS = ("Greater", "Equal", "NotEqual", "GreaterEqual", "Less", "LessEqual")
 
 
 TYPES = ("f32", "f32", "f32", "i32", "i32", "i64", "f16", "f64", "i8", "u8", "i16", "u16", "u32")

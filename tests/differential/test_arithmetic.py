@@ -1,5 +1,5 @@
-"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Greater, Equal
-and NotEqual against OpenVINO.
+"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power and the
+comparisons (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual) against OpenVINO.
 
 Configuration #n (rebuilt alone with `random_config(n)`) is one op on two inputs of one
 element type (sometimes two types, or boolean); the second input's dims are mostly the first's
@@ -283,6 +283,9 @@ def test_large_integer_constants_fold_as_openvino(op: str, tmp_path: Path) -> No
         "Greater": opset13.greater,
         "Equal": opset13.equal,
         "NotEqual": opset13.not_equal,
+        "GreaterEqual": opset13.greater_equal,
+        "Less": opset13.less,
+        "LessEqual": opset13.less_equal,
     }[op]
     parameter = opset13.parameter([1], np.int64)
     node = build(opset13.constant(a), opset13.constant(b))

@@ -1,7 +1,7 @@
 """Live differential test: integer chains of elementwise ops, which the CPU plugin fuses.
 
 Graph #n (`build(n)`) chains 2 to 5 ops drawn from FloorMod, Mod, Power, Add, Subtract,
-Multiply, Divide (and a last Greater, Equal or NotEqual, sometimes) over i32 or i64 Parameters
+Multiply, Divide (and a last comparison, sometimes) over i32 or i64 Parameters
 holding zeros, negatives and small values: each op reads the previous one at input 0 or 1 and a
 Parameter or Const (sometimes one the chain already reads), and some intermediates are also
 outputs. The CPU fuses FloorMod, Mod and Power chains into one f32 computation that carries a
@@ -42,7 +42,14 @@ ARITHMETIC = {
     "Divide": opset1.divide,
 }
 CARRIED = ("FloorMod", "Mod", "Power")
-COMPARISONS = {"Greater": opset1.greater, "Equal": opset1.equal, "NotEqual": opset1.not_equal}
+COMPARISONS = {
+    "Greater": opset1.greater,
+    "Equal": opset1.equal,
+    "NotEqual": opset1.not_equal,
+    "GreaterEqual": opset1.greater_equal,
+    "Less": opset1.less,
+    "LessEqual": opset1.less_equal,
+}
 
 
 def build(index: int, directory: Path) -> tuple[Path, list[np.ndarray], list[str]]:

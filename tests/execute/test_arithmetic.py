@@ -24,7 +24,7 @@ from irpool.ops.arithmetic import (
     broadcast,
 )
 from irpool.ops.base import Op, ShapeError, TensorInfo
-from irpool.ops.comparison import Equal1, Greater1, NotEqual1
+from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
 from irpool.shape import Dim, Shape
 from tests.execute.running import compute, quiet_context
 
@@ -116,6 +116,11 @@ CPU_VALUES: list[tuple[type[Op], Any, list[Any], list[Any], list[Any]]] = [
     (Mod1, np.float32, [7.5, -7.5, 1e30, 5.0, INF], [2, 2, 1e10, INF, 2], [1.5, -1.5, 0, NAN, NAN]),
     (Greater1, np.float32, [NAN, 1.0, 2.0, 0.0], [1.0, NAN, 1.0, -0.0], [True, True, True, False]),
     (Greater1, np.int32, [16777217, -5], [16777216, -4], [False, False]),  # compared in f32
+    # NaN: GreaterEqual is not (a < b), Less and LessEqual are false; -0 equals 0
+    (GreaterEqual1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [1, 1, 0, 1]),
+    (Less1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 1, 0]),
+    (LessEqual1, np.float32, [NAN, 1.0, 3.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 0, 1]),
+    (Less1, np.int64, [2**40, 16777216], [1, 16777217], [True, False]),  # wrapped, then in f32
     # Subtract: i32 wraps, u8 saturates, i8 adds the saturated negation (-51 + 127)
     (Subtract1, np.int32, [-(2**31), 5], [3, 7], [2**31 - 3, -2]),
     (Subtract1, np.int64, [2**40 + 5, -1], [2**20, 2], [5 - 2**20, -3]),  # wrapped to int32
