@@ -1642,8 +1642,11 @@ _RULES = (
             a Convert from or to string; a string Parameter through Squeeze, Unsqueeze or
             Reshape to a Result compiles), no Convert to and no Parameter of u3 or u6, no
             Parameter of dynamic element type, no Convert to a dynamic type (a missing
-            `destination_type`), and no Range with a string `output_type`. `read_model` reads
-            them all. Write a numeric element type the CPU computes.
+            `destination_type`), no Range with a string `output_type`, and no Negative of an
+            unsigned integer type (u8, u16, u32, u64: the plugin rewrites it as a Multiply by
+            -1, a constant out of the type's range; measured 2026-12-06, AMD EPYC family 25
+            model 17, OpenVINO 2026.4.1). `read_model` reads them all. Write a numeric
+            element type the CPU computes (a signed one for Negative).
         """),
         wrong=_text("""
             <layer id="1" name="cast" type="Convert" version="opset1">

@@ -8,10 +8,12 @@ fraction, rounded to nearest where the chain stores its result. Measured
 (docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0): the CPU fuses such an op
 into the op it feeds when that is FloorMod, Mod, Power, Greater, GreaterEqual, Less or
 LessEqual reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
-HSwish or HSigmoid (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does
-not fuse); nothing else reads it; the other input is not already an input of the chain (nor
-a Split's output); and the chain then has at most 7 inputs. 8-bit types store each result.
-Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with them.
+HSwish, HSigmoid, Exp, Tanh, Sqrt or Ceiling (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp
+computes in integers and does not fuse, nor do Abs, Negative, Log, Sign and the Math node's
+trigonometric and hyperbolic ops); nothing else reads it; the other input is not already an
+input of the chain (nor a Split's output); and the chain then has at most 7 inputs. 8-bit
+types store each result. Add, Subtract, Multiply and Divide of i32 compute in integers and
+never fuse with them.
 OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first (EliminateEltwise),
 where that leaves the shape as it is and, for an op a Result reads, its input is no
 Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not rounded through
@@ -34,6 +36,7 @@ from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
+from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
 from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
@@ -41,7 +44,8 @@ CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
 # The integer types whose chains carry f32 (8-bit ones store each op's result: measured).
 CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
 # Activations a chain goes on through, computing on the carried f32 value (measured).
-ACTIVATIONS = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
+ACTIVATIONS: tuple[type[Activation], ...] = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
+ACTIVATIONS += tuple(UNARY_MATH[name] for name in ("Exp", "Tanh", "Sqrt", "Ceiling"))
 COMMUTATIVE = (Equal1, NotEqual1)
 # Comparisons that take a chain at input 0 only (measured: `0 <= x floormod 0` is not fused).
 ORDERED = (Greater1, GreaterEqual1, Less1, LessEqual1)

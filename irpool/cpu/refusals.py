@@ -43,6 +43,7 @@ from irpool.ops.parameter import Parameter
 from irpool.ops.pooling import WindowPoolBase
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
 from irpool.rules import (
     CPU_ATTENTION_MASK_KEYS,
     CPU_DYNAMIC_RANK_INPUT,
@@ -254,6 +255,17 @@ def _mat_mul(op: MatMul1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> No
             f"a MatMul of dynamic data {data.shape} by a constant of shape {weights.shape}: the "
             "CPU plugin cannot compile it (\"Can't create dummy inputs if argument shapes "
             'ranks are not equal"); give the data a static shape',
+        )
+
+
+@refuses(UNARY_MATH["Negative"])
+def _negative(op: Op, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    if inputs[0].element_type in (U8, U16, U32, U64):
+        ctx.report(
+            CPU_UNCOMPILED_ELEMENT_TYPE,
+            f"Negative of {inputs[0].element_type}: OpenVINO reads the layer, but its CPU plugin "
+            "rewrites it as a Multiply by -1, out of an unsigned type's range, and cannot "
+            "compile it",
         )
 
 

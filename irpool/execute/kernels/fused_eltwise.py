@@ -14,10 +14,12 @@ from irpool.cpu.numerics import f32_operand, stored_from_f32
 from irpool.execute.kernels.activations import FORMULAS
 from irpool.execute.kernels.arithmetic import float_result
 from irpool.execute.kernels.comparison import run_comparison
+from irpool.execute.kernels.unary_math import f32_formula
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import Activation
 from irpool.ops.arithmetic import Binary
 from irpool.ops.comparison import Comparison
+from irpool.ops.unary_math import UnaryMath
 
 
 @kernel_for(RemovedEltwise)
@@ -39,7 +41,10 @@ def run_fused(
     value = float_result(first, f32_operand(inputs[0]), f32_operand(inputs[1]), integer=integer)
     others = iter(inputs[2:])
     for step, swapped in zip(later, op.swapped, strict=True):
-        if isinstance(step, Activation):  # on the carried f32 value
+        if isinstance(step, UnaryMath):  # on the carried f32 value
+            value = f32_formula(step, value)
+            continue
+        if isinstance(step, Activation):
             with np.errstate(all="ignore"):
                 value = FORMULAS[type(step)](value)
             continue
