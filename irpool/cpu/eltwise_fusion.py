@@ -7,7 +7,9 @@ the result in int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN g
 fraction, rounded to nearest where the chain stores its result. Measured
 (docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0): the CPU fuses such an op
 into the op it feeds when that is FloorMod, Mod, Power, Greater, GreaterEqual, Less or
-LessEqual reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
+LessEqual reading it at input 0, Equal, NotEqual, Minimum or Maximum at either input (the
+last two with the chain's value first: `min(5, 5 floormod 0)` is 5; they start a chain
+too), or ReLU, Floor, Sigmoid,
 HSwish, HSigmoid, Exp, Tanh, Sqrt or Ceiling (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp
 computes in integers and does not fuse, nor do Abs, Negative, Log, Sign and the Math node's
 trigonometric and hyperbolic ops); nothing else reads it; the other input is not already an
@@ -35,6 +37,7 @@ from irpool.ops import arithmetic
 from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.binary_math import BY_TYPE as BINARY_MATH
 from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
 from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
 from irpool.shape import Shape
@@ -46,7 +49,9 @@ CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
 # Activations a chain goes on through, computing on the carried f32 value (measured).
 ACTIVATIONS: tuple[type[Activation], ...] = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
 ACTIVATIONS += tuple(UNARY_MATH[name] for name in ("Exp", "Tanh", "Sqrt", "Ceiling"))
-COMMUTATIVE = (Equal1, NotEqual1)
+# Ops that take a chain at either input; Minimum and Maximum compute with it first.
+CHAIN_FIRST = (BINARY_MATH["Minimum"], BINARY_MATH["Maximum"])
+COMMUTATIVE = (Equal1, NotEqual1, *CHAIN_FIRST)
 # Comparisons that take a chain at input 0 only (measured: `0 <= x floormod 0` is not fused).
 ORDERED = (Greater1, GreaterEqual1, Less1, LessEqual1)
 MAX_ELTWISE_INPUTS = 7
@@ -135,7 +140,7 @@ def fused_eltwise_chains(
         elif _carries(op, candidate.produced):
             assert isinstance(op, Binary)
             chain = _Chain((op,), (), inputs, ())
-        if chain is not None and isinstance(op, (*CARRIED, *ACTIVATIONS)):
+        if chain is not None and isinstance(op, (*CARRIED, *ACTIVATIONS, *CHAIN_FIRST)):
             chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
     return rewrites
 
@@ -166,9 +171,11 @@ def _removed_input(
 
 
 def _carries(op: Op, produced: Sequence[TensorInfo]) -> bool:
-    """An integer op whose f32 result a fused chain would carry unstored."""
+    """An integer op that starts a chain: one whose f32 result a fused chain would carry
+    unstored, or a Minimum or Maximum, which the CPU fuses its readers into (measured:
+    `min(x, a) floormod b` then `floormod a` stores before the second, which reads a again)."""
     return (
-        isinstance(op, CARRIED)
+        isinstance(op, (*CARRIED, *CHAIN_FIRST))
         and op.auto_broadcast != "pdpd"
         and produced[0].element_type in CARRYING_TYPES
     )

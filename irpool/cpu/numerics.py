@@ -15,6 +15,7 @@ path it computes integers on (docs/cpu.md, "Numerics").
   as f32 saturated to ±FLT_MAX (`moved_as_held`).
 - Its vectorized exp gives 0 below `EXP_UNDERFLOW` (Sigmoid, Swish, SoftMax, attention); its
   Exp op gives 0 at and below `EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on and inf for NaN.
+- Its 8-bit SquaredDifference is not a square (`squared_difference_8_bit`).
 - The ops it computes in its scalar Math node (Log, the trigonometric and hyperbolic ones)
   store integers saturated as a oneDNN product does, NaN in 8 bits by rank
   (`stored_from_f32_saturated`).
@@ -108,6 +109,14 @@ def stored_from_f32_saturated(values: NDArray[np.float32], dtype: np.dtype[Any])
         nan_as = 0 if values.ndim >= 3 else np.iinfo(dtype).max if dtype.kind == "u" else -128
         stored = np.where(np.isnan(values), dtype.type(nan_as), stored)
     return stored
+
+
+def squared_difference_8_bit(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
+    """SquaredDifference of i8 or u8 inputs as the CPU computes it (measured on 100,000 random
+    pairs of each): a where a < 0, else b where b < 0, else 0; so u8 always gives 0."""
+    zero = np.zeros((), a.dtype)
+    result: NDArray[Any] = np.where(a < zero, a, np.where(b < zero, b, zero))
+    return result
 
 
 def moved_as_held(x: NDArray[Any]) -> NDArray[Any]:

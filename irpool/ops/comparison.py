@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import BOOLEAN, ElementType, element_type
 from irpool.ops.arithmetic import Binary
-from irpool.ops.registry import register
+from irpool.ops.registry import register_member
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -43,13 +43,12 @@ COMPARISONS = (
 )
 
 
-def _comparison(type_name: str, symbol: str, reference: str) -> type[Comparison]:
-    namespace = {"type_name": type_name, "symbol": symbol, "reference": reference}
-    cls = type(f"{type_name}1", (Comparison,), {**namespace, "__module__": __name__})
-    return register(cls)
-
-
-BY_TYPE = {row[0]: _comparison(*row) for row in COMPARISONS}
+BY_TYPE = {
+    name: register_member(
+        Comparison, f"{name}1", __name__, {"type_name": name, "symbol": symbol, "reference": ref}
+    )
+    for name, symbol, ref in COMPARISONS
+}
 Greater1 = BY_TYPE["Greater"]
 GreaterEqual1 = BY_TYPE["GreaterEqual"]
 Less1 = BY_TYPE["Less"]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.ops.activations import Activation
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
-from irpool.ops.registry import register
+from irpool.ops.registry import register_member
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -105,17 +105,19 @@ class UnaryMath(Activation):
         return None if self.row.fold is None else self.row.fold(values)
 
 
-def _unary(row: UnaryRow) -> type[UnaryMath]:
-    namespace = {
-        "type_name": row.type_name,
-        "version": row.version,
-        "opsets": range(row.version, 17),
-        "formula": row.formula,
-        "row": row,
-        "__module__": __name__,
-        "__doc__": f"{row.type_name}-{row.version}: {row.formula}, element by element.",
-    }
-    return register(type(f"{row.type_name}{row.version}", (UnaryMath,), namespace))
-
-
-BY_TYPE = {row.type_name: _unary(row) for row in UNARY_MATH}
+BY_TYPE = {
+    row.type_name: register_member(
+        UnaryMath,
+        f"{row.type_name}{row.version}",
+        __name__,
+        {
+            "type_name": row.type_name,
+            "version": row.version,
+            "opsets": range(row.version, 17),
+            "formula": row.formula,
+            "row": row,
+            "__doc__": f"{row.type_name}-{row.version}: {row.formula}, element by element.",
+        },
+    )
+    for row in UNARY_MATH
+}

@@ -28,7 +28,7 @@ SEED = "irpool-differential-arithmetic-1"
 
 OPS = (
     "Add", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Power", "Greater", "Equal",
-    "NotEqual", "GreaterEqual", "Less", "LessEqual",
+    "NotEqual", "GreaterEqual", "Less", "LessEqual", "Minimum", "Maximum", "SquaredDifference",
 )  # fmt: skip
 
 

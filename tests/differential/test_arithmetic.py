@@ -1,5 +1,6 @@
-"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power and the
-comparisons (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual) against OpenVINO.
+"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Minimum,
+Maximum, SquaredDifference and the comparisons (Greater, GreaterEqual, Less, LessEqual, Equal,
+NotEqual) against OpenVINO.
 
 Configuration #n (rebuilt alone with `random_config(n)`) is one op on two inputs of one
 element type (sometimes two types, or boolean); the second input's dims are mostly the first's
@@ -286,6 +287,9 @@ def test_large_integer_constants_fold_as_openvino(op: str, tmp_path: Path) -> No
         "GreaterEqual": opset13.greater_equal,
         "Less": opset13.less,
         "LessEqual": opset13.less_equal,
+        "Minimum": opset13.minimum,
+        "Maximum": opset13.maximum,
+        "SquaredDifference": opset13.squared_difference,
     }[op]
     parameter = opset13.parameter([1], np.int64)
     node = build(opset13.constant(a), opset13.constant(b))

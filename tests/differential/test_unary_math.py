@@ -75,7 +75,7 @@ class Config:
 
 
 def test_every_op_of_the_family_is_drawn() -> None:
-    assert OPS == tuple(VERSIONS)
+    assert tuple(VERSIONS) == OPS
 
 
 def random_config(index: int) -> Config:
