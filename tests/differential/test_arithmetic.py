@@ -38,6 +38,7 @@ from tests.differential.arithmetic_cases import (
     Config,
     Outcome,
     check_shapes,
+    known_uncompiled,
     random_config,
     same,
     second_input,
@@ -106,13 +107,6 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 def is_pdpd(config: Config) -> bool:
     return dict(config.attrs).get("auto_broadcast", "").lower() == "pdpd"
-
-
-def known_uncompiled(config: Config) -> bool:
-    """The gap irpool leaves: the CPU plugin cannot compile a `none` or `explicit` op whose
-    inputs are a scalar and a scalar Const (it makes the Const [1]); irpool runs it."""
-    mode = dict(config.attrs).get("auto_broadcast", "numpy").lower()
-    return mode in ("none", "explicit") and config.constant and config.shapes == ("", "")
 
 
 def by_constant(config: Config) -> bool:
