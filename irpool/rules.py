@@ -143,6 +143,7 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_PRELU_SLOPE_SHAPE = Code("IR632")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2081,6 +2082,30 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_PRELU_SLOPE_SHAPE,
+        name="cpu-prelu-slope-shape",
+        severity=E,
+        runtime="crashes",
+        summary="A PReLU slope the CPU plugin can apply neither per channel nor by broadcast.",
+        doc=_text("""
+            `read_model` takes a PReLU slope of any shape, but the CPU plugin applies only a
+            slope of one element, a 1-D slope as long as the data's dim 1 (along axis 1, even
+            where it also matches the last dim), or a slope that broadcasts numpy-wise onto
+            the data without growing it; for data that is a scalar or ends in a dim of 1 it
+            takes the slope's last value, except for i32 and i64 data (u32 and u64 are held
+            as them). Any other slope (`[4]` for data `[2,3,4,5]`, `[2]` for `[2,3]`,
+            `[1,3,4,5,1]` for `[2,3,4,5]`, `[2]` for i32 `[5,3,1]`) fails compile_model. Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1. Give the
+            slope one value per channel of axis 1, or a shape that broadcasts.
+        """),
+        wrong=_text("""
+            <!-- PReLU of data [2,3,4,5] by a slope of shape [4] -->
+        """),
+        right=_text("""
+            <!-- PReLU of data [2,3,4,5] by a slope of shape [3] (one per channel) -->
         """),
     ),
 )

@@ -257,6 +257,20 @@ def math_node_stores_integers_saturated() -> Measurement:
     return observe(outputs, [x, flat, deep], [*values, np.array([[[5, 1]]], np.uint8)])
 
 
+@behaviour("PReLU slope layouts", "irpool.cpu.prelu_slope.slope_layout")
+def prelu_slope_layouts() -> Measurement:
+    """A slope [4] on data [2,4,4] is per channel (axis 1), not per last dim; a slope [2] on
+    data [5,3,1] multiplies by its last value."""
+    x, y = parameter("x", [2, 4, 4], np.float32), parameter("y", [5, 3, 1], np.float32)
+    outputs = [
+        opset1.prelu(x, constant([1, 2, 3, 4], np.float32)),
+        opset1.prelu(y, constant([2, 5], np.float32)),
+    ]
+    return observe(
+        outputs, [x, y], [-np.ones((2, 4, 4), np.float32), -np.ones((5, 3, 1), np.float32)]
+    )
+
+
 @behaviour(
     "Subnormal f32 constants are held as +0",
     "irpool.cpu.subnormal_constants.flush_constant_subnormals",

@@ -9,13 +9,13 @@ fraction, rounded to nearest where the chain stores its result. Measured
 into the op it feeds when that is FloorMod, Mod, Power, Greater, GreaterEqual, Less or
 LessEqual reading it at input 0, Equal, NotEqual, Minimum or Maximum at either input (the
 last two with the chain's value first: `min(5, 5 floormod 0)` is 5; they start a chain
-too), or ReLU, Floor, Sigmoid,
-HSwish, HSigmoid, Exp, Tanh, Sqrt or Ceiling (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp
-computes in integers and does not fuse, nor do Abs, Negative, Log, Sign and the Math node's
-trigonometric and hyperbolic ops); nothing else reads it; the other input is not already an
-input of the chain (nor a Split's output); and the chain then has at most 7 inputs. 8-bit
-types store each result. Add, Subtract, Multiply and Divide of i32 compute in integers and
-never fuse with them.
+too), or ReLU, Floor, Sigmoid, HSwish, HSigmoid, Elu, Exp, Tanh, Sqrt or Ceiling
+(`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does not fuse, nor do
+Abs, Negative, Log, Sign and the Math node's trigonometric and hyperbolic ops; PReLU does,
+with its slope, which irpool does not model); nothing else reads it; the other input is not
+already an input of the chain (nor a Split's output); and the chain then has at most 7
+inputs. 8-bit types store each result. Add, Subtract, Multiply and Divide of i32 compute in
+integers and never fuse with them.
 OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first (EliminateEltwise),
 where that leaves the shape as it is and, for an op a Result reads, its input is no
 Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not rounded through
@@ -34,7 +34,15 @@ from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops import arithmetic
-from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1
+from irpool.ops.activations import (
+    Activation,
+    Elu1,
+    Floor1,
+    HSigmoid5,
+    HSwish4,
+    Relu1,
+    Sigmoid1,
+)
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.binary_math import BY_TYPE as BINARY_MATH
@@ -47,7 +55,7 @@ CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
 # The integer types whose chains carry f32 (8-bit ones store each op's result: measured).
 CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
 # Activations a chain goes on through, computing on the carried f32 value (measured).
-ACTIVATIONS: tuple[type[Activation], ...] = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
+ACTIVATIONS: tuple[type[Activation], ...] = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5, Elu1)
 ACTIVATIONS += tuple(UNARY_MATH[name] for name in ("Exp", "Tanh", "Sqrt", "Ceiling"))
 # Ops that take a chain at either input; Minimum and Maximum compute with it first.
 CHAIN_FIRST = (BINARY_MATH["Minimum"], BINARY_MATH["Maximum"])

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from irpool.cpu import shape_refusals  # noqa: F401  (its declarations register themselves)
 from irpool.cpu.declare import REFUSALS, refuses
+from irpool.cpu.prelu_slope import slope_layout
 from irpool.element_types import (
     BF16,
     CPU_UNCOMPILED_TYPES,
@@ -30,6 +31,7 @@ from irpool.element_types import (
     U32,
     U64,
 )
+from irpool.ops.activations import PRelu1
 from irpool.ops.adaptive_max_pool import INDICES as ADAPTIVE_INDICES
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.avg_pool import AvgPoolBase
@@ -50,6 +52,7 @@ from irpool.rules import (
     CPU_MATMUL_BATCHED_CONSTANT,
     CPU_POOLING_INDEX_TYPE,
     CPU_POOLING_WITHOUT_DILATIONS,
+    CPU_PRELU_SLOPE_SHAPE,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     CPU_WINDOW_IN_PADDING,
     CPU_WRAPPED_STRIDE,
@@ -267,6 +270,24 @@ def _negative(op: Op, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
             "rewrites it as a Multiply by -1, out of an unsigned type's range, and cannot "
             "compile it",
         )
+
+
+@refuses(PRelu1)
+def _prelu_slope(op: PRelu1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, slope = (info.shape for info in inputs)
+    if not (data.is_static and slope.is_static):
+        return
+    layout = slope_layout(data.values(), slope.values())
+    if layout in ("one", "channel", "broadcast"):
+        return
+    if layout == "last" and inputs[0].element_type not in (I32, I64, U32, U64):
+        return  # measured: i32 and i64 fail there (u32 and u64 are held as them)
+    ctx.report(
+        CPU_PRELU_SLOPE_SHAPE,
+        f"a PReLU slope of shape {slope} on data {data}: OpenVINO reads the layer, but its CPU "
+        "plugin applies a slope only per channel of axis 1 or by broadcast, and cannot "
+        "compile it",
+    )
 
 
 @refuses(ScaledDotProductAttention13)

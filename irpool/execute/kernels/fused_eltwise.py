@@ -11,13 +11,13 @@ from numpy.typing import NDArray
 
 from irpool.cpu.eltwise_fusion import CHAIN_FIRST, FusedEltwise, RemovedEltwise
 from irpool.cpu.numerics import f32_operand, stored_from_f32
-from irpool.execute.kernels.activations import FORMULAS
+from irpool.execute.kernels.activations import FORMULAS, elu
 from irpool.execute.kernels.arithmetic import float_result
 from irpool.execute.kernels.binary_math import f32_result
 from irpool.execute.kernels.comparison import run_comparison
 from irpool.execute.kernels.unary_math import f32_formula
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.activations import Activation
+from irpool.ops.activations import Activation, Elu1
 from irpool.ops.arithmetic import Binary
 from irpool.ops.binary_math import BinaryMath
 from irpool.ops.comparison import Comparison
@@ -49,6 +49,9 @@ def run_fused(
     for step, swapped in zip(later, op.swapped, strict=True):
         if isinstance(step, UnaryMath):  # on the carried f32 value
             value = f32_formula(step, value)
+            continue
+        if isinstance(step, Elu1):
+            value = elu(step, value)
             continue
         if isinstance(step, Activation):
             with np.errstate(all="ignore"):
