@@ -1,11 +1,11 @@
-"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2, Gelu-7, Elu-1 and
-PReLU-1: one tensor in (PReLU: and its slope), the shape and element type out, element by
+"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2, Gelu-7, Elu-1, PReLU-1
+and Round-5: one tensor in (PReLU: and its slope), the shape and element type out, element by
 element.
 
 What OpenVINO 2026.4 refuses (measured by building each op on every element type,
 docs/elementwise.md): a boolean input for every one of them; Swish also any
 input that is not floating point, and a `beta` that is not a scalar of the data's type; Gelu
-any input that is not floating point. Elu and PReLU take every type, boolean too, and PReLU a
+any input that is not floating point. Elu, PReLU and Round take every type, boolean too, PReLU a
 slope of any shape and type (the CPU's refusal of a slope it cannot apply is IR632). The
 kernels are in irpool.execute.kernels.activations.
 """
@@ -209,3 +209,32 @@ class PRelu1(Activation):
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         return [TensorInfo(inputs[0].type, inputs[0].shape)]  # read_model checks no slope
+
+
+@register
+class Round5(Activation):
+    """Round-5 (opset5-16): to the nearest integer, ties to even or away from zero by `mode`
+    (absent: half_to_even). Every type, boolean too; an integer is its own rounding."""
+
+    type_name = "Round"
+    version = 5
+    opsets = range(5, 17)
+    attributes = (
+        Attr(
+            "mode",
+            AttrType.ENUM,
+            default="half_to_even",
+            choices=("half_to_even", "half_away_from_zero"),
+        ),
+    )
+    formula = "round(x), ties by mode"
+
+    @property
+    def mode(self) -> str:
+        mode: str = self.attrs["mode"]
+        return mode
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        value = data.value if data.type.is_integer or data.type.is_boolean else None
+        return [TensorInfo(data.type, data.shape, value)]

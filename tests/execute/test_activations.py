@@ -19,6 +19,7 @@ from irpool.ops.activations import (
     HSwish4,
     PRelu1,
     Relu1,
+    Round5,
     Sigmoid1,
     Swish4,
 )
@@ -223,3 +224,22 @@ def test_elu_cancels_near_zero_as_the_cpu() -> None:
     assert result is not None
     assert abs(float(result[0]) - -4.184246063232422e-05) <= 4 * 2.0**-24
     np.testing.assert_array_equal(result[1:], np.array([-1.0, np.nan, 2.0], np.float32))
+
+
+@pytest.mark.parametrize(
+    ("mode", "dtype", "x", "expected"),
+    [  # the CPU's rounding (docs/ops/Round.md)
+        ("half_to_even", np.float32, [2.5, -2.5, 0.5, -0.0], [2.0, -2.0, 0.0, -0.0]),
+        ("half_away_from_zero", np.float32, [2.5, -2.5, 0.49999997, -0.0], [3.0, -3.0, 1.0, 0.0]),
+        ("half_away_from_zero", np.float32, [8388609.0, -0.25], [8388610.0, -0.0]),
+        ("half_to_even", np.int32, [16777217, -3], [16777216, -3]),  # through f32
+        ("half_away_from_zero", np.bool_, [True, False], [True, False]),
+    ],
+)
+def test_round_as_the_cpu(mode: str, dtype: Any, x: list[Any], expected: list[Any]) -> None:
+    (result,) = compute(Round5({"mode": mode}), [np.array(x, dtype)])
+    assert result is not None
+    wanted = np.array(expected, dtype)
+    np.testing.assert_array_equal(result, wanted)
+    if result.dtype.kind == "f":  # -0 is not 0
+        assert np.array_equal(np.signbit(result), np.signbit(wanted))

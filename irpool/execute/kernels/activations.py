@@ -1,4 +1,4 @@
-"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor, Gelu, Elu and PReLU on NumPy arrays, as
+"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor, Gelu, Elu, PReLU and Round on NumPy arrays, as
 OpenVINO 2026.4's CPU plugin computes them (docs/elementwise.md).
 
 Every type is computed in f32 and stored as the CPU stores it (`irpool.cpu.numerics`): so ReLU
@@ -35,6 +35,7 @@ from irpool.ops.activations import (
     HSwish4,
     PRelu1,
     Relu1,
+    Round5,
     Sigmoid1,
     Swish4,
 )
@@ -173,3 +174,22 @@ def run_prelu(
         k = k.reshape(-1)[-1]
     with np.errstate(all="ignore"):
         return [stored_from_f32(np.where(x < 0, x * k, x), data.dtype)]
+
+
+@kernel_for(Round5)
+def run_round(
+    op: Round5, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """In f32 as the CPU rounds (docs/ops/Round.md): half_to_even is rint; half_away_from_zero
+    is sign(x) * floor(|x| + 0.5), so 0.49999997 gives 1 (the sum rounds up) and -0 gives +0.
+    Booleans pass unchanged; integers go through f32 (i32 16777217 gives 16777216)."""
+    data = inputs[0]
+    if data.dtype == np.bool_:
+        return [data.copy()]
+    x = f32_operand(data)
+    with np.errstate(invalid="ignore"):
+        if op.mode == "half_to_even":
+            rounded: NDArray[np.float32] = np.rint(x)
+        else:
+            rounded = np.sign(x) * np.floor(np.abs(x) + F32(0.5))
+    return [stored_from_f32(rounded, data.dtype)]

@@ -1,4 +1,4 @@
-"""Live differential test: Elu-1 and PReLU-1 against OpenVINO.
+"""Live differential test: Elu-1, PReLU-1 and Round-5 against OpenVINO.
 
 Elu configuration #n (`elu_config(n)`) is an Elu of one input of a drawn element type (float
 mostly, integers and boolean too), dims static, dynamic or intervals, `alpha` drawn from
@@ -11,6 +11,10 @@ IR632). Runs: batches on the CPU plugin (f32 inference precision) on seeded inpu
 ±inf, ±0, huge values and each integer type's extremes. Elu within 4 * 2**-24 * |alpha| of the
 CPU (its exp against f64's, before the subtraction of 1 cancels: docs/ops/Elu.md), f16 within
 one f16 ulp, integers within 1; PReLU bit for bit.
+
+Round configuration #n (`round_config(n)`) is a Round-5 (sometimes opset16, or opset4, which
+has none) of one input of a drawn type with `mode` absent, either mode in any case, or a
+spelling OpenVINO refuses; its values must equal the CPU's bit for bit.
 
 IRPOOL_TEST_SCALE scales the number of configurations (default 300 each).
 """
@@ -192,3 +196,68 @@ def test_prelu_matches_openvino(tmp_path: Path) -> None:
             c.describe() for c in batch if not same(ours[f"out{c.index}"], theirs[f"out{c.index}"])
         ]
     assert not failing, f"{len(failing)} of {len(chosen)} runs differ: {failing[:12]}"
+
+
+# --------------------------------------------------------------------------------------------
+# Round
+# --------------------------------------------------------------------------------------------
+
+MODES = ("half_to_even", "half_away_from_zero", "HALF_AWAY_FROM_ZERO", "", "half_up")
+
+
+@dataclass(frozen=True)
+class RoundConfig:
+    index: int
+    element_type: str
+    shape: str
+    mode: str
+    version: str
+
+    def describe(self) -> str:
+        kind = f"{self.element_type}[{self.shape}]"
+        return f"#{self.index} Round ({self.version}) mode={self.mode!r} on {kind}"
+
+
+def round_config(index: int) -> RoundConfig:
+    rng = random.Random(f"{SEED}-round-{index}")
+    dims = [random_dim(rng) for _ in range(rng.choice((0, 1, 2, 3, 3, 4)))]
+    version = rng.choice(("opset5",) * 8 + ("opset16", "opset4"))
+    return RoundConfig(index, rng.choice(TYPES), ",".join(dims), rng.choice(MODES), version)
+
+
+def render_round(
+    config: RoundConfig, output: tuple[str, list[str] | None], base: int, offset: int
+) -> tuple[str, str, bytes]:
+    data = ir.data([("mode", config.mode)]) if config.mode else ""
+    return render_op(config, output, base, ("Round", config.version, data))
+
+
+def write_round(directory: Path, name: str, configs: list[tuple[Any, tuple[str, Any]]]) -> Path:
+    return write_ir(directory, name, configs, render_round)
+
+
+def round_input(config: RoundConfig) -> NDArray[Any]:
+    """`operand`'s values, a third of them moved to halves and the f32 just below 0.5."""
+    shape = tuple(int(d) for d in config.shape.split(",") if d)
+    values = operand(config.index, config.element_type, shape)
+    if values.dtype.kind != "f":
+        return values
+    rng = np.random.default_rng(config.index)
+    halves = rng.choice([0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 8388609.0, -0.0], shape)
+    with np.errstate(over="ignore"):  # f16: 8388609 is inf, as f16 holds it
+        return np.where(rng.random(shape) < 0.33, halves, values).astype(values.dtype)
+
+
+def test_round_matches_openvino(tmp_path: Path) -> None:
+    core = ov.Core()
+    configs = [round_config(i) for i in range(PER_OP)]
+    verdicts = [compile_verdict(core, tmp_path, c, write_round, set(NUMPY)) for c in configs]
+    assert_shapes_agree(verdicts)
+    assert sum(not v.accepted for v in verdicts) >= PER_OP // 20
+    chosen = runnable(verdicts, NUMPY, clean=True)
+
+    def agrees(config: Any, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
+        return same(ours, theirs)
+
+    message = run_differences(core, tmp_path, chosen, write_round, round_input, agrees, BATCH_SIZE)
+    assert not message, message
