@@ -158,6 +158,7 @@ CPU_INTERPOLATE_CUBIC_DEPTH = Code("IR625")
 CPU_FAKE_QUANTIZE_STRIPPED_IDENTITY = Code("IR626")
 CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST = Code("IR627")
 CPU_FAKE_QUANTIZE_INTEGER_DATA = Code("IR628")
+CPU_PRELU_SLOPE_SHAPE = Code("IR632")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 CPU_CUMSUM_AXIS = Code("IR636")
 CPU_TOPK_K_RANGE = Code("IR637")
@@ -1810,8 +1811,11 @@ _RULES = (
             a Convert from or to string; a string Parameter through Squeeze, Unsqueeze or
             Reshape to a Result compiles), no Convert to and no Parameter of u3 or u6, no
             Parameter of dynamic element type, no Convert to a dynamic type (a missing
-            `destination_type`), and no Range with a string `output_type`. `read_model` reads
-            them all. Write a numeric element type the CPU computes.
+            `destination_type`), no Range with a string `output_type`, and no Negative of an
+            unsigned integer type (u8, u16, u32, u64: the plugin rewrites it as a Multiply by
+            -1, a constant out of the type's range; measured 2026-12-06, AMD EPYC family 25
+            model 17, OpenVINO 2026.4.1). `read_model` reads them all. Write a numeric
+            element type the CPU computes (a signed one for Negative).
         """),
         wrong=_text("""
             <layer id="1" name="cast" type="Convert" version="opset1">
@@ -2403,6 +2407,30 @@ _RULES = (
         """),
         right=_text("""
             <!-- Parameter i32 [1,3,4,4] -> Convert to f32 -> FakeQuantize levels="256" -->
+        """),
+    ),
+    Rule(
+        code=CPU_PRELU_SLOPE_SHAPE,
+        name="cpu-prelu-slope-shape",
+        severity=E,
+        runtime="crashes",
+        summary="A PReLU slope the CPU plugin can apply neither per channel nor by broadcast.",
+        doc=_text("""
+            `read_model` takes a PReLU slope of any shape, but the CPU plugin applies only a
+            slope of one element, a 1-D slope as long as the data's dim 1 (along axis 1, even
+            where it also matches the last dim), or a slope that broadcasts numpy-wise onto
+            the data without growing it; for data that is a scalar or ends in a dim of 1 it
+            takes the slope's last value, except for i32 and i64 data (u32 and u64 are held
+            as them). Any other slope (`[4]` for data `[2,3,4,5]`, `[2]` for `[2,3]`,
+            `[1,3,4,5,1]` for `[2,3,4,5]`, `[2]` for i32 `[5,3,1]`) fails compile_model. Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1. Give the
+            slope one value per channel of axis 1, or a shape that broadcasts.
+        """),
+        wrong=_text("""
+            <!-- PReLU of data [2,3,4,5] by a slope of shape [4] -->
+        """),
+        right=_text("""
+            <!-- PReLU of data [2,3,4,5] by a slope of shape [3] (one per channel) -->
         """),
     ),
     Rule(

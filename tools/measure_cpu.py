@@ -234,6 +234,43 @@ def exp_underflows_to_zero() -> Measurement:
     return observe([opset1.sigmoid(x)], [x], [np.array([-87.0, -88.5, -100.0], np.float32)])
 
 
+@behaviour("The Exp op's thresholds", "irpool.cpu.numerics.EXP_INF_FROM")
+def exp_op_thresholds() -> Measurement:
+    """Exp is inf for NaN and from 88.37627 (0x42B0C0A6) on, below ln FLT_MAX; 0 at and below
+    -87.336555 (0xC2AEAC51)."""
+    x = parameter("x", [5], np.float32)
+    values = np.array([np.nan, 88.37627, 88.5, -87.336555, 0.0], np.float32)
+    return observe([opset1.exp(x)], [x], [values])
+
+
+@behaviour("The Math node stores integers saturated", "irpool.cpu.numerics")
+def math_node_stores_integers_saturated() -> Measurement:
+    """i32 Cosh(100) is 2147483520 (Exp(100) is INT32_MIN); u8 Acos(5), NaN, is 255 in a [2]
+    tensor and 0 in a [1,1,2] one."""
+    x, flat, deep = (
+        parameter("x", [2], np.int32),
+        parameter("y", [2], np.uint8),
+        parameter("z", [1, 1, 2], np.uint8),
+    )
+    outputs = [opset1.cosh(x), opset1.exp(x), opset1.acos(flat), opset1.acos(deep)]
+    values = [np.array([100, 0], np.int32), np.array([5, 1], np.uint8)]
+    return observe(outputs, [x, flat, deep], [*values, np.array([[[5, 1]]], np.uint8)])
+
+
+@behaviour("PReLU slope layouts", "irpool.cpu.prelu_slope.slope_layout")
+def prelu_slope_layouts() -> Measurement:
+    """A slope [4] on data [2,4,4] is per channel (axis 1), not per last dim; a slope [2] on
+    data [5,3,1] multiplies by its last value."""
+    x, y = parameter("x", [2, 4, 4], np.float32), parameter("y", [5, 3, 1], np.float32)
+    outputs = [
+        opset1.prelu(x, constant([1, 2, 3, 4], np.float32)),
+        opset1.prelu(y, constant([2, 5], np.float32)),
+    ]
+    return observe(
+        outputs, [x, y], [-np.ones((2, 4, 4), np.float32), -np.ones((5, 3, 1), np.float32)]
+    )
+
+
 @behaviour(
     "Subnormal f32 constants are held as +0",
     "irpool.cpu.subnormal_constants.flush_constant_subnormals",
@@ -416,6 +453,22 @@ def fused_power_chains_carry_fractions() -> Measurement:
     a, b = parameter("a", [2], np.int32), parameter("b", [2], np.int32)
     chain = opset1.floor_mod(opset1.power(a, b), constant([3, 5], np.int32))
     return observe([chain], [a, b], [np.array([-3, -2], np.int32), np.array([-1, -1], np.int32)])
+
+
+@behaviour("Fused chains go on through Exp, Tanh, Sqrt and Ceiling", "irpool.cpu.eltwise_fusion")
+def fused_chains_go_on_through_unary_math() -> Measurement:
+    """tanh(0 ** -1) is 1 (of inf), sqrt((-2) ** -1) INT32_MIN (of -0.5); stored first they
+    would be -1 and 0. Abs does not fuse: abs((-2) ** -1) is 0. (Each chain has its own
+    Parameters: the CPU merges equal Powers, and a Power read thrice does not fuse.)"""
+    pairs = [
+        (parameter(f"a{i}", [2], np.int32), parameter(f"b{i}", [2], np.int32)) for i in range(3)
+    ]
+    outputs = [
+        op(opset1.power(a, b))
+        for op, (a, b) in zip((opset1.tanh, opset1.sqrt, opset1.abs), pairs, strict=True)
+    ]
+    values = [np.array([0, -2], np.int32), np.array([-1, -1], np.int32)] * 3
+    return observe(outputs, [p for pair in pairs for p in pair], values)
 
 
 @behaviour("Neutral eltwise ops are removed", "irpool.cpu.eltwise_fusion")

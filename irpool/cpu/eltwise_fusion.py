@@ -6,12 +6,16 @@ the result in int32, where NaN (a division by 0) gives INT32_MIN. Fused, a NaN g
 `(5 floormod 0) floormod 2` is INT32_MIN, not `INT32_MIN floormod 2` = 0; so does a Power's
 fraction, rounded to nearest where the chain stores its result. Measured
 (docs/graph-rewrites.md#eltwise-fusion-and-a-division-by-a-computed-0): the CPU fuses such an op
-into the op it feeds when that is FloorMod, Mod, Power or
-Greater reading it at input 0, Equal or NotEqual at either input, or ReLU, Floor, Sigmoid,
-HSwish or HSigmoid (`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does
-not fuse); nothing else reads it; the other input is not already an input of the chain (nor
-a Split's output); and the chain then has at most 7 inputs. 8-bit types store each result.
-Add, Subtract, Multiply and Divide of i32 compute in integers and never fuse with them.
+into the op it feeds when that is FloorMod, Mod, Power, Greater, GreaterEqual, Less or
+LessEqual reading it at input 0, Equal, NotEqual, Minimum or Maximum at either input (the
+last two with the chain's value first: `min(5, 5 floormod 0)` is 5; they start a chain
+too), or ReLU, Floor, Sigmoid, HSwish, HSigmoid, Elu, Exp, Tanh, Sqrt or Ceiling
+(`relu(0 ** -1)` is INT32_MIN, not 0; Clamp computes in integers and does not fuse, nor do
+Abs, Negative, Log, Sign and the Math node's trigonometric and hyperbolic ops; PReLU does,
+with its slope, which irpool does not model); nothing else reads it; the other input is not
+already an input of the chain (nor a Split's output); and the chain then has at most 7
+inputs. 8-bit types store each result. Add, Subtract, Multiply and Divide of i32 compute in
+integers and never fuse with them.
 OpenVINO removes `x - 0`, `x + 0`, `x * 1` and `x / 1` by a Const first (EliminateEltwise),
 where that leaves the shape as it is and, for an op a Result reads, its input is no
 Parameter: such an op passes its input on unchanged (an i32 `x / 1` is not rounded through
@@ -30,10 +34,20 @@ from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops import arithmetic
-from irpool.ops.activations import Activation, Floor1, HSigmoid5, HSwish4, Relu1, Sigmoid1
+from irpool.ops.activations import (
+    Activation,
+    Elu1,
+    Floor1,
+    HSigmoid5,
+    HSwish4,
+    Relu1,
+    Sigmoid1,
+)
 from irpool.ops.arithmetic import Binary
 from irpool.ops.base import LayerContext, Op, TensorInfo
-from irpool.ops.comparison import Equal1, Greater1, NotEqual1
+from irpool.ops.binary_math import BY_TYPE as BINARY_MATH
+from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
+from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
 from irpool.shape import Shape
 
 # Ops the CPU computes in f32 for integers, whose results a fused chain carries.
@@ -41,8 +55,13 @@ CARRIED = (arithmetic.FloorMod1, arithmetic.Mod1, arithmetic.Power1)
 # The integer types whose chains carry f32 (8-bit ones store each op's result: measured).
 CARRYING_TYPES = ("i16", "u16", "i32", "u32", "i64", "u64")
 # Activations a chain goes on through, computing on the carried f32 value (measured).
-ACTIVATIONS = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5)
-COMMUTATIVE = (Equal1, NotEqual1)
+ACTIVATIONS: tuple[type[Activation], ...] = (Relu1, Floor1, Sigmoid1, HSwish4, HSigmoid5, Elu1)
+ACTIVATIONS += tuple(UNARY_MATH[name] for name in ("Exp", "Tanh", "Sqrt", "Ceiling"))
+# Ops that take a chain at either input; Minimum and Maximum compute with it first.
+CHAIN_FIRST = (BINARY_MATH["Minimum"], BINARY_MATH["Maximum"])
+COMMUTATIVE = (Equal1, NotEqual1, *CHAIN_FIRST)
+# Comparisons that take a chain at input 0 only (measured: `0 <= x floormod 0` is not fused).
+ORDERED = (Greater1, GreaterEqual1, Less1, LessEqual1)
 MAX_ELTWISE_INPUTS = 7
 SPLITS = ("Split", "VariadicSplit")
 
@@ -129,7 +148,7 @@ def fused_eltwise_chains(
         elif _carries(op, candidate.produced):
             assert isinstance(op, Binary)
             chain = _Chain((op,), (), inputs, ())
-        if chain is not None and isinstance(op, (*CARRIED, *ACTIVATIONS)):
+        if chain is not None and isinstance(op, (*CARRIED, *ACTIVATIONS, *CHAIN_FIRST)):
             chains[layer_id] = replace(chain, layers=(*chain.layers, layer_id))
     return rewrites
 
@@ -160,9 +179,11 @@ def _removed_input(
 
 
 def _carries(op: Op, produced: Sequence[TensorInfo]) -> bool:
-    """An integer op whose f32 result a fused chain would carry unstored."""
+    """An integer op that starts a chain: one whose f32 result a fused chain would carry
+    unstored, or a Minimum or Maximum, which the CPU fuses its readers into (measured:
+    `min(x, a) floormod b` then `floormod a` stores before the second, which reads a again)."""
     return (
-        isinstance(op, CARRIED)
+        isinstance(op, (*CARRIED, *CHAIN_FIRST))
         and op.auto_broadcast != "pdpd"
         and produced[0].element_type in CARRYING_TYPES
     )
@@ -181,7 +202,7 @@ def _fused(
         if chain is None or inputs[0][1] != 0 or readers[inputs[0]] != 1:
             return None
         return _Chain((*chain.ops, op), (*chain.swapped, False), chain.inputs, chain.layers)
-    if not isinstance(op, (*CARRIED, Greater1, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
+    if not isinstance(op, (*CARRIED, *ORDERED, *COMMUTATIVE)) or op.auto_broadcast == "pdpd":
         return None
     for port in (0, 1) if isinstance(op, COMMUTATIVE) else (0,):
         chain = chains.get(inputs[port][0])

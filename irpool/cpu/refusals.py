@@ -21,6 +21,7 @@ from irpool.cpu import (  # noqa: F401  (their declarations register themselves)
     shape_refusals,
 )
 from irpool.cpu.declare import REFUSALS, refuses
+from irpool.cpu.prelu_slope import slope_layout
 from irpool.element_types import (
     BF16,
     BOOLEAN,
@@ -37,6 +38,7 @@ from irpool.element_types import (
     U32,
     U64,
 )
+from irpool.ops.activations import PRelu1
 from irpool.ops.adaptive_max_pool import INDICES as ADAPTIVE_INDICES
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.avg_pool import AvgPoolBase
@@ -50,6 +52,7 @@ from irpool.ops.parameter import Parameter
 from irpool.ops.pooling import WindowPoolBase
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
 from irpool.ops.variables import ReadValue6, ReadValueBase
 from irpool.rules import (
     CPU_ATTENTION_MASK_KEYS,
@@ -57,6 +60,7 @@ from irpool.rules import (
     CPU_MATMUL_BATCHED_CONSTANT,
     CPU_POOLING_INDEX_TYPE,
     CPU_POOLING_WITHOUT_DILATIONS,
+    CPU_PRELU_SLOPE_SHAPE,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     CPU_VARIABLE_DYNAMIC_RANK,
     CPU_VARIABLE_ELEMENT_TYPE,
@@ -315,6 +319,35 @@ def _mat_mul(op: MatMul1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> No
             "CPU plugin cannot compile it (\"Can't create dummy inputs if argument shapes "
             'ranks are not equal"); give the data a static shape',
         )
+
+
+@refuses(UNARY_MATH["Negative"])
+def _negative(op: Op, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    if inputs[0].element_type in (U8, U16, U32, U64):
+        ctx.report(
+            CPU_UNCOMPILED_ELEMENT_TYPE,
+            f"Negative of {inputs[0].element_type}: OpenVINO reads the layer, but its CPU plugin "
+            "rewrites it as a Multiply by -1, out of an unsigned type's range, and cannot "
+            "compile it",
+        )
+
+
+@refuses(PRelu1)
+def _prelu_slope(op: PRelu1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, slope = (info.shape for info in inputs)
+    if not (data.is_static and slope.is_static):
+        return
+    layout = slope_layout(data.values(), slope.values())
+    if layout in ("one", "channel", "broadcast"):
+        return
+    if layout == "last" and inputs[0].element_type not in (I32, I64, U32, U64):
+        return  # measured: i32 and i64 fail there (u32 and u64 are held as them)
+    ctx.report(
+        CPU_PRELU_SLOPE_SHAPE,
+        f"a PReLU slope of shape {slope} on data {data}: OpenVINO reads the layer, but its CPU "
+        "plugin applies a slope only per channel of axis 1 or by broadcast, and cannot "
+        "compile it",
+    )
 
 
 @refuses(ScaledDotProductAttention13)

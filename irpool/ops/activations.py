@@ -1,10 +1,13 @@
-"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2 and Gelu-7: one tensor in, the
-shape and element type out, element by element.
+"""ReLU-1, Sigmoid-1, Swish-4, HSwish-4, HSigmoid-5, Floor-1, Gelu-2, Gelu-7, Elu-1, PReLU-1
+and Round-5: one tensor in (PReLU: and its slope), the shape and element type out, element by
+element.
 
 What OpenVINO 2026.4 refuses (measured by building each op on every element type,
 docs/elementwise.md): a boolean input for every one of them; Swish also any
 input that is not floating point, and a `beta` that is not a scalar of the data's type; Gelu
-any input that is not floating point. The kernels are in irpool.execute.kernels.activations.
+any input that is not floating point. Elu, PReLU and Round take every type, boolean too, PReLU a
+slope of any shape and type (the CPU's refusal of a slope it cannot apply is IR632). The
+kernels are in irpool.execute.kernels.activations.
 """
 
 from __future__ import annotations
@@ -176,3 +179,62 @@ class Gelu7(Gelu2):
     def approximation(self) -> str:
         mode: str = self.attrs["approximation_mode"]
         return mode
+
+
+@register
+class Elu1(Activation):
+    """Elu-1: x where x > 0, else alpha * (exp(x) - 1); `alpha` absent reads as 0."""
+
+    type_name = "Elu"
+    attributes = (Attr("alpha", AttrType.FLOAT, default=0.0),)
+    formula = "x if x > 0 else alpha * (exp(x) - 1)"
+
+    @property
+    def alpha(self) -> float:
+        alpha: float = self.attrs["alpha"]
+        return alpha
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return [TensorInfo(inputs[0].type, inputs[0].shape)]  # every type, boolean too
+
+
+@register
+class PRelu1(Activation):
+    """PReLU-1: slope * x where x < 0, else x (NaN and -0 pass); how the CPU applies the slope
+    is irpool.cpu.prelu_slope's."""
+
+    type_name = "PReLU"  # as the serializer writes it (the op itself is named PRelu)
+    input_names = ("data", "slope")
+    formula = "slope * x if x < 0 else x"
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        return [TensorInfo(inputs[0].type, inputs[0].shape)]  # read_model checks no slope
+
+
+@register
+class Round5(Activation):
+    """Round-5 (opset5-16): to the nearest integer, ties to even or away from zero by `mode`
+    (absent: half_to_even). Every type, boolean too; an integer is its own rounding."""
+
+    type_name = "Round"
+    version = 5
+    opsets = range(5, 17)
+    attributes = (
+        Attr(
+            "mode",
+            AttrType.ENUM,
+            default="half_to_even",
+            choices=("half_to_even", "half_away_from_zero"),
+        ),
+    )
+    formula = "round(x), ties by mode"
+
+    @property
+    def mode(self) -> str:
+        mode: str = self.attrs["mode"]
+        return mode
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        data = inputs[0]
+        value = data.value if data.type.is_integer or data.type.is_boolean else None
+        return [TensorInfo(data.type, data.shape, value)]

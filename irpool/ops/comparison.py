@@ -1,7 +1,8 @@
-"""Greater-1, Equal-1 and NotEqual-1 (opset1-16): two tensors of one element type (boolean
-too), broadcast as the arithmetic ops (irpool.ops.arithmetic), a boolean out. Constants fold
-exactly (shape arithmetic compares ShapeOf values); the kernels are in
-irpool.execute.kernels.comparison.
+"""Greater-1, GreaterEqual-1, Less-1, LessEqual-1, Equal-1 and NotEqual-1 (opset1-16): two
+tensors of one element type (boolean too), broadcast as the arithmetic ops
+(irpool.ops.arithmetic), a boolean out. Each class is generated from `COMPARISONS`. Constants
+fold exactly (shape arithmetic compares ShapeOf values; a causal mask compares Range values);
+the kernel is irpool.execute.kernels.comparison.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import BOOLEAN, ElementType, element_type
 from irpool.ops.arithmetic import Binary
-from irpool.ops.registry import register
+from irpool.ops.registry import register_member
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -31,22 +32,26 @@ class Comparison(Binary):
         return compared
 
 
-@register
-class Greater1(Comparison):
-    type_name = "Greater"
-    symbol = ">"
-    reference = "greater"
+# type, the symbol `irpool explain` shows, NumPy's exact comparison (integer constants)
+COMPARISONS = (
+    ("Greater", ">", "greater"),
+    ("GreaterEqual", ">=", "greater_equal"),
+    ("Less", "<", "less"),
+    ("LessEqual", "<=", "less_equal"),
+    ("Equal", "==", "equal"),
+    ("NotEqual", "!=", "not_equal"),
+)
 
 
-@register
-class Equal1(Comparison):
-    type_name = "Equal"
-    symbol = "=="
-    reference = "equal"
-
-
-@register
-class NotEqual1(Comparison):
-    type_name = "NotEqual"
-    symbol = "!="
-    reference = "not_equal"
+BY_TYPE = {
+    name: register_member(
+        Comparison, f"{name}1", __name__, {"type_name": name, "symbol": symbol, "reference": ref}
+    )
+    for name, symbol, ref in COMPARISONS
+}
+Greater1 = BY_TYPE["Greater"]
+GreaterEqual1 = BY_TYPE["GreaterEqual"]
+Less1 = BY_TYPE["Less"]
+LessEqual1 = BY_TYPE["LessEqual"]
+Equal1 = BY_TYPE["Equal"]
+NotEqual1 = BY_TYPE["NotEqual"]

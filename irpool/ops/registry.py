@@ -6,12 +6,13 @@ import importlib
 import pkgutil
 import re
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from irpool.ops.base import KNOWN_OPSETS, Op
 from irpool.ops.opsets import extension_op, reader_refusal
 
 OpClass = TypeVar("OpClass", bound=type[Op])
+FamilyOp = TypeVar("FamilyOp", bound=Op)
 
 _BY_TYPE: dict[str, list[type[Op]]] = {}
 _OPSET = re.compile(r"opset([1-9][0-9]*)\Z")  # as OpenVINO spells it: no "01", ASCII only
@@ -20,6 +21,15 @@ _OPSET = re.compile(r"opset([1-9][0-9]*)\Z")  # as OpenVINO spells it: no "01", 
 def register(cls: OpClass) -> OpClass:
     _BY_TYPE.setdefault(cls.type_name.lower(), []).append(cls)
     return cls
+
+
+def register_member(
+    base: type[FamilyOp], class_name: str, module: str, attributes: dict[str, object]
+) -> type[FamilyOp]:
+    """Register the class of one member of a family generated from its table row: a subclass
+    of `base` named `class_name` in `module`, with `attributes` (type_name, version, ...)."""
+    member = type(class_name, (base,), {**attributes, "__module__": module})
+    return register(cast("type[FamilyOp]", member))
 
 
 @dataclass(frozen=True, slots=True)

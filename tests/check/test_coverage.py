@@ -22,7 +22,7 @@ from tests.report.sarif_schema import sarif_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
-UNMODELLED = ("Erf", "Erf", "Tanh")  # a chain of ops irpool does not model
+UNMODELLED = ("Erf", "Erf", "ShuffleChannels")  # a chain of ops irpool does not model
 
 
 def unmodelled_chain(layer_types: tuple[str, ...] = UNMODELLED) -> str:
@@ -56,7 +56,7 @@ def mixed(tmp_path: Path) -> list[str]:
 
 SUMMARY = (
     "Checked 2 files: 0 errors, 2 warnings, 0 infos "
-    "(5 of 8 layers checked; trusted without checks: Erf x2, Tanh x1)."
+    "(5 of 8 layers checked; trusted without checks: Erf x2, ShuffleChannels x1)."
 )
 
 
@@ -85,14 +85,19 @@ def test_json_with_metadata_matches_its_published_schema(mixed: list[str], tmp_p
     jsonschema.Draft202012Validator(schema, registry=registry).validate(document)
     files = {Path(entry["path"]).name: entry["coverage"] for entry in document["files"]}
     assert files == {
-        "chain.xml": {"layers": 5, "checked": 2, "trusted": {"Erf": 2, "Tanh": 1}, "refused": {}},
+        "chain.xml": {
+            "layers": 5,
+            "checked": 2,
+            "trusted": {"Erf": 2, "ShuffleChannels": 1},
+            "refused": {},
+        },
         "pool.xml": {"layers": 3, "checked": 3, "trusted": {}, "refused": {}},
         "broken.xml": None,  # not read as IR: its IR101 says why
     }
     assert document["coverage"] == {
         "layers": 8,
         "checked": 5,
-        "trusted": {"Erf": 2, "Tanh": 1},
+        "trusted": {"Erf": 2, "ShuffleChannels": 1},
         "refused": {},
     }
     plain, _ = validate("--format", "json", *mixed, str(broken))
@@ -106,7 +111,7 @@ def test_sarif_carries_the_coverage_as_a_run_property(mixed: list[str]) -> None:
     assert log["runs"][0]["properties"]["irpool/coverage"] == {
         "layers": 8,
         "checked": 5,
-        "trusted": {"Erf": 2, "Tanh": 1},
+        "trusted": {"Erf": 2, "ShuffleChannels": 1},
         "refused": {},
     }
 

@@ -55,8 +55,19 @@ INDEXED = (((1, 2, 2, 2), "FP32"), ((1, 2, 2, 2), "I64"))
 # One valid layer per registered op, with the dims OpenVINO infers declared on every port.
 BINARY_OPS = (
     "Add", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Power", "Greater", "Equal",
-    "NotEqual",
+    "NotEqual", "GreaterEqual", "Less", "LessEqual", "Minimum", "Maximum", "SquaredDifference",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseLeftShift", "BitwiseRightShift",
 )  # fmt: skip
+BOOLEAN_OUT = ("Greater", "Equal", "NotEqual", "GreaterEqual", "Less", "LessEqual")
+OPSETS = {"BitwiseAnd": 13, "BitwiseOr": 13, "BitwiseXor": 13}
+OPSETS |= {"BitwiseLeftShift": 15, "BitwiseRightShift": 15}
+UNARY_MATH = (
+    ("Abs", 1), ("Sqrt", 1), ("Exp", 1), ("Log", 1), ("Sin", 1), ("Cos", 1), ("Tan", 1),
+    ("Tanh", 1), ("Asin", 1), ("Acos", 1), ("Atan", 1), ("Asinh", 4), ("Acosh", 4),
+    ("Atanh", 4), ("Sinh", 1), ("Cosh", 1), ("Ceiling", 1), ("Negative", 1), ("Sign", 1),
+    ("SoftPlus", 4), ("SoftSign", 9), ("Mish", 4), ("LogicalNot", 1), ("Round", 5),
+)  # fmt: skip
+FLAGS = Input((2,), parameter_type=("boolean", "BOOL"))
 CASES = {
     "Parameter-1": Case("Parameter", 1, "", (), ()),
     "Const-1": Case("Const", 1, "", (), ()),
@@ -116,7 +127,16 @@ CASES = {
             ("HSigmoid", 5),
             ("Gelu", 2),
             ("Gelu", 7),
+            *UNARY_MATH,
         )
+    },
+    "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
+    "Elu-1": Case("Elu", 1, 'alpha="1"', (IMAGE,), (((1, 2, 4, 4), "FP32"),)),
+    "PReLU-1": Case("PReLU", 1, "", (IMAGE, Input((2,))), (((1, 2, 4, 4), "FP32"),)),
+    "BitwiseNot-13": Case("BitwiseNot", 13, "", (Input((2,), (6, 7)),), (((2,), "I64"),)),
+    **{
+        f"{kind}-1": Case(kind, 1, 'auto_broadcast="numpy"', (FLAGS, FLAGS), (((2,), "BOOL"),))
+        for kind in ("LogicalAnd", "LogicalOr", "LogicalXor")
     },
     "Concat-1": Case("Concat", 1, 'axis="1"', (IMAGE, IMAGE), (((1, 4, 4, 4), "FP32"),)),
     "Transpose-1": Case(
@@ -132,7 +152,6 @@ CASES = {
         )
         for opset in (1, 7, 8)
     },
-    "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
     "ShapeOf-1": Case("ShapeOf", 1, "", (IMAGE,), (((4,), "I64"),)),
     "ShapeOf-3": Case("ShapeOf", 3, 'output_type="i32"', (IMAGE,), (((4,), "I32"),)),
     "VariadicSplit-1": Case(
@@ -381,12 +400,12 @@ CASES = {
     ),
     # Binary ops on i64 Consts: their values fold, so an unknown operand makes an unknown value.
     **{
-        f"{kind}-1": Case(
+        f"{kind}-{OPSETS.get(kind, 1)}": Case(
             kind,
-            1,
+            OPSETS.get(kind, 1),
             'auto_broadcast="numpy"' + (' m_pythondiv="true"' if kind == "Divide" else ""),
             (Input((2,), (6, 7)), Input((2,), (2, 3))),
-            (((2,), "BOOL" if kind in ("Greater", "Equal", "NotEqual") else "I64"),),
+            (((2,), "BOOL" if kind in BOOLEAN_OUT else "I64"),),
         )
         for kind in BINARY_OPS
     },
@@ -403,8 +422,8 @@ PARTNERS = {
 }
 
 # How a producer hides what it knows: "" is the truth; "dynamic" and "no dims" pass each
-# input through an op irpool does not check (Erf, Abs) that declares -1 for every dim, or no
-# <dim> at all (a scalar or a dynamic rank, as the serializer writes both).
+# input through an op irpool does not check (Erf, ShuffleChannels) that declares -1 for every
+# dim, or no <dim> at all (a scalar or a dynamic rank, as the serializer writes both).
 HIDINGS = ("", "dynamic", "no dims")
 
 
@@ -456,7 +475,7 @@ def model(case: Case, hiding: str = "") -> tuple[str, bytes]:
         next_id += 1
         if hiding:
             hidden = None if hiding == "no dims" else [-1] * len(given.shape)
-            kind = "Erf" if given.values is None else "Abs"
+            kind = "Erf" if given.values is None else "ShuffleChannels"
             layers.append(_layer(next_id, kind, "opset1", "", ir.port(0, given.shape, precision),
                                  ir.port(1, hidden, precision)))  # fmt: skip
             edges.append((source, 0, next_id, 0))

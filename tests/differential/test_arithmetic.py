@@ -1,5 +1,6 @@
-"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Greater, Equal
-and NotEqual against OpenVINO.
+"""Live differential test: Add, Subtract, Multiply, Divide, Mod, FloorMod, Power, Minimum,
+Maximum, SquaredDifference and the comparisons (Greater, GreaterEqual, Less, LessEqual, Equal,
+NotEqual) against OpenVINO.
 
 Configuration #n (rebuilt alone with `random_config(n)`) is one op on two inputs of one
 element type (sometimes two types, or boolean); the second input's dims are mostly the first's
@@ -37,6 +38,7 @@ from tests.differential.arithmetic_cases import (
     Config,
     Outcome,
     check_shapes,
+    known_uncompiled,
     random_config,
     same,
     second_input,
@@ -105,13 +107,6 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 def is_pdpd(config: Config) -> bool:
     return dict(config.attrs).get("auto_broadcast", "").lower() == "pdpd"
-
-
-def known_uncompiled(config: Config) -> bool:
-    """The gap irpool leaves: the CPU plugin cannot compile a `none` or `explicit` op whose
-    inputs are a scalar and a scalar Const (it makes the Const [1]); irpool runs it."""
-    mode = dict(config.attrs).get("auto_broadcast", "numpy").lower()
-    return mode in ("none", "explicit") and config.constant and config.shapes == ("", "")
 
 
 def by_constant(config: Config) -> bool:
@@ -283,6 +278,12 @@ def test_large_integer_constants_fold_as_openvino(op: str, tmp_path: Path) -> No
         "Greater": opset13.greater,
         "Equal": opset13.equal,
         "NotEqual": opset13.not_equal,
+        "GreaterEqual": opset13.greater_equal,
+        "Less": opset13.less,
+        "LessEqual": opset13.less_equal,
+        "Minimum": opset13.minimum,
+        "Maximum": opset13.maximum,
+        "SquaredDifference": opset13.squared_difference,
     }[op]
     parameter = opset13.parameter([1], np.int64)
     node = build(opset13.constant(a), opset13.constant(b))

@@ -1,7 +1,8 @@
 """Live differential test: integer chains of elementwise ops, which the CPU plugin fuses.
 
 Graph #n (`build(n)`) chains 2 to 5 ops drawn from FloorMod, Mod, Power, Add, Subtract,
-Multiply, Divide (and a last Greater, Equal or NotEqual, sometimes) over i32 or i64 Parameters
+Multiply, Divide, Minimum, Maximum and SquaredDifference (and a last comparison, sometimes)
+over i32 or i64 Parameters
 holding zeros, negatives and small values: each op reads the previous one at input 0 or 1 and a
 Parameter or Const (sometimes one the chain already reads), and some intermediates are also
 outputs. The CPU fuses FloorMod, Mod and Power chains into one f32 computation that carries a
@@ -40,9 +41,20 @@ ARITHMETIC = {
     "Subtract": opset1.subtract,
     "Multiply": opset1.multiply,
     "Divide": opset1.divide,
+    "Minimum": opset1.minimum,
+    "Maximum": opset1.maximum,
+    "SquaredDifference": opset1.squared_difference,
 }
 CARRIED = ("FloorMod", "Mod", "Power")
-COMPARISONS = {"Greater": opset1.greater, "Equal": opset1.equal, "NotEqual": opset1.not_equal}
+OTHERS = ("Add", "Subtract", "Multiply", "Divide", "Minimum", "Maximum", "SquaredDifference")
+COMPARISONS = {
+    "Greater": opset1.greater,
+    "Equal": opset1.equal,
+    "NotEqual": opset1.not_equal,
+    "GreaterEqual": opset1.greater_equal,
+    "Less": opset1.less,
+    "LessEqual": opset1.less_equal,
+}
 
 
 def build(index: int, directory: Path) -> tuple[Path, list[np.ndarray], list[str]]:
@@ -76,13 +88,14 @@ def build(index: int, directory: Path) -> tuple[Path, list[np.ndarray], list[str
     current = ARITHMETIC[previous](first, second)
     reads, outputs = [first, second], []
     for _ in range(rng.randint(1, 4)):
-        name = rng.choice((*CARRIED, *CARRIED, "Add", "Subtract", "Multiply", "Divide"))
+        name = rng.choice((*CARRIED, *CARRIED, *OTHERS))
         other = exponents if name == "Power" else operand(reads)
         if rng.random() < 0.15:
             outputs.append(current)  # a second reader: no fusion
             tags.append("read twice")
         port = 0 if rng.random() < 0.75 else 1
         tags.append(f"{previous}->{name}@{port}")
+        tags.append(f"{name}@{port}")
         pair = (current, other) if port == 0 else (other, current)
         current, previous = ARITHMETIC[name](*pair), name
         reads.append(other)
@@ -90,6 +103,7 @@ def build(index: int, directory: Path) -> tuple[Path, list[np.ndarray], list[str
         name = rng.choice(tuple(COMPARISONS))
         port = rng.randrange(2)
         tags.append(f"{previous}->{name}@{port}")
+        tags.append(f"{name}@{port}")
         other = operand(reads)
         current = COMPARISONS[name](*((current, other) if port == 0 else (other, current)))
     model = ov.Model([current, *outputs], parameters)
@@ -107,8 +121,8 @@ def graphs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Path, list[An
 def test_generator_covers_the_space(graphs: list[tuple[Path, list[Any], list[str]]]) -> None:
     counts = Counter(tag for _, _, tags in graphs for tag in set(tags))
     wanted = ["FloorMod->FloorMod@0", "Mod->FloorMod@0", "FloorMod->Power@0", "Power->Mod@0"]
-    wanted += ["FloorMod->Add@0", "FloorMod->Equal@1", "shared input", "read twice", "int64"]
-    wanted += ["by a Const 0", "by a Const 1"]
+    wanted += ["FloorMod->Add@0", "Equal@1", "shared input", "read twice", "int64"]
+    wanted += ["by a Const 0", "by a Const 1", "Minimum@1", "Maximum@0"]
     assert {tag: counts[tag] for tag in wanted if counts[tag] < COUNT // 100} == {}, counts
 
 

@@ -10,7 +10,19 @@ import numpy as np
 import pytest
 
 from irpool.element_types import element_type
-from irpool.ops.activations import Floor1, Gelu2, Gelu7, HSigmoid5, HSwish4, Relu1, Sigmoid1, Swish4
+from irpool.ops.activations import (
+    Elu1,
+    Floor1,
+    Gelu2,
+    Gelu7,
+    HSigmoid5,
+    HSwish4,
+    PRelu1,
+    Relu1,
+    Round5,
+    Sigmoid1,
+    Swish4,
+)
 from irpool.ops.base import Op, ShapeError, TensorInfo
 from irpool.shape import Shape
 from tests.execute.running import compute, quiet_context
@@ -179,3 +191,55 @@ def test_gelu_2_is_gelu_7_with_erf() -> None:
     (two,) = compute(Gelu2({}), [x])
     (seven,) = compute(Gelu7({"approximation_mode": "ERF"}), [x])
     assert two is not None and seven is not None and two.tobytes() == seven.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("shape", "slope", "expected"),
+    [  # data all -1; how the CPU applies each slope (docs/ops/PReLU.md), as -slope values
+        ((2, 4, 4), [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]),  # per channel, not last dim
+        ((2, 3), [1.0, 2.0, 3.0], [1.0, 2.0, 3.0]),
+        ((5, 3, 1), [2.0, 5.0], [5.0]),  # ends in 1: the last value everywhere
+        ((), [6.0], [6.0]),
+    ],
+)
+def test_prelu_slope_layouts(
+    shape: tuple[int, ...], slope: list[float], expected: list[float]
+) -> None:
+    (result,) = compute(PRelu1({}), [-np.ones(shape, np.float32), np.array(slope, np.float32)])
+    assert result is not None and result.shape == shape
+    along = 1 if len(shape) >= 2 and len(slope) == shape[1] else None
+    found = (
+        np.unique(-result)
+        if along is None
+        else -result.take(0, axis=0).reshape(len(slope), -1)[:, 0]
+    )
+    np.testing.assert_array_equal(found, np.array(expected, np.float32))
+
+
+def test_elu_cancels_near_zero_as_the_cpu() -> None:
+    """alpha * (exp(x) - 1) in f32: at x = -4.2e-5 the CPU gives -4.1842e-05, not expm1's
+    -4.1816e-05; -inf gives -alpha, NaN NaN."""
+    x = np.array([-4.181726762908511e-05, -np.inf, np.nan, 2.0], np.float32)
+    (result,) = compute(Elu1({"alpha": 1.0}), [x])
+    assert result is not None
+    assert abs(float(result[0]) - -4.184246063232422e-05) <= 4 * 2.0**-24
+    np.testing.assert_array_equal(result[1:], np.array([-1.0, np.nan, 2.0], np.float32))
+
+
+@pytest.mark.parametrize(
+    ("mode", "dtype", "x", "expected"),
+    [  # the CPU's rounding (docs/ops/Round.md)
+        ("half_to_even", np.float32, [2.5, -2.5, 0.5, -0.0], [2.0, -2.0, 0.0, -0.0]),
+        ("half_away_from_zero", np.float32, [2.5, -2.5, 0.49999997, -0.0], [3.0, -3.0, 1.0, 0.0]),
+        ("half_away_from_zero", np.float32, [8388609.0, -0.25], [8388610.0, -0.0]),
+        ("half_to_even", np.int32, [16777217, -3], [16777216, -3]),  # through f32
+        ("half_away_from_zero", np.bool_, [True, False], [True, False]),
+    ],
+)
+def test_round_as_the_cpu(mode: str, dtype: Any, x: list[Any], expected: list[Any]) -> None:
+    (result,) = compute(Round5({"mode": mode}), [np.array(x, dtype)])
+    assert result is not None
+    wanted = np.array(expected, dtype)
+    np.testing.assert_array_equal(result, wanted)
+    if result.dtype.kind == "f":  # -0 is not 0
+        assert np.array_equal(np.signbit(result), np.signbit(wanted))

@@ -24,9 +24,13 @@ from irpool.ops.arithmetic import (
     broadcast,
 )
 from irpool.ops.base import Op, ShapeError, TensorInfo
-from irpool.ops.comparison import Equal1, Greater1, NotEqual1
+from irpool.ops.binary_math import BY_TYPE as BINARY_MATH
+from irpool.ops.comparison import Equal1, Greater1, GreaterEqual1, Less1, LessEqual1, NotEqual1
 from irpool.shape import Dim, Shape
 from tests.execute.running import compute, quiet_context
+
+Minimum1, Maximum1 = BINARY_MATH["Minimum"], BINARY_MATH["Maximum"]
+SquaredDifference1 = BINARY_MATH["SquaredDifference"]
 
 
 def dim(text: str) -> Dim:
@@ -116,6 +120,23 @@ CPU_VALUES: list[tuple[type[Op], Any, list[Any], list[Any], list[Any]]] = [
     (Mod1, np.float32, [7.5, -7.5, 1e30, 5.0, INF], [2, 2, 1e10, INF, 2], [1.5, -1.5, 0, NAN, NAN]),
     (Greater1, np.float32, [NAN, 1.0, 2.0, 0.0], [1.0, NAN, 1.0, -0.0], [True, True, True, False]),
     (Greater1, np.int32, [16777217, -5], [16777216, -4], [False, False]),  # compared in f32
+    # NaN: GreaterEqual is not (a < b), Less and LessEqual are false; -0 equals 0
+    (GreaterEqual1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [1, 1, 0, 1]),
+    (Less1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 1, 0]),
+    (LessEqual1, np.float32, [NAN, 1.0, 3.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 0, 1]),
+    (Less1, np.int64, [2**40, 16777216], [1, 16777217], [True, False]),  # wrapped, then in f32
+    # Minimum and Maximum: x86's minps/maxps (NaN first gives the second); integers exact
+    (Minimum1, np.float32, [NAN, 1.0, 0.0, -0.0], [1.0, NAN, -0.0, 0.0], [1.0, NAN, -0.0, 0.0]),
+    (Maximum1, np.float32, [NAN, 1.0, 0.0, 2.0], [1.0, NAN, -0.0, INF], [1.0, NAN, -0.0, INF]),
+    (Minimum1, np.int32, [16777217, -5], [16777218, 3], [16777217, -5]),
+    (Maximum1, np.uint32, [4074418350, 5], [394775965, 3], [394775965, 5]),  # wrapped to int32
+    (Maximum1, np.int64, [2**40 + 7, -1], [3, -2], [7, -1]),
+    # SquaredDifference: int32 wrapping from 16 bits on; 8 bits the CPU's own
+    (SquaredDifference1, np.int32, [-115153665, 3], [7, 5], [246067264, 4]),
+    (SquaredDifference1, np.int16, [127, 3], [-128, 5], [-511, 4]),
+    (SquaredDifference1, np.int8, [100, -94, 8, 127], [-4, -7, 65, -128], [-4, -94, 0, -128]),
+    (SquaredDifference1, np.uint8, [9, 228], [193, 3], [0, 0]),
+    (SquaredDifference1, np.float32, [INF, 1.5, NAN], [INF, -0.5, 1.0], [NAN, 4.0, NAN]),
     # Subtract: i32 wraps, u8 saturates, i8 adds the saturated negation (-51 + 127)
     (Subtract1, np.int32, [-(2**31), 5], [3, 7], [2**31 - 3, -2]),
     (Subtract1, np.int64, [2**40 + 5, -1], [2**20, 2], [5 - 2**20, -3]),  # wrapped to int32

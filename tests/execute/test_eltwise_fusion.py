@@ -99,6 +99,11 @@ def _power_then(tmp_path: Path, activation: str, version: str, element_type: str
         ("HSigmoid", "opset5", "u32", [1, 1, 0, 1]),
         ("ReLU", "opset1", "i8", [0, 4, 0, 0]),  # 8-bit: each result stored, -128 then 0
         ("HSigmoid", "opset5", "u8", [0, 1, 0, 0]),  # inf stored as 0, then hsigmoid(0) = 0.5
+        ("Tanh", "opset1", "i32", [1, 1, 0, 1]),  # stored first: -1, 1, 0, -1
+        ("Sqrt", "opset1", "i32", [INT32_MIN, 2, INT32_MIN, INT32_MIN]),  # sqrt(-0.5)
+        ("Exp", "opset1", "i32", [INT32_MIN, 55, 1, INT32_MIN]),  # stored first: 0, 55, 1, 0
+        ("Abs", "opset1", "i32", [INT32_MIN, 4, 0, INT32_MIN]),  # not fused: abs(0)
+        ("Log", "opset1", "i32", [INT32_MIN, 1, INT32_MIN, INT32_MIN]),  # not fused: log(0)
     ],
 )
 def test_power_chains_go_on_through_activations(

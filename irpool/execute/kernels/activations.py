@@ -1,5 +1,5 @@
-"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor and Gelu on NumPy arrays, as OpenVINO 2026.4's CPU
-plugin computes them (docs/elementwise.md).
+"""ReLU, Sigmoid, Swish, HSwish, HSigmoid, Floor, Gelu, Elu, PReLU and Round on NumPy arrays, as
+OpenVINO 2026.4's CPU plugin computes them (docs/elementwise.md).
 
 Every type is computed in f32 and stored as the CPU stores it (`irpool.cpu.numerics`): so ReLU
 of the i32 16777217 is 16777216, and f64 results saturate to ±FLT_MAX.
@@ -23,15 +23,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
+from irpool.cpu.prelu_slope import slope_layout
 from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
     Activation,
+    Elu1,
     Floor1,
     Gelu2,
     HSigmoid5,
     HSwish4,
+    PRelu1,
     Relu1,
+    Round5,
     Sigmoid1,
     Swish4,
 )
@@ -137,3 +141,55 @@ def run_gelu(
         inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
         gelu = 0.5 * x * (1 + np.tanh(inner))
         return [stored_from_f32(gelu.astype(F32), data.dtype)]
+
+
+@kernel_for(Elu1)
+def run_elu(
+    op: Elu1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """The CPU's alpha * (exp(x) - 1) in f32, with exp in f64 rounded to f32 (the CPU's is
+    within 2**-22 of it: docs/ops/Elu.md), so near 0 it cancels as the CPU's does."""
+    data = inputs[0]
+    return [stored_from_f32(elu(op, f32_operand(data)), data.dtype)]
+
+
+def elu(op: Elu1, x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Elu on values held in f32 (what a fused chain carries)."""
+    with np.errstate(all="ignore"):
+        grown = np.exp(x.astype(np.float64)).astype(F32) - F32(1)
+        result: NDArray[np.float32] = np.where(x > 0, x, F32(op.alpha) * grown)
+    return result
+
+
+@kernel_for(PRelu1)
+def run_prelu(
+    op: PRelu1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    data, slope = inputs
+    x, k = f32_operand(data), f32_operand(slope)
+    layout = slope_layout(x.shape, k.shape)
+    if layout == "channel":
+        k = k.reshape((1, k.size, *([1] * (x.ndim - 2))))
+    elif layout in ("one", "last"):
+        k = k.reshape(-1)[-1]
+    with np.errstate(all="ignore"):
+        return [stored_from_f32(np.where(x < 0, x * k, x), data.dtype)]
+
+
+@kernel_for(Round5)
+def run_round(
+    op: Round5, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    """In f32 as the CPU rounds (docs/ops/Round.md): half_to_even is rint; half_away_from_zero
+    is sign(x) * floor(|x| + 0.5), so 0.49999997 gives 1 (the sum rounds up) and -0 gives +0.
+    Booleans pass unchanged; integers go through f32 (i32 16777217 gives 16777216)."""
+    data = inputs[0]
+    if data.dtype == np.bool_:
+        return [data.copy()]
+    x = f32_operand(data)
+    with np.errstate(invalid="ignore"):
+        if op.mode == "half_to_even":
+            rounded: NDArray[np.float32] = np.rint(x)
+        else:
+            rounded = np.sign(x) * np.floor(np.abs(x) + F32(0.5))
+    return [stored_from_f32(rounded, data.dtype)]

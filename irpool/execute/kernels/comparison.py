@@ -1,13 +1,14 @@
-"""Greater, Equal and NotEqual on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes them
-(measured, docs/elementwise.md): both inputs converted
-as the arithmetic kernels convert them (integers wrapped to int32, then f32; f64 saturated),
-then compared in f32. So i32 16777217 equals 16777216 and is not greater; Greater is
-`not (a <= b)`, true when either side is NaN; NaN equals nothing (NotEqual is true for it).
+"""The comparisons on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes them (measured,
+docs/elementwise.md#comparisons): both inputs converted as the arithmetic kernels convert them
+(integers wrapped to int32, then f32; f64 saturated), then compared in f32 by the rule
+`CPU_RULES` names. So i32 16777217 equals 16777216 and is not greater. NaN: Greater is
+`not (a <= b)` and GreaterEqual `not (a < b)`, true when either side is NaN; Less and
+LessEqual are false for it; NaN equals nothing (NotEqual is true for it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,17 @@ from numpy.typing import NDArray
 from irpool.cpu.numerics import f32_operand
 from irpool.execute.kernels.arithmetic import pdpd_aligned
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.comparison import Comparison, Equal1, Greater1
+from irpool.ops.comparison import Comparison
+
+F32Pair = NDArray[np.float32]
+CPU_RULES: dict[str, Callable[[F32Pair, F32Pair], NDArray[np.bool_]]] = {
+    "Greater": lambda x, y: ~(x <= y),
+    "GreaterEqual": lambda x, y: ~(x < y),
+    "Less": lambda x, y: x < y,
+    "LessEqual": lambda x, y: x <= y,
+    "Equal": lambda x, y: x == y,
+    "NotEqual": lambda x, y: x != y,
+}
 
 
 @kernel_for(Comparison)
@@ -26,10 +37,5 @@ def run_comparison(
     a, b = inputs
     if op.auto_broadcast == "pdpd":
         b = pdpd_aligned(b, a.ndim)
-    x, y = f32_operand(a), f32_operand(b)
     with np.errstate(invalid="ignore"):
-        if isinstance(op, Greater1):
-            return [np.asarray(~(x <= y))]
-        if isinstance(op, Equal1):
-            return [np.asarray(x == y)]
-        return [np.asarray(x != y)]
+        return [np.asarray(CPU_RULES[op.type_name](f32_operand(a), f32_operand(b)))]

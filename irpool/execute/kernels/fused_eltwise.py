@@ -9,15 +9,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.eltwise_fusion import FusedEltwise, RemovedEltwise
+from irpool.cpu.eltwise_fusion import CHAIN_FIRST, FusedEltwise, RemovedEltwise
 from irpool.cpu.numerics import f32_operand, stored_from_f32
-from irpool.execute.kernels.activations import FORMULAS
+from irpool.execute.kernels.activations import FORMULAS, elu
 from irpool.execute.kernels.arithmetic import float_result
+from irpool.execute.kernels.binary_math import f32_result
 from irpool.execute.kernels.comparison import run_comparison
+from irpool.execute.kernels.unary_math import f32_formula
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.activations import Activation
+from irpool.ops.activations import Activation, Elu1
 from irpool.ops.arithmetic import Binary
+from irpool.ops.binary_math import BinaryMath
 from irpool.ops.comparison import Comparison
+from irpool.ops.unary_math import UnaryMath
 
 
 @kernel_for(RemovedEltwise)
@@ -36,17 +40,31 @@ def run_fused(
     first, *later = op.ops
     assert isinstance(first, Binary)
     integer = inputs[0].dtype.kind in "iu"
-    value = float_result(first, f32_operand(inputs[0]), f32_operand(inputs[1]), integer=integer)
+    x, y = f32_operand(inputs[0]), f32_operand(inputs[1])
+    if isinstance(first, BinaryMath):
+        value = f32_result(first, x, y)
+    else:
+        value = float_result(first, x, y, integer=integer)
     others = iter(inputs[2:])
     for step, swapped in zip(later, op.swapped, strict=True):
-        if isinstance(step, Activation):  # on the carried f32 value
+        if isinstance(step, UnaryMath):  # on the carried f32 value
+            value = f32_formula(step, value)
+            continue
+        if isinstance(step, Elu1):
+            value = elu(step, value)
+            continue
+        if isinstance(step, Activation):
             with np.errstate(all="ignore"):
                 value = FORMULAS[type(step)](value)
             continue
         other = next(others)
-        pair = [f32_operand(other), value] if swapped else [value, f32_operand(other)]
+        other_first = swapped and not isinstance(step, CHAIN_FIRST)
+        pair = [f32_operand(other), value] if other_first else [value, f32_operand(other)]
         if isinstance(step, Comparison):
             return run_comparison(step, pair, outputs)
+        if isinstance(step, BinaryMath):
+            value = f32_result(step, pair[0], pair[1])
+            continue
         value = float_result(step, pair[0], pair[1], integer=integer)
     held = outputs[0].type.held_dtype
     assert held is not None
