@@ -143,6 +143,9 @@ CPU_MATMUL_MULTIPLY_FUSION = Code("IR619")
 CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
+CPU_BACKPROP_ONE_GROUP = Code("IR629")
+CPU_BACKPROP_DYNAMIC_INPUT = Code("IR630")
+CPU_BACKPROP_UNDEFINED_OUTPUT = Code("IR631")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2078,6 +2081,75 @@ _RULES = (
         """),
         right=_text("""
             <!-- i8 MatMul x by Const I; Clamp min="0" max="0" -->
+        """),
+    ),
+    Rule(
+        code=CPU_BACKPROP_ONE_GROUP,
+        name="cpu-backprop-one-group",
+        severity=E,
+        runtime="crashes",
+        summary="A GroupConvolutionBackpropData of one group with several channels.",
+        doc=_text("""
+            OpenVINO reads a GroupConvolutionBackpropData whose filters have one group
+            ([1, C, O, *kernel]), but its CPU plugin cannot compile it unless C and O are
+            both 1 ("could not create a primitive descriptor for the deconvolution forward
+            propagation primitive"): it takes a layer of one group for an ungrouped one and
+            misreads the filters' dims. Measured 2026-12-06 on AMD EPYC family 25 model 17,
+            2 cores, OpenVINO 2026.4.1: 1-D, 2-D and 3-D layers of f32, f16, f64, i8 and u8,
+            constant and Parameter filters, with and without output_shape; C = O = 1
+            compiles and equals ConvolutionBackpropData. Write a ConvolutionBackpropData with
+            the filters [C, O, *kernel] instead: it computes the same.
+        """),
+        wrong=_text("""
+            <!-- GroupConvolutionBackpropData: data [1,2,5]; filters Const [1,2,3,4] -->
+        """),
+        right=_text("""
+            <!-- ConvolutionBackpropData: data [1,2,5]; filters Const [2,3,4] -->
+        """),
+    ),
+    Rule(
+        code=CPU_BACKPROP_DYNAMIC_INPUT,
+        name="cpu-backprop-dynamic-input",
+        severity=E,
+        runtime="crashes",
+        summary="A (Group)ConvolutionBackpropData whose filters or output_shape is not static.",
+        doc=_text("""
+            OpenVINO reads a ConvolutionBackpropData or GroupConvolutionBackpropData whose
+            `filters` or `output_shape` input has a dynamic shape, but its CPU plugin
+            refuses to compile it ("Doesn't support dynamic shapes for 'weights' and
+            'output_shape' inputs"; `isSupportedOperation` of the plugin's deconvolution
+            node). Their values may come at run time; their shapes must be static.
+        """),
+        wrong=_text("""
+            <!-- filters: Parameter [?,4,3,3] -->
+        """),
+        right=_text("""
+            <!-- filters: Parameter [2,4,3,3] -->
+        """),
+    ),
+    Rule(
+        code=CPU_BACKPROP_UNDEFINED_OUTPUT,
+        name="cpu-backprop-undefined-output",
+        severity=E,
+        runtime="crashes",
+        summary="A (Group)ConvolutionBackpropData of static inputs whose output is not static.",
+        doc=_text("""
+            OpenVINO reads a ConvolutionBackpropData or GroupConvolutionBackpropData whose
+            data and filters are static but whose output dims are not: an `output_shape`
+            computed at run time (a Parameter, a subgraph OpenVINO does not fold), or pads
+            larger than the transposed convolution's extent (`read_model` makes such a
+            negative dim dynamic). Its CPU plugin then cannot compile it ("Destination
+            memory is undefined", "Can't clone desc if new dims are undefined"). Measured
+            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1: with the
+            data's batch or a spatial dim dynamic the same layers compile and take their
+            output_shape at run time. Give output_shape as a Const, make the data dynamic,
+            or lower the pads.
+        """),
+        wrong=_text("""
+            <!-- data Parameter [1,3,4,4]; output_shape Parameter [2] -->
+        """),
+        right=_text("""
+            <!-- data Parameter [?,3,4,4]; output_shape Parameter [2] -->
         """),
     ),
 )
