@@ -144,8 +144,8 @@ CPU_MATMUL_BATCHED_CONSTANT = Code("IR620")
 CPU_SLICE_MINIMUM_STEP = Code("IR621")
 CPU_CLAMP_FUSION_BOUNDS = Code("IR622")
 CPU_BACKPROP_ONE_GROUP = Code("IR629")
-CPU_BACKPROP_DYNAMIC_INPUT = Code("IR630")
-CPU_BACKPROP_UNDEFINED_OUTPUT = Code("IR631")
+CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE = Code("IR630")
+CPU_BACKPROP_DYNAMIC_SHAPE = Code("IR631")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -2108,42 +2108,47 @@ _RULES = (
         """),
     ),
     Rule(
-        code=CPU_BACKPROP_DYNAMIC_INPUT,
-        name="cpu-backprop-dynamic-input",
+        code=CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE,
+        name="cpu-strided-slice-shrink-out-of-range",
         severity=E,
         runtime="crashes",
-        summary="A (Group)ConvolutionBackpropData whose filters or output_shape is not static.",
+        summary="A StridedSlice that shrinks an axis at a begin outside it.",
         doc=_text("""
-            OpenVINO reads a ConvolutionBackpropData or GroupConvolutionBackpropData whose
-            `filters` or `output_shape` input has a dynamic shape, but its CPU plugin
-            refuses to compile it ("Doesn't support dynamic shapes for 'weights' and
-            'output_shape' inputs"; `isSupportedOperation` of the plugin's deconvolution
-            node). Their values may come at run time; their shapes must be static.
+            OpenVINO reads a StridedSlice whose `shrink_axis_mask` takes an axis at a
+            constant `begin` outside [-dim, dim - 1] (`read_model` drops the axis whatever
+            the index), but its CPU plugin cannot compile it ("Check 'begin >=
+            -(int64_t(input_shape[i_in])) && begin < int64_t(input_shape[i_in])' failed").
+            The begin is checked even where `begin_mask` makes the runtime take index 0.
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1.
+            Write an index within the axis.
         """),
         wrong=_text("""
-            <!-- filters: Parameter [?,4,3,3] -->
+            <!-- data [4]; begin Const [7]; end Const [1]; shrink_axis_mask="1" -->
         """),
         right=_text("""
-            <!-- filters: Parameter [2,4,3,3] -->
+            <!-- data [4]; begin Const [3]; end Const [1]; shrink_axis_mask="1" -->
         """),
     ),
     Rule(
-        code=CPU_BACKPROP_UNDEFINED_OUTPUT,
-        name="cpu-backprop-undefined-output",
+        code=CPU_BACKPROP_DYNAMIC_SHAPE,
+        name="cpu-backprop-dynamic-shape",
         severity=E,
         runtime="crashes",
-        summary="A (Group)ConvolutionBackpropData of static inputs whose output is not static.",
+        summary="A (Group)ConvolutionBackpropData with shapes its CPU node cannot take dynamic.",
         doc=_text("""
-            OpenVINO reads a ConvolutionBackpropData or GroupConvolutionBackpropData whose
-            data and filters are static but whose output dims are not: an `output_shape`
-            computed at run time (a Parameter, a subgraph OpenVINO does not fold), or pads
-            larger than the transposed convolution's extent (`read_model` makes such a
-            negative dim dynamic). Its CPU plugin then cannot compile it ("Destination
-            memory is undefined", "Can't clone desc if new dims are undefined"). Measured
-            2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1: with the
-            data's batch or a spatial dim dynamic the same layers compile and take their
-            output_shape at run time. Give output_shape as a Const, make the data dynamic,
-            or lower the pads.
+            The CPU plugin's deconvolution node needs static shapes where `read_model` takes
+            dynamic ones, and refuses to compile:
+            - `filters` or `output_shape` of a dynamic shape ("Doesn't support dynamic shapes
+              for 'weights' and 'output_shape' inputs"); their values may come at run time;
+            - static data and filters with an output that is not static: an `output_shape`
+              computed at run time (a Parameter, a subgraph OpenVINO does not fold) with
+              wholly static data ("Destination memory is undefined"), or pads larger than
+              the transposed convolution's extent on static spatial dims, which `read_model`
+              makes a dynamic dim ("Can't clone desc if new dims are undefined").
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1:
+            with the data's batch or a spatial dim dynamic a run-time `output_shape` compiles
+            and is taken at run time. Give output_shape as a Const, make the data dynamic, or
+            lower the pads.
         """),
         wrong=_text("""
             <!-- data Parameter [1,3,4,4]; output_shape Parameter [2] -->

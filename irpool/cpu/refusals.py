@@ -47,9 +47,8 @@ from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.rules import (
     CPU_ATTENTION_MASK_KEYS,
-    CPU_BACKPROP_DYNAMIC_INPUT,
+    CPU_BACKPROP_DYNAMIC_SHAPE,
     CPU_BACKPROP_ONE_GROUP,
-    CPU_BACKPROP_UNDEFINED_OUTPUT,
     CPU_DYNAMIC_RANK_INPUT,
     CPU_MATMUL_BATCHED_CONSTANT,
     CPU_POOLING_INDEX_TYPE,
@@ -181,7 +180,7 @@ def _convolution_backprop(
     for info, name in zip(inputs[1:], ("filters", "output_shape"), strict=False):
         if not info.shape.is_static and not info.trusted:
             ctx.report(
-                CPU_BACKPROP_DYNAMIC_INPUT,
+                CPU_BACKPROP_DYNAMIC_SHAPE,
                 f"{name} of shape {info.shape}: the CPU plugin compiles {op.type_name} only "
                 "with static filters and output_shape shapes",
             )
@@ -190,7 +189,8 @@ def _convolution_backprop(
     # an output_shape known only at run time fails when the data is wholly static.
     spatial = data.dims is not None and all(dim.is_static for dim in data.dims[2:])
     static = data.is_static if len(inputs) > 2 else spatial
-    shapes_static = all(info.shape.is_static for info in inputs[1:])  # else IR630 only
+    # dynamic filters or output_shape shapes: reported once, above
+    shapes_static = all(info.shape.is_static for info in inputs[1:])
     if static and shapes_static and not inputs[-1].unknown:
         mute = LayerContext(ctx.present, lambda report: None, ctx.read_weights, ctx.used_outputs)
         try:
@@ -199,7 +199,7 @@ def _convolution_backprop(
             out = data
         if out.dims is not None and not all(dim.is_static for dim in out.dims[2:]):
             ctx.report(
-                CPU_BACKPROP_UNDEFINED_OUTPUT,
+                CPU_BACKPROP_DYNAMIC_SHAPE,
                 f"the output {out} is not static though data {data} and filters {filters} "
                 "are: the CPU plugin cannot compile it (Destination memory is undefined); "
                 "give output_shape as a Const, make the data dynamic, or lower the pads",

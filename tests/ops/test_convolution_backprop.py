@@ -20,9 +20,8 @@ from irpool.ops.convolution_backprop import (
     GroupConvolutionBackpropData1,
 )
 from irpool.rules import (
-    CPU_BACKPROP_DYNAMIC_INPUT,
+    CPU_BACKPROP_DYNAMIC_SHAPE,
     CPU_BACKPROP_ONE_GROUP,
-    CPU_BACKPROP_UNDEFINED_OUTPUT,
 )
 from irpool.shape import Shape
 from tests.execute.running import _no_weights, quiet_context
@@ -167,9 +166,9 @@ def test_one_group(w: str, refused: bool) -> None:
 @pytest.mark.parametrize(
     ("x", "w", "given", "attrs", "expected"),
     [  # compile_model (measured)
-        ("1,3,5", "?,2,3", None, {}, [CPU_BACKPROP_DYNAMIC_INPUT]),
-        ("1,3,5", "3,2,3", TensorInfo(I64, parse("?")), {}, [CPU_BACKPROP_DYNAMIC_INPUT]),
-        ("1,3,5", "3,2,3", TensorInfo(I64, Shape.of(1)), {}, [CPU_BACKPROP_UNDEFINED_OUTPUT]),
+        ("1,3,5", "?,2,3", None, {}, [CPU_BACKPROP_DYNAMIC_SHAPE]),
+        ("1,3,5", "3,2,3", TensorInfo(I64, parse("?")), {}, [CPU_BACKPROP_DYNAMIC_SHAPE]),
+        ("1,3,5", "3,2,3", TensorInfo(I64, Shape.of(1)), {}, [CPU_BACKPROP_DYNAMIC_SHAPE]),
         ("?,3,5", "3,2,3", TensorInfo(I64, Shape.of(1)), {}, []),  # takes it at run time
         ("1,3,5", "3,2,3", const([9]), {}, []),
         (
@@ -177,14 +176,14 @@ def test_one_group(w: str, refused: bool) -> None:
             "3,2,3",
             None,
             {"pads_begin": (4,), "pads_end": (4,)},
-            [CPU_BACKPROP_UNDEFINED_OUTPUT],
+            [CPU_BACKPROP_DYNAMIC_SHAPE],
         ),
         (
             "?,3,5",
             "3,2,3",
             None,
             {"pads_begin": (4,), "pads_end": (4,)},
-            [CPU_BACKPROP_UNDEFINED_OUTPUT],
+            [CPU_BACKPROP_DYNAMIC_SHAPE],
         ),
         ("1,3,?", "3,2,3", None, {"pads_begin": (4,), "pads_end": (4,)}, []),
     ],
