@@ -237,6 +237,13 @@ CASES = {
         )
         for version in (5, 9)
     },
+    "PriorBoxClustered-1": Case(
+        "PriorBoxClustered",
+        1,
+        'width="2,6" height="4,3" clip="true" offset="0.5" variance=""',
+        (Input((2,), (2, 3)), Input((2,), (8, 12))),
+        (((2, 48), "FP32"),),
+    ),
     "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
     **{
         f"PriorBox-{version}": Case(
