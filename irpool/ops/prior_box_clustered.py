@@ -26,6 +26,33 @@ from irpool.shape import Dim, Shape
 INPUTS = ("output size", "image")
 
 
+def prior_shape(inputs: Sequence[TensorInfo], priors: int) -> TensorInfo:
+    """The priors' output [2, H * W * priors * 4] as OpenVINO's shared PriorBox shape
+    inference gives it, with its checks of the two inputs."""
+    for info, name in zip(inputs, INPUTS, strict=True):
+        if not (info.type.is_integer or info.type.is_dynamic):
+            raise ShapeError(
+                f"{name} input must be an integral number, but is: {info.element_type}"
+            )
+    ranks = [info.shape.rank for info in inputs]
+    if any(rank not in (None, 1) for rank in ranks):
+        shown = ["?" if rank is None else str(rank) for rank in ranks]
+        raise ShapeError(
+            f"output size input rank {shown[0]} must match image shape input rank {shown[1]} "
+            "and both must be 1-D"
+        )
+    read_value(inputs[0], "the output size")
+    dims = target_dims(inputs[0])
+    if dims is None:
+        return TensorInfo(element_type("f32"), Shape((Dim.static(2), Dim.dynamic())))
+    if len(dims) != 2:
+        raise ShapeError(f"Output size must have two elements. Got: {len(dims)}")
+    per_cell = priors * 4
+    high = None if dims[0].high is None or dims[1].high is None else dims[0].high * dims[1].high
+    length = Dim(dims[0].low * dims[1].low * per_cell, None if high is None else high * per_cell)
+    return TensorInfo(element_type("f32"), Shape((Dim.static(2), length)))
+
+
 @register
 class PriorBoxClustered1(Op):
     type_name = "PriorBoxClustered"
@@ -44,36 +71,13 @@ class PriorBoxClustered1(Op):
     input_names: ClassVar[tuple[str, ...]] = ("output_size", "image_size")
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
-        for info, name in zip(inputs, INPUTS, strict=True):
-            if not (info.type.is_integer or info.type.is_dynamic):
-                raise ShapeError(
-                    f"{name} input must be an integral number, but is: {info.element_type}"
-                )
         widths, heights = self.attrs["width"], self.attrs["height"]
         if len(widths) != len(heights):
             raise ShapeError(
                 f"Size of heights vector: {len(heights)} doesn't match size of widths vector: "
                 f"{len(widths)}"
             )
-        ranks = [info.shape.rank for info in inputs]
-        if any(rank not in (None, 1) for rank in ranks) or (
-            None not in ranks and len(set(ranks)) > 1
-        ):
-            shown = ["?" if rank is None else str(rank) for rank in ranks]
-            raise ShapeError(
-                f"output size input rank {shown[0]} must match image shape input rank "
-                f"{shown[1]} and both must be 1-D"
-            )
-        read_value(inputs[0], "the output size")
-        dims = target_dims(inputs[0])
-        if dims is None:
-            return [TensorInfo(element_type("f32"), Shape((Dim.static(2), Dim.dynamic())))]
-        if len(dims) != 2:
-            raise ShapeError(f"Output size must have two elements. Got: {len(dims)}")
-        priors = len(widths) * 4
-        high = None if dims[0].high is None or dims[1].high is None else dims[0].high * dims[1].high
-        length = Dim(dims[0].low * dims[1].low * priors, None if high is None else high * priors)
-        return [TensorInfo(element_type("f32"), Shape((Dim.static(2), length)))]
+        return [prior_shape(inputs, len(widths))]
 
     def explain(
         self, inputs: Sequence[TensorInfo | None], outputs: Sequence[TensorInfo]

@@ -237,6 +237,17 @@ CASES = {
         )
         for version in (5, 9)
     },
+    **{
+        f"PriorBox-{version}": Case(
+            "PriorBox",
+            version,
+            'min_size="30" max_size="60" aspect_ratio="2" flip="true" clip="false" step="8" '
+            'offset="0.5" variance="0.1,0.1,0.2,0.2" scale_all_sizes="true"',
+            (Input((2,), (4, 5)), Input((2,), (300, 300))),
+            (((2, 320), "FP32"),),
+        )
+        for version in (1, 8)
+    },
     "PriorBoxClustered-1": Case(
         "PriorBoxClustered",
         1,
