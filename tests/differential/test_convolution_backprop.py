@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 import irpool
 from irpool.rules import FAMILIES
 from tests import ir
+from tests.differential.convolution_values import agrees, data_values, filter_values, finite_abs
 from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
@@ -46,7 +47,6 @@ from tests.differential.harness import (
     shape_problems,
 )
 from tests.differential.harness import write as write_ir
-from tests.differential.test_convolution import agrees, data_values, filter_values, finite_abs
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
