@@ -255,25 +255,6 @@ CASES = {
         (Input((2,), (2, 3)), Input((2,), (8, 12))),
         (((2, 48), "FP32"),),
     ),
-    "NonZero-3": Case("NonZero", 3, 'output_type="i64"', (IMAGE,), (((4, -1), "I64"),)),
-    **{
-        f"PriorBox-{version}": Case(
-            "PriorBox",
-            version,
-            'min_size="30" max_size="60" aspect_ratio="2" flip="true" clip="false" step="8" '
-            'offset="0.5" variance="0.1,0.1,0.2,0.2" scale_all_sizes="true"',
-            (Input((2,), (4, 5)), Input((2,), (300, 300))),
-            (((2, 320), "FP32"),),
-        )
-        for version in (1, 8)
-    },
-    "PriorBoxClustered-1": Case(
-        "PriorBoxClustered",
-        1,
-        'width="2,6" height="4,3" clip="true" offset="0.5" variance=""',
-        (Input((2,), (2, 3)), Input((2,), (8, 12))),
-        (((2, 48), "FP32"),),
-    ),
     "Slice-8": Case(
         "Slice",
         8,
