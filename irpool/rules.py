@@ -158,6 +158,9 @@ CPU_INTERPOLATE_CUBIC_DEPTH = Code("IR625")
 CPU_FAKE_QUANTIZE_STRIPPED_IDENTITY = Code("IR626")
 CPU_FAKE_QUANTIZE_DECOMPOSED_BROADCAST = Code("IR627")
 CPU_FAKE_QUANTIZE_INTEGER_DATA = Code("IR628")
+CPU_BACKPROP_ONE_GROUP = Code("IR629")
+CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE = Code("IR630")
+CPU_BACKPROP_DYNAMIC_SHAPE = Code("IR631")
 CPU_PRELU_SLOPE_SHAPE = Code("IR632")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 CPU_CUMSUM_AXIS = Code("IR636")
@@ -2407,6 +2410,80 @@ _RULES = (
         """),
         right=_text("""
             <!-- Parameter i32 [1,3,4,4] -> Convert to f32 -> FakeQuantize levels="256" -->
+        """),
+    ),
+    Rule(
+        code=CPU_BACKPROP_ONE_GROUP,
+        name="cpu-backprop-one-group",
+        severity=E,
+        runtime="crashes",
+        summary="A GroupConvolutionBackpropData of one group with several channels.",
+        doc=_text("""
+            OpenVINO reads a GroupConvolutionBackpropData whose filters have one group
+            ([1, C, O, *kernel]), but its CPU plugin cannot compile it unless C and O are
+            both 1 ("could not create a primitive descriptor for the deconvolution forward
+            propagation primitive"): it takes a layer of one group for an ungrouped one and
+            misreads the filters' dims. Measured 2026-12-06 on AMD EPYC family 25 model 17,
+            2 cores, OpenVINO 2026.4.1: 1-D, 2-D and 3-D layers of f32, f16, f64, i8 and u8,
+            constant and Parameter filters, with and without output_shape; C = O = 1
+            compiles and equals ConvolutionBackpropData. Write a ConvolutionBackpropData with
+            the filters [C, O, *kernel] instead: it computes the same.
+        """),
+        wrong=_text("""
+            <!-- GroupConvolutionBackpropData: data [1,2,5]; filters Const [1,2,3,4] -->
+        """),
+        right=_text("""
+            <!-- ConvolutionBackpropData: data [1,2,5]; filters Const [2,3,4] -->
+        """),
+    ),
+    Rule(
+        code=CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE,
+        name="cpu-strided-slice-shrink-out-of-range",
+        severity=E,
+        runtime="crashes",
+        summary="A StridedSlice that shrinks an axis at a begin outside it.",
+        doc=_text("""
+            OpenVINO reads a StridedSlice whose `shrink_axis_mask` takes an axis at a
+            constant `begin` outside [-dim, dim - 1] (`read_model` drops the axis whatever
+            the index), but its CPU plugin cannot compile it ("Check 'begin >=
+            -(int64_t(input_shape[i_in])) && begin < int64_t(input_shape[i_in])' failed").
+            The begin is checked even where `begin_mask` makes the runtime take index 0.
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1.
+            Write an index within the axis.
+        """),
+        wrong=_text("""
+            <!-- data [4]; begin Const [7]; end Const [1]; shrink_axis_mask="1" -->
+        """),
+        right=_text("""
+            <!-- data [4]; begin Const [3]; end Const [1]; shrink_axis_mask="1" -->
+        """),
+    ),
+    Rule(
+        code=CPU_BACKPROP_DYNAMIC_SHAPE,
+        name="cpu-backprop-dynamic-shape",
+        severity=E,
+        runtime="crashes",
+        summary="A (Group)ConvolutionBackpropData with shapes its CPU node cannot take dynamic.",
+        doc=_text("""
+            The CPU plugin's deconvolution node needs static shapes where `read_model` takes
+            dynamic ones, and refuses to compile:
+            - `filters` or `output_shape` of a dynamic shape ("Doesn't support dynamic shapes
+              for 'weights' and 'output_shape' inputs"); their values may come at run time;
+            - static data and filters with an output that is not static: an `output_shape`
+              computed at run time (a Parameter, a subgraph OpenVINO does not fold) with
+              wholly static data ("Destination memory is undefined"), or pads larger than
+              the transposed convolution's extent on static spatial dims, which `read_model`
+              makes a dynamic dim ("Can't clone desc if new dims are undefined").
+            Measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1:
+            with the data's batch or a spatial dim dynamic a run-time `output_shape` compiles
+            and is taken at run time. Give output_shape as a Const, make the data dynamic, or
+            lower the pads.
+        """),
+        wrong=_text("""
+            <!-- data Parameter [1,3,4,4]; output_shape Parameter [2] -->
+        """),
+        right=_text("""
+            <!-- data Parameter [?,3,4,4]; output_shape Parameter [2] -->
         """),
     ),
     Rule(

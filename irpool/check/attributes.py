@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from irpool.check.locators import AtData, AtDataName
 from irpool.ops.base import Attr, AttrType, Op
-from irpool.parse.floats import read_float, read_float32
+from irpool.parse.floats import read_float, read_float32, read_float32_list
 from irpool.parse.values import (
     Finding,
     Reading,
@@ -67,6 +67,7 @@ _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
     AttrType.INT: lambda _, text: read_int(text),
     AttrType.FLOAT: lambda _, text: read_float(text),
     AttrType.FLOAT32: lambda _, text: read_float32(text),
+    AttrType.FLOAT32_LIST: lambda _, text: read_float32_list(text),
     AttrType.BOOL: lambda _, text: read_bool(text),
     AttrType.ENUM: lambda attr, text: read_enum(text, attr.choices),
     AttrType.ELEMENT_TYPE: lambda _, text: read_element_type(text),

@@ -1,5 +1,6 @@
 """What the CPU plugin refuses of the shape and data-movement ops (reductions, MVN, Roll,
-Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, Tile, CumSum, TopK) where
+Pad, ScatterNDUpdate, Transpose, Range, Broadcast, Gather, Slice, StridedSlice, Tile, CumSum,
+TopK) where
 `read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from irpool.ops.reduce import Reduce
 from irpool.ops.roll import Roll7
 from irpool.ops.scatter_nd_update import ScatterNDUpdate3
 from irpool.ops.slice import Slice8
+from irpool.ops.strided_slice import StridedSlice1, out_of_range
 from irpool.ops.tile import Tile1
 from irpool.ops.topk import TopK1, TopK3, TopK11
 from irpool.ops.transpose import Transpose1
@@ -39,6 +41,7 @@ from irpool.rules import (
     CPU_ROLL_SCALAR_SHIFT,
     CPU_SCATTER_UPDATES_RANK,
     CPU_SLICE_MINIMUM_STEP,
+    CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE,
     CPU_TILE_NEGATIVE_REPEAT,
     CPU_TOPK_K_RANGE,
     CPU_TRANSPOSE_BYTE_ORDER,
@@ -181,6 +184,27 @@ def _tile(op: Tile1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
             CPU_TILE_NEGATIVE_REPEAT,
             f"repeats {','.join(map(str, values))}: OpenVINO reads a negative repeat as 0, "
             "but its CPU plugin's process dies (SIGSEGV) on some shapes; write 0",
+        )
+
+
+@refuses(StridedSlice1)
+def _strided_slice(op: StridedSlice1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, begin = inputs[0], inputs[1]
+    values = integer_values(begin)
+    if data.value is not None or values is None or not data.shape.is_static:
+        return  # constant data folds; a run-time begin is checked when it runs
+    pairs = [(v, v) for v in values]
+    try:
+        steps = op.steps(data.shape.dims or (), len(values), pairs, pairs, [1] * len(values))
+    except ShapeError:  # read_model refuses it: reported by infer
+        return
+    found = out_of_range(steps, data.shape.values())
+    if found is not None:
+        ctx.report(
+            CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE,
+            f"shrink_axis_mask takes index {found[0]} of an axis of {found[1]}: read_model "
+            "drops the axis, but the CPU plugin cannot compile it (begin out of range); "
+            "write an index within the axis",
         )
 
 

@@ -48,6 +48,7 @@ class AttrType(Enum):
     INT = "integer"
     FLOAT = "64-bit floating-point number"
     FLOAT32 = "32-bit floating-point number"
+    FLOAT32_LIST = "list of 32-bit floating-point numbers"
     BOOL = "boolean"
     ENUM = "enum"
     ELEMENT_TYPE = "element type"

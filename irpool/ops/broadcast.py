@@ -49,8 +49,9 @@ def target_dim(value: int) -> Dim:
     return Dim.static(max(value, 0))
 
 
-def _target_dims(target: TensorInfo) -> list[Dim] | None:
-    """The target as dims, from its values or their bounds; None where it is unknown."""
+def target_dims(target: TensorInfo) -> list[Dim] | None:
+    """A shape input (a target shape) as dims, from its values or their bounds; None where
+    it is unknown."""
     read_value(target, "the target shape")
     values = integer_values(target)
     if target.element_type == "u64" and min(values or [0]) < 0:
@@ -188,7 +189,7 @@ class Broadcast(Op):
         for info, name in ((target, "shape"), (axes, "axes")):
             if info is not None and info.shape.rank not in (None, 1):
                 raise ShapeError(f"Broadcast {name} rank must be 1, but has {info.shape.rank}")
-        dims = _target_dims(target)
+        dims = target_dims(target)
         axes_values = None if axes is None else self._axes(data.shape, target, axes, dims)
         shape = self._shape(data.shape, target.shape, dims, mode)
         values = integer_values(target)

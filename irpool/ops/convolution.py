@@ -13,9 +13,9 @@ axis resolves with the pooling geometry (`irpool.ops.pooling_geometry`); the ker
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from copy import copy
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
@@ -50,6 +50,37 @@ LENGTH_MESSAGES = {
     "pads_begin": "Pads begin and end should be defined for all and only spatial dimensions.",
     "pads_end": "Pads begin and end should be defined for all and only spatial dimensions.",
 }
+
+
+def count_from_lists(attrs: Mapping[str, Any]) -> int | None:
+    """The number of spatial axes from the first list attribute given, as the runtime takes
+    it when no input has a known rank."""
+    for name in LENGTH_MESSAGES:
+        if attrs[name]:
+            return len(attrs[name])
+    return None
+
+
+def filled_lists(attrs: Mapping[str, Any], count: int) -> dict[str, tuple[int, ...]]:
+    """strides, dilations, pads_begin, pads_end with empty ones filled (1s, 0s)."""
+    filled = {}
+    for name in LENGTH_MESSAGES:
+        values: tuple[int, ...] = attrs[name]
+        neutral = 0 if name.startswith("pads") else 1
+        filled[name] = values or (neutral,) * count
+    return filled
+
+
+def check_list_lengths(attrs: Mapping[str, Any], count: int) -> None:
+    """Each list given has one value per spatial axis, or the runtime's message."""
+    for name, message in LENGTH_MESSAGES.items():
+        values = attrs[name]
+        if values and len(values) != count:
+            raise ShapeError(
+                f"{message} ({name} has {len(values)} value(s), the input {count} spatial axes)",
+                ATTRIBUTE_LENGTH_MISMATCH,
+                name,
+            )
 
 
 def _minus(a: Dim, b: Dim) -> Dim:
@@ -121,19 +152,11 @@ class ConvolutionBase(Op):
             return data.rank - 2
         if filters.rank is not None:
             return filters.rank - self.filter_prefix
-        for name in LENGTH_MESSAGES:
-            if self.attrs[name]:
-                return len(self.attrs[name])
-        return None
+        return count_from_lists(self.attrs)
 
     def lists(self, count: int) -> dict[str, tuple[int, ...]]:
         """strides, dilations, pads_begin, pads_end with empty ones filled (1s, 0s)."""
-        filled = {}
-        for name in LENGTH_MESSAGES:
-            values: tuple[int, ...] = self.attrs[name]
-            neutral = 0 if name.startswith("pads") else 1
-            filled[name] = values or (neutral,) * count
-        return filled
+        return filled_lists(self.attrs, count)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data, filters = inputs
@@ -149,7 +172,7 @@ class ConvolutionBase(Op):
         if count is None:
             return [TensorInfo(kind, Shape.dynamic())]
         self.check_shapes(data.shape, filters.shape)
-        self._check_lists(count)
+        check_list_lengths(self.attrs, count)
         channels = self.output_channels(data.shape, filters.shape)
         dims = self.spatial_dims(data.shape, filters.shape, count, ctx.at_run_time)
         axes = self.axes(data.shape, filters.shape, ctx.at_run_time)
@@ -158,21 +181,9 @@ class ConvolutionBase(Op):
         batch = data.shape[0] if data.shape.dims is not None else Dim.dynamic()
         return [TensorInfo(kind, Shape((batch, channels, *dims)))]
 
-    def _check_lists(self, count: int) -> None:
-        for name, message in LENGTH_MESSAGES.items():
-            values = self.attrs[name]
-            if values and len(values) != count:
-                raise ShapeError(
-                    f"{message} ({name} has {len(values)} value(s), the input {count} spatial "
-                    "axes)",
-                    ATTRIBUTE_LENGTH_MISMATCH,
-                    name,
-                )
-
     def check_shapes(self, data: Shape, filters: Shape) -> None:
         """The ranks and channels as the runtime checks them (override for groups)."""
-        if data.rank is not None and data.rank not in (3, 4, 5):
-            raise ShapeError(f"Expected a 3D, 4D or 5D tensor for the input. Got: {data}")
+        check_data_rank(data)
 
     def output_channels(self, data: Shape, filters: Shape) -> Dim:
         raise NotImplementedError
@@ -249,17 +260,7 @@ class Convolution1(ConvolutionBase):
     filter_prefix = 2
 
     def check_shapes(self, data: Shape, filters: Shape) -> None:
-        if data.rank is not None and filters.rank is not None:
-            if data.rank != filters.rank:
-                raise ShapeError(
-                    f"Data batch and filters rank do not match (data batch shape: {data}, "
-                    f"filters shape: {filters})."
-                )
-            if _disjoint(data[1], filters[1]):
-                raise ShapeError(
-                    f"Data batch channel count ({data[1]}) does not match filter input channel "
-                    f"count ({filters[1]})."
-                )
+        check_filter_channels(data, filters, 1)
         super().check_shapes(data, filters)
 
     def output_channels(self, data: Shape, filters: Shape) -> Dim:
@@ -293,29 +294,50 @@ class GroupConvolution1(ConvolutionBase):
 
     def groups(self, data: Shape, filters: Shape) -> Dim:
         """The filters' group dim merged with data channels / filter input channels."""
-        groups = filters[0]
-        inputs = filters[2]
-        if data.dims is None or not inputs.is_static or inputs.value == 0:
-            return groups
-        channels = data[1]
-        if channels == Dim.dynamic():
-            return groups
-        quotient = Dim(
-            cdiv(channels.low, inputs.value),
-            None if channels.high is None else channels.high // inputs.value,
-        )
-        both = groups.overlap(quotient)
-        if both is None:
-            raise ShapeError(
-                "Input channels dimension of data batch is incompatible with filter groups or "
-                f"input channels. (data {data}, filters {filters})"
-            )
-        return both
+        return merged_groups(data, filters[0], filters[2], f"(data {data}, filters {filters})")
 
     def explain_settings(self, filters: Shape) -> str:
         groups = "?" if filters.dims is None else str(filters[0])
         return f"{super().explain_settings(filters)} groups={groups}"
 
 
-def _disjoint(a: Dim, b: Dim) -> bool:
-    return a.overlap(b) is None
+def check_data_rank(data: Shape) -> None:
+    if data.rank is not None and data.rank not in (3, 4, 5):
+        raise ShapeError(f"Expected a 3D, 4D or 5D tensor for the input. Got: {data}")
+
+
+def check_filter_channels(data: Shape, filters: Shape, axis: int) -> None:
+    """Data and filters of one rank, the data's channels those of the filters' dim `axis`,
+    as the runtime checks them, with its messages."""
+    if data.rank is None or filters.rank is None:
+        return
+    if data.rank != filters.rank:
+        raise ShapeError(
+            f"Data batch and filters rank do not match (data batch shape: {data}, "
+            f"filters shape: {filters})."
+        )
+    if data[1].overlap(filters[axis]) is None:
+        raise ShapeError(
+            f"Data batch channel count ({data[1]}) does not match filter input channel "
+            f"count ({filters[axis]})."
+        )
+
+
+def merged_groups(data: Shape, groups: Dim, per_group: Dim, detail: str = "") -> Dim:
+    """The filters' group dim merged with the data's channels / `per_group` (input channels
+    of a group), the division rounded up at the lower bound and down at the upper, as the
+    runtime merges them."""
+    if data.dims is None or not per_group.is_static or per_group.value == 0:
+        return groups
+    channels = data[1]
+    quotient = Dim(
+        cdiv(channels.low, per_group.value),
+        None if channels.high is None else channels.high // per_group.value,
+    )
+    both = groups.overlap(quotient)
+    if both is None:
+        raise ShapeError(
+            "Input channels dimension of data batch is incompatible with filter groups or "
+            f"input channels. {detail}".rstrip()
+        )
+    return both

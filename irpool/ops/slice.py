@@ -51,8 +51,8 @@ def slice_length(dim: Dim, start: Bound, stop: Bound, step: int) -> Dim:
     stop_lb, stop_ub = _crossing_zero(stop, dim)
     if step < 0:
         start_lb, start_ub, stop_lb, stop_ub = start_ub, start_lb, stop_ub, stop_lb
-    low = _sliced(dim.low, start_ub, stop_lb, step)
-    high = _sliced(-1 if dim.high is None else dim.high, start_lb, stop_ub, step)
+    low = sliced_count(dim.low, start_ub, stop_lb, step)
+    high = sliced_count(-1 if dim.high is None else dim.high, start_lb, stop_ub, step)
     if high == -1:
         return Dim(low, None)
     # low > high: an empty interval, which OpenVINO prints `?` but the CPU plugin sizes as
@@ -73,7 +73,7 @@ def _crossing_zero(bounds: Bound, dim: Dim) -> Bound:
     )
 
 
-def _sliced(dim: int, start: int, stop: int, step: int) -> int:
+def sliced_count(dim: int, start: int, stop: int, step: int) -> int:
     """OpenVINO's sliced length of one end of an interval (-1: unbounded, also as `dim`): an
     unbounded axis is INT64_MAX long, but a negative bound counts from an end not known."""
     reverse = step < 0
@@ -93,8 +93,8 @@ def _sliced(dim: int, start: int, stop: int, step: int) -> int:
         if high == -1:
             return -1
     else:
-        low = _clip(_normalized(start, length), 0, length - 1 if reverse else length)
-        high = _clip(_normalized(stop, length), -1 if reverse else 0, length)
+        low = clipped(normalized(start, length), 0, length - 1 if reverse else length)
+        high = clipped(normalized(stop, length), -1 if reverse else 0, length)
     span = min(0, high - low) if reverse else max(0, high - low)
     if step == -1:
         return -span
@@ -104,16 +104,16 @@ def _sliced(dim: int, start: int, stop: int, step: int) -> int:
     return abs(span) // abs(step) + 1  # C++ division truncates; span and step share a sign
 
 
-def _as_int32(value: int) -> int:
+def as_int32(value: int) -> int:
     """A 64-bit value wrapped to int32, as the CPU plugin holds 64-bit tensors."""
     return (value - INT32_MIN) % (1 << 32) + INT32_MIN
 
 
-def _normalized(value: int, length: int) -> int:
+def normalized(value: int, length: int) -> int:
     return value + length if value < 0 else value
 
 
-def _clip(value: int, low: int, high: int) -> int:
+def clipped(value: int, low: int, high: int) -> int:
     return min(max(value, low), high)
 
 
@@ -151,8 +151,8 @@ class Slice8(Op):
         for info, name in zip(bounds, NAMES, strict=False):
             read_value(info, f"the {name}")
         written = next((i.shape[0].value for i in bounds if i.shape.is_static), None)
-        ends = [_bound_pairs(i) for i in bounds[:2]]
-        cuts = self._cuts(ends, [_bound_values(i) for i in bounds[2:]], written, rank)
+        ends = [bound_pairs(i) for i in bounds[:2]]
+        cuts = self._cuts(ends, [bound_values(i) for i in bounds[2:]], written, rank)
         if cuts is None:  # any axis may be cut, to any length up to its own
             return [TensorInfo(data.type, Shape(tuple(Dim(0, d.high) for d in data.shape)))]
         dims = list(data.shape.dims)
@@ -203,7 +203,7 @@ class Slice8(Op):
         """The index that slices concrete data (what the kernel uses)."""
         run_time = self.run_time_bounds or (False,) * len(rest)
         values = [
-            [_as_int32(int(v)) if at_run_time else int(v) for v in array.ravel()]
+            [as_int32(int(v)) if at_run_time else int(v) for v in array.ravel()]
             for array, at_run_time in zip(rest, run_time, strict=True)
         ]
         ends = [[(v, v) for v in end] for end in values[:2]]
@@ -241,13 +241,13 @@ def _check_shapes(bounds: Sequence[TensorInfo], rank: int) -> None:
         raise ShapeError("Slice `start` input dim size can't be bigger than `data` rank.")
 
 
-def _bound_values(info: TensorInfo) -> list[int] | None:
+def bound_values(info: TensorInfo) -> list[int] | None:
     """A bound's values as OpenVINO reads them: an i32's extremes stand for int64's."""
-    pairs = _bound_pairs(info) if info.value is not None else None
+    pairs = bound_pairs(info) if info.value is not None else None
     return None if pairs is None else [low for low, _ in pairs]
 
 
-def _bound_pairs(info: TensorInfo) -> list[Bound] | None:
+def bound_pairs(info: TensorInfo) -> list[Bound] | None:
     """A start's or stop's lower and upper bounds, as OpenVINO reads them: an i32's extremes
     stand for int64's."""
     values = integer_values(info)
@@ -277,8 +277,15 @@ def _index(cuts: dict[int, Cut | None], shape: tuple[int, ...]) -> tuple[slice, 
             index.append(slice(None))
             continue
         (start, _), (stop, _), step = cut
-        count = _sliced(dim, start, stop, step)
-        first = _clip(_normalized(start, dim), 0, dim - 1 if step < 0 else dim)
-        last = first + count * step
-        index.append(slice(first, last if last >= 0 else None, step) if count else slice(0, 0))
+        index.append(cut_index(dim, start, stop, step))
     return tuple(index)
+
+
+def cut_index(dim: int, start: int, stop: int, step: int) -> slice:
+    """NumPy's slice for start:stop:step on an axis of `dim`: the elements OpenVINO takes,
+    which are not always Python's (a reverse start before the axis is clipped to its first
+    element)."""
+    count = sliced_count(dim, start, stop, step)
+    first = clipped(normalized(start, dim), 0, dim - 1 if step < 0 else dim)
+    last = first + count * step
+    return slice(first, last if last >= 0 else None, step) if count else slice(0, 0)

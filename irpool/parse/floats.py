@@ -1,6 +1,7 @@
 """Float attributes as OpenVINO 2026.4 reads them (measured,
 docs/ir-reader.md#floating-point-attributes): the f64
-reading of Clamp's `min`/`max`, and the same held in 32 bits for MVN's `eps`."""
+reading of Clamp's `min`/`max`, the same held in 32 bits for MVN's `eps`, and lists of them
+(PriorBoxClustered's sizes)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,23 @@ def read_float32(text: str) -> Reading[float]:
         return Reading(float("inf") if value > 0 else float("-inf"), reading.finding)
     held: float = struct.unpack("<f", struct.pack("<f", value))[0]
     return Reading(held, reading.finding)
+
+
+def read_float32_list(text: str) -> Reading[tuple[float, ...]]:
+    """A comma-separated list of floats held in 32 bits (PriorBoxClustered's sizes and
+    variances): each item read as `read_float32` reads one; "" is no item."""
+    if text == "":
+        return Reading(())
+    values: list[float] = []
+    problems: list[str] = []
+    for item in text.split(","):
+        reading = read_float32(item)
+        if reading.value is None:
+            problem = reading.finding.message if reading.finding else show(item)
+            return rejected(f"{problem} (in {show(text)})")
+        values.append(reading.value)
+        if reading.finding is not None:
+            problems.append(reading.finding.message)
+    if problems:
+        return Reading(tuple(values), Finding("reinterpreted", "; ".join(problems)))
+    return Reading(tuple(values))

@@ -51,6 +51,10 @@ POOL += 'rounding_type="floor"'
 IMAGE = Input((1, 2, 4, 4))
 POOLED = (((1, 2, 2, 2), "FP32"),)
 INDEXED = (((1, 2, 2, 2), "FP32"), ((1, 2, 2, 2), "I64"))
+BACKPROP = (
+    'strides="2,2" pads_begin="0,0" pads_end="0,0" dilations="1,1" auto_pad="explicit" '
+    'output_padding="0,0"'
+)
 
 # One valid layer per registered op, with the dims OpenVINO infers declared on every port.
 BINARY_OPS = (
@@ -226,6 +230,56 @@ CASES = {
         'output_type="i64"',
         (Input((), (1,)), Input((), (10,)), Input((), (3,))),
         (((3,), "I64"),),
+    ),
+    "StridedSlice-1": Case(
+        "StridedSlice",
+        1,
+        'begin_mask="0,0,1,0" end_mask="0,0,1,0" new_axis_mask="" shrink_axis_mask="" '
+        'ellipsis_mask=""',
+        (IMAGE, Input((4,), (0, 1, 0, 1)), Input((4,), (1, 2, 0, 3)), Input((4,), (1, 1, 1, 1))),
+        (((1, 1, 4, 2), "FP32"),),
+    ),
+    "ConvolutionBackpropData-1": Case(
+        "ConvolutionBackpropData",
+        1,
+        BACKPROP,
+        (IMAGE, Input((2, 3, 2, 2))),
+        (((1, 3, 8, 8), "FP32"),),
+    ),
+    "GroupConvolutionBackpropData-1": Case(
+        "GroupConvolutionBackpropData",
+        1,
+        BACKPROP,
+        (IMAGE, Input((2, 1, 3, 2, 2))),
+        (((1, 6, 8, 8), "FP32"),),
+    ),
+    **{
+        f"NonMaxSuppression-{version}": Case(
+            "NonMaxSuppression",
+            version,
+            'box_encoding="corner" sort_result_descending="true" output_type="i64"',
+            (Input((1, 6, 4)), Input((1, 2, 6)), Input((), (3,))),
+            (((-1, 3), "I64"), ((-1, 3), "FP32"), ((1,), "I64")),
+        )
+        for version in (5, 9)
+    },
+    **{
+        f"PriorBox-{version}": Case(
+            "PriorBox",
+            version,
+            'min_size="30" max_size="60" aspect_ratio="2" flip="true" clip="false" step="8" '
+            'offset="0.5" variance="0.1,0.1,0.2,0.2" scale_all_sizes="true"',
+            (Input((2,), (4, 5)), Input((2,), (300, 300))),
+            (((2, 320), "FP32"),),
+        )
+        for version in (1, 8)
+    },
+    "PriorBoxClustered-1": Case(
+        "PriorBoxClustered",
+        1,
+        'width="2,6" height="4,3" clip="true" offset="0.5" variance=""',
+        (Input((2,), (2, 3)), Input((2,), (8, 12))),
+        (((2, 48), "FP32"),),
     ),
     "Slice-8": Case(
         "Slice",

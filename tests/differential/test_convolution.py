@@ -37,10 +37,16 @@ from numpy.typing import NDArray
 
 import irpool
 from tests import ir
+from tests.differential.convolution_values import (
+    F32_MAX,
+    agrees,
+    data_values,
+    filter_values,
+    finite_abs,
+)
 from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
-    NUMPY,
     const,
     declared,
     parameter,
@@ -59,7 +65,6 @@ PER_OP = examples(300)
 BATCH_SIZE = 40
 TYPES = ("f32",) * 10 + ("f16", "f64", "i32", "i64", "i8", "u8", "i16", "u16", "u32")
 AUTO_PADS = ("explicit",) * 5 + ("valid", "valid", "same_upper", "same_lower", "SAME_UPPER", "")
-F32_MAX = float(np.finfo(np.float32).max)
 # Measured: docs/ops/Convolution.md#numerics-and-tolerances
 BOUND = 1e-6  # of sum(|x * w|) per output
 
@@ -143,33 +148,6 @@ def random_config(index: int) -> Config:
 # --------------------------------------------------------------------------------------------
 # Rendering: data Parameter (id base), filters (base + 1), the op (base + 2), Result (base + 3)
 # --------------------------------------------------------------------------------------------
-
-
-def filter_values(config: Config) -> NDArray[Any]:
-    rng = np.random.default_rng(config.index + 1_000_000)
-    dtype = np.dtype(NUMPY[config.element_type])
-    if dtype.kind in "iu":
-        low = -5 if dtype.kind == "i" else 0
-        return rng.integers(low, 6, size=config.filters).astype(dtype)
-    values = rng.normal(0, 1, size=config.filters)
-    if rng.random() < 0.2:  # a non-finite weight, multiplied with data and padding alike
-        values.ravel()[rng.integers(0, values.size)] = rng.choice((np.inf, -np.inf, np.nan))
-    return values.astype(dtype)
-
-
-def data_values(config: Config) -> NDArray[Any]:
-    shape = tuple(int(d) for d in config.data.split(","))
-    rng = np.random.default_rng(config.index)
-    dtype = np.dtype(NUMPY[config.element_type])
-    if dtype.kind in "iu":
-        low = -20 if dtype.kind == "i" else 0
-        return rng.integers(low, 21, size=shape).astype(dtype)
-    values = rng.normal(0, rng.choice((1.0, 10.0)), size=shape)
-    if rng.random() < 0.35:
-        specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])
-        picked = specials[rng.integers(0, len(specials), size=shape)]
-        values = np.where(rng.random(shape) < 0.05, picked, values)
-    return values.astype(dtype)
 
 
 def render_layers(
@@ -355,16 +333,6 @@ def crashes_the_cpu(config: Config, output: list[str]) -> bool:
     return False
 
 
-def finite_abs(values: NDArray[Any]) -> NDArray[np.float64]:
-    """|values| as the CPU computes with them (f64 saturated to the f32 range, inf and NaN
-    as 0: a finite output has only finite products)."""
-    wide = values.astype(np.float64)
-    if values.dtype == np.float64:
-        wide = np.clip(wide, -F32_MAX, F32_MAX)
-    wide = wide.astype(np.float32).astype(np.float64)
-    return np.where(np.isfinite(wide), np.abs(wide), 0.0)
-
-
 def one_input_channel(config: Config) -> bool:
     """A Convolution with one input channel and 2 or 3 spatial axes, which the CPU runs with
     its brgconv kernel for one channel: it computes some layers wrongly (f32[3,1,3,3] by
@@ -396,20 +364,6 @@ def known_differences(
         with np.errstate(invalid="ignore"):
             known |= np.isfinite(exact) & (np.abs(ours - exact) <= BOUND * magnitude)
     return known
-
-
-def agrees(ours: NDArray[Any], theirs: NDArray[Any], bound: NDArray[Any]) -> NDArray[np.bool_]:
-    """Per output: irpool's value is the CPU's (NaN, ±inf exactly; finite within `bound`)."""
-    if theirs.dtype.kind in "iu":
-        return np.asarray(ours == theirs)
-    a, b = ours.astype(np.float64), theirs.astype(np.float64)
-    finite = np.isfinite(b)
-    if theirs.dtype == np.float16:  # the CPU rounds its f32 sums to f16, as irpool does
-        bound = bound + np.abs(np.spacing(theirs)).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        close = finite & np.isfinite(a) & (np.abs(a - b) <= bound)
-    same = ~finite & ((np.isnan(a) & np.isnan(b)) | (a == b))
-    return np.asarray(close | same)
 
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irpool.parse.floats import read_float32
+from irpool.parse.floats import read_float32, read_float32_list
 from irpool.parse.values import (
     read_bool,
     read_dim,
@@ -336,6 +336,22 @@ def test_float32_as_openvino_reads_it(text: str, value: float | None, finding: s
 def test_float32_nan() -> None:
     reading = read_float32("nan")
     assert reading.value is not None and reading.value != reading.value and not reading.finding
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "finding"),
+    [  # PriorBoxClustered's width, height and variance: each item a float32
+        ("", (), None),
+        ("2, 6.5", (2.0, 6.5), None),
+        ("0.1", (0.10000000149011612,), None),
+        ("2,x", None, "rejected"),
+        ("2x,3", (2.0, 3.0), "reinterpreted"),
+    ],
+)
+def test_float32_lists(text: str, values: tuple[float, ...] | None, finding: str | None) -> None:
+    reading = read_float32_list(text)
+    assert reading.value == values
+    assert (reading.finding.kind if reading.finding else None) == finding
 
 
 @given(st.text(alphabet=",\\ ab\u00e9", max_size=12))
