@@ -31,7 +31,6 @@ NOT_MODELLED = {
     "ConvolutionBackpropData-opset1": "YOLO seg's mask prototypes",
     "FakeQuantize-opset1": "NNCF INT8 activations",
     "NonMaxSuppression-opset9": "YOLO nms=True",
-    "NonZero-opset3": "YOLO nms=True",
     "GatherND-opset8": "YOLO nms=True",
     "TopK-opset11": "YOLO nms=True",
     "ReduceSum-opset1": "YOLO obb nms=True",
