@@ -68,6 +68,13 @@ def layer_types(xml: Path) -> set[str]:
     return {f"{layer.get('type')}-{layer.get('version')}" for layer in root.iter("layer")}
 
 
+def every_op_modelled(xml: Path) -> bool:
+    """Whether irpool has an op for every layer of the file (else it cannot run it)."""
+    return not unmodelled_in_registry(layer_types(xml)) and not any(
+        kind.endswith(EXTENSION) for kind in layer_types(xml)
+    )
+
+
 def pending(kinds: Iterable[str], behaviours: Iterable[str] = ()) -> list[str]:
     """The NOT_MODELLED entries among the file's layer kinds and the named behaviours."""
     return sorted(set(NOT_MODELLED) & ({*kinds} | {*behaviours}))

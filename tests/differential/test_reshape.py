@@ -12,12 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lxml import etree
 
 import irpool
 from irpool.ops.base import Role
-from irpool.ops.registry import lookup
 from irpool.shape import Shape
+from tests.exporter_corpus import every_op_modelled
 
 ov = pytest.importorskip("openvino")
 
@@ -26,18 +25,12 @@ pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
-def _modelled(path: Path) -> bool:
-    """Whether irpool has an op for every layer (an unmodelled one has no shape inference)."""
-    layers = etree.parse(str(path)).getroot().iter("layer")
-    return all(lookup(layer.get("type"), layer.get("version")).op for layer in layers)
-
-
 CASES = sorted(
     case.parent
     for case in MODELS.glob("*/*/model.xml")
     if not case.parent.name.endswith("fp16")
     and any(case.parent.glob("inputs*.npz"))
-    and _modelled(case)
+    and every_op_modelled(case)
 )
 
 
