@@ -18,13 +18,15 @@ from typing import Any
 
 import pytest
 
+from tests.exporter_corpus import every_op_modelled
+
 pytestmark = pytest.mark.slow  # the whole corpus, in eight processes
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = sorted(
     str(path)
     for path in (ROOT / "tests" / "models").rglob("model.xml")
-    if any(path.parent.glob("inputs-*.npz"))
+    if any(path.parent.glob("inputs-*.npz")) and every_op_modelled(path)
 )
 # Names OpenBLAS's DYNAMIC_ARCH builds take (driver/others/dynamic.c); each loads its own
 # kernel or, where this CPU lacks its instructions, a lesser one.

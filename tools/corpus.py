@@ -40,6 +40,21 @@ def case_rng(name: str) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(name.encode()))
 
 
+def with_nonfinite(array: Array, rng: np.random.Generator) -> Array:
+    """A copy of the float array with +inf, -inf and NaN at two random places each."""
+    changed = array.copy()
+    flat = changed.reshape(-1)
+    flat[rng.choice(flat.size, 6, replace=False)] = [
+        np.inf,
+        np.inf,
+        -np.inf,
+        -np.inf,
+        np.nan,
+        np.nan,
+    ]
+    return changed
+
+
 def write_npz(path: Path, arrays: Mapping[str, Array]) -> None:
     """Like ``np.savez`` but byte-for-byte reproducible: sorted members, fixed timestamps."""
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:

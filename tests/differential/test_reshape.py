@@ -1,5 +1,5 @@
 """Live differential test: `Model.reshape` against OpenVINO's `model.reshape` on every
-committed corpus model that has recorded inputs (tests/models/*/).
+committed corpus model that has recorded inputs (tests/models/*/) and no op irpool lacks.
 
 Each model is reshaped to a larger batch, to twice and to one more than its spatial size, and
 to a dynamic batch and size. irpool must refuse (IR311) exactly where OpenVINO's reshape
@@ -16,16 +16,21 @@ import pytest
 import irpool
 from irpool.ops.base import Role
 from irpool.shape import Shape
+from tests.exporter_corpus import every_op_modelled
 
 ov = pytest.importorskip("openvino")
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
 CASES = sorted(
     case.parent
     for case in MODELS.glob("*/*/model.xml")
-    if not case.parent.name.endswith("fp16") and any(case.parent.glob("inputs*.npz"))
+    if not case.parent.name.endswith("fp16")
+    and any(case.parent.glob("inputs*.npz"))
+    and every_op_modelled(case)
 )
 
 

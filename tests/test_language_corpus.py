@@ -1,0 +1,187 @@
+"""Language models as optimum-intel exports them: stateful LLMs in fp16, int8 and int4 weights
+and without state, BERT, T5 and Whisper, with their tokenizer and detokenizer IR.
+
+tests/models/language/<export>/ holds every IR file `optimum-cli export openvino` wrote for a
+tiny random model (tools/gen_language_corpus.py), with the CPU plugin's outputs on realistic
+inputs, and for each stateful LLM the 16 tokens OpenVINO's InferRequest generates greedily.
+Every file must validate without error and without IR202 (the tokenizer's extension ops aside,
+which irpool reports but cannot check); `run` must give the CPU plugin's outputs (to 1e-3 of
+each output's scale, the same argmax); a stateful LLM's `create_infer_request()` must generate
+the same 16 tokens, and again after `reset_state()`. A case holding an op of
+tests/exporter_corpus.py's NOT_MODELLED table is a strict xfail naming it. These tests read
+committed files only: no OpenVINO needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import irpool
+from tests.exporter_corpus import (
+    EXTENSION,
+    NOT_MODELLED,
+    TOLERANCES,
+    expect_failure,
+    inventory_table,
+    layer_types,
+    load_npz,
+    pending,
+    run_differences,
+    unmodelled_in_registry,
+)
+from tests.exporter_corpus import validation_problems as problems
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "models" / "language"
+INDEX: dict[str, Any] = json.loads((CORPUS / "index.json").read_text())
+INVENTORY: dict[str, Any] = json.loads((CORPUS / "inventory.json").read_text())
+FILES = {
+    f"{case['name']}/{entry['file']}": entry for case in INDEX["cases"] for entry in case["files"]
+}
+KINDS = {name: layer_types(CORPUS / name) for name in FILES}
+LLM_EXPORTS = ("fp16", "int8", "int4-g64", "int4-g16", "fp16-nonstateful")
+# Every weight format and mode of Llama, one of the others' formats each, every model in fp16
+# (tools/gen_language_corpus.py's COMMITTED); the inventory's full part holds every export.
+EXPORTS = {
+    *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
+    "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
+    "bert-fp16", "t5-fp16", "whisper-fp16",
+}  # fmt: skip
+LLMS = ("llama", "qwen2", "gpt2", "phi3", "mistral")
+FULL_EXPORTS = {f"{m}-{e}" for m in LLMS for e in LLM_EXPORTS} | {
+    "bert-fp16",
+    "t5-fp16",
+    "whisper-fp16",
+}
+TOKENIZER_FILES = ("openvino_tokenizer.xml", "openvino_detokenizer.xml")
+MODEL_FILES = {
+    "bert-fp16": {"openvino_model.xml"},
+    "t5-fp16": {"openvino_encoder_model.xml", "openvino_decoder_model.xml"},
+    "whisper-fp16": {"openvino_encoder_model.xml", "openvino_decoder_model.xml"},
+}
+GREEDY = sorted(name for name, entry in FILES.items() if "greedy" in entry)
+MAX_BYTES = 7 * 2**20  # with the vision corpus, about 16 MB
+LAST_AXIS = -1  # logits (batch, tokens, vocabulary), hidden states
+
+
+def _tokenizer(name: str) -> bool:
+    return name.rsplit("/", 1)[1] in TOKENIZER_FILES
+
+
+def _missing(name: str) -> list[str]:
+    behaviours = ["IR216 is an error"] if _tokenizer(name) else []
+    return pending(KINDS[name], behaviours)
+
+
+def _samples(name: str) -> list[str]:
+    return sorted(FILES[name]["samples"])
+
+
+def _recorded(name: str, kind: str, sample: str) -> dict[str, Any]:
+    folder, file = name.rsplit("/", 1)
+    return load_npz(CORPUS / folder / f"{kind}-{file.removesuffix('.xml')}-{sample}.npz")
+
+
+def test_the_corpus_is_every_export_with_every_file_optimum_writes() -> None:
+    assert {case["name"] for case in INDEX["cases"]} == EXPORTS
+    assert {name.split("/")[0] for name in INVENTORY["full"]} == FULL_EXPORTS
+    assert set(INVENTORY["reduced"]) == set(FILES)
+    for export in EXPORTS:
+        expected = MODEL_FILES.get(export, {"openvino_model.xml"})
+        if export.endswith("-fp16"):  # the others' tokenizer files are the same
+            expected = expected | set(TOKENIZER_FILES)
+        assert {p.name for p in (CORPUS / export).glob("*.xml")} == expected, export
+        assert {n.split("/")[1] for n in FILES if n.startswith(f"{export}/")} == expected, export
+
+
+def test_every_stateful_llm_has_its_greedy_tokens() -> None:
+    llms = {e for e in EXPORTS if e.startswith(LLMS) and not e.endswith("nonstateful")}
+    stateful = {f"{export}/openvino_model.xml" for export in llms}
+    assert set(GREEDY) == stateful
+    for name in GREEDY:
+        tokens = FILES[name]["greedy"]["tokens"]
+        assert len(tokens) == 16 and len(set(tokens)) > 1, name
+
+
+def test_the_committed_corpus_stays_small() -> None:
+    size = sum(path.stat().st_size for path in CORPUS.rglob("*") if path.is_file())
+    assert size <= MAX_BYTES, f"{size / 2**20:.1f} MB"
+
+
+def test_the_not_modelled_table_names_every_op_irpool_lacks() -> None:
+    held = {kind for layers in INVENTORY["full"].values() for kind in layers}
+    assert unmodelled_in_registry(held) <= set(NOT_MODELLED)
+
+
+def test_the_inventory_is_the_committed_files() -> None:
+    for name in FILES:
+        assert set(INVENTORY["reduced"][name]) == KINDS[name], name
+
+
+def test_docs_show_the_committed_inventory() -> None:
+    assert inventory_table(INVENTORY) in (ROOT / "docs" / "corpus.md").read_text()
+
+
+@pytest.mark.parametrize("name", [expect_failure(n, missing=_missing(n)) for n in sorted(FILES)])
+def test_validates_without_error_or_unchecked_op(name: str) -> None:
+    assert problems(CORPUS / name, extension_ops_warn=_tokenizer(name)) == []
+
+
+RUNNABLE = sorted(name for name in FILES if not _tokenizer(name))
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"),
+    [expect_failure(n, s, missing=_missing(n)) for n in RUNNABLE for s in _samples(n)],
+)
+def test_run_gives_the_cpu_plugins_outputs(name: str, sample: str) -> None:
+    model = irpool.load(CORPUS / name)
+    outputs = model.run(_recorded(name, "inputs", sample))
+    expected = _recorded(name, "outputs", sample)
+    assert sorted(outputs) == sorted(expected)
+    assert run_differences(outputs, expected, TOLERANCES["float"], LAST_AXIS) == {}
+
+
+@pytest.mark.parametrize(
+    "name", [expect_failure(n, missing=_missing(n)) for n in sorted(FILES) if _tokenizer(n)]
+)
+def test_run_refuses_a_tokenizer_file_with_a_clear_message(name: str) -> None:
+    """The extension ops (openvino_tokenizers) have no kernel: `run` says so, no traceback."""
+    model = irpool.load(CORPUS / name)
+    extension = {kind.rsplit("-", 1)[0] for kind in KINDS[name] if kind.endswith(EXTENSION)}
+    with pytest.raises(irpool.IRError) as raised:
+        model.run(_recorded(name, "inputs", "prompt"))
+    assert any(kind in str(raised.value) for kind in extension), str(raised.value)
+
+
+def _greedy(request: Any, prompt: dict[str, np.ndarray], steps: int) -> list[int]:
+    """`steps` greedy tokens: the prompt, then each argmax fed back (beam_idx 0)."""
+    tokens: list[int] = []
+    step = dict(prompt)
+    for _ in range(steps):
+        logits = request.infer(step)["logits"]
+        tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+        length = step["attention_mask"].shape[1]
+        step = {
+            **step,
+            "input_ids": np.array([[tokens[-1]]], np.int64),
+            "attention_mask": np.ones((1, length + 1), np.int64),
+            "position_ids": np.array([[length]], np.int64),
+        }
+    return tokens
+
+
+@pytest.mark.parametrize("name", [expect_failure(n, missing=_missing(n)) for n in GREEDY])
+def test_greedy_decoding_gives_openvinos_tokens_and_reset_state_restarts(name: str) -> None:
+    recorded = FILES[name]["greedy"]["tokens"]
+    prompt = _recorded(name, "inputs", "prompt")
+    request = irpool.load(CORPUS / name).create_infer_request()
+    request.reset_state()
+    assert _greedy(request, prompt, len(recorded)) == recorded
+    request.reset_state()
+    assert _greedy(request, prompt, 1) == recorded[:1]

@@ -1,0 +1,167 @@
+"""Detectors, segmenters and INT8 models as users export them: YOLO through ultralytics, NNCF's
+INT8 models, torchvision's segmenters through convert_model.
+
+tests/models/vision holds reduced files (the same exporters and graphs, fewer channels, image
+64) made by tools/gen_vision_corpus.py, each with the CPU plugin's outputs on a randn input and
+on one holding ±inf and NaN; inventory.json is what each full-size and reduced file holds
+(docs/corpus.md). Every file must validate without error and without IR202, and `run` must give
+the CPU plugin's outputs (to 1e-3 of each output's scale, the same argmax along the class axis);
+a case holding an op of tests/exporter_corpus.py's NOT_MODELLED table is a strict xfail naming
+it. These tests read committed files only: no OpenVINO needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import irpool
+from tests.exporter_corpus import (
+    NOT_MODELLED,
+    TOLERANCES,
+    difference,
+    expect_failure,
+    inventory_table,
+    layer_types,
+    load_npz,
+    pending,
+    run_differences,
+    unmodelled_in_registry,
+    validation_problems,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "models" / "vision"
+INDEX: dict[str, Any] = json.loads((CORPUS / "index.json").read_text())
+INVENTORY: dict[str, Any] = json.loads((CORPUS / "inventory.json").read_text())
+CASES = {case["name"]: case for case in INDEX["cases"]}
+KINDS = {name: layer_types(CORPUS / name / "model.xml") for name in CASES}
+# Every task and variant of each exporter (tools/gen_vision_corpus.py's COMMITTED); the
+# inventory's full-size part holds every pairing (yolov8n and yolo11n, each task, fp32, fp16, nms).
+EXPECTED_CASES = {
+    "yolov8n-fp32", "yolov8n-fp16", "yolov8n-nms", "yolov8n-seg-fp32", "yolov8n-pose-fp32",
+    "yolov8n-cls-fp32", "yolov8n-obb-fp32", "yolov8n-obb-nms", "yolo11n-fp32", "yolo11n-nms",
+    "yolo11n-seg-fp16", "yolo11n-pose-fp16", "yolo11n-cls-fp16", "yolo11n-obb-fp16",
+    "yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8", "lraspp_mobilenet_v3_large-fp32",
+    "lraspp_mobilenet_v3_large-fp16", "deeplabv3_mobilenet_v3_large-fp16", "fcn_resnet50-fp16",
+}  # fmt: skip
+YOLO = [
+    f"{family}{task}"
+    for family in ("yolov8n", "yolo11n")
+    for task in ("", "-seg", "-pose", "-cls", "-obb")
+]
+SEGMENTERS = ("lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large", "fcn_resnet50")
+FULL_SIZE_CASES = (
+    {
+        f"{stem}-{variant}"
+        for stem in YOLO
+        for variant in ("fp32", "fp16", "nms")
+        if not (stem.endswith("-cls") and variant == "nms")
+    }
+    | {"yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8"}
+    | {f"{name}-{p}" for name in SEGMENTERS for p in ("fp32", "fp16")}
+)
+CLASS_AXIS = 1  # NCHW masks, YOLO's (batch, 4 + classes, anchors) and (batch, detections, 6)
+MAX_BYTES = 10 * 2**20  # with the language corpus, about 15 MB
+
+
+def _tolerance(name: str) -> float:
+    return TOLERANCES["int8" if name.endswith("-int8") else "float"]
+
+
+def test_the_corpus_is_every_exporter_case() -> None:
+    assert set(CASES) == EXPECTED_CASES
+    assert set(INVENTORY["reduced"]) == EXPECTED_CASES
+    assert set(INVENTORY["full"]) == FULL_SIZE_CASES
+    assert {path.name for path in CORPUS.iterdir() if path.is_dir()} == EXPECTED_CASES
+
+
+def test_the_committed_corpus_stays_small() -> None:
+    size = sum(path.stat().st_size for path in CORPUS.rglob("*") if path.is_file())
+    assert size <= MAX_BYTES, f"{size / 2**20:.1f} MB"
+
+
+def test_each_reduced_file_holds_its_full_size_twins_op_types() -> None:
+    for name in CASES:
+        full = {kind.rsplit("-", 1)[0] for kind in INVENTORY["full"][name]}
+        reduced = {kind.rsplit("-", 1)[0] for kind in INVENTORY["reduced"][name]}
+        assert full <= reduced, (name, full - reduced)
+
+
+def test_the_committed_files_hold_every_op_type_version_of_the_full_size_ones() -> None:
+    full = {kind for layers in INVENTORY["full"].values() for kind in layers}
+    assert full <= {kind for kinds in KINDS.values() for kind in kinds}
+
+
+def test_the_inventory_is_the_committed_files() -> None:
+    for name in CASES:
+        assert set(INVENTORY["reduced"][name]) == KINDS[name], name
+
+
+def test_the_not_modelled_table_names_every_op_irpool_lacks() -> None:
+    """So that every expected failure names all it waits for."""
+    held = {kind for layers in INVENTORY["full"].values() for kind in layers}
+    assert unmodelled_in_registry(held) <= set(NOT_MODELLED)
+
+
+@pytest.mark.parametrize("kind", sorted(kind for kind in NOT_MODELLED if "-opset" in kind))
+def test_each_not_modelled_entry_is_still_unmodelled(kind: str) -> None:
+    """When an op lands, its entry goes (and the cases it alone held back become tests)."""
+    assert unmodelled_in_registry({kind}) == {kind}
+
+
+def test_the_recorded_inputs_hold_what_their_names_say() -> None:
+    for name in CASES:
+        for sample in INDEX["samples"]:
+            (array,) = load_npz(CORPUS / name / f"inputs-{sample}.npz").values()
+            assert array.dtype == np.float32, name
+            assert int((~np.isfinite(array)).sum()) == (6 if sample == "nonfinite" else 0), name
+
+
+def test_docs_show_the_committed_inventory() -> None:
+    assert inventory_table(INVENTORY) in (ROOT / "docs" / "corpus.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "name", [expect_failure(name, missing=pending(KINDS[name])) for name in sorted(CASES)]
+)
+def test_validates_without_error_or_unchecked_op(name: str) -> None:
+    assert validation_problems(CORPUS / name / "model.xml") == []
+
+
+@pytest.mark.parametrize(
+    ("name", "sample"),
+    [
+        expect_failure(name, sample, missing=pending(KINDS[name]))
+        for name in sorted(CASES)
+        for sample in INDEX["samples"]
+    ],
+)
+def test_run_gives_the_cpu_plugins_outputs(name: str, sample: str) -> None:
+    model = irpool.load(CORPUS / name / "model.xml")
+    outputs = model.run(load_npz(CORPUS / name / f"inputs-{sample}.npz"))
+    expected = load_npz(CORPUS / name / f"outputs-{sample}.npz")
+    assert sorted(outputs) == sorted(expected)
+    assert run_differences(outputs, expected, _tolerance(name), CLASS_AXIS) == {}
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "verdict"),
+    [
+        ([[[1.0, 2.0]]], [[[1.0, 2.0]]], None),
+        ([[[1.0, 2.0005]]], [[[1.0, 2.0]]], None),  # 5e-4 of the scale 2
+        ([[[1.0, 2.003]]], [[[1.0, 2.0]]], "exceeds"),
+        ([[[np.nan, 1.0]]], [[[np.nan, 1.0]]], None),
+        ([[[0.0, 1.0]]], [[[np.nan, 1.0]]], "NaN"),
+        ([[[2.0], [1.0]]], [[[1.0], [2.0]]], "exceeds"),
+        ([[[2.0], [1.999]]], [[[1.999], [2.0]]], "argmax differs at 1"),  # 5e-4 of the scale
+        ([[[2.0], [1.99999]]], [[[1.99999], [2.0]]], None),  # a tie within rounding: not told
+    ],
+)
+def test_the_comparison(got: list[Any], expected: list[Any], verdict: str | None) -> None:
+    found = difference(np.array(got, np.float32), np.array(expected, np.float32), 1e-3, CLASS_AXIS)
+    assert found is None if verdict is None else verdict in found
