@@ -27,35 +27,23 @@ from irpool.ops.registry import lookup
 ROOT = Path(__file__).resolve().parent.parent
 
 NOT_MODELLED = {
-    "Interpolate-opset11": "YOLO's and torchvision's upsampling",
-    "ConvolutionBackpropData-opset1": "YOLO seg's mask prototypes",
-    "FakeQuantize-opset1": "NNCF INT8 activations",
-    "NonMaxSuppression-opset9": "YOLO nms=True",
-    "GatherND-opset8": "YOLO nms=True",
-    "TopK-opset11": "YOLO nms=True",
-    "ReduceSum-opset1": "YOLO obb nms=True",
-    "Sin-opset1": "rotary embeddings, YOLO obb angles",
-    "Cos-opset1": "rotary embeddings, YOLO obb angles",
-    "Exp-opset1": "YOLO obb nms=True",
-    "Log-opset1": "T5's relative positions, YOLO obb nms=True",
-    "Sqrt-opset1": "RMS norm (LLMs, T5), YOLO obb nms=True",
-    "Maximum-opset1": "YOLO obb nms=True, T5's decoder",
-    "Minimum-opset1": "T5's relative positions",
-    "Abs-opset1": "T5's relative positions",
-    "Less-opset1": "T5's relative positions",
-    "GreaterEqual-opset1": "YOLO obb nms=True, BERT's and T5's masks",
-    "LessEqual-opset1": "the causal mask, YOLO obb nms=True",
-    "BitwiseAnd-opset13": "the attention masks (LLMs, BERT, T5)",
-    "Tile-opset1": "Whisper's decoder",
-    "ReadValue-opset6": "the KV cache, the tokenizer's state (and create_infer_request)",
-    "Assign-opset6": "the KV cache, the tokenizer's state (and create_infer_request)",
-    "StringTensorUnpack-opset15": "the tokenizer's strings",
-    "StringTensorPack-opset15": "the detokenizer's strings",
-    "IR216 is an error": "an extension op (openvino_tokenizers) must be a warning",
+    "int4 logits on a padded prompt": (
+        "qwen2 int4 group 64 on the padded sample: logits 5e-3 of their scale off the CPU's "
+        "(the prompt sample matches); not yet traced to its layer"
+    ),
+    "NaN and inf into the CPU's int8 kernels": (
+        "resnet18 INT8 on the sample with NaN and inf: 0.14 of the scale off the CPU's; where "
+        "its u8 FakeQuantize puts non-finite values is not measured"
+    ),
 }
-# Of each output's scale (its largest finite |value|). "int8": the NNCF files' bound, to become
-# the one the FakeQuantize page documents; for now the float one.
-TOLERANCES = {"float": 1e-3, "int8": 1e-3}
+# Behaviours of NOT_MODELLED that one case and sample of the committed corpora meet.
+MET_BY_SAMPLE = {
+    ("qwen2-int4-g64/openvino_model.xml", "padded"): "int4 logits on a padded prompt",
+    ("resnet18-int8", "nonfinite"): "NaN and inf into the CPU's int8 kernels",
+}
+# Of each output's scale (its largest finite |value|). "int8": the NNCF files' bound
+# (docs/ops/FakeQuantize.md#the-bound-on-a-whole-nncf-model).
+TOLERANCES = {"float": 1e-3, "int8": 5e-2}
 # Where the CPU's top two values are nearer than this (of the scale), rounding may pick either:
 # the argmax is compared elsewhere (tools/check_torchvision_corpus.py's margin).
 ARGMAX_MARGIN = 1e-5

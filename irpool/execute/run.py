@@ -235,7 +235,7 @@ def _reinfer(
     for position in range(start, len(plan.steps)):
         step = plan.steps[position]
         try:
-            produced = step.op.infer([infos[ref] for ref in step.inputs], ignore)
+            produced = step.op.infer(_infer_inputs(model, step, infos), ignore)
             if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
                 value = variables[step.op.variable_id]
                 produced = [TensorInfo(produced[0].type, Shape.of(*value.shape))]
@@ -252,6 +252,21 @@ def _reinfer(
             _check_fits(model, step, index, info.shape)
             infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
     return _shapes(infos), len(plan.steps)
+
+
+def _infer_inputs(
+    model: RunnerInput, step: Step, infos: Mapping[Ref, TensorInfo]
+) -> list[TensorInfo]:
+    """What the step's op infers from. A layer whose constant inputs the run holds itself
+    (compressed weights) reads fewer inputs than its op has: the others are its layer's, as
+    checked (constants do not change with the inputs)."""
+    layer = step.layer
+    if len(step.inputs) == len(layer.inputs) or type(step.op) is not type(
+        model.checked.ops.get(layer.id)
+    ):
+        return [infos[ref] for ref in step.inputs]
+    sources = [model.graph.producers[(layer.id, index)] for index in range(len(layer.inputs))]
+    return [infos.get(ref) or model.checked.outputs[ref[0]][ref[1]] for ref in sources]
 
 
 def _shapes(infos: Mapping[Ref, TensorInfo]) -> dict[Ref, Shape]:
