@@ -20,16 +20,24 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cpu_probe import (
+    BEHAVIOURS,
+    CPU_CONFIG,
+    Measurement,
+    behaviour,
+    bf16_values,
+    constant,
+    observe,
+    parameter,
+)
 from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
-import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
 from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
 
@@ -37,110 +45,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
 from tests.differential.openvino_worker import Oracle  # noqa: E402
 from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
-
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
-
-
-@dataclass(frozen=True, slots=True)
-class Measurement:
-    """One behaviour's outputs: the CPU plugin's and irpool's, output by output."""
-
-    observed: list[NDArray[Any]]
-    assumed: list[NDArray[Any]]
-
-    @property
-    def same(self) -> bool:
-        return len(self.observed) == len(self.assumed) and all(
-            _identical(a, b) for a, b in zip(self.observed, self.assumed, strict=True)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Behaviour:
-    """A behaviour of the CPU plugin: its docs/cpu.md section, where irpool holds it, and the
-    function that measures it."""
-
-    title: str
-    home: str
-    measure: Callable[[], Measurement]
-
-
-BEHAVIOURS: list[Behaviour] = []
-
-
-def behaviour(title: str, home: str) -> Callable[[Callable[[], Measurement]], Behaviour]:
-    """Register the decorated measuring function under `title` (its docs/cpu.md section)."""
-
-    def register(measure: Callable[[], Measurement]) -> Behaviour:
-        found = Behaviour(title, home, measure)
-        BEHAVIOURS.append(found)
-        return found
-
-    return register
-
-
-def _identical(a: NDArray[Any], b: NDArray[Any]) -> bool:
-    """The same dtype, shape and values, NaN where NaN (of any sign), zeros of one sign."""
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.kind != "f":
-        return bool(np.array_equal(a, b))
-    numbers = ~np.isnan(a)
-    same_signs = np.array_equal(np.signbit(a[numbers]), np.signbit(b[numbers]))
-    return bool(np.array_equal(a, b, equal_nan=True)) and bool(same_signs)
-
-
-def parameter(name: str, shape: Sequence[int] | str, dtype: type[np.generic] | ov.Type) -> ov.Node:
-    """A Parameter; a str shape uses OpenVINO's syntax ("1,1,?,?")."""
-    partial = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
-    return opset1.parameter(partial, dtype, name=name)
-
-
-def constant(values: Any, dtype: type[np.generic]) -> ov.Node:
-    return opset1.constant(np.array(values, dtype))
-
-
-def observe(
-    outputs: Sequence[ov.Node], parameters: Sequence[ov.Node], inputs: Sequence[Any]
-) -> Measurement:
-    """`outputs` of a model on `parameters`, run on `inputs` by the CPU plugin and by irpool
-    (on the model as `save_model` writes it)."""
-    model = ov.Model(list(outputs), list(parameters))
-    arrays = [np.asarray(x) for x in inputs]
-    compiled = ov.Core().compile_model(model, "CPU", CPU_CONFIG)
-    request = compiled.create_infer_request()
-    request.infer(
-        [_tensor(x, p.get_element_type()) for x, p in zip(arrays, parameters, strict=True)]
-    )
-    observed = [_array(request.get_output_tensor(i)) for i in range(len(outputs))]
-    names = [output.get_any_name() for output in compiled.outputs]
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "probe.xml"
-        ov.save_model(model, path, compress_to_fp16=False)
-        ran = irpool.load(path).run(dict(enumerate(arrays)), cast=True)  # bf16 from f32
-    return Measurement(observed, [np.asarray(ran[name]) for name in names])
-
-
-def bf16_values(bits: Sequence[int]) -> NDArray[np.float32]:
-    """The f32 values of bf16 bit patterns (as irpool holds bf16)."""
-    return (np.array(bits, np.uint32) << 16).view(np.float32)
-
-
-def _tensor(array: NDArray[Any], element_type: Any) -> ov.Tensor | NDArray[Any]:
-    """An input for OpenVINO: a bf16 Parameter takes the upper halves of f32 `array`."""
-    if element_type != ov.Type.bf16:
-        return array
-    tensor = ov.Tensor(ov.Type.bf16, ov.Shape(list(array.shape)))
-    tensor.data.view(np.uint16)[...] = (array.view(np.uint32) >> 16).astype(np.uint16)
-    return tensor
-
-
-def _array(tensor: ov.Tensor) -> NDArray[Any]:
-    """An output as irpool gives it: bf16 as the f32 values of its bits."""
-    if tensor.element_type == ov.Type.bf16:
-        return bf16_values(tensor.data.view(np.uint16))
-    return np.array(tensor.data)
-
 
 # Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from irpool.cpu import (  # noqa: F401  (their declarations register themselves)
     interpolate_refusals,
+    layer_refusals,
     quantization_refusals,
     shape_refusals,
 )
@@ -27,7 +28,6 @@ from irpool.element_types import (
     BOOLEAN,
     CPU_UNCOMPILED_TYPES,
     DYNAMIC,
-    F64,
     I8,
     I16,
     I32,
@@ -42,11 +42,10 @@ from irpool.ops.activations import PRelu1
 from irpool.ops.adaptive_max_pool import INDICES as ADAPTIVE_INDICES
 from irpool.ops.adaptive_max_pool import AdaptiveMaxPool8
 from irpool.ops.avg_pool import AvgPoolBase
-from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, Op, TensorInfo
 from irpool.ops.clamp import Clamp1
 from irpool.ops.convert import Convert1
-from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
-from irpool.ops.convolution_backprop import ConvolutionBackpropBase
+from irpool.ops.convolution import Convolution1, GroupConvolution1
 from irpool.ops.mat_mul import MatMul1
 from irpool.ops.max_pool import INDEX_TYPES, INDICES, MaxPoolBase
 from irpool.ops.parameter import Parameter
@@ -54,24 +53,19 @@ from irpool.ops.pooling import WindowPoolBase
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.ops.unary_math import BY_TYPE as UNARY_MATH
-from irpool.ops.variables import ReadValue6, ReadValueBase
 from irpool.rules import (
     CPU_ATTENTION_MASK_KEYS,
-    CPU_BACKPROP_DYNAMIC_SHAPE,
-    CPU_BACKPROP_ONE_GROUP,
     CPU_DYNAMIC_RANK_INPUT,
     CPU_MATMUL_BATCHED_CONSTANT,
     CPU_POOLING_INDEX_TYPE,
     CPU_POOLING_WITHOUT_DILATIONS,
     CPU_PRELU_SLOPE_SHAPE,
     CPU_UNCOMPILED_ELEMENT_TYPE,
-    CPU_VARIABLE_DYNAMIC_RANK,
-    CPU_VARIABLE_ELEMENT_TYPE,
     CPU_WINDOW_IN_PADDING,
     CPU_WRAPPED_STRIDE,
     INFERENCE_FAILURE,
 )
-from irpool.shape import Dim, Shape
+from irpool.shape import Dim
 
 # The destinations the CPU cannot convert a low-bit float type to (measured, Const -> Convert:
 # "cpu_convert can't convert", "unsupported src_prc"; tests/golden/low_bit_cpu.json).
@@ -125,42 +119,6 @@ def _parameter(op: Parameter, inputs: Sequence[TensorInfo], ctx: LayerContext) -
         )
 
 
-# The types of which the CPU plugin holds no variable: oneDNN has no memory of them (measured).
-UNHELD_VARIABLE_TYPES = frozenset({I64, U64, I16, U16, U32, F64})
-
-
-@refuses(ReadValueBase)
-def _variable_type(op: ReadValueBase, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
-    variable = op.variable(inputs)
-    if variable.element_type in UNHELD_VARIABLE_TYPES:
-        ctx.report(
-            CPU_VARIABLE_ELEMENT_TYPE,
-            f'variable "{op.variable_id}" is {variable.element_type}: OpenVINO reads the layer and '
-            "its CPU plugin compiles it, but the first inference fails (oneDNN has no "
-            f"{variable.element_type} memory)",
-            "variable_type" if "variable_type" in ctx.present else None,
-        )
-
-
-@refuses(ReadValue6)
-def _read_value(op: ReadValue6, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
-    variable = op.variable(inputs)
-    if variable.shape.dims is None:
-        ctx.report(
-            CPU_VARIABLE_DYNAMIC_RANK,
-            f'variable "{op.variable_id}" has a dynamic rank: OpenVINO reads the layer, but its '
-            "CPU plugin cannot compile a ReadValue of dynamic rank; write variable_shape",
-            "variable_shape",
-        )
-    if variable.element_type == DYNAMIC:
-        ctx.report(
-            CPU_UNCOMPILED_ELEMENT_TYPE,
-            f'variable "{op.variable_id}" has a dynamic element type: OpenVINO reads the layer, '
-            "but its CPU plugin cannot compile or run it; write variable_type",
-            "variable_type",
-        )
-
-
 @refuses(Convert1)
 def _convert(op: Convert1, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
     if op.destination == DYNAMIC:
@@ -207,62 +165,6 @@ def _pooling_stride(op: WindowPoolBase, inputs: Sequence[TensorInfo], ctx: Layer
             f"axis), but its CPU plugin cannot compile this {op.label()}",
             "strides",
         )
-
-
-@refuses(ConvolutionBase)
-def _convolution_stride(
-    op: ConvolutionBase, inputs: Sequence[TensorInfo], ctx: LayerContext
-) -> None:
-    if any(v >= WRAPPED for v in op.attrs["strides"]):
-        ctx.report(
-            CPU_WRAPPED_STRIDE,
-            "a negative stride wraps around 2**64: OpenVINO reads it, but its CPU plugin "
-            "cannot compile the layer (object is not initialized)",
-            "strides",
-        )
-
-
-@refuses(ConvolutionBackpropBase)
-def _convolution_backprop(
-    op: ConvolutionBackpropBase, inputs: Sequence[TensorInfo], ctx: LayerContext
-) -> None:
-    for info, name in zip(inputs[1:], ("filters", "output_shape"), strict=False):
-        if not info.shape.is_static and not info.trusted:
-            ctx.report(
-                CPU_BACKPROP_DYNAMIC_SHAPE,
-                f"{name} of shape {info.shape}: the CPU plugin compiles {op.type_name} only "
-                "with static filters and output_shape shapes",
-            )
-    data, filters = inputs[0].shape, inputs[1].shape
-    # A negative dim (pads past the extent) fails on static spatial dims whatever the batch;
-    # an output_shape known only at run time fails when the data is wholly static.
-    spatial = data.dims is not None and all(dim.is_static for dim in data.dims[2:])
-    static = data.is_static if len(inputs) > 2 else spatial
-    # dynamic filters or output_shape shapes: reported once, above
-    shapes_static = all(info.shape.is_static for info in inputs[1:])
-    if static and shapes_static and not inputs[-1].unknown:
-        mute = LayerContext(ctx.present, lambda report: None, ctx.read_weights, ctx.used_outputs)
-        try:
-            out = op.infer(inputs, mute)[0].shape
-        except ShapeError:  # read_model refuses it: reported by infer
-            out = data
-        if out.dims is not None and not all(dim.is_static for dim in out.dims[2:]):
-            ctx.report(
-                CPU_BACKPROP_DYNAMIC_SHAPE,
-                f"the output {out} is not static though data {data} and filters {filters} "
-                "are: the CPU plugin cannot compile it (Destination memory is undefined); "
-                "give output_shape as a Const, make the data dynamic, or lower the pads",
-            )
-    if op.filter_prefix == 3 and filters.dims is not None and filters[0] == Dim.static(1):
-        channels = filters.dims[1:3]
-        if any(dim.is_static and dim.value != 1 for dim in channels):
-            ctx.report(
-                CPU_BACKPROP_ONE_GROUP,
-                f"filters {filters} of one group: the CPU plugin cannot compile a "
-                f"{op.type_name} of one group with {channels[0]} input and {channels[1]} "
-                "output channels; write a ConvolutionBackpropData with filters "
-                f"{Shape(filters.dims[1:])}",
-            )
 
 
 @refuses(AvgPoolBase)
