@@ -31,6 +31,7 @@ KEYS = (
     "extend-exclude",
     "respect-gitignore",
     "force-exclude",
+    "openvino-version",
 )
 # What a directory walk never enters or reports, unless `exclude` replaces the list: hidden
 # files and folders (.git, .hg, .venv, .idea, ...) and the usual tool and build folders.
@@ -55,6 +56,8 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False
+    # The release the files must suit (IR230); None: the installed OpenVINO's, else the newest.
+    openvino_version: str | None = None
     root: Path | None = None
     source: Path | None = None
 
@@ -261,7 +264,21 @@ def parse_table(table: dict[str, Any], source: Path) -> Config:
         config = replace(
             config, force_exclude=_flag(where, "force-exclude", table["force-exclude"])
         )
+    if "openvino-version" in table:
+        config = replace(config, openvino_version=_release(where, table["openvino-version"]))
     return config
+
+
+def _release(where: str, value: Any) -> str:
+    from irpool.check.releases import ReleaseError, parse_release
+
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: 'openvino-version' must be a string such as \"2023.0\"")
+    try:
+        parse_release(value)
+    except ReleaseError as error:
+        raise ConfigError(f"{where}: 'openvino-version': {error}") from None
+    return value
 
 
 def _check_selectors(where: str, selectors: Iterable[str]) -> None:

@@ -12,6 +12,7 @@ from irpool.check.checked import CheckedLayers
 from irpool.check.coverage import Coverage
 from irpool.check.layer_checker import check_layers
 from irpool.check.names import check_names
+from irpool.check.releases import Release, check_releases, default_target, parse_release
 from irpool.check.rewrites import check_rewrites
 from irpool.check.runtime_values import check_pad_values
 from irpool.check.suppression import apply_suppressions
@@ -300,9 +301,12 @@ def load(
     weights: str | os.PathLike[str] | None = None,
     *,
     data: bytes | None = None,
+    openvino_version: str | None = None,
 ) -> Model:
     """Read, build and check an IR file (`data`: its content, when already read, e.g. from
-    stdin; `path` then only names it and locates the default weights).
+    stdin; `path` then only names it and locates the default weights). `openvino_version`:
+    the release whose reader the file must suit (IR230; default: the installed OpenVINO's,
+    else the newest irpool knows); `ReleaseError` (a ValueError) when it is no release.
 
     Raises `IRError` (carrying diagnostics) only when the file cannot be read as IR at all:
     unreadable, malformed XML, unsafe XML, not `<net>`, or an unsupported IR version.
@@ -321,15 +325,23 @@ def load(
     graph = build_graph(document, sink, early)
     bin_path = Path(weights) if weights is not None else xml_path.with_suffix(".bin")
     weights_file = Weights(bin_path)
-    checked, found = _check(document, graph, weights_file, sink)
+    target = default_target() if openvino_version is None else parse_release(openvino_version)
+    checked, found = _check(document, graph, weights_file, sink, target)
     return Model(document, graph, weights_file, checked, merge_repeats(found))
 
 
 def _check(
-    document: Document, graph: Graph, weights: Weights, sink: Collector
+    document: Document,
+    graph: Graph,
+    weights: Weights,
+    sink: Collector,
+    target: Release | None = None,
 ) -> tuple[CheckedLayers, list[Diagnostic]]:
-    """Stage 3 on a built graph: what each layer is and what checking found."""
+    """Stage 3 on a built graph: what each layer is and what checking found (and what the
+    `target` release cannot read)."""
     checked = check_layers(document, graph, weights, sink)
+    if target is not None:
+        check_releases(document, graph, sink, target)
     check_names(document, graph, sink)
     check_rewrites(document, graph, checked, sink)
     check_pad_values(document, graph, checked, sink)

@@ -100,6 +100,7 @@ UNKNOWN_VALUES = Code("IR218")
 FAKE_QUANTIZE_FEW_LEVELS = Code("IR221")
 FAKE_QUANTIZE_CROSSED_RANGE = Code("IR222")
 EXTENSION_OP = Code("IR229")
+OLDER_RELEASE_CANNOT_READ = Code("IR230")
 DECLARED_DIM_MISMATCH = Code("IR301")
 DECLARED_RANK_MISMATCH = Code("IR302")
 SHAPE_INFERENCE_FAILED = Code("IR303")
@@ -1116,6 +1117,35 @@ _RULES = (
             # pyproject.toml: a tokenizer file is expected to hold extension ops
             [tool.irpool]
             ignore = ["IR229"]
+        """),
+    ),
+    Rule(
+        code=OLDER_RELEASE_CANNOT_READ,
+        name="older-release-cannot-read",
+        severity=E,
+        runtime="rejects",
+        summary="The OpenVINO release targeted (`--openvino-version`, `openvino-version`) "
+        "cannot read this op version or element type.",
+        doc=_text("""
+            Each release's IR reader knows the opsets, element types and IR features of its
+            time; a file written by a newer exporter fails to load in an older runtime
+            ("Cannot create Interpolate layer ... from unsupported opset: opset11"). irpool
+            checks the file against the release named by `--openvino-version` (or
+            `openvino-version` in `[tool.irpool]`); by default the installed OpenVINO's
+            release, else the newest irpool knows, which reports nothing. The message
+            names the first release that reads it, measured with each release's own
+            `read_model` (docs/releases.md). Export with an older opset (`convert_model`
+            does not offer one: export with the release you deploy), or deploy a newer
+            runtime. A release older than the oldest measured (2023.0) is checked only for
+            what came after it.
+        """),
+        wrong=_text("""
+            $ irpool validate openvino_model.xml --openvino-version 2023.2
+            openvino_model.xml:812:3: IR230 error ScaledDotProductAttention of opset13 is read
+              from OpenVINO 2023.3; 2023.2 refuses it
+        """),
+        right=_text("""
+            $ irpool validate openvino_model.xml --openvino-version 2023.3
         """),
     ),
     # IR3xx: shapes and types

@@ -27,6 +27,7 @@ from tests.rule_fixtures import FIXTURES, Found, expected, fixture_code
 SYNTHETIC = {
     "IR100": "test_ir100_unreadable_path",
     "IR311": "test_ir311_only_at_the_shapes_asked_for",
+    "IR230": "test_ir230_only_for_an_older_release",
 }
 
 
@@ -78,6 +79,17 @@ def test_ir311_only_at_the_shapes_asked_for(tmp_path: Path) -> None:
     assert model.validate() == []
     found = model.reshape({"x": "[2,2,4,4]"}).validate()
     assert [(d.code, d.line, d.column) for d in found] == [("IR311", 42, 3)]
+
+
+def test_ir230_only_for_an_older_release(tmp_path: Path) -> None:
+    """An AvgPool of opset14, which releases before 2024.0 do not read."""
+    path = ir.write(
+        tmp_path,
+        ir.pool_model().replace('"AvgPool" version="opset1"', '"AvgPool" version="opset14"'),
+    )
+    assert irpool.load(path, openvino_version="2024.0").validate() == []
+    found = irpool.load(path, openvino_version="2023.3").validate()
+    assert [(d.code, d.line, d.column) for d in found] == [("IR230", 15, 53)]
 
 
 def test_every_rule_has_its_named_code_constant_and_no_constant_lacks_a_rule() -> None:

@@ -73,6 +73,7 @@ def _option_defaults(config: Config) -> dict[str, object]:
         "exclude": config.exclude,
         "respect_gitignore": config.respect_gitignore,
         "force_exclude": config.force_exclude,
+        "openvino_version": config.openvino_version,
     }
 
 
@@ -88,6 +89,7 @@ class Settings:
     extend_exclude: tuple[str, ...]
     respect_gitignore: bool
     force_exclude: bool
+    openvino_version: str | None
 
 
 def configure(ctx: click.Context, settings: Settings) -> Config:
@@ -113,6 +115,7 @@ def configure(ctx: click.Context, settings: Settings) -> Config:
         extend_exclude=config.extend_exclude + settings.extend_exclude,
         respect_gitignore=settings.respect_gitignore,
         force_exclude=settings.force_exclude,
+        openvino_version=settings.openvino_version,
     )
 
 

@@ -108,7 +108,7 @@ def lint(job: Job) -> Outcome:
     if not job.explicit and root_is_not_net(data):
         return Outcome(shown, (), skipped=True)
     try:
-        model = load(job.path, job.weights, data=data)
+        model = load(job.path, job.weights, data=data, openvino_version=job.config.openvino_version)
     except IRError as error:
         kept = job.config.apply(error.diagnostics, job.path)
         # A binary file (it holds a NUL byte) has no lines to show, only bytes.
@@ -205,6 +205,17 @@ def _jobs(
     return jobs, found
 
 
+def _read_release(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from irpool.check.releases import ReleaseError, parse_release
+
+    if value is not None:
+        try:
+            parse_release(value)
+        except ReleaseError as error:
+            raise click.BadParameter(str(error)) from None
+    return value
+
+
 def _list_option(name: str, metavar: str, summary: str, **extra: Any) -> Callable[[F], F]:
     """A comma-separated option (a tuple of items, or the configuration's tuple)."""
     return click.option(name, type=COMMA_LIST, metavar=metavar, help=summary, **extra)
@@ -271,6 +282,13 @@ def _list_option(name: str, metavar: str, summary: str, **extra: Any) -> Callabl
     type=click.Path(path_type=Path),
     help="With `-`: the path the document stands for (reports name it; weights beside it).",
 )
+@click.option(
+    "--openvino-version",
+    metavar="RELEASE",
+    callback=_read_release,
+    help="Report what this OpenVINO release cannot read (IR230), e.g. 2023.0 (default: "
+    "`openvino-version`, else the installed OpenVINO's, else the newest irpool knows).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no summary.")
@@ -300,6 +318,7 @@ def command(
     respect_gitignore: bool,
     force_exclude: bool,
     stdin_filename: Path | None,
+    openvino_version: str | None,
     exit_zero: bool,
     statistics: bool,
     quiet: bool,
@@ -323,6 +342,7 @@ def command(
         extend_exclude,
         respect_gitignore,
         force_exclude,
+        openvino_version,
     )
     config = configure(ctx, settings)
     chosen_format = config.format
