@@ -112,7 +112,7 @@ def check_releases(document: Document, graph: Graph, sink: Collector, target: Re
 
     for layer in graph.layers.values():
         name = layer.type
-        first = table.ops.get(layer.version, {}).get(name.lower())
+        first = op_first = table.ops.get(layer.version, {}).get(name.lower())
         if first is not None and refused(first):
             message = (
                 f"{name} of {layer.version} is read from OpenVINO {shown(first)}; "
@@ -129,7 +129,8 @@ def check_releases(document: Document, graph: Graph, sink: Collector, target: Re
             else:
                 first = table.attributes.get(f"{opset} {key} {value}".lower())
                 what = f'{key}="{value}" of {name}'
-            if first is not None and refused(first):
+            # A value as old as the op version itself is said with the op's finding.
+            if first is not None and refused(first) and (op_first is None or first > op_first):
                 message = f"{what} is read from OpenVINO {shown(first)}; {shown(target)} refuses it"
                 data = layer.data
                 assert data is not None  # it has data items
