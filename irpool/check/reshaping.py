@@ -25,6 +25,8 @@ from irpool.parse.values import read_partial_shape
 from irpool.rules import RESHAPE_REFUSED, RULES, Severity
 from irpool.shape import Shape
 
+# Layers whose float constant inputs are weights, not a shape baked in.
+WEIGHTED_TYPES = frozenset({"Convolution", "GroupConvolution", "MatMul", "ConvolutionBackpropData"})
 # How many layers a chain back to a constant shows before it stops.
 CHAIN_LIMIT = 6
 
@@ -163,12 +165,14 @@ def reshape_findings(
 
 
 def baked_constant(graph: Graph, checked: CheckedLayers, layer: Layer) -> str:
-    """The first integer input of the layer computed from constants alone (a target shape,
-    sizes, axes: not weights), as the chain of layers back to its Const (`input 1 of ... <-
-    Concat "c" <- Const "shape" [1, 197, 768]`), or "" when there is none."""
+    """The first input of the layer computed from constants alone (a target shape, sizes, a
+    table of anchors; not the weights of a Convolution or MatMul), as the chain of layers
+    back to its Const (`input 1 of ... <- Concat "c" <- Const "shape" [1, 197, 768]`), or ""
+    when there is none."""
     inputs = checked.inputs(graph, layer)
+    weighted = layer.type in WEIGHTED_TYPES
     for index, info in enumerate(inputs):
-        if info is None or not info.type.is_integer:
+        if info is None or (weighted and not info.type.is_integer):
             continue
         chain = _chain(graph, checked, graph.producers.get((layer.id, index)))
         if chain:
