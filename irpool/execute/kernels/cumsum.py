@@ -31,7 +31,7 @@ def cumulative_sum(x: NDArray[Any], axis: int, exclusive: bool, reverse: bool) -
     if exclusive and work.shape[axis]:  # from +0: the elements before each one
         head = np.zeros_like(np.take(work, [0], axis))
         work = np.concatenate([head, np.delete(work, -1, axis)], axis)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # inf + -inf is NaN, as on the CPU
         sums = np.cumsum(work, axis=axis, dtype=work.dtype)
     if reverse:
         sums = np.flip(sums, axis)
