@@ -1,16 +1,20 @@
 """What the live comparisons of the convolution families share: seeded filters and data
 (a third of the float data NaN, ±inf, ±0; integer values small, exact in f32), the magnitudes
 a bound is taken of, and the per-output agreement with the CPU (NaN and ±inf exactly, finite
-values within a bound)."""
+values within a bound), and the batched run of both runtimes that compares them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
-from tests.differential.harness import NUMPY
+import irpool
+from tests.differential.harness import CPU_CONFIG, NUMPY
 
 F32_MAX = float(np.finfo(np.float32).max)
 
@@ -22,6 +26,25 @@ class Convolved(Protocol):
     element_type: str
     data: str
     filters: tuple[int, ...]
+
+    def describe(self) -> str: ...
+
+
+class Run(Protocol):
+    """A configuration that compiles, and the output shape its layer declares."""
+
+    @property
+    def config(self) -> Any: ...
+
+    @property
+    def output(self) -> list[str] | None: ...
+
+
+# The writer of a batch's IR file, a configuration's feeds (by input name), and the judge of
+# one output: a mask of agreeing elements, or None where the CPU's values are no reference.
+Write = Callable[[Path, str, list[tuple[Any, Any]]], Path]
+Feeds = Callable[[Any], dict[str, NDArray[Any]]]
+Judge = Callable[[Any, NDArray[Any], NDArray[Any]], "NDArray[np.bool_] | None"]
 
 
 def filter_values(config: Convolved) -> NDArray[Any]:
@@ -73,3 +96,42 @@ def agrees(ours: NDArray[Any], theirs: NDArray[Any], bound: NDArray[Any]) -> NDA
         close = finite & np.isfinite(a) & (np.abs(a - b) <= bound)
     same = ~finite & ((np.isnan(a) & np.isnan(b)) | (a == b))
     return np.asarray(close | same)
+
+
+def differing_runs(
+    runnable: Sequence[Run], directory: Path, write: Write, feeds: Feeds, judge: Judge,
+    batch_size: int,
+) -> list[str]:  # fmt: skip
+    """Run the configurations in batches (one model each) on irpool and on the CPU plugin;
+    a line for each output that differs in shape, type or (by `judge`) values."""
+    ov = pytest.importorskip("openvino")
+    core = ov.Core()
+    failing: list[str] = []
+    for start in range(0, len(runnable), batch_size):
+        batch = runnable[start : start + batch_size]
+        path = write(
+            directory, f"run{start}", [(r.config, (r.config.element_type, r.output)) for r in batch]
+        )
+        inputs: dict[str, NDArray[Any]] = {}
+        for run in batch:
+            inputs.update(feeds(run.config))
+        ours = irpool.load(path).run(dict(inputs))
+        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+        results = compiled.create_infer_request().infer(inputs)
+        theirs = {port.get_any_name(): value for port, value in results.items()}
+        for run in batch:
+            config, name = run.config, f"out{run.config.index}"
+            mine, cpu = ours[name], theirs[name]
+            if mine.shape != cpu.shape or mine.dtype != cpu.dtype:
+                failing.append(
+                    f"{config.describe()}: {mine.shape} {mine.dtype}, CPU {cpu.shape} {cpu.dtype}"
+                )
+                continue
+            good = judge(config, mine, cpu)
+            if good is not None and not good.all():
+                wrong = ~good
+                failing.append(
+                    f"{config.describe()}: {wrong.sum()} of {wrong.size} differ: irpool "
+                    f"{mine[wrong][:4]}, CPU {cpu[wrong][:4]}"
+                )
+    return failing

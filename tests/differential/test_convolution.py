@@ -35,17 +35,16 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-import irpool
 from tests import ir
 from tests.differential.convolution_values import (
     F32_MAX,
     agrees,
     data_values,
+    differing_runs,
     filter_values,
     finite_abs,
 )
 from tests.differential.harness import (
-    CPU_CONFIG,
     MAX_REPORTED,
     const,
     declared,
@@ -366,8 +365,14 @@ def known_differences(
     return known
 
 
+def feeds(config: Config) -> dict[str, NDArray[Any]]:
+    inputs = {f"in{config.index}": data_values(config)}
+    if config.filters_input:
+        inputs[f"w{config.index}"] = filter_values(config)
+    return inputs
+
+
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    core = ov.Core()
     complete = ("strides", "dilations", "pads_begin", "pads_end")  # else IR203, an error
     runnable = [
         o
@@ -378,38 +383,17 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
         and set(complete) <= set(dict(o.config.attrs))
         and not crashes_the_cpu(o.config, o.output)
     ]
-    failing: list[str] = []
-    for start in range(0, len(runnable), BATCH_SIZE):
-        batch = runnable[start : start + BATCH_SIZE]
-        configs = [(o.config, (o.config.element_type, o.output)) for o in batch]
-        path = write(tmp_path, f"run{start}", configs)
-        inputs: dict[str, NDArray[Any]] = {}
-        for outcome in batch:
-            config = outcome.config
-            inputs[f"in{config.index}"] = data_values(config)
-            if config.filters_input:
-                inputs[f"w{config.index}"] = filter_values(config)
-        ours = irpool.load(path).run(dict(inputs))
-        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
-        results = compiled.create_infer_request().infer(inputs)
-        theirs = {port.get_any_name(): value for port, value in results.items()}
-        for outcome in batch:
-            config, name = outcome.config, f"out{outcome.config.index}"
-            x, w = inputs[f"in{config.index}"], filter_values(config)
-            if ours[name].shape != theirs[name].shape or ours[name].dtype != theirs[name].dtype:
-                failing.append(f"{config.describe()}: {ours[name].shape} {ours[name].dtype}")
-                continue
-            with np.errstate(all="ignore"):  # inf and NaN are values here
-                # A finite output has only finite products: the rest add nothing to its bound.
-                magnitude = reference(finite_abs(x), finite_abs(w), config, theirs[name].shape)
-                good = agrees(ours[name], theirs[name], BOUND * magnitude)
-                if not good.all():
-                    good |= known_differences(config, x, w, ours[name], theirs[name], magnitude)
+
+    def judge(config: Config, ours: NDArray[Any], theirs: NDArray[Any]) -> NDArray[np.bool_]:
+        x, w = data_values(config), filter_values(config)
+        with np.errstate(all="ignore"):  # inf and NaN are values here
+            # A finite output has only finite products: the rest add nothing to its bound.
+            magnitude = reference(finite_abs(x), finite_abs(w), config, theirs.shape)
+            good = agrees(ours, theirs, BOUND * magnitude)
             if not good.all():
-                wrong = ~good
-                failing.append(
-                    f"{config.describe()}: {wrong.sum()} of {wrong.size} differ: irpool "
-                    f"{ours[name][wrong][:4]}, CPU {theirs[name][wrong][:4]}"
-                )
+                good |= known_differences(config, x, w, ours, theirs, magnitude)
+        return good
+
+    failing = differing_runs(runnable, tmp_path, write, feeds, judge, BATCH_SIZE)
     shown = "\n".join(failing[:MAX_REPORTED])
     assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"

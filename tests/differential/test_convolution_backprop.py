@@ -37,7 +37,13 @@ from numpy.typing import NDArray
 import irpool
 from irpool.rules import FAMILIES
 from tests import ir
-from tests.differential.convolution_values import agrees, data_values, filter_values, finite_abs
+from tests.differential.convolution_values import (
+    agrees,
+    data_values,
+    differing_runs,
+    filter_values,
+    finite_abs,
+)
 from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
@@ -388,45 +394,26 @@ def known_garbage(config: Config, out: tuple[int, ...]) -> bool:
     return any(o > r for o, r in zip(out[2:], reach, strict=True))
 
 
+def feeds(config: Config) -> dict[str, NDArray[Any]]:
+    inputs = {f"in{config.index}": data_values(config)}
+    if config.filters_input:
+        inputs[f"w{config.index}"] = filter_values(config)
+    if config.shape_input:
+        inputs[f"s{config.index}"] = shape_values(config)
+    return inputs
+
+
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
-    core = ov.Core()
     runnable = [o for o in outcomes if o.compiles]
-    failing: list[str] = []
-    for start in range(0, len(runnable), BATCH_SIZE):
-        batch = runnable[start : start + BATCH_SIZE]
-        configs = [(o.config, (o.config.element_type, o.output)) for o in batch]
-        path = write(tmp_path, f"run{start}", configs)
-        inputs: dict[str, NDArray[Any]] = {}
-        for outcome in batch:
-            config = outcome.config
-            inputs[f"in{config.index}"] = data_values(config)
-            if config.filters_input:
-                inputs[f"w{config.index}"] = filter_values(config)
-            if config.shape_input:
-                inputs[f"s{config.index}"] = shape_values(config)
-        ours = irpool.load(path).run(dict(inputs))
-        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
-        results = compiled.create_infer_request().infer(inputs)
-        theirs = {port.get_any_name(): value for port, value in results.items()}
-        for outcome in batch:
-            config, name = outcome.config, f"out{outcome.config.index}"
-            x, w = inputs[f"in{config.index}"], filter_values(config)
-            if ours[name].shape != theirs[name].shape or ours[name].dtype != theirs[name].dtype:
-                failing.append(
-                    f"{config.describe()}: {ours[name].shape} {ours[name].dtype}, CPU "
-                    f"{theirs[name].shape} {theirs[name].dtype}"
-                )
-                continue
-            if known_garbage(config, theirs[name].shape):
-                continue
-            with np.errstate(all="ignore"):  # inf and NaN are values here
-                magnitude = reference(finite_abs(x), finite_abs(w), config, theirs[name].shape)
-                good = agrees(ours[name], theirs[name], BOUND * magnitude)
-            if not good.all():
-                wrong = ~good
-                failing.append(
-                    f"{config.describe()}: {wrong.sum()} of {wrong.size} differ: irpool "
-                    f"{ours[name][wrong][:4]}, CPU {theirs[name][wrong][:4]}"
-                )
+
+    def judge(config: Config, ours: NDArray[Any], theirs: NDArray[Any]) -> NDArray[np.bool_] | None:
+        if known_garbage(config, theirs.shape):
+            return None
+        x, w = data_values(config), filter_values(config)
+        with np.errstate(all="ignore"):  # inf and NaN are values here
+            magnitude = reference(finite_abs(x), finite_abs(w), config, theirs.shape)
+            return agrees(ours, theirs, BOUND * magnitude)
+
+    failing = differing_runs(runnable, tmp_path, write, feeds, judge, BATCH_SIZE)
     shown = "\n".join(failing[:MAX_REPORTED])
     assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
