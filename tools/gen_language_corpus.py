@@ -1,9 +1,9 @@
 """Generate the language exporter corpus: transformers models as optimum-intel exports them, from
 tiny random configs and a tokenizer trained here (nothing downloaded).
 
-Each model (Llama, Qwen2, GPT2, Phi3, Mistral; BERT, T5, Whisper; not Gemma, which optimum-intel
-2.2 refuses to export under transformers 5.5) is built from a tiny config (width 64, one
-layer, 4 heads, 2 KV heads) with random weights seeded per model, given a byte-level BPE
+Each model (Llama, Qwen2, GPT2, Phi3, Mistral, Gemma, Gemma2, Gemma3; BERT, T5, Whisper) is
+built from a tiny config (width 64, one layer, 4 heads, 2 KV heads) with random weights seeded
+per model, given a byte-level BPE
 tokenizer trained with `tokenizers` on a few sentences, ``save_pretrained`` to
 build/language-hf/<model>, then exported as a user exports it:
 
@@ -23,7 +23,10 @@ inventory.json holds the op type-versions of every export's files ("full") and o
 committed ones ("reduced": the same tiny files, fewer exports).
 
 Run by another Python, the tool re-runs itself with ``$IRPOOL_CORPUS_VENV/bin/python``
-(default ``.venv-corpus``: optimum-intel, transformers, openvino-tokenizers, torch).
+(default ``.venv-corpus``: optimum-intel, transformers, openvino-tokenizers, torch). optimum-intel
+2.2 exports the Gemma models only under transformers <= 5.0 (the others need 5.5), so the tool
+runs itself again with ``$IRPOOL_GEMMA_VENV/bin/python`` (default ``.venv-gemma``: the same
+packages with transformers 5.0.0) to make and record those; index.json names both venvs' versions.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,6 +58,14 @@ HOW_TO_INSTALL = f"""\
 tools/gen_language_corpus.py needs optimum-intel, transformers, openvino-tokenizers and torch in
 a venv of their own: python3 -m venv {VENV} && {VENV}/bin/pip install optimum-intel
 openvino-tokenizers (IRPOOL_CORPUS_VENV names another venv). See docs/corpus.md."""
+# optimum-intel 2.2's Gemma export configs say MAX_TRANSFORMERS_VERSION = "5.0".
+GEMMA_TRANSFORMERS = "5.0.0"
+GEMMA_VENV = Path(os.environ.get("IRPOOL_GEMMA_VENV", REPO / ".venv-gemma"))
+HOW_TO_INSTALL_GEMMA = f"""\
+The Gemma exports need optimum-intel 2.2 with transformers {GEMMA_TRANSFORMERS} in a venv of their
+own: python3 -m venv {GEMMA_VENV} && {GEMMA_VENV}/bin/pip install optimum-intel==2.2.0
+transformers=={GEMMA_TRANSFORMERS} openvino-tokenizers torch torchvision (IRPOOL_GEMMA_VENV names
+another venv). See docs/corpus.md."""
 
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -83,8 +96,12 @@ WIDTH, FFN, HEADS, KV_HEADS, LAYERS = 64, 128, 4, 2, 1
 # whisper's size in time: narrower and with 8 mel bins, its recorded arrays stay small.
 WHISPER_WIDTH, MEL_BINS, AUDIO_FRAMES = 32, 8, 3000
 SPECIALS = {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"}
-# Gemma: optimum-intel 2.2 refuses to export it under transformers 5.5 ("Maximum required is 5.0").
-LLMS = ("llama", "qwen2", "gpt2", "phi3", "mistral")
+# Made in GEMMA_VENV: optimum-intel 2.2 refuses them under transformers 5.5 ("Maximum required is
+# 5.0"). Gemma2 soft-caps its attention and logits; Gemma2 and Gemma3 (one sliding-window layer
+# each) slide a window of 8, which the prompt and the greedy run outgrow.
+GEMMAS = ("gemma", "gemma2", "gemma3")
+SLIDING_WINDOW = 8
+LLMS = ("llama", "qwen2", "gpt2", "phi3", "mistral", *GEMMAS)
 LLM_EXPORTS = {  # suffix -> optimum-cli options
     "fp16": ["--weight-format", "fp16"],
     "int8": ["--weight-format", "int8"],
@@ -99,12 +116,14 @@ TASKS = {
     "whisper": "automatic-speech-recognition-with-past",
 }
 TOKENIZER_FILES = ("openvino_tokenizer", "openvino_detokenizer")
-# The exports committed (about 0.27 MB each): every weight format and mode of Llama, one of
-# the others' formats each, every model in fp16; the rest go to --full-out.
+# The exports committed (about 0.27 MB each): every weight format and mode of Llama and Gemma
+# (Gemma's int4 in group 16 only), one of the others' formats each, every model in fp16; the
+# rest go to --full-out.
 COMMITTED = frozenset({
     *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
     "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
-    "bert-fp16", "t5-fp16", "whisper-fp16",
+    "bert-fp16", "t5-fp16", "whisper-fp16", "gemma-fp16", "gemma-int8", "gemma-int4-g16",
+    "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16",
 })  # fmt: skip
 
 
@@ -133,12 +152,17 @@ def config(name: str, vocab: int) -> Any:
         vocab_size=vocab, hidden_size=WIDTH, intermediate_size=FFN, num_hidden_layers=LAYERS,
         num_attention_heads=HEADS, num_key_value_heads=KV_HEADS, max_position_embeddings=128, **ids,
     )  # fmt: skip
+    # Untied: with the head tied to random embeddings, Gemma's greedy run repeats one token 16
+    # times (GPT2 keeps a tied head in the corpus).
+    gemma = dict(decoder, head_dim=WIDTH // HEADS, tie_word_embeddings=False)
     built: dict[str, Callable[[], Any]] = {
         "llama": lambda: t.LlamaConfig(**decoder),
         "qwen2": lambda: t.Qwen2Config(**decoder),
         "mistral": lambda: t.MistralConfig(**decoder, sliding_window=None),
         "phi3": lambda: t.Phi3Config(**decoder),
-        "gemma": lambda: t.GemmaConfig(**decoder, head_dim=WIDTH // HEADS),
+        "gemma": lambda: t.GemmaConfig(**gemma),
+        "gemma2": lambda: t.Gemma2Config(**gemma, sliding_window=SLIDING_WINDOW),
+        "gemma3": lambda: t.Gemma3TextConfig(**gemma, sliding_window=SLIDING_WINDOW),
         "gpt2": lambda: t.GPT2Config(
             vocab_size=vocab, n_embd=WIDTH, n_layer=LAYERS, n_head=HEADS, n_positions=128, **ids
         ),
@@ -183,7 +207,8 @@ def config(name: str, vocab: int) -> Any:
 
 MODEL_CLASSES = {
     "llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
-    "phi3": "Phi3ForCausalLM", "gemma": "GemmaForCausalLM", "gpt2": "GPT2LMHeadModel",
+    "phi3": "Phi3ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+    "gemma3": "Gemma3ForCausalLM", "gpt2": "GPT2LMHeadModel",
     "bert": "BertModel", "t5": "T5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",
 }  # fmt: skip
@@ -393,36 +418,84 @@ def generate(export: Export, core: ov.Core, folder: Path) -> dict[str, Any]:
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--full-out", type=Path, default=FULL_OUT, help="the exports not committed")
-    args = parser.parse_args(argv)
-    core = ov.Core()
-    OUT.mkdir(parents=True, exist_ok=True)
-    for stale in {path.parent for path in OUT.glob("*/*.xml")} - {OUT / name for name in COMMITTED}:
-        shutil.rmtree(stale)
-    for model in dict.fromkeys(export.model for export in exports()):
+def versions() -> dict[str, str]:
+    """The versions of what made the exports in this process."""
+    return {
+        "optimum_intel": metadata.version("optimum-intel"),
+        "transformers": transformers.__version__,
+        "torch": torch.__version__,
+    }
+
+
+def make(
+    chosen: Sequence[Export], core: ov.Core, full_out: Path
+) -> tuple[list[dict[str, Any]], dict[str, Path]]:
+    """Export and record the chosen exports; their committed index entries and every file."""
+    for model in dict.fromkeys(export.model for export in chosen):
         save_pretrained(model)
     cases: list[dict[str, Any]] = []
     files: dict[str, Path] = {}
-    for export in exports():
-        folder = (OUT if export.name in COMMITTED else args.full_out) / export.name
+    for export in chosen:
+        folder = (OUT if export.name in COMMITTED else full_out) / export.name
         case = generate(export, core, folder)
         for entry in case["files"]:
             files[f"{export.name}/{entry['file']}"] = folder / entry["file"]
         if export.name in COMMITTED:
             cases.append(case)
+    return cases, files
+
+
+def make_gemmas(full_out: Path) -> dict[str, Any]:
+    """Run this tool in GEMMA_VENV on the Gemma exports; what its --gemma-part wrote."""
+    python = GEMMA_VENV / "bin" / "python"
+    if not python.exists():
+        raise SystemExit(f"no {python}\n\n{HOW_TO_INSTALL_GEMMA}")
+    with tempfile.TemporaryDirectory() as scratch:
+        part = Path(scratch) / "gemma.json"
+        arguments = ["--full-out", str(full_out), "--gemma-part", str(part)]
+        subprocess.run([str(python), __file__, *arguments], check=True)
+        found: dict[str, Any] = json.loads(part.read_text())
+    return found
+
+
+def write_gemma_part(part: Path, full_out: Path) -> int:
+    """Make the Gemma exports here (GEMMA_VENV) and write their cases, files and versions."""
+    if transformers.__version__ != GEMMA_TRANSFORMERS:
+        raise SystemExit(f"transformers {transformers.__version__}\n\n{HOW_TO_INSTALL_GEMMA}")
+    chosen = [export for export in exports() if export.model in GEMMAS]
+    cases, files = make(chosen, ov.Core(), full_out)
+    found = {"cases": cases, "files": {n: str(p) for n, p in files.items()}, **versions()}
+    part.write_text(json.dumps(found))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--full-out", type=Path, default=FULL_OUT, help="the exports not committed")
+    parser.add_argument("--gemma-part", type=Path, help="(in GEMMA_VENV) the Gemma exports only")
+    args = parser.parse_args(argv)
+    if args.gemma_part:
+        return write_gemma_part(args.gemma_part, args.full_out)
+    OUT.mkdir(parents=True, exist_ok=True)
+    for stale in {path.parent for path in OUT.glob("*/*.xml")} - {OUT / name for name in COMMITTED}:
+        shutil.rmtree(stale)
+    chosen = [export for export in exports() if export.model not in GEMMAS]
+    cases, files = make(chosen, ov.Core(), args.full_out)
+    gemmas = make_gemmas(args.full_out)
+    cases += gemmas["cases"]
+    files |= {name: Path(path) for name, path in gemmas["files"].items()}
+    order = [export.name for export in exports()]
     index = {
         "generator": "tools/gen_language_corpus.py",
         "openvino": ov.get_version(),
-        "optimum_intel": metadata.version("optimum-intel"),
-        "transformers": transformers.__version__,
-        "torch": torch.__version__,
+        **versions(),
+        "gemma": {key: gemmas[key] for key in versions()},
         "config": COMPILE_CONFIG,
-        "cases": cases,
+        "cases": sorted(cases, key=lambda case: order.index(case["name"])),
     }
     (OUT / "index.json").write_text(json.dumps(index, indent=1) + "\n")
-    layers = {name: layer_types(xml) for name, xml in files.items()}
+    by_export = sorted(files, key=lambda name: order.index(name.split("/")[0]))
+    layers = {name: layer_types(files[name]) for name in by_export}
     committed = {name: kinds for name, kinds in layers.items() if name.split("/")[0] in COMMITTED}
     inventory = {"generator": "tools/gen_language_corpus.py", "full": layers, "reduced": committed}
     INVENTORY.write_text(json.dumps(inventory, indent=1) + "\n")
