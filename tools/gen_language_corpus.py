@@ -3,9 +3,8 @@ tiny random configs and a tokenizer trained here (nothing downloaded).
 
 Each model (Llama, Qwen2, GPT2, Phi3, Mistral, Gemma, Gemma2, Gemma3; BERT, T5, Whisper) is
 built from a tiny config (width 64, one layer, 4 heads, 2 KV heads) with random weights seeded
-per model, given a byte-level BPE
-tokenizer trained with `tokenizers` on a few sentences, ``save_pretrained`` to
-build/language-hf/<model>, then exported as a user exports it:
+per model, given a byte-level BPE tokenizer trained with `tokenizers` on a few sentences,
+``save_pretrained`` to build/language-hf/<model>, then exported as a user exports it:
 
     optimum-cli export openvino --model build/language-hf/<model> --task <task> <options> OUT
 
@@ -97,8 +96,8 @@ WIDTH, FFN, HEADS, KV_HEADS, LAYERS = 64, 128, 4, 2, 1
 WHISPER_WIDTH, MEL_BINS, AUDIO_FRAMES = 32, 8, 3000
 SPECIALS = {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"}
 # Made in GEMMA_VENV: optimum-intel 2.2 refuses them under transformers 5.5 ("Maximum required is
-# 5.0"). Gemma2 soft-caps its attention and logits; Gemma2 and Gemma3 (one sliding-window layer
-# each) slide a window of 8, which the prompt and the greedy run outgrow.
+# 5.0"). Gemma2 soft-caps its logits (the export's SDPA drops the attention's soft-cap); Gemma2
+# and Gemma3 (one sliding-window layer each) slide a window of 8, which the prompt outgrows.
 GEMMAS = ("gemma", "gemma2", "gemma3")
 SLIDING_WINDOW = 8
 LLMS = ("llama", "qwen2", "gpt2", "phi3", "mistral", *GEMMAS)
