@@ -56,7 +56,7 @@ def test_a_static_model_is_not_inferred_again(monkeypatch: pytest.MonkeyPatch) -
     model = irpool.load(CHAIN)
     x = np.ones((1, 3, 32, 32), np.float32)
     first = model.run({"input": x})["output"]  # plans the model
-    monkeypatch.setattr(run, "_reinfer", refuse)
+    monkeypatch.setattr(run, "reinfer", refuse)
     monkeypatch.setattr(memory, "replay", refuse)
     np.testing.assert_array_equal(model.run({"input": x})["output"], first)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from copy import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from numpy.typing import NDArray
@@ -106,6 +106,9 @@ class ExecutionPlan:
     # the inputs.
     static_shapes: dict[Ref, Shape] | None
     static_peak: int | None
+    # A dynamic model's runs: what each step's shape inference gave on inputs seen before
+    # (irpool/execute/run.py), so that a decode step re-infers only what its lengths change.
+    inferred: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:

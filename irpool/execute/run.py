@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels.convert import convert
 from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, Step
 from irpool.execute.registry import OutputSpec
-from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
+from irpool.execute.reinfer import bound_infos, reinfer
+from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.variables import AssignBase, ReadValueBase, first_value_shape
 from irpool.shape import Shape
 
@@ -115,13 +115,13 @@ def _run_dynamic(
     """A dynamic model: shapes inferred again on the inputs, as the runtime does. A layer
     whose output size depends on values (NonZero) ends a segment: the steps up to it are
     checked for memory and run, then inference goes on from its actual output."""
-    infos = _bound_infos(model, plan, tensors)
+    infos = bound_infos(model, plan, tensors)
     start = 0
     while start < len(plan.steps):
-        shapes, end = _reinfer(model, plan, infos, start, variables.held)
+        end, most = reinfer(model, plan, infos, start, variables.held)
         segment = plan.steps[start:end]
         held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
-        _check_memory(plan, segment, shapes, keep, None, held)
+        _check_memory(plan, segment, infos, keep, None, held, most)
         _run_steps(segment, tensors, keep, observe, variables)
         if end < len(plan.steps):  # the value-dependent step: its size is known once run
             step = plan.steps[end]
@@ -137,16 +137,30 @@ def _run_dynamic(
 def _check_memory(
     plan: ExecutionPlan,
     steps: Sequence[Step],
-    shapes: Mapping[Ref, Shape],
+    shapes: Mapping[Ref, Shape] | Mapping[Ref, TensorInfo],
     keep: bool,
     peak: int | None,
     held: int = 0,
+    most: int | None = None,
 ) -> None:
-    """Refuse before allocating when the steps would not fit in the memory available."""
+    """Refuse before allocating when the steps would not fit in the memory available.
+    `most`: when known, all the steps' outputs and the largest working memory of one, which
+    no peak exceeds (a run far below the machine's memory needs no replay)."""
+    if peak is None and most is not None:
+        peak = held + most
+        if peak * memory.CHECK_SHARE <= memory.physical_memory():
+            return
+        peak = None
     if peak is None or keep:
+        shapes = {ref: _shape(item) for ref, item in shapes.items()}
         peak = memory.replay(steps, shapes, plan.types, keep=keep, live=held)
     if peak * memory.CHECK_SHARE > memory.physical_memory():
+        shapes = {ref: _shape(item) for ref, item in shapes.items()}
         memory.replay(steps, shapes, plan.types, memory.available_memory(), keep, held)
+
+
+def _shape(item: Shape | TensorInfo) -> Shape:
+    return item.shape if isinstance(item, TensorInfo) else item
 
 
 def _computed(
@@ -202,94 +216,6 @@ def _as_unshared_counts(array: NDArray[Any]) -> int:
 
 
 HELD_BY_RUN = _held_by_run()
-
-
-def _bound_infos(
-    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]
-) -> dict[Ref, TensorInfo]:
-    """What shape inference starts from: the inputs as given, the constants as checked."""
-    infos: dict[Ref, TensorInfo] = {}
-    for parameter in plan.parameters:
-        array = tensors[(parameter.layer.id, 0)]
-        infos[(parameter.layer.id, 0)] = TensorInfo(
-            element_type(parameter.computed_as or parameter.element_type),
-            Shape.of(*array.shape),
-            array,
-        )
-    for ref in plan.constants:
-        infos[ref] = model.checked.outputs[ref[0]][ref[1]]
-    return infos
-
-
-def _reinfer(
-    model: RunnerInput,
-    plan: ExecutionPlan,
-    infos: dict[Ref, TensorInfo],
-    start: int,
-    variables: Mapping[str, NDArray[Any]],
-) -> tuple[dict[Ref, Shape], int]:
-    """Shape inference again from step `start` on the concrete inputs and variables, as the
-    runtime does for dynamic models, up to the first step whose output size depends on
-    values (its index, or the number of steps): the shapes known, by tensor."""
-    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
-    for position in range(start, len(plan.steps)):
-        step = plan.steps[position]
-        try:
-            produced = step.op.infer(_infer_inputs(model, step, infos), ignore)
-            if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
-                value = variables[step.op.variable_id]
-                produced = [TensorInfo(produced[0].type, Shape.of(*value.shape))]
-        except (ShapeError, NotInferable) as error:
-            raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
-        if step.op.sized_by_values and not all(info.shape.is_static for info in produced):
-            return _shapes(infos), position
-        for index, info in enumerate(produced):
-            if not info.shape.is_static:
-                raise InputError(
-                    f"with these inputs, {step.layer.describe()} has an undefined output shape "
-                    f"{info.shape}"
-                )
-            _check_fits(model, step, index, info.shape)
-            infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
-    return _shapes(infos), len(plan.steps)
-
-
-def _infer_inputs(
-    model: RunnerInput, step: Step, infos: Mapping[Ref, TensorInfo]
-) -> list[TensorInfo]:
-    """What the step's op infers from. A layer whose constant inputs the run holds itself
-    (compressed weights) reads fewer inputs than its op has: the others are its layer's, as
-    checked (constants do not change with the inputs)."""
-    layer = step.layer
-    if len(step.inputs) == len(layer.inputs) or type(step.op) is not type(
-        model.checked.ops.get(layer.id)
-    ):
-        return [infos[ref] for ref in step.inputs]
-    sources = [model.graph.producers[(layer.id, index)] for index in range(len(layer.inputs))]
-    return [infos.get(ref) or model.checked.outputs[ref[0]][ref[1]] for ref in sources]
-
-
-def _shapes(infos: Mapping[Ref, TensorInfo]) -> dict[Ref, Shape]:
-    return {ref: info.shape for ref, info in infos.items()}
-
-
-def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> None:
-    """The CPU plugin sizes each output within the dims inferred for the model, bounds of
-    shape values included; those bounds are not always true (OpenVINO's FloorMod bounds are
-    its corners' results: `5..9 floormod 2` is taken as 1), and a run outside them fails
-    ("Can not clone with new dims", docs/shape-values.md#runs-outside-the-inferred-dims), unless it
-    holds no element.
-    irpool's own inference, not the file's declared dims, is that model's."""
-    inferred = model.checked.outputs.get(step.layer.id)
-    if inferred is None or index >= len(inferred) or inferred[index].trusted:
-        return
-    if 0 in shape.values():
-        return
-    if not inferred[index].shape.contains(shape.values()):
-        raise InputError(
-            f"with these inputs, {step.layer.describe()} gives {shape}, outside the "
-            f"{inferred[index].shape} inferred for the model, which the CPU plugin refuses"
-        )
 
 
 def first_values(model: RunnerInput, plan: ExecutionPlan) -> dict[str, NDArray[Any]]:

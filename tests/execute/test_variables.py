@@ -131,3 +131,28 @@ def test_a_model_with_errors_gives_no_request(tmp_path: Path) -> None:
     assert [d.code for d in model.validate()] == ["IR510"]
     with pytest.raises(irpool.InvalidModelError):
         model.create_infer_request()
+
+
+LLAMA = Path(__file__).resolve().parent.parent / "models" / "language" / "llama-fp16"
+
+
+def test_remembered_inference_gives_the_same_steps() -> None:
+    """A decode step re-infers only the layers whose inputs changed (the plan remembers the
+    others): every step equals a step inferred from scratch, the plan forgotten before it."""
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    remembering, forgetting = model.create_infer_request(), model.create_infer_request()
+    plan = model.execution_plan()
+    for position in range(6):
+        length = position + 1
+        inputs = {
+            "input_ids": np.array([[5 + position]], np.int64),
+            "attention_mask": np.ones((1, length), np.int64),
+            "position_ids": np.array([[position]], np.int64),
+            "beam_idx": np.zeros(1, np.int32),
+        }
+        remembered = remembering.infer(inputs)
+        plan.inferred.clear()
+        fresh = forgetting.infer(inputs)
+        assert plan.inferred  # the run remembered what it inferred
+        for key, value in fresh.items():
+            np.testing.assert_array_equal(remembered[key], value)
