@@ -94,12 +94,17 @@ def gather(
     import numpy as np
 
     length = data.shape[axis]
+    picks = indices.astype(np.int64, copy=False)
+    if batch_dims == 0 and picks.size and length:
+        lowest = -length if from_end else 0
+        if picks.min() >= lowest and picks.max() < length:  # every index valid: one take
+            return np.take(data, picks, axis=axis)
     batch = data.shape[:batch_dims]
     size = int(np.prod(batch, dtype=np.int64))
     before = int(np.prod(data.shape[batch_dims:axis], dtype=np.int64))
     after = data.shape[axis + 1 :]
     count = int(np.prod(indices.shape[batch_dims:], dtype=np.int64))
-    picks = indices.astype(np.int64).reshape(size, count)
+    picks = picks.reshape(size, count)
     valid = (picks >= (-length if from_end else 0)) & (picks < length)
     picks = np.where(valid, np.where(picks < 0, picks + length, picks), 0)
     source = data.reshape(size, before, length, int(np.prod(after, dtype=np.int64)))
