@@ -236,11 +236,37 @@ class Reshape1(Op):
     def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
         """The output shape for a concrete input and pattern (what the kernel uses)."""
         pattern = [int(v) for v in rest[0].ravel()]
+        plain = plain_target(data, pattern, self.attrs["special_zero"])
+        if plain is not None:
+            return plain
         shape = reshaped(Shape.of(*data), pattern, self.attrs["special_zero"]).values()
         problem = _count_problem(data, shape)
         if problem:
             raise ShapeError(problem)
         return shape
+
+
+def plain_target(
+    data: tuple[int, ...], pattern: list[int], special_zero: bool
+) -> tuple[int, ...] | None:
+    """The output shape of a pattern of positive dims, copied dims (0 with `special_zero`) and
+    at most one -1, that holds the input's elements exactly, in plain ints (a decode step's
+    reshapes); None for anything else, which `reshaped` decides."""
+    dims = list(pattern)
+    free = None
+    for index, dim in enumerate(dims):
+        if dim == 0 and special_zero and index < len(data):
+            dims[index] = data[index]
+        elif dim == -1 and free is None:
+            free = index
+        elif dim <= 0:
+            return None
+    size, known = math.prod(data), math.prod(d for i, d in enumerate(dims) if i != free)
+    if free is not None:
+        if size == 0 or known == 0 or size % known:
+            return None
+        dims[free] = size // known
+    return tuple(dims) if math.prod(dims) == size else None
 
 
 def _count_problem(source: tuple[int, ...], target: tuple[int, ...]) -> str | None:

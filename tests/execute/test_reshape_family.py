@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irpool.ops.base import ShapeError
-from irpool.ops.reshape import Reshape1, reshaped
+from irpool.ops.reshape import Reshape1, plain_target, reshaped
 from irpool.ops.squeeze import Squeeze1, Unsqueeze1
 from irpool.shape import Shape
 from tests.execute.running import compute
@@ -106,3 +106,19 @@ def test_squeeze_of_a_dim_that_turns_out_not_to_be_one_fails() -> None:
     """read_model squeezes a `?` named by the axes; given 3 there, the CPU plugin fails."""
     with pytest.raises(ShapeError, match="axis 1 of the input \\[1,3\\] is 3, not 1"):
         Squeeze1({}).target_shape((1, 3), [np.array([1])])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.sampled_from([0, 1, 2, 3, 6]), max_size=4).map(tuple),
+    st.lists(st.sampled_from([-1, 0, 1, 2, 3, 6, 12]), max_size=5),
+    st.booleans(),
+)
+def test_the_kernels_plain_patterns_give_what_inference_gives(
+    data: tuple[int, ...], pattern: list[int], special_zero: bool
+) -> None:
+    """The kernel's shortcut for plain patterns (positive dims, copied 0s, one -1 that holds
+    the input exactly) gives `reshaped`'s shape; every other pattern is left to it."""
+    plain = plain_target(data, pattern, special_zero)
+    if plain is not None:
+        assert plain == reshaped(Shape.of(*data), pattern, special_zero).values()
