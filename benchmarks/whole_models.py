@@ -22,6 +22,8 @@ both). A model with compressed weights is timed in each IRPOOL_COMPRESSED_WEIGHT
 (`--weights-modes`). Where irpool cannot yet run a layer type of a model, both runtimes run
 the model cut before the first such layer (OpenVINO cuts it; the table says so).
 
+The ratios are of the medians, of the best runs (`best`) and of the process CPU time of a run
+(`cpu t`: what a loaded machine changes least; on several threads it adds theirs up).
 Each row says what the ratio depends on: the CPU (family and model of /proc/cpuinfo), the
 kernel NumPy's OpenBLAS loaded (threadpoolctl's `architecture`) and whether OPENBLAS_CORETYPE
 or OPENBLAS_L2_SIZE was set (`--blas-env default unset`: as the environment has them, and
@@ -175,14 +177,16 @@ def child(runtime: str, name: str, xml: Path, runs: int, threads: int) -> dict[s
     for inputs in steps[: 2 if decoder else 1]:  # the prompt and the first step (or a run)
         infer(inputs)
     first = time.perf_counter() - start
-    times = []
+    times, cpu_times = [], []
     for inputs in steps[2 if decoder else 1 :]:
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         infer(inputs)
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
     return {
         "median": statistics.median(times), "best": min(times), "first": first,
-        "peak": peak_memory(), "kernel": blas_kernel(), "cpu": cpu_family(),
+        "cpu time": statistics.median(cpu_times), "peak": peak_memory(),
+        "kernel": blas_kernel(), "cpu": cpu_family(),
     }  # fmt: skip
 
 
@@ -226,8 +230,10 @@ def _row(
     ours, theirs = (statistics.median(r["median"] for r in found[k]) for k in found)
     our_best, their_best = (min(r["best"] for r in found[k]) for k in found)
     our_peak, their_peak = (max(r["peak"] for r in found[k]) for k in found)
+    our_cpu, their_cpu = (statistics.median(r["cpu time"] for r in found[k]) for k in found)
     return {
         "irpool": ours, "openvino": theirs, "best": our_best / their_best,
+        "cpu ratio": our_cpu / their_cpu,
         "irpool peak": our_peak, "openvino peak": their_peak,
         "kernel": found["irpool"][0]["kernel"], "cpu": found["irpool"][0]["cpu"],
     }  # fmt: skip
@@ -264,7 +270,7 @@ def main() -> int:
     print(f"{cpu_model()} ({cpu_family()}), {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     print(
         f"{'model':<21}{'what':<12}{'weights':<11}{'OPENBLAS_*':<14}{'thr':>4}{'kernel':>10}"
-        f"{'cpu':>19}{'irpool ms':>10}{'OpenVINO ms':>12}{'ratio':>7}{'best':>6}"
+        f"{'cpu':>19}{'irpool ms':>10}{'OpenVINO ms':>12}{'ratio':>7}{'best':>6}{'cpu t':>6}"
         f"{'irpool MB':>10}{'OpenVINO MB':>12}{'ratio':>7}"
     )
     with tempfile.TemporaryDirectory() as directory:
@@ -285,6 +291,7 @@ def main() -> int:
                         f"{threads:>4}{row['kernel']:>10}{row['cpu']:>19}"
                         f"{row['irpool'] * 1e3:>10.1f}{row['openvino'] * 1e3:>12.1f}"
                         f"{row['irpool'] / row['openvino']:>7.2f}{row['best']:>6.2f}"
+                        f"{row['cpu ratio']:>6.2f}"
                         f"{row['irpool peak'] / 2**20:>10.0f}{row['openvino peak'] / 2**20:>12.0f}"
                         f"{row['irpool peak'] / row['openvino peak']:>7.2f}",
                         flush=True,
