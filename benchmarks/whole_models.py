@@ -24,6 +24,8 @@ the model cut before the first such layer (OpenVINO cuts it; the table says so).
 
 The ratios are of the medians, of the best runs (`best`) and of the process CPU time of a run
 (`cpu t`: what a loaded machine changes least; on several threads it adds theirs up).
+`outputs` is a digest of irpool's outputs of the first run (of each round): with several
+`--threads`, the benchmark says whether they kept their bits across the counts.
 Each row says what the ratio depends on: the CPU (family and model of /proc/cpuinfo), the
 kernel NumPy's OpenBLAS loaded (threadpoolctl's `architecture`) and whether OPENBLAS_CORETYPE
 or OPENBLAS_L2_SIZE was set (`--blas-env default unset`: as the environment has them, and
@@ -150,7 +152,10 @@ def run_inputs(name: str, runs: int) -> list[dict[Any, Any]]:
 
 def child(runtime: str, name: str, xml: Path, runs: int, threads: int) -> dict[str, Any]:
     """One runtime's measurement, in this (fresh) process."""
+    import hashlib
     import time
+
+    import numpy as np
 
     decoder = name in DECODERS
     steps = run_inputs(name, runs)
@@ -175,8 +180,11 @@ def child(runtime: str, name: str, xml: Path, runs: int, threads: int) -> dict[s
 
     start = time.perf_counter()
     for inputs in steps[: 2 if decoder else 1]:  # the prompt and the first step (or a run)
-        infer(inputs)
+        outputs = infer(inputs)
     first = time.perf_counter() - start
+    digest = hashlib.sha256()
+    for key in sorted(outputs) if runtime == "irpool" else ():  # type: ignore[call-overload]
+        digest.update(np.ascontiguousarray(outputs[key]).tobytes())  # type: ignore[index]
     times, cpu_times = [], []
     for inputs in steps[2 if decoder else 1 :]:
         start, cpu_start = time.perf_counter(), time.process_time()
@@ -186,7 +194,7 @@ def child(runtime: str, name: str, xml: Path, runs: int, threads: int) -> dict[s
     return {
         "median": statistics.median(times), "best": min(times), "first": first,
         "cpu time": statistics.median(cpu_times), "peak": peak_memory(),
-        "kernel": blas_kernel(), "cpu": cpu_family(),
+        "kernel": blas_kernel(), "cpu": cpu_family(), "digest": digest.hexdigest()[:12],
     }  # fmt: skip
 
 
@@ -236,7 +244,41 @@ def _row(
         "cpu ratio": our_cpu / their_cpu,
         "irpool peak": our_peak, "openvino peak": their_peak,
         "kernel": found["irpool"][0]["kernel"], "cpu": found["irpool"][0]["cpu"],
+        "digests": {r["digest"] for r in found["irpool"]},
     }  # fmt: skip
+
+
+def _thread_rows(
+    name: str, xml: Path, what: str, args: argparse.Namespace, blas_env: str, weights: str
+) -> None:
+    """The rows of one model in one environment, a row per thread count: the scaling from
+    the first count, and whether irpool's outputs kept their bits across the counts."""
+    first: dict[str, float] = {}
+    every: set[str] = set()  # irpool's output digests on every thread count
+    for threads in args.threads:
+        env = environment(threads, blas_env, weights)
+        row = _row(name, xml, args.runs, args.rounds, threads, env)
+        first = first or {k: row[k] for k in ("irpool", "openvino")}
+        digests = row["digests"]
+        every |= digests
+        print(
+            f"{name:<21}{what[:11]:<12}{weights:<11}{blas_setting(env):<14}"
+            f"{threads:>4}{row['kernel']:>10}{row['cpu']:>19}"
+            f"{row['irpool'] * 1e3:>10.1f}{row['openvino'] * 1e3:>12.1f}"
+            f"{row['irpool'] / row['openvino']:>7.2f}{row['best']:>6.2f}{row['cpu ratio']:>6.2f}"
+            f"{row['irpool peak'] / 2**20:>10.0f}{row['openvino peak'] / 2**20:>12.0f}"
+            f"{row['irpool peak'] / row['openvino peak']:>7.2f}  {'/'.join(sorted(digests))}",
+            flush=True,
+        )
+        if threads != args.threads[0]:
+            scaling = {k: first[k] / row[k] for k in first}
+            print(
+                f"{'':<21}scaling {args.threads[0]} -> {threads} threads: irpool "
+                f"{scaling['irpool']:.2f}x, OpenVINO {scaling['openvino']:.2f}x"
+            )
+    if len(args.threads) > 1:
+        verdict = "the same bits" if len(every) == 1 else "DIFFERENT bits"
+        print(f"{'':<21}irpool's outputs on {', '.join(map(str, args.threads))} threads: {verdict}")
 
 
 def main() -> int:
@@ -271,7 +313,7 @@ def main() -> int:
     print(
         f"{'model':<21}{'what':<12}{'weights':<11}{'OPENBLAS_*':<14}{'thr':>4}{'kernel':>10}"
         f"{'cpu':>19}{'irpool ms':>10}{'OpenVINO ms':>12}{'ratio':>7}{'best':>6}{'cpu t':>6}"
-        f"{'irpool MB':>10}{'OpenVINO MB':>12}{'ratio':>7}"
+        f"{'irpool MB':>10}{'OpenVINO MB':>12}{'ratio':>7}  outputs"
     )
     with tempfile.TemporaryDirectory() as directory:
         for name, path in paths.items():
@@ -281,27 +323,7 @@ def main() -> int:
                 continue
             modes = args.weights_modes if name in COMPRESSED else ["-"]
             for blas_env, weights in itertools.product(args.blas_env, modes):
-                one_thread: dict[str, float] = {}
-                for threads in args.threads:
-                    env = environment(threads, blas_env, weights)
-                    row = _row(name, xml, args.runs, args.rounds, threads, env)
-                    one_thread = one_thread or {k: row[k] for k in ("irpool", "openvino")}
-                    print(
-                        f"{name:<21}{what[:11]:<12}{weights:<11}{blas_setting(env):<14}"
-                        f"{threads:>4}{row['kernel']:>10}{row['cpu']:>19}"
-                        f"{row['irpool'] * 1e3:>10.1f}{row['openvino'] * 1e3:>12.1f}"
-                        f"{row['irpool'] / row['openvino']:>7.2f}{row['best']:>6.2f}"
-                        f"{row['cpu ratio']:>6.2f}"
-                        f"{row['irpool peak'] / 2**20:>10.0f}{row['openvino peak'] / 2**20:>12.0f}"
-                        f"{row['irpool peak'] / row['openvino peak']:>7.2f}",
-                        flush=True,
-                    )
-                    if threads != args.threads[0]:
-                        scaling = {k: one_thread[k] / row[k] for k in one_thread}
-                        print(
-                            f"{'':<21}scaling {args.threads[0]} -> {threads} threads: irpool "
-                            f"{scaling['irpool']:.2f}x, OpenVINO {scaling['openvino']:.2f}x"
-                        )
+                _thread_rows(name, xml, what, args, blas_env, weights)
     print(f"targets: time ratio <= {TIME_TARGET}, memory ratio <= {MEMORY_TARGET}")
     return 0
 
