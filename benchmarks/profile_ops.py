@@ -3,25 +3,30 @@ stateful LLMs, one decode step through `create_infer_request().infer` after the 
 `benchmarks/whole_models.py` times them), beside OpenVINO's CPU plugin (f32 hint, its own
 per-layer counters, PERF_COUNT), and what bounds the matrix products:
 
-    python benchmarks/profile_ops.py MODEL [--runs N] [--dir DIR]
+    python benchmarks/profile_ops.py MODEL [--runs N] [--dir DIR] [--layers N] [--clock wall]
 
 MODEL is one of `benchmarks/make_whole_models.py`'s. Each step's kernel is timed around the
-call the run makes for it (irpool/execute/run.py `_computed`); what the run spends outside
-kernels (binding the inputs, storing and freeing tensors, the loop itself), divided by the
-steps, is the Python overhead per layer. Times are means over `--runs` runs after a first
-(planning) run, on IRPOOL_THREADS threads (OpenVINO on as many).
+call the run makes for it (irpool/execute/run.py `_computed`), less Python's garbage
+collections that fall in it (counted apart); what the run spends outside kernels (binding
+the inputs, shape inference of a dynamic model, storing and freeing tensors, the loop),
+divided by the steps, is the Python overhead per layer. Times are means over `--runs` runs
+after a first (planning) run, in process CPU time (`--clock wall`: wall time), on
+IRPOOL_THREADS threads (OpenVINO on as many; its counters are wall time, so each layer's
+share of them is taken of its run's time on the same clock).
 
 The last table is the matrix products' throughput: their multiply-adds (2*M*N*K per MatMul,
 2 * output size * weights per output channel per convolution) over irpool's kernel time and
 over OpenVINO's time for the same layers (by name; OpenVINO fuses the bias and activation
 into the convolution, so its time holds them), against NumPy's own sgemm (`np.matmul` of
-f32 512x512 by 512x512, best of 20) in this process: a kernel near that rate is bound by
-NumPy's BLAS, not by irpool's Python.
+f32 512x512 by 512x512, best of 5, BLAS on one thread as irpool holds it) and on each
+layer's own shapes (im2col for a convolution), in this process: a kernel near NumPy's rate
+on its shapes is bound by NumPy's BLAS, not by irpool's Python.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -70,7 +75,9 @@ def flops(gemm: Gemm) -> int:
 
 
 class KernelClock:
-    """Times every step's kernel of the runs made while installed, by op type and layer."""
+    """Times every step's kernel of the runs made while installed, by op type and layer,
+    and Python's garbage collections apart (a collection falls in whichever step allocates
+    when a threshold is reached: on a 656-layer LLM, 7 ms inside one Reshape)."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.clock = clock
@@ -80,13 +87,24 @@ class KernelClock:
         self.gemms: dict[str, Gemm] = {}
         self.types: dict[str, str] = {}
         self.steps = 0
+        self.collecting = 0.0  # seconds in garbage collection
+        self.collections = 0
         self.original = run_module._computed
+        self.collection_start = 0.0
+
+    def on_collection(self, phase: str, _: dict[str, int]) -> None:
+        if phase == "start":
+            self.collection_start = self.clock()
+        else:
+            self.collecting += self.clock() - self.collection_start
+            self.collections += 1
 
     def __enter__(self) -> KernelClock:
         def timed(step: Any, arrays: list[Any], *rest: Any) -> list[Any]:
+            collected = self.collecting
             start = self.clock()
             produced: list[Any] = self.original(step, arrays, *rest)
-            elapsed = self.clock() - start
+            elapsed = self.clock() - start - (self.collecting - collected)
             kind = step.layer.type
             self.by_type[kind] += elapsed
             self.by_layer[step.layer.name] += elapsed
@@ -97,10 +115,12 @@ class KernelClock:
             return produced
 
         run_module._computed = timed  # type: ignore[assignment]
+        gc.callbacks.append(self.on_collection)
         return self
 
     def __exit__(self, *_: object) -> None:
         run_module._computed = self.original
+        gc.callbacks.remove(self.on_collection)
 
     def count_layers(self, runs: int) -> None:
         """Layers per op type, and steps per run, once the runs are done."""
@@ -235,6 +255,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs (after a first)")
     parser.add_argument("--dir", type=Path, default=OUT, help=f"the models (default {OUT})")
     parser.add_argument("--no-openvino", action="store_true", help="irpool's profile only")
+    parser.add_argument("--layers", type=int, default=0, metavar="N", help="the N slowest layers")
     parser.add_argument(
         "--clock", choices=("cpu", "wall"), default="cpu",
         help="process CPU time (default: what a loaded machine changes least) or wall time",
@@ -253,10 +274,15 @@ def main() -> int:
     timer = time.process_time if args.clock == "cpu" else time.perf_counter
     clock, wall = irpool_profile(xml, args.model, args.runs, timer)
     rows = {kind: seconds / args.runs for kind, seconds in clock.by_type.items()}
+    rows["(garbage collection)"] = clock.collecting / args.runs
     overhead = wall - sum(rows.values())
     rows["(outside kernels)"] = overhead
     table(f"irpool ({clock.steps} steps)", rows, wall, clock.layers)
     print(f"Python overhead per layer: {overhead / clock.steps * 1e6:.1f} us outside kernels")
+    print(f"garbage collections: {clock.collections / args.runs:.1f} a run")
+    slowest = sorted(clock.by_layer.items(), key=lambda item: -item[1])[: args.layers]
+    for layer, seconds in slowest:
+        print(f"  {seconds / args.runs * 1e3:8.2f} ms  {clock.types[layer]:<12} {layer}")
     theirs: dict[str, float] = {}
     if not args.no_openvino:
         found = openvino_profile(xml, args.model, args.runs, threads, timer)
