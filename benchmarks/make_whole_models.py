@@ -30,6 +30,7 @@ models to make only those; each is made from the f32 models it quantizes if they
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -95,8 +96,8 @@ def make_yolo(path: Path) -> None:
     from ultralytics import YOLO
 
     torch.manual_seed(0)
-    with tempfile.TemporaryDirectory() as work:
-        os.chdir(work)  # ultralytics writes beside the working directory
+    # ultralytics writes beside the working directory
+    with tempfile.TemporaryDirectory() as work, contextlib.chdir(work):
         exported = Path(YOLO("yolov8n.yaml").export(format="openvino", imgsz=YOLO_SIZE))
         shutil.rmtree(path.parent, ignore_errors=True)
         shutil.copytree(exported, path.parent)
