@@ -265,6 +265,9 @@ def main() -> int:
     if not xml.exists():
         print(f"{xml} is missing: make it with benchmarks/make_whole_models.py", file=sys.stderr)
         return 2
+    if not hasattr(run_module, "_computed"):  # the one call the profile times each step by
+        print("irpool/execute/run.py no longer has _computed: update KernelClock", file=sys.stderr)
+        return 2
     threads = threads_from_environment()
     print(
         f"{args.model}: {cpu_model()} ({cpu_family()}), BLAS kernel {blas_kernel()}, "
