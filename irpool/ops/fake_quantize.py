@@ -17,6 +17,7 @@ irpool.execute.kernels.fake_quantize; the CPU's arithmetic in irpool.cpu.quantiz
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from typing import ClassVar
 
 from irpool.ops.arithmetic import AUTO_BROADCAST, broadcast
@@ -48,6 +49,10 @@ class FakeQuantize1(Op):
     def auto_broadcast(self) -> str:
         mode: str = self.attrs["auto_broadcast"]
         return mode
+
+    def for_layer(self, inputs: Sequence[TensorInfo]) -> FakeQuantize1:
+        """Each layer its own op: the kernel keeps the layer's prepared constants."""
+        return copy(self)
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]

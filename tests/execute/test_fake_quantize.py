@@ -138,3 +138,44 @@ def test_other_types_are_computed_in_f32(
     (result,) = compute(FakeQuantize1({"levels": 5, "auto_broadcast": "numpy"}), arrays)
     assert result is not None and result.dtype == dtype
     np.testing.assert_array_equal(result, np.array([cpu], dtype))
+
+
+def _random_snippet_layer(
+    rng: np.random.Generator, per_channel: bool
+) -> tuple[tuple[np.ndarray, ...], int]:
+    shape = (1, 3, 1, 1) if per_channel else ()
+    levels = int(rng.choice([256, 255, 16, 3, 257, 65536, 2**20]))
+    low = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 30, 1e4])).astype(np.float32)
+    high = low + (np.abs(rng.standard_normal(shape)) * rng.choice([1e-3, 1, 30])).astype(np.float32)
+    out_low = [low, np.zeros(shape), np.negative(np.zeros(shape)), rng.standard_normal(shape)]
+    chosen = out_low[rng.integers(len(out_low))].astype(np.float32)
+    out_high = chosen + np.abs(rng.standard_normal(shape)).astype(np.float32)
+    return (low, high, chosen, out_high), levels
+
+
+def test_the_snippet_in_place_is_the_formula_bit_for_bit() -> None:
+    """The snippet's passes over one buffer (irpool.cpu.quantization_snippet) give
+    `fake_quantized`'s bits on NaN, ±inf, ±0, the ends and the midpoints between levels, in
+    each of its output forms; the ranges it leaves to `fake_quantized` (too many levels, an
+    output_low of -0) are among the configurations."""
+    from irpool.cpu.quantization_snippet import quantize_into, snippet_steps
+
+    rng = np.random.default_rng(7)
+    forms: set[str | None] = set()
+    for trial in range(400):
+        ranges, levels = _random_snippet_layer(rng, per_channel=trial % 3 == 0)
+        low, high = ranges[:2]
+        x = (rng.standard_normal((2, 3, 4, 5)) * (np.abs(high).max() + 1) * 1.3).astype(np.float32)
+        edges = [NAN, INF, -INF, -0.0, 0.0, low.flat[0], high.flat[0], 1e30]
+        x.flat[: len(edges)] = edges
+        width = float(high.flat[0]) - float(low.flat[0])
+        midpoints = (rng.integers(0, levels - 1, 30) + 0.5) * width / (levels - 1) + low.flat[0]
+        x.flat[len(edges) : len(edges) + 30] = midpoints
+        layer = snippet_steps(ranges, levels)
+        forms.add(None if layer is None else layer.form)
+        if layer is None:
+            continue
+        expected = fake_quantized(x, ranges, levels).view(np.int32)
+        np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
+        np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
+    assert forms == {"product", "split", "wide", None}

@@ -5,23 +5,38 @@ layer, clamp order, NaN handling, rounding half to even and fused multiply-adds)
 the CPU aligns the ranges from the last axis, numpy's way (its reference alone, for a crossed
 range, from axis 0). A FakeQuantize the plugin strips (65536 levels, output ranges equal to
 the input ones) gives its input, unclamped.
+
+What a layer's ranges decide (stripped or not, the CPU's kernel, the snippet's constants:
+irpool.cpu.quantization_snippet) is prepared once per layer and ranges, not per run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import f32_operand, moved_as_held, stored_from_f32
-from irpool.cpu.quantization import fake_quantized, kernel_for_layer
+from irpool.cpu.numerics import f32_operand, f32_result_buffer, moved_as_held, stored_from_f32
+from irpool.cpu.quantization import Kernel, fake_quantized, kernel_for_layer
 from irpool.cpu.quantization_refusals import is_stripped
+from irpool.cpu.quantization_snippet import SnippetSteps, quantize_into, snippet_steps
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels.arithmetic import pdpd_aligned
-from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.fake_quantize import FakeQuantize1
+
+
+@dataclass(frozen=True, slots=True)
+class _Layer:
+    """What a layer computes on data of one shape, given its ranges."""
+
+    stripped: bool
+    kernel: Kernel
+    ranges: tuple[NDArray[np.float32], ...]  # f32, aligned as the kernel broadcasts them
+    snippet: SnippetSteps | None  # the snippet's passes, where they apply
 
 
 @kernel_for(FakeQuantize1)
@@ -29,18 +44,30 @@ def run_fake_quantize(
     op: FakeQuantize1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    if is_stripped(op.levels, inputs[1:]):
+    key: Hashable = (data.shape, *((r.dtype.str, r.shape, r.tobytes()) for r in inputs[1:]))
+    layer = prepared(op, key, lambda: _prepared(op, inputs[1:], data.shape))
+    if layer.stripped:
         return [moved_as_held(data.copy())]
-    ranges = [f32_operand(r) for r in inputs[1:]]
-    kernel = kernel_for_layer(op.levels, ranges, data.ndim, op.auto_broadcast)
-    if op.auto_broadcast == "pdpd" and kernel == "reference":
-        ranges = [pdpd_aligned(r, data.ndim) for r in ranges]
-    shape = np.broadcast_shapes(data.shape, *(r.shape for r in ranges))
-    if shape != data.shape:
-        raise ExecutionError(
-            f"irpool does not run a FakeQuantize whose ranges broadcast {list(data.shape)} "
-            f"to {list(shape)}"
-        )
-    low, high, out_low, out_high = ranges
-    quantized = fake_quantized(f32_operand(data), (low, high, out_low, out_high), op.levels, kernel)
+    x = f32_operand(data)
+    if layer.snippet is not None:
+        out = f32_result_buffer(x, data, outputs[0].overwrites_input)
+        return [stored_from_f32(quantize_into(x, out, layer.snippet), data.dtype)]
+    quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel)
     return [stored_from_f32(quantized, data.dtype)]
+
+
+def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int, ...]) -> _Layer:
+    ranges = tuple(f32_operand(r) for r in given)
+    if is_stripped(op.levels, given):
+        return _Layer(True, "snippet", ranges, None)
+    kernel = kernel_for_layer(op.levels, ranges, len(shape), op.auto_broadcast)
+    if op.auto_broadcast == "pdpd" and kernel == "reference":
+        ranges = tuple(pdpd_aligned(r, len(shape)) for r in ranges)
+    broadcast = np.broadcast_shapes(shape, *(r.shape for r in ranges))
+    if broadcast != shape:
+        raise ExecutionError(
+            f"irpool does not run a FakeQuantize whose ranges broadcast {list(shape)} "
+            f"to {list(broadcast)}"
+        )
+    snippet = snippet_steps(ranges, op.levels) if kernel == "snippet" else None
+    return _Layer(False, kernel, ranges, snippet)
