@@ -77,7 +77,15 @@ def clamped(
 
 
 def sigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    return np.where(x < EXP_UNDERFLOW, F32(0), F32(1) / (F32(1) + np.exp(-x)))
+    """1 / (1 + exp(-x)), 0 below `EXP_UNDERFLOW`, in one new array (no temporary per pass);
+    the mask pass only where some x is below it or NaN."""
+    result = np.negative(x, out=np.empty_like(x))
+    np.exp(result, out=result)
+    np.add(result, F32(1), out=result)
+    np.divide(F32(1), result, out=result)
+    if x.size and not x.min() >= EXP_UNDERFLOW:
+        np.copyto(result, F32(0), where=x < EXP_UNDERFLOW)
+    return result
 
 
 def hswish(x: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -121,7 +129,9 @@ def run_swish(
     x = f32_operand(data)
     with np.errstate(all="ignore"):
         scaled = x * f32_operand(inputs[1]) if len(inputs) > 1 else x
-        return [stored_from_f32(x * sigmoid(scaled), data.dtype)]
+        gate = sigmoid(scaled)
+        out = f32_result_buffer(x, data, outputs[0].overwrites_input)
+        return [stored_from_f32(np.multiply(x, gate, out=out), data.dtype)]
 
 
 @kernel_for(Gelu2)
