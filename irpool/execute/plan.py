@@ -32,7 +32,7 @@ from irpool.cpu.compressed_weights import (
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
-from irpool.cpu.quantization_relu import relus_before_quantizers
+from irpool.cpu.quantization_clamps import clamps_before_quantizers
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
@@ -148,7 +148,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, folded_linear_chains(computed, constants, returned))
     computed = _replaced(computed, multiply_adds(computed, returned))
     computed = _replaced(computed, clamps_in_products(computed, returned))
-    computed = _replaced(computed, relus_before_quantizers(computed, constants, returned))
+    computed = _replaced(computed, clamps_before_quantizers(computed, constants, returned))
     computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})

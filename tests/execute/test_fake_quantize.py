@@ -185,11 +185,14 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit() -> None:
     assert forms == {"product", "split", "wide", None}
 
 
-def _relu_then_quantize(
-    tmp_path: Path, ranges: tuple[float, float, float, float], relu_returned: bool
+def _clamp_then_quantize(
+    tmp_path: Path,
+    clamp: tuple[float, float] | None,
+    ranges: tuple[float, float, float, float],
+    clamp_returned: bool,
 ) -> tuple[irpool.Model, tuple[np.ndarray, ...]]:
-    """x -> ReLU -> FakeQuantize (256 levels, scalar f32 ranges) -> Result; the ReLU's output
-    returned too where asked."""
+    """x -> ReLU (`clamp` None) or Clamp -> FakeQuantize (256 levels, scalar f32 ranges) ->
+    Result; the ReLU's or Clamp's output returned too where asked."""
     shape = (1, 3, 4, 5)
     consts = [ir.typed_const(10 + i, f"r{i}", "f32", (), 4 * i, 4) for i in range(4)]
     fq_inputs = [ir.port(0, shape), *(ir.port(i, []) for i in range(1, 5))]
@@ -197,12 +200,21 @@ def _relu_then_quantize(
         2, "fq", "FakeQuantize", "opset1", ir.data([("levels", "256")]), fq_inputs,
         [ir.port(5, shape)],
     )  # fmt: skip
-    relu = ir.layer(1, "relu", "ReLU", "opset1", "", [ir.port(0, shape)], [ir.port(1, shape)])
-    layers = [ir.parameter(0, "x", shape), relu, *consts, fake_quantize, ir.result(3, "out", shape)]
+    kind, bounds = "ReLU", ""
+    if clamp is not None:
+        kind, bounds = "Clamp", ir.data([("min", str(clamp[0])), ("max", str(clamp[1]))])
+    first = ir.layer(1, "clamp", kind, "opset1", bounds, [ir.port(0, shape)], [ir.port(1, shape)])
+    layers = [
+        ir.parameter(0, "x", shape),
+        first,
+        *consts,
+        fake_quantize,
+        ir.result(3, "out", shape),
+    ]
     edges = [ir.edge(0, 0, 1, 0), ir.edge(1, 1, 2, 0)]
     edges += [ir.edge(10 + i, 0, 2, i + 1) for i in range(4)] + [ir.edge(2, 5, 3, 0)]
-    if relu_returned:
-        layers.append(ir.result(4, "relu_out", shape))
+    if clamp_returned:
+        layers.append(ir.result(4, "clamp_out", shape))
         edges.append(ir.edge(1, 1, 4, 0))
     arrays = tuple(np.array(v, np.float32) for v in ranges)
     path = ir.write(tmp_path, ir.net(layers, edges), b"".join(a.tobytes() for a in arrays))
@@ -210,25 +222,34 @@ def _relu_then_quantize(
 
 
 @pytest.mark.parametrize(
-    ("ranges", "relu_returned", "skipped"),
+    ("clamp", "ranges", "clamp_returned", "skipped"),
     [
-        ((0.0, 3.0, 0.0, 3.0), False, True),  # as NNCF writes it after a ReLU
-        ((0.5, 3.0, -1.0, 2.0), False, True),
-        ((-1.0, 3.0, -1.0, 3.0), False, False),  # below 0: the ReLU's zeros show
-        ((0.0, 3.0, -0.0, 3.0), False, True),  # output_low -0: fake_quantized's own clamp
-        ((0.0, 3.0, 0.0, 3.0), True, False),  # the ReLU's output is returned
+        (None, (0.0, 3.0, 0.0, 3.0), False, True),  # as NNCF writes it after a ReLU
+        (None, (0.5, 3.0, -1.0, 2.0), False, True),
+        (None, (-1.0, 3.0, -1.0, 3.0), False, False),  # below 0: the ReLU's zeros show
+        (None, (0.0, 3.0, -0.0, 3.0), False, False),  # output_low -0: a zero's sign shows
+        (None, (0.0, 3.0, 0.0, 3.0), True, False),  # the ReLU's output is returned
+        ((0.0, 6.0), (0.0, 6.0, 0.0, 6.0), False, True),  # ReLU6, as in mobilenet_v2
+        ((0.0, 6.0), (0.0, 6.5, 0.0, 6.5), False, False),  # above the Clamp's max
+        ((-1.0, 6.0), (-0.5, 2.0, -3.0, 1.0), False, True),
     ],
 )
-def test_a_relu_before_a_quantizer_that_clamps_at_0_is_skipped(
-    tmp_path: Path, ranges: tuple[float, float, float, float], relu_returned: bool, skipped: bool
+def test_a_clamp_before_a_quantizer_within_its_bounds_is_skipped(
+    tmp_path: Path,
+    clamp: tuple[float, float] | None,
+    ranges: tuple[float, float, float, float],
+    clamp_returned: bool,
+    skipped: bool,
 ) -> None:
-    """The run skips it only where that gives the same bits (irpool.cpu.quantization_relu)."""
-    model, arrays = _relu_then_quantize(tmp_path, ranges, relu_returned)
-    x = (np.random.default_rng(3).standard_normal((1, 3, 4, 5)) * 2).astype(np.float32)
+    """The run skips it only where that gives the same bits (irpool.cpu.quantization_clamps)."""
+    model, arrays = _clamp_then_quantize(tmp_path, clamp, ranges, clamp_returned)
+    x = (np.random.default_rng(3).standard_normal((1, 3, 4, 5)) * 4).astype(np.float32)
     x.flat[:8] = [NAN, INF, -INF, -0.0, 0.0, -1e-30, ranges[0], ranges[1]]
-    relu = np.where(x > 0, x, np.float32(0))  # the CPU's ReLU: NaN gives 0
-    expected = fake_quantized(relu, arrays, 256)
+    low, high = (np.float32(0), np.float32(INF)) if clamp is None else np.float32(clamp)
+    clamped = np.where(x > low, x, low)  # the CPU's comparisons: NaN gives the lower bound
+    clamped = np.where(clamped < high, clamped, high) + np.float32(0)
+    expected = fake_quantized(clamped, arrays, 256)
     got = model.run({"x": x.copy()})["out"]
     np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
     types = [step.layer.type for step in model.execution_plan().steps]
-    assert ("ReLU" not in types) == skipped
+    assert ("ReLU" not in types and "Clamp" not in types) == skipped
