@@ -8,7 +8,8 @@ padded as f32 coordinates (border: NaN and above D - 1 to D - 1, below 0 to 0; r
 an f32 remainder, inf and NaN to 0) or masked (zeros: a tap outside [0, D) reads 0); the
 weights come from the fraction, so an inf or NaN grid value gives NaN in bilinear and bicubic.
 Data is computed in f32 and stored back rounded (`irpool.cpu.numerics`), except what the
-plugin holds as int32 (i32, i64, u64): converted to f32, the result truncated back to int32.
+plugin holds as int32 (16-, 32- and 64-bit integers, wrapped): converted to f32, the result
+truncated back to int32.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ F32 = np.float32
 Floats = NDArray[np.float32]
 Padding = Callable[[Floats, int], Floats]
 # Held as int32 by the plugin, which the node computes on its integer path (truncating).
-WHOLE = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint64))
+WHOLE = tuple(np.dtype(t) for t in (np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64))
 
 
 def unnormalized(grid: Floats, size: int, align_corners: bool) -> Floats:
