@@ -163,6 +163,7 @@ CPU_BACKPROP_ONE_GROUP = Code("IR629")
 CPU_STRIDED_SLICE_SHRINK_OUT_OF_RANGE = Code("IR630")
 CPU_BACKPROP_DYNAMIC_SHAPE = Code("IR631")
 CPU_PRELU_SLOPE_SHAPE = Code("IR632")
+CPU_GRID_SAMPLE_EMPTY_DATA = Code("IR633")
 CPU_TILE_NEGATIVE_REPEAT = Code("IR635")
 CPU_CUMSUM_AXIS = Code("IR636")
 CPU_TOPK_K_RANGE = Code("IR637")
@@ -2538,6 +2539,28 @@ _RULES = (
         """),
         right=_text("""
             <!-- PReLU of data [2,3,4,5] by a slope of shape [3] (one per channel) -->
+        """),
+    ),
+    Rule(
+        code=CPU_GRID_SAMPLE_EMPTY_DATA,
+        name="cpu-grid-sample-empty-data",
+        severity=E,
+        runtime="sometimes",
+        summary="A GridSample of data with an empty H or W axis: the CPU plugin writes nothing.",
+        doc=_text("""
+            OpenVINO reads a GridSample-9 whose data has no rows or no columns (H or W is 0)
+            and infers its output [N, C, H_out, W_out] from the grid, which need not be
+            empty. Its CPU plugin compiles and runs the layer but never writes that output:
+            each inference returns what the memory held (1.2e25, 3.1e-41, 0, ... for a data
+            of ones, measured 2026-12-06 on AMD EPYC family 25 model 17, 2 cores, OpenVINO
+            2026.4.1, every mode and padding_mode). There is nothing to sample: give the data
+            at least one row and one column, or remove the layer.
+        """),
+        wrong=_text("""
+            <!-- data f32 [1,2,0,2]; grid f32 [1,2,2,2] -> [1,2,2,2] -->
+        """),
+        right=_text("""
+            <!-- data f32 [1,2,1,2]; grid f32 [1,2,2,2] -> [1,2,2,2] -->
         """),
     ),
     Rule(

@@ -1,5 +1,5 @@
-"""What the CPU plugin refuses of the convolutions and of the variables (ReadValue), where
-`read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
+"""What the CPU plugin refuses of the convolutions, GridSample and the variables (ReadValue),
+where `read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from irpool.element_types import DYNAMIC, F64, I16, I64, U16, U32, U64
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 from irpool.ops.convolution import ConvolutionBase
 from irpool.ops.convolution_backprop import ConvolutionBackpropBase
+from irpool.ops.grid_sample import GridSample9
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.variables import ReadValue6, ReadValueBase
 from irpool.rules import (
     CPU_BACKPROP_DYNAMIC_SHAPE,
     CPU_BACKPROP_ONE_GROUP,
+    CPU_GRID_SAMPLE_EMPTY_DATA,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     CPU_VARIABLE_DYNAMIC_RANK,
     CPU_VARIABLE_ELEMENT_TYPE,
@@ -112,3 +114,20 @@ def _convolution_backprop(
                 "output channels; write a ConvolutionBackpropData with filters "
                 f"{Shape(filters.dims[1:])}",
             )
+
+
+@refuses(GridSample9)
+def _grid_sample(op: GridSample9, inputs: Sequence[TensorInfo], ctx: LayerContext) -> None:
+    data, grid = inputs
+    if data.shape.dims is None or not any(d == Dim.static(0) for d in data.shape.dims[2:]):
+        return
+    dims = [data.shape[0], data.shape[1]]
+    if grid.shape.dims is not None:
+        dims += [grid.shape[1], grid.shape[2]]
+    if Dim.static(0) not in dims:  # an empty output is right
+        ctx.report(
+            CPU_GRID_SAMPLE_EMPTY_DATA,
+            f"the data {data.shape} has no rows or no columns to sample: the CPU plugin runs "
+            "the layer but never writes its output (each inference returns what the memory "
+            "held); irpool gives zeros",
+        )
