@@ -132,10 +132,12 @@ def test_cpu_values(mode: str, padding: str, align: bool, cpu: list[float]) -> N
 
 @pytest.mark.parametrize(
     ("dtype", "mode", "cpu"),
-    [  # the integer path truncates; f16 rounds the f32 result
+    [  # 16- to 64-bit integers truncate; 8-bit ones, boolean and f16 round the f32 result
         (np.int32, "bilinear", [0, 9, 8, 15, 0, 0, 24, -(2**31), -(2**31)]),
         (np.int64, "bilinear", [0, 9, 8, 15, 0, 0, 24, -(2**31), -(2**31)]),
         (np.uint8, "bilinear", [0, 9, 8, 16, 0, 0, 24, 0, 0]),
+        (np.int8, "bilinear", [0, 9, 8, 16, 0, 0, 24, 0, 0]),  # NaN: 0
+        (np.bool_, "bilinear", [0, 1, 0, 1, 0, 0, 1, 0, 0]),  # 0.25 and NaN: false
         (np.float16, "bicubic", [-0.06348, 10.69, 10.19, 21.39, -0.769, 0, 27.75, NAN, NAN]),
     ],
 )

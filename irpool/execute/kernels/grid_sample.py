@@ -7,9 +7,9 @@ g is unnormalized as fma(g, c, c), c = (D - 1) / 2 (align_corners), or fma(fma(g
 padded as f32 coordinates (border: NaN and above D - 1 to D - 1, below 0 to 0; reflection by
 an f32 remainder, inf and NaN to 0) or masked (zeros: a tap outside [0, D) reads 0); the
 weights come from the fraction, so an inf or NaN grid value gives NaN in bilinear and bicubic.
-Data is computed in f32 and stored back rounded (`irpool.cpu.numerics`), except what the
-plugin holds as int32 (16-, 32- and 64-bit integers, wrapped): converted to f32, the result
-truncated back to int32.
+Data is computed in f32 and stored back rounded (`irpool.cpu.numerics`; NaN as 0 in 8 bits
+and false in boolean), except what the plugin holds as int32 (16-, 32- and 64-bit integers,
+wrapped): converted to f32, the result truncated back to int32.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import f32_operand, stored_from_f32
+from irpool.cpu.numerics import f32_operand, stored_from_f32, stored_from_f32_saturated
 from irpool.execute.kernels.linear_chains import fused_multiply_add as fma
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.grid_sample import GridSample9
@@ -190,4 +190,6 @@ def run_grid_sample(
         return [integral.astype(data.dtype)]
     if result.dtype == data.dtype:
         return [result]
-    return [stored_from_f32(result, data.dtype)]
+    if data.dtype == np.bool_:  # NaN stores false
+        return [stored_from_f32(np.nan_to_num(result, nan=0.0), data.dtype)]
+    return [stored_from_f32_saturated(result, data.dtype)]  # 8-bit NaN: 0 at rank 4
