@@ -181,15 +181,18 @@ def run_grid_sample(
                 result[item] = sampler.tap(np.rint(y), np.rint(x))
         else:
             result[item] = (bilinear if mode == "bilinear" else bicubic)(sampler, y, x)
-    if whole:
-        integral = (
-            result
-            if result.dtype == np.int32
-            else stored_from_f32(result, np.dtype(np.int32), np.trunc)
-        )
-        return [integral.astype(data.dtype)]
-    if result.dtype == data.dtype:
-        return [result]
-    if data.dtype == np.bool_:  # NaN stores false
-        return [stored_from_f32(np.nan_to_num(result, nan=0.0), data.dtype)]
-    return [stored_from_f32_saturated(result, data.dtype)]  # 8-bit NaN: 0 at rank 4
+    return [result if result.dtype == data.dtype else stored_result(result, data.dtype)]
+
+
+def stored_result(values: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
+    """The plugin's GridSample result (f32; int32 from nearest on an integer path) stored in
+    the data's `dtype`: 16- to 64-bit integers truncated into int32 (NaN and out of range:
+    INT32_MIN) and widened; 8-bit integers rounded and saturated, NaN 0; boolean true where
+    the value rounds to nonzero, NaN false; floats rounded (docs/cpu.md)."""
+    if dtype in WHOLE:
+        if values.dtype != np.int32:
+            values = stored_from_f32(values, np.dtype(np.int32), np.trunc)
+        return values.astype(dtype)
+    if dtype == np.bool_:
+        return stored_from_f32(np.nan_to_num(values, nan=0.0), dtype)
+    return stored_from_f32_saturated(values, dtype)  # 8-bit NaN: 0 at rank 4
