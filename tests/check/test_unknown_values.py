@@ -208,6 +208,13 @@ CASES = {
         (IMAGE, *(Input((), (bound,)) for bound in (0, 1, 0, 1))),
         (((1, 2, 4, 4), "FP32"),),
     ),
+    "GridSample-9": Case(
+        "GridSample",
+        9,
+        'align_corners="false" mode="bilinear" padding_mode="zeros"',
+        (IMAGE, Input((1, 3, 5, 2))),
+        (((1, 2, 3, 5), "FP32"),),
+    ),
     "Roll-7": Case(
         "Roll", 7, "", (IMAGE, Input((1,), (1,)), Input((1,), (2,))), (((1, 2, 4, 4), "FP32"),)
     ),
