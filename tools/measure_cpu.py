@@ -255,20 +255,6 @@ def u8_sums_are_stored_through_i16() -> Measurement:
     return observe(outputs, [x, y], inputs)
 
 
-@behaviour("GridSample truncates wide integers", "irpool.execute.kernels.grid_sample.stored_result")
-def grid_sample_truncates_wide_integers() -> Measurement:
-    """A bilinear GridSample of [0, 10] at 0.465 (4.65) and NaN gives 4 and INT32_MIN on i32
-    data, 4 and 0 on i16 (truncated through int32, wrapped), 5 and 0 on i8 (rounded, NaN 0);
-    of boolean [0, 1] false at both (0.465 rounds to 0)."""
-    attributes = {"align_corners": True, "mode": "bilinear", "padding_mode": "zeros"}
-    grid = constant([[[[-0.07, 0.0], [np.nan, 0.0]]]], np.float32)
-    kinds = (np.int16, np.int32, np.int8, np.bool_)
-    data = [parameter(f"x{i}", [1, 1, 1, 2], kind) for i, kind in enumerate(kinds)]
-    outputs = [ov.opset9.grid_sample(x, grid, attributes) for x in data]
-    values = [np.array([[[[0, 10]]]]).astype(kind) for kind in kinds[:3]]
-    return observe(outputs, data, [*values, np.array([[[[False, True]]]])])
-
-
 @behaviour(
     "An unresized Interpolate axis weighs its neighbour by 0",
     "irpool.execute.kernels.interpolate.computed_axes",

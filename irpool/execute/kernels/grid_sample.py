@@ -188,7 +188,7 @@ def stored_result(values: NDArray[Any], dtype: np.dtype[Any]) -> NDArray[Any]:
     """The plugin's GridSample result (f32; int32 from nearest on an integer path) stored in
     the data's `dtype`: 16- to 64-bit integers truncated into int32 (NaN and out of range:
     INT32_MIN) and widened; 8-bit integers rounded and saturated, NaN 0; boolean true where
-    the value rounds to nonzero, NaN false; floats rounded (docs/cpu.md)."""
+    the value rounds to nonzero, NaN false; floats rounded (docs/ops/GridSample.md#values)."""
     if dtype in WHOLE:
         if values.dtype != np.int32:
             values = stored_from_f32(values, np.dtype(np.int32), np.trunc)
