@@ -99,19 +99,21 @@ def _blocks(type_name: str, data: NDArray[np.uint8], count: int) -> NDArray[np.u
 
 
 def _nibbles(type_name: str, data: NDArray[np.uint8]) -> NDArray[Any]:
-    """Both elements of each byte, low nibble first (i4 sign-extended by arithmetic shifts;
-    nf4 and f4e2m1 looked up): two passes over the bytes, no gather of integers."""
+    """Both elements of each byte, low nibble first: each byte widened to a little-endian
+    16 bits with its high nibble moved into the high byte, whose bytes are then the elements
+    in order (three passes over contiguous arrays, no strided writes); i4 sign-extended as
+    (v ^ 8) - 8; nf4 and f4e2m1 looked up."""
     import numpy as np
 
-    pairs = np.empty((len(data), 2), np.int8 if type_name == "i4" else np.uint8)
+    wide = data.astype(np.dtype("<u2"))
+    wide |= wide << 4
+    wide &= 0x0F0F
+    nibbles = wide.view(np.uint8)
     if type_name == "i4":
-        np.right_shift(np.left_shift(data, 4).view(np.int8), 4, out=pairs[:, 0])
-        np.right_shift(data.view(np.int8), 4, out=pairs[:, 1])
-    else:
-        np.bitwise_and(data, 15, out=pairs[:, 0])
-        np.right_shift(data, 4, out=pairs[:, 1])
-    nibbles = pairs.reshape(-1)
-    return nibbles if type_name in ("u4", "i4") else _table(type_name)[nibbles]
+        signed = np.bitwise_xor(nibbles, 8).view(np.int8)
+        signed -= 8
+        return signed
+    return nibbles if type_name == "u4" else _table(type_name)[nibbles]
 
 
 @cache

@@ -27,10 +27,6 @@ from irpool.ops.registry import lookup
 ROOT = Path(__file__).resolve().parent.parent
 
 NOT_MODELLED = {
-    "int4 logits on a padded prompt": (
-        "qwen2 int4 group 64 on the padded sample: logits 5e-3 of their scale off the CPU's "
-        "(the prompt sample matches); not yet traced to its layer"
-    ),
     "NaN and inf into the CPU's int8 kernels": (
         "resnet18 INT8 on the sample with NaN and inf: 0.14 of the scale off the CPU's; where "
         "its u8 FakeQuantize puts non-finite values is not measured"
@@ -38,7 +34,6 @@ NOT_MODELLED = {
 }
 # Behaviours of NOT_MODELLED that one case and sample of the committed corpora meet.
 MET_BY_SAMPLE = {
-    ("qwen2-int4-g64/openvino_model.xml", "padded"): "int4 logits on a padded prompt",
     ("resnet18-int8", "nonfinite"): "NaN and inf into the CPU's int8 kernels",
 }
 # Of each output's scale (its largest finite |value|). "int8": the NNCF files' bound

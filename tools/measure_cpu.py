@@ -413,18 +413,19 @@ def matmul_weights_take_a_constant_scale_first() -> Measurement:
 def matmul_by_compressed_weights_quantizes_activations() -> Measurement:
     """x @ w.T with w = Convert(u8 Const) * 1 (f16), two rows: x = [127, 1.3, 0.4, 0, ...] of
     K = 32 is quantized to int8 by max|x| / 127 = 1 first, [127, 1, 0, ...]: 127 * 2 + 3 = 257,
-    not 259.9; with one row of weights it is not (259.9)."""
+    not 259.9; with one row of weights it is not (259.9). t = [3, 0.08267716, 0, ...] by rows
+    picking t[1]: 3 steps of 3/127 (t[1] times the scale's reciprocal is 3.4999998), not 4."""
     depth = 32
-    x = parameter("x", [1, depth], np.float32)
-    row = [2, 3, 5] + [1] * (depth - 3)
+    x, t = parameter("x", [1, depth], np.float32), parameter("t", [1, depth], np.float32)
+    row, second = [2, 3, 5] + [1] * (depth - 3), [0, 1] + [0] * (depth - 2)
     outputs = []
-    for rows in (2, 1):
-        quantized = opset1.constant(np.array([row] * rows, np.uint8))
+    for source, picked, rows in ((x, row, 2), (x, row, 1), (t, second, 2)):
+        quantized = opset1.constant(np.array([picked] * rows, np.uint8))
         scales = opset1.constant(np.ones((rows, 1), np.float16))
         weights = opset1.convert(opset1.multiply(opset1.convert(quantized, "f16"), scales), "f32")
-        outputs.append(opset1.matmul(x, weights, False, True))
+        outputs.append(opset1.matmul(source, weights, False, True))
     data = np.array([[127, 1.3, 0.4] + [0] * (depth - 3)], np.float32)
-    return observe(outputs, [x], [data])
+    return observe(outputs, [x, t], [data, np.array([[3, 0.08267716] + [0] * 30], np.float32)])
 
 
 @behaviour(

@@ -18,6 +18,7 @@ group of 48) quantize otherwise, not modelled.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass
@@ -121,12 +122,19 @@ def rows_gathered(gather: ComputedLayer, producers: Mapping[Ref, ComputedLayer])
 def read_only_by_their_reader(
     found: Mapping[int, Decompression], readers: Mapping[Ref, int]
 ) -> dict[int, Decompression]:
-    """The decompressions whose every layer is read by the next one alone (the last by the
-    MatMul or Gather): a run may skip their layers."""
+    """The decompressions whose every layer is read by the next one alone, the last by the
+    MatMuls and Gathers that decompress it (a tied embedding and lm_head share theirs): a run
+    may skip their layers."""
+    sharing = Counter(parts.weights for parts in found.values())
     return {
         matmul: parts
         for matmul, parts in found.items()
-        if all(readers.get((layer_id, 0), 0) == 1 for layer_id in parts.chain)
+        if readers.get(parts.weights, 0) == sharing[parts.weights]
+        and all(
+            readers.get((layer_id, 0), 0) == 1
+            for layer_id in parts.chain
+            if (layer_id, 0) != parts.weights
+        )
     }
 
 

@@ -121,11 +121,14 @@ def compressed_weights(
     constants: Mapping[Ref, NDArray[Any]],
     mode: str,
 ) -> dict[int, CompressedWeights]:
-    """Per MatMul (layer id), its weights as the run holds them in `mode`, from the quantized
-    Const's bytes (which nothing folded) and the folded zero point and scale."""
+    """Per MatMul or Gather (layer id), its weights as the run holds them in `mode`, from the
+    quantized Const's bytes (which nothing folded) and the folded zero point and scale; readers
+    of one decompression share one object (held once)."""
     produced = {c.layer.id: c.produced[0] for c in candidates}
-    kept: dict[int, CompressedWeights] = {}
-    for matmul, parts in found.items():
+    kept: dict[Ref, CompressedWeights] = {}
+    for parts in found.values():
+        if parts.weights in kept:
+            continue
         quantized = produced[parts.quantized[0]]
         rows, depth = produced[parts.weights[0]].shape.values()[-2:]
         if not packs_whole_rows(quantized.element_type, depth):
@@ -138,8 +141,8 @@ def compressed_weights(
         if data is None:  # the weights are unavailable: validation says so
             continue
         scale = constants[parts.scale].astype(np.float32).reshape(rows, groups)
-        kept[matmul] = CompressedWeights(
+        kept[parts.weights] = CompressedWeights(
             quantized.element_type, data, rows, depth, parts.group, points, scale
         )
-    held = held_as_chosen(list(kept.values()), mode)
-    return dict(zip(kept, held, strict=True))
+    held = dict(zip(kept, held_as_chosen(list(kept.values()), mode), strict=True))
+    return {reader: held[parts.weights] for reader, parts in found.items() if parts.weights in held}

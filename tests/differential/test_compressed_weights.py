@@ -93,3 +93,21 @@ def test_compressed_weights(
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({name: x})[0]
     bound = 0 if reader == "Gather" else 1e-6 * (np.abs(x) @ np.abs(weights).T)
     assert np.all(np.abs(found - expected) <= bound)
+
+
+def test_activations_near_a_rounding_tie_round_as_on_the_cpu(tmp_path: Path) -> None:
+    """Activations half a step of their group's scale from a step, as float32 rounds that: the
+    CPU multiplies each by the scale's reciprocal, so they round as the product does (a
+    division would flip many of them, a whole step off)."""
+    path = tmp_path / "model.xml"
+    weights = write_model(path, "u4", 64, True, 128)
+    rng = np.random.default_rng(2)
+    groups = rng.standard_normal((6, 4, 32)).astype(np.float32)
+    scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
+    steps = rng.integers(-126, 126, groups.shape).astype(np.float32)
+    halfway = ((steps + np.float32(0.5)) * scale).astype(np.float32)
+    inside = np.abs(groups) < np.abs(groups).max(axis=-1, keepdims=True)  # keeps each maximum
+    x = np.where(inside, halfway, groups).reshape(2, 3, 128)
+    (found,) = irpool.load(path).run({"x": x}).values()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+    assert np.all(np.abs(found - expected) <= 1e-6 * (np.abs(x) @ np.abs(weights).T))

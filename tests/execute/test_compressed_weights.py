@@ -17,6 +17,7 @@ from irpool.execute.kernels.mat_mul import quantized_activations
 from tests import ir
 
 ROWS, GROUPS, GROUP = 40, 4, 32
+IDS, GATHER = 14, 15  # the Gather's indices and layer (its Result is the next id)
 DEPTH = GROUPS * GROUP
 RNG = np.random.default_rng(5)
 QUANTIZED = RNG.integers(0, 16, (ROWS, GROUPS, GROUP))
@@ -44,7 +45,7 @@ def layer(
 
 def write(directory: Path, reader: str = "MatMul") -> Path:
     """The weights read by a MatMul of x [3, K] (transpose_b), or by a Gather-8 of rows at
-    the indices `ids` [5] (axis 0)."""
+    the indices `ids` [5] (axis 0), or by both (a tied embedding and lm_head)."""
     weights, points = nibbles(QUANTIZED), nibbles(POINTS)
     scales = SCALES.tobytes()
     pattern = np.array([ROWS, DEPTH], np.int64).tobytes()
@@ -67,18 +68,18 @@ def write(directory: Path, reader: str = "MatMul") -> Path:
         ),
         layer(10, "Convert", [("f16", flat)], ("f32", flat), to_f32),
     ]  # fmt: skip
-    if reader == "MatMul":
+    if reader in ("MatMul", "both"):
         layers += [
             ir.parameter(0, "x", (3, DEPTH)),
             layer(11, "MatMul", [("f32", (3, DEPTH)), ("f32", flat)], ("f32", (3, ROWS)),
                   transposed),
             ir.result(12, "y", (3, ROWS)),
         ]  # fmt: skip
-    else:
+    if reader in ("Gather", "both"):
         inputs = [("f32", flat), ("i64", (5,)), ("i64", ())]
         gathered = ir.layer(
-            11,
-            "l11",
+            GATHER,
+            f"l{GATHER}",
             "Gather",
             "opset8",
             ir.data([("batch_dims", "0")]),
@@ -86,28 +87,29 @@ def write(directory: Path, reader: str = "MatMul") -> Path:
             [ir.typed_port(3, "f32", (5, DEPTH))],
         )
         layers += [
-            ir.parameter(0, "ids", (5,), "i64"),
+            ir.parameter(IDS, "ids", (5,), "i64"),
             ir.typed_const(13, "axis", "i64", (), int(offsets[4]), 8),
             gathered,
-            ir.result(12, "y", (5, DEPTH)),
+            ir.result(GATHER + 1, "rows", (5, DEPTH)),
         ]  # fmt: skip
     edges = [
         ir.edge(1, 0, 2, 0), ir.edge(3, 0, 4, 0), ir.edge(2, 1, 5, 0), ir.edge(4, 1, 5, 1),
         ir.edge(5, 2, 7, 0), ir.edge(6, 0, 7, 1), ir.edge(7, 2, 9, 0), ir.edge(8, 0, 9, 1),
         ir.edge(9, 2, 10, 0),
     ]  # fmt: skip
-    if reader == "MatMul":
+    if reader in ("MatMul", "both"):
         edges += [ir.edge(0, 0, 11, 0), ir.edge(10, 1, 11, 1), ir.edge(11, 2, 12, 0)]
-    else:
+    if reader in ("Gather", "both"):
         edges += [
-            ir.edge(10, 1, 11, 0), ir.edge(0, 0, 11, 1), ir.edge(13, 0, 11, 2),
-            ir.edge(11, 3, 12, 0),
+            ir.edge(10, 1, GATHER, 0), ir.edge(IDS, 0, GATHER, 1), ir.edge(13, 0, GATHER, 2),
+            ir.edge(GATHER, 3, GATHER + 1, 0),
         ]  # fmt: skip
     axis = np.array(0, np.int64).tobytes()
     return ir.write(directory, ir.net(layers, edges), weights + points + scales + pattern + axis)
 
 
 X = RNG.standard_normal((3, DEPTH)).astype(np.float32)
+WEIGHTS = ((QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)).reshape(ROWS, DEPTH)
 
 
 def run(
@@ -155,10 +157,27 @@ def test_a_gather_of_rows_decompresses_the_rows_it_picks(
     assert model.validate() == []
     ids = np.array([3, -1, ROWS, 0, 3], np.int64)
     (found,) = model.run({"ids": ids}).values()
-    weights = ((QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)).reshape(
-        ROWS, DEPTH
-    )
     expected = np.stack(
-        [weights[3], weights[-1], np.zeros(DEPTH, np.float32), weights[0], weights[3]]
+        [WEIGHTS[3], WEIGHTS[-1], np.zeros(DEPTH, np.float32), WEIGHTS[0], WEIGHTS[3]]
     )
     assert np.array_equal(found, expected)
+
+
+@pytest.mark.parametrize("mode", ["keep", "decompress"])
+def test_a_gather_and_a_matmul_share_one_held_copy_of_their_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A tied embedding and lm_head read one decompression: neither folds it to f32 weights;
+    both hold one copy, as `mode` says."""
+    monkeypatch.setenv("IRPOOL_COMPRESSED_WEIGHTS", mode)
+    model = irpool.load(write(tmp_path, "both"))
+    assert model.validate() == []
+    ids = np.array([3, -1, 0, 7, 3], np.int64)
+    found = model.run({"x": X, "ids": ids})
+    assert np.array_equal(found["rows"], WEIGHTS[ids])
+    expected = quantized_activations(X, 32) @ WEIGHTS.T
+    np.testing.assert_allclose(found["y"], expected, rtol=1e-6, atol=1e-6)
+    plan = model.execution_plan()
+    assert all(value.size < WEIGHTS.size for value in plan.constants.values())
+    held = {id(step.op.compressed_weights) for step in plan.steps if step.layer.id in (11, GATHER)}
+    assert len(held) == 1

@@ -54,12 +54,14 @@ def run_matmul(
 
 def quantized_activations(x: NDArray[np.float32], group: int) -> NDArray[np.float32]:
     """`x` as the CPU quantizes the activations of a MatMul by compressed weights: to int8,
-    symmetric, one scale max|x| / 127 per `group` elements along K, rounded to nearest even
-    (irpool/cpu/compressed_weights.py)."""
+    symmetric, one scale max|x| / 127 per `group` elements along K, each element times the
+    scale's f32 reciprocal (not divided by it: a value near a tie rounds as the CPU's does),
+    rounded to nearest even (irpool/cpu/compressed_weights.py)."""
     groups = x.reshape(*x.shape[:-1], x.shape[-1] // group, group)
     scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
     with np.errstate(invalid="ignore", divide="ignore"):  # a group of zeros stays zeros
-        steps = np.where(scale > 0, np.round(groups / scale), 0).astype(np.float32)
+        reciprocal = np.float32(1) / scale
+        steps = np.where(scale > 0, np.round(groups * reciprocal), 0).astype(np.float32)
     quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
     return quantized
 
