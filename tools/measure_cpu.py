@@ -18,10 +18,7 @@ while the plugin still fails each of them as the rule claims.
 
 from __future__ import annotations
 
-import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,17 +31,12 @@ from cpu_probe import (
     constant,
     observe,
     parameter,
+    refusal_rows,
 )
 from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
-from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
-from tests.differential.openvino_worker import Oracle  # noqa: E402
-from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
 
 # Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
 
@@ -544,30 +536,6 @@ def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
 
 def shown(arrays: Sequence[NDArray[Any]]) -> str:
     return "; ".join(str(array.tolist()) for array in arrays)
-
-
-def refusal_rows() -> list[tuple[str, str, str]]:
-    """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
-    oracle = Oracle()
-    rows = []
-    try:
-        with tempfile.TemporaryDirectory() as directory:
-            for code in sorted(FAMILIES["IR214"]):
-                claim = RULES[code].runtime
-                paths = [path for path in FIXTURES if fixture_code(path) == code]
-                stages = [
-                    oracle.judge(path, run=Path(directory) / "run.npz").stage for path in paths
-                ]
-                held = bool(paths) and all(stage in CPU_FAILURE_STAGES[claim] for stage in stages)
-                seen = ", ".join(
-                    f"{p.stem}: {s or 'runs'}" for p, s in zip(paths, stages, strict=True)
-                )
-                rows.append(
-                    ("same" if held else "CHANGED", f"{code} ({claim})", seen or "no fixture")
-                )
-    finally:
-        oracle.close()
-    return rows
 
 
 def main() -> int:
