@@ -139,6 +139,22 @@ def exp_op_thresholds() -> Measurement:
     return observe([opset1.exp(x)], [x], [values])
 
 
+@behaviour("Scalar exp is the C library's", "irpool.cpu.scalar_exp.expf")
+def scalar_exp_is_the_c_librarys() -> Measurement:
+    """A DetectionOutput box's height is exp(-0.019116983) = 0.98106462 (glibc's expf), one f32
+    step above the nearest (0.98106456): its ymax is 1.0202662, not 1.020266."""
+    loc, scores = parameter("l", [1, 4], np.float32), parameter("s", [1, 2], np.float32)
+    priors = parameter("p", [1, 2, 4], np.float32)
+    attrs = {"num_classes": 2, "keep_top_k": [-1], "nms_threshold": 0.45, "normalized": True}
+    attrs |= {"code_type": "caffe.PriorBoxParameter.CENTER_SIZE", "top_k": -1}
+    offsets = np.array([[0.1, 0.25, 0.1163803, -0.095584914]], np.float32)
+    boxes = np.array([[[0.5, 0.5, 0.625, 1.0], [0.1, 0.2, 0.1, 0.2]]], np.float32)
+    inputs = [offsets, np.array([[0.1, 0.9]], np.float32), boxes]
+    return observe(
+        [opset1.detection_output(loc, scores, priors, attrs)], [loc, scores, priors], inputs
+    )
+
+
 @behaviour("The Math node stores integers saturated", "irpool.cpu.numerics")
 def math_node_stores_integers_saturated() -> Measurement:
     """i32 Cosh(100) is 2147483520 (Exp(100) is INT32_MIN); u8 Acos(5), NaN, is 255 in a [2]
