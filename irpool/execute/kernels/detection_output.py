@@ -86,17 +86,32 @@ def _decode(
     return boxes, areas
 
 
-def _overlaps(box: Floats, area: F32, kept: Floats, kept_areas: Floats) -> Floats:
-    """IoU of a candidate with the boxes kept so far, as the plugin's JaccardOverlap: 0 when
-    they are apart or their intersection has no width or height."""
-    xmin1, ymin1, xmax1, ymax1 = box
-    xmin2, ymin2, xmax2, ymax2 = kept.T
+def _suppressed(boxes: Floats, areas: Floats, threshold: F32) -> NDArray[np.bool_]:
+    """[i, j]: candidate i's IoU with candidate j is above `threshold`, as the plugin's
+    JaccardOverlap(i, j) computes it: 0 when they are apart or their intersection has no width
+    or height (a NaN IoU suppresses nothing)."""
+    xmin1, ymin1, xmax1, ymax1 = (boxes[:, k, None] for k in range(4))
+    xmin2, ymin2, xmax2, ymax2 = (boxes[None, :, k] for k in range(4))
     apart = (xmin2 > xmax1) | (xmax2 < xmin1) | (ymin2 > ymax1) | (ymax2 < ymin1)
-    width = np.where(xmax2 < xmax1, xmax2, xmax1) - np.where(xmin1 < xmin2, xmin2, xmin1)
-    height = np.where(ymax2 < ymax1, ymax2, ymax1) - np.where(ymin1 < ymin2, ymin2, ymin1)
-    inter = (width * height).astype(F32)
-    iou = (inter / (area + kept_areas - inter)).astype(F32)
-    return np.where(apart | (width <= 0) | (height <= 0), F32(0), iou)
+    with np.errstate(all="ignore"):  # inf - inf: NaN, as in the plugin
+        width = np.where(xmax2 < xmax1, xmax2, xmax1) - np.where(xmin1 < xmin2, xmin2, xmin1)
+        height = np.where(ymax2 < ymax1, ymax2, ymax1) - np.where(ymin1 < ymin2, ymin2, ymin1)
+        inter = (width * height).astype(F32)
+        iou = (inter / (areas[:, None] + areas[None, :] - inter)).astype(F32)
+    empty = apart | (width <= 0) | (height <= 0)
+    return np.asarray(~empty & (iou > threshold))
+
+
+def _greedy(boxes: Floats, areas: Floats, threshold: F32) -> list[int]:
+    """The candidates (in order) that no candidate kept before them suppresses."""
+    by_kept = np.ascontiguousarray(_suppressed(boxes, areas, threshold).T)  # [kept, candidate]
+    removed = np.zeros(len(boxes), np.bool_)
+    kept: list[int] = []
+    for i in range(len(boxes)):
+        if not removed[i]:
+            kept.append(i)
+            removed |= by_kept[i]
+    return kept
 
 
 class Image:
@@ -150,14 +165,12 @@ class Image:
         top_k = int(self.op.attrs["top_k"])
         return order if top_k == -1 else order[: max(top_k, 0)]
 
-    def _suppress(self, c: int, prior: int, kept: list[int]) -> bool:
-        if not kept:
-            return False
+    def _kept(self, c: int, priors: NDArray[np.int64]) -> list[int]:
+        """The priors of class `c` (candidates in order) that suppression keeps."""
         where = self._location(c)
-        boxes, areas = self.boxes[where], self.areas[where]
-        with np.errstate(all="ignore"):
-            overlaps = _overlaps(boxes[prior], areas[prior], boxes[kept], areas[kept])
-        return bool((overlaps > F32(self.op.attrs["nms_threshold"])).any())
+        boxes, areas = self.boxes[where][priors], self.areas[where][priors]
+        threshold = F32(self.op.attrs["nms_threshold"])
+        return [int(priors[i]) for i in _greedy(boxes, areas, threshold)]
 
     def detections(self) -> list[list[int]]:
         """Per class, the priors detected, in output order."""
@@ -172,9 +185,7 @@ class Image:
                     continue
                 scores = self.scores[c, : self.actual]
                 above = np.flatnonzero(scores > threshold)
-                for prior in self._best(above, scores[above]):
-                    if not self._suppress(c, int(prior), kept[c]):
-                        kept[c].append(int(prior))
+                kept[c] = self._kept(c, self._best(above, scores[above]))
         return self._keep_top_k(kept)
 
     def _mxnet(self) -> list[list[int]]:
@@ -186,13 +197,9 @@ class Image:
         best = np.argmax(masked, axis=0) + 1 if scores.size else np.zeros(0, np.int64)
         chosen = np.flatnonzero(valid.any(axis=0)) if scores.size else np.zeros(0, np.int64)
         indices = best[chosen] * priors + chosen
-        kept: list[list[int]] = [[] for _ in range(self.geometry.classes)]
-        flat = self.scores.ravel()
-        for index in self._best(indices.astype(np.int64), flat[indices]):
-            c, prior = divmod(int(index), priors)
-            if not self._suppress(c, prior, kept[c]):
-                kept[c].append(prior)
-        return kept
+        order = self._best(indices.astype(np.int64), self.scores.ravel()[indices])
+        classes, chosen_priors = np.divmod(order, priors)
+        return [self._kept(c, chosen_priors[classes == c]) for c in range(self.geometry.classes)]
 
     def _keep_top_k(self, kept: list[list[int]]) -> list[list[int]]:
         keep = self.op.keep_top_k
