@@ -1,9 +1,10 @@
 """exp as the CPU plugin's scalar nodes compute it (DetectionOutput's box sizes): they call the
-C library's `expf`, which on glibc 2.27 and later (the measured machine's, docs/cpu.md#scalar-exp-is-the-c-librarys)
-evaluates 2**(k/32) * p(r) in double from a 32-entry table and rounds once to f32. Near the
-middle of two f32 values that double is on the other side now and then: the result is then one
-f32 step away from the nearest (exp(-0.019116983) is 0.98106462, not 0.98106456). This module
-computes the same steps in NumPy doubles, element for element.
+C library's `expf`, which on glibc 2.27 and later (the measured machine's:
+docs/cpu.md#scalar-exp-is-the-c-librarys) evaluates 2**(k/32) * p(r) in double from a 32-entry
+table and rounds once to f32. Near the middle of two f32 values that double is on the other
+side now and then: the result is then one f32 step away from the nearest (exp(-0.019116983)
+is 0.98106462, not 0.98106456). This module computes the same steps in NumPy doubles, element
+for element.
 """
 
 from __future__ import annotations
