@@ -99,6 +99,7 @@ INFERENCE_FAILURE = Code("IR217")
 UNKNOWN_VALUES = Code("IR218")
 FAKE_QUANTIZE_FEW_LEVELS = Code("IR221")
 FAKE_QUANTIZE_CROSSED_RANGE = Code("IR222")
+DETECTION_OUTPUT_NO_KEEP_TOP_K = Code("IR223")
 EXTENSION_OP = Code("IR229")
 OLDER_RELEASE_CANNOT_READ = Code("IR230")
 DECLARED_DIM_MISMATCH = Code("IR301")
@@ -170,6 +171,8 @@ CPU_TOPK_K_RANGE = Code("IR637")
 CPU_UNPAIRED_VARIABLE_LAYER = Code("IR638")
 CPU_VARIABLE_ELEMENT_TYPE = Code("IR639")
 CPU_VARIABLE_DYNAMIC_RANK = Code("IR640")
+CPU_DETECTION_OUTPUT_DECREASED_BACKGROUND = Code("IR641")
+CPU_DETECTION_OUTPUT_CLEARS_PAST_OUTPUT = Code("IR642")
 
 
 # Keyword fields only: five positional strings in a row are easy to swap unnoticed.
@@ -1089,6 +1092,27 @@ _RULES = (
         """),
         right=_text("""
             <!-- input_low 0, input_high 2 -->
+        """),
+    ),
+    Rule(
+        code=DETECTION_OUTPUT_NO_KEEP_TOP_K,
+        name="detection-output-no-keep-top-k",
+        severity=E,
+        runtime="crashes",
+        summary="A DetectionOutput without keep_top_k: read_model reads past a list and crashes.",
+        doc=_text("""
+            DetectionOutput-1 and -8 read `keep_top_k` as a list of integers, empty when the
+            attribute is absent or written "". OpenVINO's shape inference reads its first
+            item unchecked: `read_model` reads past the end of the list and the process dies
+            (a segmentation fault). Measured 2026-12-06 on AMD EPYC family 25 model 17, 2
+            cores, OpenVINO 2026.4.1. Write keep_top_k: -1 keeps every detection, a count
+            above 0 keeps that many per image.
+        """),
+        wrong=_text("""
+            <data normalized="true" nms_threshold="0.45" top_k="400" />
+        """),
+        right=_text("""
+            <data normalized="true" nms_threshold="0.45" top_k="400" keep_top_k="200" />
         """),
     ),
     Rule(
@@ -2702,6 +2726,51 @@ _RULES = (
         """),
         right=_text("""
             <data variable_id="v" variable_type="f32" variable_shape="?,2" />
+        """),
+    ),
+    Rule(
+        code=CPU_DETECTION_OUTPUT_DECREASED_BACKGROUND,
+        name="cpu-detection-output-decreased-background",
+        severity=E,
+        runtime="crashes",
+        summary="A DetectionOutput with decrease_label_id and a background other than 0.",
+        doc=_text("""
+            With `decrease_label_id` (MXNet's style: one class per prior, labels counted
+            from class 1) the CPU plugin takes class 0 as the background. read_model takes
+            any `background_label_id`, but the plugin refuses one other than 0 ("cannot use
+            decrease_label_id and background_label_id parameter simultaneously."): with
+            static shapes compile_model fails. Measured 2026-12-06 on AMD EPYC family 25
+            model 17, 2 cores, OpenVINO 2026.4.1. Write background_label_id="0".
+        """),
+        wrong=_text("""
+            <data decrease_label_id="true" background_label_id="1" keep_top_k="-1" />
+        """),
+        right=_text("""
+            <data decrease_label_id="true" background_label_id="0" keep_top_k="-1" />
+        """),
+    ),
+    Rule(
+        code=CPU_DETECTION_OUTPUT_CLEARS_PAST_OUTPUT,
+        name="cpu-detection-output-clears-past-output",
+        severity=E,
+        runtime="sometimes",
+        summary="A DetectionOutput the CPU plugin clears beyond its output: memory is corrupted.",
+        doc=_text("""
+            With keep_top_k 0 or below -1 and top_k above 0, OpenVINO's shape inference
+            gives the output N * P * C rows (N images, P priors, C classes), but the CPU
+            plugin clears N * top_k * C rows of it before writing the detections. With
+            top_k above P it writes zeros past the end of its output buffer: a later
+            inference or compilation in the same process crashes (a segmentation fault
+            after a few layers so built, measured). Measured 2026-12-06 on AMD EPYC family
+            25 model 17, 2 cores, OpenVINO 2026.4.1. Write keep_top_k -1 (every detection)
+            or a count above 0, or top_k at most the number of priors.
+        """),
+        wrong=_text("""
+            <!-- 1 prior, 3 classes -->
+            <data keep_top_k="0" top_k="100" normalized="true" />
+        """),
+        right=_text("""
+            <data keep_top_k="-1" top_k="100" normalized="true" />
         """),
     ),
 )

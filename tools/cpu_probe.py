@@ -1,9 +1,11 @@
 """What tools/measure_cpu.py's measurements are made of: a registry of behaviours, each a
-function that builds a tiny model with OpenVINO's op builders, and `observe`, which runs it on
-the CPU plugin ({"INFERENCE_PRECISION_HINT": "f32"}) and on irpool."""
+function that builds a tiny model with OpenVINO's op builders, `observe`, which runs it on
+the CPU plugin ({"INFERENCE_PRECISION_HINT": "f32"}) and on irpool, and `refusal_rows`, the
+verdicts on the CPU refusal rules' fixtures."""
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +17,12 @@ from numpy.typing import NDArray
 from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
 
 import irpool
+from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
+from tests.differential.openvino_worker import Oracle  # noqa: E402
+from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
 
@@ -118,3 +126,27 @@ def _array(tensor: ov.Tensor) -> NDArray[Any]:
     if tensor.element_type == ov.Type.bf16:
         return bf16_values(tensor.data.view(np.uint16))
     return np.array(tensor.data)
+
+
+def refusal_rows() -> list[tuple[str, str, str]]:
+    """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
+    oracle = Oracle()
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            for code in sorted(FAMILIES["IR214"]):
+                claim = RULES[code].runtime
+                paths = [path for path in FIXTURES if fixture_code(path) == code]
+                stages = [
+                    oracle.judge(path, run=Path(directory) / "run.npz").stage for path in paths
+                ]
+                held = bool(paths) and all(stage in CPU_FAILURE_STAGES[claim] for stage in stages)
+                seen = ", ".join(
+                    f"{p.stem}: {s or 'runs'}" for p, s in zip(paths, stages, strict=True)
+                )
+                rows.append(
+                    ("same" if held else "CHANGED", f"{code} ({claim})", seen or "no fixture")
+                )
+    finally:
+        oracle.close()
+    return rows

@@ -18,10 +18,7 @@ while the plugin still fails each of them as the rule claims.
 
 from __future__ import annotations
 
-import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,17 +31,12 @@ from cpu_probe import (
     constant,
     observe,
     parameter,
+    refusal_rows,
 )
 from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
-from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
-from tests.differential.openvino_worker import Oracle  # noqa: E402
-from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
 
 # Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
 
@@ -145,6 +137,22 @@ def exp_op_thresholds() -> Measurement:
     x = parameter("x", [5], np.float32)
     values = np.array([np.nan, 88.37627, 88.5, -87.336555, 0.0], np.float32)
     return observe([opset1.exp(x)], [x], [values])
+
+
+@behaviour("Scalar exp is the C library's", "irpool.cpu.scalar_exp.expf")
+def scalar_exp_is_the_c_librarys() -> Measurement:
+    """A DetectionOutput box's height is exp(-0.019116983) = 0.98106462 (glibc's expf), one f32
+    step above the nearest (0.98106456): its ymax is 1.0202662, not 1.020266."""
+    loc, scores = parameter("l", [1, 4], np.float32), parameter("s", [1, 2], np.float32)
+    priors = parameter("p", [1, 2, 4], np.float32)
+    attrs = {"num_classes": 2, "keep_top_k": [-1], "nms_threshold": 0.45, "normalized": True}
+    attrs |= {"code_type": "caffe.PriorBoxParameter.CENTER_SIZE", "top_k": -1}
+    offsets = np.array([[0.1, 0.25, 0.1163803, -0.095584914]], np.float32)
+    boxes = np.array([[[0.5, 0.5, 0.625, 1.0], [0.1, 0.2, 0.1, 0.2]]], np.float32)
+    inputs = [offsets, np.array([[0.1, 0.9]], np.float32), boxes]
+    return observe(
+        [opset1.detection_output(loc, scores, priors, attrs)], [loc, scores, priors], inputs
+    )
 
 
 @behaviour("The Math node stores integers saturated", "irpool.cpu.numerics")
@@ -545,30 +553,6 @@ def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
 
 def shown(arrays: Sequence[NDArray[Any]]) -> str:
     return "; ".join(str(array.tolist()) for array in arrays)
-
-
-def refusal_rows() -> list[tuple[str, str, str]]:
-    """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
-    oracle = Oracle()
-    rows = []
-    try:
-        with tempfile.TemporaryDirectory() as directory:
-            for code in sorted(FAMILIES["IR214"]):
-                claim = RULES[code].runtime
-                paths = [path for path in FIXTURES if fixture_code(path) == code]
-                stages = [
-                    oracle.judge(path, run=Path(directory) / "run.npz").stage for path in paths
-                ]
-                held = bool(paths) and all(stage in CPU_FAILURE_STAGES[claim] for stage in stages)
-                seen = ", ".join(
-                    f"{p.stem}: {s or 'runs'}" for p, s in zip(paths, stages, strict=True)
-                )
-                rows.append(
-                    ("same" if held else "CHANGED", f"{code} ({claim})", seen or "no fixture")
-                )
-    finally:
-        oracle.close()
-    return rows
 
 
 def main() -> int:

@@ -63,6 +63,7 @@ def _read_uint(text: str) -> Reading[int]:
 
 _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
     AttrType.UINT_LIST: lambda _, text: read_uint_list(text),
+    AttrType.INT_LIST: lambda _, text: read_uint_list(text, signed=True),
     AttrType.UINT: lambda _, text: _read_uint(text),
     AttrType.INT: lambda _, text: read_int(text),
     AttrType.FLOAT: lambda _, text: read_float(text),

@@ -1,5 +1,6 @@
-"""What the CPU plugin refuses of the convolutions, GridSample and the variables (ReadValue),
-where `read_model` takes the layer: each cause a rule of the IR214 family (docs/rules/)."""
+"""What the CPU plugin refuses of the convolutions, GridSample, the variables (ReadValue)
+and DetectionOutput, where `read_model` takes the layer: each cause a rule of the IR214
+family (docs/rules/)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from irpool.element_types import DYNAMIC, F64, I16, I64, U16, U32, U64
 from irpool.ops.base import LayerContext, ShapeError, TensorInfo
 from irpool.ops.convolution import ConvolutionBase
 from irpool.ops.convolution_backprop import ConvolutionBackpropBase
+from irpool.ops.detection_output import DetectionOutputBase
 from irpool.ops.grid_sample import GridSample9
 from irpool.ops.pooling_geometry import WRAPPED
 from irpool.ops.variables import ReadValue6, ReadValueBase
 from irpool.rules import (
     CPU_BACKPROP_DYNAMIC_SHAPE,
     CPU_BACKPROP_ONE_GROUP,
+    CPU_DETECTION_OUTPUT_CLEARS_PAST_OUTPUT,
+    CPU_DETECTION_OUTPUT_DECREASED_BACKGROUND,
     CPU_GRID_SAMPLE_EMPTY_DATA,
     CPU_UNCOMPILED_ELEMENT_TYPE,
     CPU_VARIABLE_DYNAMIC_RANK,
@@ -130,4 +134,28 @@ def _grid_sample(op: GridSample9, inputs: Sequence[TensorInfo], ctx: LayerContex
             f"the data {data.shape} has no rows or no columns to sample: the CPU plugin runs "
             "the layer but never writes its output (each inference returns what the memory "
             "held); irpool gives zeros",
+        )
+
+
+@refuses(DetectionOutputBase)
+def _detection_output(
+    op: DetectionOutputBase, inputs: Sequence[TensorInfo], ctx: LayerContext
+) -> None:
+    background = op.attrs["background_label_id"]
+    if op.attrs["decrease_label_id"] and background != 0:
+        ctx.report(
+            CPU_DETECTION_OUTPUT_DECREASED_BACKGROUND,
+            f"decrease_label_id with background_label_id {background}: OpenVINO reads it, but "
+            "its CPU plugin takes class 0 as the background there and refuses another",
+            "background_label_id",
+        )
+    keep, top_k = op.keep_top_k, op.attrs["top_k"]
+    priors = op.known_priors(inputs)
+    if (keep == 0 or keep < -1) and top_k > 0 and priors is not None and top_k > priors:
+        ctx.report(
+            CPU_DETECTION_OUTPUT_CLEARS_PAST_OUTPUT,
+            f"keep_top_k {keep} and top_k {top_k} over {priors} priors: the output has "
+            f"{priors} rows per image and class, but the CPU plugin clears {top_k}, past "
+            "the end of its buffer",
+            "top_k",
         )

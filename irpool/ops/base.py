@@ -44,6 +44,7 @@ class Role(Enum):
 
 class AttrType(Enum):
     UINT_LIST = "list of unsigned integers"
+    INT_LIST = "list of integers"
     UINT = "unsigned integer"
     INT = "integer"
     FLOAT = "64-bit floating-point number"

@@ -148,13 +148,15 @@ def read_int(text: str) -> Reading[int]:
     return Reading(number)
 
 
-def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
-    """A comma-separated list of unsigned integers (kernel, strides, pads_*, dilations).
+def read_uint_list(text: str, signed: bool = False) -> Reading[tuple[int, ...]]:
+    """A comma-separated list of unsigned integers (kernel, strides, pads_*, dilations), or
+    with `signed` of signed ones (DetectionOutput's keep_top_k).
 
     Each item is read as a signed 64-bit integer (leading blanks skipped, anything after the
-    digits ignored, out of range refused) and then taken as unsigned, so a minus wraps around
-    2**64. One trailing comma is tolerated.
+    digits ignored, out of range refused) and then, unless `signed`, taken as unsigned, so a
+    minus wraps around 2**64. One trailing comma is tolerated.
     """
+    kind = "an integer" if signed else "an unsigned integer"
     if text == "":
         return Reading(())
     items = text.split(",")
@@ -170,7 +172,7 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
             if item.strip() == "":
                 return rejected(f"{show(text)} has an empty item; OpenVINO cannot parse it")
             return rejected(
-                f"cannot parse {show(item.strip())} in {show(text)} as an unsigned integer"
+                f"cannot parse {show(item.strip())} in {show(text)} as {kind}"
                 + ascii_digits_hint(item)
             )
         number, rest = _integer(match.group(1)), match.group(2)
@@ -179,7 +181,7 @@ def read_uint_list(text: str) -> Reading[tuple[int, ...]]:
                 f"{show(match.group(1))} in {show(text)} does not fit in a signed 64-bit "
                 "integer, which OpenVINO reads first"
             )
-        if number < 0:
+        if number < 0 and not signed:
             values.append(number + UINT64_WRAP)
             problems.append(f"{number} wraps around to {number + UINT64_WRAP}")
         else:

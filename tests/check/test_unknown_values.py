@@ -261,6 +261,17 @@ CASES = {
         (((1, 6, 8, 8), "FP32"),),
     ),
     **{
+        f"DetectionOutput-{version}": Case(
+            "DetectionOutput",
+            version,
+            'keep_top_k="-1" normalized="true" nms_threshold="0.45"'
+            + (' num_classes="3"' if version == 1 else ""),
+            (Input((1, 20)), Input((1, 15)), Input((1, 2, 20))),
+            (((1, 1, 15, 7), "FP32"),),
+        )
+        for version in (1, 8)
+    },
+    **{
         f"NonMaxSuppression-{version}": Case(
             "NonMaxSuppression",
             version,

@@ -71,6 +71,19 @@ def test_uint_list(text: str, value: tuple[int, ...] | None, kind: str | None) -
 
 @pytest.mark.parametrize(
     ("text", "value", "kind"),
+    [("-1", (-1,), None), ("-1,200", (-1, 200), None), ("", (), None), ("a", None, "rejected")],
+)
+def test_signed_list_keeps_the_minus(
+    text: str, value: tuple[int, ...] | None, kind: str | None
+) -> None:
+    """DetectionOutput's keep_top_k: a std::vector<int>, -1 as written."""
+    reading = read_uint_list(text, signed=True)
+    assert reading.value == value
+    assert (reading.finding.kind if reading.finding else None) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
     [
         ("true", True, None),
         ("false", False, None),
