@@ -38,6 +38,7 @@ from cpu_probe import (
 from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
+import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
 from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
 
@@ -426,6 +427,43 @@ def matmul_by_compressed_weights_quantizes_activations() -> Measurement:
         outputs.append(opset1.matmul(source, weights, False, True))
     data = np.array([[127, 1.3, 0.4] + [0] * (depth - 3)], np.float32)
     return observe(outputs, [x, t], [data, np.array([[3, 0.08267716] + [0] * 30], np.float32)])
+
+
+@behaviour("A KV cache is held in u8", "irpool.cpu.kv_cache.held_caches")
+def kv_cache_is_held_in_u8() -> Measurement:
+    """ReadValue -> Gather(beam_idx) -> Concat(past, v) -> Assign and -> the attention's V, q
+    zero (each token weighs 1/n): a one-token prompt v = [0, 2.6, 255, 0, ...] gives itself
+    as u8 holds it (scale (255 - 0) / 255 = 1): [0, 3, 255, ...]; a second token
+    [0, 1.3, 255, 0, ...] then gives the mean of 3 and 1: [0, 2, 255, ...], not 1.95."""
+    o6, o13 = ov.opset6, ov.opset13
+    caches, assigns = [], []
+    q, k, v = (o13.parameter([1, 1, -1, 16], np.float32, name=n) for n in "qkv")
+    beams = o13.parameter([1], np.int32, name="beam_idx")
+    for name, step in (("key", k), ("value", v)):
+        info = ov.op.util.VariableInfo()
+        info.data_shape, info.data_type = ov.PartialShape([-1, 1, -1, 16]), ov.Type.f32
+        info.variable_id = name
+        variable = ov.op.util.Variable(info)
+        empty = o13.broadcast(o13.constant(np.float32(0)), o13.constant(np.array([1, 1, 0, 16])))
+        past = o13.gather(o6.read_value(empty, variable), beams, o13.constant(np.array(0)))
+        caches.append(o13.concat([past, step], -2))
+        assigns.append(o6.assign(caches[-1], variable))
+    attention = o13.scaled_dot_product_attention(q, *caches, causal=False)
+    model = ov.Model([o13.result(attention)], assigns, [q, k, v, beams])
+    steps = []
+    for second in (2.6, 1.3):
+        values = np.zeros((1, 1, 1, 16), np.float32)
+        values[..., 1:3] = second, 255
+        steps.append({"q": np.zeros_like(values), "k": np.zeros_like(values), "v": values})
+        steps[-1]["beam_idx"] = np.zeros(1, np.int32)
+    request = ov.Core().compile_model(model, "CPU", CPU_CONFIG).create_infer_request()
+    observed = [request.infer(feeds)[0].copy() for feeds in steps]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "probe.xml"
+        ov.save_model(model, path, compress_to_fp16=False)
+        ours = irpool.load(path).create_infer_request()
+        assumed = [next(iter(ours.infer(feeds).values())) for feeds in steps]
+    return Measurement(observed, assumed)
 
 
 @behaviour(

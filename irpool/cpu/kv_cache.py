@@ -10,10 +10,11 @@ the cache in the type the model's rt_info runtime_options KV_CACHE_PRECISION nam
 writes f16 for an fp16 export, nothing for an int8/int4 one), else in u8, its default. In u8
 each token's vector of each head is quantized asymmetrically over the head's elements, scale
 (max - min) / 255, zero point -min / scale (not rounded), and read back as
-(q - zero point) * scale; in f16 each element is rounded to f16. A step whose past is empty
-(the prompt) attends to its own K and V as computed; every later step reads the whole cache,
-its own token included, as held. Both are per element or per token, so holding the joined
-cache anew on each later step gives the plugin's values: `Concat1.cache_type`. Measured
+(q - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
+token (its past empty) attends to its own K and V as computed; every other step (one token,
+or any step with a past) reads the whole cache, its own tokens included, as held. Both work
+per element or per token, so holding the joined cache anew on each such step gives the
+plugin's values: `Concat1.cache_type`. Measured
 2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1).
 """
 

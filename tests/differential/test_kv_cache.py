@@ -50,9 +50,10 @@ def write_model(path: Path, cache_type: str | None) -> None:
     ov.save_model(model, path, compress_to_fp16=False)
 
 
+@pytest.mark.parametrize("tokens", [(7, 1, 1, 1, 1, 1), (1, 1, 1), (7, 3, 1)])
 @pytest.mark.parametrize("cache_type", [None, "f16", "f32"])
 def test_steps_after_the_prompt_read_the_cache_as_held(
-    tmp_path: Path, cache_type: str | None
+    tmp_path: Path, cache_type: str | None, tokens: tuple[int, ...]
 ) -> None:
     """A prompt of 7 tokens, then 5 single-token steps: each equals the CPU within 1e-6 of
     the output's scale, the cache held in u8 (no KV_CACHE_PRECISION: without modelling it,

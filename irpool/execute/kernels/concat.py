@@ -21,6 +21,6 @@ def run_concat(
 ) -> list[NDArray[Any] | None]:
     axis = op.axis % inputs[0].ndim
     joined = np.concatenate([moved_as_held(x) for x in inputs], axis)
-    if op.cache_type is not None and inputs[0].shape[axis] > 0:  # a step after the prompt
-        joined = cache_values(joined, op.cache_type)
+    if op.cache_type is not None and (inputs[0].shape[axis] > 0 or inputs[1].shape[axis] == 1):
+        joined = cache_values(joined, op.cache_type)  # read as held: not a longer prompt
     return [joined]
