@@ -19,7 +19,6 @@ while the plugin still fails each of them as the rule claims.
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,20 +31,19 @@ from cpu_probe import (
     behaviour,
     bf16_values,
     constant,
+    kv_cache_model,
     observe,
+    observe_steps,
     parameter,
+    refusal_rows,
 )
 from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
-import irpool
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
-from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
-from tests.differential.openvino_worker import Oracle  # noqa: E402
-from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures (refusal_rows)
 
 # Numerics: irpool/cpu/numerics.py, irpool/cpu/maxima.py
 
@@ -435,35 +433,12 @@ def kv_cache_is_held_in_u8() -> Measurement:
     zero (each token weighs 1/n): a one-token prompt v = [0, 2.6, 255, 0, ...] gives itself
     as u8 holds it (scale (255 - 0) / 255 = 1): [0, 3, 255, ...]; a second token
     [0, 1.3, 255, 0, ...] then gives the mean of 3 and 1: [0, 2, 255, ...], not 1.95."""
-    o6, o13 = ov.opset6, ov.opset13
-    caches, assigns = [], []
-    q, k, v = (o13.parameter([1, 1, -1, 16], np.float32, name=n) for n in "qkv")
-    beams = o13.parameter([1], np.int32, name="beam_idx")
-    for name, step in (("key", k), ("value", v)):
-        info = ov.op.util.VariableInfo()
-        info.data_shape, info.data_type = ov.PartialShape([-1, 1, -1, 16]), ov.Type.f32
-        info.variable_id = name
-        variable = ov.op.util.Variable(info)
-        empty = o13.broadcast(o13.constant(np.float32(0)), o13.constant(np.array([1, 1, 0, 16])))
-        past = o13.gather(o6.read_value(empty, variable), beams, o13.constant(np.array(0)))
-        caches.append(o13.concat([past, step], -2))
-        assigns.append(o6.assign(caches[-1], variable))
-    attention = o13.scaled_dot_product_attention(q, *caches, causal=False)
-    model = ov.Model([o13.result(attention)], assigns, [q, k, v, beams])
-    steps = []
-    for second in (2.6, 1.3):
-        values = np.zeros((1, 1, 1, 16), np.float32)
-        values[..., 1:3] = second, 255
-        steps.append({"q": np.zeros_like(values), "k": np.zeros_like(values), "v": values})
-        steps[-1]["beam_idx"] = np.zeros(1, np.int32)
-    request = ov.Core().compile_model(model, "CPU", CPU_CONFIG).create_infer_request()
-    observed = [request.infer(feeds)[0].copy() for feeds in steps]
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "probe.xml"
-        ov.save_model(model, path, compress_to_fp16=False)
-        ours = irpool.load(path).create_infer_request()
-        assumed = [next(iter(ours.infer(feeds).values())) for feeds in steps]
-    return Measurement(observed, assumed)
+    zeros, beam = np.zeros((1, 1, 1, 16), np.float32), np.zeros(1, np.int32)
+    rows = [np.pad(np.array([0, second, 255], np.float32), (0, 13)) for second in (2.6, 1.3)]
+    steps = [
+        {"q": zeros, "k": zeros, "v": row.reshape(zeros.shape), "beam_idx": beam} for row in rows
+    ]
+    return observe_steps(kv_cache_model(16), steps)
 
 
 @behaviour(
@@ -583,30 +558,6 @@ def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
 
 def shown(arrays: Sequence[NDArray[Any]]) -> str:
     return "; ".join(str(array.tolist()) for array in arrays)
-
-
-def refusal_rows() -> list[tuple[str, str, str]]:
-    """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
-    oracle = Oracle()
-    rows = []
-    try:
-        with tempfile.TemporaryDirectory() as directory:
-            for code in sorted(FAMILIES["IR214"]):
-                claim = RULES[code].runtime
-                paths = [path for path in FIXTURES if fixture_code(path) == code]
-                stages = [
-                    oracle.judge(path, run=Path(directory) / "run.npz").stage for path in paths
-                ]
-                held = bool(paths) and all(stage in CPU_FAILURE_STAGES[claim] for stage in stages)
-                seen = ", ".join(
-                    f"{p.stem}: {s or 'runs'}" for p, s in zip(paths, stages, strict=True)
-                )
-                rows.append(
-                    ("same" if held else "CHANGED", f"{code} ({claim})", seen or "no fixture")
-                )
-    finally:
-        oracle.close()
-    return rows
 
 
 def main() -> int:
