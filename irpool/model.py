@@ -191,9 +191,12 @@ class Model:
         if self._runner is None:
             from irpool.execute.plan import RunnerInput
 
+            found = self.document.root.find("rt_info/runtime_options")
+            options = [] if found is None else [o for o in found if isinstance(o.tag, str)]
             self._runner = RunnerInput(
-                self.graph, self.checked, self.document.ir_version, self.weights.read
-            )
+                self.graph, self.checked, self.document.ir_version, self.weights.read,
+                {str(o.tag): o.get("value", "") for o in options},
+            )  # fmt: skip
         return self._runner
 
     def reshape(self, shapes: Mapping[str | int, str | Shape | Sequence[int]]) -> Model:

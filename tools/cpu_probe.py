@@ -128,6 +128,41 @@ def _array(tensor: ov.Tensor) -> NDArray[Any]:
     return np.array(tensor.data)
 
 
+def kv_cache_model(depth: int) -> ov.Model:
+    """A KV cache as optimum-intel writes it, one head of `depth`: for K and V, ReadValue ->
+    Gather(beam_idx) -> Concat(past, this step's) -> Assign, and -> ScaledDotProductAttention
+    of the parameter q; inputs q, k, v [1, 1, tokens, depth] and beam_idx [1]."""
+    o6, o13 = ov.opset6, ov.opset13
+    caches, assigns = [], []
+    q, k, v = (o13.parameter([1, 1, -1, depth], np.float32, name=n) for n in "qkv")
+    beams = o13.parameter([1], np.int32, name="beam_idx")
+    for name, step in (("key", k), ("value", v)):
+        info = ov.op.util.VariableInfo()
+        info.data_shape, info.data_type = ov.PartialShape([-1, 1, -1, depth]), ov.Type.f32
+        info.variable_id = name
+        variable = ov.op.util.Variable(info)
+        shape = o13.constant(np.array([1, 1, 0, depth]))
+        empty = o13.broadcast(o13.constant(np.float32(0)), shape)
+        past = o13.gather(o6.read_value(empty, variable), beams, o13.constant(np.array(0)))
+        caches.append(o13.concat([past, step], -2))
+        assigns.append(o6.assign(caches[-1], variable))
+    attention = o13.scaled_dot_product_attention(q, *caches, causal=False)
+    return ov.Model([o13.result(attention)], assigns, [q, k, v, beams])
+
+
+def observe_steps(model: ov.Model, steps: Sequence[dict[str, NDArray[Any]]]) -> Measurement:
+    """The first output of each of `steps`, run in turn by one infer request of a stateful
+    model on the CPU plugin and one of irpool (on the model as `save_model` writes it)."""
+    request = ov.Core().compile_model(model, "CPU", CPU_CONFIG).create_infer_request()
+    observed = [request.infer(feeds)[0].copy() for feeds in steps]
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "probe.xml"
+        ov.save_model(model, path, compress_to_fp16=False)
+        ours = irpool.load(path).create_infer_request()
+        assumed = [next(iter(ours.infer(dict(feeds.items())).values())) for feeds in steps]
+    return Measurement(observed, assumed)
+
+
 def refusal_rows() -> list[tuple[str, str, str]]:
     """(verdict, rule, what the plugin did) for each CPU refusal rule, over its fixtures."""
     oracle = Oracle()

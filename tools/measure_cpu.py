@@ -29,7 +29,9 @@ from cpu_probe import (
     behaviour,
     bf16_values,
     constant,
+    kv_cache_model,
     observe,
+    observe_steps,
     parameter,
     refusal_rows,
 )
@@ -434,6 +436,20 @@ def matmul_by_compressed_weights_quantizes_activations() -> Measurement:
         outputs.append(opset1.matmul(source, weights, False, True))
     data = np.array([[127, 1.3, 0.4] + [0] * (depth - 3)], np.float32)
     return observe(outputs, [x, t], [data, np.array([[3, 0.08267716] + [0] * 30], np.float32)])
+
+
+@behaviour("A KV cache is held in u8", "irpool.cpu.kv_cache.held_caches")
+def kv_cache_is_held_in_u8() -> Measurement:
+    """ReadValue -> Gather(beam_idx) -> Concat(past, v) -> Assign and -> the attention's V, q
+    zero (each token weighs 1/n): a one-token prompt v = [0, 2.6, 255, 0, ...] gives itself
+    as u8 holds it (scale (255 - 0) / 255 = 1): [0, 3, 255, ...]; a second token
+    [0, 1.3, 255, 0, ...] then gives the mean of 3 and 1: [0, 2, 255, ...], not 1.95."""
+    zeros, beam = np.zeros((1, 1, 1, 16), np.float32), np.zeros(1, np.int32)
+    rows = [np.pad(np.array([0, second, 255], np.float32), (0, 13)) for second in (2.6, 1.3)]
+    steps = [
+        {"q": zeros, "k": zeros, "v": row.reshape(zeros.shape), "beam_idx": beam} for row in rows
+    ]
+    return observe_steps(kv_cache_model(16), steps)
 
 
 @behaviour(

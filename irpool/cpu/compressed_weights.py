@@ -8,7 +8,9 @@ and the embedding table the same way, read by a Gather of rows (axis 0).
 
 The plugin fuses the chain into the MatMul and decompresses in f32: (q - zero point) * scale,
 each operand widened exactly, one f32 rounding (the chain's own f16 Multiply would round to
-f16: `decompressed_in_f32`). When K and the weights' group (K for one scale per row) are
+f16: `decompressed_in_f32`). nf4 weights are decompressed so too
+(their sixteen values exact in f32, not rounded to f16 as the chain's Convert would), and
+their activations never quantized. When K and the weights' group (K for one scale per row) are
 multiples of `ACTIVATION_GROUP` and N (the weights' rows) is above 1, it also quantizes the
 activations to int8, symmetric per group of 32 along K, even under INFERENCE_PRECISION_HINT=f32
 (its DYNAMIC_QUANTIZATION_GROUP_SIZE default): `MatMul1.activation_group`, measured
@@ -33,13 +35,16 @@ from irpool.ops.mat_mul import MatMul1
 from irpool.shape import Shape
 
 ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
-COMPRESSED_TYPES = frozenset({"u8", "i8", "u4", "i4"})
+# nf4 weights are decompressed in f32 too, but their activations are never quantized.
+QUANTIZING_TYPES = frozenset({"u8", "i8", "u4", "i4"})
+COMPRESSED_TYPES = QUANTIZING_TYPES | {"nf4"}
 
 
 @dataclass(frozen=True, slots=True)
 class Decompression:
     weights: Ref  # what the MatMul reads as B
-    quantized: Ref  # the integer Const
+    quantized: Ref  # the integer (or nf4) Const
+    element_type: str  # the quantized Const's
     zero_point: Ref | None
     scale: Ref
     group: int  # the elements of K one scale covers
@@ -98,7 +103,9 @@ def decompressions(
         if quantized is None:
             return None
         chain += [values[0], quantized[0]]  # its Convert and the Const
-        return Decompression(weights, quantized, zero_point, scale, grouped[-1], tuple(chain))
+        return Decompression(
+            weights, quantized, types[quantized].name, zero_point, scale, grouped[-1], tuple(chain)
+        )
 
     for candidate in candidates:
         decompression = None
@@ -106,6 +113,8 @@ def decompressions(
             decompression = parts(candidate.inputs[1])
         elif candidate.layer.type == "Gather" and rows_gathered(candidate, producers):
             decompression = parts(candidate.inputs[0])
+            if decompression is not None and decompression.element_type == "nf4":
+                decompression = None  # rows of f16-rounded nf4 values: not modelled
         if decompression is not None:
             found[candidate.layer.id] = decompression
     return found
@@ -175,7 +184,7 @@ def quantizing_matmuls(
             continue
         rows, depth = shapes[parts.weights].values()[-2:]
         grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0
-        if grouped and rows > 1:
+        if grouped and rows > 1 and parts.element_type in QUANTIZING_TYPES:
             op = copy(candidate.op)
             assert isinstance(op, MatMul1)
             op.activation_group = ACTIVATION_GROUP

@@ -14,7 +14,7 @@ runs the kernel `irpool.execute.registry` has for its op on every run.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -30,6 +30,7 @@ from irpool.cpu.compressed_weights import (
     read_only_by_their_reader,
 )
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
+from irpool.cpu.kv_cache import held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
@@ -64,6 +65,8 @@ class RunnerInput:
     checked: CheckedLayers
     ir_version: int  # tensor names differ between IR v10 and v11
     read_weights: Callable[[int, int], memoryview | WeightsProblem]
+    # The model's rt_info runtime_options, which the CPU plugin applies (KV_CACHE_PRECISION).
+    runtime_options: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +154,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, clamps_before_quantizers(computed, constants, returned))
     computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
+    computed = _replaced(computed, held_caches(computed, model.runtime_options))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

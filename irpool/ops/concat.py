@@ -84,6 +84,9 @@ class Concat1(Op):
     input_names = ("inputs",)
     variadic_inputs = True
     attributes = (Attr("axis", AttrType.INT, default=0),)
+    # The type the CPU holds this join in as a KV cache (u8 or f16): set per layer by
+    # irpool.cpu.kv_cache; None: not a cache so held.
+    cache_type: str | None = None
 
     @property
     def axis(self) -> int:

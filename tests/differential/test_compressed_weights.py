@@ -12,6 +12,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.low_bit import NF4_VALUES
 from tests.differential.oracle_batch import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
@@ -19,13 +20,19 @@ ops = pytest.importorskip("openvino.opset13")
 
 pytestmark = pytest.mark.oracle
 
-RANGES = {"u4": (0, 16), "i4": (-8, 8), "u8": (0, 256), "i8": (-128, 128)}
-# (weight type, group along K (0: one scale per row), zero point, K): groups of 16 are
-# decompressed only; per row and groups of 32 or more also quantize the activations.
+RANGES = {"u4": (0, 16), "i4": (-8, 8), "u8": (0, 256), "i8": (-128, 128), "nf4": (0, 16)}
+# (weight type, group along K (0: one scale per row), zero point, K, readers): groups of 16
+# are decompressed only; per row and groups of 32 or more also quantize the activations, except
+# nf4's, which are never quantized. The CPU gathers nf4 rows as f16-rounded values times the
+# scale: not modelled, so nf4 is read by MatMuls only.
+BOTH, MATMUL = ("MatMul", "Gather"), ("MatMul",)
 CASES = [
-    ("u4", 16, True, 128), ("i4", 16, False, 64), ("u4", 32, True, 128), ("u4", 64, True, 128),
-    ("i4", 128, False, 256), ("u8", 0, True, 128), ("i8", 0, False, 64), ("u4", 0, True, 96),
+    ("u4", 16, True, 128, BOTH), ("i4", 16, False, 64, BOTH), ("u4", 32, True, 128, BOTH),
+    ("u4", 64, True, 128, BOTH), ("i4", 128, False, 256, BOTH), ("u8", 0, True, 128, BOTH),
+    ("i8", 0, False, 64, BOTH), ("u4", 0, True, 96, BOTH),
+    ("nf4", 16, False, 64, MATMUL), ("nf4", 32, False, 128, MATMUL), ("nf4", 0, False, 64, MATMUL),
 ]  # fmt: skip
+READ = [(*case[:4], reader) for case in CASES for reader in case[4]]
 
 
 def write_model(
@@ -39,6 +46,8 @@ def write_model(
     scale_shape = [*shape[:-1], 1]
     element = getattr(ov.Type, weight_type)
     quantized = rng.integers(*low_high, shape)
+    if weight_type == "nf4":  # the Const is written from its values; each element an index
+        quantized = np.array(NF4_VALUES, np.float32)[quantized]
     weights = ops.convert(
         ov.op.Constant(element, ov.Shape(shape), quantized.ravel().tolist()), "f16"
     )
@@ -64,8 +73,7 @@ def write_model(
 
 
 @pytest.mark.parametrize("mode", ["keep", "decompress"])
-@pytest.mark.parametrize("reader", ["MatMul", "Gather"])
-@pytest.mark.parametrize(("weight_type", "group", "zero_point", "depth"), CASES)
+@pytest.mark.parametrize(("weight_type", "group", "zero_point", "depth", "reader"), READ)
 def test_compressed_weights(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.kv_cache import cache_values
 from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.concat import Concat1
@@ -18,4 +19,8 @@ from irpool.ops.concat import Concat1
 def run_concat(
     op: Concat1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    return [np.concatenate([moved_as_held(x) for x in inputs], op.axis % inputs[0].ndim)]
+    axis = op.axis % inputs[0].ndim
+    joined = np.concatenate([moved_as_held(x) for x in inputs], axis)
+    if op.cache_type is not None and (inputs[0].shape[axis] > 0 or inputs[1].shape[axis] == 1):
+        joined = cache_values(joined, op.cache_type)  # read as held: not a longer prompt
+    return [joined]

@@ -1,0 +1,90 @@
+"""The KV cache of a stateful LLM as the CPU plugin holds it (docs/compressed-weights.md).
+
+optimum-intel writes each layer's cache as
+
+    ReadValue -> Gather(beam_idx) -> Concat(past, this step's K or V; the token axis)
+        -> Assign, and -> [Unsqueeze -> Broadcast -> Reshape] -> ScaledDotProductAttention
+
+The plugin fuses this into its attention and, even under INFERENCE_PRECISION_HINT=f32, holds
+the cache in the type the model's rt_info runtime_options KV_CACHE_PRECISION names (optimum
+writes f16 for an fp16 export, nothing for an int8/int4 one), else in u8, its default. In u8
+each token's vector of each head is quantized asymmetrically over the head's elements, scale
+(max - min) / 255, zero point -min / scale (not rounded), and read back as
+(q - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
+token (its past empty) attends to its own K and V as computed; every other step (one token,
+or any step with a past) reads the whole cache, its own tokens included, as held. Both work
+per element or per token, so holding the joined cache anew on each such step gives the
+plugin's values: `Concat1.cache_type`. Measured
+2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from copy import copy
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.replacements import ComputedLayer, Rewrite
+from irpool.ops.concat import Concat1
+
+DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
+HELD = frozenset({"u8", "f16"})  # what is modelled; f32 is the cache as computed
+# What the plugin's attention fusion looks through between the cache and the attention.
+_BETWEEN = frozenset({"Unsqueeze", "Broadcast", "Reshape"})
+
+
+def held_caches(
+    computed: Sequence[ComputedLayer], runtime_options: Mapping[str, str]
+) -> dict[int, Rewrite | None]:
+    """The Concats that join a variable's past (a ReadValue, through a Gather of beams) with
+    this step's K or V, whose result an Assign stores and a ScaledDotProductAttention reads
+    as K or V: their op with `cache_type`."""
+    cache_type = runtime_options.get("KV_CACHE_PRECISION", DEFAULT_CACHE_TYPE)
+    if cache_type not in HELD:
+        return {}
+    by_id = {candidate.layer.id: candidate for candidate in computed}
+    readers: dict[int, list[tuple[ComputedLayer, int]]] = {}
+    for candidate in computed:
+        for port, (layer_id, _) in enumerate(candidate.inputs):
+            readers.setdefault(layer_id, []).append((candidate, port))
+
+    def attended(layer_id: int) -> bool:
+        for reader, port in readers.get(layer_id, []):
+            if reader.layer.type == "ScaledDotProductAttention" and port in (1, 2):
+                return True
+            if reader.layer.type in _BETWEEN and port == 0 and attended(reader.layer.id):
+                return True
+        return False
+
+    rewrites: dict[int, Rewrite | None] = {}
+    for candidate in computed:
+        if not isinstance(candidate.op, Concat1) or len(candidate.inputs) != 2:
+            continue
+        past = by_id.get(candidate.inputs[0][0])
+        if past is not None and past.layer.type == "Gather":
+            past = by_id.get(past.inputs[0][0])
+        stored = any(r.layer.type == "Assign" for r, _ in readers.get(candidate.layer.id, []))
+        if past is None or past.layer.type != "ReadValue" or not stored:
+            continue
+        if attended(candidate.layer.id):
+            op = copy(candidate.op)
+            op.cache_type = cache_type
+            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+    return rewrites
+
+
+def cache_values(cache: NDArray[np.float32], cache_type: str) -> NDArray[np.float32]:
+    """`cache` ([..., tokens, head elements]) as the plugin holds it in `cache_type` and reads
+    it back: f16 rounded; u8 quantized per token, asymmetrically over its last axis."""
+    if cache_type == "f16":
+        rounded: NDArray[np.float32] = cache.astype(np.float16).astype(np.float32)
+        return rounded
+    low = cache.min(axis=-1, keepdims=True)
+    scale = (cache.max(axis=-1, keepdims=True) - low) / np.float32(255)
+    scale[scale == 0] = np.float32(1e-4)  # a constant vector: the plugin's fallback scale
+    zero_point = -low / scale
+    steps = np.minimum(np.rint(cache / scale + zero_point), np.float32(255))
+    values: NDArray[np.float32] = ((steps - zero_point) * scale).astype(np.float32)
+    return values
