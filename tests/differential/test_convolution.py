@@ -35,6 +35,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+import irpool
+from irpool.execute.engine import tuning
+from irpool.execute.kernels import convolution
+from irpool.execute.kernels.convolution_winograd import winograd
 from tests import ir
 from tests.differential.convolution_values import (
     F32_MAX,
@@ -45,6 +49,7 @@ from tests.differential.convolution_values import (
     finite_abs,
 )
 from tests.differential.harness import (
+    CPU_CONFIG,
     MAX_REPORTED,
     const,
     declared,
@@ -397,3 +402,52 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     failing = differing_runs(runnable, tmp_path, write, feeds, judge, BATCH_SIZE)
     shown = "\n".join(failing[:MAX_REPORTED])
     assert not failing, f"{len(failing)} of {len(runnable)} runs differ:\n{shown}"
+
+
+def winograd_config(index: int) -> Config:
+    """A 3x3 stride-1 2-D Convolution of 16 to 48 input channels: what Winograd computes."""
+    rng = random.Random(f"{SEED}-winograd-{index}")
+    sizes = [rng.randint(1, 12) for _ in range(2)]
+    data = f"{rng.randint(1, 2)},{rng.randint(16, 48)},{sizes[0]},{sizes[1]}"
+    pads = {k: _listed([rng.randint(0, 2) for _ in range(2)]) for k in ("pads_begin", "pads_end")}
+    attrs = {"strides": "1, 1", "dilations": "1, 1", **pads}
+    attrs["auto_pad"] = rng.choice(("explicit", "explicit", "same_upper", "same_lower"))
+    channels = int(data.split(",")[1])
+    return Config(
+        index, "Convolution", "f32", data, (rng.randint(1, 40), channels, 3, 3), False,
+        tuple(attrs.items()),
+    )  # fmt: skip
+
+
+def test_winograd_matches_openvino(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Winograd F(2x2, 3x3) on every layer it can take (the clock picks it only where it is
+    faster): within the bound, NaN and inf where the CPU puts them."""
+    monkeypatch.setattr(tuning, "pick", lambda key, found, run: convolution.WINOGRAD)
+    calls: list[object] = []
+    monkeypatch.setattr(convolution, "winograd", lambda *a: calls.append(a) or winograd(*a))
+    core = ov.Core()
+    outputs = []
+    for index in range(PER_OP // 10):
+        outcome = check_shapes(core, tmp_path, winograd_config(index))
+        assert not outcome.problems, outcome.config.describe()
+        if outcome.output is not None:  # else a kernel larger than the padded input
+            outputs.append((outcome.config, (outcome.config.element_type, outcome.output)))
+    configs = [config for config, _ in outputs]
+    path = write(tmp_path, "winograd", outputs)
+    inputs = {f"in{config.index}": data_values(config) for config in configs}
+    ours = irpool.load(path).run(dict(inputs))
+    compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+    results = compiled.create_infer_request().infer(inputs)
+    theirs = {port.get_any_name(): value for port, value in results.items()}
+    failing = []
+    for config in configs:
+        name, x, w = f"out{config.index}", inputs[f"in{config.index}"], filter_values(config)
+        with np.errstate(all="ignore"):
+            magnitude = reference(finite_abs(x), finite_abs(w), config, theirs[name].shape)
+            good = agrees(ours[name], theirs[name], BOUND * magnitude)
+            if not good.all():
+                good |= known_differences(config, x, w, ours[name], theirs[name], magnitude)
+        if not good.all():
+            failing.append(f"{config.describe()}: {(~good).sum()} differ")
+    assert not failing, "\n".join(failing)
+    assert len(calls) >= len(configs) // 2  # the rest hold an inf or NaN weight

@@ -17,7 +17,7 @@ import pytest
 from numpy.typing import NDArray
 
 from irpool.execute.engine.scratch import Scratch
-from irpool.execute.kernels import depthwise
+from irpool.execute.kernels import convolution, convolution_winograd, depthwise
 from irpool.execute.kernels.convolution import Geometry, run_convolution
 from irpool.execute.kernels.depthwise import PhaseLayout
 from irpool.execute.registry import OutputSpec
@@ -133,6 +133,65 @@ def test_every_path_is_the_convolution(
     assert np.array_equal(np.isnan(run(conv, x, w)), expected)
 
 
+# batch, channels in and out, rows, columns, pads begin and end: odd and even outputs, tiles
+# over the padding's end, one output, no padding
+WINOGRAD_SHAPES = [
+    (2, 16, 5, 9, 8, (1, 1), (1, 1)),
+    (1, 24, 3, 7, 6, (2, 0), (1, 3)),
+    (1, 16, 4, 3, 3, (0, 0), (0, 0)),
+    (3, 17, 2, 1, 1, (1, 1), (1, 1)),
+    (1, 32, 6, 12, 11, (0, 1), (0, 2)),
+]
+
+
+@pytest.mark.parametrize(("n", "c", "o", "h", "w", "begin", "end"), WINOGRAD_SHAPES)
+def test_winograd_is_the_convolution(
+    n: int, c: int, o: int, h: int, w: int, begin: tuple[int, int], end: tuple[int, int]
+) -> None:
+    rng = np.random.default_rng(c * h + w)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    filters = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+    conv = op(Convolution1, 2, pads_begin=begin, pads_end=end)
+    windows = conv.windows(x.shape, filters.shape)
+    pads = ((begin[0], end[0]), (begin[1], end[1]))
+    tiles = convolution_winograd.transformed_filters(filters)
+    ours = convolution_winograd.winograd(x, tiles, pads, (windows[0].out, windows[1].out))
+    assert ours is not None and ours.dtype == np.float32
+    magnitude = reference(conv, np.abs(x), np.abs(filters))
+    assert np.all(np.abs(ours - reference(conv, x, filters)) <= BOUND * magnitude)
+
+
+def winograd_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Records the layers the convolution kernel hands to Winograd."""
+    calls: list[object] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return convolution_winograd.winograd(*args)
+
+    monkeypatch.setattr(convolution, "winograd", counted)
+    return calls
+
+
+def test_winograd_leaves_a_nan_or_inf_where_its_windows_put_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Winograd's transforms spread a value over its whole tile: a result that is not
+    finite is computed window by window."""
+    calls = winograd_calls(monkeypatch)
+    rng = np.random.default_rng(5)
+    filters = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    conv = op(Convolution1, 2, pads_begin=(1, 1), pads_end=(1, 1))
+    for special in (np.nan, np.inf):
+        x = rng.standard_normal((1, 64, 16, 16)).astype(np.float32)
+        x[0, 3, 7, 8] = special
+        ours = run(conv, x, filters)
+        expected = reference(conv, x, filters)
+        assert np.array_equal(np.isnan(ours), np.isnan(expected))
+        assert np.array_equal(np.isinf(ours), np.isinf(expected))
+    assert len(calls) == 2  # chosen by the cost model (IRPOOL_TUNE=0) for this shape
+
+
 def test_an_inf_weight_over_the_padding_leaves_the_border_finite() -> None:
     """The CPU's kernels skip the taps in the padding (measured,
     docs/ops/Convolution.md#numerics-and-tolerances): no 0 * inf there."""
@@ -195,15 +254,21 @@ def test_prepared_filters_follow_the_filters_array() -> None:
 
 
 def test_two_threads_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = winograd_calls(monkeypatch)
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 64, 40, 40)).astype(np.float32)
-    for kind, filters in ((Convolution1, (32, 64, 3, 3)), (GroupConvolution1, (64, 1, 1, 3, 3))):
+    for kind, filters in (
+        (Convolution1, (32, 64, 3, 3)),  # im2col
+        (Convolution1, (64, 64, 3, 3)),  # Winograd
+        (GroupConvolution1, (64, 1, 1, 3, 3)),
+    ):
         conv = op(kind, 2, pads_begin=(1, 1), pads_end=(1, 1))
         w = rng.standard_normal(filters).astype(np.float32)
         one = run(conv, x, w)
         monkeypatch.setenv("IRPOOL_THREADS", "2")
         assert np.array_equal(run(conv, x, w), one)
         monkeypatch.delenv("IRPOOL_THREADS")
+    assert len(calls) == 2
 
 
 @pytest.mark.parametrize("width", [8, 9, 12])

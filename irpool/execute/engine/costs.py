@@ -47,6 +47,9 @@ BUFFER = 2048
 MAC_NS = 0.02
 MATMUL_CALL_NS = 2000.0
 MATMUL_BATCH_NS = 300.0
+# ns per element of the transformed input and output tiles of a Winograd convolution (its
+# adds over strided views, with channels last; measured on 64 to 512 channels).
+WINOGRAD_NS = 0.7
 # Entries of a combined (Kronecker) matrix up to which one product beats one per axis.
 KRON_LIMIT = 1 << 16
 # Output widths a banded matrix is cut into, so zeros far from the diagonal are skipped.

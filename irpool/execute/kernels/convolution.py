@@ -8,7 +8,9 @@ range, as the element-wise ops take them). Three paths, by geometry:
 - depthwise (one input channel per group): a matrix-vector product per plane over the
   input laid out by stride phases (kernels/depthwise.py);
 - otherwise the windows of each image are copied from strided views into a reused buffer
-  (im2col) and multiplied by the filters in f32 matrix products.
+  (im2col) and multiplied by the filters in f32 matrix products;
+- 3x3 2-D layers of one group, stride and dilation 1, may instead take Winograd F(2x2, 3x3)
+  (kernels/convolution_winograd.py), where it measures faster (`tuning`).
 Large products are cut into spans of output positions or rows fixed by the shape, which the
 run's threads share (engine/blocks.py): the same bits whatever the thread count.
 A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
@@ -34,14 +36,20 @@ from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
+from irpool.execute.engine import costs, tuning
 from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
+from irpool.execute.kernels.convolution_winograd import transformed_filters, winograd
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
 from irpool.ops.pooling_geometry import Window
 
 FLOAT = np.dtype(np.float32)
+# Winograd's transforms add rounding of their own: measured against f64 on random data, at
+# most 1.5e-7 of sum(|x * w|) from 16 input channels, 1.1e-6 on one channel (the bound the
+# CPU holds is 1e-6, docs/ops/Convolution.md#numerics-and-tolerances).
+WINOGRAD_MIN_CHANNELS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +63,7 @@ class Geometry:
     group_out: int
     path: str  # "pointwise", "depthwise" or "columns"
     layout: PhaseLayout | None = None  # the depthwise path's
+    winograd: bool = False  # "columns" that Winograd F(2x2, 3x3) can compute too
 
     @property
     def kernel(self) -> tuple[int, ...]:
@@ -87,7 +96,11 @@ def run_convolution(
     weights = _weights(op, filters, geometry)
     x = np.ascontiguousarray(f32_operand(data))
     with np.errstate(all="ignore"):  # inf and NaN are values here, as on the CPU
-        result = PATHS[geometry.path](x, weights.matrix, geometry)
+        result = None
+        if geometry.winograd and not weights.nonfinite:
+            result = _tuned_winograd(op, x, filters, weights, geometry)
+        if result is None:
+            result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
         return [result if data.dtype == FLOAT else stored_from_f32_product(result, data.dtype)]
@@ -107,7 +120,15 @@ def _geometry(op: ConvolutionBase, data: NDArray[Any], filters: NDArray[Any]) ->
         path = "depthwise"
     else:
         path = "columns"
-    geometry = Geometry(windows, groups, group_in, group_out, path)
+    winograd_able = (
+        path == "columns"
+        and groups == 1
+        and group_in >= WINOGRAD_MIN_CHANNELS
+        and len(windows) == 2
+        and all(w.kernel == 3 and w.stride == 1 and w.dilation == 1 for w in windows)
+        and all(w.pad_begin >= 0 and w.out + 2 - w.size - w.pad_begin >= 0 for w in windows)
+    )
+    geometry = Geometry(windows, groups, group_in, group_out, path, winograd=winograd_able)
     if path == "depthwise":  # worked out once per shape: 36 µs a call (measured)
         geometry = replace(geometry, layout=PhaseLayout.of(geometry))
     return geometry
@@ -140,6 +161,56 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
     prepared_weights = Weights(weights, nonfinite, by_output)
     op.kernel_cache["filters"] = (filters, prepared_weights)
     return prepared_weights
+
+
+@dataclass(frozen=True, slots=True)
+class Algorithm:
+    """A way to compute a layer, by the name `tuning` keeps."""
+
+    label: str
+
+
+COLUMNS, WINOGRAD = Algorithm("columns"), Algorithm("winograd")
+
+
+def _tuned_winograd(
+    op: ConvolutionBase,
+    x: NDArray[np.float32],
+    filters: NDArray[Any],
+    weights: Weights,
+    g: Geometry,
+) -> NDArray[np.float32] | None:
+    """The layer by Winograd when it measures faster than im2col on this machine for this
+    shape (`tuning`, timed on the first run's input); None otherwise, or when a result is
+    not finite."""
+    transformed = op.kernel_cache.get("winograd")
+    if transformed is None or transformed[0] is not filters:
+        transformed = (filters, transformed_filters(weights.by_output))
+        op.kernel_cache["winograd"] = transformed
+    tiles = transformed[1]
+    pads = (g.pads[0], g.pads[1])
+
+    def run(algorithm: Algorithm) -> NDArray[np.float32] | None:
+        if algorithm is WINOGRAD:
+            return winograd(x, tiles, pads, (g.out[0], g.out[1]))
+        return _columns(x, weights.matrix, g)
+
+    def choose() -> Algorithm:
+        n, channels, outputs = x.shape[0], x.shape[1], g.group_out
+        points = n * prod(g.out)
+        tile_count = n * -(-g.out[0] // 2) * -(-g.out[1] // 2)
+        # im2col copies 9 values a position and channel and multiplies 9; Winograd
+        # transforms 16 values a tile (4 positions) and channel, in and out, and multiplies 16.
+        copies = 9 * points * channels * costs.FLAT_NS
+        columns_ns = copies + 9 * points * channels * outputs * costs.MAC_NS
+        transforms = 16 * tile_count * (channels + outputs) * costs.WINOGRAD_NS
+        winograd_ns = transforms + 16 * tile_count * channels * outputs * costs.MAC_NS
+        found = sorted([(COLUMNS, columns_ns), (WINOGRAD, winograd_ns)], key=lambda c: c[1])
+        key = f"Convolution 3x3 {x.shape} {g.group_out} {g.pads}"
+        return tuning.pick(key, found, run)
+
+    chosen = prepared(op, ("algorithm", x.shape, filters.shape), choose)
+    return run(chosen) if chosen is WINOGRAD else None
 
 
 def _real_taps_only(
