@@ -27,7 +27,7 @@ from typing import TypeVar
 import numpy as np
 
 from irpool.execute.engine import blas
-from irpool.execute.engine.costs import PARALLEL_MIN_BYTES, SPAN_MIN, TILE_MACS
+from irpool.execute.engine.costs import PARALLEL_MIN_BYTES, SPAN_BYTES, SPAN_MIN, TILE_MACS
 from irpool.execute.engine.scratch import Scratch, thread_scratch
 from irpool.execute.errors import ExecutionError
 
@@ -60,6 +60,18 @@ def product_spans(length: int, macs: int) -> list[tuple[int, int]]:
     rows or columns (each piece repacks the other operand), from the shape alone."""
     parts = max(1, min(length // SPAN_MIN, macs // TILE_MACS))
     return _cut(length, max(1, -(-length // parts)))
+
+
+def cached_spans(length: int, macs: int, row_bytes: int, most_rows: int) -> list[tuple[int, int]]:
+    """`product_spans` cut again into spans of at most `most_rows` rows and `SPAN_BYTES` of
+    a buffer of `row_bytes` a row (at least one row): a product that copies its operand
+    first (im2col, Winograd's transforms) then reads it from the cache."""
+    step = max(1, min(most_rows, SPAN_BYTES // max(1, row_bytes)))
+    return [
+        (start, min(stop, start + step))
+        for first, stop in product_spans(length, macs)
+        for start in range(first, stop, step)
+    ]
 
 
 def for_each_tile(

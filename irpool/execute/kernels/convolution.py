@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine import costs, tuning
-from irpool.execute.engine.blocks import for_each_tile, product_spans
+from irpool.execute.engine.blocks import cached_spans, for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.convolution_winograd import transformed_filters, winograd
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
@@ -292,7 +292,10 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
         *(w.dilation * s for w, s in zip(g.windows, strides[2:], strict=True)),
         *(w.stride * s for w, s in zip(g.windows, strides[2:], strict=True)),
     )
-    row_spans = product_spans(rows, weights.size * rows * row_points)
+    macs = weights.size * rows * row_points
+    row_bytes = x.shape[1] * prod(g.kernel) * row_points * FLOAT.itemsize  # its columns
+    most_rows = -(-costs.COLUMN_SPAN_POSITIONS // row_points)
+    row_spans = cached_spans(rows, macs, row_bytes, most_rows)
     tiles = [(image, span) for image in range(n) for span in row_spans]
 
     def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:

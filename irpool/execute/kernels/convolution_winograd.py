@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.execute.engine.blocks import for_each_tile, product_spans
+from irpool.execute.engine.blocks import cached_spans, for_each_tile
+from irpool.execute.engine.costs import WINOGRAD_SPAN_TILES
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.depthwise import zero_borders
 
@@ -55,7 +56,9 @@ def winograd(
     padded = _channels_last(x, pads, (2 * tile_rows + 2, 2 * tile_columns + 2))
     out = np.empty((n, outputs, oh, ow), FLOAT)
     macs = 16 * channels * outputs * tile_rows * tile_columns
-    row_spans = product_spans(tile_rows, macs)
+    row_bytes = 16 * tile_columns * channels * FLOAT.itemsize  # its transformed tiles
+    most_rows = -(-WINOGRAD_SPAN_TILES // tile_columns)
+    row_spans = cached_spans(tile_rows, macs, row_bytes, most_rows)
     tiles = [(image, span) for image in range(n) for span in row_spans]
 
     def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
