@@ -1,6 +1,6 @@
 """Winograd F(2x2, 3x3) for 2-D 3x3 convolutions of one group, stride and dilation 1
-(docs/ops/Convolution.md#speed): each 2x2 block of outputs (a tile) comes from its 4x4 input
-window by 16 products per channel instead of 36.
+(docs/ops/Convolution.md#winograd-f2x2-3x3): each 2x2 block of outputs (a tile) comes from
+its 4x4 input window by 16 products per channel instead of 36.
 
 Per image, channels last ([rows, columns, C], so every operation runs along C):
 - the input's 4x4 windows at stride 2 are transformed by Bᵀ d B, adds and subtractions over
