@@ -182,18 +182,18 @@ def _tuned_winograd(
 ) -> NDArray[np.float32] | None:
     """The layer by Winograd when it measures faster than im2col on this machine for this
     shape (`tuning`, timed on the first run's input); None otherwise, or when a result is
-    not finite."""
-    transformed = op.kernel_cache.get("winograd")
-    if transformed is None or transformed[0] is not filters:
-        transformed = (filters, transformed_filters(weights.by_output))
-        op.kernel_cache["winograd"] = transformed
-    tiles = transformed[1]
+    not finite. The transformed filters (16/9 of the filters' size) are kept only while
+    Winograd is chosen."""
     pads = (g.pads[0], g.pads[1])
 
     def run(algorithm: Algorithm) -> NDArray[np.float32] | None:
-        if algorithm is WINOGRAD:
-            return winograd(x, tiles, pads, (g.out[0], g.out[1]))
-        return _columns(x, weights.matrix, g)
+        if algorithm is COLUMNS:
+            return _columns(x, weights.matrix, g)
+        transformed = op.kernel_cache.get("winograd")
+        if transformed is None or transformed[0] is not filters:
+            transformed = (filters, transformed_filters(weights.by_output))
+            op.kernel_cache["winograd"] = transformed
+        return winograd(x, transformed[1], pads, (g.out[0], g.out[1]))
 
     def choose() -> Algorithm:
         n, channels, outputs = x.shape[0], x.shape[1], g.group_out
@@ -210,7 +210,10 @@ def _tuned_winograd(
         return tuning.pick(key, found, run)
 
     chosen = prepared(op, ("algorithm", x.shape, filters.shape), choose)
-    return run(chosen) if chosen is WINOGRAD else None
+    if chosen is COLUMNS:
+        op.kernel_cache.pop("winograd", None)
+        return None
+    return run(chosen)
 
 
 def _real_taps_only(
