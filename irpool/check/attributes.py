@@ -22,8 +22,8 @@ from irpool.parse.values import (
     read_element_type,
     read_enum,
     read_int,
+    read_integer_list,
     read_partial_shape,
-    read_uint_list,
     read_unsigned,
     show,
 )
@@ -62,8 +62,8 @@ def _read_uint(text: str) -> Reading[int]:
 
 
 _READERS: dict[AttrType, Callable[[Attr, str], Reading[Any]]] = {
-    AttrType.UINT_LIST: lambda _, text: read_uint_list(text),
-    AttrType.INT_LIST: lambda _, text: read_uint_list(text, signed=True),
+    AttrType.UINT_LIST: lambda _, text: read_integer_list(text),
+    AttrType.INT_LIST: lambda _, text: read_integer_list(text, signed=True),
     AttrType.UINT: lambda _, text: _read_uint(text),
     AttrType.INT: lambda _, text: read_int(text),
     AttrType.FLOAT: lambda _, text: read_float(text),

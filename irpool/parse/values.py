@@ -148,9 +148,9 @@ def read_int(text: str) -> Reading[int]:
     return Reading(number)
 
 
-def read_uint_list(text: str, signed: bool = False) -> Reading[tuple[int, ...]]:
-    """A comma-separated list of unsigned integers (kernel, strides, pads_*, dilations), or
-    with `signed` of signed ones (DetectionOutput's keep_top_k).
+def read_integer_list(text: str, signed: bool = False) -> Reading[tuple[int, ...]]:
+    """A comma-separated list of integers: unsigned (kernel, strides, pads_*, dilations), or
+    with `signed` signed (DetectionOutput's keep_top_k).
 
     Each item is read as a signed 64-bit integer (leading blanks skipped, anything after the
     digits ignored, out of range refused) and then, unless `signed`, taken as unsigned, so a

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from irpool.parse.values import read_dim, read_uint_list, read_unsigned
+from irpool.parse.values import read_dim, read_integer_list, read_unsigned
 
 WRAP = 1 << 64
 INT64_MAX = (1 << 63) - 1
@@ -28,7 +28,7 @@ INT64_MAX = (1 << 63) - 1
     ids=["max", "max+1", "2**64-1", "min", "min-1", "-1", "9s", "-9s"],
 )
 def test_list_items_are_signed_64_bit(text: str, value: tuple[int, ...] | None) -> None:
-    reading = read_uint_list(text)
+    reading = read_integer_list(text)
     assert reading.value == value
     if value is None:
         assert reading.finding is not None and len(reading.finding.message) < 300

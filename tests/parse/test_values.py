@@ -15,10 +15,10 @@ from irpool.parse.values import (
     read_element_type,
     read_enum,
     read_int,
+    read_integer_list,
     read_partial_shape,
     read_precision,
     read_tensor_names,
-    read_uint_list,
     read_unsigned,
 )
 
@@ -64,7 +64,7 @@ INT64_MAX = (1 << 63) - 1
     ],
 )
 def test_uint_list(text: str, value: tuple[int, ...] | None, kind: str | None) -> None:
-    reading = read_uint_list(text)
+    reading = read_integer_list(text)
     assert reading.value == value
     assert (reading.finding.kind if reading.finding else None) == kind
 
@@ -77,7 +77,7 @@ def test_signed_list_keeps_the_minus(
     text: str, value: tuple[int, ...] | None, kind: str | None
 ) -> None:
     """DetectionOutput's keep_top_k: a std::vector<int>, -1 as written."""
-    reading = read_uint_list(text, signed=True)
+    reading = read_integer_list(text, signed=True)
     assert reading.value == value
     assert (reading.finding.kind if reading.finding else None) == kind
 
@@ -276,7 +276,7 @@ NON_ASCII_DIGITS = st.characters(categories=["Nd"]).filter(lambda c: not c.isasc
 @given(st.integers(0, INT64_MAX), SAME_NUMBER)
 def test_same_number_spelled_otherwise_is_only_noncanonical(value: int, spelling: str) -> None:
     text = spelling.format(value)
-    for reading in (read_dim(text), read_uint_list(f"{text},1")):
+    for reading in (read_dim(text), read_integer_list(f"{text},1")):
         assert reading.finding is None or reading.finding.kind == "noncanonical", text
     assert read_dim(text).value == value
 
@@ -289,7 +289,7 @@ def test_a_non_ascii_digit_is_never_read(value: int, digit: str, where: int) -> 
     assert read_partial_shape(text).value is None
     if where == 0:  # nothing before it: OpenVINO finds no number at all
         assert read_dim(text).value is None
-        assert read_uint_list(text).value is None
+        assert read_integer_list(text).value is None
 
 
 # MaxPool-8's `axis`, read by OpenVINO 2026.4 (measured: "+1", "", "x" and 20 digits refused).
