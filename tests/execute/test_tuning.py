@@ -199,16 +199,23 @@ def test_no_large_kronecker_matrix_is_built_as_a_candidate() -> None:
 
 @dataclass(frozen=True)
 class Fake:
-    """A candidate that takes `seconds` to run."""
+    """A candidate that computes for `seconds` of CPU time."""
 
     label: str
     seconds: float = 0.0
 
 
+def spin(seconds: float) -> None:
+    """Compute for `seconds` of this thread's CPU time, however loaded the machine is."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
 def sleeper(calls: list[str]) -> Any:
     def run(candidate: Fake) -> None:
         calls.append(candidate.label)
-        time.sleep(candidate.seconds)
+        spin(candidate.seconds)
 
     return run
 
@@ -229,6 +236,34 @@ def test_the_fastest_candidate_wins_and_is_kept(own_cache: Path) -> None:
     assert calls == []
 
 
+def test_time_the_machine_gives_other_processes_does_not_count() -> None:
+    """Descheduled by a load spike (asleep, to the process) in each of its calls, the faster
+    candidate still computes less, and wins: by the wall clock it would lose."""
+
+    def run(candidate: Fake) -> None:
+        spin(candidate.seconds)
+        if candidate.label == "faster":
+            time.sleep(0.02)
+
+    candidates = [(Fake("model's pick", 0.006), 1.0), (Fake("faster", 0.001), 1.5)]
+    assert tuning.pick("case", candidates, run).label == "faster"
+
+
+def test_work_in_worker_threads_counts() -> None:
+    """With IRPOOL_THREADS=2 a candidate computes in worker threads while the caller waits:
+    their time is its time (the calling thread's own CPU time would be next to none)."""
+    with ThreadPoolExecutor(1) as workers:
+
+        def run(candidate: Fake) -> None:
+            if candidate.label == "in a worker":
+                workers.submit(spin, candidate.seconds).result()
+            else:
+                spin(candidate.seconds)
+
+        candidates = [(Fake("in a worker", 0.006), 1.0), (Fake("on the caller", 0.002), 1.5)]
+        assert tuning.pick("case", candidates, run).label == "on the caller"
+
+
 def test_threads_timing_one_configuration_at_once_take_one_choice() -> None:
     """Four threads time at once, and half of them find the other candidate faster: the
     first to finish decides for all, so one configuration runs one strategy."""
@@ -239,7 +274,7 @@ def test_threads_timing_one_configuration_at_once_take_one_choice() -> None:
         with lock:
             role = roles.setdefault(threading.get_ident(), len(roles) % 2)
         slow = candidate.label == ("model's pick", "faster")[role]
-        time.sleep(0.004 if slow else 0.0)
+        spin(0.004 if slow else 0.0)
 
     with ThreadPoolExecutor(4) as pool:
         picked = list(pool.map(lambda _: tuning.pick("case", SLOW_FIRST, run).label, range(4)))

@@ -48,6 +48,14 @@ SHORTLIST = 12
 # in rounds that call each candidate in turn, so load that comes and goes hits all alike;
 # each candidate's fastest call counts, since load only ever adds time.
 TIMED_CALLS = 3
+# The clock: the CPU time of the whole process. The wall clock also counts the time the
+# machine gives other processes, so on a loaded one a spike during one candidate's calls
+# decides (im2col was kept over a Winograd twice as fast). time.thread_time would miss
+# the work: with IRPOOL_THREADS=2 it runs in worker threads while the caller waits. The
+# process's time counts those workers (every candidate shares its work among the same
+# ones, engine/blocks.py) and also any other thread of this process computing meanwhile,
+# load that comes and goes like the machine's, which the rounds' minimum discards.
+clock = time.process_time
 # Not timed when the shortlist's estimated time, or its warm-up calls' measured time,
 # says timing would take more than this: it would cost more than a difference can save on
 # the next runs (ns).
@@ -107,19 +115,19 @@ def pick(
 
 
 def _fastest(run: Callable[[T], object], candidates: Sequence[T]) -> list[float]:
-    """Each candidate's fastest call, in seconds; none when the warm-up calls show that
+    """Each candidate's fastest call, in seconds of `clock`; none when the warm-up calls show that
     timing would exceed the budget (the estimates can be far off on another machine)."""
-    start = time.perf_counter()
+    start = clock()
     for candidate in candidates:
         run(candidate)
-    if (time.perf_counter() - start) * TIMED_CALLS > BUDGET_NS * 1e-9:
+    if (clock() - start) * TIMED_CALLS > BUDGET_NS * 1e-9:
         return []
     fastest = [float("inf")] * len(candidates)
     for _ in range(TIMED_CALLS):
         for index, candidate in enumerate(candidates):
-            start = time.perf_counter()
+            start = clock()
             run(candidate)
-            fastest[index] = min(fastest[index], time.perf_counter() - start)
+            fastest[index] = min(fastest[index], clock() - start)
     return fastest
 
 
