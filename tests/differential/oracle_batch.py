@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 import irpool
+from tests.differential.harness import NUMPY
 
 CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
 INDEX = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "index.json").read_text())
@@ -126,6 +128,47 @@ def run_batches(
             Outcome(config, compare(config, slot, ours, theirs))
             for slot, config in enumerate(batch)
         ]
+    return outcomes
+
+
+def slot_input(shape: Any, element_type: str, slot: int) -> Any:
+    """Parameter `in<slot>` of `shape` (a list or a PartialShape) and `element_type` (a key of
+    harness.NUMPY, or boolean), its tensor named so too."""
+    from openvino import Type, opset1
+
+    kind = Type.boolean if element_type == "boolean" else NUMPY[element_type]
+    data = opset1.parameter(shape, kind, name=f"in{slot}")
+    data.output(0).set_names({f"in{slot}"})
+    return data
+
+
+def named_result(output: Any, name: str) -> Any:
+    """A Result of `output` (a node's output port), the tensor and the Result named `name`."""
+    from openvino import opset1
+
+    output.set_names({name})
+    return opset1.result(output, name=name)
+
+
+def batched_outcomes(
+    random_config: Callable[[int], Config],
+    count: int,
+    build: Callable[[Config, int], tuple[Any, list[Any]]],
+    make_input: Callable[[Config], NDArray[Any]],
+    compare: Callable[[Config, int, Arrays, Arrays], str] = exactly,
+    batch_size: int = 60,
+) -> Any:
+    """A module's `outcomes` fixture: configurations 0 to `count - 1` run by `run_batches`
+    once per module (OpenVINO imported only when it runs: modules skip without it first)."""
+
+    @pytest.fixture(scope="module")
+    def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
+        import openvino
+
+        directory = tmp_path_factory.mktemp(random_config.__module__.rpartition(".")[2])
+        configs = [random_config(index) for index in range(count)]
+        return run_batches(openvino, directory, configs, batch_size, build, make_input, compare)
+
     return outcomes
 
 

@@ -35,10 +35,12 @@ from tests.differential.oracle_batch import (
     NUMPY_TYPES,
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
+    named_result,
     same_values,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -49,7 +51,6 @@ pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 CONFIG_COUNT = 1200
 SEED = "irpool-differential-adaptive-max-pool-1"
-BATCH_SIZE = 60
 ELEMENT_TYPES = {"f32": 60, "f16": 10, "f64": 5, "i32": 8, "i64": 5, "i8": 5, "u8": 7}
 MAX_SPATIAL = {3: 12, 4: 8, 5: 5}
 
@@ -124,15 +125,12 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    data = opset1.parameter(list(config.shape), NUMPY_TYPES[config.element_type], name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     size = opset1.constant(np.array(config.output_size, NUMPY_TYPES[config.size_type]))
     pool = opset8.adaptive_max_pool(data, size, index_element_type="i32", name=f"pool{slot}")
-    pool.output(0).set_names({f"values{slot}"})
-    results = [opset1.result(pool.output(0), name=f"values{slot}")]
+    results = [named_result(pool.output(0), f"values{slot}")]
     if config.with_indices:
-        pool.output(1).set_names({f"indices{slot}"})
-        results.append(opset1.result(pool.output(1), name=f"indices{slot}"))
+        results.append(named_result(pool.output(1), f"indices{slot}"))
     return data, results
 
 
@@ -156,11 +154,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return "; ".join(problems)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_adaptive_max_pool")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input, compare)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -26,9 +26,10 @@ from tests.differential.harness import random_input as seeded_values
 from tests.differential.oracle_batch import (
     CPU_CONFIG,
     Outcome,
-    exactly,
+    batched_outcomes,
     failures,
-    run_batches,
+    named_result,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -39,7 +40,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 480
 SEED = "irpool-differential-cumsum-1"
-BATCH_SIZE = 60
 ELEMENT_TYPES = {"f32": 40, "f16": 10, "f64": 6, "i32": 10, "i64": 8, "i8": 8, "u8": 6,
                  "i16": 4, "u16": 3, "u32": 3, "boolean": 4}  # fmt: skip
 
@@ -79,23 +79,14 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    from openvino import Type
-
-    kind = Type.boolean if config.element_type == "boolean" else NUMPY[config.element_type]
-    data = opset1.parameter(list(config.shape), kind, name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     axis = opset1.constant(np.array(config.axis, NUMPY[config.axis_type]))
     node = opset3.cumsum(data, axis, config.exclusive, config.reverse)
     assert node.get_type_name() == "CumSum"
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_cumsum")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, exactly)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -27,9 +27,11 @@ from tests.differential.harness import NUMPY
 from tests.differential.oracle_batch import (
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
+    named_result,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -91,13 +93,11 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    first = opset1.parameter(list(config.shapes[0]), NUMPY[config.element_type], name=f"in{slot}")
-    first.output(0).set_names({f"in{slot}"})
+    first = slot_input(list(config.shapes[0]), config.element_type, slot)
     rest = [opset1.constant(x) for x in _inputs(config)[1:]]
     node = opset7.einsum([first, *rest], config.equation)
     assert node.get_type_name() == "Einsum"
-    node.output(0).set_names({f"out{slot}"})
-    return first, [opset1.result(node, name=f"out{slot}")]
+    return first, [named_result(node.output(0), f"out{slot}")]
 
 
 def within_bound(config: Config, ours: NDArray[Any], theirs: NDArray[Any]) -> bool:
@@ -119,11 +119,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return "" if good else describe_difference(actual, expected)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_einsum")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input, compare, BATCH_SIZE)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

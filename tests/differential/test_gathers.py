@@ -27,9 +27,10 @@ from tests.differential.harness import NUMPY
 from tests.differential.harness import random_input as seeded_values
 from tests.differential.oracle_batch import (
     Outcome,
-    exactly,
+    batched_outcomes,
     failures,
-    run_batches,
+    named_result,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -42,7 +43,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 480
 SEED = "irpool-differential-gathers-1"
-BATCH_SIZE = 60
 OPS = ("GatherElements", "GatherND", "GatherND-5")
 TYPES = ("f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8", "boolean")
 
@@ -104,11 +104,7 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    from openvino import Type
-
-    kind = Type.boolean if config.element_type == "boolean" else NUMPY[config.element_type]
-    data = opset1.parameter(list(config.shape), kind, name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     picks = _indices(config)
     indices = ov.op.Constant(
         ov.Type(picks.dtype), ov.Shape(list(picks.shape)), picks.ravel().tolist()
@@ -119,15 +115,10 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
         node = opset8.gather_nd(data, indices, config.attribute)
     else:
         node = opset5.gather_nd(data, indices, config.attribute)
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_gathers")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, exactly)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -28,7 +28,14 @@ from irpool.ops.grid_sample import GridSample9
 from irpool.rules import CPU_GRID_SAMPLE_EMPTY_DATA
 from tests.differential.harness import NUMPY
 from tests.differential.harness import random_input as seeded_values
-from tests.differential.oracle_batch import CPU_CONFIG, Outcome, exactly, failures, run_batches
+from tests.differential.oracle_batch import (
+    CPU_CONFIG,
+    Outcome,
+    batched_outcomes,
+    failures,
+    named_result,
+    slot_input,
+)
 from tests.ops.inferring import infer, parse
 
 ov = pytest.importorskip("openvino")
@@ -39,7 +46,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 540
 SEED = "irpool-differential-grid-sample-1"
-BATCH_SIZE = 60
 MODES = ("bilinear", "bicubic", "nearest")
 PADDINGS = ("zeros", "border", "reflection")
 ELEMENT_TYPES = {"f32": 40, "f16": 10, "f64": 5, "i32": 8, "i64": 5, "i8": 5, "u8": 5,
@@ -113,11 +119,7 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    from openvino import Type
-
-    kind = Type.boolean if config.element_type == "boolean" else NUMPY[config.element_type]
-    data = opset1.parameter(list(config.data_shape), kind, name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.data_shape), config.element_type, slot)
     attributes = {
         "align_corners": config.align_corners,
         "mode": config.mode,
@@ -125,15 +127,10 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
     }
     node = opset9.grid_sample(data, opset1.constant(grid_values(config)), attributes)
     assert node.get_type_name() == "GridSample"
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_grid_sample")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, exactly)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -40,10 +40,12 @@ from tests.differential.oracle_batch import (
     NUMPY_TYPES,
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
+    named_result,
     same_values,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -53,7 +55,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 900
 SEED = "irpool-differential-reductions-1"
-BATCH_SIZE = 60
 BUILDERS = {"ReduceMean": opset1.reduce_mean, "ReduceMax": opset1.reduce_max}
 ELEMENT_TYPES = {"f32": 55, "f16": 10, "f64": 5, "i32": 10, "i64": 6, "i8": 6, "u8": 8}
 INTEGER_RANGES = {"i8": (-10, 10), "u8": (0, 20), "i32": (-1000, 1000), "i64": (-1000, 1000)}
@@ -152,11 +153,9 @@ def axes_constant(config: Config) -> Any:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    data = opset1.parameter(list(config.shape), NUMPY_TYPES[config.element_type], name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     node = BUILDERS[config.op](data, axes_constant(config), config.keep_dims)
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
 def integer_sum_fits(config: Config) -> bool:
@@ -197,11 +196,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return describe_difference(actual, expected)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_reductions")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input, compare)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -27,10 +27,12 @@ from tests.differential.oracle_batch import (
     NUMPY_TYPES,
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
+    named_result,
     same_values,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -41,7 +43,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 720
 SEED = "irpool-differential-reduce-sums-1"
-BATCH_SIZE = 60
 BUILDERS = {
     "ReduceSum": opset1.reduce_sum,
     "ReduceMin": opset1.reduce_min,
@@ -127,18 +128,13 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    from openvino import Type
-
-    kind = Type.boolean if config.element_type == "boolean" else NUMPY_TYPES[config.element_type]
-    data = opset1.parameter(list(config.shape), kind, name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     if config.axes:
         axes = opset1.constant(np.array(config.axes[0] if config.scalar_axes else config.axes))
     else:
         axes = ov.op.Constant(ov.Type(np.int64), ov.Shape([0]), [])
     node = BUILDERS[config.op](data, axes, config.keep_dims)
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
 def within_sum_bound(
@@ -178,11 +174,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return describe_difference(actual, expected)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_reduce_sums")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input, compare)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -48,10 +48,11 @@ from tests.differential.oracle_batch import (
     NUMPY_TYPES,
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
     same_values,
+    slot_input,
 )
 from tests.scale import examples
 
@@ -309,8 +310,7 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
     pairs = zip(config.shape, config.dynamic, strict=True)
     dims = [-1 if dynamic else size for size, dynamic in pairs]
     ov_type = "f32" if config.element_type == "bf16" else config.element_type
-    data = opset1.parameter(ov.PartialShape(dims), TYPES[ov_type], name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(ov.PartialShape(dims), ov_type, slot)
     settings = config.get
     source = opset1.convert(data, "bf16") if config.element_type == "bf16" else data
     if config.family == "maxpool":
@@ -492,11 +492,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return "; ".join(problems)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_run_families")
-    configs = [random_config(index) for index in range(EXAMPLES)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, EXAMPLES, build, random_input, compare, BATCH_SIZE)
 
 
 def test_generator_covers_the_families(outcomes: list[Outcome[Config]]) -> None:

@@ -21,7 +21,13 @@ import pytest
 from numpy.typing import NDArray
 
 from tests.differential.harness import NUMPY
-from tests.differential.oracle_batch import Outcome, exactly, failures, run_batches
+from tests.differential.oracle_batch import (
+    Outcome,
+    batched_outcomes,
+    failures,
+    named_result,
+    slot_input,
+)
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
@@ -32,7 +38,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 600
 SEED = "irpool-differential-scatter-elements-1"
-BATCH_SIZE = 60
 REDUCTIONS = ("none", "sum", "prod", "min", "max", "mean")
 TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8")
 
@@ -98,8 +103,7 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    data = opset1.parameter(list(config.shape), NUMPY[config.element_type], name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     length = config.shape[config.axis]
     picks = _rng(config, "indices").integers(-length, length, size=config.indices_shape)
     indices = opset1.constant(picks.astype(NUMPY[config.indices_type]))
@@ -112,15 +116,10 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
             data, indices, updates, axis, config.reduction, config.use_init_val
         )
     assert node.get_type_name() == "ScatterElementsUpdate"
-    node.output(0).set_names({f"out{slot}"})
-    return data, [opset1.result(node, name=f"out{slot}")]
+    return data, [named_result(node.output(0), f"out{slot}")]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_scatter_elements")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, exactly)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:

@@ -28,10 +28,12 @@ from tests.differential.oracle_batch import (
     CPU_CONFIG,
     Arrays,
     Outcome,
+    batched_outcomes,
     describe_difference,
     failures,
-    run_batches,
+    named_result,
     same_values,
+    slot_input,
 )
 
 ov = pytest.importorskip("openvino")
@@ -43,7 +45,6 @@ pytestmark = pytest.mark.oracle
 
 CONFIG_COUNT = 600
 SEED = "irpool-differential-topk-1"
-BATCH_SIZE = 60
 VERSIONS = {1: opset1, 3: opset3, 11: opset11}
 TYPES = ("f32", "f32", "f32", "f16", "f64", "i32", "i64", "i8", "u8")
 
@@ -113,8 +114,7 @@ def random_input(config: Config) -> NDArray[Any]:
 
 
 def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
-    data = opset1.parameter(list(config.shape), NUMPY[config.element_type], name=f"in{slot}")
-    data.output(0).set_names({f"in{slot}"})
+    data = slot_input(list(config.shape), config.element_type, slot)
     k = opset1.constant(np.array(config.k, np.int64))
     arguments: list[Any] = [data, k, config.axis, config.mode, config.sort]
     if config.version > 1:
@@ -123,11 +123,8 @@ def build(config: Config, slot: int) -> tuple[Any, list[Any]]:
         arguments.append(config.stable)
     node = VERSIONS[config.version].topk(*arguments)
     assert node.get_type_name() == "TopK"
-    results = []
-    for port, name in ((0, f"out{slot}"), (1, f"idx{slot}")):
-        node.output(port).set_names({name})
-        results.append(opset1.result(node.output(port), name=name))
-    return data, results
+    names = (f"out{slot}", f"idx{slot}")
+    return data, [named_result(node.output(port), name) for port, name in enumerate(names)]
 
 
 def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
@@ -137,11 +134,7 @@ def compare(config: Config, slot: int, ours: Arrays, theirs: Arrays) -> str:
     return ""
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome[Config]]:
-    directory = tmp_path_factory.mktemp("differential_topk")
-    configs = [random_config(index) for index in range(CONFIG_COUNT)]
-    return run_batches(ov, directory, configs, BATCH_SIZE, build, random_input, compare)
+outcomes = batched_outcomes(random_config, CONFIG_COUNT, build, random_input, compare)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:
