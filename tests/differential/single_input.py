@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import FAMILIES, RULES
 from tests import ir
+from tests.differential.arithmetic_cases import same
 from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
@@ -122,6 +124,30 @@ def compile_verdict(
             problems.append(f"compile fails, irpool reports {errors}")
         return Outcome(config, False, problems, clean=False)
     return outcome
+
+
+def compile_verdicts(
+    random_config: Callable[[int], SingleInput], count: int, write: Write, types: set[str]
+) -> Any:
+    """A module's `outcomes` fixture: `compile_verdict` of configurations 0 to `count - 1`
+    (OpenVINO imported only when it runs: modules skip without it first)."""
+
+    @pytest.fixture(scope="module")
+    def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
+        import openvino
+
+        core = openvino.Core()
+        directory = tmp_path_factory.mktemp(random_config.__module__.rpartition(".")[2])
+        return [
+            compile_verdict(core, directory, random_config(i), write, types) for i in range(count)
+        ]
+
+    return outcomes
+
+
+def exactly(config: Any, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
+    """An `agrees` for `run_differences`: equal bit for bit (NaN where NaN, -0 not 0)."""
+    return same(ours, theirs)
 
 
 def assert_shapes_agree(outcomes: Sequence[Outcome]) -> None:

@@ -57,7 +57,7 @@ from tests.differential.single_input import (
     Outcome,
     assert_covers,
     assert_shapes_agree,
-    compile_verdict,
+    compile_verdicts,
     has_static_shape,
     run_differences,
     runnable,
@@ -210,13 +210,7 @@ def pdpd(array: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
     return np.broadcast_to(array.reshape(array.shape + (1,) * (len(shape) - array.ndim)), shape)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("fake_quantize")
-    return [
-        compile_verdict(core, directory, random_config(i), write, set(TYPES)) for i in range(PER_OP)
-    ]
+outcomes = compile_verdicts(random_config, PER_OP, write, set(TYPES))
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

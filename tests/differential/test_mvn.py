@@ -40,7 +40,7 @@ from tests.differential.single_input import (
     Outcome,
     assert_covers,
     assert_shapes_agree,
-    compile_verdict,
+    compile_verdicts,
     run_differences,
     runnable,
     seeded_input,
@@ -161,13 +161,7 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("mvn")
-    return [
-        compile_verdict(core, directory, random_config(i), write, set(NUMPY)) for i in range(PER_OP)
-    ]
+outcomes = compile_verdicts(random_config, PER_OP, write, set(NUMPY))
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

@@ -26,14 +26,14 @@ from numpy.typing import NDArray
 
 import irpool
 from tests import ir
-from tests.differential.arithmetic_cases import same
 from tests.differential.harness import NUMPY, PER_OP, const, declared, parameter, random_dim
 from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     Outcome,
     assert_covers,
     assert_shapes_agree,
-    compile_verdict,
+    compile_verdicts,
+    exactly,
     run_differences,
     runnable,
     seeded_input,
@@ -117,14 +117,7 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
-    core = ov.Core()
-    directory = tmp_path_factory.mktemp("tile")
-    return [
-        compile_verdict(core, directory, random_config(i), write, {*NUMPY, "boolean"})
-        for i in range(PER_OP)
-    ]
+outcomes = compile_verdicts(random_config, PER_OP, write, {*NUMPY, "boolean"})
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
@@ -146,14 +139,10 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
     assert_shapes_agree(outcomes)
 
 
-def agrees(config: Config, ours: NDArray[Any], theirs: NDArray[Any], x: NDArray[Any]) -> bool:
-    return same(ours, theirs)
-
-
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     core = ov.Core()
     configs = runnable(outcomes, {*NUMPY, "boolean"}, clean=True)  # negative repeats: IR635
-    message = run_differences(core, tmp_path, configs, write, seeded_input, agrees, BATCH_SIZE)
+    message = run_differences(core, tmp_path, configs, write, seeded_input, exactly, BATCH_SIZE)
     assert not message, message
 
 
