@@ -35,6 +35,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gen_releases import op_probe  # the same probe: a layer of the type feeding a Result
+
 try:
     import openvino as ov
 except ImportError as error:
@@ -63,20 +65,6 @@ def candidate_names() -> list[str]:
 def candidate_versions() -> list[str]:
     numbers = [int(p.name[5:].removesuffix("_tbl.hpp")) for p in TABLES.glob("opset*_tbl.hpp")]
     return [f"opset{n}" for n in range(0, max(numbers) + 2)] + list(OTHER_VERSIONS)
-
-
-def _probe_model(type_name: str, version: str) -> str:
-    """A layer of this type and version feeding a Result: the reader builds only what feeds
-    a Result, so the layer must, for its type to be looked up at all."""
-    return (
-        '<?xml version="1.0"?><net name="probe" version="11"><layers>'
-        f'<layer id="0" name="probe" type="{type_name}" version="{version}">'
-        '<output><port id="0" precision="FP32"><dim>1</dim></port></output></layer>'
-        '<layer id="1" name="out" type="Result" version="opset1">'
-        '<input><port id="0" precision="FP32"><dim>1</dim></port></input></layer>'
-        '</layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>'
-        "</edges></net>"
-    )
 
 
 # Answers "TYPE VERSION" lines with 1 when the reader finds the op, 0 when it does not.
@@ -109,7 +97,7 @@ class Reader:
         worker = self._start()
         assert worker.stdin is not None and worker.stdout is not None
         try:
-            worker.stdin.write(_probe_model(type_name, version) + "\n")
+            worker.stdin.write(op_probe(type_name, version) + "\n")
             worker.stdin.flush()
         except BrokenPipeError:
             self.close()

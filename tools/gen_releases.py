@@ -97,6 +97,8 @@ for line in sys.stdin:
 
 
 def op_probe(type_name: str, version: str) -> str:
+    """A layer of this type and version feeding a Result: the reader builds only what feeds
+    a Result, so the layer must, for its type to be looked up at all."""
     return (
         '<?xml version="1.0"?><net name="probe" version="11"><layers>'
         f'<layer id="0" name="probe" type="{type_name}" version="{version}">'
