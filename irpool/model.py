@@ -288,9 +288,11 @@ class InferRequest:
             self._variables = {}
 
     def query_state(self) -> dict[str, NDArray[Any]]:
-        """Variable id -> a copy of its value. A variable no run has assigned yet is zeros, as
-        OpenVINO's query_state shows it (docs/ops/ReadValue.md#first-values), though the next
-        run starts from the initializer's value."""
+        """Variable id -> a copy of its value; a KV cache as the CPU holds it (u8 codes read
+        back, or f16 values: docs/compressed-weights.md#the-kv-cache). A variable no run has
+        assigned yet is zeros, as OpenVINO's query_state shows it
+        (docs/ops/ReadValue.md#first-values), though the next run starts from the
+        initializer's value."""
         from irpool.execute.run import first_values
 
         with self._lock:

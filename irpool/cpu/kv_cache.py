@@ -12,9 +12,11 @@ each token's vector of each head is quantized asymmetrically over the head's ele
 (max - min) / 255, zero point -min / scale (not rounded), and read back as
 (q - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
 token (its past empty) attends to its own K and V as computed; every other step (one token,
-or any step with a past) reads the whole cache, its own tokens included, as held. Both work
-per element or per token, so holding the joined cache anew on each such step gives the
-plugin's values: `Concat1.cache_type`. Measured
+or any step with a past) reads the whole cache, its own tokens included, as held, and
+query_state shows the cache as held. Both work per element or per token, so each token is
+held here once, as it joins: a prompt's by its Assign (`AssignBase.cache_type`, which stores
+the cache), any other step's by the Concat (`Concat1.cache_type`); the variables keep the
+cache as held (holding held values again would move their last bits). Measured
 2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1).
 """
 
@@ -22,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from copy import copy
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Rewrite
 from irpool.ops.concat import Concat1
+from irpool.ops.variables import AssignBase
 
 DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
 HELD = frozenset({"u8", "f16"})  # what is modelled; f32 is the cache as computed
@@ -72,7 +76,27 @@ def held_caches(
             op = copy(candidate.op)
             op.cache_type = cache_type
             rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+            for reader, _ in readers[candidate.layer.id]:
+                if isinstance(reader.op, AssignBase):
+                    assign = copy(reader.op)
+                    assign.cache_type, assign.cache_axis = cache_type, op.axis
+                    step = candidate.inputs[1]  # this step's K or V: small, past a prompt
+                    rewrites[reader.layer.id] = Rewrite(assign, (*reader.inputs, step))
     return rewrites
+
+
+def stored_value(op: AssignBase, inputs: Sequence[NDArray[Any]]) -> NDArray[Any]:
+    """What an Assign stores: its input; a cache the CPU holds, as held, each token held
+    once: a prompt's tokens (its past empty, the Concat gave them as computed) held here,
+    any other step's already held by the Concat (holding held values again moves their
+    last bits)."""
+    if op.cache_type is None:
+        return inputs[0]
+    joined, step = inputs
+    axis = op.cache_axis % joined.ndim
+    if step.shape[axis] == joined.shape[axis] > 1:
+        return cache_values(joined, op.cache_type)
+    return joined
 
 
 def cache_values(cache: NDArray[np.float32], cache_type: str) -> NDArray[np.float32]:

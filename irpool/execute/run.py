@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.kv_cache import stored_value
 from irpool.execute import memory
 from irpool.execute.bind import InputKey, bind
 from irpool.execute.errors import ExecutionError, InputError
@@ -90,7 +91,7 @@ def _run_steps(
         if step.overwriting is not None and not keep and _unshared(arrays[0]):
             specs = step.overwriting
         if isinstance(step.op, AssignBase):  # held here: no later step overwrites it
-            variables.assigned[step.op.variable_id] = arrays[0]
+            variables.assigned[step.op.variable_id] = stored_value(step.op, arrays)
         try:
             _store(step, _computed(step, arrays, specs, variables.held), tensors)
         except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)

@@ -153,6 +153,11 @@ class AssignBase(Op):
     takes_strings = True
     attributes = (_VARIABLE_ID,)
     input_names: ClassVar[tuple[str, ...]] = ("new_value",)
+    # The type the CPU holds the variable in as a KV cache (u8 or f16) and its token axis:
+    # set per layer by irpool.cpu.kv_cache, which then gives the Assign this step's K or V
+    # (what the cache joins) as a second input; None: stored as computed.
+    cache_type: str | None = None
+    cache_axis = -2
 
     @property
     def variable_id(self) -> str:

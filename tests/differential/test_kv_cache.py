@@ -2,11 +2,12 @@
 beam_idx -> Concat with this step's K or V -> Assign, and -> ScaledDotProductAttention),
 irpool's InferRequest against the CPU plugin's over a prompt and single-token steps: the
 plugin holds the cache in u8 (or the model's KV_CACHE_PRECISION) and reads it so on every
-step after the prompt
+step after the prompt, and query_state shows it so
 (irpool/cpu/kv_cache.py, docs/compressed-weights.md#the-kv-cache)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,24 +51,53 @@ def write_model(path: Path, cache_type: str | None) -> None:
     ov.save_model(model, path, compress_to_fp16=False)
 
 
-@pytest.mark.parametrize("tokens", [(7, 1, 1, 1, 1, 1), (1, 1, 1), (7, 3, 1)])
-@pytest.mark.parametrize("cache_type", [None, "f16", "f32"])
+def steps(tokens: tuple[int, ...]) -> Iterator[dict[str, np.ndarray]]:
+    """Each step's feeds: q, k and v of its number of tokens, seeded."""
+    rng = np.random.default_rng(3)
+    for count in tokens:
+        feeds = {n: rng.standard_normal((1, HEADS, count, DEPTH)).astype(np.float32) for n in "qkv"}
+        yield feeds | {"beam_idx": np.zeros(1, np.int32)}
+
+
+TOKENS = pytest.mark.parametrize("tokens", [(7, 1, 1, 1, 1, 1), (1, 1, 1), (7, 3, 1)])
+CACHE_TYPES = pytest.mark.parametrize("cache_type", [None, "f16", "f32"])
+
+
+@TOKENS
+@CACHE_TYPES
 def test_steps_after_the_prompt_read_the_cache_as_held(
     tmp_path: Path, cache_type: str | None, tokens: tuple[int, ...]
 ) -> None:
-    """A prompt of 7 tokens, then 5 single-token steps: each equals the CPU within 1e-6 of
-    the output's scale, the cache held in u8 (no KV_CACHE_PRECISION: without modelling it,
-    5e-3 off from the first step on), f16 or f32."""
+    """A prompt (of 7 tokens, or 1), then steps of 1 or 3 tokens: each equals the CPU within
+    1e-6 of the output's scale, the cache held in u8 (no KV_CACHE_PRECISION: without
+    modelling it, 5e-3 off from the first step on), f16 or f32."""
     path = tmp_path / "model.xml"
     write_model(path, cache_type)
-    rng = np.random.default_rng(3)
     request = irpool.load(path).create_infer_request()
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG).create_infer_request()
-    for tokens in (7, 1, 1, 1, 1, 1):
-        feeds = {
-            n: rng.standard_normal((1, HEADS, tokens, DEPTH)).astype(np.float32) for n in "qkv"
-        }
-        feeds["beam_idx"] = np.zeros(1, np.int32)
+    for feeds in steps(tokens):
         (found,) = request.infer(feeds).values()
         wanted = expected.infer(feeds)[0]
         assert np.abs(found - wanted).max() <= 1e-6 * np.abs(wanted).max()
+
+
+@TOKENS
+@CACHE_TYPES
+def test_query_state_shows_the_cache_as_held(
+    tmp_path: Path, cache_type: str | None, tokens: tuple[int, ...]
+) -> None:
+    """After every step, `query_state()` equals OpenVINO's bit for bit: each token's K and V
+    as the CPU holds them (u8 codes read back, f16 values) or, in f32, as computed."""
+    path = tmp_path / "model.xml"
+    write_model(path, cache_type)
+    request = irpool.load(path).create_infer_request()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG).create_infer_request()
+    for number, feeds in enumerate(steps(tokens)):
+        request.infer(feeds)
+        expected.infer(feeds)
+        theirs = {state.name: np.array(state.state.data) for state in expected.query_state()}
+        ours = request.query_state()
+        assert ours.keys() == theirs.keys()
+        for name, value in theirs.items():
+            assert ours[name].dtype == value.dtype and ours[name].shape == value.shape
+            assert ours[name].tobytes() == value.tobytes(), f"step {number}: {name}"

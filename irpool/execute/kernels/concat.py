@@ -20,7 +20,9 @@ def run_concat(
     op: Concat1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     axis = op.axis % inputs[0].ndim
-    joined = np.concatenate([moved_as_held(x) for x in inputs], axis)
+    arrays = [moved_as_held(x) for x in inputs]
     if op.cache_type is not None and (inputs[0].shape[axis] > 0 or inputs[1].shape[axis] == 1):
-        joined = cache_values(joined, op.cache_type)  # read as held: not a longer prompt
-    return [joined]
+        # read as held (not a longer prompt): the past is held already (its Assign stored
+        # it so), this step's tokens are held now, each once, as the CPU holds them
+        arrays[1] = cache_values(arrays[1], op.cache_type)
+    return [np.concatenate(arrays, axis)]
