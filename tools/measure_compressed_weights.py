@@ -18,8 +18,15 @@ then `--steps` decode steps through `create_infer_request()` (OpenVINO's InferRe
 `--bandwidth` also measures NumPy's f32 GEMV (sgemv, one thread) on [4864, 896] weights that
 do not stay in cache: the bytes a second it reads them.
 
+`--products` measures a decode step's products alone, held decompressed, without a model:
+irpool's MatMul by compressed weights against `np.matmul` on the very same f32 weights, one
+after another through the 168 matrices of Qwen2-0.5B's 24 layers and its [151936, 896] lm_head
+(2 GB: each read from memory, as in a step), alternating, best of `--rounds` by process CPU
+time, one thread.
+
     python tools/measure_compressed_weights.py [--layers N] [--vocab V] [--dir DIR]
     python tools/measure_compressed_weights.py --model openvino_model.xml [--rounds 3] [--bandwidth]
+    python tools/measure_compressed_weights.py --products [--rounds 5]
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +247,47 @@ def sgemv_bandwidth(rounds: int = 3) -> float:
     return sum(matrix.nbytes for matrix in weights) / best
 
 
+def step_products(rounds: int) -> dict[str, float]:
+    """Milliseconds of process CPU time of a Qwen2-0.5B-size decode step's products held
+    decompressed (activations quantized per 32, as the CPU's), best of `rounds`: irpool's and
+    `np.matmul`'s on the same weights, in alternating rounds."""
+    from dataclasses import replace
+
+    from irpool.execute.compressed import CompressedWeights
+    from irpool.execute.engine import blas
+    from irpool.execute.kernels.mat_mul import product_by_compressed, quantized_activations
+
+    rng = np.random.default_rng(0)
+    layer = [(HIDDEN, HIDDEN), (128, HIDDEN), (128, HIDDEN), (HIDDEN, HIDDEN)]
+    layer += [(INTERMEDIATE, HIDDEN)] * 2 + [(HIDDEN, INTERMEDIATE)]
+    held: list[tuple[CompressedWeights, NDArray[np.float32]]] = []
+    for rows, depth in layer * 24 + [(151936, HIDDEN)]:
+        scale = np.ones((rows, depth // GROUP), np.float32)
+        empty = CompressedWeights("u4", np.empty(0, np.uint8), rows, depth, GROUP, None, scale)
+        values = rng.standard_normal((rows, depth), np.float32)
+        held.append((replace(empty, decompressed=values), values))
+    inputs = {
+        depth: quantized_activations(rng.standard_normal((1, 1, depth), np.float32), 32)
+        for depth in (HIDDEN, INTERMEDIATE)
+    }
+    ways: dict[str, Callable[[CompressedWeights, NDArray[np.float32]], object]] = {
+        "irpool": lambda w, values: product_by_compressed(inputs[w.depth], w),
+        "numpy": lambda w, values: np.matmul(inputs[w.depth], values.T),
+    }
+    best = dict.fromkeys(ways, float("inf"))
+    blas.hold(1)
+    try:
+        for _ in range(rounds):
+            for name, product in ways.items():
+                start = time.process_time()
+                for weights, values in held:
+                    product(weights, values)
+                best[name] = min(best[name], 1e3 * (time.process_time() - start))
+    finally:
+        blas.release()
+    return best
+
+
 def one_thread(command: list[str], mode: str = "") -> str:
     """The last line `command` prints, run with irpool and BLAS on one thread."""
     environment = {"IRPOOL_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
@@ -267,10 +316,16 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--model", type=Path, default=None, help="a stateful LLM's .xml")
     parser.add_argument("--bandwidth", action="store_true")
+    parser.add_argument("--products", action="store_true")
     parser.add_argument("--sgemv", action="store_true", help=argparse.SUPPRESS)  # one process's
     arguments = parser.parse_args()
     if arguments.sgemv:
         print(sgemv_bandwidth())
+        return
+    if arguments.products:
+        figures = step_products(max(arguments.rounds, 2))
+        print(", ".join(f"{name} {ms:.1f} ms" for name, ms in figures.items()))
+        print(f"load average {os.getloadavg()[0]:.1f}")
         return
     path = arguments.model
     if path is None:
