@@ -110,9 +110,36 @@ class ExecutionPlan:
     # the inputs.
     static_shapes: dict[Ref, Shape] | None
     static_peak: int | None
+    # Per step, the tensors its op infers from, and those of them a run computes or binds
+    # (the others are the same on every run); the steps that read an input (a Parameter's
+    # tensor) among them: irpool/execute/reinfer.py.
+    inference_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
+    run_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
+    input_readers: frozenset[int] = frozenset()
     # A dynamic model's runs: what each step's shape inference gave on inputs seen before
-    # (irpool/execute/run.py), so that a decode step re-infers only what its lengths change.
-    inferred: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # (irpool/execute/reinfer.py), so that a decode step re-infers only what its lengths change.
+    inferred: RememberedInference = field(
+        default_factory=lambda: RememberedInference(), compare=False, repr=False
+    )
+
+
+class RememberedInference:
+    """What a dynamic model's steps inferred on inputs seen before: by what the inference
+    depends on (`by_key`), and per step its last inference with the very input descriptions
+    it read (`last`: a step whose inputs are those same objects is not even keyed again)."""
+
+    __slots__ = ("by_key", "last")
+
+    def __init__(self) -> None:
+        self.by_key: dict[Any, Any] = {}
+        self.last: dict[int, Any] = {}
+
+    def clear(self) -> None:
+        self.by_key.clear()
+        self.last.clear()
+
+    def __len__(self) -> int:
+        return len(self.by_key)
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:
@@ -162,7 +189,17 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     by_name = {name: p for p in parameters for name in p.names}
     produced = [(step.layer, index) for step in steps for index in step.kept]
     tensors = computed_tensors(produced, [(o.ref, o.name) for o in outputs], types, kept)
-    plan = ExecutionPlan(parameters, by_name, constants, steps, outputs, tensors, types, None, None)
+    sources = [_inference_sources(model, step) for step in steps]
+    run_layers = {p.layer.id for p in parameters} | {step.layer.id for step in steps}
+    in_run = [
+        tuple(r for r in refs if r[0] in run_layers and r not in constants) for refs in sources
+    ]
+    bound = {(p.layer.id, 0) for p in parameters}
+    reading = frozenset(i for i, refs in enumerate(in_run) if not bound.isdisjoint(refs))
+    plan = ExecutionPlan(
+        parameters, by_name, constants, steps, outputs, tensors, types, None, None,
+        sources, in_run, reading,
+    )  # fmt: skip
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
     return plan
@@ -255,6 +292,17 @@ def _read_constants(
 
 def _refs(step: Step) -> list[Ref]:
     return [(step.layer.id, index) for index in range(len(step.outputs))]
+
+
+def _inference_sources(model: RunnerInput, step: Step) -> tuple[Ref, ...]:
+    """The tensors a step's op infers from. A layer whose constant inputs the run holds itself
+    (compressed weights) reads fewer inputs than its op has: the others are its layer's."""
+    layer = step.layer
+    if len(step.inputs) == len(layer.inputs) or type(step.op) is not type(
+        model.checked.ops.get(layer.id)
+    ):
+        return step.inputs
+    return tuple(model.graph.producers[(layer.id, index)] for index in range(len(layer.inputs)))
 
 
 def _steps(

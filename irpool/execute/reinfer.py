@@ -6,8 +6,9 @@ inputs change (the KV length) are inferred again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import is_
 from typing import Any
 
 from numpy.typing import NDArray
@@ -52,19 +53,30 @@ def reinfer(
     before on the same inputs is not again (the plan remembers: most layers of a decode
     step see the same shapes at each token)."""
     remembered = plan.inferred
-    if len(remembered) > REMEMBERED_PER_STEP * len(plan.steps):
+    if len(remembered.by_key) > REMEMBERED_PER_STEP * len(plan.steps):
         remembered.clear()
+    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
     outputs = working = 0
     for position in range(start, len(plan.steps)):
         step = plan.steps[position]
-        key = _inference_key(model, plan, step, position, infos, variables)
-        inferred = remembered.get(key) if key is not None else None
-        if inferred is None:
-            inferred = _inferred(model, plan, step, infos, variables)
+        read = [infos.get(ref) for ref in plan.run_sources[position]]
+        variable = None
+        if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
+            variable = variables[step.op.variable_id].shape
+        last = remembered.last.get(position)
+        if last is not None and last[1] == variable and all(map(is_, last[0], read)):
+            inferred = last[2]
+        else:
+            key = _inference_key(position, read, variable)
+            inferred = remembered.by_key.get(key) if key is not None else None
             if inferred is None:
-                return position, outputs + working
-            if key is not None:
-                remembered[key] = inferred
+                inferred = _inferred(model, plan, position, infos, variables, ignore)
+                if inferred is None:
+                    return position, outputs + working
+                if key is not None:
+                    remembered.by_key[key] = inferred
+            if position not in plan.input_readers:  # an input's is new at every run
+                remembered.last[position] = (read, variable, inferred)
         for index, info in enumerate(inferred.produced):
             infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
         outputs += inferred.output_bytes
@@ -91,44 +103,42 @@ class _Inferred:
 
 
 def _inference_key(
-    model: RunnerInput,
-    plan: ExecutionPlan,
-    step: Step,
-    position: int,
-    infos: Mapping[Ref, TensorInfo],
-    variables: Mapping[str, NDArray[Any]],
+    position: int, read: list[TensorInfo | None], variable: tuple[int, ...] | None
 ) -> tuple[Any, ...] | None:
-    """What a step's inference depends on, beyond the constants: each other input's type,
-    shape, bounds and value, and a ReadValue's variable's shape. None: not remembered (an
-    input value that is large or of objects)."""
-    parts: list[Any] = [position]
-    if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
-        parts.append(variables[step.op.variable_id].shape)
-    for ref in _inference_sources(model, step):
-        info = infos.get(ref)
-        if info is None or ref in plan.constants:  # as checked, the same on every run
+    """What a step's inference depends on, beyond the constants: each input the run computes
+    or binds (its type, shape, bounds and value) and a ReadValue's variable's shape. None:
+    not remembered (an input value that is large or of objects)."""
+    parts: list[Any] = [position, variable]
+    for info in read:
+        if info is None:
             continue
         value: Any = info.value
         if value is not None:
             if value.nbytes > REMEMBERED_VALUE_BYTES or value.dtype.hasobject:
                 return None
             value = (value.dtype.str, value.shape, value.tobytes())
-        parts.append((info.type.name, info.shape, info.bounds, info.unknown, value))
+        # The shape and bounds as tuples of ints, which hash without calling Python.
+        dims = info.shape.dims
+        shape = None if dims is None else tuple((dim.low, dim.high) for dim in dims)
+        bounds = info.bounds
+        known = None if bounds is None else (bounds.shape, bounds.lower, bounds.upper)
+        parts.append((info.type.name, shape, known, info.unknown, value))
     return tuple(parts)
 
 
 def _inferred(
     model: RunnerInput,
     plan: ExecutionPlan,
-    step: Step,
+    position: int,
     infos: Mapping[Ref, TensorInfo],
     variables: Mapping[str, NDArray[Any]],
+    ignore: LayerContext,
 ) -> _Inferred | None:
     """A step's outputs inferred and checked as the runtime checks them (None: their size
-    depends on values)."""
-    ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
+    depends on values); `ignore`: a context that drops what the inference reports."""
+    step = plan.steps[position]
     try:
-        produced = step.op.infer(_infer_inputs(model, step, infos), ignore)
+        produced = step.op.infer(_infer_inputs(model, plan, position, infos), ignore)
         if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
             value = variables[step.op.variable_id]
             produced = [TensorInfo(produced[0].type, Shape.of(*value.shape))]
@@ -136,44 +146,39 @@ def _inferred(
         raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
     if step.op.sized_by_values and not all(info.shape.is_static for info in produced):
         return None
+    sizes = []
     for index, info in enumerate(produced):
-        if not info.shape.is_static:
+        try:
+            lengths = info.shape.values()
+        except ValueError:
             raise InputError(
                 f"with these inputs, {step.layer.describe()} has an undefined output shape "
                 f"{info.shape}"
-            )
-        _check_fits(model, step, index, info.shape)
+            ) from None
+        _check_fits(model, step, index, info.shape, lengths)
+        sizes.append(lengths)
     source = infos[step.inputs[0]].shape.values() if step.inputs else ()
-    refs = [(step.layer.id, index) for index in range(len(step.outputs))]
-    sizes = [info.shape.values() for info in produced[: len(refs)]]
-    output = sum(memory.tensor_bytes(s, plan.types[r]) for s, r in zip(sizes, refs, strict=False))
-    working = max((memory.working_bytes(source, s) for s in sizes), default=0)
+    output = working = 0
+    for index, lengths in enumerate(sizes[: len(step.outputs)]):
+        output += memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
+        working = max(working, memory.working_bytes(source, lengths))
     return _Inferred(produced, output, working)
 
 
 def _infer_inputs(
-    model: RunnerInput, step: Step, infos: Mapping[Ref, TensorInfo]
+    model: RunnerInput, plan: ExecutionPlan, position: int, infos: Mapping[Ref, TensorInfo]
 ) -> list[TensorInfo]:
-    """What the step's op infers from (`_inference_sources`): the run's tensors, and the
-    layer's constant inputs as checked where the run does not hold them."""
+    """What the step's op infers from: the run's tensors, and the layer's constant inputs as
+    checked where the run does not hold them (irpool/execute/plan.py)."""
     return [
         infos.get(ref) or model.checked.outputs[ref[0]][ref[1]]
-        for ref in _inference_sources(model, step)
+        for ref in plan.inference_sources[position]
     ]
 
 
-def _inference_sources(model: RunnerInput, step: Step) -> Sequence[Ref]:
-    """The tensors a step's op infers from. A layer whose constant inputs the run holds itself
-    (compressed weights) reads fewer inputs than its op has: the others are its layer's."""
-    layer = step.layer
-    if len(step.inputs) == len(layer.inputs) or type(step.op) is not type(
-        model.checked.ops.get(layer.id)
-    ):
-        return step.inputs
-    return [model.graph.producers[(layer.id, index)] for index in range(len(layer.inputs))]
-
-
-def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> None:
+def _check_fits(
+    model: RunnerInput, step: Step, index: int, shape: Shape, lengths: tuple[int, ...]
+) -> None:
     """The CPU plugin sizes each output within the dims inferred for the model, bounds of
     shape values included; those bounds are not always true (OpenVINO's FloorMod bounds are
     its corners' results: `5..9 floormod 2` is taken as 1), and a run outside them fails
@@ -183,9 +188,9 @@ def _check_fits(model: RunnerInput, step: Step, index: int, shape: Shape) -> Non
     inferred = model.checked.outputs.get(step.layer.id)
     if inferred is None or index >= len(inferred) or inferred[index].trusted:
         return
-    if 0 in shape.values():
+    if 0 in lengths:
         return
-    if not inferred[index].shape.contains(shape.values()):
+    if not inferred[index].shape.contains(lengths):
         raise InputError(
             f"with these inputs, {step.layer.describe()} gives {shape}, outside the "
             f"{inferred[index].shape} inferred for the model, which the CPU plugin refuses"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -136,6 +137,15 @@ def test_a_model_with_errors_gives_no_request(tmp_path: Path) -> None:
 LLAMA = Path(__file__).resolve().parent.parent / "models" / "language" / "llama-fp16"
 
 
+def _decode_inputs(position: int) -> dict[str | int, Any]:
+    return {
+        "input_ids": np.array([[5 + position]], np.int64),
+        "attention_mask": np.ones((1, position + 1), np.int64),
+        "position_ids": np.array([[position]], np.int64),
+        "beam_idx": np.zeros(1, np.int32),
+    }
+
+
 def test_remembered_inference_gives_the_same_steps() -> None:
     """A decode step re-infers only the layers whose inputs changed (the plan remembers the
     others): every step equals a step inferred from scratch, the plan forgotten before it."""
@@ -143,16 +153,39 @@ def test_remembered_inference_gives_the_same_steps() -> None:
     remembering, forgetting = model.create_infer_request(), model.create_infer_request()
     plan = model.execution_plan()
     for position in range(6):
-        length = position + 1
-        inputs = {
-            "input_ids": np.array([[5 + position]], np.int64),
-            "attention_mask": np.ones((1, length), np.int64),
-            "position_ids": np.array([[position]], np.int64),
-            "beam_idx": np.zeros(1, np.int32),
-        }
+        inputs = _decode_inputs(position)
         remembered = remembering.infer(inputs)
         plan.inferred.clear()
         fresh = forgetting.infer(inputs)
         assert plan.inferred  # the run remembered what it inferred
         for key, value in fresh.items():
             np.testing.assert_array_equal(remembered[key], value)
+
+
+def test_a_decode_step_infers_again_only_what_its_length_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new length infers again the steps it reaches, not all of them; inputs seen before
+    infer nothing again; what the plan remembers holds none of the caller's arrays."""
+    from irpool.execute import reinfer
+
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    request, plan = model.create_infer_request(), model.execution_plan()
+    inferred: list[int] = []
+    real = reinfer._inferred
+
+    def counted(runner: Any, planned: Any, position: int, *rest: Any) -> Any:
+        inferred.append(position)
+        return real(runner, planned, position, *rest)
+
+    monkeypatch.setattr(reinfer, "_inferred", counted)
+    request.infer(_decode_inputs(0))
+    assert len(inferred) == len(plan.steps)
+    inputs = _decode_inputs(1)
+    request.infer(inputs)
+    held = [info for read, _, _ in plan.inferred.last.values() for info in read if info]
+    assert not any(info.value is given for info in held for given in inputs.values())
+    again = len(inferred) - len(plan.steps)
+    assert 0 < again < len(plan.steps) / 2
+    model.create_infer_request().infer(_decode_inputs(0))
+    assert len(inferred) == len(plan.steps) + again
