@@ -50,7 +50,7 @@ from irpool.graph.graph import Graph, Layer
 from irpool.graph.io_types import output_type
 from irpool.graph.tensor_names import Names, output_key, renaming
 from irpool.graph.weights import WeightsProblem
-from irpool.ops.base import Op, Role
+from irpool.ops.base import Op, Role, TensorInfo
 from irpool.ops.mat_mul import MatMul1
 from irpool.shape import Shape
 
@@ -116,6 +116,8 @@ class ExecutionPlan:
     inference_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
     run_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
     input_readers: frozenset[int] = frozenset()
+    # The constants as checking inferred them, where a run's shape inference starts.
+    constant_infos: dict[Ref, TensorInfo] = field(default_factory=dict, repr=False)
     # A dynamic model's runs: what each step's shape inference gave on inputs seen before
     # (irpool/execute/reinfer.py), so that a decode step re-infers only what its lengths change.
     inferred: RememberedInference = field(
@@ -198,7 +200,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     reading = frozenset(i for i, refs in enumerate(in_run) if not bound.isdisjoint(refs))
     plan = ExecutionPlan(
         parameters, by_name, constants, steps, outputs, tensors, types, None, None,
-        sources, in_run, reading,
+        sources, in_run, reading, {ref: checked.outputs[ref[0]][ref[1]] for ref in constants},
     )  # fmt: skip
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))

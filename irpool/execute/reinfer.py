@@ -22,11 +22,9 @@ from irpool.ops.variables import ReadValueBase
 from irpool.shape import Shape
 
 
-def bound_infos(
-    model: RunnerInput, plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]
-) -> dict[Ref, TensorInfo]:
+def bound_infos(plan: ExecutionPlan, tensors: dict[Ref, NDArray[Any]]) -> dict[Ref, TensorInfo]:
     """What shape inference starts from: the inputs as given, the constants as checked."""
-    infos: dict[Ref, TensorInfo] = {}
+    infos = dict(plan.constant_infos)
     for parameter in plan.parameters:
         array = tensors[(parameter.layer.id, 0)]
         infos[(parameter.layer.id, 0)] = TensorInfo(
@@ -34,8 +32,6 @@ def bound_infos(
             Shape.of(*array.shape),
             array,
         )
-    for ref in plan.constants:
-        infos[ref] = model.checked.outputs[ref[0]][ref[1]]
     return infos
 
 

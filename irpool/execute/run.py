@@ -116,7 +116,7 @@ def _run_dynamic(
     """A dynamic model: shapes inferred again on the inputs, as the runtime does. A layer
     whose output size depends on values (NonZero) ends a segment: the steps up to it are
     checked for memory and run, then inference goes on from its actual output."""
-    infos = bound_infos(model, plan, tensors)
+    infos = bound_infos(plan, tensors)
     start = 0
     while start < len(plan.steps):
         end, most = reinfer(model, plan, infos, start, variables.held)
