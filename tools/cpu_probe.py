@@ -1,7 +1,7 @@
 """What tools/measure_cpu.py's measurements are made of: a registry of behaviours, each a
 function that builds a tiny model with OpenVINO's op builders, `observe`, which runs it on
-the CPU plugin ({"INFERENCE_PRECISION_HINT": "f32"}) and on irpool, and `refusal_rows`, the
-verdicts on the CPU refusal rules' fixtures."""
+the CPU plugin ({"INFERENCE_PRECISION_HINT": "f32"}) and on irpool, `refusal_rows`, the
+verdicts on the CPU refusal rules' fixtures, and `main`, which prints them all."""
 
 from __future__ import annotations
 
@@ -185,3 +185,31 @@ def refusal_rows() -> list[tuple[str, str, str]]:
     finally:
         oracle.close()
     return rows
+
+
+def shown(arrays: Sequence[NDArray[Any]]) -> str:
+    return "; ".join(str(array.tolist()) for array in arrays)
+
+
+def main() -> int:
+    print(f"OpenVINO {ov.__version__}, CPU plugin, INFERENCE_PRECISION_HINT f32")
+    changed = 0
+    rows = []
+    for found in BEHAVIOURS:
+        measured = found.measure()
+        verdict = "same" if measured.same else "CHANGED"
+        changed += not measured.same
+        rows.append(
+            (verdict, found.title, found.home, shown(measured.observed), shown(measured.assumed))
+        )
+    width = max(len(row[1]) for row in rows)
+    for verdict, title, home, observed, assumed in rows:
+        print(f"{verdict:8} {title:{width}}  {home}")
+        if verdict != "same":
+            print(f"{'':8} CPU: {observed}\n{'':8} irpool: {assumed}")
+    refusals = refusal_rows()
+    for verdict, rule, seen in refusals:
+        print(f"{verdict:8} {rule:{width}}  {seen if verdict != 'same' else ''}".rstrip())
+    changed += sum(verdict != "same" for verdict, _, _ in refusals)
+    print(f"{len(rows)} behaviours and {len(refusals)} refusal rules, {changed} changed")
+    return 1 if changed else 0

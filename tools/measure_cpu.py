@@ -19,23 +19,20 @@ while the plugin still fails each of them as the rule claims.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from cpu_probe import (
-    BEHAVIOURS,
     CPU_CONFIG,
     Measurement,
     behaviour,
     bf16_values,
     constant,
     kv_cache_model,
+    main,
     observe,
     observe_steps,
     parameter,
-    refusal_rows,
 )
-from numpy.typing import NDArray
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
 from irpool.cpu.pull_through_reduce import pulled_through_reduce
@@ -496,6 +493,21 @@ def multiply_read_by_an_add_is_one_fma() -> Measurement:
     return observe([fused], [x, y, z], inputs)
 
 
+@behaviour("An RMSNorm runs as one kernel", "irpool.cpu.rms_fusion.fused_rms_norms")
+def rms_norm_runs_as_one_kernel() -> Measurement:
+    """x * 1/Sqrt(ReduceMean(x^2, -1) + 1e-6) for x = [4096, 1, ..., 1] (64): the squares sum
+    to 2**24 + 62 in the RMS kernel's lanes (in order 2**24, pairwise 2**24 + 56), so each 1
+    gives 0.0019531215, not 0.001953125 or 0.0019531217."""
+    x = parameter("x", [1, 64], np.float32)
+    squares = opset1.power(x, constant(np.float32(2), np.float32))
+    mean = opset1.reduce_mean(squares, constant([-1], np.int64), True)
+    root = opset1.sqrt(opset1.add(mean, constant(np.float32(1e-6), np.float32)))
+    normalised = opset1.multiply(x, opset1.divide(constant(np.float32(1), np.float32), root))
+    row = np.ones((1, 64), np.float32)
+    row[0, 0] = 4096
+    return observe([normalised], [x], [row])
+
+
 # (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome
 PULLED_CASES = (
     ([2, 3], [2], [-2], False),  # axis 1 as written, axis 0 on the CPU: "wrong"
@@ -565,34 +577,6 @@ def fake_quantize_of_65536_levels_is_stripped() -> Measurement:
     x = parameter("x", [1, 3], np.float32)
     stripped = fake_quantize(opset1.relu(x), (-1, 1, -1, 1), 65536, "numpy")
     return observe([stripped], [x], [np.array([[5, -3, 0.3]], np.float32)])
-
-
-def shown(arrays: Sequence[NDArray[Any]]) -> str:
-    return "; ".join(str(array.tolist()) for array in arrays)
-
-
-def main() -> int:
-    print(f"OpenVINO {ov.__version__}, CPU plugin, INFERENCE_PRECISION_HINT f32")
-    changed = 0
-    rows = []
-    for found in BEHAVIOURS:
-        measured = found.measure()
-        verdict = "same" if measured.same else "CHANGED"
-        changed += not measured.same
-        rows.append(
-            (verdict, found.title, found.home, shown(measured.observed), shown(measured.assumed))
-        )
-    width = max(len(row[1]) for row in rows)
-    for verdict, title, home, observed, assumed in rows:
-        print(f"{verdict:8} {title:{width}}  {home}")
-        if verdict != "same":
-            print(f"{'':8} CPU: {observed}\n{'':8} irpool: {assumed}")
-    refusals = refusal_rows()
-    for verdict, rule, seen in refusals:
-        print(f"{verdict:8} {rule:{width}}  {seen if verdict != 'same' else ''}".rstrip())
-    changed += sum(verdict != "same" for verdict, _, _ in refusals)
-    print(f"{len(rows)} behaviours and {len(refusals)} refusal rules, {changed} changed")
-    return 1 if changed else 0
 
 
 if __name__ == "__main__":

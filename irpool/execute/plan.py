@@ -36,6 +36,7 @@ from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
+from irpool.cpu.rms_fusion import fused_rms_norms
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
@@ -173,6 +174,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     constants = flush_constant_subnormals(constants, readers, types)  # as the CPU holds them
     returned = [output.ref for output in outputs]
     computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
+    computed = _replaced(computed, fused_rms_norms(computed, constants, returned))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)

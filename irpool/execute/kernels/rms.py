@@ -1,0 +1,60 @@
+"""The CPU plugin's RMS kernel (irpool/cpu/rms_fusion.py) as its AVX-512 JIT computes it: the
+squares summed by FMA into four accumulators of 16 lanes (each 64 elements of a row a round,
+the remaining whole vectors and a zero-padded tail into the first), the accumulators added
+pairwise, the 16 lanes halved to 8 and to 4 and those 4 added in order; the sum times 1/N
+plus eps, its square root, 1 divided by it; x times that, then times gamma (a single gamma
+multiplies the reciprocal root instead)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.rms_fusion import RMSNorm
+from irpool.execute.kernels.linear_chains import fused_multiply_add
+from irpool.execute.registry import OutputSpec, kernel_for
+
+F32 = np.float32
+LANES, ACCUMULATORS = 16, 4
+
+
+@kernel_for(RMSNorm)
+def run_rms(
+    op: RMSNorm, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
+) -> list[NDArray[Any] | None]:
+    x, eps = inputs[0], inputs[3]
+    gamma = inputs[5] if len(inputs) > 5 else None
+    with np.errstate(all="ignore"):  # inf and NaN are values here
+        root = np.sqrt(sum_of_squares(x) * F32(1 / x.shape[-1]) + F32(eps.reshape(-1)[0]))
+        reciprocal = (F32(1) / root)[..., None]
+        if gamma is not None and gamma.size == 1:
+            return [x * (reciprocal * gamma.reshape(-1)[0].astype(F32))]
+        normalised = x * reciprocal
+        return [normalised if gamma is None else normalised * gamma]
+
+
+def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The squares of each row (last axis) of `x` summed in the kernel's order."""
+    length = x.shape[-1]
+    padded = np.zeros((*x.shape[:-1], -(-length // LANES) * LANES), F32)
+    padded[..., :length] = x
+    vectors = padded.reshape(*x.shape[:-1], -1, LANES)
+    rounds = length // (LANES * ACCUMULATORS)
+    grouped = vectors[..., : rounds * ACCUMULATORS, :].reshape(
+        *x.shape[:-1], rounds, ACCUMULATORS, LANES
+    )
+    sums = np.zeros((*x.shape[:-1], ACCUMULATORS, LANES), F32)
+    for index in range(rounds):  # the four accumulators side by side
+        sums = fused_multiply_add(grouped[..., index, :, :], grouped[..., index, :, :], sums)
+    first = sums[..., 0, :]
+    for index in range(rounds * ACCUMULATORS, vectors.shape[-2]):  # the rest, tail included
+        first = fused_multiply_add(vectors[..., index, :], vectors[..., index, :], first)
+    sums[..., 0, :] = first
+    lanes = (sums[..., 0, :] + sums[..., 1, :]) + (sums[..., 2, :] + sums[..., 3, :])
+    lanes = lanes[..., :8] + lanes[..., 8:]
+    lanes = lanes[..., :4] + lanes[..., 4:]
+    total: NDArray[np.float32] = ((lanes[..., 0] + lanes[..., 1]) + lanes[..., 2]) + lanes[..., 3]
+    return total
