@@ -31,6 +31,7 @@ class Slot(Enum):
     COLUMNS = "the windows of an image or block of planes as a matrix (Convolution's im2col)"
     STRIDE_PHASES = "a padded input split into its stride phases (depthwise Convolution)"
     FLAT_SUMS = "sums over flat positions, rows included whole (depthwise Convolution)"
+    ROW_PRODUCTS = "each row offset's products over flat positions (depthwise Convolution)"
     CHANNELS_LAST = "an input as [N, rows, columns, C] with zero padding (Winograd Convolution)"
     WINOGRAD_ROWS = "tile rows transformed along rows (Winograd Convolution)"
     WINOGRAD_INPUT = "tiles transformed along rows and columns (Winograd Convolution)"
