@@ -8,6 +8,7 @@ The live comparison over many configurations is tests/differential/test_convolut
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,10 @@ GEOMETRIES = [
                                                         "dilations": (2, 1)}),
     (GroupConvolution1, (2, 4, 10, 11), (4, 2, 1, 3, 4), {"pads_begin": (1, 2),
                                                           "pads_end": (2, 1), "strides": (2, 3)}),
+    # depthwise grids of row offsets by last-axis shifts: multiplier 2, 3 axes
+    (GroupConvolution1, (2, 4, 6, 5), (4, 2, 1, 3, 3), {"pads_begin": (1, 1), "pads_end": (1, 1)}),
+    (GroupConvolution1, (1, 3, 4, 5, 6), (3, 1, 1, 3, 2, 3), {"pads_begin": (1, 0, 2),
+                                                              "pads_end": (1, 1, 0)}),
 ]  # fmt: skip
 
 
@@ -289,3 +294,46 @@ def test_a_stride_2_axis_laid_out_by_a_cast_keeps_every_bit(
     cast = layout.phases(planes, Scratch()).copy()
     monkeypatch.setattr(depthwise, "CAST_OK", False)
     assert cast.tobytes() == layout.phases(planes, Scratch()).tobytes()
+
+
+@pytest.mark.parametrize(
+    ("attrs", "sources", "rows"),
+    [
+        ({"pads_begin": (1, 1), "pads_end": (1, 1)}, 3, 3),  # the grid: 3 shifts, 3 row offsets
+        ({"dilations": (2, 3)}, 3, 3),
+        ({"strides": (2, 2), "pads_begin": (1, 1), "pads_end": (1, 1)}, 9, 1),  # a tap a source
+        ({"strides": (1, 2)}, 3, 3),  # the columns' phases are sources too
+        ({"strides": (2, 1)}, 9, 1),
+    ],
+)
+def test_depthwise_taps_are_copied_once_per_last_axis_shift_where_they_form_a_grid(
+    attrs: Any, sources: int, rows: int
+) -> None:
+    conv = op(GroupConvolution1, 2, **attrs)
+    windows = tuple(conv.windows((1, 2, 11, 12), (2, 1, 1, 3, 3)))
+    grid = PhaseLayout.of(Geometry(windows, 2, 1, 1, "depthwise")).grid
+    assert (len(grid.sources), len(grid.rows)) == (sources, rows)
+
+
+@pytest.mark.parametrize(
+    ("strides", "inf_weight", "reused"), [((1, 1), False, True), ((2, 2), False, False),
+                                          ((1, 1), True, False)]
+)  # fmt: skip
+def test_a_depthwise_layer_writes_into_an_input_it_may_overwrite(
+    strides: tuple[int, int], inf_weight: bool, reused: bool
+) -> None:
+    """Where the run lets it overwrite its input and the output has the input's shape, a
+    depthwise layer writes into the input's array (each block reads its planes first); not
+    where filters with inf or NaN have their outputs computed again from the input."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 5, 9, 8)).astype(np.float32)
+    w = rng.standard_normal((5, 1, 1, 3, 3)).astype(np.float32)
+    if inf_weight:
+        w[1, 0, 0, 0, 0] = np.inf
+    conv = op(GroupConvolution1, 2, pads_begin=(1, 1), pads_end=(1, 1), strides=strides)
+    expected = run(conv, x, w)
+    spec = [replace(OutputSpec.of("f32"), overwrites_input=True)]
+    given = x.copy()
+    (ours,) = run_convolution(conv, [given, w], spec)
+    assert (ours is given) == reused
+    assert ours.tobytes() == expected.tobytes()

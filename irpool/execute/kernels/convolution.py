@@ -99,7 +99,11 @@ def run_convolution(
         result = None
         if geometry.winograd and not weights.nonfinite:
             result = _tuned_winograd(op, x, filters, weights, geometry)
-        if result is None:
+        if geometry.path == "depthwise":
+            # The input's own array, when the run frees it here and the output fits it.
+            reusable = outputs[0].overwrites_input and x is data and not weights.nonfinite
+            result = depthwise(x, weights.matrix, geometry, reusable)
+        elif result is None:
             result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 FLOAT = np.dtype(np.float32)
 
 
-def depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDArray[Any]:
+def depthwise(
+    x: NDArray[np.float32], weights: NDArray[Any], g: Geometry, reusable: bool = False
+) -> NDArray[Any]:
     """Per block of planes (image, group): the block zero-padded and split into its stride
     phases, each phase holding the block's planes one after another, so that every tap reads
     one flat, unit-stride run across all the planes of a phase; the runs, copied, are the rows
@@ -48,7 +50,9 @@ def depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDA
     assert layout is not None
     n, planes = x.shape[0], x.shape[0] * g.groups
     source = x.reshape(planes, *x.shape[2:])
-    out = np.empty((n, g.groups * g.group_out, *g.out), FLOAT)
+    shape = (n, g.groups * g.group_out, *g.out)
+    # Each block copies its planes into its phases before it writes their outputs.
+    out = x if reusable and x.shape == shape else np.empty(shape, FLOAT)
     target = out.reshape(planes, g.group_out, *g.out)
     plane, grid = layout.plane, layout.grid
     sources, rows, reach = len(grid.sources), len(grid.rows), max(grid.rows)
@@ -100,8 +104,8 @@ def depthwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDA
 class Grid:
     """How a depthwise layer's taps are multiplied: tap `r * len(sources) + s` reads source
     `s` (a phase and a flat shift, copied as one run) shifted by `rows[r]` more. Where the
-    taps are not such a grid (strides above 1 put a tap's row in another phase), each tap
-    is a source and `rows` is (0,)."""
+    taps are no such grid (a stride above 1 on an axis before the last puts rows of taps in
+    other phases), each tap is a source and `rows` is (0,)."""
 
     sources: tuple[tuple[int, int], ...]
     rows: tuple[int, ...]
