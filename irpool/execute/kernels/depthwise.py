@@ -60,13 +60,19 @@ def depthwise(
     # [G, O/G * row offset, source]: tap r * sources + s is row offset r's source s.
     grid_weights = weights.reshape(g.groups, g.group_out * rows, sources)
 
+    # Where the first sources are the phases themselves (no shift), the other sources are
+    # laid out after them in one buffer: a copy fewer (a 3x3 stride-1 layer's first shift).
+    phase_count = len(layout.copies)
+    in_phases = grid.sources[:phase_count] == tuple((p, 0) for p in range(phase_count))
+    first = phase_count if in_phases else 0
+
     def block(start: int, stop: int, scratch: Scratch) -> None:
         count = stop - start
-        phases = layout.phases(source[start:stop], scratch)
         width = count * plane + reach
-        columns = scratch.array(Slot.COLUMNS, (sources, width), FLOAT)
-        for number, (phase, shift) in enumerate(grid.sources):
-            np.copyto(columns[number], phases[phase, shift : shift + width])
+        phases = layout.phases(source[start:stop], scratch, sources - first if in_phases else 0)
+        columns = phases if in_phases else scratch.array(Slot.COLUMNS, (sources, width), FLOAT)
+        for number, (phase, shift) in enumerate(grid.sources[first:], first):
+            np.copyto(columns[number, :width], phases[phase, shift : shift + width])
         # Each plane takes its group's weights: one small product per plane.
         planes_weights = (
             grid_weights[start:stop]
@@ -74,8 +80,9 @@ def depthwise(
             else grid_weights[np.arange(start, stop) % g.groups]
         )
         step = FLOAT.itemsize
+        row = columns.shape[1] * step
         by_plane = as_strided(
-            columns, (count, sources, extent), (plane * step, width * step, step), writeable=False
+            columns, (count, sources, extent), (plane * step, row, step), writeable=False
         )
         if rows == 1:
             sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, plane), FLOAT)
@@ -160,14 +167,17 @@ class PhaseLayout:
         tail = max(shift for _, shift in taps)
         return cls(sizes, g.out, taps, Grid.of(located), prod(sizes), tail, copies)
 
-    def phases(self, planes: NDArray[np.float32], scratch: Scratch) -> NDArray[np.float32]:
+    def phases(
+        self, planes: NDArray[np.float32], scratch: Scratch, rows_after: int = 0
+    ) -> NDArray[np.float32]:
         """[phase, flat position] of a block of planes, zero-padded: each phase holds the
-        planes one after another, then `tail` zeros.
+        planes one after another, then `tail` zeros; `rows_after` rows more, not written.
         Each phase is copied straight from the planes (one strided copy; stride 1: the one
         phase is the padded planes), not padded first and then split: 0.6 ms where padding
         and splitting took 1.1 (96 planes of 112x112, stride 2, measured)."""
         count, length = planes.shape[0], planes.shape[0] * self.plane
-        phases = scratch.array(Slot.STRIDE_PHASES, (len(self.copies), length + self.tail), FLOAT)
+        shape = (len(self.copies) + rows_after, length + self.tail)
+        phases = scratch.array(Slot.STRIDE_PHASES, shape, FLOAT)
         for number, copy in enumerate(self.copies):
             laid = phases[number, :length].reshape(count, *self.phase_sizes)
             if copy is None:
@@ -176,7 +186,7 @@ class PhaseLayout:
             borders, source, inside = copy
             zero_borders(laid, borders, 1)
             _copy_phase(planes, source, laid[(slice(None), *inside)])
-        phases[:, length:] = 0
+        phases[: len(self.copies), length:] = 0
         return phases
 
     def outputs(self, sums: NDArray[np.float32]) -> NDArray[np.float32]:
