@@ -337,3 +337,16 @@ def test_a_depthwise_layer_writes_into_an_input_it_may_overwrite(
     (ours,) = run_convolution(conv, [given, w], spec)
     assert (ours is given) == reused
     assert ours.tobytes() == expected.tobytes()
+
+
+def test_an_inf_weight_leaves_the_neighbouring_planes_finite() -> None:
+    """A depthwise grid adds each row offset's products over the block's planes, a plane's
+    last rows reading past its end into the next plane's zero padding: there the next
+    plane's weights must not multiply (an inf one would make 0 * inf = NaN)."""
+    conv = op(GroupConvolution1, 2, pads_begin=(1, 1), pads_end=(1, 1))
+    x = np.random.default_rng(2).standard_normal((1, 3, 6, 5)).astype(np.float32)
+    w = np.ones((3, 1, 1, 3, 3), np.float32)
+    w[1, ..., 2, 1] = np.inf  # the last row offset: the one that reads past a plane
+    ours = run(conv, x, w)
+    assert np.isfinite(ours[:, [0, 2]]).all()
+    assert np.array_equal(np.isnan(ours), np.isnan(reference(conv, x, w)))

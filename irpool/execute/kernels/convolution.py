@@ -5,7 +5,7 @@ Every type is computed in f32 (integers wrapped to int32 first, f64 saturated to
 range, as the element-wise ops take them). Three paths, by geometry:
 - pointwise (every kernel dim 1, stride 1, no pads): f32 matrix products per image and
   group, straight from the input;
-- depthwise (one input channel per group): a matrix-vector product per plane over the
+- depthwise (one input channel per group): a small matrix product per plane over the
   input laid out by stride phases (kernels/depthwise.py);
 - otherwise the windows of each image are copied from strided views into a reused buffer
   (im2col) and multiplied by the filters in f32 matrix products;
@@ -101,8 +101,9 @@ def run_convolution(
             result = _tuned_winograd(op, x, filters, weights, geometry)
         if geometry.path == "depthwise":
             # The input's own array, when the run frees it here and the output fits it.
-            reusable = outputs[0].overwrites_input and x is data and not weights.nonfinite
-            result = depthwise(x, weights.matrix, geometry, reusable)
+            finite = not weights.nonfinite
+            reusable = outputs[0].overwrites_input and x is data and finite
+            result = depthwise(x, weights.matrix, geometry, reusable, finite)
         elif result is None:
             result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
@@ -320,6 +321,5 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
 
 PATHS: dict[str, Callable[[NDArray[np.float32], NDArray[Any], Geometry], NDArray[Any]]] = {
     "pointwise": _pointwise,
-    "depthwise": depthwise,
     "columns": _columns,
 }

@@ -31,7 +31,11 @@ FLOAT = np.dtype(np.float32)
 
 
 def depthwise(
-    x: NDArray[np.float32], weights: NDArray[Any], g: Geometry, reusable: bool = False
+    x: NDArray[np.float32],
+    weights: NDArray[Any],
+    g: Geometry,
+    reusable: bool = False,
+    finite: bool = True,
 ) -> NDArray[Any]:
     """Per block of planes (image, group): the block zero-padded and split into its stride
     phases, each phase holding the block's planes one after another, so that every tap reads
@@ -42,7 +46,10 @@ def depthwise(
     where 9 copies and one product took 0.64 on 32 planes of 112x112, 0.56 against 0.82 on
     144 of 56x56; equal from 28x28 down, measured). Positions are flat (a plane's positions
     past its last output read the next plane, computed and dropped); the outputs are then
-    picked out. One product per plane reads less memory than a multiply and an add per tap
+    picked out. `reusable`: the outputs may go into x's array; `finite`: the weights are
+    all finite (else each tap is a source: a grid adds, past each plane's last row, the next
+    plane's products over its zero padding, NaN by an inf weight there). One product per
+    plane reads less memory than a multiply and an add per tap
     (measured: equal on 112x112 planes, half the time on 960 planes of 7x7); one copy per
     source across the planes instead of one per plane and source: 5-7% less time on 192-960
     planes of 7x7 to 28x28 (measured)."""
@@ -54,55 +61,64 @@ def depthwise(
     # Each block copies its planes into its phases before it writes their outputs.
     out = x if reusable and x.shape == shape else np.empty(shape, FLOAT)
     target = out.reshape(planes, g.group_out, *g.out)
-    plane, grid = layout.plane, layout.grid
+    plane, grid = layout.plane, layout.grid if finite else Grid.apart(layout.taps)
     sources, rows, reach = len(grid.sources), len(grid.rows), max(grid.rows)
-    extent = plane + reach  # the positions a plane's products cover, its rows' shifts included
     # [G, O/G * row offset, source]: tap r * sources + s is row offset r's source s.
     grid_weights = weights.reshape(g.groups, g.group_out * rows, sources)
-
     # Where the first sources are the phases themselves (no shift), the other sources are
     # laid out after them in one buffer: a copy fewer (a 3x3 stride-1 layer's first shift).
     phase_count = len(layout.copies)
     in_phases = grid.sources[:phase_count] == tuple((p, 0) for p in range(phase_count))
     first = phase_count if in_phases else 0
+    step = FLOAT.itemsize
 
     def block(start: int, stop: int, scratch: Scratch) -> None:
         count = stop - start
-        width = count * plane + reach
+        flat = count * plane
         phases = layout.phases(source[start:stop], scratch, sources - first if in_phases else 0)
-        columns = phases if in_phases else scratch.array(Slot.COLUMNS, (sources, width), FLOAT)
+        columns = phases if in_phases else scratch.array(Slot.COLUMNS, (sources, flat), FLOAT)
         for number, (phase, shift) in enumerate(grid.sources[first:], first):
-            np.copyto(columns[number, :width], phases[phase, shift : shift + width])
+            np.copyto(columns[number, :flat], phases[phase, shift : shift + flat])
+        by_plane = as_strided(
+            columns, (count, sources, plane), (plane * step, columns.strides[0], step)
+        )
         # Each plane takes its group's weights: one small product per plane.
         planes_weights = (
             grid_weights[start:stop]
             if stop <= g.groups
             else grid_weights[np.arange(start, stop) % g.groups]
         )
-        step = FLOAT.itemsize
-        row = columns.shape[1] * step
-        by_plane = as_strided(
-            columns, (count, sources, extent), (plane * step, row, step), writeable=False
-        )
         if rows == 1:
             sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, plane), FLOAT)
             np.matmul(planes_weights, by_plane, out=sums)
-        else:
-            products = scratch.array(Slot.ROW_PRODUCTS, (count, g.group_out * rows, extent), FLOAT)
-            np.matmul(planes_weights, by_plane, out=products)
-            by_row = products.reshape(count, g.group_out, rows, extent)
-            shifted = [by_row[:, :, r, at : at + plane] for r, at in enumerate(grid.rows)]
-            sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, plane), FLOAT)
-            np.add(shifted[0], shifted[1], out=sums)
-            for later in shifted[2:]:
-                np.add(sums, later, out=sums)
-        np.copyto(target[start:stop], layout.outputs(sums))
+            np.copyto(target[start:stop], layout.outputs(sums))
+            return
+        # [O/G * row offset, flat position]: each row offset's products over the block's
+        # planes, then zeros as far as the last offset reaches past them. A plane's outputs
+        # that read past its end read the next plane's leading zero padding (`_phase_length`),
+        # whose products are zeros, as their own would be.
+        products = scratch.array(Slot.ROW_PRODUCTS, (g.group_out * rows, flat + reach), FLOAT)
+        products[:, flat:] = 0
+        np.matmul(
+            planes_weights,
+            by_plane,
+            out=as_strided(
+                products,
+                (count, g.group_out * rows, plane),
+                (plane * step, products.strides[0], step),
+            ),
+        )
+        by_row = products.reshape(g.group_out, rows, flat + reach)
+        sums = by_row[:, 0, :flat]
+        for r, at in enumerate(grid.rows[1:], 1):
+            np.add(sums, by_row[:, r, at : at + flat], out=sums)
+        by_output = sums.reshape(g.group_out, count, plane).transpose(1, 0, 2)
+        np.copyto(target[start:stop], layout.outputs(by_output))
 
-    product_bytes = g.group_out * (rows * extent + (plane if rows > 1 else 0))
-    plane_bytes = (sources * plane + product_bytes) * FLOAT.itemsize
-    # Blocks of the engine's size (columns, products and sums together; smaller ones measured
+    plane_bytes = (sources + g.group_out * rows) * plane * FLOAT.itemsize
+    # Blocks of the engine's size (columns and products together; smaller ones measured
     # slower).
-    macs = g.group_out * rows * sources * extent
+    macs = g.group_out * rows * sources * plane
     for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs)
     return out
 
@@ -110,7 +126,8 @@ def depthwise(
 @dataclass(frozen=True, slots=True)
 class Grid:
     """How a depthwise layer's taps are multiplied: tap `r * len(sources) + s` reads source
-    `s` (a phase and a flat shift, copied as one run) shifted by `rows[r]` more. Where the
+    `s` (a phase and a flat shift, copied as one run) shifted by `rows[r]` more (`rows[0]`
+    is 0, the first tap's). Where the
     taps are no such grid (a stride above 1 on an axis before the last puts rows of taps in
     other phases), each tap is a source and `rows` is (0,)."""
 
@@ -125,7 +142,12 @@ class Grid:
         grid = [(phase, last, row + last) for row in rows for phase, last in sources]
         if len(rows) > 1 and grid == [(p, last, shift) for p, shift, last in taps]:
             return cls(sources, rows)
-        return cls(tuple((phase, shift) for phase, shift, _ in taps), (0,))
+        return cls.apart([(phase, shift) for phase, shift, _ in taps])
+
+    @classmethod
+    def apart(cls, taps: Sequence[tuple[int, int]]) -> Grid:
+        """Each tap (phase, flat shift) a source of its own."""
+        return cls(tuple(taps), (0,))
 
 
 @dataclass(frozen=True, slots=True)
