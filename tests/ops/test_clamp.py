@@ -203,6 +203,13 @@ FLOATS: list[tuple[Any, float, float, list[float], list[float]]] = [
     (np.float32, -6.0, 0.0, [-0.0, 0.0, 5.0, -7.0, -INF], [0.0, 0.0, 0.0, -6.0, -6.0]),
     (np.float32, -1.0, 1.0, [-0.0, 0.5, -INF], [-0.0, 0.5, -1.0]),
     (np.float32, -1e300, -1e-300, [NAN, INF, 0.0, -3e38], [-INF, -0.0, -0.0, -3e38]),
+    # a min of +0 or more: on the bits as int32, -0 and a NaN with its sign bit set give min;
+    # a NaN with it clear takes fmax and fmin
+    (np.float32, 0.0, 6.0, [-NAN, -0.0, 1e-45, -1e-45, 5.9999995, 6.0000005, -INF],
+     [0.0, 0.0, 1e-45, 0.0, 5.9999995, 6.0, 0.0]),
+    (np.float32, 0.5, INF, [-NAN, INF, -INF, 0.4999999, 0.5], [0.5, INF, 0.5, 0.5, 0.5]),
+    (np.float32, 1e-45, 1e-45, [-NAN, 0.0, 7.0], [1e-45, 1e-45, 1e-45]),
+    (np.float32, 0.0, 6.0, [NAN, -NAN, -0.0, 7.0], [0.0, 0.0, 0.0, 6.0]),
     (np.float16, 0.2, 1e5, [INF, NAN, 5.0], [INF, 0.2, 5.0]),
     (np.float64, 0.1, 6.0, [NAN, 0.2], [0.10000000149011612, 0.20000000298023224]),
     (np.float64, -INF, INF, [NAN, -INF, INF, 3e38],
