@@ -38,18 +38,17 @@ def depthwise(
     finite: bool = True,
 ) -> NDArray[Any]:
     """Per block of planes (image, group): the block zero-padded and split into its stride
-    phases, each phase holding the block's planes one after another, so that every tap reads
-    one flat, unit-stride run across all the planes of a phase; the runs, copied, are the rows
-    of a [source, position] matrix, and each plane's part of them is multiplied by the
-    plane's [O/G * row offset, source] weights. A grid's row offsets are then added, each
-    product shifted by its offset (copying 3 runs, not 9, for a 3x3 stride-1 layer: 0.41 ms
-    where 9 copies and one product took 0.64 on 32 planes of 112x112, 0.56 against 0.82 on
-    144 of 56x56; equal from 28x28 down, measured). Positions are flat (a plane's positions
-    past its last output read the next plane, computed and dropped); the outputs are then
-    picked out. `reusable`: the outputs may go into x's array; `finite`: the weights are
-    all finite (else each tap is a source: a grid adds, past each plane's last row, the next
-    plane's products over its zero padding, NaN by an inf weight there). One product per
-    plane reads less memory than a multiply and an add per tap
+    phases, each phase holding the block's planes one after another, so that every source (a
+    tap's phase and last-axis shift) is one flat, unit-stride run across the planes; the runs
+    are the rows of a [source, position] matrix, each plane's part multiplied by the plane's
+    [O/G * row offset, source] weights, and a grid's row offsets added, each at its offset
+    (`Grid`: a 3x3 stride-1 layer copies two runs, not nine; 0.50-0.84 of the time of one copy
+    per tap on mobilenet_v2's stride-1 layers, measured, docs/ops/GroupConvolution.md).
+    Positions are flat (a plane's positions past its last output read the next plane,
+    computed and dropped); the outputs are then picked out. `reusable`: the outputs may go
+    into x's array; `finite`: the weights are all finite (else each tap is a source: a grid
+    adds, past a plane's last row, the next plane's products over its zero padding, NaN by an
+    inf weight). One product per plane reads less memory than a multiply and an add per tap
     (measured: equal on 112x112 planes, half the time on 960 planes of 7x7); one copy per
     source across the planes instead of one per plane and source: 5-7% less time on 192-960
     planes of 7x7 to 28x28 (measured)."""
@@ -62,7 +61,7 @@ def depthwise(
     out = x if reusable and x.shape == shape else np.empty(shape, FLOAT)
     target = out.reshape(planes, g.group_out, *g.out)
     plane, grid = layout.plane, layout.grid if finite else Grid.apart(layout.taps)
-    sources, rows, reach = len(grid.sources), len(grid.rows), max(grid.rows)
+    sources, rows = len(grid.sources), len(grid.rows)
     # [G, O/G * row offset, source]: tap r * sources + s is row offset r's source s.
     grid_weights = weights.reshape(g.groups, g.group_out * rows, sources)
     # Where the first sources are the phases themselves (no shift), the other sources are
@@ -91,29 +90,9 @@ def depthwise(
         if rows == 1:
             sums = scratch.array(Slot.FLAT_SUMS, (count, g.group_out, plane), FLOAT)
             np.matmul(planes_weights, by_plane, out=sums)
-            np.copyto(target[start:stop], layout.outputs(sums))
-            return
-        # [O/G * row offset, flat position]: each row offset's products over the block's
-        # planes, then zeros as far as the last offset reaches past them. A plane's outputs
-        # that read past its end read the next plane's leading zero padding (`_phase_length`),
-        # whose products are zeros, as their own would be.
-        products = scratch.array(Slot.ROW_PRODUCTS, (g.group_out * rows, flat + reach), FLOAT)
-        products[:, flat:] = 0
-        np.matmul(
-            planes_weights,
-            by_plane,
-            out=as_strided(
-                products,
-                (count, g.group_out * rows, plane),
-                (plane * step, products.strides[0], step),
-            ),
-        )
-        by_row = products.reshape(g.group_out, rows, flat + reach)
-        sums = by_row[:, 0, :flat]
-        for r, at in enumerate(grid.rows[1:], 1):
-            np.add(sums, by_row[:, r, at : at + flat], out=sums)
-        by_output = sums.reshape(g.group_out, count, plane).transpose(1, 0, 2)
-        np.copyto(target[start:stop], layout.outputs(by_output))
+        else:
+            sums = _row_offset_sums(planes_weights, by_plane, grid.rows, g.group_out, scratch)
+        np.copyto(target[start:stop], layout.outputs(sums))
 
     plane_bytes = (sources + g.group_out * rows) * plane * FLOAT.itemsize
     # Blocks of the engine's size (columns and products together; smaller ones measured
@@ -121,6 +100,34 @@ def depthwise(
     macs = g.group_out * rows * sources * plane
     for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs)
     return out
+
+
+def _row_offset_sums(
+    weights: NDArray[Any],
+    by_plane: NDArray[np.float32],
+    rows: Sequence[int],
+    group_out: int,
+    scratch: Scratch,
+) -> NDArray[np.float32]:
+    """[plane, O/G, position]: each plane's [O/G * row offset, source] weights times its
+    [source, position] runs, each row offset's products added at its offset. The products
+    are laid out [O/G * row offset, flat position] over all the planes, then zeros as far as
+    the last offset reaches past them, so each offset's add is one run. A plane's outputs
+    that read past its end read the next plane's leading zero padding (`_phase_length`),
+    whose products are zeros, as their own would be (the weights being finite)."""
+    count, _, plane = by_plane.shape
+    flat, reach, step = count * plane, max(rows), FLOAT.itemsize
+    products = scratch.array(Slot.ROW_PRODUCTS, (group_out * len(rows), flat + reach), FLOAT)
+    products[:, flat:] = 0
+    by_plane_products = as_strided(
+        products, (count, group_out * len(rows), plane), (plane * step, products.strides[0], step)
+    )
+    np.matmul(weights, by_plane, out=by_plane_products)
+    by_row = products.reshape(group_out, len(rows), flat + reach)
+    sums = by_row[:, 0, :flat]
+    for r, at in enumerate(rows[1:], 1):
+        np.add(sums, by_row[:, r, at : at + flat], out=sums)
+    return sums.reshape(group_out, count, plane).transpose(1, 0, 2)
 
 
 @dataclass(frozen=True, slots=True)
