@@ -14,6 +14,9 @@ changes what the layer computes (docs/cpu.md, "Compilation"). The execution plan
   dynamic or its rank is 7 or more; that kernel rounds f32 to bf16 otherwise and saturates
   floats to i8/u8 (`dynamic_kernel`). A Convert from a low-bit type converts as OpenVINO
   folds, with two exceptions (`low_bit_source`, irpool/ops/convert_fold.py `fold_low_bit`).
+- TopK along the last axis: the CPU's heap (k above 6 or dynamic shapes), lanes (k 1) or
+  bubble kernel, each with its own order of ties and NaN (`kernel_order`,
+  irpool/cpu/topk_order.py, docs/ops/TopK.md).
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from collections.abc import Sequence
 from copy import copy
 from typing import TypeVar
 
+from irpool.cpu.topk_order import cpu_kernel_order
 from irpool.element_types import F64
 from irpool.low_bit import LOW_BIT_TYPES
 from irpool.ops.base import Op, TensorInfo
 from irpool.ops.convert import Convert1
 from irpool.ops.max_pool import MaxPoolBase
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
+from irpool.ops.topk import TopK1, TopK3, TopK11
 
 LayerOp = TypeVar("LayerOp", bound=Op)
 SOFTMAX_NODE_RANK = 5  # the one rank of attention the plugin does not fuse
@@ -56,6 +61,11 @@ def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo]) -> Op:
         if inputs[0].element_type in LOW_BIT_TYPES:
             layer_op = _own(op, layer_op)
             layer_op.low_bit_source = inputs[0].element_type
+    elif isinstance(layer_op, TopK1 | TopK3 | TopK11):
+        kernel = cpu_kernel_order(layer_op.attrs, (inputs[0], inputs[1]))
+        if kernel is not None:
+            layer_op = _own(op, layer_op)
+            layer_op.kernel_order = kernel
     return layer_op
 
 

@@ -41,6 +41,9 @@ class _TopK(Op):
         Attr("stable", AttrType.BOOL, default=False, since=11),
     )
     k_types: ClassVar[tuple[str, ...] | None] = None  # None: any integer type
+    # The CPU kernel whose tie order is its own, if any: set per layer by
+    # irpool.cpu.compilation (irpool/cpu/topk_order.py).
+    kernel_order: str | None = None
 
     @property
     def index_type(self) -> str:

@@ -9,13 +9,16 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
+from irpool.execute.kernels.topk import run_topk
+from irpool.execute.registry import OutputSpec
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.topk import TopK1, TopK3, TopK11
 from irpool.rules import CPU_TOPK_K_RANGE
-from irpool.shape import Shape
+from irpool.shape import Dim, Shape
 from tests.execute.running import _no_weights, compute
 from tests.ops.inferring import const, data, infer, parse
 
@@ -132,3 +135,33 @@ def test_values_and_indices(mode: str, sort: str, values: list[float], indices: 
 def test_k_out_of_range_at_run_time_is_refused(k: int) -> None:
     with pytest.raises(ExecutionError, match="takes k in"):
         compute(TopK3(ATTRS), [X, np.array(k, np.int64)])
+
+
+TIED = [[1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 0]]
+WITH_NAN = [[3, 1, 3, 2, 1, 3, 2, np.nan, 5, np.nan]]
+TWO_MAXIMA = [[1.0 if place in (2, 32) else 0.0 for place in range(80)]]
+
+
+@pytest.mark.parametrize(
+    ("rows", "k", "mode", "sort", "dynamic", "indices"),
+    [  # the CPU plugin's indices (measured, docs/ops/TopK.md#the-cpus-kernels)
+        (TIED, 8, "max", "value", False, [9, 2, 3, 0, 5, 6, 7, 10]),  # heap
+        (TIED, 8, "min", "index", False, [1, 2, 4, 5, 6, 7, 8, 11]),  # heap, then by index
+        (TIED, 3, "max", "value", True, [0, 2, 3]),  # dynamic shapes: heap
+        (WITH_NAN, 8, "max", "value", False, [7, 8, 9, 5, 0, 2, 3, 6]),  # heap: NaN first
+        (WITH_NAN, 4, "min", "value", False, [9, 1, 7, 4]),  # bubble: NaN displaces
+        (TWO_MAXIMA, 1, "max", "none", False, [32]),  # lanes: 32 in lane 0 beats 2 in lane 2
+        ([TWO_MAXIMA[0][:40]], 1, "max", "none", False, [2]),  # 32 past the whole vectors
+    ],
+)
+def test_the_cpus_kernels_tie_and_nan_order(
+    rows: list[list[float]], k: int, mode: str, sort: str, dynamic: bool, indices: list[int]
+) -> None:
+    x = np.array(rows, np.float32)
+    op = TopK11({"axis": -1, "mode": mode, "sort": sort, "index_element_type": "i32"})
+    shape = Shape((Dim.dynamic(), Dim.dynamic())) if dynamic else Shape.of(*x.shape)
+    inputs = [TensorInfo(element_type("f32"), shape), const(k)]
+    layer_op = compiled_for_layer(op, inputs)
+    specs = [OutputSpec.of("f32"), OutputSpec.of("i32")]
+    _, picked = run_topk(layer_op, [x, np.array(k, np.int64)], specs)
+    assert picked is not None and picked.tolist() == [indices]

@@ -1,0 +1,183 @@
+"""TopK's order where the CPU plugin's kernel orders ties and NaN its own way (docs/ops/TopK.md,
+"The CPU's kernels").
+
+Along the last axis, unless TopK-11's `stable` asks for a value order, OpenVINO 2026.4's CPU
+TopK takes its JIT heap sort when k is more than 6 or the layer's shapes are dynamic (a
+dynamic input or a k known only at run time), for a static k of 1 its lanes kernel
+(`lanes_first`), and for a static k of 2 to 6 or a stable sort its bubble kernels
+(`bubble_order`: index order but for NaN). The heap: a heap of the first k elements
+(smallest on top for max), each later element replacing the top when it ranks strictly before
+it, then the heap extracted. Ties are therefore not in index order; `heap_order` replays the
+kernel on a row, comparisons included (max: ``not a <= b``, so NaN ranks before everything; min:
+``a < b``), and measured equal on every tie-heavy and NaN case (docs/ops/TopK.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.ops.base import TensorInfo
+from irpool.ops.folding import integer_values
+
+BUBBLE_MAX_K = 6  # a static TopK with k up to this sorts in registers (its bubble kernels)
+LANES = 16  # the AVX-512 vector the k-1 kernel compares in (8 with AVX2 or SSE4.1)
+HEAP, FIRST_OF_LANES, BUBBLE = "heap", "lanes", "bubble"
+
+
+def cpu_kernel_order(attrs: dict[str, Any], inputs: tuple[TensorInfo, TensorInfo]) -> str | None:
+    """The CPU's kernel for this TopK layer (attributes, inferred inputs) along the last axis:
+    HEAP, FIRST_OF_LANES or BUBBLE (index order but for NaN); None along another axis."""
+    data, k = inputs
+    rank = data.shape.rank
+    if rank is None or int(attrs["axis"]) % rank != rank - 1:
+        return None
+    stable = bool(attrs.get("stable")) and attrs["sort"] != "index"
+    values = integer_values(k)
+    dynamic = not data.shape.is_static or values is None
+    if stable or (not dynamic and values is not None and 1 < values[0] <= BUBBLE_MAX_K):
+        return BUBBLE
+    return FIRST_OF_LANES if not dynamic and values is not None and values[0] == 1 else HEAP
+
+
+def lanes_first(row: list[Any], largest: bool) -> int:
+    """The index the CPU's k-1 kernel gives for one row: each of 16 lanes keeps its best of the
+    elements at its place in each whole vector, the lanes are reduced pairwise (0-3 against
+    4-7, 8-11 against 12-15, the two, then lanes 0 against 1 and 2 against 3, then those), and
+    the elements past the last whole vector are compared one by one; a later element replaces
+    the kept one only when it ranks strictly before it (min: ``not kept <= new``, so NaN)."""
+    replaces: Callable[[Any, Any], bool] = (
+        (lambda kept, new: bool(kept < new)) if largest else (lambda kept, new: not kept <= new)
+    )
+
+    def better(a: int, b: int) -> int:
+        return b if replaces(row[a], row[b]) else a
+
+    size = len(row)
+    if size < LANES:
+        best, start = 0, 1
+    else:
+        lanes = list(range(LANES))
+        start = LANES
+        while start <= size - LANES:
+            lanes = [better(kept, start + lane) for lane, kept in enumerate(lanes)]
+            start += LANES
+        halves = [better(a, b) for a, b in zip(lanes[0:4], lanes[4:8], strict=True)]
+        others = [better(a, b) for a, b in zip(lanes[8:12], lanes[12:16], strict=True)]
+        quarter = [better(a, b) for a, b in zip(halves, others, strict=True)]
+        best = better(better(quarter[0], quarter[1]), better(quarter[2], quarter[3]))
+    for place in range(start, size):
+        best = better(best, place)
+    return best
+
+
+def heap_order(row: list[Any], k: int, largest: bool, by_index: bool) -> list[int]:
+    """The indices the CPU's heap TopK gives for one row (Python floats or ints), in order."""
+    before: Callable[[Any, Any], bool] = (
+        (lambda a, b: not a <= b) if largest else (lambda a, b: bool(a < b))
+    )
+    values, indices = row[:k], list(range(k))
+
+    def sift(node: int, last: int, by_value: bool = True) -> None:
+        """Sift `node` down the heap of places 0..last (the kernel's heapify_sub_tree)."""
+        while last and node <= (last - 1) >> 1:
+            child = 2 * node + 1
+            if node != last >> 1:  # both children in the heap: the one that ranks first
+                right = child + 1
+                if by_value:
+                    child = right if before(values[child], values[right]) else child
+                else:
+                    child = right if indices[child] < indices[right] else child
+            if by_value:
+                swap = before(values[node], values[child])
+            else:
+                swap = indices[node] < indices[child]
+            if not swap:
+                return
+            values[node], values[child] = values[child], values[node]
+            indices[node], indices[child] = indices[child], indices[node]
+            node = child
+
+    last_parent = (k - 2) >> 1 if k > 1 else 0
+    for node in range(last_parent, -1, -1):
+        sift(node, k - 1)
+    for place in range(k, len(row)):
+        if before(row[place], values[0]):
+            values[0], indices[0] = row[place], place
+            sift(0, k - 1)
+    if by_index:
+        for node in range(last_parent, -1, -1):
+            sift(node, k - 1, by_value=False)
+    for end in range(k - 1, 0, -1):
+        values[0], values[end] = values[end], values[0]
+        indices[0], indices[end] = indices[end], indices[0]
+        sift(0, end - 1, by_value=not by_index)
+    return indices
+
+
+def bubble_order(row: list[Any], k: int, largest: bool, by_index: bool) -> list[int]:
+    """The indices the CPU's bubble TopK gives for one row: the first k sorted, then each later
+    element bubbled up from the k-th place, swapping while the one before it ranks after it
+    (max: ``a < b``; min: ``not a <= b``, so NaN), then by index if asked."""
+    swaps: Callable[[Any, Any], bool] = (
+        (lambda a, b: bool(a < b)) if largest else (lambda a, b: not a <= b)
+    )
+    values, indices = row[:k], list(range(k))
+
+    def bubble(last: int, first: int) -> None:
+        for place in range(last, first, -1):
+            if swaps(values[place - 1], values[place]):
+                values[place - 1], values[place] = values[place], values[place - 1]
+                indices[place - 1], indices[place] = indices[place], indices[place - 1]
+
+    for first in range(k - 1):
+        bubble(k - 1, first)
+    for place in range(k, len(row)):
+        values.append(row[place])
+        indices.append(place)
+        bubble(k, 0)
+        values.pop()
+        indices.pop()
+    return sorted(indices) if by_index else indices
+
+
+def kernel_top_k(
+    kernel: str, rows: NDArray[Any], order: NDArray[np.int64], largest: bool, by_index: bool
+) -> NDArray[np.int64]:
+    """`order` (the stable order's first k of each row of `rows`, last axis) with the rows
+    whose ties or NaN the CPU's `kernel` may order otherwise replaced by that kernel's order."""
+    k = order.shape[-1]
+    flat_rows = rows.reshape(-1, rows.shape[-1])
+    flat_order = order.reshape(-1, k).copy()
+    picked = np.take_along_axis(flat_rows, flat_order, -1)
+    replayed = _nan_rows(flat_rows)
+    if kernel != BUBBLE:  # the bubble keeps ties in index order, as `order` does
+        replayed |= _tied_rows(flat_rows, picked)
+    for row in np.flatnonzero(replayed):
+        values = flat_rows[row].tolist()
+        if kernel == HEAP:
+            flat_order[row] = heap_order(values, k, largest, by_index)
+        elif kernel == BUBBLE:
+            flat_order[row] = bubble_order(values, k, largest, by_index)
+        else:
+            flat_order[row] = lanes_first(values, largest)
+    return flat_order.reshape(order.shape)
+
+
+def _nan_rows(rows: NDArray[Any]) -> NDArray[np.bool_]:
+    if rows.dtype.kind != "f":
+        return np.zeros(rows.shape[0], bool)
+    found: NDArray[np.bool_] = np.isnan(rows).any(axis=-1)
+    return found
+
+
+def _tied_rows(rows: NDArray[Any], picked: NDArray[Any]) -> NDArray[np.bool_]:
+    """The rows with equal values among those picked or a value equal to the k-th left out."""
+    last = picked[:, -1:]
+    boundary = np.count_nonzero(rows == last, axis=-1) > np.count_nonzero(picked == last, axis=-1)
+    ranked = np.sort(picked, axis=-1)
+    tied: NDArray[np.bool_] = boundary | (ranked[:, 1:] == ranked[:, :-1]).any(axis=-1)
+    return tied
