@@ -1,16 +1,18 @@
 """OpenVINO's LinOpSequenceFusion, which runs when the CPU plugin compiles a model: a chain of
-f32 Adds, Subtracts and Multiplies by constants, each read only by the next, becomes one
-Multiply and one Add by constants folded in f32 (measured, docs/cpu.md "Constant Add and
+f32 Adds, Subtracts, Multiplies and Divides by constants, each read only by the next, becomes
+one Multiply and one Add by constants folded in f32 (measured, docs/cpu.md "Constant Add and
 Multiply chains fold"). Both rewrites are what runs in the layers' place (`replacements`).
 
 `(x + c1) + c2` is `x + (c1 + c2)`, `(x * c1) * c2` is `x * (c1 * c2)`, `(x + c1) * c2` is
-`x * c2 + c1 * c2`, and `x - c` is `x + (-c)` first. So the chain computes `x * M + A` with M
-and A folded in the order the ops come, which rounds otherwise than op after op:
+`x * c2 + c1 * c2`, `x - c` is `x + (-c)` and `x / c` is `x * (1 / c)` (ConvertDivide) first.
+So the chain computes `x * M + A` with M and A folded in the order the ops come, which rounds
+otherwise than op after op:
 `(x * 0.7) * 0.1` for x = 7.7e-3 is 5.3899997e-4, not 5.3900003e-4.
 
 The CPU plugin then computes an f32 Multiply that only an Add reads, constants or not, as one
-fused multiply-add (x86 FMA, one rounding): `-3.3 * 0.1 + 0.07` is -0.26, not -0.26000002
-(docs/cpu.md "A Multiply read only by an Add is one FMA").
+fused multiply-add (x86 FMA, one rounding) where the layers' shapes are static: `-3.3 * 0.1 +
+0.07` is -0.26, not -0.26000002 (docs/cpu.md "A Multiply read only by an Add is one FMA");
+with a dynamic input or output it rounds the product first, a folded chain too.
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
-from irpool.ops.arithmetic import Add1, Multiply1, Subtract1
+from irpool.ops.arithmetic import Add1, Divide1, Multiply1, Subtract1
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.shape import Shape
 
 
 @dataclass(frozen=True, slots=True)
 class Link:
     kind: str  # "add" or "multiply"; a Subtract is an "add" of the negated constant
     negated: bool
+    inverted: bool = False  # a Divide: a "multiply" by the constant's f32 reciprocal
 
 
 class LinearChain(Op):
@@ -40,10 +44,11 @@ class LinearChain(Op):
 
     type_name = "LinOpSequenceFusion"
 
-    def __init__(self, ops: tuple[Op, ...], links: tuple[Link, ...]) -> None:
+    def __init__(self, ops: tuple[Op, ...], links: tuple[Link, ...], fma: bool = True) -> None:
         super().__init__(ops[-1].attrs)
         self.ops = ops
         self.links = links
+        self.fma = fma  # x * M + A in one rounding: the CPU's FMA, on static shapes only
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         current = inputs[0]
@@ -64,9 +69,10 @@ def folded_linear_chains(
     computed: Sequence[ComputedLayer],
     constants: Mapping[Ref, NDArray[Any]],
     returned: Collection[Ref],
+    shapes: Mapping[Ref, Shape],
 ) -> dict[int, Rewrite | None]:
-    """What runs instead of the last op of each chain of two or more f32 constant Adds and
-    Multiplies in `computed`: the chain as one step; None for the ops before it."""
+    """What runs instead of the last op of each chain of two or more f32 constant Adds,
+    Multiplies and Divides in `computed`: the chain as one step; None for the ops before it."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     chains: dict[int, _Chain] = {}
@@ -85,8 +91,9 @@ def folded_linear_chains(
                 (*before.layers, data[0]),
             )
             rewrites.update(dict.fromkeys(chain.layers))
+            fma = _static(candidate, shapes) and _all_static(chain.inputs, shapes)
             rewrites[candidate.layer.id] = Rewrite(
-                LinearChain(chain.ops, chain.links), chain.inputs
+                LinearChain(chain.ops, chain.links, fma), chain.inputs
             )
         else:
             chain = _Chain((candidate.op,), (link[0],), (data, constant), ())
@@ -98,20 +105,20 @@ def _link(
     candidate: ComputedLayer, constants: Mapping[Ref, NDArray[Any]]
 ) -> tuple[Link, Ref, Ref] | None:
     """The op as a link (and its data and constant inputs), for an f32 Add or Multiply with
-    one constant input, or a Subtract of a constant; else None."""
+    one constant input, or a Subtract or Divide by a constant; else None."""
     op = candidate.op
-    if not isinstance(op, Add1 | Multiply1 | Subtract1) or op.auto_broadcast != "numpy":
+    if not isinstance(op, Add1 | Multiply1 | Subtract1 | Divide1) or op.auto_broadcast != "numpy":
         return None
     if candidate.produced[0].element_type != "f32":
         return None
-    ports = (1,) if isinstance(op, Subtract1) else (1, 0)
+    ports = (1,) if isinstance(op, Subtract1 | Divide1) else (1, 0)
     for port in ports:
         constant, data = candidate.inputs[port], candidate.inputs[1 - port]
         if constant in constants and data not in constants:
             if constants[constant].dtype != np.float32:
                 return None
-            kind = "multiply" if isinstance(op, Multiply1) else "add"
-            return Link(kind, isinstance(op, Subtract1)), data, constant
+            kind = "multiply" if isinstance(op, Multiply1 | Divide1) else "add"
+            return Link(kind, isinstance(op, Subtract1), isinstance(op, Divide1)), data, constant
     return None
 
 
@@ -132,21 +139,21 @@ class MultiplyAdd(Op):
 
 
 def multiply_adds(
-    computed: Sequence[ComputedLayer], returned: Collection[Ref]
+    computed: Sequence[ComputedLayer], returned: Collection[Ref], shapes: Mapping[Ref, Shape]
 ) -> dict[int, Rewrite | None]:
-    """What runs instead of each f32 Add of `computed` that reads a Multiply nothing else
-    reads: the pair as one FMA step; None for the Multiply."""
+    """What runs instead of each f32 Add of static shape in `computed` that reads a Multiply
+    nothing else reads: the pair as one FMA step; None for the Multiply."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
     products = {c.layer.id: c for c in computed if _f32_numpy(c, Multiply1)}
     rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
-        if not _f32_numpy(candidate, Add1):
+        if not _f32_numpy(candidate, Add1) or not _static(candidate, shapes):
             continue
         for port in (0, 1):
             source = candidate.inputs[port]
             product = products.get(source[0])
-            if product is None or readers[source] != 1:
+            if product is None or readers[source] != 1 or not _static(product, shapes):
                 continue
             assert isinstance(product.op, Multiply1) and isinstance(candidate.op, Add1)
             rewrites[source[0]] = None
@@ -164,3 +171,14 @@ def _f32_numpy(candidate: ComputedLayer, kind: type[Op]) -> bool:
         and op.auto_broadcast == "numpy"
         and candidate.produced[0].element_type == "f32"
     )
+
+
+def _static(candidate: ComputedLayer, shapes: Mapping[Ref, Shape]) -> bool:
+    """Whether the layer's inputs and outputs have static shapes: the CPU runs an eltwise node
+    with a dynamic one without FMA (measured)."""
+    produced = all(info.shape.is_static for info in candidate.produced)
+    return produced and _all_static(candidate.inputs, shapes)
+
+
+def _all_static(refs: Sequence[Ref], shapes: Mapping[Ref, Shape]) -> bool:
+    return all(shapes[ref].is_static for ref in refs if ref in shapes)

@@ -205,6 +205,10 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
             "x * c1 + c2": lambda x: opset1.add(
                 opset1.multiply(x, f32_const([0.1] * 8)), f32_const([0.07] * 8)
             ),
+            "x / c1 * c2 + c3": lambda x: opset1.add(
+                opset1.multiply(opset1.divide(x, f32_const([320.0])), f32_const([0.0125])),
+                f32_const([0.07]),
+            ),
             "c2 + (x + c1) * c3 * c4 + c5": lambda x: opset1.add(
                 opset1.add(
                     f32_const([0.3]),
@@ -270,9 +274,20 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
 
 @pytest.mark.parametrize("name", list(ROWS))
 def test_repro_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
+    _runs_as_the_cpu(name, tmp_path, dynamic=False)
+
+
+@pytest.mark.parametrize("name", [name for name in ROWS if name.startswith(("chain ", "x * y"))])
+def test_linear_repro_on_dynamic_shapes_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
+    """With dynamic shapes the CPU rounds a product before the Add reading it (no FMA)."""
+    _runs_as_the_cpu(name, tmp_path, dynamic=True)
+
+
+def _runs_as_the_cpu(name: str, tmp_path: Path, *, dynamic: bool) -> None:
     build, inputs = ROWS[name]
     parameters = [
-        opset1.parameter(list(a.shape), a.dtype, name=f"in{i}") for i, a in enumerate(inputs)
+        opset1.parameter([-1] * a.ndim if dynamic else list(a.shape), a.dtype, name=f"in{i}")
+        for i, a in enumerate(inputs)
     ]
     model = ov.Model([opset1.result(build(parameters), name="out")], parameters, "repro")
     ours, theirs = run_both(

@@ -15,6 +15,7 @@ from irpool.ops.arithmetic import Add1, Multiply1, Subtract1
 F32 = np.float32
 INF, NAN = float("inf"), float("nan")
 ADD, MULTIPLY, SUBTRACT = Link("add", False), Link("multiply", False), Link("add", True)
+DIVIDE = Link("multiply", False, inverted=True)
 
 
 @pytest.mark.parametrize(
@@ -27,6 +28,9 @@ ADD, MULTIPLY, SUBTRACT = Link("add", False), Link("multiply", False), Link("add
         ((ADD, MULTIPLY), (0.7, 0.1), -INF, -INF),
         ((MULTIPLY, ADD), (0.0, 1.0), INF, NAN),  # inf * 0
         ((ADD, ADD), (-0.0, -0.0), -0.0, -0.0),
+        # x / 320 * 0.0125 is x * (1/320 * 0.0125): 4.911337e-4 for 12.573022, not 4.9113366e-4
+        ((DIVIDE, MULTIPLY), (320.0, 0.0125), 12.573022, F32(4.911337e-4)),
+        ((DIVIDE, MULTIPLY), (0.0, 2.0), 1.0, INF),  # the reciprocal of 0 is inf
     ],
 )
 def test_a_chain_folds_its_constants_first(
@@ -39,6 +43,14 @@ def test_a_chain_folds_its_constants_first(
     assert out is not None
     np.testing.assert_array_equal(out, np.array([expected], F32))
     assert np.isnan(expected) or np.signbit(out[0]) == np.signbit(F32(expected))
+
+
+@pytest.mark.parametrize(("fma", "expected"), [(True, -0.26), (False, -0.26000002)])
+def test_a_chain_of_dynamic_shapes_rounds_its_product_first(fma: bool, expected: float) -> None:
+    chain = LinearChain((Add1({}), Multiply1({})), (ADD, MULTIPLY), fma)
+    arrays = [np.array([-3.3], F32), np.array([0.7], F32), np.array([0.1], F32)]
+    (out,) = run_linear_chain(chain, arrays, [OutputSpec.of("f32")])
+    np.testing.assert_array_equal(out, np.array([expected], F32))
 
 
 def test_subtract_links_negate_their_constant() -> None:

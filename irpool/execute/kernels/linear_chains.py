@@ -26,12 +26,14 @@ def run_linear_chain(
     with np.errstate(all="ignore"):  # inf and NaN are values here
         for link, value in zip(op.links, values, strict=True):
             constant = -value if link.negated else value
+            if link.inverted:  # ConvertDivide: x / c is x * (1 / c), folded in f32
+                constant = np.float32(1) / constant
             if link.kind == "add":
                 shift = constant if shift is None else shift + constant
             else:
                 scale = constant if scale is None else scale * constant
                 shift = None if shift is None else shift * constant
-        if scale is not None and shift is not None:
+        if scale is not None and shift is not None and op.fma:
             return [fused_multiply_add(x, scale, shift)]
         result = x if scale is None else x * scale
         if shift is not None:
