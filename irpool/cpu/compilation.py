@@ -39,10 +39,10 @@ SOFTMAX_NODE_RANK = 5  # the one rank of attention the plugin does not fuse
 DYNAMIC_KERNEL_RANK = 7  # from this rank on, the CPU's Convert runs its dynamic-shape kernel
 
 
-def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo]) -> Op:
-    """`op` as one layer runs it (`op.for_layer`), given its inputs as checking inferred them,
-    with what the CPU decides for the layer: itself where the decision is the op's default,
-    else a copy (layers share ops)."""
+def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo], blocked: bool = False) -> Op:
+    """`op` as one layer runs it (`op.for_layer`), given its inputs as checking inferred them
+    (`blocked`: the CPU may hold its first in a blocked layout), with what the CPU decides for
+    the layer: itself where the decision is the op's default, else a copy (layers share ops)."""
     layer_op = op.for_layer(inputs)
     if isinstance(layer_op, MaxPoolBase):
         axes = unpadded_axes(layer_op, inputs)
@@ -62,7 +62,7 @@ def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo]) -> Op:
             layer_op = _own(op, layer_op)
             layer_op.low_bit_source = inputs[0].element_type
     elif isinstance(layer_op, TopK1 | TopK3 | TopK11):
-        kernel = cpu_kernel_order(layer_op.attrs, (inputs[0], inputs[1]))
+        kernel = cpu_kernel_order(layer_op.attrs, (inputs[0], inputs[1]), blocked)
         if kernel is not None:
             layer_op = _own(op, layer_op)
             layer_op.kernel_order = kernel

@@ -14,7 +14,7 @@ kernel on a row, comparisons included (max: ``not a <= b``, so NaN ranks before 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -23,17 +23,43 @@ from numpy.typing import NDArray
 from irpool.ops.base import TensorInfo
 from irpool.ops.folding import integer_values
 
+# What the CPU holds in a blocked layout (nChw16c), and what keeps its input's layout: a TopK
+# reading one of those through the others sorts otherwise (measured: after a Convolution, by
+# index for k 1 and neither by index nor by heap for k above 6), which irpool does not replay.
+BLOCKING = frozenset({
+    "Convolution", "GroupConvolution", "ConvolutionBackpropData", "GroupConvolutionBackpropData",
+    "MaxPool", "AvgPool", "BinaryConvolution",
+})  # fmt: skip
+LAYOUT_KEEPING = frozenset({
+    "Relu", "ReLU", "Sigmoid", "Swish", "HSwish", "HSigmoid", "Mish", "Elu", "Gelu", "Clamp",
+    "Tanh", "Exp", "Abs", "Sqrt", "Negative", "PRelu", "SoftPlus", "Add", "Subtract",
+    "Multiply", "Divide", "Maximum", "Minimum", "Power", "FakeQuantize", "Convert",
+})  # fmt: skip
 BUBBLE_MAX_K = 6  # a static TopK with k up to this sorts in registers (its bubble kernels)
 LANES = 16  # the AVX-512 vector the k-1 kernel compares in (8 with AVX2 or SSE4.1)
 HEAP, FIRST_OF_LANES, BUBBLE = "heap", "lanes", "bubble"
 
 
-def cpu_kernel_order(attrs: dict[str, Any], inputs: tuple[TensorInfo, TensorInfo]) -> str | None:
-    """The CPU's kernel for this TopK layer (attributes, inferred inputs) along the last axis:
-    HEAP, FIRST_OF_LANES or BUBBLE (index order but for NaN); None along another axis."""
+def held_blocked(
+    source: tuple[int, int], types: Mapping[int, str], producers: Mapping[Any, Any]
+) -> bool:
+    """Whether the CPU may hold the tensor `source` (layer, port) in a blocked layout: made by
+    a convolution or pooling, through ops that keep its layout (their first input)."""
+    layer = source[0]
+    while types[layer] in LAYOUT_KEEPING and (layer, 0) in producers:
+        layer = producers[(layer, 0)][0]
+    return types[layer] in BLOCKING
+
+
+def cpu_kernel_order(
+    attrs: dict[str, Any], inputs: tuple[TensorInfo, TensorInfo], blocked: bool = False
+) -> str | None:
+    """The CPU's kernel for this TopK layer (attributes, inferred inputs) along the last axis
+    of a planar input: HEAP, FIRST_OF_LANES or BUBBLE (index order but for NaN); None along
+    another axis or on an input the CPU may hold `blocked` (index order, not replayed)."""
     data, k = inputs
     rank = data.shape.rank
-    if rank is None or int(attrs["axis"]) % rank != rank - 1:
+    if blocked or rank is None or int(attrs["axis"]) % rank != rank - 1:
         return None
     stable = bool(attrs.get("stable")) and attrs["sort"] != "index"
     values = integer_values(k)

@@ -38,6 +38,7 @@ from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
 from irpool.cpu.rms_fusion import fused_rms_norms
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
+from irpool.cpu.topk_order import held_blocked
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
 from irpool.execute.compressed import CompressedWeights, compressed_weights, mode_from_environment
@@ -218,6 +219,7 @@ def _layers(
     graph, checked = model.graph, model.checked
     reachable = [graph.layers[i] for i in graph.order if i in graph.reachable]
     read = {graph.producers[(layer.id, i)] for layer in reachable for i in range(len(layer.inputs))}
+    kinds = {layer_id: layer.type for layer_id, layer in graph.layers.items()}
     parameters: list[ModelInput] = []
     candidates: list[Candidate] = []
     results: list[tuple[Layer, Ref]] = []
@@ -237,7 +239,8 @@ def _layers(
             kernel = None
             if op.role is not Role.CONSTANT:
                 kernel = kernel_of(op)
-                op = compiled_for_layer(op, [checked.outputs[r[0]][r[1]] for r in inputs])
+                blocked = layer.type == "TopK" and held_blocked(inputs[0], kinds, graph.producers)
+                op = compiled_for_layer(op, [checked.outputs[r[0]][r[1]] for r in inputs], blocked)
             candidates.append(Candidate(layer, op, kernel, inputs, produced, specs))
     outputs: list[ModelOutput] = []
     taken: set[str] = set()  # the outputs' keys so far

@@ -11,6 +11,7 @@ import pytest
 
 from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.refusals import check_refusals
+from irpool.cpu.topk_order import held_blocked
 from irpool.element_types import element_type
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels.topk import run_topk
@@ -165,3 +166,19 @@ def test_the_cpus_kernels_tie_and_nan_order(
     specs = [OutputSpec.of("f32"), OutputSpec.of("i32")]
     _, picked = run_topk(layer_op, [x, np.array(k, np.int64)], specs)
     assert picked is not None and picked.tolist() == [indices]
+
+
+@pytest.mark.parametrize(
+    ("chain", "blocked"),
+    [
+        (["Parameter", "Relu"], False),
+        (["Parameter", "Transpose"], False),
+        (["Parameter", "Convolution"], True),  # the CPU holds it nChw16c: its kernel differs
+        (["Parameter", "Convolution", "Add", "Sigmoid"], True),
+        (["Parameter", "MaxPool", "Reshape"], False),  # a Reshape makes it planar
+    ],
+)
+def test_what_the_cpu_may_hold_blocked(chain: list[str], blocked: bool) -> None:
+    types = dict(enumerate(chain))
+    producers = {(layer, 0): (layer - 1, 0) for layer in range(1, len(chain))}
+    assert held_blocked((len(chain) - 1, 0), types, producers) is blocked

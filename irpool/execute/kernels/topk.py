@@ -1,9 +1,9 @@
 """TopK on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it (measured,
 docs/ops/TopK.md): the k largest (smallest) elements along the axis, ordered by value with
 ties in index order (sort none as value), or the same k ordered by index; values as the CPU
-holds the type. Along the last axis, the order of the CPU's kernel (irpool/cpu/topk_order.py),
-ties and NaN included; along another, exact wherever no tie crosses the k-th place: the CPU's
-bitonic kernel's tie order and its NaN order there are not reproduced
+holds the type. Along the last axis of a planar input, the order of the CPU's kernel
+(irpool/cpu/topk_order.py), ties and NaN included; elsewhere exact wherever no tie crosses the
+k-th place: the tie and NaN orders of the CPU's other kernels are not reproduced
 (docs/ops/TopK.md#known-differences)."""
 
 from __future__ import annotations
