@@ -26,16 +26,9 @@ from irpool.ops.registry import lookup
 
 ROOT = Path(__file__).resolve().parent.parent
 
-NOT_MODELLED = {
-    "NaN and inf into the CPU's int8 kernels": (
-        "resnet18 INT8 on the sample with NaN and inf: 0.14 of the scale off the CPU's; where "
-        "its u8 FakeQuantize puts non-finite values is not measured"
-    ),
-}
+NOT_MODELLED: dict[str, str] = {}
 # Behaviours of NOT_MODELLED that one case and sample of the committed corpora meet.
-MET_BY_SAMPLE = {
-    ("resnet18-int8", "nonfinite"): "NaN and inf into the CPU's int8 kernels",
-}
+MET_BY_SAMPLE: dict[tuple[str, str], str] = {}
 # Of each output's scale (its largest finite |value|). "int8": the NNCF files' bound
 # (docs/ops/FakeQuantize.md#the-bound-on-a-whole-nncf-model).
 TOLERANCES = {"float": 1e-3, "int8": 5e-2}

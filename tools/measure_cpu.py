@@ -560,13 +560,13 @@ def fake_quantize_rounds_half_to_even() -> Measurement:
 
 @behaviour("FakeQuantize kernels per layer", "irpool.cpu.quantization.kernel_for_layer")
 def fake_quantize_kernels_per_layer() -> Measurement:
-    """Levels 2 run on the node (NaN gives oh; crossed ranges ol everywhere); a crossed pdpd
-    range runs the reference (ol below both bounds, oh above, the formula between)."""
-    x = parameter("x", [1, 4], np.float32)
-    ranges = ((-1, 1, -1, 1), (2, 0, 0, 10), (0.25, -0.5, -1, 1))
-    cases = zip(ranges, (2, 3, 3), ("numpy", "numpy", "pdpd"), strict=True)
-    outputs = [fake_quantize(x, *case) for case in cases]
-    return observe(outputs, [x], [np.array([[np.nan, -0.6, -0.4, 0.3]], np.float32)])
+    """Levels 2 and data of a dynamic shape run on the node (NaN gives oh; crossed ranges ol
+    everywhere); a crossed pdpd range the reference (ol below both bounds, oh above)."""
+    x, y = parameter("x", [1, 4], np.float32), parameter("y", "?,4", np.float32)
+    ranges = ((-1, 1, -1, 1), (2, 0, 0, 10), (0.25, -0.5, -1, 1), (-1, 1, -1, 1))
+    cases = zip(ranges, (2, 3, 3, 256), ("numpy", "numpy", "pdpd", "numpy"), strict=True)
+    outputs = [fake_quantize(data, *case) for data, case in zip((x, x, x, y), cases, strict=True)]
+    return observe(outputs, [x, y], [np.array([[np.nan, -0.6, -0.4, 0.3]], np.float32)] * 2)
 
 
 @behaviour(

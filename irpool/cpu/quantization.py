@@ -4,13 +4,14 @@ irpool.cpu.quantization_refusals, which validation imports without NumPy.
 
 A FakeQuantize the plugin runs on its own takes one of three kernels, all in f32, chosen per
 layer (`kernel_for_layer`):
-- the snippet (levels other than 2, no input_low above its input_high, numpy or none; the
-  element-wise ops it decomposes other shapes into compute alike): max(x, il) (NaN gives il),
-  min(.., ih), `x * isc - il * isc` with isc = (levels - 1) / (ih - il), rounded half to
-  even, then `r * osc + ol` fused (osc = (oh - ol) / (levels - 1));
-- its FakeQuantize node (levels 2 or a crossed range, where it takes the shapes): min(x, ih)
-  (NaN gives ih), max(.., il), `x * isc + ish` fused with ish = -il * (levels - 1) / (ih - il),
-  rounded half to even, then `r * osc + ol` fused;
+- the snippet (levels other than 2, no input_low above its input_high, numpy or none, data of
+  a static shape; the element-wise ops it decomposes other shapes into compute alike):
+  max(x, il) (NaN gives il), min(.., ih), `x * isc - il * isc` with
+  isc = (levels - 1) / (ih - il), rounded half to even, then `r * osc + ol` fused
+  (osc = (oh - ol) / (levels - 1));
+- its FakeQuantize node (levels 2, a crossed range or data of a dynamic shape, where it takes
+  the shapes): min(x, ih) (NaN gives ih), max(.., il), `x * isc + ish` fused with
+  ish = -il * (levels - 1) / (ih - il), rounded half to even, then `r * osc + ol` fused;
 - OpenVINO's reference (a crossed or empty range the node does not take): the
   specification's formula.
 `levels` is an unsigned 64-bit count: 0 makes levels - 1 2**64 - 1 (so the output is the input
@@ -52,19 +53,25 @@ Kernel = Literal["snippet", "node", "reference"]
 
 
 def kernel_for_layer(
-    levels: int, ranges: Sequence[NDArray[Any]], data_rank: int, auto_broadcast: str
+    levels: int,
+    ranges: Sequence[NDArray[Any]],
+    data_rank: int,
+    auto_broadcast: str,
+    dynamic_data: bool = False,
 ) -> Kernel:
     """Which of its kernels the plugin runs a FakeQuantize on (docs/ops/FakeQuantize.md#values):
     the snippet (or the same arithmetic as element-wise ops) unless levels are 2, a range is
-    crossed or the broadcast is pdpd; then its node where the node takes the shapes (data of
-    rank 2 to 5, numpy or none, ranges per tensor or per channel of axis 1 or 2); else the
-    element-wise ops, or OpenVINO's reference where some input_low is at or above its
-    input_high (the decomposition refuses those). A pdpd layer of 15, 16, 255 or 256 levels
-    is a numpy one (the low-precision pass rebuilds it)."""
+    crossed, the broadcast is pdpd or the model declares the data's shape dynamic
+    (`dynamic_data`; the plugin's snippets take static shapes only); then its node where the
+    node takes the shapes (data of rank 2 to 5, numpy or none, ranges per tensor or per
+    channel of axis 1 or 2); else the element-wise ops, or OpenVINO's reference where some
+    input_low is at or above its input_high (the decomposition refuses those). A pdpd layer
+    of 15, 16, 255 or 256 levels is a numpy one (the low-precision pass rebuilds it)."""
     low, high = ranges[:2]
     if auto_broadcast == "pdpd" and levels in EIGHT_BIT_LEVELS:
         auto_broadcast = "numpy"  # its low-precision pass rewrites the layer so
-    if levels != 2 and not np.any(low > high) and auto_broadcast in ("numpy", "none"):
+    snippet = levels != 2 and not np.any(low > high) and auto_broadcast in ("numpy", "none")
+    if snippet and not (dynamic_data and _node_takes(ranges, data_rank, auto_broadcast)):
         return "snippet"
     if _node_takes(ranges, data_rank, auto_broadcast):
         return "node"

@@ -83,7 +83,8 @@ def _within(
         return False
     low, high, out_low, _ = ranges = [f32_operand(r) for r in given if r is not None]
     with np.errstate(all="ignore"):
-        if kernel_for_layer(op.levels, ranges, rank, op.auto_broadcast) != "snippet":
+        dynamic = not quantizer.produced[0].shape.is_static
+        if kernel_for_layer(op.levels, ranges, rank, op.auto_broadcast, dynamic) != "snippet":
             return False
         negative_zero = np.any(np.signbit(out_low) & (out_low == 0))
         return bool(np.all(bounds[0] <= low) and np.all(high <= bounds[1]) and not negative_zero)

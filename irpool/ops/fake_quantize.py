@@ -39,6 +39,9 @@ class FakeQuantize1(Op):
         AUTO_BROADCAST,
     )
     input_names = ("data", *RANGES)
+    # Whether the data's shape, as the model declares it, has a dynamic dim: the CPU plugin
+    # then runs its FakeQuantize node, not the snippet (irpool.cpu.quantization).
+    dynamic_data: bool = False
 
     @property
     def levels(self) -> int:
@@ -52,7 +55,9 @@ class FakeQuantize1(Op):
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> FakeQuantize1:
         """Each layer its own op: the kernel keeps the layer's prepared constants."""
-        return copy(self)
+        layer = copy(self)
+        layer.dynamic_data = not inputs[0].shape.is_static
+        return layer
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]

@@ -269,6 +269,35 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     assert not any(messages), "\n".join(messages)
 
 
+DYNAMIC_LEVELS = (3, 16, 255, 256, 1000)
+
+
+@pytest.mark.parametrize("levels", DYNAMIC_LEVELS)
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_a_dynamic_data_shape_runs_as_openvino(
+    levels: int, per_channel: bool, tmp_path: Path
+) -> None:
+    """A FakeQuantize whose data the model declares [?, 3, ?, ?]: the CPU runs its node (NaN
+    gives output_high), not the snippet (docs/ops/FakeQuantize.md#values); the same bound as
+    the static layers (`agrees`)."""
+    rng = np.random.default_rng(levels + per_channel)
+    count, range_shape = (3, (1, 3, 1, 1)) if per_channel else (1, ())
+    low = [float(F32(v)) for v in rng.uniform(-4, 1, count)]
+    high = [float(F32(lo + w)) for lo, w in zip(low, rng.uniform(0.5, 5, count), strict=True)]
+    out_low, out_high = ([float(F32(v)) for v in rng.uniform(-3, 3, count)] for _ in range(2))
+    ranges = (tuple(low), tuple(high), tuple(out_low), tuple(out_high))
+    config = Config(levels, "f32", "2,3,5,7", levels, "numpy", range_shape, ranges)
+    x = ov.opset1.parameter(ov.PartialShape([-1, 3, -1, -1]), ov.Type.f32, name="x")
+    constants = [ov.opset1.constant(array) for array in config.arrays()]
+    quantized = ov.opset1.fake_quantize(x, *constants, levels)
+    ov.save_model(ov.Model([quantized], [x]), tmp_path / "m.xml")
+    data = level_input(config)
+    compiled = ov.Core().compile_model(tmp_path / "m.xml", "CPU", CPU_CONFIG)
+    theirs = compiled({"x": data})[compiled.outputs[0]]
+    (ours,) = irpool.load(tmp_path / "m.xml").run({"x": data}).values()
+    assert agrees(config, ours, theirs, data)
+
+
 # NNCF-style INT8 chains
 
 

@@ -83,6 +83,7 @@ def test_the_kernel_is_chosen_per_layer() -> None:
     crossed, plain = [low, high, low, high], [low, high + 2, low, high]
     assert kernel_for_layer(256, crossed, 4, "numpy") == "node"  # one crossed channel
     assert kernel_for_layer(256, plain, 4, "numpy") == "snippet"
+    assert kernel_for_layer(256, plain, 4, "numpy", dynamic_data=True) == "node"
     assert kernel_for_layer(2, plain, 4, "numpy") == "node"
     assert kernel_for_layer(2, crossed, 4, "pdpd") == "reference"  # the node takes no pdpd
     assert kernel_for_layer(256, plain, 4, "pdpd") == "snippet"  # decomposed alike
@@ -185,6 +186,18 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit() -> None:
     assert forms == {"product", "split", "wide", None}
 
 
+def _quantizer_layers(layer_id: int, shape: tuple[int, ...]) -> tuple[list[str], str]:
+    """A FakeQuantize of 256 levels on data of `shape` (its port 0) and its four scalar f32
+    range Consts (ids 10 to 13, the weights' first 16 bytes)."""
+    consts = [ir.typed_const(10 + i, f"r{i}", "f32", (), 4 * i, 4) for i in range(4)]
+    fq_inputs = [ir.port(0, shape), *(ir.port(i, []) for i in range(1, 5))]
+    fake_quantize = ir.layer(
+        layer_id, "fq", "FakeQuantize", "opset1", ir.data([("levels", "256")]), fq_inputs,
+        [ir.port(5, shape)],
+    )  # fmt: skip
+    return consts, fake_quantize
+
+
 def _clamp_then_quantize(
     tmp_path: Path,
     clamp: tuple[float, float] | None,
@@ -194,12 +207,7 @@ def _clamp_then_quantize(
     """x -> ReLU (`clamp` None) or Clamp -> FakeQuantize (256 levels, scalar f32 ranges) ->
     Result; the ReLU's or Clamp's output returned too where asked."""
     shape = (1, 3, 4, 5)
-    consts = [ir.typed_const(10 + i, f"r{i}", "f32", (), 4 * i, 4) for i in range(4)]
-    fq_inputs = [ir.port(0, shape), *(ir.port(i, []) for i in range(1, 5))]
-    fake_quantize = ir.layer(
-        2, "fq", "FakeQuantize", "opset1", ir.data([("levels", "256")]), fq_inputs,
-        [ir.port(5, shape)],
-    )  # fmt: skip
+    consts, fake_quantize = _quantizer_layers(2, shape)
     kind, bounds = "ReLU", ""
     if clamp is not None:
         kind, bounds = "Clamp", ir.data([("min", str(clamp[0])), ("max", str(clamp[1]))])
@@ -253,3 +261,27 @@ def test_a_clamp_before_a_quantizer_within_its_bounds_is_skipped(
     np.testing.assert_array_equal(got.view(np.int32), expected.view(np.int32))
     types = [step.layer.type for step in model.execution_plan().steps]
     assert ("ReLU" not in types and "Clamp" not in types) == skipped
+
+
+@pytest.mark.parametrize(
+    ("declared", "cpu"),
+    [  # NaN, +inf, -inf under ranges (-3.8, 3.77), as the CPU gives them
+        ((1, 1, 1, 3), [-3.8003416, 3.7706513, -3.8003416]),  # static: the snippet
+        ((-1, 1, 1, 3), [3.7706513, 3.7706513, -3.8003416]),  # dynamic: its node
+        ((1, 1, 1, -1), [3.7706513, 3.7706513, -3.8003416]),
+    ],
+)
+def test_a_dynamic_data_shape_takes_the_node(
+    tmp_path: Path, declared: tuple[int, ...], cpu: list[float]
+) -> None:
+    """The CPU tokenizes a FakeQuantize into a snippet only where the model declares its
+    data's shape static; on its node a NaN gives output_high (measured)."""
+    ranges = (-3.8003416, 3.7706513, -3.8003416, 3.7706513)
+    consts, fake_quantize = _quantizer_layers(1, declared)
+    layers = [ir.parameter(0, "x", declared), *consts, fake_quantize, ir.result(2, "out", declared)]
+    edges = [ir.edge(0, 0, 1, 0), *(ir.edge(10 + i, 0, 1, i + 1) for i in range(4))]
+    edges.append(ir.edge(1, 5, 2, 0))
+    weights = np.array(ranges, np.float32).tobytes()
+    model = irpool.load(ir.write(tmp_path, ir.net(layers, edges), weights))
+    (out,) = model.run({"x": np.array([[[[NAN, INF, -INF]]]], np.float32)}).values()
+    np.testing.assert_array_equal(out.ravel(), np.array(cpu, np.float32))
