@@ -34,6 +34,7 @@ from irpool.cpu.kv_cache import held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
+from irpool.cpu.quantized_convolutions import mark_int8_convolutions
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
 from irpool.cpu.rms_fusion import fused_rms_norms
@@ -163,6 +164,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     kept = renaming(model.graph, model.ir_version)
     parameters, candidates, outputs = _layers(model, types, kept)
+    mark_int8_convolutions(candidates)  # where the CPU's results leave the f32 formula
     compressed = decompressions(candidates, types)
     read_by = Counter(ref for c in candidates for ref in c.inputs)
     read_by.update(output.ref for output in outputs)

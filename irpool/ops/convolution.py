@@ -140,6 +140,9 @@ class ConvolutionBase(Op):
     input_names = ("data", "filters")
     # Filter dims before the kernel: [O, C] or [G, O/G, C/G].
     filter_prefix: ClassVar[int]
+    # Set by the execution plan on a layer the CPU plugin runs on int8 operands
+    # (irpool/cpu/quantized_convolutions.py): its kernel may round more than in f32.
+    int8_on_cpu: bool = False
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> ConvolutionBase:
         """Each layer its own op: the kernel keeps the layer's prepared filters."""

@@ -149,9 +149,39 @@ WINOGRAD_SHAPES = [
 ]
 
 
+# F(4x4, 3x3), only for layers the CPU runs on int8 operands: measured at most 4.5e-6 of the
+# largest sum(|x * w|) of the output's tile from 16 channels (an output whose window holds
+# only zeros takes its tile's rounding; docs/ops/Convolution.md#winograd).
+WINOGRAD4_BOUND = 1e-5
+
+
+def tile_magnitude(magnitude: NDArray[np.float64], tile: int) -> NDArray[np.float64]:
+    """Each output's largest sum(|x * w|) over its tile of `tile` x `tile` outputs."""
+    n, o, h, w = magnitude.shape
+    th, tw = -(-h // tile), -(-w // tile)
+    padded = np.zeros((n, o, th * tile, tw * tile))
+    padded[:, :, :h, :w] = magnitude
+    largest = padded.reshape(n, o, th, tile, tw, tile).max(axis=(3, 5), keepdims=True)
+    return np.broadcast_to(largest, padded.reshape(n, o, th, tile, tw, tile).shape).reshape(
+        padded.shape
+    )[:, :, :h, :w]
+
+
+@pytest.mark.parametrize(
+    ("variant", "bound"),
+    [(convolution_winograd.F2, BOUND), (convolution_winograd.F4, WINOGRAD4_BOUND)],
+)
 @pytest.mark.parametrize(("n", "c", "o", "h", "w", "begin", "end"), WINOGRAD_SHAPES)
 def test_winograd_is_the_convolution(
-    n: int, c: int, o: int, h: int, w: int, begin: tuple[int, int], end: tuple[int, int]
+    n: int,
+    c: int,
+    o: int,
+    h: int,
+    w: int,
+    begin: tuple[int, int],
+    end: tuple[int, int],
+    variant: convolution_winograd.Variant,
+    bound: float,
 ) -> None:
     rng = np.random.default_rng(c * h + w)
     x = rng.standard_normal((n, c, h, w)).astype(np.float32)
@@ -159,11 +189,13 @@ def test_winograd_is_the_convolution(
     conv = op(Convolution1, 2, pads_begin=begin, pads_end=end)
     windows = conv.windows(x.shape, filters.shape)
     pads = ((begin[0], end[0]), (begin[1], end[1]))
-    tiles = convolution_winograd.transformed_filters(filters)
+    tiles = convolution_winograd.transformed_filters(filters, variant)
     ours = convolution_winograd.winograd(x, tiles, pads, (windows[0].out, windows[1].out))
     assert ours is not None and ours.dtype == np.float32
     magnitude = reference(conv, np.abs(x), np.abs(filters))
-    assert np.all(np.abs(ours - reference(conv, x, filters)) <= BOUND * magnitude)
+    if variant is convolution_winograd.F4:
+        magnitude = tile_magnitude(magnitude, variant.tile)
+    assert np.all(np.abs(ours - reference(conv, x, filters)) <= bound * magnitude)
 
 
 def winograd_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
@@ -195,6 +227,25 @@ def test_winograd_leaves_a_nan_or_inf_where_its_windows_put_it(
         assert np.array_equal(np.isnan(ours), np.isnan(expected))
         assert np.array_equal(np.isinf(ours), np.isinf(expected))
     assert len(calls) == 2  # chosen by the cost model (IRPOOL_TUNE=0) for this shape
+
+
+@pytest.mark.parametrize(("int8_on_cpu", "points"), [(False, 16), (True, 36)])
+def test_winograd_f4_only_where_the_cpu_runs_int8(
+    monkeypatch: pytest.MonkeyPatch, int8_on_cpu: bool, points: int
+) -> None:
+    """The cost model (IRPOOL_TUNE=0) takes F(4x4, 3x3) for this layer, but only where the
+    plan marks it as run on int8 operands; elsewhere F(2x2, 3x3)."""
+    calls = winograd_calls(monkeypatch)
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 64, 32, 32)).astype(np.float32)
+    filters = rng.standard_normal((64, 64, 3, 3)).astype(np.float32)
+    conv = op(Convolution1, 2, pads_begin=(1, 1), pads_end=(1, 1))
+    conv.int8_on_cpu = int8_on_cpu
+    ours = run(conv, x, filters)
+    (call,) = calls
+    assert call[1].shape[0] == points  # the transformed filters' matrices
+    magnitude = tile_magnitude(reference(conv, np.abs(x), np.abs(filters)), 4)
+    assert np.all(np.abs(ours - reference(conv, x, filters)) <= WINOGRAD4_BOUND * magnitude)
 
 
 def test_an_inf_weight_over_the_padding_leaves_the_border_finite() -> None:

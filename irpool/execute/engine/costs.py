@@ -56,8 +56,14 @@ MAC_NS = 0.02
 MATMUL_CALL_NS = 2000.0
 MATMUL_BATCH_NS = 300.0
 # ns per element of the transformed input and output tiles of a Winograd convolution (its
-# adds over strided views, with channels last; measured on 64 to 512 channels).
+# adds over strided views, with channels last; measured on 64 to 512 channels): F(2x2, 3x3),
+# and F(4x4, 3x3), whose transforms are matrix products (0.7 times F(2x2)'s per element at 16
+# to 64 channels). Products of few tiles by F(4x4)'s 36 filter matrices also cost BLAS's
+# packing of those matrices: ns per filter element and span (resnet18's 256 and 512 channels
+# at 14x14 and 7x7 took 2.1 and 5.0 ms, against 1.8 and 3.6 by F(2x2)).
 WINOGRAD_NS = 0.7
+WINOGRAD4_NS = 0.5
+PACKED_NS = 0.4
 # Entries of a combined (Kronecker) matrix up to which one product beats one per axis.
 KRON_LIMIT = 1 << 16
 # Output widths a banded matrix is cut into, so zeros far from the diagonal are skipped.

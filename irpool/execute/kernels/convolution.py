@@ -10,7 +10,10 @@ range, as the element-wise ops take them). Three paths, by geometry:
 - otherwise the windows of each image are copied from strided views into a reused buffer
   (im2col) and multiplied by the filters in f32 matrix products;
 - 3x3 2-D layers of one group, stride and dilation 1, may instead take Winograd F(2x2, 3x3)
-  (kernels/convolution_winograd.py), where it measures faster (`tuning`).
+  (kernels/convolution_winograd.py), where it measures faster (`tuning`); F(4x4, 3x3), whose
+  rounding is above the CPU's f32 bound, only in layers the CPU runs on int8 operands
+  (`int8_on_cpu`, irpool/cpu/quantized_convolutions.py), whose results leave the f32 formula
+  by far more.
 Large products are cut into spans of output positions or rows fixed by the shape, which the
 run's threads share (engine/blocks.py): the same bits whatever the thread count.
 A NaN or inf reaches exactly the outputs whose window holds it. The paths multiply zero
@@ -39,7 +42,13 @@ from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine import costs, tuning
 from irpool.execute.engine.blocks import cached_spans, for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
-from irpool.execute.kernels.convolution_winograd import transformed_filters, winograd
+from irpool.execute.kernels.convolution_winograd import (
+    F2,
+    F4,
+    Variant,
+    transformed_filters,
+    winograd,
+)
 from irpool.execute.kernels.depthwise import PhaseLayout, depthwise, zero_borders
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.convolution import ConvolutionBase, GroupConvolution1
@@ -173,9 +182,11 @@ class Algorithm:
     """A way to compute a layer, by the name `tuning` keeps."""
 
     label: str
+    variant: Variant | None = None  # Winograd's
 
 
-COLUMNS, WINOGRAD = Algorithm("columns"), Algorithm("winograd")
+COLUMNS = Algorithm("columns")
+WINOGRAD, WINOGRAD4 = Algorithm("winograd", F2), Algorithm("winograd F(4x4, 3x3)", F4)
 
 
 def _tuned_winograd(
@@ -187,31 +198,34 @@ def _tuned_winograd(
 ) -> NDArray[np.float32] | None:
     """The layer by Winograd when it measures faster than im2col on this machine for this
     shape (`tuning`, timed on the first run's input); None otherwise, or when a result is
-    not finite. The transformed filters (16/9 of the filters' size) are kept only while
-    Winograd is chosen."""
+    not finite. F(4x4, 3x3) competes only where the CPU runs the layer on int8 operands.
+    The transformed filters ((m + 2)²/9 of the filters' size) are kept only while a
+    Winograd variant is chosen."""
     pads = (g.pads[0], g.pads[1])
 
     def run(algorithm: Algorithm) -> NDArray[np.float32] | None:
-        if algorithm is COLUMNS:
+        if algorithm.variant is None:
             return _columns(x, weights.matrix, g)
         transformed = op.kernel_cache.get("winograd")
-        if transformed is None or transformed[0] is not filters:
-            transformed = (filters, transformed_filters(weights.by_output))
+        if transformed is None or transformed[0] is not filters or transformed[1] is not algorithm:
+            made = transformed_filters(weights.by_output, algorithm.variant)
+            transformed = (filters, algorithm, made)
             op.kernel_cache["winograd"] = transformed
-        return winograd(x, transformed[1], pads, (g.out[0], g.out[1]))
+        return winograd(x, transformed[2], pads, (g.out[0], g.out[1]))
 
     def choose() -> Algorithm:
         n, channels, outputs = x.shape[0], x.shape[1], g.group_out
         points = n * prod(g.out)
-        tile_count = n * -(-g.out[0] // 2) * -(-g.out[1] // 2)
-        # im2col copies 9 values a position and channel and multiplies 9; Winograd
-        # transforms 16 values a tile (4 positions) and channel, in and out, and multiplies 16.
+        # im2col copies 9 values a position and channel and multiplies 9; Winograd F(m x m)
+        # transforms (m + 2)² values a tile (m² positions) and channel, in and out, and
+        # multiplies (m + 2)²; F(4x4)'s products also pack its filters once per span.
         copies = 9 * points * channels * costs.FLAT_NS
-        columns_ns = copies + 9 * points * channels * outputs * costs.MAC_NS
-        transforms = 16 * tile_count * (channels + outputs) * costs.WINOGRAD_NS
-        winograd_ns = transforms + 16 * tile_count * channels * outputs * costs.MAC_NS
-        found = sorted([(COLUMNS, columns_ns), (WINOGRAD, winograd_ns)], key=lambda c: c[1])
-        key = f"Convolution 3x3 {x.shape} {g.group_out} {g.pads}"
+        found = [(COLUMNS, copies + 9 * points * channels * outputs * costs.MAC_NS)]
+        for algorithm in (WINOGRAD, WINOGRAD4) if op.int8_on_cpu else (WINOGRAD,):
+            found.append((algorithm, _winograd_ns(algorithm, n, channels, outputs, g)))
+        found.sort(key=lambda c: c[1])
+        operands = "int8 " if op.int8_on_cpu else ""
+        key = f"Convolution 3x3 {operands}{x.shape} {g.group_out} {g.pads}"
         return tuning.pick(key, found, run)
 
     chosen = prepared(op, ("algorithm", x.shape, filters.shape), choose)
@@ -219,6 +233,23 @@ def _tuned_winograd(
         op.kernel_cache.pop("winograd", None)
         return None
     return run(chosen)
+
+
+def _winograd_ns(algorithm: Algorithm, n: int, channels: int, outputs: int, g: Geometry) -> float:
+    """The cost model's estimate of a Winograd variant on this layer."""
+    variant = algorithm.variant
+    assert variant is not None
+    m, values = variant.tile, variant.points**2
+    tile_rows, tile_columns = -(-g.out[0] // m), -(-g.out[1] // m)
+    tiles = n * tile_rows * tile_columns
+    macs = values * tiles * channels * outputs
+    if variant is F2:
+        return values * tiles * (channels + outputs) * costs.WINOGRAD_NS + macs * costs.MAC_NS
+    row_bytes = values * tile_columns * channels * FLOAT.itemsize
+    most_rows = -(-costs.WINOGRAD_SPAN_TILES // tile_columns)
+    spans = n * len(cached_spans(tile_rows, macs // n, row_bytes, most_rows))
+    transforms = values * tiles * (channels + outputs) * costs.WINOGRAD4_NS
+    return transforms + macs * costs.MAC_NS + spans * values * channels * outputs * costs.PACKED_NS
 
 
 def _real_taps_only(

@@ -1,13 +1,17 @@
-"""Winograd F(2x2, 3x3) for 2-D 3x3 convolutions of one group, stride and dilation 1
-(docs/ops/Convolution.md#winograd-f2x2-3x3): each 2x2 block of outputs (a tile) comes from
-its 4x4 input window by 16 products per channel instead of 36.
+"""Winograd F(2x2, 3x3) and F(4x4, 3x3) for 2-D 3x3 convolutions of one group, stride and
+dilation 1 (docs/ops/Convolution.md#winograd): each m x m block of outputs (a tile) comes from
+its (m + 2) x (m + 2) input window by (m + 2)² products per channel instead of 9m².
 
 Per image, channels last ([rows, columns, C], so every operation runs along C):
-- the input's 4x4 windows at stride 2 are transformed by Bᵀ d B, adds and subtractions over
-  strided views, rows then columns, into 16 matrices [tiles, C];
-- 16 f32 matrix products by the filters transformed once per layer (G g Gᵀ, computed in
-  f64 and rounded once), stacked in one `np.matmul`;
-- the output transform Aᵀ m A, adds again, written as the 2x2 outputs of each tile.
+- the input's windows at stride m are transformed by Bᵀ d B, rows then columns, into
+  (m + 2)² matrices [tiles, C];
+- (m + 2)² f32 matrix products by the filters transformed once per layer (G g Gᵀ, computed
+  in f64 and rounded once), stacked in one `np.matmul`;
+- the output transform Aᵀ m A, written as the m x m outputs of each tile.
+F(2x2)'s transforms are adds and subtractions over strided views, whose order fixes the bits
+the f32 models keep; F(4x4)'s, which its kernel takes only where the CPU's results leave the
+f32 formula anyway (`convolution`), are matrix products by Bᵀ and Aᵀ (five to seven times
+faster than 15 to 17 adds over views per point).
 Spans of tile rows fixed by the shape are what the run's threads share (the same bits
 whatever the thread count). An inf or NaN spreads over a whole tile in the transforms, so
 a result holding one is computed again by im2col (`convolution._columns`), which places
@@ -16,10 +20,13 @@ them window by window as the CPU does; filters holding one never come here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from math import isfinite
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from irpool.execute.engine.blocks import cached_spans, for_each_tile
@@ -28,16 +35,91 @@ from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.depthwise import zero_borders
 
 FLOAT = np.dtype(np.float32)
-# G of F(2x2, 3x3) (Lavin and Gray, 2015): the filters' 4x4 transform G g Gᵀ.
-FILTER_TRANSFORM = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]])
+Transform = Callable[[list[NDArray[Any]], NDArray[np.float32]], None]
 
 
-def transformed_filters(filters: NDArray[np.float32]) -> NDArray[np.float32]:
-    """[O, C, 3, 3] filters as the 16 matrices [C, O] the products take, G g Gᵀ in f64
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """F(m x m, 3x3): the tile's side m, G (the filters' transform, [m + 2, 3]), Bᵀ and Aᵀ,
+    and for F(2x2) its input and output transforms as adds along the first axis of views."""
+
+    tile: int
+    filter_transform: NDArray[np.float64]
+    input_matrix: NDArray[np.float32]
+    output_matrix: NDArray[np.float32]
+    adds: tuple[Transform, Transform] | None
+
+    @property
+    def points(self) -> int:
+        """The side of a tile's input window: m + 2."""
+        return self.tile + 2
+
+
+def _input_transform_2(d: list[NDArray[Any]], out: NDArray[np.float32]) -> None:
+    """Bᵀ = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]] along `d`."""
+    np.subtract(d[0], d[2], out=out[0])
+    np.add(d[1], d[2], out=out[1])
+    np.subtract(d[2], d[1], out=out[2])
+    np.subtract(d[1], d[3], out=out[3])
+
+
+def _output_transform_2(m: list[NDArray[Any]], out: NDArray[np.float32]) -> None:
+    """Aᵀ = [[1, 1, 1, 0], [0, 1, -1, -1]] along `m`."""
+    np.add(m[0], m[1], out=out[0])
+    out[0] += m[2]
+    np.subtract(m[1], m[2], out=out[1])
+    out[1] -= m[3]
+
+
+# Lavin and Gray (2015); F(4x4, 3x3) at the points 0, ±1, ±2.
+F2 = Variant(
+    2,
+    np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]),
+    np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], FLOAT),
+    np.array([[1, 1, 1, 0], [0, 1, -1, -1]], FLOAT),
+    (_input_transform_2, _output_transform_2),
+)
+F4 = Variant(
+    4,
+    np.array(
+        [
+            [1 / 4, 0, 0],
+            [-1 / 6, -1 / 6, -1 / 6],
+            [-1 / 6, 1 / 6, -1 / 6],
+            [1 / 24, 1 / 12, 1 / 6],
+            [1 / 24, -1 / 12, 1 / 6],
+            [0, 0, 1],
+        ]
+    ),
+    np.array(
+        [
+            [4, 0, -5, 0, 1, 0],
+            [0, -4, -4, 1, 1, 0],
+            [0, 4, -4, -1, 1, 0],
+            [0, -2, -1, 2, 1, 0],
+            [0, 2, -1, -2, 1, 0],
+            [0, 4, 0, -5, 0, 1],
+        ],
+        FLOAT,
+    ),
+    np.array(
+        [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]], FLOAT
+    ),
+    None,
+)
+
+
+def transformed_filters(filters: NDArray[np.float32], variant: Variant = F2) -> NDArray[np.float32]:
+    """[O, C, 3, 3] filters as the (m + 2)² matrices [C, O] the products take, G g Gᵀ in f64
     rounded once to f32."""
-    g = FILTER_TRANSFORM
+    g = variant.filter_transform
     wide = np.einsum("ai,ocij,bj->abco", g, filters.astype(np.float64), g)
-    return np.ascontiguousarray(wide.astype(FLOAT).reshape(16, *filters.shape[1::-1]))
+    return np.ascontiguousarray(wide.astype(FLOAT).reshape(-1, *filters.shape[1::-1]))
+
+
+def variant_of(filters: NDArray[np.float32]) -> Variant:
+    """The variant whose products `transformed_filters` made."""
+    return F2 if filters.shape[0] == F2.points**2 else F4
 
 
 def winograd(
@@ -46,27 +128,30 @@ def winograd(
     pads: tuple[tuple[int, int], tuple[int, int]],
     out_shape: tuple[int, int],
 ) -> NDArray[np.float32] | None:
-    """The convolution of `x` [N, C, H, W] by `filters` (`transformed_filters`) with
-    (begin, end) `pads` per axis into [N, O, *out_shape]; None when a result is not finite
-    (the caller computes it window by window)."""
+    """The convolution of `x` [N, C, H, W] by `filters` (`transformed_filters`, either
+    variant) with (begin, end) `pads` per axis into [N, O, *out_shape]; None when a result is
+    not finite (the caller computes it window by window)."""
+    variant = variant_of(filters)
+    m = variant.tile
     n, channels = x.shape[:2]
     outputs = filters.shape[2]
     oh, ow = out_shape
-    tile_rows, tile_columns = -(-oh // 2), -(-ow // 2)
-    padded = _channels_last(x, pads, (2 * tile_rows + 2, 2 * tile_columns + 2))
+    tile_rows, tile_columns = -(-oh // m), -(-ow // m)
+    padded = _channels_last(x, pads, (m * tile_rows + 2, m * tile_columns + 2))
     out = np.empty((n, outputs, oh, ow), FLOAT)
-    macs = 16 * channels * outputs * tile_rows * tile_columns
-    row_bytes = 16 * tile_columns * channels * FLOAT.itemsize  # its transformed tiles
+    macs = filters.shape[0] * channels * outputs * tile_rows * tile_columns
+    row_bytes = filters.shape[0] * tile_columns * channels * FLOAT.itemsize  # its tiles
     most_rows = -(-WINOGRAD_SPAN_TILES // tile_columns)
     row_spans = cached_spans(tile_rows, macs, row_bytes, most_rows)
     tiles = [(image, span) for image in range(n) for span in row_spans]
 
     def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
         image, (first, last) = piece
-        sums = _tile_rows(padded[image, 2 * first : 2 * last + 2], filters, scratch)
-        rows = min(oh, 2 * last) - 2 * first
-        flat = sums.reshape(2 * (last - first), 2 * tile_columns, outputs)
-        out[image, :, 2 * first : 2 * first + rows] = flat[:rows, :ow].transpose(2, 0, 1)
+        rows_in = padded[image, m * first : m * last + 2]
+        sums = _tile_rows(rows_in, filters, variant, scratch)
+        rows = min(oh, m * last) - m * first
+        flat = sums.reshape(m * (last - first), m * tile_columns, outputs)
+        out[image, :, m * first : m * first + rows] = flat[:rows, :ow].transpose(2, 0, 1)
 
     for_each_tile(tiles, tile, n * macs)
     return out if isfinite(float(np.add.reduce(out, axis=None))) else None
@@ -85,42 +170,54 @@ def _channels_last(
 
 
 def _tile_rows(
-    padded: NDArray[np.float32], filters: NDArray[np.float32], scratch: Scratch
+    padded: NDArray[np.float32], filters: NDArray[np.float32], variant: Variant, scratch: Scratch
 ) -> NDArray[np.float32]:
-    """The outputs [tile rows, 2, tile columns, 2, O] of the tiles whose inputs are the
-    rows `padded` [2 * tile rows + 2, columns, C] of one image."""
+    """The outputs [tile rows, m, tile columns, m, O] of the tiles whose inputs are the
+    rows `padded` [m * tile rows + 2, columns, C] of one image."""
     rows, columns, channels = padded.shape
-    th, tw, outputs = (rows - 2) // 2, (columns - 2) // 2, filters.shape[2]
-    # Bᵀ d B: Bᵀ = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], on rows ...
-    d = [padded[r : r + 2 * th : 2] for r in range(4)]
-    by_rows = scratch.array(Slot.WINOGRAD_ROWS, (4, th, columns, channels), FLOAT)
-    _input_transform(d, by_rows)
-    # ... then on columns, into the 16 matrices [tiles, C]
-    e = [by_rows[:, :, s : s + 2 * tw : 2] for s in range(4)]
-    transformed = scratch.array(Slot.WINOGRAD_INPUT, (4, 4, th, tw, channels), FLOAT)
-    _input_transform(e, transformed.transpose(1, 0, 2, 3, 4))
-    products = scratch.array(Slot.WINOGRAD_PRODUCTS, (16, th * tw, outputs), FLOAT)
-    np.matmul(transformed.reshape(16, th * tw, channels), filters, out=products)
-    # Aᵀ m A: Aᵀ = [[1, 1, 1, 0], [0, 1, -1, -1]], on rows, then on columns.
-    m = products.reshape(4, 4, th, tw, outputs)
-    half = scratch.array(Slot.WINOGRAD_HALF, (2, 4, th, tw, outputs), FLOAT)
-    _output_transform(m, half)
-    sums = scratch.array(Slot.WINOGRAD_OUTPUT, (th, 2, tw, 2, outputs), FLOAT)
-    _output_transform(half.transpose(1, 0, 2, 3, 4), sums.transpose(3, 1, 0, 2, 4))
+    m, points = variant.tile, variant.points
+    th, tw, outputs = (rows - 2) // m, (columns - 2) // m, filters.shape[2]
+    shape = (points, points, th, tw, channels)
+    transformed = scratch.array(Slot.WINOGRAD_INPUT, shape, FLOAT)
+    if variant.adds is None:
+        _input_by_products(padded, variant, transformed, scratch)
+    else:  # Bᵀ d B on rows, then on columns, into the (m + 2)² matrices [tiles, C]
+        d = [padded[r : r + m * th : m] for r in range(points)]
+        by_rows = scratch.array(Slot.WINOGRAD_ROWS, (points, th, columns, channels), FLOAT)
+        variant.adds[0](d, by_rows)
+        e = [by_rows[:, :, s : s + m * tw : m] for s in range(points)]
+        variant.adds[0](e, transformed.transpose(1, 0, 2, 3, 4))
+    products = scratch.array(Slot.WINOGRAD_PRODUCTS, (points**2, th * tw, outputs), FLOAT)
+    np.matmul(transformed.reshape(points**2, th * tw, channels), filters, out=products)
+    sums = scratch.array(Slot.WINOGRAD_OUTPUT, (th, m, tw, m, outputs), FLOAT)
+    if variant.adds is None:  # Aᵀ m A as products, on rows, then on columns
+        half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th * tw * outputs), FLOAT)
+        np.matmul(variant.output_matrix, products.reshape(points, -1), out=half.reshape(m, -1))
+        tiles = scratch.array(Slot.WINOGRAD_HALF, (m, m, th * tw * outputs), FLOAT, 1)
+        np.matmul(variant.output_matrix, half, out=tiles)
+        np.copyto(sums.transpose(1, 3, 0, 2, 4), tiles.reshape(m, m, th, tw, outputs))
+        return sums
+    # Aᵀ m A as adds, on rows, then on columns.
+    by_points = products.reshape(points, points, th, tw, outputs)
+    half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th, tw, outputs), FLOAT)
+    variant.adds[1](list(by_points), half)
+    variant.adds[1](list(half.transpose(1, 0, 2, 3, 4)), sums.transpose(3, 1, 0, 2, 4))
     return sums
 
 
-def _input_transform(d: list[NDArray[Any]], out: NDArray[np.float32]) -> None:
-    """out[0..3] = d0 - d2, d1 + d2, d2 - d1, d1 - d3 (Bᵀ applied along `d`)."""
-    np.subtract(d[0], d[2], out=out[0])
-    np.add(d[1], d[2], out=out[1])
-    np.subtract(d[2], d[1], out=out[2])
-    np.subtract(d[1], d[3], out=out[3])
-
-
-def _output_transform(m: NDArray[np.float32], out: NDArray[np.float32]) -> None:
-    """out[0] = m0 + m1 + m2, out[1] = m1 - m2 - m3 (Aᵀ applied along m's first axis)."""
-    np.add(m[0], m[1], out=out[0])
-    out[0] += m[2]
-    np.subtract(m[1], m[2], out=out[1])
-    out[1] -= m[3]
+def _input_by_products(
+    padded: NDArray[np.float32], variant: Variant, out: NDArray[np.float32], scratch: Scratch
+) -> None:
+    """Bᵀ d B into `out` [m + 2, m + 2, tile rows, tile columns, C] as matrix products by Bᵀ:
+    each tile row's m + 2 input rows (a strided view), then each tile's m + 2 columns."""
+    rows, columns, channels = padded.shape
+    m, points = variant.tile, variant.points
+    th, tw = (rows - 2) // m, (columns - 2) // m
+    row, column, item = padded.strides
+    windows = as_strided(padded, (th, points, columns * channels), (m * row, row, item))
+    by_rows = scratch.array(Slot.WINOGRAD_ROWS, (th, points, columns, channels), FLOAT)
+    np.matmul(variant.input_matrix, windows, out=by_rows.reshape(th, points, -1))
+    tile, point, column, item = by_rows.strides
+    shape = (th, points, tw, points, channels)
+    tiles = as_strided(by_rows, shape, (tile, point, m * column, column, item))
+    np.matmul(variant.input_matrix, tiles, out=out.transpose(2, 0, 3, 1, 4))

@@ -1,0 +1,95 @@
+"""Which Convolutions the plan marks as run on int8 operands by the CPU
+(irpool/cpu/quantized_convolutions.py): data from a FakeQuantize of 255 or 256 levels
+(or a MaxPool of one), filters an i8 or u8 Const -> Convert -> Multiply by a scale, as
+`nncf.quantize` writes them; only those may take Winograd F(4x4, 3x3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import irpool
+from irpool.execute import plan
+from irpool.ops.convolution import Convolution1
+from tests import ir
+
+DATA, FILTERS = (1, 16, 6, 6), (16, 16, 3, 3)
+
+
+def _model(tmp_path: Path, source: str, stored: str, levels: int = 256) -> Path:
+    """x -> `source` ("fq", "fq+maxpool" or "x" itself) -> Convolution 3x3 (pads 1) whose
+    filters are Const `stored` (i8, u8 or f32) -> Convert to f32 -> Multiply by a scale."""
+    blob = np.array([0.0, 3.0, 0.0, 3.0], np.float32).tobytes()
+    count = int(np.prod(FILTERS))
+    values = np.arange(count) % 7 - 3
+    filters = values.astype({"i8": np.int8, "u8": np.uint8, "f32": np.float32}[stored])
+    layers = [ir.parameter(0, "x", DATA), *(
+        ir.typed_const(10 + i, f"r{i}", "f32", (), 4 * i, 4) for i in range(4)
+    )]  # fmt: skip
+    layers.append(ir.typed_const(20, "stored", stored, FILTERS, len(blob), filters.nbytes))
+    scale_offset = len(blob) + filters.nbytes
+    layers.append(ir.typed_const(21, "scale", "f32", (16, 1, 1, 1), scale_offset, 64))
+    blob += filters.tobytes() + np.full(16, 0.01, np.float32).tobytes()
+    edges = []
+    data_ref = (0, 0)
+    if source.startswith("fq"):
+        fq_inputs = [ir.port(0, DATA), *(ir.port(i, []) for i in range(1, 5))]
+        attributes = ir.data([("levels", str(levels))])
+        layers.append(
+            ir.layer(1, "fq", "FakeQuantize", "opset1", attributes, fq_inputs, [ir.port(5, DATA)])
+        )
+        edges += [ir.edge(0, 0, 1, 0), *(ir.edge(10 + i, 0, 1, i + 1) for i in range(4))]
+        data_ref = (1, 5)
+    if source.endswith("maxpool"):
+        attributes = ir.data(
+            [("strides", "1,1"), ("kernel", "1,1"), ("pads_begin", "0,0"), ("pads_end", "0,0")]
+        )
+        layers.append(
+            ir.layer(
+                2, "pool", "MaxPool", "opset1", attributes, [ir.port(0, DATA)], [ir.port(1, DATA)]
+            )
+        )
+        edges.append(ir.edge(*data_ref, 2, 0))
+        data_ref = (2, 1)
+    convert_to = ir.data([("destination_type", "f32")])
+    convert = ir.layer(
+        22, "convert", "Convert", "opset1", convert_to, [ir.typed_port(0, stored, FILTERS)],
+        [ir.port(1, FILTERS)],
+    )  # fmt: skip
+    scaled = ir.layer(
+        23, "scaled", "Multiply", "opset1", "", [ir.port(0, FILTERS), ir.port(1, (16, 1, 1, 1))],
+        [ir.port(2, FILTERS)],
+    )  # fmt: skip
+    window = [("strides", "1,1"), ("dilations", "1,1"), ("pads_begin", "1,1"), ("pads_end", "1,1")]
+    conv_inputs = [ir.port(0, DATA), ir.port(1, FILTERS)]
+    conv = ir.layer(
+        3, "conv", "Convolution", "opset1", ir.data(window), conv_inputs, [ir.port(2, DATA)]
+    )
+    layers += [convert, scaled, conv, ir.result(4, "out", DATA)]
+    edges += [ir.edge(20, 0, 22, 0), ir.edge(22, 1, 23, 0), ir.edge(21, 0, 23, 1)]
+    edges += [ir.edge(*data_ref, 3, 0), ir.edge(23, 2, 3, 1), ir.edge(3, 2, 4, 0)]
+    return ir.write(tmp_path, ir.net(layers, edges), blob)
+
+
+@pytest.mark.parametrize(
+    ("source", "stored", "levels", "int8"),
+    [
+        ("fq", "i8", 256, True),  # as nncf.quantize writes it
+        ("fq", "u8", 255, True),
+        ("fq+maxpool", "i8", 256, True),  # the low-precision pass moves across a MaxPool
+        ("x", "i8", 256, False),  # data not quantized: the CPU computes in f32
+        ("fq", "f32", 256, False),  # f32 filters
+        ("fq", "i8", 16, False),  # not 8-bit data
+    ],
+)
+def test_int8_convolutions_are_marked(
+    tmp_path: Path, source: str, stored: str, levels: int, int8: bool
+) -> None:
+    model = irpool.load(_model(tmp_path, source, stored, levels))
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    (conv,) = [s.op for s in plan.plan_execution(runner_input).steps if s.layer.name == "conv"]
+    assert isinstance(conv, Convolution1) and conv.int8_on_cpu is int8
