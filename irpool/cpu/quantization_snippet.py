@@ -1,11 +1,13 @@
-"""The CPU's snippet FakeQuantize (irpool.cpu.quantization, `fake_quantized`) in a few f32
-passes over one buffer, the input's own where the run lets a kernel overwrite it.
+"""The CPU's snippet FakeQuantize, and its FakeQuantize node on ranges that are not crossed
+(irpool.cpu.quantization, `fake_quantized`), in a few passes over one buffer, the input's own
+where the run lets a kernel overwrite it.
 
-The level is computed by the same f32 operations as `fake_quantized` (clamp, `x * isc`,
-`- il * isc`, round half to even); a NaN stays NaN through them and is given, at the end,
-what `fake_quantized` gives a NaN. The output fma(level, osc, ol) needs one rounding; a layer
-can give only the integer levels between those of il and ih, so each layer's steps try every
-one of them against the f64 formula and take the cheapest f32 form that equals it on all:
+The level is computed by the same operations as `fake_quantized` (clamp; the snippet's f32
+`x * isc - il * isc` or the node's fma(x, isc, ish) in f64; round half to even); a NaN stays
+NaN through them and is given, at the end, what `fake_quantized` gives a NaN. The output
+fma(level, osc, ol) needs one rounding; a layer can give only the integer levels between
+those of il and ih, so each layer's steps try every one of them against the f64 formula and
+take the cheapest f32 form that equals it on all:
 `level * osc + ol` (always exact when ol is 0), or osc split into a high part whose products
 with the levels are exact and the low rest, `(level * hi + ol) + level * lo`; else the f64
 formula itself. Ranges that are not finite, that give too many levels to try, or an output_low
@@ -16,12 +18,12 @@ of -0 (where the sign of a zero level shows; the clamp here keeps x = -0 as -0) 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.quantization import F32, fake_quantized, fused_multiply_add, steps
+from irpool.cpu.quantization import F32, Kernel, fake_quantized, fused_multiply_add, steps
 
 # Layers whose levels span more than this are left to `fake_quantized` (trying each level
 # would cost more than it saves).
@@ -40,25 +42,35 @@ class SnippetSteps:
 
     low: Array
     high: Array
-    scale: Array  # isc
-    shift: Array  # il * isc
+    scale: NDArray[Any]  # isc (the node's in f64)
+    shift: NDArray[Any]  # the snippet's il * isc, subtracted; the node's ish in f64, added
+    node: bool
     form: OutputForm
     factors: tuple[Array, ...]  # osc ("product", "wide") or its high and low parts ("split")
     out_low: Array
     nan_output: Array  # what a NaN element gives
 
 
-def snippet_steps(ranges: tuple[Array, ...], levels: int) -> SnippetSteps | None:
-    """The steps of a snippet layer with these f32 `ranges` (input_low, input_high,
+def snippet_steps(
+    ranges: tuple[Array, ...], levels: int, kernel: Kernel = "snippet"
+) -> SnippetSteps | None:
+    """The steps of a snippet (or node) layer with these f32 `ranges` (input_low, input_high,
     output_low, output_high), or None where `fake_quantized` must compute it."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
+    node = kernel == "node"
+    if node and np.any(low > high):
+        return None  # its crossed clamp
     with np.errstate(all="ignore"):
         scale = count / (high - low)
-        shift = low * scale
+        shift = (-low * count) / (high - low) if node else low * scale
         out_scale = (out_high - out_low) / count
-        first = np.rint(low * scale - shift)
-        last = np.rint(high * scale - shift)
+        if node:
+            first = np.rint(fused_multiply_add(low, scale, shift))
+            last = np.rint(fused_multiply_add(high, scale, shift))
+        else:
+            first = np.rint(low * scale - shift)
+            last = np.rint(high * scale - shift)
     constants = (low, high, scale, shift, out_scale, out_low, first, last)
     if not all(np.isfinite(c).all() for c in constants):
         return None
@@ -70,8 +82,10 @@ def snippet_steps(ranges: tuple[Array, ...], levels: int) -> SnippetSteps | None
     tried = np.append(tried, F32(-0.0)).reshape((-1,) + (1,) * max(out_scale.ndim, out_low.ndim))
     form, factors = _output_form(tried, out_scale, out_low)
     nan = np.full((1, *np.broadcast_shapes(*(r.shape for r in ranges))), np.nan, F32)
-    nan_output = fake_quantized(nan, ranges, levels)[0]  # a leading axis: never a 0-d result
-    return SnippetSteps(low, high, scale, shift, form, factors, out_low, nan_output)
+    nan_output = fake_quantized(nan, ranges, levels, kernel)[0]  # never a 0-d result
+    if node:  # f32 values multiply exactly in f64
+        scale, shift = scale.astype(np.float64), shift.astype(np.float64)
+    return SnippetSteps(low, high, scale, shift, node, form, factors, out_low, nan_output)
 
 
 def _output_form(
@@ -88,13 +102,23 @@ def _output_form(
     return "wide", (out_scale.astype(np.float64),)
 
 
-def quantize_into(x: Array, out: Array, layer: SnippetSteps) -> Array:
-    """`fake_quantized(x, ranges, levels)` of the layer, written into `out` (`x` itself may
-    be `out`)."""
+def quantize_into(
+    x: Array, out: Array, layer: SnippetSteps, wide: NDArray[np.float64] | None = None
+) -> Array:
+    """`fake_quantized(x, ranges, levels, kernel)` of the layer, written into `out` (`x`
+    itself may be `out`); a node's fma takes `wide`, an f64 buffer of x's shape, where given
+    (a fresh one of megabytes costs its page faults on every call)."""
     with np.errstate(all="ignore"):
         np.clip(x, layer.low, layer.high, out=out)  # NaN stays NaN, unlike fmax
-        np.multiply(out, layer.scale, out=out)
-        np.subtract(out, layer.shift, out=out)
+        if layer.node:  # fma(x, isc, ish) as `fused_multiply_add` computes it
+            wide = out.astype(np.float64) if wide is None else wide
+            np.copyto(wide, out)
+            np.multiply(wide, layer.scale, out=wide)
+            np.add(wide, layer.shift, out=wide)
+            np.copyto(out, wide, casting="same_kind")
+        else:
+            np.multiply(out, layer.scale, out=out)
+            np.subtract(out, layer.shift, out=out)
         np.rint(out, out=out)
         if layer.form == "product":
             np.multiply(out, layer.factors[0], out=out)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.cpu.quantization import fake_quantized, kernel_for_layer, steps
+from irpool.cpu.quantization import Kernel, fake_quantized, kernel_for_layer, steps
 from irpool.cpu.quantization_refusals import is_stripped
 from irpool.ops.fake_quantize import FakeQuantize1
 from tests import ir
@@ -158,10 +158,11 @@ def _random_snippet_layer(
     return (low, high, chosen, out_high), levels
 
 
-def test_the_snippet_in_place_is_the_formula_bit_for_bit() -> None:
-    """The snippet's passes over one buffer (irpool.cpu.quantization_snippet) give
-    `fake_quantized`'s bits on NaN, ±inf, ±0, the ends and the midpoints between levels, in
-    each of its output forms; the ranges it leaves to `fake_quantized` (too many levels, an
+@pytest.mark.parametrize("kernel", ["snippet", "node"])
+def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None:
+    """The snippet's (and the node's) passes over one buffer (irpool.cpu.quantization_snippet)
+    give `fake_quantized`'s bits on NaN, ±inf, ±0, the ends and the midpoints between levels,
+    in each of its output forms; the ranges it leaves to `fake_quantized` (too many levels, an
     output_low of -0) are among the configurations."""
     from irpool.cpu.quantization_snippet import quantize_into, snippet_steps
 
@@ -176,11 +177,11 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit() -> None:
         width = float(high.flat[0]) - float(low.flat[0])
         midpoints = (rng.integers(0, levels - 1, 30) + 0.5) * width / (levels - 1) + low.flat[0]
         x.flat[len(edges) : len(edges) + 30] = midpoints
-        layer = snippet_steps(ranges, levels)
+        layer = snippet_steps(ranges, levels, kernel)
         forms.add(None if layer is None else layer.form)
         if layer is None:
             continue
-        expected = fake_quantized(x, ranges, levels).view(np.int32)
+        expected = fake_quantized(x, ranges, levels, kernel).view(np.int32)
         np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
         np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
     assert forms == {"product", "split", "wide", None}

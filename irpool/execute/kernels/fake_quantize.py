@@ -23,6 +23,7 @@ from irpool.cpu.numerics import f32_operand, f32_result_buffer, moved_as_held, s
 from irpool.cpu.quantization import Kernel, fake_quantized, kernel_for_layer
 from irpool.cpu.quantization_refusals import is_stripped
 from irpool.cpu.quantization_snippet import SnippetSteps, quantize_into, snippet_steps
+from irpool.execute.engine.scratch import Slot, thread_scratch
 from irpool.execute.errors import ExecutionError
 from irpool.execute.kernels.arithmetic import pdpd_aligned
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
@@ -51,7 +52,10 @@ def run_fake_quantize(
     x = f32_operand(data)
     if layer.snippet is not None:
         out = f32_result_buffer(x, data, outputs[0].overwrites_input)
-        return [stored_from_f32(quantize_into(x, out, layer.snippet), data.dtype)]
+        wide = None
+        if layer.snippet.node:
+            wide = thread_scratch().array(Slot.WIDENED, x.shape, np.dtype(np.float64))
+        return [stored_from_f32(quantize_into(x, out, layer.snippet, wide), data.dtype)]
     quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel)
     return [stored_from_f32(quantized, data.dtype)]
 
@@ -69,5 +73,5 @@ def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int
             f"irpool does not run a FakeQuantize whose ranges broadcast {list(shape)} "
             f"to {list(broadcast)}"
         )
-    snippet = snippet_steps(ranges, op.levels) if kernel == "snippet" else None
+    snippet = snippet_steps(ranges, op.levels, kernel) if kernel != "reference" else None
     return _Layer(False, kernel, ranges, snippet)
