@@ -313,18 +313,20 @@ def test_two_threads_give_the_same_values(monkeypatch: pytest.MonkeyPatch) -> No
     calls = winograd_calls(monkeypatch)
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 64, 40, 40)).astype(np.float32)
-    for kind, filters in (
-        (Convolution1, (32, 64, 3, 3)),  # im2col
-        (Convolution1, (64, 64, 3, 3)),  # Winograd
-        (GroupConvolution1, (64, 1, 1, 3, 3)),
+    for kind, filters, int8_on_cpu in (
+        (Convolution1, (32, 64, 3, 3), False),  # im2col
+        (Convolution1, (64, 64, 3, 3), False),  # Winograd F(2x2, 3x3)
+        (Convolution1, (64, 64, 3, 3), True),  # Winograd F(4x4, 3x3)
+        (GroupConvolution1, (64, 1, 1, 3, 3), False),
     ):
         conv = op(kind, 2, pads_begin=(1, 1), pads_end=(1, 1))
+        conv.int8_on_cpu = int8_on_cpu
         w = rng.standard_normal(filters).astype(np.float32)
         one = run(conv, x, w)
         monkeypatch.setenv("IRPOOL_THREADS", "2")
         assert np.array_equal(run(conv, x, w), one)
         monkeypatch.delenv("IRPOOL_THREADS")
-    assert len(calls) == 2
+    assert [call[1].shape[0] for call in calls] == [16, 16, 36, 36]
 
 
 @pytest.mark.parametrize("width", [8, 9, 12])
