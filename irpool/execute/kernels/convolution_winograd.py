@@ -40,14 +40,14 @@ Transform = Callable[[list[NDArray[Any]], NDArray[np.float32]], None]
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """F(m x m, 3x3): the tile's side m, G (the filters' transform, [m + 2, 3]), Bᵀ and Aᵀ,
-    and for F(2x2) its input and output transforms as adds along the first axis of views."""
+    """F(m x m, 3x3): the tile's side m, G (the filters' transform, [m + 2, 3]), and the input
+    and output transforms either as adds along the first axis of views (`adds`) or as the
+    matrices Bᵀ and Aᵀ (`products`)."""
 
     tile: int
     filter_transform: NDArray[np.float64]
-    input_matrix: NDArray[np.float32]
-    output_matrix: NDArray[np.float32]
     adds: tuple[Transform, Transform] | None
+    products: tuple[NDArray[np.float32], NDArray[np.float32]] | None
 
     @property
     def points(self) -> int:
@@ -75,9 +75,8 @@ def _output_transform_2(m: list[NDArray[Any]], out: NDArray[np.float32]) -> None
 F2 = Variant(
     2,
     np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]),
-    np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], FLOAT),
-    np.array([[1, 1, 1, 0], [0, 1, -1, -1]], FLOAT),
     (_input_transform_2, _output_transform_2),
+    None,
 )
 F4 = Variant(
     4,
@@ -91,21 +90,24 @@ F4 = Variant(
             [0, 0, 1],
         ]
     ),
-    np.array(
-        [
-            [4, 0, -5, 0, 1, 0],
-            [0, -4, -4, 1, 1, 0],
-            [0, 4, -4, -1, 1, 0],
-            [0, -2, -1, 2, 1, 0],
-            [0, 2, -1, -2, 1, 0],
-            [0, 4, 0, -5, 0, 1],
-        ],
-        FLOAT,
-    ),
-    np.array(
-        [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]], FLOAT
-    ),
     None,
+    (
+        np.array(
+            [
+                [4, 0, -5, 0, 1, 0],
+                [0, -4, -4, 1, 1, 0],
+                [0, 4, -4, -1, 1, 0],
+                [0, -2, -1, 2, 1, 0],
+                [0, 2, -1, -2, 1, 0],
+                [0, 4, 0, -5, 0, 1],
+            ],
+            FLOAT,
+        ),
+        np.array(
+            [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]],
+            FLOAT,
+        ),
+    ),
 )
 
 
@@ -179,45 +181,51 @@ def _tile_rows(
     th, tw, outputs = (rows - 2) // m, (columns - 2) // m, filters.shape[2]
     shape = (points, points, th, tw, channels)
     transformed = scratch.array(Slot.WINOGRAD_INPUT, shape, FLOAT)
-    if variant.adds is None:
-        _input_by_products(padded, variant, transformed, scratch)
-    else:  # Bᵀ d B on rows, then on columns, into the (m + 2)² matrices [tiles, C]
+    if variant.adds is not None:  # Bᵀ d B on rows, then on columns
         d = [padded[r : r + m * th : m] for r in range(points)]
         by_rows = scratch.array(Slot.WINOGRAD_ROWS, (points, th, columns, channels), FLOAT)
         variant.adds[0](d, by_rows)
         e = [by_rows[:, :, s : s + m * tw : m] for s in range(points)]
         variant.adds[0](e, transformed.transpose(1, 0, 2, 3, 4))
+    else:
+        assert variant.products is not None
+        _input_by_products(padded, m, variant.products[0], transformed, scratch)
     products = scratch.array(Slot.WINOGRAD_PRODUCTS, (points**2, th * tw, outputs), FLOAT)
     np.matmul(transformed.reshape(points**2, th * tw, channels), filters, out=products)
     sums = scratch.array(Slot.WINOGRAD_OUTPUT, (th, m, tw, m, outputs), FLOAT)
-    if variant.adds is None:  # Aᵀ m A as products, on rows, then on columns
-        half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th * tw * outputs), FLOAT)
-        np.matmul(variant.output_matrix, products.reshape(points, -1), out=half.reshape(m, -1))
-        tiles = scratch.array(Slot.WINOGRAD_HALF, (m, m, th * tw * outputs), FLOAT, 1)
-        np.matmul(variant.output_matrix, half, out=tiles)
-        np.copyto(sums.transpose(1, 3, 0, 2, 4), tiles.reshape(m, m, th, tw, outputs))
+    if variant.adds is not None:  # Aᵀ m A on rows, then on columns
+        by_points = products.reshape(points, points, th, tw, outputs)
+        half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th, tw, outputs), FLOAT)
+        variant.adds[1](list(by_points), half)
+        variant.adds[1](list(half.transpose(1, 0, 2, 3, 4)), sums.transpose(3, 1, 0, 2, 4))
         return sums
-    # Aᵀ m A as adds, on rows, then on columns.
-    by_points = products.reshape(points, points, th, tw, outputs)
-    half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th, tw, outputs), FLOAT)
-    variant.adds[1](list(by_points), half)
-    variant.adds[1](list(half.transpose(1, 0, 2, 3, 4)), sums.transpose(3, 1, 0, 2, 4))
+    assert variant.products is not None
+    output_matrix = variant.products[1]
+    half = scratch.array(Slot.WINOGRAD_HALF, (m, points, th * tw * outputs), FLOAT)
+    np.matmul(output_matrix, products.reshape(points, -1), out=half.reshape(m, -1))
+    tiles = scratch.array(Slot.WINOGRAD_HALF, (m, m, th * tw * outputs), FLOAT, 1)
+    np.matmul(output_matrix, half, out=tiles)
+    np.copyto(sums.transpose(1, 3, 0, 2, 4), tiles.reshape(m, m, th, tw, outputs))
     return sums
 
 
 def _input_by_products(
-    padded: NDArray[np.float32], variant: Variant, out: NDArray[np.float32], scratch: Scratch
+    padded: NDArray[np.float32],
+    m: int,
+    input_matrix: NDArray[np.float32],
+    out: NDArray[np.float32],
+    scratch: Scratch,
 ) -> None:
     """Bᵀ d B into `out` [m + 2, m + 2, tile rows, tile columns, C] as matrix products by Bᵀ:
     each tile row's m + 2 input rows (a strided view), then each tile's m + 2 columns."""
     rows, columns, channels = padded.shape
-    m, points = variant.tile, variant.points
+    points = m + 2
     th, tw = (rows - 2) // m, (columns - 2) // m
     row, column, item = padded.strides
     windows = as_strided(padded, (th, points, columns * channels), (m * row, row, item))
     by_rows = scratch.array(Slot.WINOGRAD_ROWS, (th, points, columns, channels), FLOAT)
-    np.matmul(variant.input_matrix, windows, out=by_rows.reshape(th, points, -1))
+    np.matmul(input_matrix, windows, out=by_rows.reshape(th, points, -1))
     tile, point, column, item = by_rows.strides
     shape = (th, points, tw, points, channels)
     tiles = as_strided(by_rows, shape, (tile, point, m * column, column, item))
-    np.matmul(variant.input_matrix, tiles, out=out.transpose(2, 0, 3, 1, 4))
+    np.matmul(input_matrix, tiles, out=out.transpose(2, 0, 3, 1, 4))
