@@ -347,6 +347,15 @@ def test_a_corrupt_cache_is_timed_again_and_rewritten(content: bytes) -> None:
     assert json.loads(path.read_text()) == {"case": "faster"}
 
 
+def test_a_choice_no_longer_offered_is_timed_again_and_replaced() -> None:
+    """A cache written by another version of irpool names a candidate this one lacks."""
+    path = tuning.cache_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"case": "a strategy since removed"}))
+    assert tuning.pick("case", SLOW_FIRST, sleeper([])).label == "faster"
+    assert json.loads(path.read_text()) == {"case": "faster"}
+
+
 def test_the_cache_keeps_the_latest_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tuning, "KEPT", 3)
     for n in range(5):

@@ -110,7 +110,7 @@ def pick(
     chosen = min(range(len(shortlist)), key=times.__getitem__) if times else 0
     if times and times[chosen] > (1 - MARGIN) * times[0]:
         chosen = 0
-    label = _remember(key, shortlist[chosen].label)
+    label = _remember(key, shortlist[chosen].label, {c.label for c in shortlist})
     return next(c for c in shortlist if c.label == label)
 
 
@@ -143,14 +143,15 @@ def _choices() -> dict[str, str]:
         return _loaded
 
 
-def _remember(key: str, label: str) -> str:
+def _remember(key: str, label: str, labels: set[str]) -> str:
     """Keep the choice for this process and, merged with what others wrote, on disk; the
     choice kept: another thread's, when it timed the same configuration first (so runs of
-    one configuration in a process all take one strategy, the same bits)."""
+    one configuration in a process all take one strategy, the same bits). A kept label not
+    among `labels` (written by another version of irpool) is replaced."""
     path = cache_file()
     with _lock:
         assert _loaded is not None
-        if key in _loaded:
+        if _loaded.get(key) in labels:
             return _loaded[key]
         _loaded[key] = label
         merged = _read(path)
