@@ -36,6 +36,7 @@ def split_everything(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
     patch.setattr(blocks, "TILE_MACS", 1)
     patch.setattr(blocks, "SPAN_MIN", 3)
+    patch.setattr(blocks, "CHANNEL_SPAN_MIN", 3)
 
 
 def samples(model: Path) -> dict[str, dict[str | int, np.ndarray[Any, Any]]]:

@@ -40,7 +40,12 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine import costs, tuning
-from irpool.execute.engine.blocks import cached_spans, for_each_tile, product_spans
+from irpool.execute.engine.blocks import (
+    cached_spans,
+    channel_spans,
+    for_each_tile,
+    product_spans,
+)
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.convolution_winograd import (
     F2,
@@ -306,11 +311,13 @@ def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
     columns = x.reshape(n, g.groups, g.group_in, points)
     sums = out.reshape(n, g.groups, g.group_out, points)
     position_spans = product_spans(points, weights.size * points)
-    tiles = [(image, span) for image in range(n) for span in position_spans]
+    outputs = channel_spans(g.group_out, n * len(position_spans), weights.size * points)
+    tiles = [(image, span, o) for image in range(n) for span in position_spans for o in outputs]
 
-    def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
-        image, (start, stop) = piece
-        np.matmul(weights, columns[image, ..., start:stop], out=sums[image, ..., start:stop])
+    def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
+        image, (start, stop), (o0, o1) = piece
+        out_tile = sums[image, :, o0:o1, start:stop]
+        np.matmul(weights[:, o0:o1], columns[image, ..., start:stop], out=out_tile)
 
     for_each_tile(tiles, tile, n * weights.size * points)
     return out
@@ -335,16 +342,18 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
     row_bytes = x.shape[1] * prod(g.kernel) * row_points * FLOAT.itemsize  # its columns
     most_rows = -(-costs.COLUMN_SPAN_POSITIONS // row_points)
     row_spans = cached_spans(rows, macs, row_bytes, most_rows)
-    tiles = [(image, span) for image in range(n) for span in row_spans]
+    outputs = channel_spans(g.group_out, n * len(row_spans), macs)
+    tiles = [(image, span, o) for image in range(n) for span in row_spans for o in outputs]
 
-    def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
-        image, (first, last) = piece
+    def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
+        image, (first, last), (o0, o1) = piece
         shape = (x.shape[1], *g.kernel, last - first, *g.out[1:])
         columns = scratch.array(Slot.COLUMNS, shape, FLOAT)
         start = padded[image, :, first * g.windows[0].stride :]
         np.copyto(columns, as_strided(start, shape, window_strides, writeable=False))
         matrix = columns.reshape(g.groups, -1, (last - first) * row_points)
-        np.matmul(weights, matrix, out=sums[image, ..., first * row_points : last * row_points])
+        out_tile = sums[image, :, o0:o1, first * row_points : last * row_points]
+        np.matmul(weights[:, o0:o1], matrix, out=out_tile)
 
     for_each_tile(tiles, tile, n * weights.size * rows * row_points)
     return out

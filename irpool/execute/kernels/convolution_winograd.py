@@ -29,7 +29,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
-from irpool.execute.engine.blocks import cached_spans, for_each_tile
+from irpool.execute.engine.blocks import cached_spans, channel_spans, for_each_tile
 from irpool.execute.engine.costs import WINOGRAD_SPAN_TILES
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.depthwise import zero_borders
@@ -145,15 +145,16 @@ def winograd(
     row_bytes = filters.shape[0] * tile_columns * channels * FLOAT.itemsize  # its tiles
     most_rows = -(-WINOGRAD_SPAN_TILES // tile_columns)
     row_spans = cached_spans(tile_rows, macs, row_bytes, most_rows)
-    tiles = [(image, span) for image in range(n) for span in row_spans]
+    spans = channel_spans(outputs, n * len(row_spans), macs)
+    tiles = [(image, span, o) for image in range(n) for span in row_spans for o in spans]
 
-    def tile(piece: tuple[int, tuple[int, int]], scratch: Scratch) -> None:
-        image, (first, last) = piece
+    def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
+        image, (first, last), (o0, o1) = piece
         rows_in = padded[image, m * first : m * last + 2]
-        sums = _tile_rows(rows_in, filters, variant, scratch)
+        sums = _tile_rows(rows_in, filters[..., o0:o1], variant, scratch)
         rows = min(oh, m * last) - m * first
-        flat = sums.reshape(m * (last - first), m * tile_columns, outputs)
-        out[image, :, m * first : m * first + rows] = flat[:rows, :ow].transpose(2, 0, 1)
+        flat = sums.reshape(m * (last - first), m * tile_columns, o1 - o0)
+        out[image, o0:o1, m * first : m * first + rows] = flat[:rows, :ow].transpose(2, 0, 1)
 
     for_each_tile(tiles, tile, n * macs)
     return out if isfinite(float(np.add.reduce(out, axis=None))) else None

@@ -1,0 +1,53 @@
+"""A convolution of a small feature map (one tile of output positions an image) is shared
+by the threads along its output channels, with the same bits on 1 thread and on 2."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from irpool.execute.engine import blocks
+from irpool.execute.kernels import convolution_winograd
+from irpool.ops.convolution import Convolution1
+from tests.execute.test_convolution import op, run
+
+RNG = np.random.default_rng(5)
+X = RNG.standard_normal((1, 32, 7, 7)).astype(np.float32)
+FILTERS_1X1 = RNG.standard_normal((300, 32, 1, 1)).astype(np.float32)
+FILTERS_3X3 = RNG.standard_normal((300, 32, 3, 3)).astype(np.float32)
+
+
+def pointwise() -> NDArray[Any]:
+    return run(op(Convolution1, 2), X, FILTERS_1X1)
+
+
+def columns() -> NDArray[Any]:  # stride 2: never Winograd
+    return run(op(Convolution1, 2, strides=(2, 2)), X, FILTERS_3X3)
+
+
+def winograd() -> NDArray[Any]:
+    filters = convolution_winograd.transformed_filters(FILTERS_3X3)
+    result = convolution_winograd.winograd(X, filters, ((1, 1), (1, 1)), (7, 7))
+    assert result is not None
+    return result
+
+
+@pytest.mark.parametrize("path", [pointwise, columns, winograd], ids=lambda path: path.__name__)
+def test_a_small_feature_map_is_shared_along_its_output_channels(
+    monkeypatch: pytest.MonkeyPatch, path: Callable[[], NDArray[Any]]
+) -> None:
+    monkeypatch.setattr(blocks, "TILE_MACS", 1 << 10)  # a product of this size is cut
+    dealt: list[int] = []
+    deal = blocks._deal
+    monkeypatch.setattr(
+        blocks, "_deal", lambda pieces, n: dealt.append(len(pieces)) or deal(pieces, n)
+    )
+    one = path()
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    two = path()
+    assert dealt == [2]  # 300 channels: two spans of 150 (at least 128 each)
+    assert one.tobytes() == two.tobytes()
