@@ -1,5 +1,6 @@
-"""A convolution of a small feature map (one tile of output positions an image) is shared
-by the threads along its output channels, with the same bits on 1 thread and on 2."""
+"""Kernels shared by the run's threads give the same bits on 1 thread and on 2: a
+convolution of a small feature map (one tile of output positions an image), cut along its
+output channels, and Gelu's erf, block by block."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from numpy.typing import NDArray
 
 from irpool.execute.engine import blocks
 from irpool.execute.kernels import convolution_winograd
+from irpool.execute.kernels.erf import BLOCK, gelu_erf
 from irpool.ops.convolution import Convolution1
 from tests.execute.test_convolution import op, run
 
@@ -36,18 +38,33 @@ def winograd() -> NDArray[Any]:
     return result
 
 
-@pytest.mark.parametrize("path", [pointwise, columns, winograd], ids=lambda path: path.__name__)
-def test_a_small_feature_map_is_shared_along_its_output_channels(
-    monkeypatch: pytest.MonkeyPatch, path: Callable[[], NDArray[Any]]
-) -> None:
-    monkeypatch.setattr(blocks, "TILE_MACS", 1 << 10)  # a product of this size is cut
-    dealt: list[int] = []
+@pytest.fixture
+def dealt(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many pieces each call that shares work among threads deals out."""
+    counts: list[int] = []
     deal = blocks._deal
     monkeypatch.setattr(
-        blocks, "_deal", lambda pieces, n: dealt.append(len(pieces)) or deal(pieces, n)
+        blocks, "_deal", lambda pieces, n: counts.append(len(pieces)) or deal(pieces, n)
     )
+    return counts
+
+
+@pytest.mark.parametrize("path", [pointwise, columns, winograd], ids=lambda path: path.__name__)
+def test_a_small_feature_map_is_shared_along_its_output_channels(
+    monkeypatch: pytest.MonkeyPatch, path: Callable[[], NDArray[Any]], dealt: list[int]
+) -> None:
+    monkeypatch.setattr(blocks, "TILE_MACS", 1 << 10)  # a product of this size is cut
     one = path()
     monkeypatch.setenv("IRPOOL_THREADS", "2")
     two = path()
     assert dealt == [2]  # 300 channels: two spans of 150 (at least 128 each)
     assert one.tobytes() == two.tobytes()
+
+
+def test_gelu_is_shared_block_by_block(monkeypatch: pytest.MonkeyPatch, dealt: list[int]) -> None:
+    x = (RNG.standard_normal(3 * BLOCK) * 4).astype(np.float32)
+    x[:4] = [np.inf, -np.inf, np.nan, 3e38]
+    one = gelu_erf(x)
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    assert gelu_erf(x).tobytes() == one.tobytes()
+    assert dealt == [3]
