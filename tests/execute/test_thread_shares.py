@@ -1,6 +1,6 @@
 """Kernels shared by the run's threads give the same bits on 1 thread and on 2: a
 convolution of a small feature map (one tile of output positions an image), cut along its
-output channels, and Gelu's erf, block by block."""
+output channels; Gelu's erf, block by block; attention, by head and span of query rows."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from irpool.execute.kernels import convolution_winograd
 from irpool.execute.kernels.erf import BLOCK, gelu_erf
 from irpool.ops.convolution import Convolution1
 from tests.execute.test_convolution import op, run
+from tests.execute.test_scaled_dot_product_attention import _attention
 
 RNG = np.random.default_rng(5)
 X = RNG.standard_normal((1, 32, 7, 7)).astype(np.float32)
@@ -68,3 +69,33 @@ def test_gelu_is_shared_block_by_block(monkeypatch: pytest.MonkeyPatch, dealt: l
     monkeypatch.setenv("IRPOOL_THREADS", "2")
     assert gelu_erf(x).tobytes() == one.tobytes()
     assert dealt == [3]
+
+
+@pytest.mark.parametrize(
+    ("mask", "causal", "constant_scale"),
+    [(None, False, True), (None, True, True), ("bool", False, False), ("float", False, True)],
+)
+def test_attention_is_shared_by_head_and_span_of_query_rows(
+    monkeypatch: pytest.MonkeyPatch,
+    dealt: list[int],
+    mask: str | None,
+    causal: bool,
+    constant_scale: bool,
+) -> None:
+    q, k, v = (RNG.standard_normal((1, 2, 12, 8)).astype(np.float32) for _ in range(3))
+    arrays = [q, k, v]
+    if mask == "bool":
+        arrays.append(RNG.random((12, 12)) > 0.3)
+    elif mask == "float":
+        arrays.append(RNG.standard_normal((1, 1, 12, 12)).astype(np.float32))
+    if not constant_scale:
+        arrays.append(np.array(0.4, np.float32))
+    whole = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    monkeypatch.setattr(blocks, "TILE_MACS", 1)
+    monkeypatch.setattr(blocks, "SPAN_MIN", 5)  # 12 rows: spans of 6
+    one = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    two = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    assert dealt == [4]  # 2 heads x 2 spans
+    assert one.tobytes() == two.tobytes()
+    np.testing.assert_allclose(one, whole, rtol=1e-6, atol=1e-6)
