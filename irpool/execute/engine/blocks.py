@@ -64,8 +64,7 @@ def product_spans(length: int, macs: int) -> list[tuple[int, int]]:
     """How a matrix product of `macs` multiply-adds is cut along an output axis of `length`
     rows or columns: about equal pieces of at least `TILE_MACS` multiply-adds and `SPAN_MIN`
     rows or columns (each piece repacks the other operand), from the shape alone."""
-    parts = max(1, min(length // SPAN_MIN, macs // TILE_MACS))
-    return _cut(length, max(1, -(-length // parts)))
+    return _spans(length, min(length // SPAN_MIN, macs // TILE_MACS))
 
 
 def channel_spans(channels: int, tiles: int, macs: int) -> list[tuple[int, int]]:
@@ -76,8 +75,15 @@ def channel_spans(channels: int, tiles: int, macs: int) -> list[tuple[int, int]]
     otherwise. From the shape alone, like every cut."""
     if tiles > 1:
         return [(0, channels)]
-    parts = max(1, min(channels // CHANNEL_SPAN_MIN, macs // TILE_MACS))
-    return _cut(channels, max(1, -(-channels // parts)))
+    return _spans(channels, min(channels // CHANNEL_SPAN_MIN, macs // TILE_MACS))
+
+
+def _spans(length: int, parts: int) -> list[tuple[int, int]]:
+    """[0, length) in about `parts` equal spans, one fewer when that is odd (but one): two
+    threads then get equal shares (3 or 5 spans would leave one idle a third or a fifth of
+    the time), and the count still depends on the shape alone."""
+    even = parts - parts % 2 if parts > 1 else 1
+    return _cut(length, max(1, -(-length // even)))
 
 
 def cached_spans(length: int, macs: int, row_bytes: int, most_rows: int) -> list[tuple[int, int]]:
@@ -109,6 +115,9 @@ def for_each_block(
     overflow and invalid operations are the computation's own business, not warnings.
     `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any."""
     block = max(1, min(planes, chunk_bytes // plane_bytes))
+    count = -(-planes // block)
+    if count > 1 and count % 2:  # one block more, so two threads get equal shares
+        block = -(-planes // (count + 1))
     blocks = _cut(planes, block)
     threads = 1
     if len(blocks) > 1 and planes * plane_bytes >= PARALLEL_MIN_BYTES:
