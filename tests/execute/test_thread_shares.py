@@ -1,6 +1,7 @@
 """Kernels shared by the run's threads give the same bits on 1 thread and on 2: a
 convolution of a small feature map (one tile of output positions an image), cut along its
-output channels; Gelu's erf, block by block; attention, by head and span of query rows."""
+output channels; Gelu's erf and Swish, block by block; attention, by head and span of query
+rows."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from numpy.typing import NDArray
 
 from irpool.execute.engine import blocks
 from irpool.execute.kernels import convolution_winograd
+from irpool.execute.kernels.activations import run_swish
 from irpool.execute.kernels.erf import BLOCK, gelu_erf
+from irpool.execute.registry import OutputSpec
+from irpool.ops.activations import Swish4
 from irpool.ops.convolution import Convolution1
 from tests.execute.test_convolution import op, run
 from tests.execute.test_scaled_dot_product_attention import _attention
@@ -99,3 +103,27 @@ def test_attention_is_shared_by_head_and_span_of_query_rows(
     assert dealt == [4]  # 2 heads x 2 spans
     assert one.tobytes() == two.tobytes()
     np.testing.assert_allclose(one, whole, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("beta", [None, 0.75])
+def test_swish_is_shared_block_by_block(
+    monkeypatch: pytest.MonkeyPatch, dealt: list[int], beta: float | None
+) -> None:
+    x = (RNG.standard_normal(3 << 18) * 30).astype(np.float32)  # 3 MiB: 3 blocks, made 4
+    x[:4] = [np.inf, -np.inf, np.nan, -200]
+    inputs = [x] if beta is None else [x, np.array(beta, np.float32)]
+    swish = Swish4({}).for_layer([])
+
+    def run() -> NDArray[Any]:
+        (result,) = run_swish(swish, inputs, [OutputSpec.of("f32")])
+        assert result is not None
+        return result
+
+    one = run()
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    assert run().tobytes() == one.tobytes()
+    assert dealt == [4]
+    scaled = x if beta is None else x * np.float32(beta)
+    with np.errstate(all="ignore"):
+        expected = x / (1 + np.exp(-scaled.astype(np.float64)))
+    np.testing.assert_allclose(one[4:], expected[4:], rtol=1e-5, atol=1e-30)

@@ -24,6 +24,9 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
 from irpool.cpu.prelu_slope import slope_layout
+from irpool.execute.engine.blocks import for_each_block
+from irpool.execute.engine.costs import SPAN_BYTES
+from irpool.execute.engine.scratch import Scratch
 from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
@@ -146,12 +149,21 @@ def run_swish(
     op: Swish4, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    x = f32_operand(data)
+    x = np.ascontiguousarray(f32_operand(data))
+    beta = f32_operand(inputs[1]) if len(inputs) > 1 else None
+    out = f32_result_buffer(x, data, outputs[0].overwrites_input)
+    flat, flat_out = x.reshape(-1), out.reshape(-1)
+
+    def block(start: int, stop: int, _: Scratch) -> None:  # elementwise: the same bits
+        with np.errstate(all="ignore"):
+            part = flat[start:stop]
+            gate = sigmoid(part * beta if beta is not None else part)
+            np.multiply(part, gate, out=flat_out[start:stop])
+
+    # Blocks of about the L2's size, shared by the run's threads (Swish was 12% of yolov8n).
+    for_each_block(flat.size, x.itemsize, SPAN_BYTES, block)
     with np.errstate(all="ignore"):
-        scaled = x * f32_operand(inputs[1]) if len(inputs) > 1 else x
-        gate = sigmoid(scaled)
-        out = f32_result_buffer(x, data, outputs[0].overwrites_input)
-        return [stored_from_f32(np.multiply(x, gate, out=out), data.dtype)]
+        return [stored_from_f32(out, data.dtype)]
 
 
 @kernel_for(Gelu2)
