@@ -36,6 +36,13 @@ from irpool.ops.arithmetic import (
     Subtract1,
 )
 
+# The ops whose f32 result is one ufunc on the inputs as they are (float_result's).
+_F32_UFUNCS: dict[type[Binary], np.ufunc] = {
+    Add1: np.add,
+    Subtract1: np.subtract,
+    Multiply1: np.multiply,
+}
+
 
 @kernel_for(Binary)
 def run_binary(
@@ -44,6 +51,10 @@ def run_binary(
     a, b = inputs
     if op.auto_broadcast == "pdpd":
         b = pdpd_aligned(b, a.ndim)
+    exact = _F32_UFUNCS.get(type(op))
+    if exact is not None and a.dtype == b.dtype == F32:  # most calls: one ufunc, one errstate
+        with np.errstate(all="ignore"):
+            return [exact(a, b)]
     with np.errstate(all="ignore"):  # inf, NaN, overflow and division by zero are values here
         if isinstance(op, Add1 | Subtract1 | Multiply1) and a.dtype.kind in "iu":
             return [_integer(op, a, b)]

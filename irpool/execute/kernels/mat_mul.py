@@ -26,7 +26,9 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import CompressedWeights
+from irpool.execute.engine import blas
 from irpool.execute.engine.blocks import for_each_tile, product_spans
+from irpool.execute.engine.costs import TILE_MACS
 from irpool.execute.engine.scratch import Scratch, Slot
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
@@ -100,11 +102,12 @@ def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.fl
     """x @ y in f32 into zeros, so that no BLAS path can read NaN from uninitialized memory;
     a large product cut into spans of its longer output axis, rows or columns (the same
     whatever the thread count)."""
-    shape = np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
     rows = x.shape[-2:-1] if x.ndim > 1 else ()
     columns = y.shape[-1:] if y.ndim > 1 else ()
-    result = np.zeros((*shape, *rows, *columns), np.float32)
+    result = np.zeros((*_batch_shape(x.shape[:-2], y.shape[:-2]), *rows, *columns), np.float32)
     macs = result.size * x.shape[-1]
+    if macs < TILE_MACS:  # one piece (product_spans'), computed here without the pool
+        return _small_product(x, y, result, macs)
     by_rows = bool(rows) and (not columns or rows[0] >= columns[0])
     if by_rows:
         cuts = product_spans(rows[0], macs)
@@ -122,4 +125,29 @@ def f32_product(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.fl
 
     with np.errstate(all="ignore"):  # inf and NaN are values here
         for_each_tile(cuts, tile, macs)
+    return result
+
+
+def _batch_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast batch dimensions; equal or missing ones without np.broadcast_shapes,
+    which costs microseconds."""
+    if x == y or not y:
+        return x
+    return y if not x else np.broadcast_shapes(x, y)
+
+
+def _small_product(
+    x: NDArray[np.float32], y: NDArray[np.float32], result: NDArray[np.float32], macs: int
+) -> NDArray[np.float32]:
+    """x @ y into `result` in one BLAS call, as `for_each_tile` makes it for one piece: BLAS
+    held to one thread from `THREADED_MACS` on."""
+    held = macs >= blas.THREADED_MACS
+    if held:
+        blas.hold(1)
+    try:
+        with np.errstate(all="ignore"):  # inf and NaN are values here
+            np.matmul(x, y, out=result)
+    finally:
+        if held:
+            blas.release()
     return result
