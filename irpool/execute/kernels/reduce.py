@@ -14,6 +14,7 @@ A minimum is the mirror image (docs/ops/ReduceMin.md).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.maxima import BF16_LOWEST, clamped_integers_from_f32, compared_in_f32
 from irpool.cpu.numerics import f32_operand, moved_as_held, stored_from_f32
+from irpool.execute.engine.costs import CHUNK_BYTES, PAIRWISE_MIN
 from irpool.execute.engine.direct import Direct
 from irpool.execute.engine.strategy import compute_dtype, run_blocks
 from irpool.execute.engine.whole import Whole
@@ -98,6 +100,10 @@ def reduce_mean(
         # Truncated toward zero; NumPy's // floors, so divide the magnitude.
         means = np.sign(sums) * (np.abs(sums) // max(count, 1))
         return shaped(means.astype(x.dtype), x.shape, axes, keep_dims)
+    if x.dtype == np.float32 and count >= PAIRWISE_MIN and rows.size * 4 <= CHUNK_BYTES:
+        means = _small_f32_mean(rows, count)
+        if means is not None:
+            return shaped(means, x.shape, axes, keep_dims)
     # The global-pooling strategy: one window over each row, f16 rounded once at the end;
     # rows whose sums hold inf or NaN or overflow are summed again one by one, as on CPU.
     work = compute_dtype(x.dtype)
@@ -105,6 +111,18 @@ def reduce_mean(
     direct = Direct([np.arange(count)[np.newaxis]], np.array([max(count, 1)], float), work)
     means = run_blocks(rows.reshape(1, *rows.shape), (1,), strategy, direct)
     return shaped(means, x.shape, axes, keep_dims)
+
+
+def _small_f32_mean(rows: NDArray[np.float32], count: int) -> NDArray[np.float32] | None:
+    """The f32 means of rows of at least `PAIRWISE_MIN` elements that fit one block, as the
+    global-pooling strategy computes them there (one pairwise sum a row, divided), without
+    its driver; None when a mean is not finite (or its square overflows): the driver's
+    repairs decide those."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = np.add.reduce(rows, axis=1)
+        np.divide(means, float(count), out=means)
+        finite = math.isfinite(np.vdot(means, means))
+    return means if finite else None
 
 
 # Below these magnitudes (the product of a row's nonzero elements) every path of the CPU's
