@@ -312,12 +312,19 @@ def broadcast_array(
     else aligned at the end; pdpd's equal ranks align alike."""
     import numpy as np
 
-    if axes is not None:
-        placed = [1] * len(shape)
-        for axis, size in zip(axes, data.shape or (1,) * len(axes), strict=True):
-            placed[axis] = size
-        data = data.reshape(placed)
+    data = data.reshape(placed_shape(data.shape, len(shape), axes))
     return np.broadcast_to(data, np.broadcast_shapes(data.shape, shape))
+
+
+def placed_shape(data: tuple[int, ...], rank: int, axes: Sequence[int] | None) -> tuple[int, ...]:
+    """The data's shape with its axes at `axes` of a target of `rank` (explicit mode), 1
+    elsewhere; else the data's shape, aligned at the end by broadcasting."""
+    if axes is None:
+        return data
+    placed = [1] * rank
+    for axis, size in zip(axes, data or (1,) * len(axes), strict=True):
+        placed[axis] = size
+    return tuple(placed)
 
 
 @register

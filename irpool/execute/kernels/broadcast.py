@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import moved_as_held
 from irpool.execute.registry import OutputSpec, kernel_for
-from irpool.ops.broadcast import Broadcast, broadcast_array
+from irpool.ops.broadcast import Broadcast, placed_shape
 
 
 @kernel_for(Broadcast)
@@ -21,4 +22,8 @@ def run_broadcast(
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
     shape, axes = op.run_shape(data.shape, inputs[1:])
-    return [moved_as_held(broadcast_array(data, shape, axes)).copy(order="C")]
+    placed = placed_shape(data.shape, len(shape), axes)
+    # Holding the type maps each element alone, so it commutes with repeating them.
+    result = np.empty(np.broadcast_shapes(placed, shape), data.dtype)
+    np.copyto(result, moved_as_held(data).reshape(placed))
+    return [result]
