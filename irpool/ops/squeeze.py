@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo, read_value
 from irpool.ops.const import refuse_unbacked
@@ -23,6 +23,8 @@ from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
+
+T = TypeVar("T")
 
 
 def normalized(axes: Sequence[int], rank: int) -> list[int]:
@@ -52,13 +54,17 @@ def unsqueezed(shape: Shape, axes: Sequence[int]) -> Shape:
     """Unsqueeze-1's output for known axes: repeated axes count once."""
     if shape.dims is None:
         return Shape.dynamic()
+    return Shape(tuple(_with_ones(list(shape.dims), axes, Dim.static(1))))
+
+
+def _with_ones(dims: list[T], axes: Sequence[int], one: T) -> list[T]:
+    """`dims` with `one` inserted at `axes` of the output (repeated axes count once)."""
     if not axes:
         raise ShapeError("axes is empty; Unsqueeze needs at least one axis")
     unique = set(axes)
-    dims = list(shape.dims)
     for axis in sorted(set(normalized(sorted(unique), len(dims) + len(unique)))):
-        dims.insert(min(axis, len(dims)), Dim.static(1))
-    return Shape(tuple(dims))
+        dims.insert(min(axis, len(dims)), one)
+    return dims
 
 
 class _AxesOp(Op):
@@ -168,6 +174,11 @@ class Unsqueeze1(_AxesOp):
 
     def output_shape(self, data: Shape, axes: list[int] | None) -> Shape:
         return unsqueezed(data, axes or [])
+
+    def target_shape(self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]) -> tuple[int, ...]:
+        """As `unsqueezed`, in ints (Shape and Dim objects cost microseconds a dim)."""
+        axes = [int(v) for v in rest[0].ravel()] if rest else []
+        return tuple(_with_ones(list(data), axes, 1))
 
 
 def _unknown_axes_unsqueeze(data: Shape, axes: Shape) -> Shape:
