@@ -203,7 +203,8 @@ class Slice8(Op):
         """The index that slices concrete data (what the kernel uses)."""
         run_time = self.run_time_bounds or (False,) * len(rest)
         values = [
-            [as_int32(int(v)) if at_run_time else int(v) for v in array.ravel()]
+            # tolist(): Python numbers at once, not one NumPy scalar per element.
+            [as_int32(int(v)) if at_run_time else int(v) for v in array.ravel().tolist()]
             for array, at_run_time in zip(rest, run_time, strict=True)
         ]
         ends = [[(v, v) for v in end] for end in values[:2]]
