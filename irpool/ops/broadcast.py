@@ -266,9 +266,12 @@ class Broadcast(Op):
         self, data: tuple[int, ...], rest: Sequence[NDArray[Any]]
     ) -> tuple[tuple[int, ...], list[int] | None]:
         """The output shape and (explicit mode) axes for concrete inputs (the kernel's)."""
-        values = [int(v) for v in rest[0].ravel()]
-        target = [target_dim(v) for v in values]
+        values = [int(v) for v in rest[0].ravel().tolist()]
         mode = self.mode(1 + len(rest))
+        plain = _plain_shape(data, values, mode)
+        if plain is not None:
+            return plain, None
+        target = [target_dim(v) for v in values]
         check = wrong_shape if self.constant_target else _run_time_problem
         problem = check(Shape.of(*data), values, mode)
         if problem:
@@ -285,6 +288,25 @@ class Broadcast(Op):
         CPU plugin does)."""
         shape, axes = self.run_shape(inputs[0].shape, inputs[1:])
         return broadcast_array(inputs[0], shape, axes).copy()
+
+
+def _plain_shape(data: tuple[int, ...], values: list[int], mode: str) -> tuple[int, ...] | None:
+    """The output shape in ints where the checks pass without a doubt: numpy or
+    bidirectional mode, target values from 0 to below int64's largest, each pair of dims
+    equal or one of them 1 (Shape and Dim objects cost microseconds a dim). None: the
+    general path decides, and says what is wrong."""
+    if mode not in ("numpy", "bidirectional") or not values:
+        return None
+    if min(values) < 0 or max(values) >= UNBOUNDED or (mode == "numpy" and len(values) < len(data)):
+        return None
+    rank = max(len(data), len(values))
+    left = (1,) * (rank - len(data)) + data
+    right = (1,) * (rank - len(values)) + tuple(values)
+    if mode == "numpy":
+        return right if all(a in (1, b) for a, b in zip(left, right, strict=True)) else None
+    if not all(a == b or 1 in (a, b) for a, b in zip(left, right, strict=True)):
+        return None
+    return tuple(b if a == 1 else a for a, b in zip(left, right, strict=True))
 
 
 def wrong_shape(data: Shape, values: list[int], mode: str) -> str | None:
