@@ -47,8 +47,13 @@ def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
         *x.shape[:-1], rounds, ACCUMULATORS, LANES
     )
     sums = np.zeros((*x.shape[:-1], ACCUMULATORS, LANES), F32)
-    for index in range(rounds):  # the four accumulators side by side
-        sums = fused_multiply_add(grouped[..., index, :, :], grouped[..., index, :, :], sums)
+    # The four accumulators side by side, each round an FMA as `fused_multiply_add` rounds
+    # it, the squares (exact in f64) widened once for all rounds.
+    with np.errstate(all="ignore"):
+        wide = grouped.astype(np.float64)
+        squares = wide * wide
+        for index in range(rounds):
+            sums = (squares[..., index, :, :] + sums).astype(F32)
     first = sums[..., 0, :]
     for index in range(rounds * ACCUMULATORS, vectors.shape[-2]):  # the rest, tail included
         first = fused_multiply_add(vectors[..., index, :], vectors[..., index, :], first)
