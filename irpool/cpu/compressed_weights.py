@@ -14,8 +14,13 @@ their activations never quantized. When K and the weights' group (K for one scal
 multiples of `ACTIVATION_GROUP` and N (the weights' rows) is above 1, it also quantizes the
 activations to int8, symmetric per group of 32 along K, even under INFERENCE_PRECISION_HINT=f32
 (its DYNAMIC_QUANTIZATION_GROUP_SIZE default): `MatMul1.activation_group`, measured
-2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1). Other shapes (K = 48, a
-group of 48) quantize otherwise, not modelled.
+2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1). It then sums the product
+per group of 32: the steps times the codes (quantized minus zero point) exactly, times the
+group's activation scale in f32, then one FMA with the weights' scale into the f32 total, group
+after group (`product_by_quantized` in irpool/execute/kernels/mat_mul.py, bit for bit).
+Weights with one scale per row whose K is not a multiple of 32 (40, 48, 80, 112) are quantized
+too, per 32 with a shorter last group: not modelled (irpool does not quantize them). A group of
+48 is not quantized. A group of activations holding inf or NaN: not modelled.
 """
 
 from __future__ import annotations

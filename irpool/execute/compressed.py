@@ -1,8 +1,9 @@
 """The weights of a MatMul by compressed weights (irpool/cpu/compressed_weights.py), as a run
 holds them: kept as the `.bin` holds them and decompressed per use, a block of rows at a time
-into a reusable buffer (`keep`: memory follows the `.bin`), or decompressed once when the
-model is planned (`decompress`: faster). Either way a product reads the same blocks, so both
-give the same bits. IRPOOL_COMPRESSED_WEIGHTS chooses; unset or `auto`, the weights are
+into a reusable buffer (`keep`: memory follows the `.bin`), or unpacked once when the model is
+planned (`decompress`: faster), as codes by group of 32 for a product that quantizes its
+activations, else decompressed. Either way a product computes the same values, so both give
+the same bits. IRPOOL_COMPRESSED_WEIGHTS chooses; unset or `auto`, the weights are
 decompressed when their f32 size fits in memory with room to spare, else kept
 (docs/compressed-weights.md#memory).
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.compressed_weights import ACTIVATION_GROUP, QUANTIZING_TYPES
 from irpool.execute.engine.costs import CHUNK_BYTES
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable
@@ -53,6 +55,16 @@ class CompressedWeights:
     zero_point: NDArray[np.float32] | None  # [rows, depth // group]
     scale: NDArray[np.float32]  # [rows, depth // group]
     decompressed: NDArray[np.float32] | None = None  # every row, when held so
+    # Or every row's codes (quantized - zero point) as [depth // 32, rows, 32], when held so:
+    # the layout a product that quantizes its activations per 32 reads (`grouped_codes`).
+    held_codes: NDArray[np.float32] | None = None
+    held_scale_by_group: NDArray[np.float64] | None = None  # with them: scale.T, in f64
+
+    def scale_by_group(self, start: int, stop: int) -> NDArray[Any]:
+        """Rows [start, stop)'s scales as [depth // group, stop - start] (f64 when held)."""
+        if self.held_scale_by_group is not None:
+            return self.held_scale_by_group[:, start:stop]
+        return self.scale[start:stop].T
 
     @property
     def block_rows(self) -> int:
@@ -63,10 +75,36 @@ class CompressedWeights:
     def f32_bytes(self) -> int:
         return 4 * self.rows * self.depth
 
+    @property
+    def quantizes_activations(self) -> bool:
+        """Whether a product by these weights quantizes its activations per ACTIVATION_GROUP
+        (irpool/cpu/compressed_weights.py): held so, they are held as codes by group."""
+        whole_groups = self.group % ACTIVATION_GROUP == 0
+        return whole_groups and self.rows > 1 and self.element_type in QUANTIZING_TYPES
+
     def block(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
         """Rows [start, stop), decompressed into `out` ([stop - start, depth]) unless held."""
         if self.decompressed is not None:
             return self.decompressed[start:stop]
+        shape = (stop - start, -1, self.group)
+        if self.held_codes is not None:
+            by_row = out.reshape(stop - start, -1, ACTIVATION_GROUP)
+            by_row[...] = self.held_codes[:, start:stop].transpose(1, 0, 2)
+        else:
+            self._unpacked(start, stop, out)
+        np.multiply(out.reshape(shape), self.scale[start:stop, :, None], out=out.reshape(shape))
+        return out
+
+    def grouped_codes(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Rows [start, stop)'s codes as [depth // 32, stop - start, 32]: the held ones, or
+        unpacked into `out` ([stop - start, depth]) and seen so (a view BLAS reads)."""
+        if self.held_codes is not None:
+            return self.held_codes[:, start:stop]
+        codes = self._unpacked(start, stop, out)
+        return codes.reshape(stop - start, -1, ACTIVATION_GROUP).transpose(1, 0, 2)
+
+    def _unpacked(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Rows [start, stop) as quantized minus zero point, not scaled, into `out`."""
         count = (stop - start) * self.depth
         if isinstance(self.quantized, np.ndarray):
             values = self.quantized.reshape(self.rows, self.depth)[start:stop]
@@ -78,26 +116,40 @@ class CompressedWeights:
         groups[...] = values.reshape(groups.shape)
         if self.zero_point is not None:
             groups -= self.zero_point[start:stop, :, None]
-        groups *= self.scale[start:stop, :, None]
         return out
 
     def rows_at(self, picks: NDArray[np.int64]) -> NDArray[np.float32]:
         """The rows `picks` names (each in range), decompressed into a new array."""
         if self.decompressed is not None:
             return self.decompressed[picks]
+        if self.held_codes is not None:
+            codes = self.held_codes[:, picks].transpose(1, 0, 2).reshape(len(picks), -1, self.group)
+            return (codes * self.scale[picks][:, :, None]).reshape(len(picks), self.depth)
         out = np.empty((len(picks), self.depth), np.float32)
         for index, row in enumerate(picks.tolist()):
             self.block(row, row + 1, out[index : index + 1])
         return out
 
     def held(self) -> CompressedWeights:
-        """These weights with every row decompressed once, block by block."""
-        every = np.empty((self.rows, self.depth), np.float32)
+        """These weights unpacked once, block by block: as codes by group if a product by
+        them quantizes its activations, else decompressed."""
+        if not self.quantizes_activations:
+            every = np.empty((self.rows, self.depth), np.float32)
+            for start in range(0, self.rows, self.block_rows):
+                stop = min(self.rows, start + self.block_rows)
+                self.block(start, stop, every[start:stop])
+            every.flags.writeable = False
+            return replace(self, decompressed=every)
+        grouped = np.empty(
+            (self.depth // ACTIVATION_GROUP, self.rows, ACTIVATION_GROUP), np.float32
+        )
+        buffer = np.empty((self.block_rows, self.depth), np.float32)
         for start in range(0, self.rows, self.block_rows):
             stop = min(self.rows, start + self.block_rows)
-            self.block(start, stop, every[start:stop])
-        every.flags.writeable = False
-        return replace(self, decompressed=every)
+            grouped[:, start:stop] = self.grouped_codes(start, stop, buffer[: stop - start])
+        grouped.flags.writeable = False
+        by_group = np.ascontiguousarray(self.scale.T, np.float64)
+        return replace(self, held_codes=grouped, held_scale_by_group=by_group)
 
 
 def packs_whole_rows(element_type: str, depth: int) -> bool:

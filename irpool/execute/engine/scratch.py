@@ -39,6 +39,8 @@ class Slot(Enum):
     WINOGRAD_HALF = "the products transformed back along rows (Winograd Convolution)"
     WINOGRAD_OUTPUT = "the outputs of a span of tile rows, channels last (Winograd)"
     WEIGHTS = "a block of weight rows decompressed (a MatMul by compressed weights)"
+    GROUP_SUMS = "a product's sums per group of K (a MatMul quantizing its activations)"
+    GROUP_PRODUCTS = "those sums times both scales, in f64 (a MatMul quantizing activations)"
 
 
 class Scratch:

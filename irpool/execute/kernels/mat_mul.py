@@ -5,7 +5,9 @@ Floats are multiplied in f32 (f16 and bf16 widened, f64 saturated to the f32 ran
 elementwise ops take them) by NumPy's matmul, which hands 2-D and stacked products to BLAS
 (sgemm, sgemv): the CPU's accumulation order is its own, so the result is within
 1e-6 * sum(|a * b|) of the CPU's, not bit for bit; non-finite values are IEEE's and stay in
-the outputs whose dot product holds them (0 * inf is NaN). Integers are wrapped to int32,
+the outputs whose dot product holds them (0 * inf is NaN). A product by compressed weights
+whose activations the CPU quantizes is summed as the CPU sums it, bit for bit
+(`product_by_quantized`). Integers are wrapped to int32,
 multiplied in f32 as the CPU does (exact while sums stay below 2**24), saturated to
 [-2**31, 2147483520] and stored as the elementwise ops store theirs: 8-bit types saturate,
 wider ones wrap. Booleans are true where
@@ -28,7 +30,7 @@ from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import CompressedWeights
 from irpool.execute.engine import blas
 from irpool.execute.engine.blocks import for_each_tile, product_spans
-from irpool.execute.engine.costs import TILE_MACS
+from irpool.execute.engine.costs import CHUNK_BYTES, TILE_MACS
 from irpool.execute.engine.scratch import Scratch, Slot
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mat_mul import MatMul1
@@ -40,10 +42,15 @@ def run_matmul(
 ) -> list[NDArray[Any] | None]:
     dtype = inputs[0].dtype
     x = _transposed(_as_f32(inputs[0]), op.transposes[0])
-    if op.activation_group is not None:
-        x = quantized_activations(x, op.activation_group)
-    if op.compressed_weights is not None:
+    if op.activation_group is not None and op.compressed_weights is not None:
+        product = product_by_quantized(x, op.activation_group, op.compressed_weights)
+    elif op.compressed_weights is not None:
         product = product_by_compressed(x, op.compressed_weights)
+    elif op.activation_group is not None:
+        product = f32_product(
+            quantized_activations(x, op.activation_group),
+            _transposed(_as_f32(inputs[1]), op.transposes[1]),
+        )
     else:
         product = f32_product(x, _transposed(_as_f32(inputs[1]), op.transposes[1]))
     if dtype == np.float32:
@@ -59,13 +66,76 @@ def quantized_activations(x: NDArray[np.float32], group: int) -> NDArray[np.floa
     symmetric, one scale max|x| / 127 per `group` elements along K, each element times the
     scale's f32 reciprocal (not divided by it: a value near a tie rounds as the CPU's does),
     rounded to nearest even (irpool/cpu/compressed_weights.py)."""
+    steps, scale = activation_steps(x, group)
+    quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
+    return quantized
+
+
+def activation_steps(
+    x: NDArray[np.float32], group: int
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """`quantized_activations`' int8 steps ([..., K // group, group]) and scales ([...,
+    K // group, 1])."""
     groups = x.reshape(*x.shape[:-1], x.shape[-1] // group, group)
     scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
     with np.errstate(invalid="ignore", divide="ignore"):  # a group of zeros stays zeros
         reciprocal = np.float32(1) / scale
         steps = np.where(scale > 0, np.round(groups * reciprocal), 0).astype(np.float32)
-    quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
-    return quantized
+    return steps, scale
+
+
+def product_by_quantized(
+    x: NDArray[np.float32], group: int, weights: CompressedWeights
+) -> NDArray[np.float32]:
+    """x @ weights.T as the CPU computes it when it quantizes x (`quantized_activations`):
+    per group of K, the steps times the weights' codes (quantized minus zero point) summed
+    exactly, times the group's activation scale in f32, then added into the f32 result by
+    one FMA with the weights' scale, group after group from the first (measured bit for bit,
+    docs/compressed-weights.md#the-products-sums). Each output is so computed alone: the
+    spans of weight rows (which bound the f64 products held, and which threads share) do
+    not change its bits."""
+    flat_x = x.reshape(-1, weights.depth)
+    steps, scale = activation_steps(flat_x, group)  # [M, G, 32], [M, G, 1]
+    by_group = np.ascontiguousarray(steps.transpose(1, 2, 0))  # [G, 32, M]
+    activation_scales = scale.transpose(1, 2, 0)  # [G, 1, M]
+    groups, count = by_group.shape[0], flat_x.shape[0]
+    per_scale = weights.group // group  # activation groups per weight scale
+    result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
+    flat = result.reshape(count, weights.rows)
+    span = max(1, CHUNK_BYTES // (8 * groups * count))
+    spans = [(start, min(weights.rows, start + span)) for start in range(0, weights.rows, span)]
+
+    def tile(rows: tuple[int, int], scratch: Scratch) -> None:
+        start, stop = rows
+        sums = scratch.array(Slot.GROUP_SUMS, (groups, stop - start, count), np.dtype(np.float32))
+        block = weights.block_rows
+        for first in range(start, stop, block):  # codes unpacked a block at a time unless held
+            last = min(stop, first + block)
+            buffer = scratch.array(
+                Slot.WEIGHTS, (last - first, weights.depth), np.dtype(np.float32)
+            )
+            codes = weights.grouped_codes(first, last, buffer)
+            # integers below 2**24 (|steps| <= 127, |codes| <= 255, 32 terms): exact in f32
+            np.matmul(codes, by_group, out=sums[:, first - start : last - start])
+        np.multiply(sums, activation_scales, out=sums)  # rounded to f32, as the CPU's
+        products = scratch.array(
+            Slot.GROUP_PRODUCTS, (groups, stop - start, count), np.dtype(np.float64)
+        )
+        # times the weights' scale: exact in f64 (two f32 significands)
+        np.multiply(
+            sums.reshape(-1, per_scale, stop - start, count),
+            weights.scale_by_group(start, stop)[:, None, :, None],
+            out=products.reshape(-1, per_scale, stop - start, count),
+            dtype=np.float64,
+        )
+        total = np.zeros((stop - start, count), np.float32)
+        for addend in products:  # each sum rounded once to the f32 total: the CPU's FMA
+            np.add(addend, total, out=total, casting="unsafe")
+        flat[:, start:stop] = total.T
+
+    with np.errstate(all="ignore"):  # inf and NaN are values here
+        for_each_tile(spans, tile, count * weights.rows * weights.depth)
+    return result
 
 
 def product_by_compressed(
