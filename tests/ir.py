@@ -71,6 +71,20 @@ def layer(
     )
 
 
+def typed_layer(
+    layer_id: int,
+    type_: str,
+    inputs: Sequence[tuple[str, Shape]],
+    out: tuple[str, Shape],
+    data: str = "",
+) -> str:
+    """An opset1 layer named `l<id>`, its ports given as (element type, shape), the output
+    last."""
+    ports = [typed_port(i, t, s) for i, (t, s) in enumerate(inputs)]
+    output = typed_port(len(inputs), *out)
+    return layer(layer_id, f"l{layer_id}", type_, "opset1", data, ports, [output])
+
+
 def parameter(layer_id: int, name: str, shape: Shape, element_type: str = "f32") -> str:
     shape_text = ",".join(map(str, shape))
     attributes = data([("shape", shape_text), ("element_type", element_type)])

@@ -31,18 +31,6 @@ def nibbles(values: NDArray[np.int64]) -> bytes:
     return (flat[0::2] | (flat[1::2] << 4)).tobytes()
 
 
-def layer(
-    layer_id: int,
-    type_: str,
-    inputs: list[tuple[str, tuple[int, ...]]],
-    out: tuple[str, tuple[int, ...]],
-    data: str = "",
-) -> str:
-    ports = [ir.typed_port(i, t, s) for i, (t, s) in enumerate(inputs)]
-    output = ir.typed_port(len(inputs), *out)
-    return ir.layer(layer_id, f"l{layer_id}", type_, "opset1", data, ports, [output])
-
-
 def write(directory: Path, reader: str = "MatMul") -> Path:
     """The weights read by a MatMul of x [3, K] (transpose_b), or by a Gather-8 of rows at
     the indices `ids` [5] (axis 0), or by both (a tied embedding and lm_head)."""
@@ -55,23 +43,23 @@ def write(directory: Path, reader: str = "MatMul") -> Path:
     transposed = ir.data([("transpose_a", "false"), ("transpose_b", "true")])
     layers = [
         ir.typed_const(1, "q", "u4", grouped, int(offsets[0]), len(weights)),
-        layer(2, "Convert", [("u4", grouped)], ("f16", grouped), to_f16),
+        ir.typed_layer(2, "Convert", [("u4", grouped)], ("f16", grouped), to_f16),
         ir.typed_const(3, "zp", "u4", one, int(offsets[1]), len(points)),
-        layer(4, "Convert", [("u4", one)], ("f16", one), to_f16),
-        layer(5, "Subtract", [("f16", grouped), ("f16", one)], ("f16", grouped)),
+        ir.typed_layer(4, "Convert", [("u4", one)], ("f16", one), to_f16),
+        ir.typed_layer(5, "Subtract", [("f16", grouped), ("f16", one)], ("f16", grouped)),
         ir.typed_const(6, "scale", "f16", one, int(offsets[2]), len(scales)),
-        layer(7, "Multiply", [("f16", grouped), ("f16", one)], ("f16", grouped)),
+        ir.typed_layer(7, "Multiply", [("f16", grouped), ("f16", one)], ("f16", grouped)),
         ir.typed_const(8, "pattern", "i64", (2,), int(offsets[3]), 16),
-        layer(
+        ir.typed_layer(
             9, "Reshape", [("f16", grouped), ("i64", (2,))], ("f16", flat),
             ir.data([("special_zero", "false")]),
         ),
-        layer(10, "Convert", [("f16", flat)], ("f32", flat), to_f32),
+        ir.typed_layer(10, "Convert", [("f16", flat)], ("f32", flat), to_f32),
     ]  # fmt: skip
     if reader in ("MatMul", "both"):
         layers += [
             ir.parameter(0, "x", (3, DEPTH)),
-            layer(11, "MatMul", [("f32", (3, DEPTH)), ("f32", flat)], ("f32", (3, ROWS)),
+            ir.typed_layer(11, "MatMul", [("f32", (3, DEPTH)), ("f32", flat)], ("f32", (3, ROWS)),
                   transposed),
             ir.result(12, "y", (3, ROWS)),
         ]  # fmt: skip
