@@ -13,7 +13,8 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.kernels.mat_mul import quantized_activations
+from irpool.execute.compressed import CompressedWeights
+from irpool.execute.kernels.mat_mul import product_by_quantized, quantized_activations
 from tests import ir
 
 ROWS, GROUPS, GROUP = 40, 4, 32
@@ -169,3 +170,32 @@ def test_a_gather_and_a_matmul_share_one_held_copy_of_their_weights(
     assert all(value.size < WEIGHTS.size for value in plan.constants.values())
     held = {id(step.op.compressed_weights) for step in plan.steps if step.layer.id in (11, GATHER)}
     assert len(held) == 1
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_a_product_cut_into_spans_sums_each_output_as_the_cpu(
+    monkeypatch: pytest.MonkeyPatch, threads: str
+) -> None:
+    """Enough activation rows that the f64 products take several spans of weight rows: held
+    or kept, on any thread count, each output is the CPU's chain: per group of 32, the steps
+    times the codes, times the activation scale in f32, added by one rounding with the
+    weights' scale into the f32 total."""
+    monkeypatch.setenv("IRPOOL_THREADS", threads)
+    rows, depth, group, count = 300, 64, 64, 4096
+    rng = np.random.default_rng(7)
+    quantized = rng.integers(0, 256, (rows, depth)).astype(np.uint8)
+    points = rng.integers(0, 256, (rows, 1)).astype(np.float32)
+    scales = (rng.standard_normal((rows, 1)) * 0.05).astype(np.float16).astype(np.float32)
+    weights = CompressedWeights("u8", quantized, rows, depth, group, points, scales)
+    x = rng.standard_normal((count, depth)).astype(np.float32)
+    groups = x.reshape(count, -1, 32)
+    activation_scales = np.abs(groups).max(axis=-1) / np.float32(127)
+    steps = np.round(groups * (np.float32(1) / activation_scales[:, :, None]))
+    codes = (quantized - points).reshape(rows, -1, 32)
+    expected = np.zeros((count, rows), np.float32)
+    for index in range(depth // 32):
+        sums = (steps[:, index] @ codes[:, index].T).astype(np.float32)
+        product = (sums * activation_scales[:, index : index + 1]).astype(np.float64)
+        expected = (product * scales[:, 0] + expected).astype(np.float32)
+    for held in (weights, weights.held()):
+        np.testing.assert_array_equal(product_by_quantized(x, 32, held), expected)
