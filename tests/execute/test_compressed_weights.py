@@ -7,6 +7,7 @@ give the same bits, whatever IRPOOL_THREADS is (docs/compressed-weights.md)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.execute.compressed import CompressedWeights
-from irpool.execute.kernels.mat_mul import product_by_quantized, quantized_activations
+from irpool.execute.kernels.mat_mul import product_by_quantized
 from tests import ir
 
 ROWS, GROUPS, GROUP = 40, 4, 32
@@ -98,7 +99,28 @@ def write(directory: Path, reader: str = "MatMul") -> Path:
 
 
 X = RNG.standard_normal((3, DEPTH)).astype(np.float32)
+CODES = (QUANTIZED - POINTS).reshape(ROWS, DEPTH)
 WEIGHTS = ((QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)).reshape(ROWS, DEPTH)
+
+
+def cpu_product(
+    x: NDArray[np.float32], codes: NDArray[Any], scales: NDArray[np.float32], group: int
+) -> NDArray[np.float32]:
+    """x @ weights.T as the CPU sums it, output by output in plain NumPy: per 32 of K, the
+    int8 steps times the codes (quantized minus zero point), times the activation scale in
+    f32, added with one rounding times the weights' scale (of `group` elements) into the f32
+    total (docs/compressed-weights.md#the-products-sums)."""
+    groups = x.reshape(len(x), -1, 32)
+    activation_scales = np.abs(groups).max(axis=-1) / np.float32(127)
+    steps = np.round(groups * (np.float32(1) / activation_scales[:, :, None]))
+    by_32 = codes.reshape(len(codes), -1, 32)
+    total = np.zeros((len(x), len(codes)), np.float32)
+    for index in range(by_32.shape[1]):
+        sums = (steps[:, index] @ by_32[:, index].T).astype(np.float32)
+        product = (sums * activation_scales[:, index : index + 1]).astype(np.float64)
+        weight_scale = scales[:, index * 32 // group].astype(np.float64)
+        total = (product * weight_scale + total).astype(np.float32)
+    return total
 
 
 def run(
@@ -118,10 +140,8 @@ def run(
 def test_as_the_cpu_runs_it_in_each_mode(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
-    weights = (QUANTIZED - POINTS).astype(np.float32) * SCALES.astype(np.float32)
-    expected = quantized_activations(X, 32) @ weights.reshape(ROWS, DEPTH).T
     found = run(tmp_path, monkeypatch, mode, "1")
-    np.testing.assert_allclose(found, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(found, cpu_product(X, CODES, SCALES[:, :, 0], GROUP))
 
 
 def test_both_modes_and_thread_counts_give_the_same_bits(
@@ -164,8 +184,7 @@ def test_a_gather_and_a_matmul_share_one_held_copy_of_their_weights(
     ids = np.array([3, -1, 0, 7, 3], np.int64)
     found = model.run({"x": X, "ids": ids})
     assert np.array_equal(found["rows"], WEIGHTS[ids])
-    expected = quantized_activations(X, 32) @ WEIGHTS.T
-    np.testing.assert_allclose(found["y"], expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(found["y"], cpu_product(X, CODES, SCALES[:, :, 0], GROUP))
     plan = model.execution_plan()
     assert all(value.size < WEIGHTS.size for value in plan.constants.values())
     held = {id(step.op.compressed_weights) for step in plan.steps if step.layer.id in (11, GATHER)}
@@ -188,14 +207,6 @@ def test_a_product_cut_into_spans_sums_each_output_as_the_cpu(
     scales = (rng.standard_normal((rows, 1)) * 0.05).astype(np.float16).astype(np.float32)
     weights = CompressedWeights("u8", quantized, rows, depth, group, points, scales)
     x = rng.standard_normal((count, depth)).astype(np.float32)
-    groups = x.reshape(count, -1, 32)
-    activation_scales = np.abs(groups).max(axis=-1) / np.float32(127)
-    steps = np.round(groups * (np.float32(1) / activation_scales[:, :, None]))
-    codes = (quantized - points).reshape(rows, -1, 32)
-    expected = np.zeros((count, rows), np.float32)
-    for index in range(depth // 32):
-        sums = (steps[:, index] @ codes[:, index].T).astype(np.float32)
-        product = (sums * activation_scales[:, index : index + 1]).astype(np.float64)
-        expected = (product * scales[:, 0] + expected).astype(np.float32)
+    expected = cpu_product(x, quantized - points, scales, group)
     for held in (weights, weights.held()):
         np.testing.assert_array_equal(product_by_quantized(x, 32, held), expected)
