@@ -124,6 +124,7 @@ def test_worker_threads_give_what_one_thread_gives(
     """IRPOOL_THREADS=2, set after irpool is imported (a run reads it), shares the blocks
     between two workers: the blocks are those of one thread, so the values are its bits."""
     dealt = small_blocks(monkeypatch)
+    monkeypatch.delenv("IRPOOL_THREADS", raising=False)  # the default first: one thread
     model = irpool.load(CHAIN)
     seeds = range(8)
     alone = [model.run(_inputs(seed))["output"] for seed in seeds]
