@@ -19,8 +19,7 @@ from irpool.execute.kernels.erf import BLOCK, gelu_erf
 from irpool.execute.registry import OutputSpec
 from irpool.ops.activations import Swish4
 from irpool.ops.convolution import Convolution1
-from tests.execute.test_convolution import op, run
-from tests.execute.test_scaled_dot_product_attention import _attention
+from tests.execute.running import attention, convolution_op, convolved
 
 RNG = np.random.default_rng(5)
 X = RNG.standard_normal((1, 32, 7, 7)).astype(np.float32)
@@ -29,11 +28,11 @@ FILTERS_3X3 = RNG.standard_normal((300, 32, 3, 3)).astype(np.float32)
 
 
 def pointwise() -> NDArray[Any]:
-    return run(op(Convolution1, 2), X, FILTERS_1X1)
+    return convolved(convolution_op(Convolution1, 2), X, FILTERS_1X1)
 
 
 def columns() -> NDArray[Any]:  # stride 2: never Winograd
-    return run(op(Convolution1, 2, strides=(2, 2)), X, FILTERS_3X3)
+    return convolved(convolution_op(Convolution1, 2, strides=(2, 2)), X, FILTERS_3X3)
 
 
 def winograd() -> NDArray[Any]:
@@ -94,12 +93,12 @@ def test_attention_is_shared_by_head_and_span_of_query_rows(
         arrays.append(RNG.standard_normal((1, 1, 12, 12)).astype(np.float32))
     if not constant_scale:
         arrays.append(np.array(0.4, np.float32))
-    whole = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    whole = attention(*arrays, causal=causal, constant_scale=constant_scale)
     monkeypatch.setattr(blocks, "TILE_MACS", 1)
     monkeypatch.setattr(blocks, "SPAN_MIN", 5)  # 12 rows: spans of 6
-    one = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    one = attention(*arrays, causal=causal, constant_scale=constant_scale)
     monkeypatch.setenv("IRPOOL_THREADS", "2")
-    two = _attention(*arrays, causal=causal, constant_scale=constant_scale)
+    two = attention(*arrays, causal=causal, constant_scale=constant_scale)
     assert dealt == [4]  # 2 heads x 2 spans
     assert one.tobytes() == two.tobytes()
     np.testing.assert_allclose(one, whole, rtol=1e-6, atol=1e-6)
@@ -127,3 +126,21 @@ def test_swish_is_shared_block_by_block(
     with np.errstate(all="ignore"):
         expected = x / (1 + np.exp(-scaled.astype(np.float64)))
     np.testing.assert_allclose(one[4:], expected[4:], rtol=1e-5, atol=1e-30)
+
+
+@pytest.mark.parametrize("layout", ["scalar", "transposed", "strided"])
+def test_blocked_kernels_keep_the_input_s_shape_and_values_whatever_its_layout(
+    layout: str,
+) -> None:
+    """The blocks walk a flat view: a 0-d input stays 0-d and a non-contiguous one (another
+    kernel's view) gives its values, not a flat copy's lost writes."""
+    base = (RNG.standard_normal((6, 10)) * 3).astype(np.float32)
+    x = {"scalar": base[0, 0].reshape(()), "transposed": base.T, "strided": base[:, ::3]}[layout]
+    contiguous = np.ascontiguousarray(x).reshape(x.shape)
+    assert gelu_erf(x).shape == x.shape
+    assert gelu_erf(x).tobytes() == gelu_erf(contiguous).tobytes()
+    swish = Swish4({}).for_layer([])
+    (found,) = run_swish(swish, [x], [OutputSpec.of("f32")])
+    (expected,) = run_swish(swish, [contiguous], [OutputSpec.of("f32")])
+    assert found is not None and expected is not None and found.shape == x.shape
+    assert found.tobytes() == expected.tobytes()

@@ -149,7 +149,7 @@ def run_swish(
     op: Swish4, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    x = np.ascontiguousarray(f32_operand(data))
+    x = np.require(f32_operand(data), requirements="C")  # a scalar stays 0-d
     beta = f32_operand(inputs[1]) if len(inputs) > 1 else None
     out = f32_result_buffer(x, data, outputs[0].overwrites_input)
     flat, flat_out = x.reshape(-1), out.reshape(-1)

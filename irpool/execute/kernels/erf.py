@@ -90,7 +90,7 @@ def gelu_erf(x32: NDArray[np.float32]) -> NDArray[np.float32]:
     """0.5 * x * (1 + erf(x / sqrt(2))) in f64, rounded to f32, block by block (one pass over
     memory), with the CPU's non-finite results: NaN for ±inf, inf from x > FLT_MAX / 2 on
     (it doubles x in f32)."""
-    result = np.empty_like(x32)
+    result = np.empty(x32.shape, np.float32)  # C order whatever x32's: `out` is its view
     flat, out = x32.reshape(-1), result.reshape(-1)
 
     def block(start: int, _: Scratch) -> None:  # on the run's threads: elementwise, same bits
