@@ -8,10 +8,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.compilation import compiled_for_layer
 from irpool.element_types import element_type
 from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import LayerContext, Op, TensorInfo
+from irpool.ops.convolution import ConvolutionBase
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.shape import Shape
 
 ELEMENT_TYPES = {
@@ -56,3 +59,28 @@ def info(kind: str, values: Any) -> TensorInfo:
     """A known tensor of these values (an i64, i32 or f32 Const's)."""
     array = np.array(values, {"i64": np.int64, "i32": np.int32, "f32": np.float32}[kind])
     return TensorInfo(element_type(kind), Shape.of(*array.shape), array)
+
+
+def convolution_op(kind: type[ConvolutionBase], rank: int, **attrs: Any) -> ConvolutionBase:
+    """A (Group)Convolution of `rank` spatial axes: unit strides and dilations, no padding,
+    unless `attrs` say otherwise."""
+    lists = {"strides": (1,) * rank, "dilations": (1,) * rank}
+    lists |= {"pads_begin": (0,) * rank, "pads_end": (0,) * rank}
+    return kind({**lists, "auto_pad": "explicit", **attrs}).for_layer([])
+
+
+def convolved(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
+    (result,) = compute(conv, [x, w])
+    assert result is not None
+    return result
+
+
+def attention(*arrays: Any, causal: bool = False, constant_scale: bool = True) -> np.ndarray:
+    """The kernel's output, the scale known when compiling (a constant) or not."""
+    infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
+    if len(arrays) > 4 and constant_scale:
+        infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
+    op = compiled_for_layer(ScaledDotProductAttention13({"causal": causal}), infos)
+    (result,) = compute(op, list(arrays))
+    assert result is not None
+    return result

@@ -23,7 +23,8 @@ from irpool.execute.kernels.convolution import Geometry, run_convolution
 from irpool.execute.kernels.depthwise import PhaseLayout
 from irpool.execute.registry import OutputSpec
 from irpool.ops.convolution import Convolution1, ConvolutionBase, GroupConvolution1
-from tests.execute.running import compute
+from tests.execute.running import convolution_op as op
+from tests.execute.running import convolved as run
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden_cnn_ops"
 CASES = [
@@ -33,18 +34,6 @@ CASES = [
 ]
 # Measured: docs/ops/Convolution.md#numerics-and-tolerances
 BOUND = 1e-6  # of sum(|x * w|) per output
-
-
-def op(kind: type[ConvolutionBase], rank: int, **attrs: Any) -> ConvolutionBase:
-    lists = {"strides": (1,) * rank, "dilations": (1,) * rank}
-    lists |= {"pads_begin": (0,) * rank, "pads_end": (0,) * rank}
-    return kind({**lists, "auto_pad": "explicit", **attrs}).for_layer([])
-
-
-def run(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArray[Any]:
-    (result,) = compute(conv, [x, w])
-    assert result is not None
-    return result
 
 
 def reference(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArray[np.float64]:

@@ -5,19 +5,16 @@ tests/differential/test_scaled_dot_product_attention.py."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
-from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.rules import CPU_ATTENTION_MASK_KEYS
 from irpool.shape import Dim, Shape
-from tests.execute.running import compute, quiet_context
+from tests.execute.running import attention, compute, quiet_context
 
 INF = np.float32(np.inf)
 Q = "1,2,5,8"
@@ -140,17 +137,6 @@ def test_a_mask_widening_a_single_key_does_not_compile() -> None:
     assert [r.code for r in reports] == [CPU_ATTENTION_MASK_KEYS]
 
 
-def _attention(*arrays: Any, causal: bool = False, constant_scale: bool = True) -> np.ndarray:
-    """The kernel's output, the scale known when compiling (a constant) or not."""
-    infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
-    if len(arrays) > 4 and constant_scale:
-        infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
-    op = compiled_for_layer(ScaledDotProductAttention13({"causal": causal}), infos)
-    (result,) = compute(op, list(arrays))
-    assert result is not None
-    return result
-
-
 def _column(values: list[float], rank: int = 4) -> np.ndarray:
     return np.array(values, np.float32).reshape((1,) * (rank - 2) + (len(values), 1))
 
@@ -158,7 +144,7 @@ def _column(values: list[float], rank: int = 4) -> np.ndarray:
 def test_a_row_masked_out_entirely_is_nan() -> None:
     q, k, v = (np.random.default_rng(i).standard_normal((1, 1, 3, 4), np.float32) for i in range(3))
     mask = np.array([[True, True, True], [False, False, False], [True, False, True]])
-    result = _attention(q, k, v, mask)
+    result = attention(q, k, v, mask)
     assert np.isnan(result[0, 0, 1]).all() and np.isfinite(result[0, 0, [0, 2]]).all()
 
 
@@ -166,7 +152,7 @@ def test_causal_counts_from_the_top_left_and_ignores_the_mask() -> None:
     v = _column([1.0, 2.0])  # two keys, three queries: the first sees only the first key
     q, k = np.zeros((1, 1, 3, 1), np.float32), np.zeros((1, 1, 2, 1), np.float32)
     never = np.zeros((3, 2), np.bool_)
-    assert _attention(q, k, v, never, causal=True).ravel().tolist() == [1.0, 1.5, 1.5]
+    assert attention(q, k, v, never, causal=True).ravel().tolist() == [1.0, 1.5, 1.5]
 
 
 @pytest.mark.parametrize(
@@ -184,7 +170,7 @@ def test_where_the_scale_applies(
 ) -> None:
     q, k = np.full((1, 1, 2, 1), query, np.float32), np.full((1, 1, 2, 1), key, np.float32)
     mask, factor = np.zeros((), np.float32), np.array(scale, np.float32)
-    result = _attention(q, k, _column([1.0, 2.0]), mask, factor, constant_scale=constant)
+    result = attention(q, k, _column([1.0, 2.0]), mask, factor, constant_scale=constant)
     np.testing.assert_array_equal(result.ravel(), [cpu, cpu])
 
 
@@ -197,17 +183,17 @@ def test_the_cpus_exp_underflow(rank: int, last_kept: float, first_zero: float) 
     """A weight is 0 where the CPU's exp flushes it (measured by bisection)."""
     q = _column([last_kept, first_zero], rank)
     k, v = _column([0.0, -1.0], rank), _column([0.0, 1.0], rank)
-    result = _attention(q, k, v).ravel()
+    result = attention(q, k, v).ravel()
     assert result[0] > 0 and result[1] == 0
 
 
 def test_infinite_values_follow_ieee() -> None:
     q, k = np.zeros((1, 1, 1, 1), np.float32), np.zeros((1, 1, 2, 1), np.float32)
-    assert np.isposinf(_attention(q, k, _column([1.0, INF]))).all()  # 0.5 * inf
+    assert np.isposinf(attention(q, k, _column([1.0, INF]))).all()  # 0.5 * inf
     mask = np.array([[True, False]])
-    assert np.isnan(_attention(q, k, _column([1.0, INF]), mask)).all()  # 0 * inf
+    assert np.isnan(attention(q, k, _column([1.0, INF]), mask)).all()  # 0 * inf
     k = _column([1.0, INF])  # +inf under a masked position still poisons its row
-    assert np.isnan(_attention(np.ones((1, 1, 1, 1), np.float32), k, _column([1, 2]), mask)).all()
+    assert np.isnan(attention(np.ones((1, 1, 1, 1), np.float32), k, _column([1, 2]), mask)).all()
 
 
 def test_f64_is_computed_in_f32_with_infinities_saturated() -> None:

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import json
 import pkgutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -116,6 +117,8 @@ def generator() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_opsets", TOOL)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    if str(TOOL.parent) not in sys.path:
+        sys.path.insert(0, str(TOOL.parent))  # as the tool runs: beside tools/gen_releases.py
     spec.loader.exec_module(module)
     return module
 
