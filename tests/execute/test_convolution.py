@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from irpool.execute.engine import tuning
 from irpool.execute.engine.scratch import Scratch
 from irpool.execute.kernels import convolution, convolution_winograd, depthwise
 from irpool.execute.kernels.convolution import Geometry, run_convolution
@@ -392,3 +393,33 @@ def test_an_inf_weight_leaves_the_neighbouring_planes_finite() -> None:
     ours = run(conv, x, w)
     assert np.isfinite(ours[:, [0, 2]]).all()
     assert np.array_equal(np.isnan(ours), np.isnan(reference(conv, x, w)))
+
+
+def test_the_tuner_times_each_winograd_variant_without_its_filter_transform(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Timing alternates the variants: each transforms its filters once, so no timed call
+    pays for a transform (which made F(4x4), the larger one, lose), and only the chosen
+    variant's transform is kept."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("IRPOOL_TUNE", "1")
+    monkeypatch.setattr(tuning, "_loaded", None)
+    made: list[object] = []
+
+    def counted(filters: NDArray[Any], variant: Any) -> Any:
+        made.append(variant)
+        return convolution_winograd.transformed_filters(filters, variant)
+
+    monkeypatch.setattr(convolution, "transformed_filters", counted)
+    rng = np.random.default_rng(8)
+    conv = op(Convolution1, 2, pads_begin=(1, 1), pads_end=(1, 1))
+    conv.int8_on_cpu = True
+    x = rng.standard_normal((1, 32, 24, 24)).astype(np.float32)
+    filters = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
+    first = run(conv, x, filters)
+    assert sorted(map(id, made)) == sorted(
+        map(id, [convolution_winograd.F2, convolution_winograd.F4])
+    )
+    assert len([key for key in conv.kernel_cache if key[0] == "winograd"]) <= 1
+    assert run(conv, x, filters).tobytes() == first.tobytes()
+    assert len(made) == 2

@@ -211,12 +211,14 @@ def _tuned_winograd(
     def run(algorithm: Algorithm) -> NDArray[np.float32] | None:
         if algorithm.variant is None:
             return _columns(x, weights.matrix, g)
-        transformed = op.kernel_cache.get("winograd")
-        if transformed is None or transformed[0] is not filters or transformed[1] is not algorithm:
-            made = transformed_filters(weights.by_output, algorithm.variant)
-            transformed = (filters, algorithm, made)
-            op.kernel_cache["winograd"] = transformed
-        return winograd(x, transformed[2], pads, (g.out[0], g.out[1]))
+        # One transform a variant, kept while the tuner alternates them: timing a call
+        # must not time the other variant's filter transform again.
+        key = ("winograd", algorithm.label)
+        transformed = op.kernel_cache.get(key)
+        if transformed is None or transformed[0] is not filters:
+            transformed = (filters, transformed_filters(weights.by_output, algorithm.variant))
+            op.kernel_cache[key] = transformed
+        return winograd(x, transformed[1], pads, (g.out[0], g.out[1]))
 
     def choose() -> Algorithm:
         n, channels, outputs = x.shape[0], x.shape[1], g.group_out
@@ -234,10 +236,10 @@ def _tuned_winograd(
         return tuning.pick(key, found, run)
 
     chosen = prepared(op, ("algorithm", x.shape, filters.shape), choose)
-    if chosen is COLUMNS:
-        op.kernel_cache.pop("winograd", None)
-        return None
-    return run(chosen)
+    for unchosen in (WINOGRAD, WINOGRAD4):
+        if unchosen is not chosen:
+            op.kernel_cache.pop(("winograd", unchosen.label), None)
+    return None if chosen is COLUMNS else run(chosen)
 
 
 def _winograd_ns(algorithm: Algorithm, n: int, channels: int, outputs: int, g: Geometry) -> float:
