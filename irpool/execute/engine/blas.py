@@ -21,7 +21,8 @@ threads; without it (not installed), BLAS keeps its own count.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -90,3 +91,17 @@ def release() -> None:
                 if before is not None:
                     set_threads(before)
             _saved.clear()
+
+
+@contextmanager
+def one_thread_for(macs: int) -> Iterator[None]:
+    """BLAS held to one thread while calls of `macs` multiply-adds, where OpenBLAS may start
+    its own threads (`THREADED_MACS`), run; smaller ones pay nothing."""
+    held = macs >= THREADED_MACS
+    if held:
+        hold(1)
+    try:
+        yield
+    finally:
+        if held:
+            release()

@@ -131,10 +131,7 @@ def _share(
     """`work` on every piece, dealt to `threads` workers (the calling thread alone for one);
     BLAS held to one thread while calls of `macs` multiply-adds, where it may start its
     own, run."""
-    held = macs >= blas.THREADED_MACS
-    if held:
-        blas.hold(1)
-    try:
+    with blas.one_thread_for(macs):
         if threads == 1 or len(pieces) == 1:
             _work_on(list(pieces), work)
         else:
@@ -149,9 +146,6 @@ def _share(
                 wait(handed)
             for done in handed:
                 done.result()  # a worker's error, raised here
-    finally:
-        if held:
-            blas.release()
 
 
 def _work_on(share: list[Piece], work: Callable[[Piece, Scratch], None]) -> None:

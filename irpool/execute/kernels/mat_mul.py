@@ -209,15 +209,7 @@ def _batch_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...]:
 def _small_product(
     x: NDArray[np.float32], y: NDArray[np.float32], result: NDArray[np.float32], macs: int
 ) -> NDArray[np.float32]:
-    """x @ y into `result` in one BLAS call, as `for_each_tile` makes it for one piece: BLAS
-    held to one thread from `THREADED_MACS` on."""
-    held = macs >= blas.THREADED_MACS
-    if held:
-        blas.hold(1)
-    try:
-        with np.errstate(all="ignore"):  # inf and NaN are values here
-            np.matmul(x, y, out=result)
-    finally:
-        if held:
-            blas.release()
+    """x @ y into `result` in one BLAS call, as `for_each_tile` makes it for one piece."""
+    with blas.one_thread_for(macs), np.errstate(all="ignore"):  # inf and NaN are values here
+        np.matmul(x, y, out=result)
     return result
