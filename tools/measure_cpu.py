@@ -421,18 +421,26 @@ def matmul_by_compressed_weights_quantizes_activations() -> Measurement:
     """x @ w.T with w = Convert(u8 Const) * 1 (f16), two rows: x = [127, 1.3, 0.4, 0, ...] of
     K = 32 is quantized to int8 by max|x| / 127 = 1 first, [127, 1, 0, ...]: 127 * 2 + 3 = 257,
     not 259.9; with one row of weights it is not (259.9). t = [3, 0.08267716, 0, ...] by rows
-    picking t[1]: 3 steps of 3/127 (t[1] times the scale's reciprocal is 3.4999998), not 4."""
-    depth = 32
+    picking t[1]: 3 steps of 3/127 (t[1] times the scale's reciprocal is 3.4999998), not 4.
+    K = 40 (one scale per row): z = x then [1.27, 0.013, 0.025, 0, ...] is quantized per 32
+    with a shorter last group of 8, its scale 0.01 and its tie 2.5 rounded away from zero:
+    127, 1 and 3 steps, 257 + 1.31 = 258.31, not 258.30 (2.5 to even), 261.208 (not
+    quantized) nor 258 (one group of 40)."""
+    depth, longer = 32, 40
     x, t = parameter("x", [1, depth], np.float32), parameter("t", [1, depth], np.float32)
+    z = parameter("z", [1, longer], np.float32)
     row, second = [2, 3, 5] + [1] * (depth - 3), [0, 1] + [0] * (depth - 2)
+    cases = [(x, row, 2), (x, row, 1), (t, second, 2), (z, row + [1] * (longer - depth), 2)]
     outputs = []
-    for source, picked, rows in ((x, row, 2), (x, row, 1), (t, second, 2)):
+    for source, picked, rows in cases:
         quantized = opset1.constant(np.array([picked] * rows, np.uint8))
         scales = opset1.constant(np.ones((rows, 1), np.float16))
         weights = opset1.convert(opset1.multiply(opset1.convert(quantized, "f16"), scales), "f32")
         outputs.append(opset1.matmul(source, weights, False, True))
     data = np.array([[127, 1.3, 0.4] + [0] * (depth - 3)], np.float32)
-    return observe(outputs, [x, t], [data, np.array([[3, 0.08267716] + [0] * 30], np.float32)])
+    tail = np.array([[1.27, 0.013, 0.025] + [0] * (longer - depth - 3)], np.float32)
+    inputs = [data, np.array([[3, 0.08267716] + [0] * 30], np.float32)]
+    return observe(outputs, [x, t, z], [*inputs, np.concatenate([data, tail], axis=1)])
 
 
 @behaviour("A KV cache is held in u8", "irpool.cpu.kv_cache.held_caches")

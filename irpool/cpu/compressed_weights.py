@@ -18,8 +18,9 @@ activations to int8, symmetric per group of 32 along K, even under INFERENCE_PRE
 per group of 32: the steps times the codes (quantized minus zero point) exactly, times the
 group's activation scale in f32, then one FMA with the weights' scale into the f32 total, group
 after group (`product_by_quantized` in irpool/execute/kernels/mat_mul.py, bit for bit).
-Weights with one scale per row whose K is not a multiple of 32 (40, 48, 80, 112) are quantized
-too, per 32 with a shorter last group: not modelled (irpool does not quantize them). A group of
+Weights with one scale per row whose K is above 32 but not a multiple of it (33 to 200) are
+quantized too, per 32 with a shorter last group whose ties round away from zero, and summed so
+(bit for bit as if K were padded with zeros to whole groups); K below 32 is not. A group of
 48 is not quantized. A group of activations holding inf or NaN: not modelled.
 """
 
@@ -188,10 +189,18 @@ def quantizing_matmuls(
         if source is not None and source.layer.type == "FakeQuantize":
             continue
         rows, depth = shapes[parts.weights].values()[-2:]
-        grouped = depth % ACTIVATION_GROUP == 0 and parts.group % ACTIVATION_GROUP == 0
-        if grouped and rows > 1 and parts.element_type in QUANTIZING_TYPES:
+        if quantizes_activations(parts.element_type, rows, depth, parts.group):
             op = copy(candidate.op)
             assert isinstance(op, MatMul1)
             op.activation_group = ACTIVATION_GROUP
             rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
     return rewrites
+
+
+def quantizes_activations(element_type: str, rows: int, depth: int, group: int) -> bool:
+    """Whether the CPU quantizes the activations of a product by [rows, depth] weights with one
+    scale per `group` of a row: per ACTIVATION_GROUP of K when K and the group are multiples
+    of it, or with one scale per row when K is above it (the last group shorter)."""
+    whole_groups = depth % ACTIVATION_GROUP == 0 and group % ACTIVATION_GROUP == 0
+    per_row = group == depth and depth > ACTIVATION_GROUP
+    return (whole_groups or per_row) and rows > 1 and element_type in QUANTIZING_TYPES

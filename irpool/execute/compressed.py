@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.compressed_weights import ACTIVATION_GROUP, QUANTIZING_TYPES
+from irpool.cpu.compressed_weights import ACTIVATION_GROUP, quantizes_activations
 from irpool.execute.engine.costs import CHUNK_BYTES
 from irpool.execute.errors import ExecutionError
 from irpool.execute.memory import affordable
@@ -55,8 +55,8 @@ class CompressedWeights:
     zero_point: NDArray[np.float32] | None  # [rows, depth // group]
     scale: NDArray[np.float32]  # [rows, depth // group]
     decompressed: NDArray[np.float32] | None = None  # every row, when held so
-    # Or every row's codes (quantized - zero point) as [depth // 32, rows, 32], when held so:
-    # the layout a product that quantizes its activations per 32 reads (`grouped_codes`).
+    # Or every row's codes (quantized - zero point) as [code_depth // 32, rows, 32], when held
+    # so: the layout a product that quantizes its activations per 32 reads (`grouped_codes`).
     held_codes: NDArray[np.float32] | None = None
     held_scale_by_group: NDArray[np.float64] | None = None  # with them: scale.T, in f64
 
@@ -79,8 +79,13 @@ class CompressedWeights:
     def quantizes_activations(self) -> bool:
         """Whether a product by these weights quantizes its activations per ACTIVATION_GROUP
         (irpool/cpu/compressed_weights.py): held so, they are held as codes by group."""
-        whole_groups = self.group % ACTIVATION_GROUP == 0
-        return whole_groups and self.rows > 1 and self.element_type in QUANTIZING_TYPES
+        return quantizes_activations(self.element_type, self.rows, self.depth, self.group)
+
+    @property
+    def code_depth(self) -> int:
+        """K padded with zero codes to whole activation groups (a shorter last group of
+        activations, one scale per row): the width of a row of codes by group."""
+        return -(-self.depth // ACTIVATION_GROUP) * ACTIVATION_GROUP
 
     def block(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
         """Rows [start, stop), decompressed into `out` ([stop - start, depth]) unless held."""
@@ -88,20 +93,25 @@ class CompressedWeights:
             return self.decompressed[start:stop]
         shape = (stop - start, -1, self.group)
         if self.held_codes is not None:
-            by_row = out.reshape(stop - start, -1, ACTIVATION_GROUP)
-            by_row[...] = self.held_codes[:, start:stop].transpose(1, 0, 2)
+            whole, tail = divmod(self.depth, ACTIVATION_GROUP)  # a shorter last group: tail
+            by_row = out[:, : whole * ACTIVATION_GROUP].reshape(stop - start, -1, ACTIVATION_GROUP)
+            by_row[...] = self.held_codes[:whole, start:stop].transpose(1, 0, 2)
+            if tail:
+                out[:, -tail:] = self.held_codes[whole, start:stop, :tail]
         else:
             self._unpacked(start, stop, out)
         np.multiply(out.reshape(shape), self.scale[start:stop, :, None], out=out.reshape(shape))
         return out
 
     def grouped_codes(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Rows [start, stop)'s codes as [depth // 32, stop - start, 32]: the held ones, or
-        unpacked into `out` ([stop - start, depth]) and seen so (a view BLAS reads)."""
+        """Rows [start, stop)'s codes as [code_depth // 32, stop - start, 32]: the held ones,
+        or unpacked into `out` ([stop - start, code_depth], zeros past K) and seen so (a view
+        BLAS reads)."""
         if self.held_codes is not None:
             return self.held_codes[:, start:stop]
-        codes = self._unpacked(start, stop, out)
-        return codes.reshape(stop - start, -1, ACTIVATION_GROUP).transpose(1, 0, 2)
+        self._unpacked(start, stop, out[:, : self.depth])
+        out[:, self.depth :] = 0
+        return out.reshape(stop - start, -1, ACTIVATION_GROUP).transpose(1, 0, 2)
 
     def _unpacked(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
         """Rows [start, stop) as quantized minus zero point, not scaled, into `out`."""
@@ -123,7 +133,8 @@ class CompressedWeights:
         if self.decompressed is not None:
             return self.decompressed[picks]
         if self.held_codes is not None:
-            codes = self.held_codes[:, picks].transpose(1, 0, 2).reshape(len(picks), -1, self.group)
+            by_row = self.held_codes[:, picks].transpose(1, 0, 2).reshape(len(picks), -1)
+            codes = by_row[:, : self.depth].reshape(len(picks), -1, self.group)
             return (codes * self.scale[picks][:, :, None]).reshape(len(picks), self.depth)
         out = np.empty((len(picks), self.depth), np.float32)
         for index, row in enumerate(picks.tolist()):
@@ -141,9 +152,9 @@ class CompressedWeights:
             every.flags.writeable = False
             return replace(self, decompressed=every)
         grouped = np.empty(
-            (self.depth // ACTIVATION_GROUP, self.rows, ACTIVATION_GROUP), np.float32
+            (self.code_depth // ACTIVATION_GROUP, self.rows, ACTIVATION_GROUP), np.float32
         )
-        buffer = np.empty((self.block_rows, self.depth), np.float32)
+        buffer = np.empty((self.block_rows, self.code_depth), np.float32)
         for start in range(0, self.rows, self.block_rows):
             stop = min(self.rows, start + self.block_rows)
             grouped[:, start:stop] = self.grouped_codes(start, stop, buffer[: stop - start])

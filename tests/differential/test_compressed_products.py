@@ -4,7 +4,8 @@ weights' codes (quantized minus zero point) exactly, multiplies the sum by the g
 activation scale in f32 and adds that into the f32 total by one FMA with the weights' scale,
 group after group (docs/compressed-weights.md#the-products-sums). The models are written with
 the tests' IR builder: u8, u4 and i4 weights with and without zero points, one scale per row
-or per 32, 64 or 128 of K, on activations with ties, zeros and huge values. A group holding
+(K a multiple of 32 or not: then the last group is shorter) or per 32, 64 or 128 of K, on
+activations with ties, zeros and huge values. A group holding
 inf or NaN is not modelled (the CPU's signs and its maximum's NaN are its kernel's own)."""
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ RANGES = {"u8": (0, 256), "u4": (0, 16), "i4": (-8, 8)}
 CASES = [
     ("u8", 0, True, 64), ("u8", 0, False, 96), ("u8", 32, True, 128), ("u4", 64, True, 128),
     ("u4", 128, False, 256), ("i4", 32, False, 64), ("i4", 64, False, 192), ("u4", 0, True, 160),
+    ("u8", 0, True, 40), ("u4", 0, False, 72), ("i4", 0, False, 100), ("u8", 0, False, 200),
 ]  # fmt: skip
 
 
@@ -105,9 +107,11 @@ def activations(kind: str, depth: int) -> NDArray[np.float32]:
     """x [2, 3, K]: `random` normal values; `ties` half a step from a step as f32 rounds
     that (each group's maximum kept); `zeros` whole groups and single elements of zero;
     `huge` values near 1e30 in some groups; `nonfinite` an inf, a -inf and a NaN in groups
-    of rows 0, 2 and 4."""
+    of rows 0, 2 and 4. A K not a multiple of 32 is made so padded with zeros (each group's
+    maximum stays inside K), then cut."""
     rng = np.random.default_rng(depth)
     x = rng.standard_normal((2, 3, depth)).astype(np.float32)
+    x = np.pad(x, ((0, 0), (0, 0), (0, -depth % 32)))
     groups = x.reshape(6, -1, 32)
     if kind == "ties":
         scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
@@ -126,7 +130,7 @@ def activations(kind: str, depth: int) -> NDArray[np.float32]:
         groups[0, 0, 5] = np.inf
         groups[2, -1, 0] = -np.inf
         groups[4, 0, 31] = np.nan
-    return x
+    return np.ascontiguousarray(x[..., :depth])
 
 
 @pytest.mark.parametrize("kind", ["random", "ties", "zeros", "huge"])

@@ -210,3 +210,25 @@ def test_a_product_cut_into_spans_sums_each_output_as_the_cpu(
     expected = cpu_product(x, quantized - points, scales, group)
     for held in (weights, weights.held()):
         np.testing.assert_array_equal(product_by_quantized(x, 32, held), expected)
+
+
+@pytest.mark.parametrize("depth", [40, 100])
+def test_one_scale_per_row_quantizes_a_shorter_last_group(depth: int) -> None:
+    """K not a multiple of 32, one scale per row: the CPU quantizes the activations per 32,
+    the last group shorter, and sums them as if K were padded with zeros (x and codes);
+    held or kept, the weights read back as decompressed, by rows and by blocks."""
+    rows, count, padding = 24, 5, -depth % 32
+    rng = np.random.default_rng(depth)
+    quantized = rng.integers(0, 256, (rows, depth)).astype(np.uint8)
+    points = rng.integers(0, 256, (rows, 1)).astype(np.float32)
+    scales = (rng.standard_normal((rows, 1)) * 0.05).astype(np.float16).astype(np.float32)
+    weights = CompressedWeights("u8", quantized, rows, depth, depth, points, scales)
+    x = rng.standard_normal((count, depth)).astype(np.float32)
+    codes = np.pad(quantized - points, ((0, 0), (0, padding)))
+    expected = cpu_product(np.pad(x, ((0, 0), (0, padding))), codes, scales, depth + padding)
+    decompressed = (quantized - points) * scales
+    for held in (weights, weights.held()):
+        np.testing.assert_array_equal(product_by_quantized(x, 32, held), expected)
+        np.testing.assert_array_equal(held.rows_at(np.array([3, 0, 23])), decompressed[[3, 0, 23]])
+        block = held.block(2, 9, np.empty((7, depth), np.float32))
+        np.testing.assert_array_equal(block, decompressed[2:9])

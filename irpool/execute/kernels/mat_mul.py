@@ -65,22 +65,35 @@ def quantized_activations(x: NDArray[np.float32], group: int) -> NDArray[np.floa
     """`x` as the CPU quantizes the activations of a MatMul by compressed weights: to int8,
     symmetric, one scale max|x| / 127 per `group` elements along K, each element times the
     scale's f32 reciprocal (not divided by it: a value near a tie rounds as the CPU's does),
-    rounded to nearest even (irpool/cpu/compressed_weights.py)."""
+    rounded to nearest even; a K not a multiple of `group` ends in a shorter group
+    (irpool/cpu/compressed_weights.py)."""
     steps, scale = activation_steps(x, group)
-    quantized: NDArray[np.float32] = (steps * scale).reshape(x.shape)
-    return quantized
+    quantized: NDArray[np.float32] = (steps * scale).reshape(*x.shape[:-1], -1)
+    return quantized[..., : x.shape[-1]]
 
 
 def activation_steps(
     x: NDArray[np.float32], group: int
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """`quantized_activations`' int8 steps ([..., K // group, group]) and scales ([...,
-    K // group, 1])."""
+    """`quantized_activations`' int8 steps ([..., G, group]) and scales ([..., G, 1]), G =
+    ceil(K / group): a shorter last group is padded with zeros, which leave its scale and
+    its sums as they are, and its ties round away from zero (the CPU's, measured)."""
+    short = -x.shape[-1] % group
+    if short:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, short)])
     groups = x.reshape(*x.shape[:-1], x.shape[-1] // group, group)
     scale = np.abs(groups).max(axis=-1, keepdims=True) / np.float32(127)
     with np.errstate(invalid="ignore", divide="ignore"):  # a group of zeros stays zeros
         reciprocal = np.float32(1) / scale
-        steps = np.where(scale > 0, np.round(groups * reciprocal), 0).astype(np.float32)
+        scaled = groups * reciprocal
+        rounded = np.round(scaled)
+        if short:
+            tail = scaled[..., -1, :]
+            whole = np.trunc(tail)  # tail - whole is exact: a tie is exactly 0.5 from it
+            rounded[..., -1, :] = np.where(
+                np.abs(tail - whole) == 0.5, whole + np.sign(tail), rounded[..., -1, :]
+            )
+        steps = np.where(scale > 0, rounded, 0).astype(np.float32)
     return steps, scale
 
 
@@ -99,7 +112,7 @@ def product_by_quantized(
     by_group = np.ascontiguousarray(steps.transpose(1, 2, 0))  # [G, 32, M]
     activation_scales = scale.transpose(1, 2, 0)  # [G, 1, M]
     groups, count = by_group.shape[0], flat_x.shape[0]
-    per_scale = weights.group // group  # activation groups per weight scale
+    per_scale = groups * weights.group // weights.depth  # activation groups per weight scale
     result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
     flat = result.reshape(count, weights.rows)
     span = max(1, CHUNK_BYTES // (8 * groups * count))
@@ -112,7 +125,7 @@ def product_by_quantized(
         for first in range(start, stop, block):  # codes unpacked a block at a time unless held
             last = min(stop, first + block)
             buffer = scratch.array(
-                Slot.WEIGHTS, (last - first, weights.depth), np.dtype(np.float32)
+                Slot.WEIGHTS, (last - first, groups * group), np.dtype(np.float32)
             )
             codes = weights.grouped_codes(first, last, buffer)
             # integers below 2**24 (|steps| <= 127, |codes| <= 255, 32 terms): exact in f32
