@@ -185,8 +185,9 @@ def compressed_weights(
     mode: str,
 ) -> dict[int, CompressedWeights]:
     """Per MatMul or Gather (layer id), its weights as the run holds them in `mode`, from the
-    quantized Const's bytes (which nothing folded) and the folded zero point and scale; readers
-    of one decompression share one object (held once)."""
+    quantized Const's bytes (which nothing folded; each row starting on a byte,
+    `packs_whole_rows`) and the folded zero point and scale; readers of one decompression
+    share one object (held once)."""
     produced = {c.layer.id: c.produced[0] for c in candidates}
     kept: dict[Ref, CompressedWeights] = {}
     for parts in found.values():
@@ -194,8 +195,6 @@ def compressed_weights(
             continue
         quantized = produced[parts.quantized[0]]
         rows, depth = produced[parts.weights[0]].shape.values()[-2:]
-        if not packs_whole_rows(quantized.element_type, depth):
-            continue
         groups = depth // parts.group
         points = None
         if parts.zero_point is not None:

@@ -42,7 +42,12 @@ from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.cpu.topk_order import held_blocked
 from irpool.element_types import ElementType
 from irpool.execute.bind import ModelInput, model_input
-from irpool.execute.compressed import CompressedWeights, compressed_weights, mode_from_environment
+from irpool.execute.compressed import (
+    CompressedWeights,
+    compressed_weights,
+    mode_from_environment,
+    packs_whole_rows,
+)
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
@@ -168,7 +173,11 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     compressed = decompressions(candidates, types)
     read_by = Counter(ref for c in candidates for ref in c.inputs)
     read_by.update(output.ref for output in outputs)
-    skipped = read_only_by_their_reader(compressed, read_by)  # decompressed by the run
+    skipped = {  # decompressed by the run; a 4-bit row of odd length is folded instead
+        reader: parts
+        for reader, parts in read_only_by_their_reader(compressed, read_by).items()
+        if packs_whole_rows(parts.element_type, shapes[parts.weights].values()[-1])
+    }
     dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
     constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
     constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses

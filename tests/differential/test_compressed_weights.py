@@ -24,14 +24,15 @@ RANGES = {"u4": (0, 16), "i4": (-8, 8), "u8": (0, 256), "i8": (-128, 128), "nf4"
 # (weight type, group along K (0: one scale per row), zero point, K, readers): groups of 16
 # are decompressed only; per row (K above 32, a shorter last group where K is not a multiple of
 # 32) and groups of 32 or more also quantize the activations, except nf4's, which are never
-# quantized. The CPU gathers nf4 rows as f16-rounded values times the
+# quantized. 4-bit rows of odd length (K = 45) do not start on a byte: irpool folds them to f32
+# weights. The CPU gathers nf4 rows as f16-rounded values times the
 # scale: not modelled, so nf4 is read by MatMuls only.
 BOTH, MATMUL = ("MatMul", "Gather"), ("MatMul",)
 CASES = [
     ("u4", 16, True, 128, BOTH), ("i4", 16, False, 64, BOTH), ("u4", 32, True, 128, BOTH),
     ("u4", 64, True, 128, BOTH), ("i4", 128, False, 256, BOTH), ("u8", 0, True, 128, BOTH),
     ("i8", 0, False, 64, BOTH), ("u4", 0, True, 96, BOTH), ("u8", 0, True, 40, BOTH),
-    ("i8", 0, False, 100, BOTH), ("u8", 0, False, 24, BOTH),
+    ("i8", 0, False, 100, BOTH), ("u8", 0, False, 24, BOTH), ("u4", 0, True, 45, BOTH),
     ("nf4", 16, False, 64, MATMUL), ("nf4", 32, False, 128, MATMUL), ("nf4", 0, False, 64, MATMUL),
 ]  # fmt: skip
 READ = [(*case[:4], reader) for case in CASES for reader in case[4]]
