@@ -9,11 +9,11 @@ per model, given a byte-level BPE tokenizer trained with `tokenizers` on a few s
     optimum-cli export openvino --model build/language-hf/<model> --task <task> <options> OUT
 
 The decoder-only LLMs in fp16 (stateful), int8, int4 with group sizes 64 and 16, and fp16
-``--disable-stateful``; BERT, T5 and Whisper in fp16. Of each export every IR file optimum
-writes is kept (model, encoder, decoder; the tokenizer and detokenizer of the fp16 export only,
-the others' are the same), with the CPU plugin's outputs (``{"INFERENCE_PRECISION_HINT":
-"f32"}``) on realistic inputs as ``inputs-<file>-<sample>.npz`` and
-``outputs-<file>-<sample>.npz`` (samples: ``prompt``, a tokenized sentence; ``padded``, two
+``--disable-stateful``; BERT, T5 and Whisper in fp16; and VARIANTS, exports of other configs.
+Of each export every IR file optimum writes is kept (model, encoder, decoder; the tokenizer and
+detokenizer of the fp16 export only, the others' are the same), with the CPU plugin's outputs
+(``{"INFERENCE_PRECISION_HINT": "f32"}``) on realistic inputs as ``inputs-<file>-<sample>.npz``
+and ``outputs-<file>-<sample>.npz`` (samples: ``prompt``, a tokenized sentence; ``padded``, two
 left-padded ones; ``nonfinite`` where a file takes floats). For each stateful LLM,
 greedy-<file>.json holds the 16 tokens OpenVINO's InferRequest generates from the prompt
 (``reset_state()`` first, ``beam_idx`` 0). The COMMITTED exports go to tests/models/language
@@ -115,15 +115,29 @@ TASKS = {
     "whisper": "automatic-speech-recognition-with-past",
 }
 TOKENIZER_FILES = ("openvino_tokenizer", "openvino_detokenizer")
+# Exports of other configs (model, config changes, options): sizes that are not multiples of 32.
+# llama-w45-int4-per-row: width 45, 3 heads of 10, one KV head, FFN 99; one scale per row, so
+# the CPU quantizes activations per 32 with a shorter last group (K 45 and 99; the int8 lm_head
+# too), and the 4-bit rows of odd length (K 45, 99) do not start on a byte.
+VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
+    "llama-w45-int4-per-row": (
+        "llama",
+        dict(
+            hidden_size=45, num_attention_heads=3, num_key_value_heads=1, head_dim=10,
+            intermediate_size=99, vocab_size=503,
+        ),
+        ("--weight-format", "int4", "--group-size", "-1"),
+    ),
+}  # fmt: skip
 # The exports committed (about 0.27 MB each): every weight format and mode of Llama and Gemma
 # (Gemma's int4 in group 16 only), one of the others' formats each, every model in fp16, and
-# Gemma3's int8 (its int8 embedding meets the activation quantization's ties after RMSNorm);
-# the rest go to --full-out.
+# Gemma3's int8 (its int8 embedding meets the activation quantization's ties after RMSNorm)
+# and every VARIANTS export; the rest go to --full-out.
 COMMITTED = frozenset({
     *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
     "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
     "bert-fp16", "t5-fp16", "whisper-fp16", "gemma-fp16", "gemma-int8", "gemma-int4-g16",
-    "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16", "gemma3-int8",
+    "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16", "gemma3-int8", "llama-w45-int4-per-row",
 })  # fmt: skip
 
 
@@ -215,12 +229,16 @@ MODEL_CLASSES = {
 
 
 def save_pretrained(name: str) -> Path:
-    """The tiny random model and its tokenizer in build/language-hf/<name> (fresh)."""
+    """The tiny random model (a model's, or a VARIANTS config's) and its tokenizer in
+    build/language-hf/<name> (fresh)."""
     folder = HF / name
     shutil.rmtree(folder, ignore_errors=True)
     words = tokenizer()
+    base, changes, _ = VARIANTS.get(name, (name, {}, ()))
+    built = config(base, len(words))
+    built.update(changes)
     torch.manual_seed(seed(name))
-    model = getattr(transformers, MODEL_CLASSES[name])(config(name, len(words))).eval()
+    model = getattr(transformers, MODEL_CLASSES[base])(built).eval()
     model.save_pretrained(folder)
     words.save_pretrained(folder)
     if name == "whisper":
@@ -234,17 +252,19 @@ class Export:
     name: str  # <model>-<suffix>
     model: str
     options: tuple[str, ...]
+    source: str  # the folder in build/language-hf: the model's, or a VARIANTS name
 
     def command(self) -> list[str]:
         task = ["--task", TASKS[self.model]]
-        return ["export", "openvino", "--model", str(HF / self.model), *task, *self.options]
+        return ["export", "openvino", "--model", str(HF / self.source), *task, *self.options]
 
 
 def exports() -> list[Export]:
-    found = [Export(f"{m}-{s}", m, tuple(o)) for m in LLMS for s, o in LLM_EXPORTS.items()]
+    found = [Export(f"{m}-{s}", m, tuple(o), m) for m in LLMS for s, o in LLM_EXPORTS.items()]
     found += [
-        Export(f"{m}-fp16", m, ("--weight-format", "fp16")) for m in ("bert", "t5", "whisper")
+        Export(f"{m}-fp16", m, ("--weight-format", "fp16"), m) for m in ("bert", "t5", "whisper")
     ]
+    found += [Export(name, m, options, name) for name, (m, _, options) in VARIANTS.items()]
     return found
 
 
@@ -431,8 +451,8 @@ def make(
     chosen: Sequence[Export], core: ov.Core, full_out: Path
 ) -> tuple[list[dict[str, Any]], dict[str, Path]]:
     """Export and record the chosen exports; their committed index entries and every file."""
-    for model in dict.fromkeys(export.model for export in chosen):
-        save_pretrained(model)
+    for source in dict.fromkeys(export.source for export in chosen):
+        save_pretrained(source)
     cases: list[dict[str, Any]] = []
     files: dict[str, Path] = {}
     for export in chosen:
