@@ -278,3 +278,123 @@ def write(directory: Path, text: str | bytes, data: bytes | None = None) -> Path
     if data is not None:
         path.with_suffix(".bin").write_bytes(data)
     return path
+
+
+def _ports(element_type: str, *shapes: Dims) -> list[str]:
+    """Ports 0, 1, ... of `element_type`, one per shape."""
+    return [typed_port(i, element_type, shape) for i, shape in enumerate(shapes)]
+
+
+def _cache(base: int, name: str, step: int, dims: Dims) -> tuple[list[str], list[str]]:
+    """Layers `base`... of the variable `name` as optimum-intel writes a KV cache: a ReadValue
+    initialized empty from the step's shape (`step`: its layer), Gather by beam_idx (layer 3,
+    axis Const 4), Concat with the step (the last, `base + 5`), Assign; Consts 5 (1,1,0,1)
+    and 6 (0.0) shared."""
+    f32 = _ports("f32", dims, dims)
+    shapes = _ports("i64", (4,), (4,))
+    declared = ",".join("?" if d == -1 else str(d) for d in dims or ())
+    variable = data([("variable_id", name), ("variable_type", "f32"), ("variable_shape", declared)])
+    gather = [*_ports("f32", dims)[:1], typed_port(1, "i32", (-1,)), typed_port(2, "i64", ())]
+    empty = [typed_port(0, "f32", ()), shapes[1]]
+    layers = [
+        layer(base, f"{name}_shape", "ShapeOf", "opset3", data([("output_type", "i64")]),
+              f32[:1], [typed_port(1, "i64", (4,))]),
+        layer(base + 1, f"{name}_zero_length", "Multiply", "opset1",
+              data([("auto_broadcast", "numpy")]), shapes, [typed_port(2, "i64", (4,))]),
+        layer(base + 2, f"{name}_empty", "Broadcast", "opset3", data([("mode", "numpy")]),
+              empty, [typed_port(2, "f32", dims)]),
+        layer(base + 3, f"{name}_past", "ReadValue", "opset6", variable, f32[:1], f32[1:]),
+        layer(base + 4, f"{name}_beams", "Gather", "opset8", data([("batch_dims", "0")]),
+              gather, [typed_port(3, "f32", dims)]),
+        layer(base + 5, f"{name}_joined", "Concat", "opset1", data([("axis", "2")]),
+              f32, [typed_port(2, "f32", dims)]),
+        layer(base + 6, f"{name}_store", "Assign", "opset6", data([("variable_id", name)]),
+              f32[:1], f32[1:]),
+    ]  # fmt: skip
+    links = [(step, 0, base, 0), (base, 1, base + 1, 0), (5, 0, base + 1, 1), (6, 0, base + 2, 0),
+             (base + 1, 2, base + 2, 1), (base + 2, 2, base + 3, 0), (base + 3, 1, base + 4, 0),
+             (3, 0, base + 4, 1), (4, 0, base + 4, 2), (base + 4, 3, base + 5, 0),
+             (step, 0, base + 5, 1), (base + 5, 2, base + 6, 0)]  # fmt: skip
+    return layers, [edge(*link) for link in links]
+
+
+def _grouped(
+    base: int, source: int, kv_heads: int, group: int, depth: int
+) -> tuple[list[str], list[str]]:
+    """Unsqueeze (axis: Const 7) -> Broadcast (Const 8) -> Reshape (Const 9) of layer
+    `source`'s output 2, as optimum-intel widens K or V to every query head."""
+    wide = (-1, kv_heads, 1, -1, depth)
+    grouped = (-1, kv_heads, group, -1, depth)
+    layers = [
+        layer(base, f"widen{base}", "Unsqueeze", "opset1", "",
+              [typed_port(0, "f32", (-1, kv_heads, -1, depth)), typed_port(1, "i64", ())],
+              [typed_port(2, "f32", wide)]),
+        layer(base + 1, f"repeat{base}", "Broadcast", "opset3", data([("mode", "bidirectional")]),
+              [typed_port(0, "f32", wide), typed_port(1, "i64", (5,))],
+              [typed_port(2, "f32", grouped)]),
+        layer(base + 2, f"heads{base}", "Reshape", "opset1", data([("special_zero", "true")]),
+              [typed_port(0, "f32", grouped), typed_port(1, "i64", (4,))],
+              [typed_port(2, "f32", (-1, kv_heads * group, -1, depth))]),
+    ]  # fmt: skip
+    links = [(source, 2, base, 0), (7, 0, base, 1), (base, 2, base + 1, 0), (8, 0, base + 1, 1),
+             (base + 1, 2, base + 2, 0), (9, 0, base + 2, 1)]  # fmt: skip
+    return layers, [edge(*link) for link in links]
+
+
+def cached_attention_model(
+    heads: int,
+    kv_heads: int,
+    depth: int,
+    mask: str | None = "f32",
+    scale: float | None = None,
+    causal: bool = False,
+) -> tuple[str, bytes]:
+    """A layer of a stateful LLM as optimum-intel writes it, which the CPU runs in its
+    attention node: q [?,heads,?,depth]; k and v [?,kv_heads,?,depth] each join their cache
+    (`_cache`) and reach ScaledDotProductAttention (through `_grouped` when kv_heads <
+    heads), with a `mask` [?,1,?,?] of that type (None: no mask input) and the Const
+    `scale` (None: none); output tensor "out". Returns the `.xml` and its `.bin`."""
+    query, cached = (-1, heads, -1, depth), (-1, kv_heads, -1, depth)
+    group = heads // kv_heads
+    constants = struct.pack(
+        "<q4qfq5q4q", 0, 1, 1, 0, 1, 0.0, 2, 1, 1, group, 1, 1, 0, heads, -1, depth
+    )
+    layers = [
+        parameter(0, "q", query), parameter(1, "k", cached), parameter(2, "v", cached),
+        parameter(3, "beam_idx", (-1,), "i32"), typed_const(4, "axis", "i64", (), 0, 8),
+        typed_const(5, "keep", "i64", (4,), 8, 32), typed_const(6, "zero", "f32", (), 40, 4),
+    ]  # fmt: skip
+    edges = [edge(0, 0, 40, 0)]
+    for position, (base, name) in enumerate(((10, "key"), (20, "value")), start=1):
+        cache_layers, cache_edges = _cache(base, name, position, cached)
+        layers += cache_layers
+        edges += cache_edges
+        if group == 1:
+            edges.append(edge(base + 5, 2, 40, position))
+            continue
+        grouped_layers, grouped_edges = _grouped(base + 40, base + 5, kv_heads, group, depth)
+        layers += grouped_layers
+        edges += [*grouped_edges, edge(base + 42, 2, 40, position)]
+    if group > 1:
+        layers += [typed_const(7, "unsqueezed", "i64", (), 44, 8),
+                   typed_const(8, "group", "i64", (5,), 52, 40),
+                   typed_const(9, "heads", "i64", (4,), 92, 32)]  # fmt: skip
+    inputs = _ports("f32", query, query, query)
+    if mask is not None:
+        layers.append(parameter(36, "mask", (-1, 1, -1, -1), mask))
+        inputs.append(typed_port(3, mask, (-1, 1, -1, -1)))
+        edges.append(edge(36, 0, 40, 3))
+    if scale is not None:
+        constants += struct.pack("<f", scale)
+        layers.append(typed_const(37, "scale", "f32", (), len(constants) - 4, 4))
+        inputs.append(typed_port(len(inputs), "f32", ()))
+        edges.append(edge(37, 0, 40, len(inputs) - 1))
+    output = typed_port(len(inputs), "f32", query, names="out")
+    attributes = data([("causal", "true" if causal else "false")])
+    attention = "ScaledDotProductAttention"
+    layers += [
+        layer(40, "attention", attention, "opset13", attributes, inputs, [output]),
+        result(41, "output", query),
+    ]
+    edges.append(edge(40, len(inputs), 41, 0))
+    return net(layers, edges), constants

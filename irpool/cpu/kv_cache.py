@@ -13,11 +13,13 @@ each token's vector of each head is quantized asymmetrically over the head's ele
 (q - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
 token (its past empty) attends to its own K and V as computed; every other step (one token,
 or any step with a past) reads the whole cache, its own tokens included, as held, and
-query_state shows the cache as held. Both work per element or per token, so each token is
-held here once, as it joins: a prompt's by its Assign (`AssignBase.cache_type`, which stores
-the cache), any other step's by the Concat (`Concat1.cache_type`); the variables keep the
-cache as held (holding held values again would move their last bits). Measured
-2026-12-06 (AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1).
+query_state shows the cache as held. Such an attention runs in the plugin's attention node
+(`cache_attentions`; its arithmetic on a prompt: irpool/cpu/attention_node.py). Holding
+works per element or per token, so each token is held here once, as it joins: a prompt's by
+its Assign (`AssignBase.cache_type`, which stores the cache), any other step's by the Concat
+(`Concat1.cache_type`); the variables keep the cache as held (holding held values again
+would move their last bits). Measured 2026-12-06 (AMD EPYC family 25 model 17, 2 cores,
+OpenVINO 2026.4.1).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.replacements import ComputedLayer, Rewrite
 from irpool.ops.concat import Concat1
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.ops.variables import AssignBase
 
 DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
@@ -48,41 +51,84 @@ def held_caches(
     cache_type = runtime_options.get("KV_CACHE_PRECISION", DEFAULT_CACHE_TYPE)
     if cache_type not in HELD:
         return {}
-    by_id = {candidate.layer.id: candidate for candidate in computed}
-    readers: dict[int, list[tuple[ComputedLayer, int]]] = {}
-    for candidate in computed:
-        for port, (layer_id, _) in enumerate(candidate.inputs):
-            readers.setdefault(layer_id, []).append((candidate, port))
+    graph = _CacheGraph(computed)
+    rewrites: dict[int, Rewrite | None] = {}
+    for candidate, concat in graph.joins():
+        if not graph.attended(candidate.layer.id):
+            continue
+        op = copy(concat)
+        op.cache_type = cache_type
+        rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+        for reader, _ in graph.readers[candidate.layer.id]:
+            if isinstance(reader.op, AssignBase):
+                assign = copy(reader.op)
+                assign.cache_type, assign.cache_axis = cache_type, op.axis
+                step = candidate.inputs[1]  # this step's K or V: small, past a prompt
+                rewrites[reader.layer.id] = Rewrite(assign, (*reader.inputs, step))
+    return rewrites
 
-    def attended(layer_id: int) -> bool:
-        for reader, port in readers.get(layer_id, []):
+
+def cache_attentions(computed: Sequence[ComputedLayer]) -> dict[int, Rewrite | None]:
+    """The ScaledDotProductAttention layers the plugin runs in its attention node, fused with
+    their KV cache (whatever type holds it): key and value each read, through `_BETWEEN`,
+    from a cache's Concat. Their op with `reads_cache`."""
+    graph = _CacheGraph(computed)
+    joins = {candidate.layer.id for candidate, _ in graph.joins()}
+    rewrites: dict[int, Rewrite | None] = {}
+    for candidate in computed:
+        if not isinstance(candidate.op, ScaledDotProductAttention13):
+            continue
+        if all(graph.source(candidate.inputs[port][0]) in joins for port in (1, 2)):
+            op = copy(candidate.op)
+            op.reads_cache = True
+            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+    return rewrites
+
+
+class _CacheGraph:
+    """The computed layers by id and their readers, to find the plugin's cache pattern."""
+
+    def __init__(self, computed: Sequence[ComputedLayer]) -> None:
+        self.computed = computed
+        self.by_id = {candidate.layer.id: candidate for candidate in computed}
+        self.readers: dict[int, list[tuple[ComputedLayer, int]]] = {}
+        for candidate in computed:
+            for port, (layer_id, _) in enumerate(candidate.inputs):
+                self.readers.setdefault(layer_id, []).append((candidate, port))
+
+    def joins(self) -> list[tuple[ComputedLayer, Concat1]]:
+        """The Concats of two inputs that join a ReadValue's past (through a Gather) with
+        this step's K or V and whose result an Assign stores, and their ops."""
+        found = []
+        for candidate in self.computed:
+            concat = candidate.op
+            if not isinstance(concat, Concat1) or len(candidate.inputs) != 2:
+                continue
+            past = self.by_id.get(candidate.inputs[0][0])
+            if past is not None and past.layer.type == "Gather":
+                past = self.by_id.get(past.inputs[0][0])
+            readers = self.readers.get(candidate.layer.id, [])
+            stored = any(r.layer.type == "Assign" for r, _ in readers)
+            if past is not None and past.layer.type == "ReadValue" and stored:
+                found.append((candidate, concat))
+        return found
+
+    def attended(self, layer_id: int) -> bool:
+        """Whether an attention reads this layer's output as K or V (through `_BETWEEN`)."""
+        for reader, port in self.readers.get(layer_id, []):
             if reader.layer.type == "ScaledDotProductAttention" and port in (1, 2):
                 return True
-            if reader.layer.type in _BETWEEN and port == 0 and attended(reader.layer.id):
+            if reader.layer.type in _BETWEEN and port == 0 and self.attended(reader.layer.id):
                 return True
         return False
 
-    rewrites: dict[int, Rewrite | None] = {}
-    for candidate in computed:
-        if not isinstance(candidate.op, Concat1) or len(candidate.inputs) != 2:
-            continue
-        past = by_id.get(candidate.inputs[0][0])
-        if past is not None and past.layer.type == "Gather":
-            past = by_id.get(past.inputs[0][0])
-        stored = any(r.layer.type == "Assign" for r, _ in readers.get(candidate.layer.id, []))
-        if past is None or past.layer.type != "ReadValue" or not stored:
-            continue
-        if attended(candidate.layer.id):
-            op = copy(candidate.op)
-            op.cache_type = cache_type
-            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
-            for reader, _ in readers[candidate.layer.id]:
-                if isinstance(reader.op, AssignBase):
-                    assign = copy(reader.op)
-                    assign.cache_type, assign.cache_axis = cache_type, op.axis
-                    step = candidate.inputs[1]  # this step's K or V: small, past a prompt
-                    rewrites[reader.layer.id] = Rewrite(assign, (*reader.inputs, step))
-    return rewrites
+    def source(self, layer_id: int) -> int:
+        """The layer `layer_id` reads through `_BETWEEN` (itself when it is none of them)."""
+        layer = self.by_id.get(layer_id)
+        while layer is not None and layer.layer.type in _BETWEEN:
+            layer_id = layer.inputs[0][0]
+            layer = self.by_id.get(layer_id)
+        return layer_id
 
 
 def stored_value(op: AssignBase, inputs: Sequence[NDArray[Any]]) -> NDArray[Any]:

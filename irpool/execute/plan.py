@@ -30,7 +30,7 @@ from irpool.cpu.compressed_weights import (
     read_only_by_their_reader,
 )
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
-from irpool.cpu.kv_cache import held_caches
+from irpool.cpu.kv_cache import cache_attentions, held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
@@ -198,6 +198,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
+    computed = _replaced(computed, cache_attentions(computed))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import copy
 from typing import Any
 
 import numpy as np
@@ -75,12 +76,18 @@ def convolved(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArra
     return result
 
 
-def attention(*arrays: Any, causal: bool = False, constant_scale: bool = True) -> np.ndarray:
-    """The kernel's output, the scale known when compiling (a constant) or not."""
+def attention(
+    *arrays: Any, causal: bool = False, constant_scale: bool = True, reads_cache: bool = False
+) -> np.ndarray:
+    """The kernel's output, the scale known when compiling (a constant) or not; `reads_cache`:
+    the layer is fused with its KV cache (the CPU's attention node)."""
     infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
     if len(arrays) > 4 and constant_scale:
         infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
     op = compiled_for_layer(ScaledDotProductAttention13({"causal": causal}), infos)
+    if reads_cache:
+        op = copy(op)
+        op.reads_cache = True
     (result,) = compute(op, list(arrays))
     assert result is not None
     return result

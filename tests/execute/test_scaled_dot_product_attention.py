@@ -202,3 +202,46 @@ def test_f64_is_computed_in_f32_with_infinities_saturated() -> None:
     (result,) = compute(ScaledDotProductAttention13({"causal": False}), [q, k, v])
     assert result is not None and result.dtype == np.float64
     np.testing.assert_array_equal(result.ravel(), [1.7014117331926443e38, 1.5])
+
+
+def _prompt(scores: list[float], mask: np.ndarray | None = None) -> np.ndarray:
+    """The attention node's weights of the first query row, whose scores are `scores` (scale
+    1, three rows and keys: a prompt), read through value rows of the identity."""
+    q = np.zeros((1, 1, 3, 16), np.float32)
+    q[..., 0] = 1
+    k = np.zeros((1, 1, 3, 16), np.float32)
+    k[0, 0, :, 0] = scores
+    v = np.eye(3, 16, dtype=np.float32)[None, None]
+    given = np.zeros((1, 1, 3, 3), np.float32) if mask is None else mask
+    result = attention(q, k, v, given, np.array(1, np.float32), reads_cache=True)
+    return result[0, 0, :, :3]
+
+
+def test_the_attention_node_gives_the_cpus_weights() -> None:
+    """Measured 2026-12-07 on the CPU's attention node (tests/ir.py cached_attention_model):
+    its exp polynomial and lane sums, not NumPy's exp (0.2961387, 0.23063305)."""
+    weights = _prompt([0.3125, -0.15625, -0.40625])[0]
+    assert weights.view(np.uint32).tolist() == [0x3EF24AFA, 0x3E979F7D, 0x3E6C2B11]
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [  # measured on the CPU's attention node
+        (-INF, [0.0, 0.0, 0.0]),  # a row masked by -inf: all weights 0, not NaN
+        (np.float32(-3.4028235e38), [1 / 3] * 3),  # by -FLT_MAX: uniform
+    ],
+)
+def test_the_attention_node_on_masked_out_rows(row: np.float32, expected: list[float]) -> None:
+    mask = np.zeros((1, 1, 3, 3), np.float32)
+    mask[0, 0, 0] = row
+    weights = _prompt([0.5, -1.0, 2.0], mask)
+    np.testing.assert_array_equal(weights[0], np.float32(expected))
+
+
+def test_the_attention_node_masks_by_boolean_with_flt_max() -> None:
+    """A boolean mask adds 0 or -FLT_MAX there (a row all false averages, as the CPU's)."""
+    mask = np.ones((1, 1, 3, 3), np.bool_)
+    mask[0, 0, 0] = False
+    q, k, v = (np.random.default_rng(i).standard_normal((1, 1, 3, 8), np.float32) for i in range(3))
+    result = attention(q, k, v, mask, reads_cache=True)
+    np.testing.assert_allclose(result[0, 0, 0], v[0, 0].mean(axis=0), rtol=1e-6)

@@ -1,0 +1,225 @@
+"""The CPU plugin's attention node on a prompt: a ScaledDotProductAttention fused with its KV
+cache (irpool.cpu.kv_cache) on a step of several tokens whose past is empty, which the node
+runs through its MLAS kernel (docs/ops/ScaledDotProductAttention.md, "The attention node").
+
+Each head's query rows go in blocks of 4 through MLAS's sgemm twice:
+- scores = query @ keyᵀ: each element a chain of FMAs over E from 0 (MLAS's K blocks of
+  `_stride_k`, each from 0, added); a block of one row runs MLAS's M=1 AVX kernel instead:
+  products and sums rounded apart in 8 lanes over E, reduced by the key's place among groups
+  of 4 (`_one_row_by_keys`).
+- a = scores * scale + mask, each rounded: the scale input, or 1/sqrt(E) computed in double
+  when there is none or it is 0; a boolean mask adds 0 or -FLT_MAX, `causal` -inf above the
+  diagonal.
+- softmax along the keys: the row's max (from -FLT_MAX), e = the node's exp polynomial of
+  a - max (`node_exp`: 0 below ln FLT_MIN), summed in 16 lanes whose halves are then added
+  (`_lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
+- output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
+  groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
+Up to `EXACT_MACS` multiply-adds the products are so emulated and the output is the node's
+bits; beyond, BLAS computes them (within the op's tolerance) and the rest is the same.
+Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from math import prod, sqrt
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.numerics import F32, F32_MAX, f32_operand
+from irpool.cpu.quantization import fused_multiply_add as fma
+
+EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
+ROW_BLOCK = 4  # query rows per MLAS call
+LANES = 16  # the AVX-512 exp-sum's lanes
+PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
+_STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
+# A matrix product x @ y in f32 (the run's BLAS).
+Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
+
+
+def _bits(word: int) -> np.float32:
+    return np.uint32(word).view(F32)
+
+
+# exp_ps_avx512's constants: ln FLT_MIN, ln FLT_MAX, log2 e, ln 2, its polynomial p5..p1.
+EXP_LOW, EXP_HIGH = _bits(0xC2AEAC50), _bits(0x42B17218)
+LOG2_E, LN_2 = _bits(0x3FB8AA3B), _bits(0x3F317218)
+EXP_POLYNOMIAL = tuple(
+    _bits(w) for w in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB)
+)
+
+
+def prompt_attention(
+    query: NDArray[np.float32],
+    key: NDArray[np.float32],
+    value: NDArray[np.float32],
+    mask: NDArray[Any] | None,
+    scale: NDArray[Any] | None,
+    causal: bool,
+    blas: Product,
+) -> NDArray[np.float32]:
+    """The node's attention of query [B, H, L, E], key [B, H, L, E] and value [B, H, L, Ev]
+    (the same L: the past is empty), with the layer's mask and scale inputs if any; `blas`
+    computes products beyond `EXACT_MACS`."""
+    rows, depth = query.shape[-2:]
+    given = F32(0) if scale is None else f32_operand(scale).reshape(-1)[0]
+    factor = given if given != 0 else F32(1.0 / sqrt(depth))
+    keys = np.swapaxes(key, -1, -2)
+    macs = prod(np.broadcast_shapes(query.shape[:-2], key.shape[:-2])) * rows * rows
+    exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
+    with np.errstate(all="ignore"):
+        scores = (_product(query, keys, True) if exact else blas(query, keys)) * factor
+        bias = _bias(mask, causal, rows, keys.shape[-1])
+        if bias is not None:
+            scores = scores + bias
+        weights = node_softmax(scores)
+        return _product(weights, value, False) if exact else blas(weights, value)
+
+
+def _bias(mask: NDArray[Any] | None, causal: bool, rows: int, keys: int) -> NDArray[Any] | None:
+    if causal:
+        return np.where(np.triu(np.ones((rows, keys), np.bool_), 1), F32(-np.inf), F32(0))
+    if mask is None:
+        return None
+    if mask.dtype == np.bool_:
+        return np.where(mask, F32(0), F32(-F32_MAX))
+    return f32_operand(mask)
+
+
+def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Softmax along the last axis as the node's kernel computes it (a new array)."""
+    top = np.maximum(np.max(scores, axis=-1, keepdims=True), F32(-F32_MAX))
+    powers = node_exp(scores - top)
+    total = _lane_sum(powers)[..., None]
+    weights: NDArray[np.float32] = powers * (F32(1) / total)
+    weights[np.broadcast_to(total == 0, weights.shape)] = 0
+    return weights
+
+
+def node_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """exp_ps_avx512: 2 * 2^(n-1) * p(r), n = floor(x log2 e + 1/2), r = x - n ln 2 (one
+    rounding), p of degree 5 by FMAs; 0 below ln FLT_MIN (and wherever 2^(n-1) is 0)."""
+    below = x < EXP_LOW
+    clipped = np.maximum(np.minimum(x, EXP_HIGH), EXP_LOW)
+    whole = np.floor(clipped * LOG2_E + F32(0.5))
+    rest = fma(-whole, np.full_like(whole, LN_2), clipped)
+    poly = np.full_like(rest, EXP_POLYNOMIAL[0])
+    for coefficient in (*EXP_POLYNOMIAL[1:], F32(1)):
+        poly = fma(poly, rest, np.full_like(rest, coefficient))
+    exponent = np.nan_to_num(whole, nan=0).astype(np.int32) + 126
+    power = np.left_shift(exponent, 23).view(F32)
+    power[below] = 0
+    result: NDArray[np.float32] = poly * power * F32(2)
+    return result
+
+
+def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Σ along the last axis: 16 lanes, each summed in order, then halves added (GCC's
+    _mm512_reduce_add_ps)."""
+    length = powers.shape[-1]
+    body = length // LANES * LANES
+    lanes = np.zeros((*powers.shape[:-1], LANES), F32)
+    if body:
+        chunks = powers[..., :body].reshape(*powers.shape[:-1], body // LANES, LANES)
+        lanes = np.add.accumulate(chunks, axis=-2)[..., -1, :]
+    if length > body:
+        lanes[..., : length - body] += powers[..., body:]
+    halves = lanes[..., 8:] + lanes[..., :8]
+    quarters = halves[..., 4:] + halves[..., :4]
+    result: NDArray[np.float32] = (quarters[..., 0] + quarters[..., 2]) + (
+        quarters[..., 1] + quarters[..., 3]
+    )
+    return result
+
+
+def _product(x: NDArray[np.float32], y: NDArray[np.float32], by_keys: bool) -> NDArray[np.float32]:
+    """x @ y as the node's MLAS calls compute it, a call per block of 4 rows of x;
+    `by_keys`: y is keyᵀ (MLAS reads it transposed)."""
+    rows, depth = x.shape[-2:]
+    stride = _stride_k(y.shape[-1], depth)
+    blocks = []
+    for first in range(0, rows, ROW_BLOCK):
+        block = x[..., first : first + ROW_BLOCK, :]
+        if block.shape[-2] > 1:
+            blocks.append(_fma_chains(block, y, stride))
+        elif by_keys:
+            blocks.append(_one_row_by_keys(block, y))
+        else:
+            blocks.append(_one_row_by_values(block, y))
+    return np.concatenate(blocks, axis=-2)
+
+
+def _stride_k(columns: int, depth: int) -> int:
+    """MLAS's K stride: 128, halved while half still covers K when N >= K, else doubled
+    while N leaves half of a (halved) N stride of at least 16."""
+    stride_n, stride_k = _STRIDE, _STRIDE
+    if columns >= depth:
+        while stride_k // 2 >= depth:
+            stride_n, stride_k = stride_n * 2, stride_k // 2
+    else:
+        while stride_n > 16 and stride_n // 2 >= columns:
+            stride_n, stride_k = stride_n // 2, stride_k * 2
+    return stride_k
+
+
+def _fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
+    """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added."""
+    shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
+    result = None
+    for start in range(0, x.shape[-1], stride):
+        chain = np.zeros(shape, F32)
+        for k in range(start, min(start + stride, x.shape[-1])):
+            chain = fma(x[..., k : k + 1], y[..., k : k + 1, :], chain)
+        result = chain if result is None else result + chain
+    assert result is not None
+    return result
+
+
+def _one_row_by_keys(x: NDArray[np.float32], keys: NDArray[np.float32]) -> NDArray[np.float32]:
+    """MlasSgemmKernelM1TransposeBAvx: one query row by every key, products rounded, summed
+    in 8 lanes over E, the lanes reduced as the key's group (4, then 2, then 1 keys) does."""
+    depth, count = x.shape[-1], keys.shape[-1]
+    padded = -(-depth // PRODUCT_LANES) * PRODUCT_LANES
+    products = np.swapaxes(keys, -1, -2) * x  # [..., keys, E]
+    products = np.concatenate(
+        [products, np.zeros((*products.shape[:-1], padded - depth), F32)], axis=-1
+    )
+    chunks = products.reshape(*products.shape[:-1], padded // PRODUCT_LANES, PRODUCT_LANES)
+    s = np.add.accumulate(chunks, axis=-2)[..., -1, :]
+    by_four = (((s[..., 0] + s[..., 1]) + s[..., 2]) + s[..., 3]) + (
+        ((s[..., 4] + s[..., 5]) + s[..., 6]) + s[..., 7]
+    )
+    by_two = ((s[..., 0] + s[..., 2]) + (s[..., 4] + s[..., 6])) + (
+        (s[..., 1] + s[..., 3]) + (s[..., 5] + s[..., 7])
+    )
+    alone = ((s[..., 0] + s[..., 1]) + (s[..., 2] + s[..., 3])) + (
+        (s[..., 4] + s[..., 5]) + (s[..., 6] + s[..., 7])
+    )
+    fours = count // 4 * 4
+    pairs = fours + (2 if count % 4 >= 2 else 0)
+    place = np.arange(count)
+    result = np.where(place < fours, by_four, np.where(place < pairs, by_two, alone))
+    return (result + F32(0))[..., None, :]  # type: ignore[no-any-return]
+
+
+def _one_row_by_values(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
+    """MlasSgemmKernelM1Avx: one row of weights by the values, products rounded, each group
+    of 4 keys (then 2, then 1) summed in order and added to the running sum."""
+    count = x.shape[-1]
+    products = x[..., 0, :, None] * y  # [..., keys, Ev]
+    fours = count // 4 * 4
+    groups = products[..., :fours, :].reshape(*products.shape[:-2], fours // 4, 4, -1)
+    sums = ((groups[..., 0, :] + groups[..., 1, :]) + groups[..., 2, :]) + groups[..., 3, :]
+    if count % 4 >= 2:
+        pair = products[..., fours, :] + products[..., fours + 1, :]
+        sums = np.concatenate([sums, pair[..., None, :]], axis=-2)
+    if count % 2:
+        sums = np.concatenate([sums, products[..., -1:, :]], axis=-2)
+    start = np.zeros((*sums.shape[:-2], 1, sums.shape[-1]), F32)
+    running = np.add.accumulate(np.concatenate([start, sums], axis=-2), axis=-2)
+    last: NDArray[np.float32] = running[..., -1:, :]
+    return last

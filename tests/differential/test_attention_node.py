@@ -1,0 +1,86 @@
+"""Live differential test: a ScaledDotProductAttention the CPU fuses with its KV cache runs in
+its attention node, and on a prompt (several tokens, no past) irpool gives that node's bits
+(irpool/cpu/attention_node.py, docs/ops/ScaledDotProductAttention.md#the-attention-node).
+
+Models from tests/ir.py's `cached_attention_model`: head dims 16 to 128, grouped queries, a
+batch of 2 whose first row is left-padded by 2 tokens (a float mask of -FLT_MAX or -inf, whose
+first query rows are then masked out entirely, or a boolean mask), causal without a mask,
+scales given (0 meaning the default), or not; prompts of 2 to 40 tokens, so blocks of 4
+query rows and each tail of 1 to 3 rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import irpool
+from tests.differential.oracle_batch import CPU_CONFIG
+from tests.ir import cached_attention_model, write
+
+ov = pytest.importorskip("openvino")
+
+pytestmark = pytest.mark.oracle
+
+BATCH, PADDED = 2, 2
+LENGTHS = (2, 3, 4, 5, 7, 13, 40)
+F32_MIN = np.finfo(np.float32).min
+
+
+def _mask(kind: str, length: int) -> np.ndarray:
+    """Row 0 left-padded by `PADDED` tokens, and causal: as optimum's exports mask a prompt."""
+    hidden = np.zeros((BATCH, 1, length, length), np.bool_)
+    hidden[0, :, :, :PADDED] = True
+    hidden |= np.triu(np.ones((length, length), np.bool_), 1)
+    if kind == "boolean":
+        return ~hidden
+    fill = -np.inf if kind == "-inf" else F32_MIN
+    return np.where(hidden, np.float32(fill), np.float32(0))
+
+
+def _feeds(heads: int, kv_heads: int, depth: int, mask: str | None, length: int) -> dict[str, Any]:
+    rng = np.random.default_rng(depth * 100 + length)
+    feeds: dict[str, Any] = {
+        "q": rng.standard_normal((BATCH, heads, length, depth), np.float32),
+        "k": rng.standard_normal((BATCH, kv_heads, length, depth), np.float32),
+        "v": rng.standard_normal((BATCH, kv_heads, length, depth), np.float32),
+        "beam_idx": np.arange(BATCH, dtype=np.int32),
+    }
+    if mask is not None:
+        feeds["mask"] = _mask(mask, length)
+    return feeds
+
+
+@pytest.mark.parametrize(
+    ("heads", "kv_heads", "depth", "mask", "scale", "causal"),
+    [
+        (8, 8, 16, "-FLT_MAX", 0.25, False),  # the Qwen2 export's layer
+        (4, 2, 32, "-FLT_MAX", 0.3, False),
+        (4, 1, 64, "-inf", None, False),
+        (2, 2, 128, "boolean", 0.0, False),  # a scale of 0: the default 1/sqrt(E)
+        (4, 2, 64, None, None, True),
+        (2, 2, 80, None, None, False),
+    ],
+)
+def test_a_prompt_gives_the_attention_nodes_bits(
+    tmp_path: Path,
+    heads: int,
+    kv_heads: int,
+    depth: int,
+    mask: str | None,
+    scale: float | None,
+    causal: bool,
+) -> None:
+    element = None if mask is None else "boolean" if mask == "boolean" else "f32"
+    xml, data = cached_attention_model(heads, kv_heads, depth, element, scale, causal)
+    path = write(tmp_path, xml, data)
+    model = irpool.load(path)
+    assert model.validate() == []
+    compiled = ov.Core().compile_model(path, "CPU", CPU_CONFIG)
+    for length in LENGTHS:
+        feeds = _feeds(heads, kv_heads, depth, mask, length)
+        expected = compiled.create_infer_request().infer(feeds)[0]
+        found = model.create_infer_request().infer(feeds)["out"]
+        np.testing.assert_array_equal(found, expected, err_msg=f"{length} tokens")
