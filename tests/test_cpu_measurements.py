@@ -41,9 +41,8 @@ def test_every_behaviour_has_one_docs_section_naming_its_home_and_measurement() 
     assert [title for title, _, _ in registered] == list(sections)
     for title, home, function in registered:
         assert f"`{home}`" in sections[title]
-        assert f"measured by `{function}`, 2026-12-06, AMD EPYC" in " ".join(
-            sections[title].split()
-        )
+        measured = rf"measured by `{function}`, 2026-12-0[67], AMD EPYC"
+        assert re.search(measured, " ".join(sections[title].split()))
 
 
 def _tool() -> ModuleType:

@@ -457,6 +457,15 @@ def kv_cache_is_held_in_u8() -> Measurement:
     return observe_steps(kv_cache_model(16), steps)
 
 
+@behaviour("A cache-fused attention's prompt runs the attention node", "irpool.cpu.attention_node")
+def cache_fused_prompt_runs_the_attention_node() -> Measurement:
+    """A 3-token prompt, scores [0.3125, -0.15625, -0.40625]: the node's exp, not NumPy's."""
+    q, k = np.zeros((2, 1, 1, 3, 16), np.float32)
+    q[..., 0], k[0, 0, :, 0] = 1, [1.25, -0.625, -1.625]
+    v, beams = np.eye(3, 16, dtype=np.float32)[None, None], np.zeros(1, np.int32)
+    return observe_steps(kv_cache_model(16), [{"q": q, "k": k, "v": v, "beam_idx": beams}])
+
+
 @behaviour(
     "A Clamp fused into a product rounds 8-bit bounds",
     "irpool.cpu.product_fusion.clamps_in_products",

@@ -137,20 +137,17 @@ def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _product(x: NDArray[np.float32], y: NDArray[np.float32], by_keys: bool) -> NDArray[np.float32]:
-    """x @ y as the node's MLAS calls compute it, a call per block of 4 rows of x;
-    `by_keys`: y is keyᵀ (MLAS reads it transposed)."""
+    """x @ y as the node's MLAS calls compute it, a call per block of 4 rows of x (the same
+    chains in every block of several rows, so those go in one); `by_keys`: y is keyᵀ (MLAS
+    reads it transposed)."""
     rows, depth = x.shape[-2:]
-    stride = _stride_k(y.shape[-1], depth)
-    blocks = []
-    for first in range(0, rows, ROW_BLOCK):
-        block = x[..., first : first + ROW_BLOCK, :]
-        if block.shape[-2] > 1:
-            blocks.append(_fma_chains(block, y, stride))
-        elif by_keys:
-            blocks.append(_one_row_by_keys(block, y))
-        else:
-            blocks.append(_one_row_by_values(block, y))
-    return np.concatenate(blocks, axis=-2)
+    alone = rows % ROW_BLOCK == 1  # the last block holds one row: MLAS's M=1 kernel
+    body = rows - 1 if alone else rows
+    parts = [_fma_chains(x[..., :body, :], y, _stride_k(y.shape[-1], depth))] if body else []
+    if alone:
+        last = x[..., body:, :]
+        parts.append(_one_row_by_keys(last, y) if by_keys else _one_row_by_values(last, y))
+    return np.concatenate(parts, axis=-2) if len(parts) > 1 else parts[0]
 
 
 def _stride_k(columns: int, depth: int) -> int:
