@@ -2,7 +2,8 @@
 
 `layer`, `data`, `port` (`typed_port` by element type), `edge` and `net` write any model;
 `parameter`, `avg_pool`, `const` (`typed_const` of any type), `adaptive_pool` and `result`
-the common layers, and `pool_model` and `adaptive_model` whole valid models. Dims are ints or
+the common layers, and `pool_model`, `adaptive_model` and `cached_attention_model` (a stateful
+LLM's attention with its KV cache, and its `.bin`) whole valid models. Dims are ints or
 written text ("-1"); None writes no `<dim>` (a dynamic rank). Each builder returns `.xml`
 text; models with a Const also need their `.bin` (`weights()` for `const`). Every model here
 validates clean unless a test changes it. Hand-written XML is for what this cannot write:
