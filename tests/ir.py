@@ -349,12 +349,14 @@ def cached_attention_model(
     mask: str | None = "f32",
     scale: float | None = None,
     causal: bool = False,
+    cache_type: str | None = None,
 ) -> tuple[str, bytes]:
     """A layer of a stateful LLM as optimum-intel writes it, which the CPU runs in its
     attention node: q [?,heads,?,depth]; k and v [?,kv_heads,?,depth] each join their cache
     (`_cache`) and reach ScaledDotProductAttention (through `_grouped` when kv_heads <
     heads), with a `mask` [?,1,?,?] of that type (None: no mask input) and the Const
-    `scale` (None: none); output tensor "out". Returns the `.xml` and its `.bin`."""
+    `scale` (None: none); output tensor "out"; `cache_type` the rt_info KV_CACHE_PRECISION
+    (None: none, so u8). Returns the `.xml` and its `.bin`."""
     query, cached = (-1, heads, -1, depth), (-1, kv_heads, -1, depth)
     group = heads // kv_heads
     constants = struct.pack(
@@ -398,4 +400,9 @@ def cached_attention_model(
         result(41, "output", query),
     ]
     edges.append(edge(40, len(inputs), 41, 0))
-    return net(layers, edges), constants
+    text = net(layers, edges)
+    if cache_type is not None:
+        option = f'\t\t\t<KV_CACHE_PRECISION value="{cache_type}" />\n'
+        info = f"\t<rt_info>\n\t\t<runtime_options>\n{option}\t\t</runtime_options>\n\t</rt_info>\n"
+        text = text.replace("</net>", info + "</net>")
+    return text, constants

@@ -1,8 +1,9 @@
-"""The CPU plugin's attention node on a prompt: a ScaledDotProductAttention fused with its KV
-cache (irpool.cpu.kv_cache) on a step of several tokens whose past is empty, which the node
-runs through its MLAS kernel (docs/ops/ScaledDotProductAttention.md, "The attention node").
+"""The CPU plugin's attention node, which runs a ScaledDotProductAttention fused with its KV
+cache (irpool.cpu.kv_cache), as `node_attention` computes it: a prompt (several tokens, the
+past empty) through its MLAS kernel, any other step through its single-token kernel (a cache
+held in f16 or f32) (docs/ops/ScaledDotProductAttention.md, "The attention node").
 
-Each head's query rows go in blocks of 4 through MLAS's sgemm twice:
+On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice:
 - scores = query @ keyᵀ: each element a chain of FMAs over E from 0 (MLAS's K blocks of
   `_stride_k`, each from 0, added); a block of one row runs MLAS's M=1 AVX kernel instead:
   products and sums rounded apart in 8 lanes over E, reduced by the key's place among groups
@@ -15,8 +16,10 @@ Each head's query rows go in blocks of 4 through MLAS's sgemm twice:
   (`_lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
 - output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
   groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
-Up to `EXACT_MACS` multiply-adds the products are so emulated and the output is the node's
-bits; beyond, BLAS computes them (within the op's tolerance) and the rest is the same.
+A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
+the keys. Up to `EXACT_MACS` multiply-adds the products are so emulated and the output is the
+node's bits; beyond, BLAS computes a prompt's (within the op's tolerance) and the rest is the
+same, and a step runs as the op's snippet.
 Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
 """
 
@@ -30,13 +33,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
-from irpool.cpu.quantization import fused_multiply_add as fma
 
 EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
 ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
 PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
 _STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
+_PRODUCT_GROUP = 16  # the products of so many K a chain holds at a time
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
 
@@ -53,36 +56,86 @@ EXP_POLYNOMIAL = tuple(
 )
 
 
-def prompt_attention(
+def node_attention(
     query: NDArray[np.float32],
     key: NDArray[np.float32],
     value: NDArray[np.float32],
     mask: NDArray[Any] | None,
     scale: NDArray[Any] | None,
     causal: bool,
+    cache_type: str | None,
     blas: Product,
-) -> NDArray[np.float32]:
-    """The node's attention of query [B, H, L, E], key [B, H, L, E] and value [B, H, L, Ev]
-    (the same L: the past is empty), with the layer's mask and scale inputs if any; `blas`
-    computes products beyond `EXACT_MACS`."""
+) -> NDArray[np.float32] | None:
+    """The node's attention of query [B, H, L, E], key [B, H, S, E] and value [B, H, S, Ev]
+    (S counts the past), with the layer's mask and scale inputs if any and its cache held in
+    `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`. None for a step
+    irpool does not emulate: a cache in u8, E not a multiple of 16 or with two or three chunks
+    of 16 past a multiple of 64 (their order is not known), more than `EXACT_MACS`."""
     rows, depth = query.shape[-2:]
-    given = F32(0) if scale is None else f32_operand(scale).reshape(-1)[0]
-    factor = given if given != 0 else F32(1.0 / sqrt(depth))
-    keys = np.swapaxes(key, -1, -2)
-    macs = prod(np.broadcast_shapes(query.shape[:-2], key.shape[:-2])) * rows * rows
+    keys = key.shape[-2]
+    prompt = 1 < rows == keys
+    macs = prod(np.broadcast_shapes(query.shape[:-2], key.shape[:-2])) * rows * keys
     exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
+    chunks = depth // LANES
+    ordered = depth % LANES == 0 and not (chunks >= 4 and chunks % 4 > 1)
+    if not prompt and not (cache_type in ("f16", "f32") and ordered and exact):
+        return None
     with np.errstate(all="ignore"):
-        scores = (_product(query, keys, True) if exact else blas(query, keys)) * factor
-        bias = _bias(mask, causal, rows, keys.shape[-1])
+        if not prompt:
+            scores = _cached_dot(query, key)
+        elif exact:
+            scores = _product(query, np.swapaxes(key, -1, -2), True)
+        else:
+            scores = blas(query, np.swapaxes(key, -1, -2))
+        scores = scores * _factor(scale, depth)
+        bias = _bias(mask, causal, rows, keys)
         if bias is not None:
             scores = scores + bias
         weights = node_softmax(scores)
+        if not prompt:
+            return _fma_chains(weights, value, keys)
         return _product(weights, value, False) if exact else blas(weights, value)
 
 
+def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray[np.float32]:
+    """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in 16 lanes, the
+    chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
+    accumulators added ((a0 + a1) + a2) + a3, then the lanes as `_lane_sum` adds them."""
+    chunks = query.shape[-1] // LANES
+    products = np.multiply(query[..., :, None, :], key[..., None, :, :], dtype=np.float64)
+    products = products.reshape(*products.shape[:-1], chunks, LANES)  # [..., L, S, chunk, lane]
+    whole = chunks // 4 * 4
+    rounds = [products[..., start : start + 4, :] for start in range(0, whole, 4)]
+    if not rounds:  # fewer than 4 chunks: one chain on the first accumulator
+        rounds = [products[..., :1, :]]
+        tail = range(1, chunks)
+    else:
+        tail = range(whole, chunks)
+    accumulators = rounds[0].astype(F32)  # [..., 4 or 1, lane]
+    for products_round in rounds[1:]:
+        accumulators = (products_round + accumulators).astype(F32)
+    summed = accumulators[..., 0, :]
+    for chunk in tail:
+        summed = (products[..., chunk, :] + summed).astype(F32)
+    for other in range(1, 4):  # the accumulators a chain leaves at 0 add +0 too
+        summed = summed + (
+            accumulators[..., other, :] if other < accumulators.shape[-2] else F32(0)
+        )
+    return _lane_sum(summed)
+
+
+def _factor(scale: NDArray[Any] | None, depth: int) -> np.float32:
+    """The scale input, or 1/sqrt(E) computed in double where there is none or it is 0."""
+    given = F32(0) if scale is None else f32_operand(scale).reshape(-1)[0]
+    return given if given != 0 else F32(1.0 / sqrt(depth))
+
+
 def _bias(mask: NDArray[Any] | None, causal: bool, rows: int, keys: int) -> NDArray[Any] | None:
+    """What the scores get added: `causal`, -inf past each query's place counted from the
+    keys' end (the past's); a boolean mask 0 or -FLT_MAX; a float mask itself."""
     if causal:
-        return np.where(np.triu(np.ones((rows, keys), np.bool_), 1), F32(-np.inf), F32(0))
+        seen = np.arange(keys) <= np.arange(rows)[:, None] + (keys - rows)
+        return np.where(seen, F32(0), F32(-np.inf))
     if mask is None:
         return None
     if mask.dtype == np.bool_:
@@ -106,10 +159,10 @@ def node_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
     below = x < EXP_LOW
     clipped = np.maximum(np.minimum(x, EXP_HIGH), EXP_LOW)
     whole = np.floor(clipped * LOG2_E + F32(0.5))
-    rest = fma(-whole, np.full_like(whole, LN_2), clipped)
-    poly = np.full_like(rest, EXP_POLYNOMIAL[0])
-    for coefficient in (*EXP_POLYNOMIAL[1:], F32(1)):
-        poly = fma(poly, rest, np.full_like(rest, coefficient))
+    rest = _fma(whole, -LN_2, clipped)
+    poly = _fma(rest, EXP_POLYNOMIAL[0], EXP_POLYNOMIAL[1])
+    for coefficient in (*EXP_POLYNOMIAL[2:], F32(1)):
+        poly = _fma(poly, rest, coefficient)
     exponent = np.nan_to_num(whole, nan=0).astype(np.int32) + 126
     power = np.left_shift(exponent, 23).view(F32)
     power[below] = 0
@@ -164,16 +217,35 @@ def _stride_k(columns: int, depth: int) -> int:
 
 
 def _fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
-    """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added."""
+    """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added: the
+    products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
     shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
+    depth = x.shape[-1]
     result = None
-    for start in range(0, x.shape[-1], stride):
+    for start in range(0, depth, stride):
         chain = np.zeros(shape, F32)
-        for k in range(start, min(start + stride, x.shape[-1])):
-            chain = fma(x[..., k : k + 1], y[..., k : k + 1, :], chain)
+        stop = min(start + stride, depth)
+        for first in range(start, stop, _PRODUCT_GROUP):
+            last = min(first + _PRODUCT_GROUP, stop)
+            products = np.multiply(  # [K, ..., M, N]: each K's a contiguous array
+                np.moveaxis(x[..., :, first:last, None], -2, 0),
+                np.moveaxis(y[..., None, first:last, :], -2, 0),
+                dtype=np.float64,
+            )
+            for product in products:  # summed in f64, rounded to f32 as an FMA rounds
+                np.add(product, chain, out=chain, dtype=np.float64, casting="unsafe")
         result = chain if result is None else result + chain
     assert result is not None
     return result
+
+
+def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:
+    """a * b + c rounded once to f32 (irpool.cpu.quantization.fused_multiply_add's
+    arithmetic, for callers that already ignore floating-point errors)."""
+    exact = np.multiply(a, b, dtype=np.float64)
+    exact += c
+    rounded: NDArray[np.float32] = exact.astype(F32)
+    return rounded
 
 
 def _one_row_by_keys(x: NDArray[np.float32], keys: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -14,7 +14,7 @@ each token's vector of each head is quantized asymmetrically over the head's ele
 token (its past empty) attends to its own K and V as computed; every other step (one token,
 or any step with a past) reads the whole cache, its own tokens included, as held, and
 query_state shows the cache as held. Such an attention runs in the plugin's attention node
-(`cache_attentions`; its arithmetic on a prompt: irpool/cpu/attention_node.py). Holding
+(`cache_attentions`; its arithmetic: irpool/cpu/attention_node.py). Holding
 works per element or per token, so each token is held here once, as it joins: a prompt's by
 its Assign (`AssignBase.cache_type`, which stores the cache), any other step's by the Concat
 (`Concat1.cache_type`); the variables keep the cache as held (holding held values again
@@ -68,10 +68,12 @@ def held_caches(
     return rewrites
 
 
-def cache_attentions(computed: Sequence[ComputedLayer]) -> dict[int, Rewrite | None]:
+def cache_attentions(
+    computed: Sequence[ComputedLayer], runtime_options: Mapping[str, str]
+) -> dict[int, Rewrite | None]:
     """The ScaledDotProductAttention layers the plugin runs in its attention node, fused with
-    their KV cache (whatever type holds it): key and value each read, through `_BETWEEN`,
-    from a cache's Concat. Their op with `reads_cache`."""
+    their KV cache: key and value each read, through `_BETWEEN`, from a cache's Concat. Their
+    op with `reads_cache` and the `cache_type` that holds the cache."""
     graph = _CacheGraph(computed)
     joins = {candidate.layer.id for candidate, _ in graph.joins()}
     rewrites: dict[int, Rewrite | None] = {}
@@ -81,6 +83,7 @@ def cache_attentions(computed: Sequence[ComputedLayer]) -> dict[int, Rewrite | N
         if all(graph.source(candidate.inputs[port][0]) in joins for port in (1, 2)):
             op = copy(candidate.op)
             op.reads_cache = True
+            op.cache_type = runtime_options.get("KV_CACHE_PRECISION", DEFAULT_CACHE_TYPE)
             rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
     return rewrites
 

@@ -198,7 +198,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
-    computed = _replaced(computed, cache_attentions(computed))
+    computed = _replaced(computed, cache_attentions(computed, model.runtime_options))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))

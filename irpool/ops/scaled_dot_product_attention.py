@@ -85,6 +85,7 @@ class ScaledDotProductAttention13(Op):
     # Whether the CPU runs the layer in its attention node, fused with the KV cache it reads:
     # set per layer by irpool.cpu.kv_cache.
     reads_cache = False
+    cache_type: str | None = None  # the type that cache is held in (u8, f16, f32)
 
     @property
     def causal(self) -> bool:

@@ -1,6 +1,7 @@
 """Live differential test: a ScaledDotProductAttention the CPU fuses with its KV cache runs in
-its attention node, and on a prompt (several tokens, no past) irpool gives that node's bits
-(irpool/cpu/attention_node.py, docs/ops/ScaledDotProductAttention.md#the-attention-node).
+its attention node, and irpool gives that node's bits on a prompt (several tokens, no past)
+and, with the cache held in f16 or f32, on every later step (irpool/cpu/attention_node.py,
+docs/ops/ScaledDotProductAttention.md#the-attention-node).
 
 Models from tests/ir.py's `cached_attention_model`: head dims 16 to 128, grouped queries, a
 batch of 2 whose first row is left-padded by 2 tokens (a float mask of -FLT_MAX or -inf, whose
@@ -40,8 +41,10 @@ def _mask(kind: str, length: int) -> np.ndarray:
     return np.where(hidden, np.float32(fill), np.float32(0))
 
 
-def _feeds(heads: int, kv_heads: int, depth: int, mask: str | None, length: int) -> dict[str, Any]:
-    rng = np.random.default_rng(depth * 100 + length)
+def _feeds(
+    heads: int, kv_heads: int, depth: int, mask: str | None, length: int, past: int = 0
+) -> dict[str, Any]:
+    rng = np.random.default_rng(depth * 10_000 + past * 100 + length)
     feeds: dict[str, Any] = {
         "q": rng.standard_normal((BATCH, heads, length, depth), np.float32),
         "k": rng.standard_normal((BATCH, kv_heads, length, depth), np.float32),
@@ -84,3 +87,57 @@ def test_a_prompt_gives_the_attention_nodes_bits(
         expected = compiled.create_infer_request().infer(feeds)[0]
         found = model.create_infer_request().infer(feeds)["out"]
         np.testing.assert_array_equal(found, expected, err_msg=f"{length} tokens")
+
+
+def _step_mask(kind: str | None, past: int, length: int) -> np.ndarray | None:
+    """The mask of `length` tokens after `past`: row 0's first `PADDED` keys hidden, causal."""
+    if kind is None:
+        return None
+    keys = past + length
+    hidden = np.zeros((BATCH, 1, length, keys), np.bool_)
+    hidden[0, :, :, :PADDED] = True
+    hidden |= np.arange(keys) > np.arange(length)[:, None] + past
+    if kind == "boolean":
+        return ~hidden
+    return np.where(hidden, np.float32(F32_MIN), np.float32(0))
+
+
+@pytest.mark.parametrize("cache_type", ["f16", "f32"])
+@pytest.mark.parametrize(
+    ("heads", "kv_heads", "depth", "mask", "causal"),
+    [
+        (8, 8, 16, "-FLT_MAX", False),
+        (4, 2, 32, "boolean", False),
+        (4, 1, 64, "-FLT_MAX", False),
+        (2, 2, 80, None, True),
+        (2, 1, 128, "-FLT_MAX", False),
+    ],
+)
+def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
+    tmp_path: Path,
+    cache_type: str,
+    heads: int,
+    kv_heads: int,
+    depth: int,
+    mask: str | None,
+    causal: bool,
+) -> None:
+    """A padded prompt of 7 tokens, then steps of 1, 1, 3 and 1 tokens, the cache held in
+    f16 or f32 (the rt_info's KV_CACHE_PRECISION): every step equals the CPU bit for bit."""
+    element = None if mask is None else "boolean" if mask == "boolean" else "f32"
+    xml, data = cached_attention_model(
+        heads, kv_heads, depth, element, None, causal, cache_type=cache_type
+    )
+    path = write(tmp_path, xml, data)
+    request = irpool.load(path).create_infer_request()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG).create_infer_request()
+    past = 0
+    for length in (7, 1, 1, 3, 1):
+        feeds = _feeds(heads, kv_heads, depth, None, length, past)
+        step_mask = _step_mask(mask, past, length)
+        if step_mask is not None:
+            feeds["mask"] = step_mask
+        wanted = expected.infer(feeds)[0]
+        found = request.infer(feeds)["out"]
+        np.testing.assert_array_equal(found, wanted, err_msg=f"{length} tokens after {past}")
+        past += length

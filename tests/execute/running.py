@@ -77,17 +77,21 @@ def convolved(conv: ConvolutionBase, x: NDArray[Any], w: NDArray[Any]) -> NDArra
 
 
 def attention(
-    *arrays: Any, causal: bool = False, constant_scale: bool = True, reads_cache: bool = False
+    *arrays: Any,
+    causal: bool = False,
+    constant_scale: bool = True,
+    reads_cache: bool = False,
+    cache_type: str | None = None,
 ) -> np.ndarray:
     """The kernel's output, the scale known when compiling (a constant) or not; `reads_cache`:
-    the layer is fused with its KV cache (the CPU's attention node)."""
+    the layer is fused with its KV cache (the CPU's attention node), held in `cache_type`."""
     infos = [TensorInfo(element_type("f32"), Shape.of(*a.shape)) for a in arrays]
     if len(arrays) > 4 and constant_scale:
         infos[4] = TensorInfo(infos[4].type, infos[4].shape, arrays[4])
     op = compiled_for_layer(ScaledDotProductAttention13({"causal": causal}), infos)
     if reads_cache:
         op = copy(op)
-        op.reads_cache = True
+        op.reads_cache, op.cache_type = True, cache_type
     (result,) = compute(op, list(arrays))
     assert result is not None
     return result

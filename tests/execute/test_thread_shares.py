@@ -1,7 +1,7 @@
 """Kernels shared by the run's threads give the same bits on 1 thread and on 2: a
 convolution of a small feature map (one tile of output positions an image), cut along its
 output channels; Gelu's erf and Swish, block by block; attention, by head and span of query
-rows (the CPU's attention node on a prompt: its emulated products by none, BLAS's by span)."""
+rows (the CPU's attention node: its emulated products by none, BLAS's by span)."""
 
 from __future__ import annotations
 
@@ -105,19 +105,21 @@ def test_attention_is_shared_by_head_and_span_of_query_rows(
     np.testing.assert_allclose(one, whole, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("rows", [13, 1], ids=["prompt", "step"])
 @pytest.mark.parametrize("exact_macs", [attention_node.EXACT_MACS, 0], ids=["exact", "blas"])
 def test_the_attention_node_gives_the_same_bits_on_any_thread_count(
-    monkeypatch: pytest.MonkeyPatch, exact_macs: int
+    monkeypatch: pytest.MonkeyPatch, exact_macs: int, rows: int
 ) -> None:
-    q, k, v = (RNG.standard_normal((2, 2, 13, 16)).astype(np.float32) for _ in range(3))
-    mask = np.zeros((2, 1, 13, 13), np.float32)
+    q = RNG.standard_normal((2, 2, rows, 16)).astype(np.float32)
+    k, v = (RNG.standard_normal((2, 2, 13, 16)).astype(np.float32) for _ in range(2))
+    mask = np.zeros((2, 1, rows, 13), np.float32)
     mask[0, :, :, :2] = np.finfo(np.float32).min
     monkeypatch.setattr(attention_node, "EXACT_MACS", exact_macs)
     monkeypatch.setattr(blocks, "TILE_MACS", 1)
     monkeypatch.setattr(blocks, "SPAN_MIN", 5)
-    one = attention(q, k, v, mask, reads_cache=True)
+    one = attention(q, k, v, mask, reads_cache=True, cache_type="f16")
     monkeypatch.setenv("IRPOOL_THREADS", "2")
-    assert attention(q, k, v, mask, reads_cache=True).tobytes() == one.tobytes()
+    assert attention(q, k, v, mask, reads_cache=True, cache_type="f16").tobytes() == one.tobytes()
 
 
 @pytest.mark.parametrize("beta", [None, 0.75])

@@ -1,11 +1,12 @@
 """ScaledDotProductAttention on NumPy arrays, as OpenVINO 2026.4's CPU plugin computes it
 (measured, docs/ops/ScaledDotProductAttention.md).
 
-A layer the plugin fuses with its KV cache runs in its attention node; on a prompt (several
-tokens, no past) irpool.cpu.attention_node computes it as that node does, to the bit. Any other
-layer: the plugin decomposes the op into MatMul, Multiply, Add, SoftMax and MatMul and runs them
-fused; every float type is computed in f32 (f16 and bf16 widened, f64 saturated to the f32
-range) and the result rounded to the input's type. Here: scores = query @ (key * scale)ᵀ in
+A layer the plugin fuses with its KV cache runs in its attention node, which
+irpool.cpu.attention_node computes to the bit on a prompt (several tokens, no past) and on
+other steps of a cache held in f16 or f32. Any other layer: the plugin decomposes the op into
+MatMul, Multiply, Add, SoftMax and MatMul and runs them fused; every float type is computed in
+f32 (f16 and bf16 widened, f64 saturated to the f32 range) and the result rounded to the
+input's type. Here: scores = query @ (key * scale)ᵀ in
 f32 when the scale is known at compile time (a constant, or 1/sqrt(E) of a static E), else
 (query @ keyᵀ) * scale (a product beyond FLT_MAX is then inf, so NaN, even with a small
 scale: measured), the mask added (boolean: 0 where true, -inf where false; causal: -inf above the
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.attention_node import prompt_attention
+from irpool.cpu.attention_node import node_attention
 from irpool.cpu.compilation import attention_runs_softmax_node
 from irpool.cpu.numerics import EXP_UNDERFLOW, F32, F32_MAX, f32_operand, stored_from_f32
 from irpool.execute.engine.blocks import for_each_tile, product_spans
@@ -51,11 +52,14 @@ def run_scaled_dot_product_attention(
     outputs: Sequence[OutputSpec],
 ) -> list[NDArray[Any] | None]:
     query, key, value = (f32_operand(x) for x in inputs[:3])
-    if _runs_prompt_node(op, query, key):
+    if op.reads_cache and query.ndim == key.ndim == 4:
         mask = None if op.causal or len(inputs) < 4 else inputs[3]
         scale_input = inputs[4] if len(inputs) > 4 else None
-        node = prompt_attention(query, key, value, mask, scale_input, op.causal, f32_product)
-        return [stored_from_f32(node, inputs[0].dtype)]
+        node = node_attention(
+            query, key, value, mask, scale_input, op.causal, op.cache_type, f32_product
+        )
+        if node is not None:
+            return [stored_from_f32(node, inputs[0].dtype)]
     if len(inputs) > 4:
         scale = f32_operand(inputs[4]).reshape(-1)[0]
     else:
@@ -76,15 +80,6 @@ def run_scaled_dot_product_attention(
         if attention is None:
             attention = attend(query, keys, value, bias, f32_product)
     return [stored_from_f32(attention, inputs[0].dtype)]
-
-
-def _runs_prompt_node(
-    op: ScaledDotProductAttention13, query: NDArray[np.float32], key: NDArray[np.float32]
-) -> bool:
-    """Whether the CPU's attention node runs this layer on a prompt: fused with its cache, of
-    rank 4, several query rows and no past (key's as many rows)."""
-    rows = query.shape[-2]
-    return op.reads_cache and query.ndim == key.ndim == 4 and rows > 1 and key.shape[-2] == rows
 
 
 def _attend(
