@@ -347,13 +347,20 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
     outputs = channel_spans(g.group_out, n * len(row_spans), macs)
     tiles = [(image, span, o) for image in range(n) for span in row_spans for o in outputs]
 
-    def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
-        image, (first, last), (o0, o1) = piece
+    def copied(image: int, first: int, last: int, scratch: Scratch) -> NDArray[np.float32]:
         shape = (x.shape[1], *g.kernel, last - first, *g.out[1:])
         columns = scratch.array(Slot.COLUMNS, shape, FLOAT)
         start = padded[image, :, first * g.windows[0].stride :]
         np.copyto(columns, as_strided(start, shape, window_strides, writeable=False))
-        matrix = columns.reshape(g.groups, -1, (last - first) * row_points)
+        return columns.reshape(g.groups, -1, (last - first) * row_points)
+
+    # Output channels are cut only when the layer is one image and span of rows: its
+    # windows are then copied once, before the spans, not once a span.
+    shared = None if len(outputs) == 1 else copied(0, 0, rows, thread_scratch())
+
+    def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
+        image, (first, last), (o0, o1) = piece
+        matrix = shared if shared is not None else copied(image, first, last, scratch)
         out_tile = sums[image, :, o0:o1, first * row_points : last * row_points]
         np.matmul(weights[:, o0:o1], matrix, out=out_tile)
 

@@ -147,11 +147,16 @@ def winograd(
     row_spans = cached_spans(tile_rows, macs, row_bytes, most_rows)
     spans = channel_spans(outputs, n * len(row_spans), macs)
     tiles = [(image, span, o) for image in range(n) for span in row_spans for o in spans]
+    # Output channels are cut only when the layer is one image and span of rows: its input
+    # is then transformed once, before the spans, not once a span.
+    shared = None if len(spans) == 1 else _input_tiles(padded[0], variant, thread_scratch())
 
     def tile(piece: tuple[int, tuple[int, int], tuple[int, int]], scratch: Scratch) -> None:
         image, (first, last), (o0, o1) = piece
-        rows_in = padded[image, m * first : m * last + 2]
-        sums = _tile_rows(rows_in, filters[..., o0:o1], variant, scratch)
+        transformed = shared
+        if transformed is None:
+            transformed = _input_tiles(padded[image, m * first : m * last + 2], variant, scratch)
+        sums = _tile_outputs(transformed, filters[..., o0:o1], variant, scratch)
         rows = min(oh, m * last) - m * first
         flat = sums.reshape(m * (last - first), m * tile_columns, o1 - o0)
         out[image, o0:o1, m * first : m * first + rows] = flat[:rows, :ow].transpose(2, 0, 1)
@@ -172,17 +177,17 @@ def _channels_last(
     return padded
 
 
-def _tile_rows(
-    padded: NDArray[np.float32], filters: NDArray[np.float32], variant: Variant, scratch: Scratch
+def _input_tiles(
+    padded: NDArray[np.float32], variant: Variant, scratch: Scratch
 ) -> NDArray[np.float32]:
-    """The outputs [tile rows, m, tile columns, m, O] of the tiles whose inputs are the
-    rows `padded` [m * tile rows + 2, columns, C] of one image."""
+    """The tiles [m + 2, m + 2, tile rows, tile columns, C] transformed (Bᵀ d B) whose inputs
+    are the rows `padded` [m * tile rows + 2, columns, C] of one image."""
     rows, columns, channels = padded.shape
     m, points = variant.tile, variant.points
-    th, tw, outputs = (rows - 2) // m, (columns - 2) // m, filters.shape[2]
+    th, tw = (rows - 2) // m, (columns - 2) // m
     shape = (points, points, th, tw, channels)
     transformed = scratch.array(Slot.WINOGRAD_INPUT, shape, FLOAT)
-    if variant.adds is not None:  # Bᵀ d B on rows, then on columns
+    if variant.adds is not None:  # on rows, then on columns
         d = [padded[r : r + m * th : m] for r in range(points)]
         by_rows = scratch.array(Slot.WINOGRAD_ROWS, (points, th, columns, channels), FLOAT)
         variant.adds[0](d, by_rows)
@@ -191,6 +196,19 @@ def _tile_rows(
     else:
         assert variant.products is not None
         _input_by_products(padded, m, variant.products[0], transformed, scratch)
+    return transformed
+
+
+def _tile_outputs(
+    transformed: NDArray[np.float32],
+    filters: NDArray[np.float32],
+    variant: Variant,
+    scratch: Scratch,
+) -> NDArray[np.float32]:
+    """The outputs [tile rows, m, tile columns, m, O] of the `transformed` tiles
+    (`_input_tiles`) by `filters` [(m + 2)², C, O]."""
+    points, _, th, tw, channels = transformed.shape
+    m, outputs = variant.tile, filters.shape[2]
     products = scratch.array(Slot.WINOGRAD_PRODUCTS, (points**2, th * tw, outputs), FLOAT)
     np.matmul(transformed.reshape(points**2, th * tw, channels), filters, out=products)
     sums = scratch.array(Slot.WINOGRAD_OUTPUT, (th, m, tw, m, outputs), FLOAT)
