@@ -159,7 +159,11 @@ def tile_magnitude(magnitude: NDArray[np.float64], tile: int) -> NDArray[np.floa
 
 @pytest.mark.parametrize(
     ("variant", "bound"),
-    [(convolution_winograd.F2, BOUND), (convolution_winograd.F4, WINOGRAD4_BOUND)],
+    [
+        (convolution_winograd.F2, BOUND),
+        (convolution_winograd.F2_PRODUCTS, BOUND),
+        (convolution_winograd.F4, WINOGRAD4_BOUND),
+    ],
 )
 @pytest.mark.parametrize(("n", "c", "o", "h", "w", "begin", "end"), WINOGRAD_SHAPES)
 def test_winograd_is_the_convolution(
@@ -180,12 +184,29 @@ def test_winograd_is_the_convolution(
     windows = conv.windows(x.shape, filters.shape)
     pads = ((begin[0], end[0]), (begin[1], end[1]))
     tiles = convolution_winograd.transformed_filters(filters, variant)
-    ours = convolution_winograd.winograd(x, tiles, pads, (windows[0].out, windows[1].out))
+    ours = convolution_winograd.winograd(x, tiles, pads, (windows[0].out, windows[1].out), variant)
     assert ours is not None and ours.dtype == np.float32
     magnitude = reference(conv, np.abs(x), np.abs(filters))
     if variant is convolution_winograd.F4:
         magnitude = tile_magnitude(magnitude, variant.tile)
     assert np.all(np.abs(ours - reference(conv, x, filters)) <= bound * magnitude)
+
+
+@pytest.mark.parametrize(("n", "c", "o", "h", "w", "begin", "end"), WINOGRAD_SHAPES)
+def test_f2_by_products_gives_the_values_of_f2_by_adds(
+    n: int, c: int, o: int, h: int, w: int, begin: tuple[int, int], end: tuple[int, int]
+) -> None:
+    """Its matrices hold 0 and ±1: each sum adds the same terms in the same order, and
+    exact zeros (equal values; only the sign of a zero sum may differ)."""
+    rng = np.random.default_rng(c * h + w + 1)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    filters = rng.standard_normal((o, c, 3, 3)).astype(np.float32)
+    tiles = convolution_winograd.transformed_filters(filters, convolution_winograd.F2)
+    pads = ((begin[0], end[0]), (begin[1], end[1]))
+    out = (h + begin[0] + end[0] - 2, w + begin[1] + end[1] - 2)
+    by_adds = convolution_winograd.winograd(x, tiles, pads, out)
+    products = convolution_winograd.F2_PRODUCTS
+    assert np.array_equal(convolution_winograd.winograd(x, tiles, pads, out, products), by_adds)
 
 
 def winograd_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
@@ -418,7 +439,7 @@ def test_the_tuner_times_each_winograd_variant_without_its_filter_transform(
     filters = rng.standard_normal((32, 32, 3, 3)).astype(np.float32)
     first = run(conv, x, filters)
     assert sorted(map(id, made)) == sorted(
-        map(id, [convolution_winograd.F2, convolution_winograd.F4])
+        map(id, [convolution_winograd.F2_PRODUCTS, convolution_winograd.F4])
     )
     assert len([key for key in conv.kernel_cache if key[0] == "winograd"]) <= 1
     assert run(conv, x, filters).tobytes() == first.tobytes()

@@ -49,6 +49,7 @@ from irpool.execute.engine.blocks import (
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.convolution_winograd import (
     F2,
+    F2_PRODUCTS,
     F4,
     Variant,
     transformed_filters,
@@ -192,6 +193,8 @@ class Algorithm:
 
 COLUMNS = Algorithm("columns")
 WINOGRAD, WINOGRAD4 = Algorithm("winograd", F2), Algorithm("winograd F(4x4, 3x3)", F4)
+# F(2x2, 3x3) in a layer run on int8 operands: its transforms as products (the same filters).
+WINOGRAD_INT8 = Algorithm("winograd, transforms by products", F2_PRODUCTS)
 
 
 def _tuned_winograd(
@@ -218,7 +221,7 @@ def _tuned_winograd(
         if transformed is None or transformed[0] is not filters:
             transformed = (filters, transformed_filters(weights.by_output, algorithm.variant))
             op.kernel_cache[key] = transformed
-        return winograd(x, transformed[1], pads, (g.out[0], g.out[1]))
+        return winograd(x, transformed[1], pads, (g.out[0], g.out[1]), algorithm.variant)
 
     def choose() -> Algorithm:
         n, channels, outputs = x.shape[0], x.shape[1], g.group_out
@@ -228,7 +231,7 @@ def _tuned_winograd(
         # multiplies (m + 2)²; F(4x4)'s products also pack its filters once per span.
         copies = 9 * points * channels * costs.FLAT_NS
         found = [(COLUMNS, copies + 9 * points * channels * outputs * costs.MAC_NS)]
-        for algorithm in (WINOGRAD, WINOGRAD4) if op.int8_on_cpu else (WINOGRAD,):
+        for algorithm in (WINOGRAD_INT8, WINOGRAD4) if op.int8_on_cpu else (WINOGRAD,):
             found.append((algorithm, _winograd_ns(algorithm, n, channels, outputs, g)))
         found.sort(key=lambda c: c[1])
         operands = "int8 " if op.int8_on_cpu else ""
@@ -236,7 +239,7 @@ def _tuned_winograd(
         return tuning.pick(key, found, run)
 
     chosen = prepared(op, ("algorithm", x.shape, filters.shape), choose)
-    for unchosen in (WINOGRAD, WINOGRAD4):
+    for unchosen in (WINOGRAD, WINOGRAD_INT8, WINOGRAD4):
         if unchosen is not chosen:
             op.kernel_cache.pop(("winograd", unchosen.label), None)
     return None if chosen is COLUMNS else run(chosen)
@@ -250,7 +253,7 @@ def _winograd_ns(algorithm: Algorithm, n: int, channels: int, outputs: int, g: G
     tile_rows, tile_columns = -(-g.out[0] // m), -(-g.out[1] // m)
     tiles = n * tile_rows * tile_columns
     macs = values * tiles * channels * outputs
-    if variant is F2:
+    if variant.tile == F2.tile:
         return values * tiles * (channels + outputs) * costs.WINOGRAD_NS + macs * costs.MAC_NS
     row_bytes = values * tile_columns * channels * FLOAT.itemsize
     most_rows = -(-costs.WINOGRAD_SPAN_TILES // tile_columns)

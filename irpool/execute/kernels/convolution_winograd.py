@@ -11,7 +11,8 @@ Per image, channels last ([rows, columns, C], so every operation runs along C):
 F(2x2)'s transforms are adds and subtractions over strided views, whose order fixes the bits
 the f32 models keep; F(4x4)'s, which its kernel takes only where the CPU's results leave the
 f32 formula anyway (`convolution`), are matrix products by Bᵀ and Aᵀ (five to seven times
-faster than 15 to 17 adds over views per point).
+faster than 15 to 17 adds over views per point), and so are F(2x2)'s in those layers
+(`F2_PRODUCTS`: fewer NumPy calls, which small layers pay most for).
 Spans of tile rows fixed by the shape are what the run's threads share (the same bits
 whatever the thread count). An inf or NaN spreads over a whole tile in the transforms, so
 a result holding one is computed again by im2col (`convolution._columns`), which places
@@ -119,8 +120,21 @@ def transformed_filters(filters: NDArray[np.float32], variant: Variant = F2) -> 
     return np.ascontiguousarray(wide.astype(FLOAT).reshape(-1, *filters.shape[1::-1]))
 
 
+# F(2x2, 3x3) with its transforms as matrix products: the same filters and, but for the
+# sign of a zero sum (0 · x terms add +0), the same values as F2's adds.
+F2_PRODUCTS = Variant(
+    2,
+    F2.filter_transform,
+    None,
+    (
+        np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], FLOAT),
+        np.array([[1, 1, 1, 0], [0, 1, -1, -1]], FLOAT),
+    ),
+)
+
+
 def variant_of(filters: NDArray[np.float32]) -> Variant:
-    """The variant whose products `transformed_filters` made."""
+    """The variant, of those with adds, whose products `transformed_filters` made."""
     return F2 if filters.shape[0] == F2.points**2 else F4
 
 
@@ -129,11 +143,13 @@ def winograd(
     filters: NDArray[np.float32],
     pads: tuple[tuple[int, int], tuple[int, int]],
     out_shape: tuple[int, int],
+    variant: Variant | None = None,
 ) -> NDArray[np.float32] | None:
-    """The convolution of `x` [N, C, H, W] by `filters` (`transformed_filters`, either
-    variant) with (begin, end) `pads` per axis into [N, O, *out_shape]; None when a result is
-    not finite (the caller computes it window by window)."""
-    variant = variant_of(filters)
+    """The convolution of `x` [N, C, H, W] by `filters` (`transformed_filters` of `variant`,
+    by default the one of F2 and F4 whose filters they are) with (begin, end) `pads` per axis
+    into [N, O, *out_shape]; None when a result is not finite (the caller computes it window
+    by window)."""
+    variant = variant or variant_of(filters)
     m = variant.tile
     n, channels = x.shape[:2]
     outputs = filters.shape[2]
