@@ -9,6 +9,7 @@ from irpool.execute.errors import ExecutionError, InputError, InvalidModelError
 from irpool.rules import RULES, Rule, Severity
 
 if TYPE_CHECKING:
+    from irpool.bf16 import bf16_from_bits, bf16_to_bits
     from irpool.model import InferRequest, Model, load
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "Model",
     "Rule",
     "Severity",
+    "bf16_from_bits",
+    "bf16_to_bits",
     "load",
 ]
 __version__ = "0.1.0"
@@ -35,4 +38,8 @@ def __getattr__(name: str) -> Any:
         from irpool import model
 
         return getattr(model, name)
+    if name in ("bf16_from_bits", "bf16_to_bits"):  # NumPy, imported on first use
+        from irpool import bf16
+
+        return getattr(bf16, name)
     raise AttributeError(f"module 'irpool' has no attribute {name!r}")

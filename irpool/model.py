@@ -130,7 +130,9 @@ class Model:
         Safe to call from several threads at once. Raises `InvalidModelError` when validation found
         errors, `InputError` for inputs that do not fit, `ExecutionError` for what irpool
         cannot run; all subclass `IRError`. With `cast`, a dtype differing from a Parameter's
-        element type is converted within its kind and `on_cast` is told.
+        element type is converted within its kind and `on_cast` is told. bf16 comes and goes
+        as float32 arrays of bf16 values; other float32 values are rounded only with `cast`,
+        float16 is never taken (`bf16_from_bits` converts OpenVINO's bit arrays).
 
         With `intermediates`, returns (outputs, tensors): also every tensor the run computed,
         in run order, keyed as `tensors` describes (constants and inputs are not among them).

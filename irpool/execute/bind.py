@@ -6,6 +6,11 @@ int -> float), never float -> int (so NaN and inf never meet an integer type), a
 conversion is reported. A cast rounds to the nearest value the target holds, but a value
 beyond its range (an integer that would wrap, a finite float that would become inf) is an
 error naming the first one.
+
+bf16 is held as float32 arrays of bf16 values (what `run` returns for a bf16 output): such an
+array is taken as it is; float32 values bf16 does not hold are rounded only with casting.
+float16 is never taken for bf16: OpenVINO's Python API passes bf16 as float16 arrays of the
+bits, so a float16 array could mean either (irpool/bf16.py converts those bits).
 """
 
 from __future__ import annotations
@@ -46,7 +51,9 @@ class ModelInput:
     def describe(self) -> str:
         # OpenVINO loads a Parameter named "" (and names it itself): bound by position only.
         shown = f'"{self.name}"' if self.name else f"the unnamed Parameter (layer {self.layer.id})"
-        return f"{shown} ({self.element_type} {self.shape})"
+        tensor = "" if self.name in self.names[1:] or not self.names[1:] else min(self.names[1:])
+        called = f'tensor "{tensor}", ' if tensor else ""  # exporters feed by the tensor name
+        return f"{shown} ({called}{self.element_type} {self.shape})"
 
 
 def model_input(layer: Layer, info: TensorInfo, kept: Names, ir_version: int) -> ModelInput:
@@ -139,7 +146,7 @@ def _check_dtype(
         if given is None or not (given.is_float or given.is_integer):
             raise InputError(f"input {parameter.describe()}: unsupported dtype {array.dtype}")
         return array
-    # A type held wider (bf16) comes in its held dtype and is rounded to it (--cast).
+    # A type held wider (bf16) comes in its held dtype, of its values or rounded (--cast).
     expected = wanted.held_dtype
     if expected is None:
         raise InputError(
@@ -147,12 +154,11 @@ def _check_dtype(
         )
     if array.dtype == expected and not wanted.rounds_when_held:
         return array
+    if wanted.rounds_when_held and _holds_bf16(parameter, array, cast):
+        return array
     if not cast:
-        hint = f"{expected.name} values rounded to {type_name}"
-        if not wanted.rounds_when_held:
-            hint = expected.name
         raise InputError(
-            f"input {parameter.describe()}: expected dtype {hint}, got {array.dtype}",
+            f"input {parameter.describe()}: expected dtype {expected.name}, got {array.dtype}",
             cast_helps=True,
         )
     if not np.can_cast(array.dtype, expected, casting="same_kind"):
@@ -163,12 +169,45 @@ def _check_dtype(
     if expected.kind in "iu":
         _check_integer_range(parameter, array, expected, type_name)
     with np.errstate(over="ignore"):  # overflow to inf is found below, by position
-        converted = wanted.hold(array.astype(expected))
+        held = array.astype(expected)
+        if wanted.rounds_when_held:  # a NaN stays NaN, made quiet as VCVTNEPS2BF16 does
+            quiet = (held.view(np.uint32) | np.uint32(0x400000)).view(np.float32)
+            held = np.where(np.isnan(held), quiet, held)
+        converted = wanted.hold(held)
     if expected.kind == "f":
         _check_float_range(parameter, array, converted, wanted.largest, type_name)
     if on_cast is not None:
         on_cast(f'input "{parameter.name}": cast {array.dtype} to {type_name}')
     return converted
+
+
+def _holds_bf16(parameter: ModelInput, array: NDArray[Any], cast: bool) -> bool:
+    """Whether `array` is float32 holding bf16 values only (taken as it is); False when it is
+    not but may be cast; else InputError saying what a bf16 input takes."""
+    if array.dtype == np.float16:
+        raise InputError(
+            f"input {parameter.describe()}: float16 is not taken for bf16, even with casting: "
+            "OpenVINO's Python API passes bf16 as float16 arrays of the bits, so float16 "
+            "values are ambiguous; give float32 arrays of bf16 values "
+            "(irpool.bf16_from_bits converts OpenVINO's arrays)"
+        )
+    if array.dtype == np.float32:
+        inexact = (array.view(np.uint32) & np.uint32(0xFFFF)) != 0
+        if not inexact.any():
+            return True
+    if cast:
+        return False
+    if array.dtype != np.float32:
+        problem = f"got {array.dtype}"
+    else:
+        first = int(np.flatnonzero(inexact)[0])
+        index = ",".join(str(int(i)) for i in np.unravel_index(first, array.shape))
+        problem = f"value {array.reshape(-1)[first]!s} at index [{index}] is not a bf16 value"
+    raise InputError(
+        f"input {parameter.describe()}: a bf16 input takes float32 arrays of bf16 values, as "
+        f"run returns a bf16 output; {problem}",
+        cast_helps=True,
+    )
 
 
 def _check_integer_range(
