@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.bf16 import bf16_from_bits, bf16_to_bits
 from irpool.graph.graph import Layer
 
 Ref = tuple[int, int]  # (layer id, output index)
@@ -73,7 +74,10 @@ def run_openvino(
         _add_probes(model, probes)
         compiled = core.compile_model(model, "CPU", config)
         positions = {port.get_node().get_friendly_name(): i for i, port in enumerate(model.inputs)}
+        types = [port.get_element_type().get_type_name() for port in model.inputs]
         feed = {positions[name]: array for name, array in inputs.items()}
+        # OpenVINO's Python API takes bf16 as float16 arrays of the bits (docs/inputs-outputs.md).
+        feed = {i: bf16_to_bits(a) if types[i] == "bf16" else a for i, a in feed.items()}
         returned = compiled.create_infer_request().infer(feed)
         precision = compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name()
     except (RuntimeError, KeyError, TypeError) as error:
@@ -85,6 +89,8 @@ def run_openvino(
         value = result.input_value(0)
         source = (value.get_node().get_friendly_name(), value.get_index())
         array = np.array(returned[port], copy=True)
+        if value.get_element_type().get_type_name() == "bf16":  # returned as float16 bits
+            array = bf16_from_bits(array)
         if result.get_friendly_name() in results:
             outputs[result.get_friendly_name()] = array
         if source in wanted:  # a model output may be probed too

@@ -6,15 +6,18 @@ gives and takes bf16 as float16 arrays of the bits and refuses float32 arrays fo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from numpy.typing import NDArray
 
 import irpool
+from irpool.cli import cli
 from tests.differential.oracle_batch import CPU_CONFIG
 from tests.execute.bf16_models import DEPTH, PAST, kv_model
 
@@ -79,3 +82,16 @@ def test_openvinos_present_converted_runs_as_irpools_own(path: Path) -> None:
     np.testing.assert_allclose(ours["logits"], theirs["logits"], rtol=1e-6)
     with pytest.raises(ValueError, match="could not broadcast"):  # float32 refused (shared)
         compiled({PAST: past, "x": x})
+
+
+def test_compare_feeds_and_reads_openvino_bf16_as_bits(path: Path, runner: CliRunner) -> None:
+    """`irpool compare` gives OpenVINO the past's bits and reads its bf16 tensors from bits:
+    irpool and the CPU in f32 then agree exactly on every tensor."""
+    inputs = path.parent / "inputs.npz"
+    past = np.full((1, 1, 2, DEPTH), 0.10009765625, np.float32)
+    np.savez(inputs, **{PAST: past, "x": np.full((1, 1, 1, DEPTH), 0.3, np.float32)})
+    result = runner.invoke(cli, ["compare", str(path), "--input", str(inputs), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    tensors = json.loads(result.stdout)["tensors"]
+    assert {t["tensor"] for t in tensors} >= {"present.0.key", "logits"}
+    assert [t["differences"]["irpool_vs_f32"]["max_abs"] for t in tensors] == [0.0] * len(tensors)
