@@ -18,11 +18,12 @@ then `--steps` decode steps through `create_infer_request()` (OpenVINO's InferRe
 `--bandwidth` also measures NumPy's f32 GEMV (sgemv, one thread) on [4864, 896] weights that
 do not stay in cache: the bytes a second it reads them.
 
-`--products` measures a decode step's products alone, held decompressed, without a model:
-irpool's MatMul by compressed weights against `np.matmul` on the very same f32 weights, one
-after another through the 168 matrices of Qwen2-0.5B's 24 layers and its [151936, 896] lm_head
-(2 GB: each read from memory, as in a step), alternating, best of `--rounds` by process CPU
-time, one thread.
+`--products` measures a decode step's products alone, held as `decompress` holds them, without
+a model: irpool's MatMul by compressed weights that quantizes its activations as the CPU does
+(`product_by_quantized`: the 168 matrices of Qwen2-0.5B's 24 layers u4 in groups of 64 with u4
+zero points, held three rows to an f64 word, and its [151936, 896] lm_head u8 per row, held in
+f32; each read from memory, as in a step) against its BLAS calls alone (`np.matmul` of the same
+held codes by the int8 steps), alternating, best of `--rounds` by process CPU time, one thread.
 
     python tools/measure_compressed_weights.py [--layers N] [--vocab V] [--dir DIR]
     python tools/measure_compressed_weights.py --model openvino_model.xml [--rounds 3] [--bandwidth]
@@ -248,31 +249,45 @@ def sgemv_bandwidth(rounds: int = 3) -> float:
 
 
 def step_products(rounds: int) -> dict[str, float]:
-    """Milliseconds of process CPU time of a Qwen2-0.5B-size decode step's products held
-    decompressed (activations quantized per 32, as the CPU's), best of `rounds`: irpool's and
-    `np.matmul`'s on the same weights, in alternating rounds."""
-    from dataclasses import replace
-
+    """Milliseconds of process CPU time of a Qwen2-0.5B-size decode step's products held as
+    `decompress` holds them (activations quantized per 32, as the CPU's), best of `rounds`:
+    irpool's product and its BLAS calls alone on the same held codes, in alternating rounds."""
     from irpool.execute.compressed import CompressedWeights
     from irpool.execute.engine import blas
-    from irpool.execute.kernels.mat_mul import product_by_compressed, quantized_activations
+    from irpool.execute.kernels.mat_mul import activation_steps, product_by_quantized
 
     rng = np.random.default_rng(0)
     layer = [(HIDDEN, HIDDEN), (128, HIDDEN), (128, HIDDEN), (HIDDEN, HIDDEN)]
     layer += [(INTERMEDIATE, HIDDEN)] * 2 + [(HIDDEN, INTERMEDIATE)]
-    held: list[tuple[CompressedWeights, NDArray[np.float32]]] = []
+    held: list[CompressedWeights] = []
     for rows, depth in layer * 24 + [(151936, HIDDEN)]:
-        scale = np.ones((rows, depth // GROUP), np.float32)
-        empty = CompressedWeights("u4", np.empty(0, np.uint8), rows, depth, GROUP, None, scale)
-        values = rng.standard_normal((rows, depth), np.float32)
-        held.append((replace(empty, decompressed=values), values))
-    inputs = {
-        depth: quantized_activations(rng.standard_normal((1, 1, depth), np.float32), 32)
-        for depth in (HIDDEN, INTERMEDIATE)
+        element, group = ("u4", GROUP) if rows < 151936 else ("u8", depth)
+        levels = 16 if element == "u4" else 256
+        packed = rng.integers(0, 256, rows * depth // (256 // levels), np.uint8)
+        quantized = packed.data if element == "u4" else packed.reshape(rows, depth)
+        points = rng.integers(0, levels, (rows, depth // group)).astype(np.float32)
+        scale = (rng.random((rows, depth // group), np.float32) * 0.01).astype(np.float16)
+        weights = CompressedWeights(
+            element, quantized, rows, depth, group, points, scale.astype(np.float32)
+        )
+        held.append(weights.held())
+    x = {depth: rng.standard_normal((1, 1, depth), np.float32) for depth in (HIDDEN, INTERMEDIATE)}
+    steps = {
+        (depth, dtype): np.ascontiguousarray(
+            activation_steps(values.reshape(1, depth), 32)[0].transpose(1, 2, 0), dtype
+        )
+        for depth, values in x.items()
+        for dtype in (np.float32, np.float64)
     }
-    ways: dict[str, Callable[[CompressedWeights, NDArray[np.float32]], object]] = {
-        "irpool": lambda w, values: product_by_compressed(inputs[w.depth], w),
-        "numpy": lambda w, values: np.matmul(inputs[w.depth], values.T),
+
+    def blas_calls(weights: CompressedWeights) -> object:
+        codes = weights.held_codes
+        assert codes is not None
+        return np.matmul(codes, steps[weights.depth, codes.dtype.type])
+
+    ways: dict[str, Callable[[CompressedWeights], object]] = {
+        "irpool": lambda w: product_by_quantized(x[w.depth], 32, w),
+        "its BLAS calls": blas_calls,
     }
     best = dict.fromkeys(ways, float("inf"))
     blas.hold(1)
@@ -280,8 +295,8 @@ def step_products(rounds: int) -> dict[str, float]:
         for _ in range(rounds):
             for name, product in ways.items():
                 start = time.process_time()
-                for weights, values in held:
-                    product(weights, values)
+                for weights in held:
+                    product(weights)
                 best[name] = min(best[name], 1e3 * (time.process_time() - start))
     finally:
         blas.release()

@@ -2,10 +2,10 @@
 holds them: kept as the `.bin` holds them and decompressed per use, a block of rows at a time
 into a reusable buffer (`keep`: memory follows the `.bin`), or unpacked once when the model is
 planned (`decompress`: faster), as codes by group of 32 for a product that quantizes its
-activations, else decompressed. Either way a product computes the same values, so both give
-the same bits. IRPOOL_COMPRESSED_WEIGHTS chooses; unset or `auto`, the weights are
-decompressed when their f32 size fits in memory with room to spare, else kept
-(docs/compressed-weights.md#memory).
+activations (4-bit ones three rows to an f64 word, `LANES`), else decompressed. Either way a
+product computes the same values, so both give the same bits. IRPOOL_COMPRESSED_WEIGHTS
+chooses; unset or `auto`, the weights are decompressed when their f32 size fits in memory with
+room to spare, else kept (docs/compressed-weights.md#memory).
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from irpool.execute.fold import Candidate, Ref
 
 MODES = ("auto", "keep", "decompress")
+# Held 4-bit codes share an f64 word three rows at a time, c0 + c1 * 2**17 + c2 * 2**34: a
+# group's sum of 32 int8 steps times such codes (|sum| <= 32 * 127 * 15 < 2**16) keeps a field
+# of its own, every partial sum (below 2**51) is an exact integer in f64 in any order, and a
+# product reads 8 bytes for three weights instead of 12 (docs/compressed-weights.md).
+LANES, LANE_BITS = 3, 17
 
 
 def mode_from_environment() -> str:
@@ -55,16 +60,33 @@ class CompressedWeights:
     zero_point: NDArray[np.float32] | None  # [rows, depth // group]
     scale: NDArray[np.float32]  # [rows, depth // group]
     decompressed: NDArray[np.float32] | None = None  # every row, when held so
-    # Or every row's codes (quantized - zero point) as [code_depth // 32, rows, 32], when held
-    # so: the layout a product that quantizes its activations per 32 reads (`grouped_codes`).
-    held_codes: NDArray[np.float32] | None = None
-    held_scale_by_group: NDArray[np.float64] | None = None  # with them: scale.T, in f64
+    # Or every row's codes (quantized - zero point) as [code_depth // 32, words, 32], when
+    # held so: the layout a product that quantizes its activations per 32 reads. 8-bit codes
+    # in f32, a row a word; 4-bit ones in f64, `LANES` rows a word (row w + lane * words).
+    held_codes: NDArray[Any] | None = None
+    # With them: the scales as [rows // group, lanes, words], in f64 (zero past the rows).
+    held_scale_by_group: NDArray[np.float64] | None = None
+
+    @property
+    def lanes(self) -> int:
+        """The rows a word of the held codes holds (one when not so held)."""
+        return 1 if self.held_codes is None else self.rows_per_word
+
+    @property
+    def rows_per_word(self) -> int:
+        return LANES if BITS.get(self.element_type, 8) == 4 else 1
+
+    @property
+    def words(self) -> int:
+        """The words of codes per group of 32: rows / lanes, rounded up."""
+        return -(-self.rows // self.lanes)
 
     def scale_by_group(self, start: int, stop: int) -> NDArray[Any]:
-        """Rows [start, stop)'s scales as [depth // group, stop - start] (f64 when held)."""
+        """Words [start, stop)'s scales as [depth // group, lanes, stop - start] (f64 when
+        held)."""
         if self.held_scale_by_group is not None:
-            return self.held_scale_by_group[:, start:stop]
-        return self.scale[start:stop].T
+            return self.held_scale_by_group[:, :, start:stop]
+        return self.scale[start:stop].T[:, None]
 
     @property
     def block_rows(self) -> int:
@@ -93,25 +115,29 @@ class CompressedWeights:
             return self.decompressed[start:stop]
         shape = (stop - start, -1, self.group)
         if self.held_codes is not None:
-            whole, tail = divmod(self.depth, ACTIVATION_GROUP)  # a shorter last group: tail
-            by_row = out[:, : whole * ACTIVATION_GROUP].reshape(stop - start, -1, ACTIVATION_GROUP)
-            by_row[...] = self.held_codes[:whole, start:stop].transpose(1, 0, 2)
-            if tail:
-                out[:, -tail:] = self.held_codes[whole, start:stop, :tail]
+            out[...] = self._held_rows(np.arange(start, stop))
         else:
             self._unpacked(start, stop, out)
         np.multiply(out.reshape(shape), self.scale[start:stop, :, None], out=out.reshape(shape))
         return out
 
     def grouped_codes(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Rows [start, stop)'s codes as [code_depth // 32, stop - start, 32]: the held ones,
-        or unpacked into `out` ([stop - start, code_depth], zeros past K) and seen so (a view
-        BLAS reads)."""
-        if self.held_codes is not None:
-            return self.held_codes[:, start:stop]
+        """Rows [start, stop)'s codes as [code_depth // 32, stop - start, 32]: unpacked into
+        `out` ([stop - start, code_depth], zeros past K) and seen so (a view BLAS reads)."""
         self._unpacked(start, stop, out[:, : self.depth])
         out[:, self.depth :] = 0
         return out.reshape(stop - start, -1, ACTIVATION_GROUP).transpose(1, 0, 2)
+
+    def _held_rows(self, picks: NDArray[np.int64]) -> NDArray[np.float32]:
+        """The held codes of the rows `picks` names, as [len(picks), depth] in f32 (the zero
+        codes past K dropped)."""
+        assert self.held_codes is not None
+        lane, word = np.divmod(picks, self.words)
+        codes = self.held_codes[:, word].transpose(1, 0, 2).astype(np.float64)
+        if self.lanes > 1:  # the fields from `lane` up, less those above it
+            unit = np.exp2(LANE_BITS * lane)[:, None, None]
+            codes = np.rint(codes / unit) - np.rint(codes / (unit * 2**LANE_BITS)) * 2**LANE_BITS
+        return codes.reshape(len(picks), -1)[:, : self.depth].astype(np.float32)
 
     def _unpacked(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
         """Rows [start, stop) as quantized minus zero point, not scaled, into `out`."""
@@ -133,8 +159,7 @@ class CompressedWeights:
         if self.decompressed is not None:
             return self.decompressed[picks]
         if self.held_codes is not None:
-            by_row = self.held_codes[:, picks].transpose(1, 0, 2).reshape(len(picks), -1)
-            codes = by_row[:, : self.depth].reshape(len(picks), -1, self.group)
+            codes = self._held_rows(picks).reshape(len(picks), -1, self.group)
             return (codes * self.scale[picks][:, :, None]).reshape(len(picks), self.depth)
         out = np.empty((len(picks), self.depth), np.float32)
         for index, row in enumerate(picks.tolist()):
@@ -143,7 +168,7 @@ class CompressedWeights:
 
     def held(self) -> CompressedWeights:
         """These weights unpacked once, block by block: as codes by group if a product by
-        them quantizes its activations, else decompressed."""
+        them quantizes its activations (`LANES` 4-bit rows a word), else decompressed."""
         if not self.quantizes_activations:
             every = np.empty((self.rows, self.depth), np.float32)
             for start in range(0, self.rows, self.block_rows):
@@ -151,16 +176,25 @@ class CompressedWeights:
                 self.block(start, stop, every[start:stop])
             every.flags.writeable = False
             return replace(self, decompressed=every)
-        grouped = np.empty(
-            (self.code_depth // ACTIVATION_GROUP, self.rows, ACTIVATION_GROUP), np.float32
+        lanes = self.rows_per_word
+        words = -(-self.rows // lanes)
+        word_type = np.float64 if lanes > 1 else np.float32
+        grouped = np.zeros(
+            (self.code_depth // ACTIVATION_GROUP, words, ACTIVATION_GROUP), word_type
         )
         buffer = np.empty((self.block_rows, self.code_depth), np.float32)
         for start in range(0, self.rows, self.block_rows):
             stop = min(self.rows, start + self.block_rows)
-            grouped[:, start:stop] = self.grouped_codes(start, stop, buffer[: stop - start])
+            codes = self.grouped_codes(start, stop, buffer[: stop - start])
+            for lane in range(start // words, (stop - 1) // words + 1):  # the lanes it meets
+                first, last = max(start, lane * words), min(stop, (lane + 1) * words)
+                fields = grouped[:, first - lane * words : last - lane * words]
+                fields += codes[:, first - start : last - start] * 2.0 ** (LANE_BITS * lane)
         grouped.flags.writeable = False
-        by_group = np.ascontiguousarray(self.scale.T, np.float64)
-        return replace(self, held_codes=grouped, held_scale_by_group=by_group)
+        by_group = np.zeros((self.scale.shape[1], lanes * words), np.float64)
+        by_group[:, : self.rows] = self.scale.T
+        held_scale = by_group.reshape(-1, lanes, words)
+        return replace(self, held_codes=grouped, held_scale_by_group=held_scale)
 
 
 def packs_whole_rows(element_type: str, depth: int) -> bool:

@@ -232,3 +232,41 @@ def test_one_scale_per_row_quantizes_a_shorter_last_group(depth: int) -> None:
         np.testing.assert_array_equal(held.rows_at(np.array([3, 0, 23])), decompressed[[3, 0, 23]])
         block = held.block(2, 9, np.empty((7, depth), np.float32))
         np.testing.assert_array_equal(block, decompressed[2:9])
+
+
+@pytest.mark.parametrize(
+    ("element_type", "rows", "group", "zero_point"),
+    [("u4", 7, 64, True), ("u4", 300, 64, True), ("i4", 2, 32, False), ("i4", 40, 64, True)],
+)
+def test_four_bit_codes_held_three_rows_a_word_sum_exactly_at_their_extremes(
+    element_type: str, rows: int, group: int, zero_point: bool
+) -> None:
+    """4-bit codes held three rows to an f64 word: every code and step at its extreme, of
+    either sign (group sums up to 32 * 127 * 15), still sums each row's group apart and
+    exactly, for row counts not a multiple of three and products cut into several spans."""
+    depth, count = 64, 4096
+    rng = np.random.default_rng(11)
+    low, high = (0, 15) if element_type == "u4" else (-8, 7)
+    quantized = rng.choice([low, high], (rows, depth))
+    quantized[: rows // 2] = rng.choice([low, high], (rows // 2, 1))  # whole rows at one end
+    points = np.zeros((rows, depth // group), np.float32)
+    if zero_point:
+        points[...] = rng.choice([low, high], points.shape)
+    scales = (rng.standard_normal((rows, depth // group)) * 0.05).astype(np.float16)
+    signs = rng.choice([-1.0, 1.0], (count, depth)).astype(np.float32)
+    signs[:2] = [[1.0], [-1.0]]  # every step 127 or every step -127
+    x = np.where(rng.random((count, 1)) < 0.5, signs, rng.standard_normal((count, depth)))
+    packed = memoryview(nibbles(quantized & 15))
+    weights = CompressedWeights(
+        element_type, packed, rows, depth, group, points if zero_point else None,
+        scales.astype(np.float32),
+    )  # fmt: skip
+    codes = quantized - points.repeat(group, axis=1)
+    held = weights.held()
+    assert held.held_codes is not None and held.held_codes.dtype == np.float64
+    expected = cpu_product(x.astype(np.float32), codes, scales.astype(np.float32), group)
+    for way in (weights, held):
+        np.testing.assert_array_equal(product_by_quantized(x.astype(np.float32), 32, way), expected)
+    picks = np.array([0, rows - 1, rows // 3, rows // 2])
+    decompressed = codes.astype(np.float32) * scales.astype(np.float32).repeat(group, axis=1)
+    assert np.array_equal(held.rows_at(picks), decompressed[picks])

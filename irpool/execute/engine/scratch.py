@@ -41,6 +41,7 @@ class Slot(Enum):
     WEIGHTS = "a block of weight rows decompressed (a MatMul by compressed weights)"
     GROUP_SUMS = "a product's sums per group of K (a MatMul quantizing its activations)"
     GROUP_PRODUCTS = "those sums times both scales, in f64 (a MatMul quantizing activations)"
+    PACKED_SUMS = "sums of several rows' codes a word, f64; index 1: a field being split off"
 
 
 class Scratch:

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
-from irpool.execute.compressed import CompressedWeights
+from irpool.execute.compressed import LANE_BITS, CompressedWeights
 from irpool.execute.engine import blas
 from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.costs import CHUNK_BYTES, TILE_MACS
@@ -105,50 +105,80 @@ def product_by_quantized(
     exactly, times the group's activation scale in f32, then added into the f32 result by
     one FMA with the weights' scale, group after group from the first (measured bit for bit,
     docs/compressed-weights.md#the-products-sums). Each output is so computed alone: the
-    spans of weight rows (which bound the f64 products held, and which threads share) do
-    not change its bits."""
+    spans of words of weight rows (which bound the f64 products held, and which threads
+    share) do not change its bits."""
     flat_x = x.reshape(-1, weights.depth)
     steps, scale = activation_steps(flat_x, group)  # [M, G, 32], [M, G, 1]
-    by_group = np.ascontiguousarray(steps.transpose(1, 2, 0))  # [G, 32, M]
-    activation_scales = scale.transpose(1, 2, 0)  # [G, 1, M]
+    lanes, words = weights.lanes, weights.words
+    word_type = np.dtype(np.float64 if lanes > 1 else np.float32)
+    by_group = np.ascontiguousarray(steps.transpose(1, 2, 0), word_type)  # [G, 32, M]
+    activation_scales = scale.transpose(1, 2, 0)[:, None]  # [G, 1, 1, M]
     groups, count = by_group.shape[0], flat_x.shape[0]
     per_scale = groups * weights.group // weights.depth  # activation groups per weight scale
     result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
     flat = result.reshape(count, weights.rows)
-    span = max(1, CHUNK_BYTES // (8 * groups * count))
-    spans = [(start, min(weights.rows, start + span)) for start in range(0, weights.rows, span)]
+    span = max(1, CHUNK_BYTES // (8 * groups * count * lanes))
+    spans = [(start, min(words, start + span)) for start in range(0, words, span)]
 
-    def tile(rows: tuple[int, int], scratch: Scratch) -> None:
-        start, stop = rows
-        sums = scratch.array(Slot.GROUP_SUMS, (groups, stop - start, count), np.dtype(np.float32))
-        block = weights.block_rows
-        for first in range(start, stop, block):  # codes unpacked a block at a time unless held
-            last = min(stop, first + block)
-            buffer = scratch.array(
-                Slot.WEIGHTS, (last - first, groups * group), np.dtype(np.float32)
-            )
-            codes = weights.grouped_codes(first, last, buffer)
-            # integers below 2**24 (|steps| <= 127, |codes| <= 255, 32 terms): exact in f32
-            np.matmul(codes, by_group, out=sums[:, first - start : last - start])
+    def tile(span: tuple[int, int], scratch: Scratch) -> None:
+        start, stop = span  # words: each holds `lanes` rows, `words` apart
+        shape = (groups, lanes, stop - start, count)
+        sums = scratch.array(Slot.GROUP_SUMS, shape, np.dtype(np.float32))
+        if weights.held_codes is not None and lanes > 1:
+            words_shape = (groups, stop - start, count)
+            packed = scratch.array(Slot.PACKED_SUMS, words_shape, np.dtype(np.float64))
+            spare = scratch.array(Slot.PACKED_SUMS, words_shape, np.dtype(np.float64), 1)
+            # integers below 2**51 (each field below 2**16 in size): exact in f64
+            np.matmul(weights.held_codes[:, start:stop], by_group, out=packed)
+            split_fields(packed, sums, spare)
+        elif weights.held_codes is not None:
+            np.matmul(weights.held_codes[:, start:stop], by_group, out=sums[:, 0])
+        else:
+            block = weights.block_rows
+            for first in range(start, stop, block):  # codes unpacked a block at a time
+                last = min(stop, first + block)
+                buffer = scratch.array(
+                    Slot.WEIGHTS, (last - first, groups * group), np.dtype(np.float32)
+                )
+                codes = weights.grouped_codes(first, last, buffer)
+                # integers below 2**24 (|steps| <= 127, |codes| <= 255, 32 terms): exact in f32
+                np.matmul(codes, by_group, out=sums[:, 0, first - start : last - start])
         np.multiply(sums, activation_scales, out=sums)  # rounded to f32, as the CPU's
-        products = scratch.array(
-            Slot.GROUP_PRODUCTS, (groups, stop - start, count), np.dtype(np.float64)
-        )
+        products = scratch.array(Slot.GROUP_PRODUCTS, shape, np.dtype(np.float64))
         # times the weights' scale: exact in f64 (two f32 significands)
         np.multiply(
-            sums.reshape(-1, per_scale, stop - start, count),
-            weights.scale_by_group(start, stop)[:, None, :, None],
-            out=products.reshape(-1, per_scale, stop - start, count),
+            sums.reshape(-1, per_scale, *shape[1:]),
+            weights.scale_by_group(start, stop)[:, None, :, :, None],
+            out=products.reshape(-1, per_scale, *shape[1:]),
             dtype=np.float64,
         )
-        total = np.zeros((stop - start, count), np.float32)
+        total = np.zeros(shape[1:], np.float32)
         for addend in products:  # each sum rounded once to the f32 total: the CPU's FMA
             np.add(addend, total, out=total, casting="unsafe")
-        flat[:, start:stop] = total.T
+        for lane in range(lanes):
+            first, last = lane * words + start, min(weights.rows, lane * words + stop)
+            flat[:, first:last] = total[lane, : max(0, last - first)].T
 
     with np.errstate(all="ignore"):  # inf and NaN are values here
         for_each_tile(spans, tile, count * weights.rows * weights.depth)
     return result
+
+
+def split_fields(
+    packed: NDArray[np.float64], out: NDArray[np.float32], spare: NDArray[np.float64]
+) -> None:
+    """The integer fields of `packed` (each below 2**16 in size, LANE_BITS apart, the
+    compressed.LANES rows of a word) into out[:, lane]; `packed` is used up. From the top,
+    each field is the word less the fields above it, over its unit, rounded: exact, as the
+    fields below it sum to less than half the unit."""
+    for lane in range(out.shape[1] - 1, 0, -1):
+        unit = 2.0 ** (LANE_BITS * lane)
+        np.multiply(packed, 1 / unit, out=spare)
+        np.rint(spare, out=spare)
+        out[:, lane] = spare
+        np.multiply(spare, unit, out=spare)
+        np.subtract(packed, spare, out=packed)
+    out[:, 0] = packed
 
 
 def product_by_compressed(
