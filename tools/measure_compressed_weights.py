@@ -263,7 +263,7 @@ def step_products(rounds: int) -> dict[str, float]:
     for rows, depth in layer * 24 + [(151936, HIDDEN)]:
         element, group = ("u4", GROUP) if rows < 151936 else ("u8", depth)
         levels = 16 if element == "u4" else 256
-        packed = rng.integers(0, 256, rows * depth // (256 // levels), np.uint8)
+        packed = rng.integers(0, 256, rows * depth // (2 if element == "u4" else 1), np.uint8)
         quantized = packed.data if element == "u4" else packed.reshape(rows, depth)
         points = rng.integers(0, levels, (rows, depth // group)).astype(np.float32)
         scale = (rng.random((rows, depth // group), np.float32) * 0.01).astype(np.float16)

@@ -145,13 +145,11 @@ def product_by_quantized(
                 np.matmul(codes, by_group, out=sums[:, 0, first - start : last - start])
         np.multiply(sums, activation_scales, out=sums)  # rounded to f32, as the CPU's
         products = scratch.array(Slot.GROUP_PRODUCTS, shape, np.dtype(np.float64))
-        # times the weights' scale: exact in f64 (two f32 significands)
-        np.multiply(
-            sums.reshape(-1, per_scale, *shape[1:]),
-            weights.scale_by_group(start, stop)[:, None, :, :, None],
-            out=products.reshape(-1, per_scale, *shape[1:]),
-            dtype=np.float64,
-        )
+        # times the weights' scale: exact in f64 (two f32 significands); widened first, as
+        # a multiply of mixed types costs more than a copy and one of f64 alone
+        np.copyto(products, sums)
+        by_scale = products.reshape(-1, per_scale, *shape[1:])
+        np.multiply(by_scale, weights.scale_by_group(start, stop)[:, None, :, :, None], by_scale)
         total = np.zeros(shape[1:], np.float32)
         for addend in products:  # each sum rounded once to the f32 total: the CPU's FMA
             np.add(addend, total, out=total, casting="unsafe")
