@@ -44,10 +44,17 @@ def packed(values: NDArray[np.int64], element_type: str) -> bytes:
 
 
 def write_model(
-    directory: Path, element_type: str, group: int, zero_point: bool, depth: int
+    directory: Path,
+    element_type: str,
+    group: int,
+    zero_point: bool,
+    depth: int,
+    normalized: bool = False,
 ) -> Path:
     """x [2, 3, K] times weights [ROWS, K] as NNCF writes them (transpose_b): Const ->
-    Convert f16 [-> Subtract zero point] -> Multiply f16 scale [-> Reshape] -> Convert f32."""
+    Convert f16 [-> Subtract zero point] -> Multiply f16 scale [-> Reshape] -> Convert f32;
+    `normalized`: x through a LayerNorm first, as transformers' exporters write it (MVN-6 over
+    the last axis, eps the f32 1e-5, inside the root)."""
     rng = np.random.default_rng(depth + group)
     group = group or depth
     grouped, one, flat = (ROWS, depth // group, group), (ROWS, depth // group, 1), (ROWS, depth)
@@ -57,7 +64,7 @@ def write_model(
     points = rng.integers(*RANGES[element_type], one)
     scales = (rng.standard_normal(one) * 0.05).astype(np.float16)
     blobs = [packed(quantized, element_type), packed(points, element_type), scales.tobytes()]
-    blobs.append(np.array(flat, np.int64).tobytes())
+    blobs += [np.array(flat, np.int64).tobytes(), np.array([-1], np.int64).tobytes()]
     offsets = np.cumsum([0, *map(len, blobs)]).tolist()
     to_f16, to_f32 = (ir.data([("destination_type", t)]) for t in ("f16", "f32"))
     layers = [
@@ -73,8 +80,22 @@ def write_model(
         ),
         ir.result(11, "y", (2, 3, ROWS)),
     ]  # fmt: skip
-    edges = [ir.edge(1, 0, 2, 0), ir.edge(5, 0, 6, 1), ir.edge(0, 0, 10, 0)]
+    edges = [ir.edge(1, 0, 2, 0), ir.edge(5, 0, 6, 1)]
     edges += [ir.edge(9, 1, 10, 1), ir.edge(10, 2, 11, 0)]
+    if normalized:
+        x = (2, 3, depth)
+        norm = [("eps", "9.9999997473787516e-06"), ("normalize_variance", "true")]
+        layers += [
+            ir.typed_const(13, "axes", "i64", (1,), offsets[4], len(blobs[4])),
+            ir.layer(
+                14, "norm", "MVN", "opset6", ir.data([*norm, ("eps_mode", "INSIDE_SQRT")]),
+                [ir.typed_port(0, "f32", x), ir.typed_port(1, "i64", (1,))],
+                [ir.typed_port(2, "f32", x)],
+            ),
+        ]  # fmt: skip
+        edges += [ir.edge(0, 0, 14, 0), ir.edge(13, 0, 14, 1), ir.edge(14, 2, 10, 0)]
+    else:
+        edges.append(ir.edge(0, 0, 10, 0))
     if zero_point:
         layers += [
             ir.typed_const(3, "zp", element_type, one, offsets[1], len(blobs[1])),
@@ -145,6 +166,25 @@ def test_products_sum_as_on_the_cpu(
     (found,) = model.run({"x": x}).values()
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
     np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize(
+    ("element_type", "group", "zero_point"), [("i4", 32, False), ("u8", 0, True)]
+)
+def test_a_layer_norm_then_products_as_on_the_cpu(
+    tmp_path: Path, element_type: str, group: int, zero_point: bool
+) -> None:
+    """A GPT-2 block's LayerNorm into its c_fc (`int4 --sym`: i4 in groups of 32; int8: u8
+    per row): the MVN's last bits decide the activations' int8 scales and steps, so the
+    products equal the CPU's only where the MVN sums as its kernel does
+    (docs/ops/MVN.md#values)."""
+    path = write_model(tmp_path, element_type, group, zero_point, 96, normalized=True)
+    rng = np.random.default_rng(96)
+    for offset in (0, 3, -20):
+        x = (rng.standard_normal((2, 3, 96)) * 2 + offset).astype(np.float32)
+        (found,) = irpool.load(path).run({"x": x}).values()
+        expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+        np.testing.assert_array_equal(found, expected)
 
 
 def test_a_nonfinite_group_leaves_the_other_rows_exact(tmp_path: Path) -> None:
