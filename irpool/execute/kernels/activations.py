@@ -8,9 +8,10 @@ The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplie
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
 0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish use the
 CPU's vectorized exp, which NumPy's differs from by at most 7 ulp (Sigmoid) and 9 ulp (Swish)
-of the f32 result, measured; below `EXP_UNDERFLOW` the CPU gives 0 (Swish -0). Gelu is the
+of the f32 result, measured; below `EXP_UNDERFLOW` the CPU gives 0 (Swish -0). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
-CPU's (ERF; TANH 2 * 2**-24 * |x|), with the CPU's non-finite values.
+CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
+with the CPU's non-finite values.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ F32 = np.float32
 # The f32 the CPU multiplies by for HSigmoid: one ulp below the nearest f32 to 1/6.
 SIXTH_BELOW = np.uint32(0x3E2AAAAA).view(F32)
 SIXTH = F32(1 / 6)
+GELU_CUBIC = F32(0.044715)  # Gelu TANH's constants as the CPU holds them: in f32
+GELU_SCALE = F32(math.sqrt(2 / math.pi))
 INF_BITS = np.int32(0x7F800000)  # +inf's f32 bits: above them, only NaNs
 
 Formula = Callable[[NDArray[np.float32]], NDArray[np.float32]]
@@ -170,19 +173,29 @@ def run_swish(
 def run_gelu(
     op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    """The formula in f64 on the f32 input, rounded to f32. The CPU's own polynomials are not
-    reproduced (measured bounds in docs/ops/Gelu.md), its non-finite results are: ERF
-    gives NaN for ±inf and inf from x > FLT_MAX / 2 on (it doubles x in f32); TANH gives NaN
-    for -inf."""
+    """ERF: the formula in f64 on the f32 input, rounded to f32; the CPU's polynomials are not
+    reproduced (measured bounds in docs/ops/Gelu.md), its non-finite results are: NaN for
+    ±inf and inf from x > FLT_MAX / 2 on (it doubles x in f32). TANH: the CPU's steps in f32,
+    `gelu_tanh`."""
     data = inputs[0]
     x32 = f32_operand(data)
     if op.approximation != "TANH":
         return [stored_from_f32(gelu_erf(x32), data.dtype)]
-    x = x32.astype(np.float64)
+    return [stored_from_f32(gelu_tanh(x32), data.dtype)]
+
+
+def gelu_tanh(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Gelu's TANH approximation in the CPU's f32 steps (measured bit for bit but the tanh):
+    g = fma(x * x, 0.044715, 1) * x * sqrt(2 / pi), then ((tanh(g) + 1) * 0.5) * x. The tanh
+    is f64's rounded to f32, where the CPU's polynomial is a last bit apart on 6% of the
+    elements (docs/ops/Gelu.md); so -inf gives NaN, and -0 from where tanh(g) is -1."""
     with np.errstate(all="ignore"):
-        inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
-        gelu = 0.5 * x * (1 + np.tanh(inner))
-        return [stored_from_f32(gelu.astype(F32), data.dtype)]
+        # fma(x * x, c, 1): the product of two f32 values is exact in f64
+        cubic = (np.multiply(x * x, GELU_CUBIC, dtype=np.float64) + 1).astype(F32)
+        inner = cubic * x * GELU_SCALE
+        tanh = np.tanh(inner.astype(np.float64)).astype(F32)
+        result: NDArray[np.float32] = ((tanh + F32(1)) * F32(0.5)) * x
+    return result
 
 
 @kernel_for(Elu1)
