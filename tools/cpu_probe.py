@@ -128,6 +128,11 @@ def _array(tensor: ov.Tensor) -> NDArray[Any]:
     return np.array(tensor.data)
 
 
+def fake_quantize(x: ov.Node, ranges: Sequence[float], levels: int, mode: str) -> ov.Node:
+    bounds = [constant(value, np.float32) for value in ranges]
+    return opset1.fake_quantize(x, *bounds, levels, mode)
+
+
 def kv_cache_model(depth: int) -> ov.Model:
     """A KV cache as optimum-intel writes it, one head of `depth`: for K and V, ReadValue ->
     Gather(beam_idx) -> Concat(past, this step's) -> Assign, and -> ScaledDotProductAttention

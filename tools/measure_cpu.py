@@ -1,24 +1,18 @@
-"""Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO.
+"""Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO:
+`python tools/measure_cpu.py`.
 
-    python tools/measure_cpu.py
-
-irpool keeps what OpenVINO's CPU plugin does beyond the ops' plain semantics in irpool/cpu/,
-and describes each behaviour in docs/cpu.md. Each behaviour here has one function that builds
-a tiny model with OpenVINO's op builders, runs it on the CPU plugin with
-{"INFERENCE_PRECISION_HINT": "f32"}, and returns what it observed beside what irpool computes
-for the same model (`irpool.load(...).run`), which is what irpool assumes the CPU does. The
-command prints one row per behaviour, "same" or "CHANGED", and exits 1 when any changed: an
-OpenVINO upgrade is then a list of behaviours to measure again, not a search.
-
-It also judges what the CPU refuses (the IR214 family, irpool/cpu/refusals.py): each rule's
-fixtures in tests/rules/ are read, compiled and run in a worker process that survives the
-plugin's crashes (the suite's own, tests/differential/openvino_worker.py), and a rule is "same"
-while the plugin still fails each of them as the rule claims.
+Each behaviour irpool keeps in irpool/cpu/ (docs/cpu.md) has one function here, which builds a
+tiny model with OpenVINO's op builders, runs it on the CPU plugin with
+{"INFERENCE_PRECISION_HINT": "f32"} and returns what it observed beside what irpool computes for
+it (`irpool.load(...).run`): what irpool assumes the CPU does. One row per behaviour, "same" or
+"CHANGED", exit 1 when any changed: an OpenVINO upgrade is a list of behaviours to measure
+again. It also judges the CPU's refusals (the IR214 family, irpool/cpu/refusals.py): each
+rule's fixtures in tests/rules/ run in a worker process that survives the plugin's crashes
+(tests/differential/openvino_worker.py); a rule is "same" while the plugin fails each of them
+as the rule claims.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 from cpu_probe import (
@@ -27,6 +21,7 @@ from cpu_probe import (
     behaviour,
     bf16_values,
     constant,
+    fake_quantize,
     kv_cache_model,
     main,
     observe,
@@ -560,11 +555,6 @@ def reduce_after_inserted_ones_keeps_its_axes() -> Measurement:
 
 
 # Quantization: irpool/cpu/quantization.py, irpool/cpu/quantization_refusals.py
-
-
-def fake_quantize(x: ov.Node, ranges: Sequence[float], levels: int, mode: str) -> ov.Node:
-    bounds = [constant(value, np.float32) for value in ranges]
-    return opset1.fake_quantize(x, *bounds, levels, mode)
 
 
 @behaviour("FakeQuantize rounds half to even", "irpool.cpu.quantization.fake_quantized")
