@@ -218,3 +218,20 @@ def main() -> int:
     changed += sum(verdict != "same" for verdict, _, _ in refusals)
     print(f"{len(rows)} behaviours and {len(refusals)} refusal rules, {changed} changed")
     return 1 if changed else 0
+
+
+def rotary_embedding(
+    values: Sequence[Sequence[float]],
+) -> tuple[list[ov.Node], list[ov.Node], list[NDArray[Any]]]:
+    """What `observe` takes for x * cos + Concat(-x[h:], x[:h]) * sin as the transformers'
+    exporters write it (Slices of the last axis, a Multiply by -1), on x, cos and sin
+    [1, 1, 1, n] holding `values`."""
+    depth = len(values[0])
+    x, cos, sin = (parameter(name, [1, 1, 1, depth], np.float32) for name in ("x", "cos", "sin"))
+    half, end, one, last, zero = (constant([v], np.int64) for v in (depth // 2, 2**62, 1, -1, 0))
+    second = ov.opset8.slice(x, half, end, one, last)
+    negated = opset1.multiply(second, constant(np.float32(-1), np.float32))
+    rotated = opset1.concat([negated, ov.opset8.slice(x, zero, half, one, last)], -1)
+    embedded = opset1.add(opset1.multiply(x, cos), opset1.multiply(rotated, sin))
+    inputs = [np.array(v, np.float32).reshape(1, 1, 1, depth) for v in values]
+    return [embedded], [x, cos, sin], inputs

@@ -27,6 +27,7 @@ from cpu_probe import (
     observe,
     observe_steps,
     parameter,
+    rotary_embedding,
 )
 from ov_builders import opset1, opset4, ov  # says how to install OpenVINO where it is missing
 
@@ -518,6 +519,14 @@ def rms_norm_runs_as_one_kernel() -> Measurement:
     row = np.ones((1, 64), np.float32)
     row[0, 0] = 4096
     return observe([normalised], [x], [row])
+
+
+@behaviour("RoPE runs as one kernel", "irpool.cpu.rope_fusion.fused_rotary_embeddings")
+def rope_runs_as_one_kernel() -> Measurement:
+    """fma(x, cos, rotated * sin), then fma(rotated, sin, x * cos): -0.38 first, -0.221 third
+    (op by op -0.38000003, -0.22099999; either FMA throughout gives one of them)."""
+    values = ([-3.3, 0.1, 0.1, 1.1], [0.1, 0.3, 0.1, 0.3], [0.5, 0.5, 0.07, 0.5])
+    return observe(*rotary_embedding(values))
 
 
 # (input shape, where the 1s go, the Reduce's axes, keep_dims): one case of each outcome

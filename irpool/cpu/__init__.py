@@ -9,8 +9,9 @@ computes it; what the CPU plugin 2026.4 adds lives here, each behaviour once:
 - `compilation`: what it decides per layer when it compiles a model, where that changes the
   results (which dims a MaxPool pads, whether attention scales the key, which Convert kernel);
 - `subnormal_constants`: how it holds f32 constants that hold subnormals;
-- `eltwise_fusion`, `reduce_merge`, `product_fusion`, `linear_fusion`, `rms_fusion`: the fusions and
-  rewrites that change results, as what runs in the layers' place (`replacements`);
+- `eltwise_fusion`, `reduce_merge`, `product_fusion`, `linear_fusion`, `rms_fusion`,
+  `rope_fusion`: the fusions and rewrites that change results, as what runs in the layers'
+  place (`replacements`);
 - `pull_through_reduce`: a rewrite that breaks a Reduce's axes, which checking reports (IR309);
 - `refusals` (its table in `declare`, the shape ops in `shape_refusals`): what it refuses to
   compile or run of what `read_model` takes, one rule per cause (IR6xx; IR214 names them all).

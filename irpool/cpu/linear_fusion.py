@@ -145,10 +145,10 @@ def multiply_adds(
     nothing else reads: the pair as one FMA step; None for the Multiply."""
     readers = Counter(ref for candidate in computed for ref in candidate.inputs)
     readers.update(returned)
-    products = {c.layer.id: c for c in computed if _f32_numpy(c, Multiply1)}
+    products = {c.layer.id: c for c in computed if f32_numpy(c, Multiply1)}
     rewrites: dict[int, Rewrite | None] = {}
     for candidate in computed:
-        if not _f32_numpy(candidate, Add1) or not _static(candidate, shapes):
+        if not f32_numpy(candidate, Add1) or not _static(candidate, shapes):
             continue
         for port in (0, 1):
             source = candidate.inputs[port]
@@ -163,7 +163,8 @@ def multiply_adds(
     return rewrites
 
 
-def _f32_numpy(candidate: ComputedLayer, kind: type[Op]) -> bool:
+def f32_numpy(candidate: ComputedLayer, kind: type[Op]) -> bool:
+    """Whether the layer is an f32 Add or Multiply of `kind`, numpy broadcast."""
     op = candidate.op
     return (
         isinstance(op, kind)

@@ -38,6 +38,7 @@ from irpool.cpu.quantized_convolutions import mark_int8_convolutions
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
 from irpool.cpu.rms_fusion import fused_rms_norms
+from irpool.cpu.rope_fusion import fused_rotary_embeddings
 from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.cpu.topk_order import held_blocked
 from irpool.element_types import ElementType
@@ -187,6 +188,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     returned = [output.ref for output in outputs]
     computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
     computed = _replaced(computed, fused_rms_norms(computed, constants, returned))
+    computed = _replaced(computed, fused_rotary_embeddings(computed, constants, returned))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
