@@ -12,7 +12,8 @@ otherwise than op after op:
 The CPU plugin then computes an f32 Multiply that only an Add reads, constants or not, as one
 fused multiply-add (x86 FMA, one rounding) where the layers' shapes are static: `-3.3 * 0.1 +
 0.07` is -0.26, not -0.26000002 (docs/cpu.md "A Multiply read only by an Add is one FMA");
-with a dynamic input or output it rounds the product first, a folded chain too.
+with a dynamic input or output it rounds the product first, a folded chain too, unless its M
+and A each vary along one axis other than the first (a LayerNorm's gamma and beta).
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ def folded_linear_chains(
                 (*before.layers, data[0]),
             )
             rewrites.update(dict.fromkeys(chain.layers))
-            fma = _static(candidate, shapes) and _all_static(chain.inputs, shapes)
+            static = _static(candidate, shapes) and _all_static(chain.inputs, shapes)
+            rank = candidate.produced[0].shape.rank
+            fma = static or _per_channel(chain, constants, rank)
             rewrites[candidate.layer.id] = Rewrite(
                 LinearChain(chain.ops, chain.links, fma), chain.inputs
             )
@@ -99,6 +102,35 @@ def folded_linear_chains(
             chain = _Chain((candidate.op,), (link[0],), (data, constant), ())
         chains[candidate.layer.id] = chain
     return rewrites
+
+
+def _per_channel(chain: _Chain, constants: Mapping[Ref, NDArray[Any]], rank: int | None) -> bool:
+    """Whether the folded M and A of `x * M + A` each vary along one axis but the first (a
+    LayerNorm's gamma and beta): the CPU computes that as one FMA on dynamic shapes too, where
+    it rounds the product of scalars, or of constants varying along the first axis or along
+    two (measured, docs/cpu.md)."""
+    if rank is None:
+        return False
+    scale: tuple[int, ...] | None = None
+    shift: tuple[int, ...] | None = None
+    for link, ref in zip(chain.links, chain.inputs[1:], strict=True):
+        shape = constants[ref].shape
+        if link.kind == "add":
+            shift = shape if shift is None else np.broadcast_shapes(shift, shape)
+        else:
+            scale = shape if scale is None else np.broadcast_shapes(scale, shape)
+            shift = None if shift is None else np.broadcast_shapes(shift, shape)
+    return (
+        scale is not None
+        and shift is not None
+        and all(_along_one_axis(shape, rank) for shape in (scale, shift))
+    )
+
+
+def _along_one_axis(shape: tuple[int, ...], rank: int) -> bool:
+    aligned = (1,) * (rank - len(shape)) + shape
+    varying = [axis for axis, size in enumerate(aligned) if size != 1]
+    return len(varying) == 1 and varying[0] != 0
 
 
 def _link(

@@ -221,6 +221,14 @@ ROWS: dict[str, tuple[Build, list[NDArray[Any]]]] = {
             ),
         }.items()
     },
+    # ... and so are a scale and shift varying along one axis but the first, dynamic or not
+    "chain x * gamma + beta per channel": (
+        lambda p: opset1.add(
+            opset1.multiply(p[0], f32_const([0.5 + 0.1 * i for i in range(8)])),
+            f32_const([0.07 - 0.03 * i for i in range(8)]),
+        ),
+        [np.stack([LINEAR, LINEAR[::-1] * F32(0.3), LINEAR * F32(-3.1)]).reshape(1, 3, 8)],
+    ),
     "x * y + z": (
         lambda p: opset1.add(opset1.multiply(p[0], p[1]), p[2]),
         [LINEAR, LINEAR[::-1].copy(), np.full(8, 0.07, F32)],
@@ -279,7 +287,9 @@ def test_repro_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", [name for name in ROWS if name.startswith(("chain ", "x * y"))])
 def test_linear_repro_on_dynamic_shapes_runs_as_the_cpu(name: str, tmp_path: Path) -> None:
-    """With dynamic shapes the CPU rounds a product before the Add reading it (no FMA)."""
+    """With dynamic shapes the CPU rounds a product before the Add reading it (no FMA), but
+    for a constant scale and shift varying along one axis, not the first (a LayerNorm's gamma
+    and beta)."""
     _runs_as_the_cpu(name, tmp_path, dynamic=True)
 
 
