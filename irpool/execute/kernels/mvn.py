@@ -26,7 +26,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, f32_operand, stored_from_f32
-from irpool.execute.kernels.linear_chains import fused_multiply_add
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mvn import MVN1, MVN6
 from irpool.ops.reduce import Reduce
@@ -87,21 +86,16 @@ def _per_channel_mvn(op: MVN6, x: NDArray[np.float32], reduced: int) -> NDArray[
 def lane_sum(rows: NDArray[np.float32], squares: bool) -> NDArray[np.float32]:
     """The CPU's MVN sum of each row (last axis), or of its squares (by FMA)."""
     lanes = np.zeros((*rows.shape[:-1], LANES), F32)
-
-    def add(block: NDArray[np.float32], into: slice) -> None:
-        if squares:
-            lanes[..., into] = fused_multiply_add(block, block, lanes[..., into])
-        else:
-            lanes[..., into] += block
-
+    # a square of an f32 is exact in f64: the sum rounded there, then to f32, is the FMA's
+    values = np.square(rows, dtype=np.float64) if squares else rows
     width = rows.shape[-1]
     start = 0
     while width - start >= LANES:
-        add(rows[..., start : start + LANES], slice(None))
+        lanes[...] = values[..., start : start + LANES] + lanes
         start += LANES
     for tail in TAILS:
         if width - start >= tail:
-            add(rows[..., start : start + tail], slice(0, tail))
+            lanes[..., :tail] = values[..., start : start + tail] + lanes[..., :tail]
             start += tail
     quarters = (lanes[..., 0:4] + lanes[..., 4:8]) + (lanes[..., 8:12] + lanes[..., 12:16])
     total: NDArray[np.float32] = (quarters[..., 0] + quarters[..., 1]) + (
