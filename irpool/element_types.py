@@ -102,14 +102,23 @@ class ElementType:
 
     def hold(self, values: NDArray[Any]) -> NDArray[Any]:
         """`values`, in `held_dtype`, as irpool holds this type: bf16 rounded to nearest
-        even (kept as f32); every other type as it is."""
+        even (kept as f32; a bf16 value stays as it is, and a NaN bf16 does not hold keeps its
+        top 16 bits, made quiet); every other type as it is."""
         if not self.rounds_when_held:
             return values
         import numpy as np
 
         bits = np.array(values, dtype=np.float32, order="C").view(np.uint32)  # keeps 0-D
         rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
-        rounded: NDArray[Any] = ((bits + rounding) & np.uint32(0xFFFF0000)).view(np.float32)
+        held = (bits + rounding) & np.uint32(0xFFFF0000)
+        # Rounding would carry a NaN's low payload into inf (or wrap 0x7FFFFFFF to -0): the
+        # CPU's f32 -> bf16 Convert keeps the sign and top payload and sets the quiet bit.
+        infinite_exponent = (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000)
+        nan = infinite_exponent & ((bits & np.uint32(0xFFFF)) != 0)
+        if nan.any():
+            quiet = (bits & np.uint32(0xFFFF0000)) | np.uint32(0x400000)
+            held = np.where(nan, quiet, held)
+        rounded: NDArray[Any] = held.view(np.float32)
         return rounded
 
 

@@ -147,6 +147,36 @@ def test_bf16_is_held_as_f32_rounded_to_nearest_even() -> None:
     assert decoded is not None and decoded.tolist() == [1.0, -2.0]
 
 
+# f32 NaN bits bf16 does not hold -> the bf16 (as f32 bits) the CPU plugin's Convert f32 -> bf16
+# gives (f32 hint, as a bf16 Result and converted back to f32 alike; 2026-12-07, AMD EPYC family
+# 25 model 17, 2 cores, OpenVINO 2026.4.1): the top 16 bits with the quiet bit set, not rounded.
+BF16_NANS = {
+    0x7F800001: 0x7FC00000,  # payload in the low bits only: rounding gave inf
+    0x7F80FFFF: 0x7FC00000,
+    0x7F808000: 0x7FC00000,
+    0x7FC00001: 0x7FC00000,
+    0x7FBF0001: 0x7FFF0000,  # signalling
+    0x7FFF8000: 0x7FFF0000,
+    0x7FFFFFFF: 0x7FFF0000,  # rounding wrapped it to -0
+    0xFF800001: 0xFFC00000,
+    0xFFFFFFFF: 0xFFFF0000,
+}
+
+
+@pytest.mark.parametrize(("nan", "expected"), [(hex(n), e) for n, e in BF16_NANS.items()])
+def test_bf16_holds_a_nan_as_the_cpu_converts_it(nan: str, expected: int) -> None:
+    values = np.array([int(nan, 16), 0x3F808000], np.uint32).view(np.float32)
+    held = ELEMENT_TYPES["bf16"].hold(values)
+    assert held.view(np.uint32).tolist() == [expected, 0x3F800000]
+
+
+def test_bf16_holds_its_own_values_as_they_are() -> None:
+    """Signalling NaNs included: a bf16 tensor moved (Reshape, Concat) keeps its bits."""
+    bits = np.array([0x7FBF0000, 0xFF810000, 0x7FC00000, 0x7F800000, 0x00010000], np.uint32)
+    held = ELEMENT_TYPES["bf16"].hold(bits.view(np.float32))
+    assert held.view(np.uint32).tolist() == bits.tolist()
+
+
 WHOLE_INTEGERS = {"i4", "i8", "i16", "i32", "i64", "u1", "u4", "u8", "u16", "u32", "u64"}
 
 

@@ -169,11 +169,7 @@ def _check_dtype(
     if expected.kind in "iu":
         _check_integer_range(parameter, array, expected, type_name)
     with np.errstate(over="ignore"):  # overflow to inf is found below, by position
-        held = array.astype(expected)
-        if wanted.rounds_when_held:  # a NaN stays NaN, made quiet as VCVTNEPS2BF16 does
-            quiet = (held.view(np.uint32) | np.uint32(0x400000)).view(np.float32)
-            held = np.where(np.isnan(held), quiet, held)
-        converted = wanted.hold(held)
+        converted = wanted.hold(array.astype(expected))
     if expected.kind == "f":
         _check_float_range(parameter, array, converted, wanted.largest, type_name)
     if on_cast is not None:
