@@ -3,11 +3,13 @@ and without state, BERT, T5 and Whisper, with their tokenizer and detokenizer IR
 
 tests/models/language/<export>/ holds every IR file `optimum-cli export openvino` wrote for a
 tiny random model (tools/gen_language_corpus.py), with the CPU plugin's outputs on realistic
-inputs, and for each stateful LLM the 16 tokens OpenVINO's InferRequest generates greedily.
+inputs, and for each LLM the 16 tokens OpenVINO's InferRequest generates greedily.
 Every file must validate without error and without IR202 (the tokenizer's extension ops aside,
 which irpool reports but cannot check); `run` must give the CPU plugin's outputs (to 1e-3 of
-each output's scale, the same argmax); a stateful LLM's `create_infer_request()` must generate
-the same 16 tokens, and again after `reset_state()`. A case holding an op of
+each output's scale, the same argmax); an LLM's `create_infer_request()` must generate the same
+16 tokens (a stateful one again after `reset_state()`, a nonstateful one with each step's
+present fed back as its past). The recorded bf16 arrays are OpenVINO's (float16 arrays holding
+the bits): the tests convert them with `irpool.bf16_from_bits`. A case holding an op of
 tests/exporter_corpus.py's NOT_MODELLED table is a strict xfail naming it. These tests read
 committed files only: no OpenVINO needed.
 """
@@ -15,6 +17,7 @@ committed files only: no OpenVINO needed.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,7 @@ LLM_EXPORTS = ("fp16", "int8", "int4-g64", "int4-g16", "fp16-nonstateful")
 # others' formats each, every model in fp16, Gemma3's int8, and the exports of other configs
 # (tools/gen_language_corpus.py's COMMITTED and VARIANTS); the inventory's full part holds every
 # export.
-VARIANTS = {"llama-w45-int4-per-row"}
+VARIANTS = {"llama-w45-int4-per-row", "llama-int8-nonstateful"}
 EXPORTS = {
     *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
     "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
@@ -71,6 +74,7 @@ MODEL_FILES = {
     "whisper-fp16": {"openvino_encoder_model.xml", "openvino_decoder_model.xml"},
 }
 GREEDY = sorted(name for name, entry in FILES.items() if "greedy" in entry)
+PAST = "past_key_values"
 MAX_BYTES = 9 * 2**20  # with the vision corpus, about 17.8 MB
 LAST_AXIS = -1  # logits (batch, tokens, vocabulary), hidden states
 
@@ -89,8 +93,22 @@ def _samples(name: str) -> list[str]:
 
 
 def _recorded(name: str, kind: str, sample: str) -> dict[str, Any]:
+    """A recorded sample as irpool takes and gives it: bf16 arrays as float32 values."""
     folder, file = name.rsplit("/", 1)
-    return load_npz(CORPUS / folder / f"{kind}-{file.removesuffix('.xml')}-{sample}.npz")
+    arrays = load_npz(CORPUS / folder / f"{kind}-{file.removesuffix('.xml')}-{sample}.npz")
+    bf16 = _bf16_tensors(name)
+    return {key: irpool.bf16_from_bits(a) if key in bf16 else a for key, a in arrays.items()}
+
+
+@cache
+def _bf16_tensors(name: str) -> set[str]:
+    """The names of the file's bf16 inputs and outputs."""
+    if _tokenizer(name):
+        return set()
+    model = irpool.load(CORPUS / name)
+    inputs = {n for i in model.inputs if i.element_type == "bf16" for n in i.names}
+    outputs = {o.name for o in model.outputs if o.layer.inputs[0].precision == "bf16"}
+    return inputs | outputs
 
 
 def test_the_corpus_is_every_export_with_every_file_optimum_writes() -> None:
@@ -105,10 +123,10 @@ def test_the_corpus_is_every_export_with_every_file_optimum_writes() -> None:
         assert {n.split("/")[1] for n in FILES if n.startswith(f"{export}/")} == expected, export
 
 
-def test_every_stateful_llm_has_its_greedy_tokens() -> None:
-    llms = {e for e in EXPORTS if e.startswith(LLMS) and not e.endswith("nonstateful")}
-    stateful = {f"{export}/openvino_model.xml" for export in llms}
-    assert set(GREEDY) == stateful
+def test_every_llm_has_its_greedy_tokens() -> None:
+    assert set(GREEDY) == {
+        f"{export}/openvino_model.xml" for export in EXPORTS if export.startswith(LLMS)
+    }
     for name in GREEDY:
         tokens = FILES[name]["greedy"]["tokens"]
         assert len(tokens) == 16 and len(set(tokens)) > 1, name
@@ -166,26 +184,43 @@ def test_run_refuses_a_tokenizer_file_with_a_clear_message(name: str) -> None:
 
 
 def _greedy(request: Any, prompt: dict[str, np.ndarray], steps: int) -> list[int]:
-    """`steps` greedy tokens: the prompt, then each argmax fed back (beam_idx 0)."""
+    """`steps` greedy tokens: the prompt, then each argmax fed back (beam_idx 0), and each
+    step's present as the next one's past."""
     tokens: list[int] = []
     step = dict(prompt)
     for _ in range(steps):
-        logits = request.infer(step)["logits"]
-        tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+        outputs = request.infer(step)
+        tokens.append(int(np.asarray(outputs["logits"])[0, -1].argmax()))
         length = step["attention_mask"].shape[1]
         step = {
             **step,
             "input_ids": np.array([[tokens[-1]]], np.int64),
             "attention_mask": np.ones((1, length + 1), np.int64),
             "position_ids": np.array([[length]], np.int64),
+            **{k: outputs[k.replace(PAST, "present")] for k in step if k.startswith(PAST)},
         }
     return tokens
+
+
+def _greedy_prompt(name: str) -> dict[str, np.ndarray]:
+    """The recorded prompt, with no past positions for a nonstateful LLM (its recorded prompt
+    follows 3 random ones)."""
+    prompt = _recorded(name, "inputs", "prompt")
+    if not any(key.startswith(PAST) for key in prompt):
+        return prompt
+    length = prompt["input_ids"].shape[1]
+    return {
+        **{key: array[:, :, :0] for key, array in prompt.items() if key.startswith(PAST)},
+        "input_ids": prompt["input_ids"],
+        "attention_mask": np.ones((1, length), np.int64),
+        "position_ids": np.arange(length, dtype=np.int64)[None],
+    }
 
 
 @pytest.mark.parametrize("name", [expect_failure(n, missing=_missing(n)) for n in GREEDY])
 def test_greedy_decoding_gives_openvinos_tokens_and_reset_state_restarts(name: str) -> None:
     recorded = FILES[name]["greedy"]["tokens"]
-    prompt = _recorded(name, "inputs", "prompt")
+    prompt = _greedy_prompt(name)
     request = irpool.load(CORPUS / name).create_infer_request()
     request.reset_state()
     assert _greedy(request, prompt, len(recorded)) == recorded

@@ -9,17 +9,19 @@ per model, given a byte-level BPE tokenizer trained with `tokenizers` on a few s
     optimum-cli export openvino --model build/language-hf/<model> --task <task> <options> OUT
 
 The decoder-only LLMs in fp16 (stateful), int8, int4 with group sizes 64 and 16, and fp16
-``--disable-stateful``; BERT, T5 and Whisper in fp16; and VARIANTS, exports of other configs.
+``--disable-stateful``; BERT, T5 and Whisper in fp16; and VARIANTS, exports of other configs or
+options.
 Of each export every IR file optimum writes is kept (model, encoder, decoder; the tokenizer and
 detokenizer of the fp16 export only, the others' are the same), with the CPU plugin's outputs
 (``{"INFERENCE_PRECISION_HINT": "f32"}``) on realistic inputs as ``inputs-<file>-<sample>.npz``
 and ``outputs-<file>-<sample>.npz`` (samples: ``prompt``, a tokenized sentence; ``padded``, two
-left-padded ones; ``nonfinite`` where a file takes floats). For each stateful LLM,
-greedy-<file>.json holds the 16 tokens OpenVINO's InferRequest generates from the prompt
-(``reset_state()`` first, ``beam_idx`` 0). The COMMITTED exports go to tests/models/language
-(with index.json), the others to ``--full-out`` (default build/language-full);
-inventory.json holds the op type-versions of every export's files ("full") and of the
-committed ones ("reduced": the same tiny files, fewer exports).
+left-padded ones; ``nonfinite`` where a file takes floats; bf16 arrays as OpenVINO's Python API
+takes and gives them, float16 arrays of the bits). For each LLM, greedy-<file>.json holds the
+16 tokens OpenVINO's InferRequest generates from the prompt (``beam_idx`` 0; a stateful one after
+``reset_state()``, a nonstateful one from an empty past, each present fed back). The COMMITTED
+exports go to tests/models/language (with index.json), the others to ``--full-out`` (default
+build/language-full); inventory.json holds the op type-versions of every export's files ("full")
+and of the committed ones ("reduced": the same tiny files, fewer exports).
 
 Run by another Python, the tool re-runs itself with ``$IRPOOL_CORPUS_VENV/bin/python``
 (default ``.venv-corpus``: optimum-intel, transformers, openvino-tokenizers, torch). optimum-intel
@@ -115,10 +117,11 @@ TASKS = {
     "whisper": "automatic-speech-recognition-with-past",
 }
 TOKENIZER_FILES = ("openvino_tokenizer", "openvino_detokenizer")
-# Exports of other configs (model, config changes, options): sizes that are not multiples of 32.
+# Exports of other configs or options (model, config changes, options).
 # llama-w45-int4-per-row: width 45, 3 heads of 10, one KV head, FFN 99; one scale per row, so
 # the CPU quantizes activations per 32 with a shorter last group (K 45 and 99; the int8 lm_head
 # too), and the 4-bit rows of odd length (K 45, 99) do not start on a byte.
+# llama-int8-nonstateful: int8 weights without state, whose past and present are bf16.
 VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "llama-w45-int4-per-row": (
         "llama",
@@ -128,6 +131,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         ),
         ("--weight-format", "int4", "--group-size", "-1"),
     ),
+    "llama-int8-nonstateful": ("llama", {}, ("--weight-format", "int8", "--disable-stateful")),
 }  # fmt: skip
 # The exports committed (about 0.27 MB each): every weight format and mode of Llama and Gemma
 # (Gemma's int4 in group 16 only), one of the others' formats each, every model in fp16, and
@@ -137,7 +141,7 @@ COMMITTED = frozenset({
     *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
     "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
     "bert-fp16", "t5-fp16", "whisper-fp16", "gemma-fp16", "gemma-int8", "gemma-int4-g16",
-    "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16", "gemma3-int8", "llama-w45-int4-per-row",
+    "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16", "gemma3-int8", *VARIANTS,
 })  # fmt: skip
 
 
@@ -319,8 +323,34 @@ def feed(
             array = rng.standard_normal((batch, dims[1].get_length(), AUDIO_FRAMES))
         else:
             raise SystemExit(f"no input made for Parameter {name} {dims}")
-        arrays[name] = array.astype(parameter.get_element_type().to_dtype())
+        arrays[name] = array.astype(dtype_of(parameter))
     return arrays
+
+
+def dtype_of(parameter: Any) -> np.dtype[Any]:
+    """The dtype of the values made for a Parameter: float32 for bf16 (NumPy has none)."""
+    kind = parameter.get_element_type()
+    return np.dtype(np.float32) if kind == ov.Type.bf16 else np.dtype(kind.to_dtype())
+
+
+def bf16_bits(values: np.ndarray) -> np.ndarray:
+    """What OpenVINO's Python API takes for bf16: float16 arrays holding the bf16 bits, here
+    of float32 values rounded to the nearest bf16 (ties to even; a NaN stays a quiet NaN)."""
+    words = np.ascontiguousarray(values, np.float32).view(np.uint32)
+    rounded = (words + np.uint32(0x7FFF) + ((words >> 16) & np.uint32(1))) >> 16
+    quiet_nan = (words >> 16) | np.uint32(0x40)
+    bits = np.where(np.isnan(values), quiet_nan, rounded).astype(np.uint16)
+    return bits.view(np.float16)
+
+
+def as_openvino_takes(model: ov.Model, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The arrays with the values of each bf16 Parameter as bits (`bf16_bits`)."""
+    bf16 = {
+        parameter.get_output_tensor(0).get_any_name()
+        for parameter in model.get_parameters()
+        if parameter.get_element_type() == ov.Type.bf16
+    }
+    return {key: bf16_bits(array) if key in bf16 else array for key, array in arrays.items()}
 
 
 def nonfinite_sample(
@@ -363,35 +393,54 @@ def samples(
     if "input_features" not in model.input(0).get_names():  # audio: one batch is enough
         found["padded"] = feed(model, *padded, rng)
     nonfinite = nonfinite_sample(found["prompt"], rng)
-    return found if nonfinite is None else {**found, "nonfinite": nonfinite}
+    found = found if nonfinite is None else {**found, "nonfinite": nonfinite}
+    return {sample: as_openvino_takes(model, arrays) for sample, arrays in found.items()}
 
 
-def greedy(request: ov.InferRequest, logits: str) -> dict[str, Any]:
-    """GREEDY_STEPS tokens of a stateful LLM from PROMPT: reset_state(), the prompt, then each
-    step's argmax fed back, beam_idx 0; with the least gap between a step's top two logits, of
-    that step's largest |logit| (a gap within rounding could let two right runs differ)."""
+def empty_past(parameter: Any) -> np.ndarray:
+    """A past_key_values input of no positions: [1, heads, 0, head size]."""
+    dims = parameter.get_partial_shape()
+    return np.zeros((1, dims[1].get_length(), 0, dims[3].get_length()), dtype_of(parameter))
+
+
+def greedy(request: ov.InferRequest, model: ov.Model) -> dict[str, Any]:
+    """GREEDY_STEPS tokens of an LLM from PROMPT: the prompt, then each step's argmax fed back,
+    beam_idx 0; a stateful one after reset_state(), a nonstateful one from an empty past with
+    each step's present fed back as its past (OpenVINO's own arrays); with the least gap between
+    a step's top two logits, of that step's largest |logit| (a gap within rounding could let two
+    right runs differ)."""
     ids, mask = token_ids([PROMPT])
     request.reset_state()
     tokens: list[int] = []
     gaps: list[float] = []
+    parameters = {p.get_output_tensor(0).get_any_name(): p for p in model.get_parameters()}
+    pasts = [name for name in parameters if name.startswith("past_key_values")]
+    empty = {name: empty_past(parameters[name]) for name in pasts}
     step = {
         "input_ids": ids,
         "attention_mask": mask,
         "position_ids": np.arange(ids.shape[1])[None],
         "beam_idx": np.zeros(1, np.int32),
+        **as_openvino_takes(model, empty),
     }
+    step = {key: array for key, array in step.items() if key in parameters}
     for _ in range(GREEDY_STEPS):
         request.infer(step)
-        last = request.get_tensor(logits).data[0, -1].astype(np.float64)
+        last = request.get_tensor("logits").data[0, -1].astype(np.float64)
         tokens.append(int(last.argmax()))
         top_two = np.sort(last)[-2:]
         gaps.append(float((top_two[1] - top_two[0]) / np.abs(last).max()))
         length = step["attention_mask"].shape[1]
+        presents = {
+            name: request.get_tensor(name.replace("past_key_values", "present")).data.copy()
+            for name in pasts
+        }
         step = {
             **step,
             "input_ids": np.array([[tokens[-1]]]),
             "attention_mask": np.ones((1, length + 1), np.int64),
             "position_ids": np.array([[length]]),
+            **presents,
         }
     return {"prompt": PROMPT, "tokens": tokens, "least_top_two_gap": min(gaps)}
 
@@ -413,8 +462,12 @@ def record(core: ov.Core, folder: Path, file: str) -> dict[str, Any]:
     stateful = bool(model.get_sinks()) and "beam_idx" in {
         p.get_friendly_name() for p in model.get_parameters()
     }
-    if stateful and file == "openvino_model":
-        generated = greedy(request, "logits")
+    with_past = any(
+        p.get_output_tensor(0).get_any_name().startswith("past_key_values")
+        for p in model.get_parameters()
+    )
+    if (stateful or with_past) and file == "openvino_model":
+        generated = greedy(request, model)
         (folder / f"greedy-{file}.json").write_text(json.dumps(generated) + "\n")
         entry["greedy"] = generated
     return entry
