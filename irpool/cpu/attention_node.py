@@ -1,7 +1,8 @@
 """The CPU plugin's attention node, which runs a ScaledDotProductAttention fused with its KV
 cache (irpool.cpu.kv_cache), as `node_attention` computes it: a prompt (several tokens, the
-past empty) through its MLAS kernel, any other step through its single-token kernel (a cache
-held in f16 or f32) (docs/ops/ScaledDotProductAttention.md, "The attention node").
+past empty) through its MLAS kernel, any other step through its single-token kernel, which
+reads a cache held in u8, f16 or f32 as its values read back in f32
+(docs/ops/ScaledDotProductAttention.md, "The attention node").
 
 On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice:
 - scores = query @ keyᵀ: each element a chain of FMAs over E from 0 (MLAS's K blocks of
@@ -34,6 +35,8 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
 
+# Cache types whose held values (a u8 cache's read back) the single-token kernel reads as f32.
+READ_AS_HELD = frozenset({"u8", "f16", "f32"})
 EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
 ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
@@ -69,8 +72,9 @@ def node_attention(
     """The node's attention of query [B, H, L, E], key [B, H, S, E] and value [B, H, S, Ev]
     (S counts the past), with the layer's mask and scale inputs if any and its cache held in
     `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`. None for a step
-    irpool does not emulate: a cache in u8, E not a multiple of 16 or with two or three chunks
-    of 16 past a multiple of 64 (their order is not known), more than `EXACT_MACS`."""
+    irpool does not emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16 or
+    with two or three chunks of 16 past a multiple of 64 (their order is not known), more
+    than `EXACT_MACS`."""
     rows, depth = query.shape[-2:]
     keys = key.shape[-2]
     prompt = 1 < rows == keys
@@ -78,7 +82,7 @@ def node_attention(
     exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
     chunks = depth // LANES
     ordered = depth % LANES == 0 and not (chunks >= 4 and chunks % 4 > 1)
-    if not prompt and not (cache_type in ("f16", "f32") and ordered and exact):
+    if not prompt and not (cache_type in READ_AS_HELD and ordered and exact):
         return None
     with np.errstate(all="ignore"):
         if not prompt:

@@ -9,8 +9,9 @@ The plugin fuses this into its attention and, even under INFERENCE_PRECISION_HIN
 the cache in the type the model's rt_info runtime_options KV_CACHE_PRECISION names (optimum
 writes f16 for an fp16 export, nothing for an int8/int4 one), else in u8, its default. In u8
 each token's vector of each head is quantized asymmetrically over the head's elements, scale
-(max - min) / 255, zero point -min / scale (not rounded), and read back as
-(q - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
+(max - min) / 255, zero point -min / scale (not rounded), code x * (1/scale) + zero point
+rounded once (an FMA) to the nearest and clamped to [0, 255], and read back as
+(code - zero point) * scale; in f16 each element is rounded to f16. A prompt of more than one
 token (its past empty) attends to its own K and V as computed; every other step (one token,
 or any step with a past) reads the whole cache, its own tokens included, as held, and
 query_state shows the cache as held. Such an attention runs in the plugin's attention node
@@ -158,6 +159,9 @@ def cache_values(cache: NDArray[np.float32], cache_type: str) -> NDArray[np.floa
     scale = (cache.max(axis=-1, keepdims=True) - low) / np.float32(255)
     scale[scale == 0] = np.float32(1e-4)  # a constant vector: the plugin's fallback scale
     zero_point = -low / scale
-    steps = np.minimum(np.rint(cache / scale + zero_point), np.float32(255))
+    # cache * (1/scale) + zero point in one rounding (an FMA), to the nearest, clamped
+    scaled = np.multiply(cache, np.float32(1) / scale, dtype=np.float64)
+    scaled += zero_point
+    steps = np.clip(np.rint(scaled.astype(np.float32)), np.float32(0), np.float32(255))
     values: NDArray[np.float32] = ((steps - zero_point) * scale).astype(np.float32)
     return values

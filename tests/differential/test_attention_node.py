@@ -102,7 +102,7 @@ def _step_mask(kind: str | None, past: int, length: int) -> np.ndarray | None:
     return np.where(hidden, np.float32(F32_MIN), np.float32(0))
 
 
-@pytest.mark.parametrize("cache_type", ["f16", "f32"])
+@pytest.mark.parametrize("cache_type", [None, "f16", "f32"])  # None: u8, the default
 @pytest.mark.parametrize(
     ("heads", "kv_heads", "depth", "mask", "causal"),
     [
@@ -115,7 +115,7 @@ def _step_mask(kind: str | None, past: int, length: int) -> np.ndarray | None:
 )
 def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
     tmp_path: Path,
-    cache_type: str,
+    cache_type: str | None,
     heads: int,
     kv_heads: int,
     depth: int,
@@ -123,7 +123,8 @@ def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
     causal: bool,
 ) -> None:
     """A padded prompt of 7 tokens, then steps of 1, 1, 3 and 1 tokens, the cache held in
-    f16 or f32 (the rt_info's KV_CACHE_PRECISION): every step equals the CPU bit for bit."""
+    f16 or f32 (the rt_info's KV_CACHE_PRECISION) or u8 (none named): every step equals the
+    CPU bit for bit, and so does the cache query_state shows after them."""
     element = None if mask is None else "boolean" if mask == "boolean" else "f32"
     xml, data = cached_attention_model(
         heads, kv_heads, depth, element, None, causal, cache_type=cache_type
@@ -141,3 +142,6 @@ def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
         found = request.infer(feeds)["out"]
         np.testing.assert_array_equal(found, wanted, err_msg=f"{length} tokens after {past}")
         past += length
+    held = request.query_state()
+    for state in expected.query_state():
+        np.testing.assert_array_equal(held[state.name], state.state.data, err_msg=state.name)

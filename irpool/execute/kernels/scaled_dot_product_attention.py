@@ -3,7 +3,7 @@
 
 A layer the plugin fuses with its KV cache runs in its attention node, which
 irpool.cpu.attention_node computes to the bit on a prompt (several tokens, no past) and on
-other steps of a cache held in f16 or f32. Any other layer: the plugin decomposes the op into
+other steps of a cache held in u8, f16 or f32. Any other layer: the plugin decomposes the op into
 MatMul, Multiply, Add, SoftMax and MatMul and runs them fused; every float type is computed in
 f32 (f16 and bf16 widened, f64 saturated to the f32 range) and the result rounded to the
 input's type. Here: scores = query @ (key * scale)ᵀ in
