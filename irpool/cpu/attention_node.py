@@ -43,6 +43,7 @@ LANES = 16  # the AVX-512 exp-sum's lanes
 PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
 _STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
 _PRODUCT_GROUP = 16  # the products of so many K a chain holds at a time
+_ADDED_APART = 16  # up to so many chunks of lanes are added one call each, not accumulated
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
 
@@ -106,7 +107,8 @@ def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray
     chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
     accumulators added ((a0 + a1) + a2) + a3, then the lanes as `_lane_sum` adds them."""
     chunks = query.shape[-1] // LANES
-    products = np.multiply(query[..., :, None, :], key[..., None, :, :], dtype=np.float64)
+    wide_query = query.astype(np.float64)[..., :, None, :]  # NumPy's f64 loop, not a casting one
+    products = wide_query * key.astype(np.float64)[..., None, :, :]
     products = products.reshape(*products.shape[:-1], chunks, LANES)  # [..., L, S, chunk, lane]
     whole = chunks // 4 * 4
     rounds = [products[..., start : start + 4, :] for start in range(0, whole, 4)]
@@ -153,25 +155,32 @@ def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     powers = node_exp(scores - top)
     total = _lane_sum(powers)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
-    weights[np.broadcast_to(total == 0, weights.shape)] = 0
+    if not total.all():
+        weights[np.broadcast_to(total == 0, weights.shape)] = 0
     return weights
 
 
 def node_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
     """exp_ps_avx512: 2 * 2^(n-1) * p(r), n = floor(x log2 e + 1/2), r = x - n ln 2 (one
-    rounding), p of degree 5 by FMAs; 0 below ln FLT_MIN (and wherever 2^(n-1) is 0)."""
+    rounding), p of degree 5 by FMAs; 0 below ln FLT_MIN (and wherever 2^(n-1) is 0). For
+    callers that ignore floating-point errors (a NaN's n is any: its p(r) is NaN)."""
     below = x < EXP_LOW
     clipped = np.maximum(np.minimum(x, EXP_HIGH), EXP_LOW)
-    whole = np.floor(clipped * LOG2_E + F32(0.5))
-    rest = _fma(whole, -LN_2, clipped)
+    whole = clipped * LOG2_E
+    whole += F32(0.5)
+    np.floor(whole, out=whole)
+    rest = _fma(whole, -LN_2, clipped.astype(np.float64))
+    rest_wide = rest.astype(np.float64)
     poly = _fma(rest, EXP_POLYNOMIAL[0], EXP_POLYNOMIAL[1])
     for coefficient in (*EXP_POLYNOMIAL[2:], F32(1)):
-        poly = _fma(poly, rest, coefficient)
-    exponent = np.nan_to_num(whole, nan=0).astype(np.int32) + 126
-    power = np.left_shift(exponent, 23).view(F32)
+        poly = _fma(poly, rest_wide, coefficient)
+    exponent = whole.astype(np.int32)
+    exponent += 126
+    power = np.left_shift(exponent, 23, out=exponent).view(F32)
     power[below] = 0
-    result: NDArray[np.float32] = poly * power * F32(2)
-    return result
+    poly *= power
+    poly *= F32(2)
+    return poly
 
 
 def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -180,9 +189,13 @@ def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
     length = powers.shape[-1]
     body = length // LANES * LANES
     lanes = np.zeros((*powers.shape[:-1], LANES), F32)
-    if body:
+    if body > LANES * _ADDED_APART:
         chunks = powers[..., :body].reshape(*powers.shape[:-1], body // LANES, LANES)
         lanes = np.add.accumulate(chunks, axis=-2)[..., -1, :]
+    elif body:  # the same sums in fewer NumPy calls
+        lanes = powers[..., :LANES].copy()
+        for start in range(LANES, body, LANES):
+            lanes += powers[..., start : start + LANES]
     if length > body:
         lanes[..., : length - body] += powers[..., body:]
     halves = lanes[..., 8:] + lanes[..., :8]
@@ -245,8 +258,10 @@ def _fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> 
 
 def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:
     """a * b + c rounded once to f32 (irpool.cpu.quantization.fused_multiply_add's
-    arithmetic, for callers that already ignore floating-point errors)."""
-    exact = np.multiply(a, b, dtype=np.float64)
+    arithmetic), b and c scalars or f64 arrays (NumPy's own loops, not its casting ones,
+    which cost several times more on a step's small arrays)."""
+    exact = a.astype(np.float64)
+    exact *= b
     exact += c
     rounded: NDArray[np.float32] = exact.astype(F32)
     return rounded
