@@ -42,7 +42,8 @@ ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
 PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
 _STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
-_PRODUCT_GROUP = 16  # the products of so many K a chain holds at a time
+_PRODUCT_GROUP = 16  # the products of at least so many K a chain holds at a time
+_PRODUCTS_HELD = 2**16  # and of more K while they hold no more products (a step's few)
 _ADDED_APART = 16  # up to so many chunks of lanes are added one call each, not accumulated
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
@@ -238,12 +239,13 @@ def _fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> 
     products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
     shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
     depth = x.shape[-1]
+    group = max(_PRODUCT_GROUP, _PRODUCTS_HELD // prod(shape))
     result = None
     for start in range(0, depth, stride):
         chain = np.zeros(shape, F32)
         stop = min(start + stride, depth)
-        for first in range(start, stop, _PRODUCT_GROUP):
-            last = min(first + _PRODUCT_GROUP, stop)
+        for first in range(start, stop, group):
+            last = min(first + group, stop)
             products = np.multiply(  # [K, ..., M, N]: each K's a contiguous array
                 np.moveaxis(x[..., :, first:last, None], -2, 0),
                 np.moveaxis(y[..., None, first:last, :], -2, 0),
