@@ -118,11 +118,12 @@ def moved_f64_is_held_as_f32() -> Measurement:
     return observe([reshaped], [x], [np.array([np.inf, 1e300, -np.inf, 0.1], np.float64)])
 
 
-@behaviour("exp underflows to 0", "irpool.cpu.numerics.EXP_UNDERFLOW")
+@behaviour("The vectorized exp is a polynomial", "irpool.cpu.numerics.EXP_UNDERFLOW")
 def exp_underflows_to_zero() -> Measurement:
-    """Sigmoid below x = -86.98997 is 0, where NumPy's exp still gives subnormals."""
-    x = parameter("x", [3], np.float32)
-    return observe([opset1.sigmoid(x)], [x], [np.array([-87.0, -88.5, -100.0], np.float32)])
+    """Sigmoid below x = -86.98997 is 0, where NumPy's exp still gives subnormals; Sigmoid
+    (-5.8433156) is 0.0028908334, 4 ulp from NumPy's (Sigmoid(0.95329744) 2 ulp)."""
+    x, values = parameter("x", [5], np.float32), [-87.0, -88.5, -100.0, -5.8433156, 0.95329744]
+    return observe([opset1.sigmoid(x)], [x], [np.array(values, np.float32)])
 
 
 @behaviour("The Exp op's thresholds", "irpool.cpu.numerics.EXP_INF_FROM")

@@ -6,9 +6,9 @@ of the i32 16777217 is 16777216, and f64 results saturate to ±FLT_MAX.
 
 The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplies by the f32
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
-0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish use the
-CPU's vectorized exp, which NumPy's differs from by at most 7 ulp (Sigmoid) and 9 ulp (Swish)
-of the f32 result, measured; below `EXP_UNDERFLOW` the CPU gives 0 (Swish -0). Gelu ERF is the
+0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid is the CPU's
+too (irpool.cpu.vector_exp: its polynomial exp). Swish uses NumPy's exp, within 9 ulp of the
+f32 result, measured; below `EXP_UNDERFLOW` the CPU gives 0 (Swish -0). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
 CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
 with the CPU's non-finite values.
@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
 from irpool.cpu.prelu_slope import slope_layout
+from irpool.cpu.vector_exp import logistic
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import SPAN_BYTES
 from irpool.execute.engine.scratch import Scratch
@@ -103,7 +104,8 @@ def _clamped_bits(
 
 
 def sigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """1 / (1 + exp(-x)), 0 below `EXP_UNDERFLOW`, in one new array (no temporary per pass);
+    """Swish's gate: 1 / (1 + exp(-x)) with NumPy's exp, 0 below `EXP_UNDERFLOW`, in one new
+    array (no temporary per pass);
     the mask pass only where some x is below it or NaN."""
     result = np.negative(x, out=np.empty_like(x))
     np.exp(result, out=result)
@@ -127,7 +129,7 @@ def hsigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
 
 FORMULAS: dict[type[Activation], Formula] = {
     Relu1: relu,
-    Sigmoid1: sigmoid,
+    Sigmoid1: logistic,
     HSwish4: hswish,
     HSigmoid5: hsigmoid,
     Floor1: np.floor,

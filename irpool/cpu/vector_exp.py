@@ -1,0 +1,86 @@
+"""Sigmoid as the CPU plugin's vectorized kernels compute it (oneDNN's logistic), bit for bit
+(docs/cpu.md#the-vectorized-exp-is-a-polynomial).
+
+The logistic takes e = exp(-|x|) and gives e / (e + 1) for x < 0 (sign bit set), 1 minus it
+otherwise. Its exp clips x to [ln FLT_MIN, ln FLT_MAX], takes n = floor(x * log2(e) + 0.5)
+in f32, r = x - n * ln 2 by one FMA, a degree-5 polynomial in r by FMAs, and multiplies it by
+2**(n - 1) and by 2; below ln FLT_MIN, and where 2**(n - 1) is not a normal f32
+(x < -86.98997), it gives 0. An FMA is computed in f64 and rounded once to f32 here: the
+products of two f32 are exact in f64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+F32 = np.float32
+F64 = np.float64
+
+
+def _f32(bits: int) -> np.float32:
+    return np.uint32(bits).view(F32)
+
+
+LN_FLT_MAX = _f32(0x42B17218)
+LN_FLT_MIN = _f32(0xC2AEAC50)
+LOG2_E = _f32(0x3FB8AA3B)
+LN_2 = F64(_f32(0x3F317218))
+# exp(r) ~ 1 + p1 r + ... + p5 r**5, highest power first (Horner).
+POLYNOMIAL = tuple(
+    F64(_f32(bits))
+    for bits in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB, 0x3F800000)
+)
+EXPONENT_BIAS = 127
+MANTISSA_BITS = 23
+BLOCK = 16384  # elements a pass takes at a time: its f64 buffers stay in the L2 cache
+
+
+def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
+    """`out` = the CPU's exp of `x` (one block, f32, NaN stays NaN)."""
+    clipped = np.clip(x, LN_FLT_MIN, LN_FLT_MAX)
+    steps = clipped * LOG2_E
+    steps += F32(0.5)
+    np.floor(steps, out=steps)
+    wide = steps.astype(F64)
+    wide *= -LN_2
+    wide += clipped
+    rest = wide.astype(F32).astype(F64)
+    power = rest * POLYNOMIAL[0]
+    rounded = np.empty(x.shape, F32)
+    for coefficient in POLYNOMIAL[1:-1]:
+        power += coefficient
+        np.copyto(rounded, power, casting="same_kind")
+        np.multiply(rounded, rest, out=power)
+    power += POLYNOMIAL[-1]
+    np.copyto(out, power, casting="same_kind")
+    steps -= F32(1)
+    exponent = steps.astype(np.int32)
+    exponent += np.int32(EXPONENT_BIAS)
+    np.left_shift(exponent, MANTISSA_BITS, out=exponent)
+    out *= exponent.view(F32)
+    out *= F32(2)
+    out[x < LN_FLT_MIN] = 0
+
+
+def vector_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The CPU's vectorized exp of f32 values (NaN stays NaN)."""
+    flat = np.ascontiguousarray(x, F32).reshape(-1)
+    result = np.empty_like(flat)
+    with np.errstate(all="ignore"):
+        for start in range(0, flat.size, BLOCK):
+            _exp_block(flat[start : start + BLOCK], result[start : start + BLOCK])
+    return result.reshape(np.shape(x))
+
+
+def logistic(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The CPU's Sigmoid of f32 values: NaN gives NaN, ±inf 1 and 0, ±0 0.5."""
+    flat = np.ascontiguousarray(x, F32).reshape(-1)
+    result = np.empty_like(flat)
+    with np.errstate(all="ignore"):
+        for start in range(0, flat.size, BLOCK):
+            part, low = flat[start : start + BLOCK], result[start : start + BLOCK]
+            _exp_block(-np.abs(part), low)
+            low /= low + F32(1)
+            np.subtract(F32(1), low, out=low, where=~np.signbit(part))
+    return result.reshape(np.shape(x))
