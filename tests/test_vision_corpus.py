@@ -42,13 +42,15 @@ INVENTORY: dict[str, Any] = json.loads((CORPUS / "inventory.json").read_text())
 CASES = {case["name"]: case for case in INDEX["cases"]}
 KINDS = {name: layer_types(CORPUS / name / "model.xml") for name in CASES}
 # Every task and variant of each exporter (tools/gen_vision_corpus.py's COMMITTED); the
-# inventory's full-size part holds every pairing (yolov8n and yolo11n, each task, fp32, fp16, nms).
+# inventory's full-size part holds every pairing (yolov8n and yolo11n, each task, fp32, fp16, nms)
+# and yolo26n's NMS-free head.
 EXPECTED_CASES = {
     "yolov8n-fp32", "yolov8n-fp16", "yolov8n-nms", "yolov8n-seg-fp32", "yolov8n-pose-fp32",
     "yolov8n-cls-fp32", "yolov8n-obb-fp32", "yolov8n-obb-nms", "yolo11n-fp32", "yolo11n-nms",
     "yolo11n-seg-fp16", "yolo11n-pose-fp16", "yolo11n-cls-fp16", "yolo11n-obb-fp16",
     "yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8", "lraspp_mobilenet_v3_large-fp32",
     "lraspp_mobilenet_v3_large-fp16", "deeplabv3_mobilenet_v3_large-fp16", "fcn_resnet50-fp16",
+    "yolo26n-e2e",
 }  # fmt: skip
 YOLO = [
     f"{family}{task}"
@@ -63,7 +65,7 @@ FULL_SIZE_CASES = (
         for variant in ("fp32", "fp16", "nms")
         if not (stem.endswith("-cls") and variant == "nms")
     }
-    | {"yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8"}
+    | {"yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8", "yolo26n-e2e"}
     | {f"{name}-{p}" for name in SEGMENTERS for p in ("fp32", "fp16")}
 )
 CLASS_AXIS = 1  # NCHW masks, YOLO's (batch, 4 + classes, anchors) and (batch, detections, 6)

@@ -4,6 +4,7 @@ downloaded.
 
 * ultralytics ``YOLO("<cfg>.yaml").export(format="openvino", ...)`` for yolov8n and yolo11n in
   detect, seg, pose, cls and obb: fp32, fp16 (``quantize=16``) and, but for cls, ``nms=True``;
+  yolo26n detect with ``nms=False`` (its NMS-free head: a TopK of the scores);
 * ``nncf.quantize`` (8 random calibration inputs) of the yolov8n fp32 export and of torchvision's
   resnet18 and mobilenet_v2, then ``ov.save_model``;
 * torchvision lraspp_mobilenet_v3_large, deeplabv3_mobilenet_v3_large and fcn_resnet50
@@ -83,6 +84,7 @@ YOLO_VARIANTS: dict[str, dict[str, Any]] = {
     "fp32": {},
     "fp16": {"quantize": 16},
     "nms": {"nms": True},
+    "e2e": {"nms": False},
 }
 SEGMENTERS = {  # builder -> channel divisor of the reduced model
     "lraspp_mobilenet_v3_large": 8,
@@ -99,6 +101,7 @@ COMMITTED = frozenset({
     "yolo11n-seg-fp16", "yolo11n-pose-fp16", "yolo11n-cls-fp16", "yolo11n-obb-fp16",
     "yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8", "lraspp_mobilenet_v3_large-fp32",
     "lraspp_mobilenet_v3_large-fp16", "deeplabv3_mobilenet_v3_large-fp16", "fcn_resnet50-fp16",
+    "yolo26n-e2e",
 })  # fmt: skip
 REDUCED_CLASSES = 10
 
@@ -117,9 +120,10 @@ class Case:
 
 def reduced_yolo_yaml(stem: str) -> Path:
     """The ultralytics yaml of `stem` (e.g. yolov8n-seg) with the same layers, a width eight
-    times smaller, reg_max 4, 4 classes (cls 10, pose 1 with 5 keypoints), 8 mask channels."""
+    times smaller, reg_max at most 4, 4 classes (cls 10, pose 1 with 5 keypoints), 8 mask
+    channels."""
     family, _, task = stem.partition("-")
-    folder = {"yolov8n": "v8", "yolo11n": "11"}[family]
+    folder = {"yolov8n": "v8", "yolo11n": "11", "yolo26n": "26"}[family]
     base = Path(ultralytics.__file__).parent / "cfg" / "models" / folder
     config: dict[str, Any] = yaml.safe_load(
         (base / f"{family[:-1]}{'-' + task if task else ''}.yaml").read_text()
@@ -127,7 +131,7 @@ def reduced_yolo_yaml(stem: str) -> Path:
     depth, width, max_channels = config["scales"]["n"]
     config["scales"] = {"n": [depth, width / YOLO_WIDTH_DIVISOR, max_channels]}
     config["nc"] = {"cls": REDUCED_CLASSES, "pose": 1}.get(task, 4)
-    config["reg_max"] = 4
+    config["reg_max"] = min(config.get("reg_max", 16), 4)  # yolo26's 1: no DFL
     if "kpt_shape" in config:
         config["kpt_shape"] = [5, 3]
     head = config["head"][-1]
@@ -280,6 +284,9 @@ def other_cases() -> list[Case]:
                 f"weights_backbone=None), example_input=x), compress_to_fp16={compress})"
             )
             cases.append(Case(f"{name}-{precision}", call, segmenter(name, compress)))
+    # Last: the node names of the files written before it keep their numbers.
+    call = 'YOLO("yolo26n.yaml").export(format="openvino", imgsz=640, nms=False)'
+    cases.append(Case("yolo26n-e2e", call, yolo_export("yolo26n", "e2e")))
     return cases
 
 
