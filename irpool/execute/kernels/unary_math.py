@@ -3,7 +3,8 @@
 
 Every type is computed in f32 (`irpool.cpu.numerics.f32_operand`: integers wrapped to int32,
 f64 saturated). Each formula is evaluated in f64 on the f32 value and rounded to f32: the
-CPU's own functions are within `ulps` of that (measured; 0 = bit for bit), and its non-finite
+CPU's own functions are within `ulps` of that (measured; 0 = bit for bit), Sin and Cos are
+glibc's sinf and cosf (`irpool.cpu.trigonometry`), and its non-finite
 values are kept (Exp: 0 at and below `EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on, inf for NaN).
 SoftPlus and Mish use their own approximations, within an absolute bound instead
 (`SOFTPLUS_BOUND`, `MISH_BOUND`). Results are stored as the CPU stores them: jit ops as
@@ -28,6 +29,7 @@ from irpool.cpu.numerics import (
     stored_from_f32,
     stored_from_f32_saturated,
 )
+from irpool.cpu.trigonometry import cosf, sinf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.unary_math import UnaryMath
 
@@ -40,6 +42,14 @@ MISH_BOUND = 3 * 2.0**-24
 def _exp(x: Wide) -> Wide:
     overflow = np.where(np.isnan(x) | (x >= EXP_INF_FROM), np.inf, np.exp(x))
     return np.where(x <= EXP_ZERO_FROM, 0.0, overflow)
+
+
+def _sin(x: Wide) -> Wide:
+    return sinf(x.astype(F32)).astype(np.float64)
+
+
+def _cos(x: Wide) -> Wide:
+    return cosf(x.astype(F32)).astype(np.float64)
 
 
 def _softplus(x: Wide) -> Wide:
@@ -66,8 +76,8 @@ NUMERICS: dict[str, Numerics] = {
     "Sqrt": Numerics(np.sqrt, 0),
     "Exp": Numerics(_exp, 5),
     "Log": Numerics(np.log, 1, saturated=True),
-    "Sin": Numerics(np.sin, 1, saturated=True),
-    "Cos": Numerics(np.cos, 1, saturated=True),
+    "Sin": Numerics(_sin, 0, saturated=True),
+    "Cos": Numerics(_cos, 0, saturated=True),
     "Tan": Numerics(np.tan, 1, saturated=True),
     "Tanh": Numerics(np.tanh, 1),
     "Asin": Numerics(np.arcsin, 1, saturated=True),
