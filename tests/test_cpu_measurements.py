@@ -15,6 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "measure_cpu.py"
+# The tool's modules, in the order of their sections in docs/cpu.md.
+TOOL_MODULES = (TOOL, ROOT / "tools" / "measure_cpu_math.py")
 DOCS = ROOT / "docs" / "cpu.md"
 
 
@@ -22,7 +24,8 @@ def _registered() -> list[tuple[str, str, str]]:
     """(title, home, function) of each `@behaviour(title, home)` in the tool, read without
     importing it (it needs OpenVINO)."""
     found = []
-    for node in ast.parse(TOOL.read_text(encoding="utf-8")).body:
+    nodes = [n for m in TOOL_MODULES for n in ast.parse(m.read_text(encoding="utf-8")).body]
+    for node in nodes:
         if isinstance(node, ast.FunctionDef):
             for decorator in node.decorator_list:
                 if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "behaviour":

@@ -14,6 +14,7 @@ as the rule claims.
 
 from __future__ import annotations
 
+import measure_cpu_math  # noqa: F401 (registers the Math node's behaviours)
 import numpy as np
 from cpu_probe import (
     CPU_CONFIG,

@@ -9,6 +9,7 @@ computes it; what the CPU plugin 2026.4 adds lives here, each behaviour once:
 - `compilation`: what it decides per layer when it compiles a model, where that changes the
   results (which dims a MaxPool pads, whether attention scales the key, which Convert kernel);
 - `subnormal_constants`: how it holds f32 constants that hold subnormals;
+- `trigonometry`: its Sin and Cos, the C library's sinf and cosf;
 - `eltwise_fusion`, `reduce_merge`, `product_fusion`, `linear_fusion`, `rms_fusion`,
   `rope_fusion`: the fusions and rewrites that change results, as what runs in the layers'
   place (`replacements`);
