@@ -84,6 +84,8 @@ def _reduced(
     near = ((scaled + 0x800000) >> 24).astype(np.int64)
     fast = (x - near * _HALF_PI_HIGH) - near * _HALF_PI_LOW
     large = top >= _FAST
+    if not large.any():  # rotary angles of short prompts: skip the integer reduction
+        return fast, near, np.zeros_like(near)
     far, far_quadrant = _reduced_large(bits)
     reduced = np.where(large, far, fast)
     quadrant = np.where(large, far_quadrant, near)
@@ -109,11 +111,11 @@ def _reduced_large(bits: NDArray[np.uint32]) -> tuple[F64, NDArray[np.int64]]:
 
 def _polynomial(x: F64, x2: F64, odd: NDArray[np.bool_], negated: NDArray[np.bool_]) -> F64:
     """glibc's sinf_poly: the sine polynomial, or the cosine one where `odd` (negated where
-    `negated`)."""
+    `negated`: glibc's 2nd table negates its coefficients, which negates the result exactly)."""
     s1, s2, s3 = _SINE
+    c0, c1, c2, c3, c4 = _COSINE
     x3 = x * x2
     sine = (x + x3 * s1) + (x3 * x2) * (s2 + x2 * s3)
-    c0, c1, c2, c3, c4 = (np.where(negated, -c, c) for c in _COSINE)
     x4 = x2 * x2
     cosine = ((c0 + x2 * c1) + x4 * c2) + (x4 * x2) * (c3 + x2 * c4)
-    return np.where(odd, cosine, sine)
+    return np.where(odd, np.where(negated, -cosine, cosine), sine)
