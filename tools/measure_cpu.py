@@ -1,15 +1,14 @@
 """Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO:
 `python tools/measure_cpu.py`.
 
-Each behaviour irpool keeps in irpool/cpu/ (docs/cpu.md) has one function here, which builds a
-tiny model with OpenVINO's op builders, runs it on the CPU plugin with
-{"INFERENCE_PRECISION_HINT": "f32"} and returns what it observed beside what irpool computes for
-it (`irpool.load(...).run`): what irpool assumes the CPU does. One row per behaviour, "same" or
-"CHANGED", exit 1 when any changed: an OpenVINO upgrade is a list of behaviours to measure
-again. It also judges the CPU's refusals (the IR214 family, irpool/cpu/refusals.py): each
-rule's fixtures in tests/rules/ run in a worker process that survives the plugin's crashes
-(tests/differential/openvino_worker.py); a rule is "same" while the plugin fails each of them
-as the rule claims.
+Each behaviour irpool keeps in irpool/cpu/ (docs/cpu.md) has one function here or in
+measure_cpu_math.py, which builds a tiny model with OpenVINO's op builders, runs it on the CPU
+plugin (f32 hint) and returns what it observed beside what irpool computes for it: what irpool
+assumes the CPU does. One row per behaviour, "same" or "CHANGED", exit 1 when any changed: an
+OpenVINO upgrade is a list of behaviours to measure again. It also judges the CPU's refusals
+(the IR214 family, irpool/cpu/refusals.py): each rule's fixtures in tests/rules/ run in a worker
+process that survives the plugin's crashes (tests/differential/openvino_worker.py); a rule is
+"same" while the plugin fails each of them as the rule claims.
 """
 
 from __future__ import annotations
