@@ -55,6 +55,7 @@ from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
+from irpool.execute.weights_order import in_product_order
 from irpool.graph.graph import Graph, Layer
 from irpool.graph.io_types import output_type
 from irpool.graph.tensor_names import Names, output_key, renaming
@@ -202,6 +203,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
     computed = _replaced(computed, cache_attentions(computed, model.runtime_options))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
+    in_product_order(steps, constants)
     constants = _read_constants(steps, constants, outputs)
     static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
     static = static and all(p.shape.is_static for p in parameters)
