@@ -86,7 +86,10 @@ class Shape:
         """Static lengths; only valid when `is_static`."""
         if self.dims is None:
             raise ValueError("shape has a dynamic rank")
-        return tuple(d.value for d in self.dims)
+        lows = tuple([d.low for d in self.dims])  # lists, not generators: a run asks often
+        if lows != tuple([d.high for d in self.dims]):
+            return tuple(d.value for d in self.dims)  # raises, naming the first dynamic dim
+        return lows
 
     def __iter__(self) -> Iterator[Dim]:
         return iter(self.dims or ())
@@ -113,4 +116,7 @@ class Shape:
             return True
         if len(concrete) != len(self.dims):
             return False
-        return all(d.admits(n) for d, n in zip(self.dims, concrete, strict=True))
+        for dim, length in zip(self.dims, concrete, strict=True):
+            if length < dim.low or (dim.high is not None and length > dim.high):
+                return False
+        return True

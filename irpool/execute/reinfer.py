@@ -48,40 +48,40 @@ def reinfer(
     before it: all their outputs and the largest working memory of one. A step inferred
     before on the same inputs is not again (the plan remembers: most layers of a decode
     step see the same shapes at each token)."""
-    remembered = plan.inferred
-    if len(remembered.by_key) > REMEMBERED_PER_STEP * len(plan.steps):
-        remembered.clear()
+    last_of, by_key, readers = plan.inferred.last, plan.inferred.by_key, plan.input_readers
+    if len(by_key) > REMEMBERED_PER_STEP * len(plan.steps):
+        by_key.clear()  # each step's last inference stays: a decode step's next token uses it
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
     outputs = working = 0
     for position in range(start, len(plan.steps)):
         step = plan.steps[position]
-        read = [infos.get(ref) for ref in plan.run_sources[position]]
+        read = list(map(infos.get, plan.run_sources[position]))
         variable = None
         if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
             variable = variables[step.op.variable_id].shape
-        last = remembered.last.get(position)
+        last = last_of.get(position)
         if last is not None and last[1] == variable and all(map(is_, last[0], read)):
             inferred = last[2]
         else:
             key = _inference_key(position, read, variable)
-            inferred = remembered.by_key.get(key) if key is not None else None
+            inferred = by_key.get(key) if key is not None else None
             if inferred is None:
                 inferred = _inferred(model, plan, position, infos, variables, ignore)
                 if inferred is None:
                     return position, outputs + working
                 if key is not None:
-                    remembered.by_key[key] = inferred
-            if position not in plan.input_readers:  # an input's is new at every run
-                remembered.last[position] = (read, variable, inferred)
-        for index, info in enumerate(inferred.produced):
-            infos[(step.layer.id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
+                    by_key[key] = inferred
+            if position not in readers:  # an input's is new at every run
+                last_of[position] = (read, variable, inferred)
+        infos.update(inferred.produced)  # with their values: a ShapeOf's feeds a Reshape
         outputs += inferred.output_bytes
-        working = max(working, inferred.working_bytes)
+        if inferred.working_bytes > working:
+            working = inferred.working_bytes
     return len(plan.steps), outputs + working
 
 
-# How many inferred steps a plan remembers before it forgets them all: every step at a
-# few input lengths.
+# How many inferred steps a plan remembers by their inputs before it forgets them: every
+# step at a few input lengths.
 REMEMBERED_PER_STEP = 8
 # An input value of at most this many bytes (a shape subgraph's) is part of what a step's
 # inference is remembered by; a step that reads a larger one is inferred on every run.
@@ -90,10 +90,10 @@ REMEMBERED_VALUE_BYTES = 4096
 
 @dataclass(frozen=True, slots=True)
 class _Inferred:
-    """A step's shape inference on some inputs: its outputs, what they take, and what its
-    kernel needs besides (irpool/execute/memory.py)."""
+    """A step's shape inference on some inputs: its outputs (by their refs), what they take,
+    and what its kernel needs besides (irpool/execute/memory.py)."""
 
-    produced: list[TensorInfo]
+    produced: dict[Ref, TensorInfo]
     output_bytes: int
     working_bytes: int
 
@@ -158,7 +158,9 @@ def _inferred(
     for index, lengths in enumerate(sizes[: len(step.outputs)]):
         output += memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
         working = max(working, memory.working_bytes(source, lengths))
-    return _Inferred(produced, output, working)
+    layer_id = step.layer.id
+    by_ref = {(layer_id, index): info for index, info in enumerate(produced)}
+    return _Inferred(by_ref, output, working)
 
 
 def _infer_inputs(

@@ -225,6 +225,10 @@ class Reshape1(Op):
             values = [d.value if d.is_static else d for d in pattern.bounds.dims()]
         if values is None:
             return [TensorInfo(data.type, _unknown_pattern_shape(pattern.shape))]
+        if exact is not None and data.shape.is_static:  # a decode step's, at every token
+            target = plain_target(data.shape.values(), exact, self.attrs["special_zero"])
+            if target is not None:
+                return [reshaped_info(data, Shape.of(*target))]
         shape = reshaped(data.shape, values, self.attrs["special_zero"])
         if data.shape.is_static and shape.is_static:
             problem = _count_problem(data.shape.values(), shape.values())

@@ -117,8 +117,9 @@ def test_squeeze_of_a_dim_that_turns_out_not_to_be_one_fails() -> None:
 def test_the_kernels_plain_patterns_give_what_inference_gives(
     data: tuple[int, ...], pattern: list[int], special_zero: bool
 ) -> None:
-    """The kernel's shortcut for plain patterns (positive dims, copied 0s, one -1 that holds
-    the input exactly) gives `reshaped`'s shape; every other pattern is left to it."""
+    """The shortcut for plain patterns (positive dims, copied 0s, one -1 that holds
+    the input exactly), the kernel's and shape inference's, gives `reshaped`'s shape; every
+    other pattern is left to it."""
     plain = plain_target(data, pattern, special_zero)
     if plain is not None:
         assert plain == reshaped(Shape.of(*data), pattern, special_zero).values()
