@@ -52,6 +52,7 @@ from irpool.execute.compressed import (
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
+from irpool.execute.inference_groups import inference_groups
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
@@ -126,6 +127,8 @@ class ExecutionPlan:
     inference_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
     run_sources: list[tuple[Ref, ...]] = field(default_factory=list, repr=False)
     input_readers: frozenset[int] = frozenset()
+    # Per step, its group of steps that infer alike (irpool/execute/inference_groups.py).
+    inference_groups: list[int] = field(default_factory=list, repr=False)
     # The constants as checking inferred them, where a run's shape inference starts.
     constant_infos: dict[Ref, TensorInfo] = field(default_factory=dict, repr=False)
     # A dynamic model's runs: what each step's shape inference gave on inputs seen before
@@ -217,9 +220,11 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     ]
     bound = {(p.layer.id, 0) for p in parameters}
     reading = frozenset(i for i, refs in enumerate(in_run) if not bound.isdisjoint(refs))
+    constant_infos = {ref: checked.outputs[ref[0]][ref[1]] for ref in constants}
+    groups = [] if static else inference_groups(model, steps, sources, in_run, constant_infos)
     plan = ExecutionPlan(
         parameters, by_name, constants, steps, outputs, tensors, types, None, None,
-        sources, in_run, reading, {ref: checked.outputs[ref[0]][ref[1]] for ref in constants},
+        sources, in_run, reading, groups, constant_infos,
     )  # fmt: skip
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))

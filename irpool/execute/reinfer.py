@@ -46,9 +46,11 @@ def reinfer(
     runtime does for dynamic models, up to the first step whose output size depends on
     values: its index (or the number of steps), and what bounds the peak memory of the steps
     before it: all their outputs and the largest working memory of one. A step inferred
-    before on the same inputs is not again (the plan remembers: most layers of a decode
-    step see the same shapes at each token)."""
+    before on the same inputs, or a step of its group (irpool/execute/inference_groups.py),
+    is not again (the plan remembers: most layers of a decode step see the same shapes at
+    each token)."""
     last_of, by_key, readers = plan.inferred.last, plan.inferred.by_key, plan.input_readers
+    groups = plan.inference_groups
     if len(by_key) > REMEMBERED_PER_STEP * len(plan.steps):
         by_key.clear()  # each step's last inference stays: a decode step's next token uses it
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
@@ -63,7 +65,7 @@ def reinfer(
         if last is not None and last[1] == variable and all(map(is_, last[0], read)):
             inferred = last[2]
         else:
-            key = _inference_key(position, read, variable)
+            key = _inference_key(groups[position], read, variable)
             inferred = by_key.get(key) if key is not None else None
             if inferred is None:
                 inferred = _inferred(model, plan, position, infos, variables, ignore)
@@ -73,7 +75,9 @@ def reinfer(
                     by_key[key] = inferred
             if position not in readers:  # an input's is new at every run
                 last_of[position] = (read, variable, inferred)
-        infos.update(inferred.produced)  # with their values: a ShapeOf's feeds a Reshape
+        layer_id = step.layer.id
+        for index, info in enumerate(inferred.produced):
+            infos[(layer_id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
         outputs += inferred.output_bytes
         if inferred.working_bytes > working:
             working = inferred.working_bytes
@@ -90,21 +94,22 @@ REMEMBERED_VALUE_BYTES = 4096
 
 @dataclass(frozen=True, slots=True)
 class _Inferred:
-    """A step's shape inference on some inputs: its outputs (by their refs), what they take,
-    and what its kernel needs besides (irpool/execute/memory.py)."""
+    """A step's shape inference on some inputs: its outputs, what they take, and what its
+    kernel needs besides (irpool/execute/memory.py); the same for every step of its group."""
 
-    produced: dict[Ref, TensorInfo]
+    produced: list[TensorInfo]
     output_bytes: int
     working_bytes: int
 
 
 def _inference_key(
-    position: int, read: list[TensorInfo | None], variable: tuple[int, ...] | None
+    group: int, read: list[TensorInfo | None], variable: tuple[int, ...] | None
 ) -> tuple[Any, ...] | None:
-    """What a step's inference depends on, beyond the constants: each input the run computes
-    or binds (its type, shape, bounds and value) and a ReadValue's variable's shape. None:
-    not remembered (an input value that is large or of objects)."""
-    parts: list[Any] = [position, variable]
+    """What a step's inference depends on, beyond what its group holds (the op, the
+    constants): each input the run computes or binds (its type, shape, bounds and value) and
+    a ReadValue's variable's shape. None: not remembered (an input value that is large or of
+    objects)."""
+    parts: list[Any] = [group, variable]
     for info in read:
         if info is None:
             continue
@@ -158,9 +163,7 @@ def _inferred(
     for index, lengths in enumerate(sizes[: len(step.outputs)]):
         output += memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
         working = max(working, memory.working_bytes(source, lengths))
-    layer_id = step.layer.id
-    by_ref = {(layer_id, index): info for index, info in enumerate(produced)}
-    return _Inferred(by_ref, output, working)
+    return _Inferred(produced, output, working)
 
 
 def _infer_inputs(
