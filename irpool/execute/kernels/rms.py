@@ -39,8 +39,10 @@ def run_rms(
 def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
     """The squares of each row (last axis) of `x` summed in the kernel's order."""
     length = x.shape[-1]
-    padded = np.zeros((*x.shape[:-1], -(-length // LANES) * LANES), F32)
-    padded[..., :length] = x
+    padded = x  # whole vectors (a hidden size of LANES' multiple): no tail to pad
+    if length % LANES:
+        padded = np.zeros((*x.shape[:-1], -(-length // LANES) * LANES), F32)
+        padded[..., :length] = x
     vectors = padded.reshape(*x.shape[:-1], -1, LANES)
     rounds = length // (LANES * ACCUMULATORS)
     grouped = vectors[..., : rounds * ACCUMULATORS, :].reshape(
