@@ -2,8 +2,10 @@
 on it), the same constant inputs, output types and dims inferred for the model. A run's
 shape inference (irpool/execute/reinfer.py) remembers a step's inference by its group, so
 one step of a group inferred on some inputs serves the others on the same inputs: a decode
-step's layers repeat in every decoder block (the K and V caches' joins, expands and
-reshapes), so at each token they are inferred once a shape, not once a layer.
+step's layers repeat in every decoder block (the K and V caches' reads, joins, expands,
+reshapes and stores), so at each token they are inferred once a shape, not once a layer. A
+variable's id names which value a ReadValue gives or an Assign stores, never a shape: it
+does not part them.
 
 A step whose op holds anything but plain values (numbers, text, shapes, element types and
 tuples of them), or that reads a constant not known by its description (a large or packed
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from irpool.element_types import ElementType
 from irpool.ops.base import TensorInfo
+from irpool.ops.variables import AssignBase, ReadValueBase
 from irpool.shape import Dim, Shape
 
 if TYPE_CHECKING:
@@ -55,7 +58,10 @@ def _signature(
     op = step.op
     if any("__slots__" in vars(kind) for kind in type(op).__mro__[:-1]):
         return None  # state vars() does not show
-    state = _plain({k: v for k, v in vars(op).items() if k != "kernel_cache"})
+    held = {k: v for k, v in vars(op).items() if k != "kernel_cache"}
+    if isinstance(op, ReadValueBase | AssignBase):  # the id names a value, never a shape
+        held["attrs"] = {k: v for k, v in op.attrs.items() if k != "variable_id"}
+    state = _plain(held)
     if state is None:
         return None
     read: list[Hashable] = []
