@@ -140,18 +140,22 @@ class ExecutionPlan:
 
 class RememberedInference:
     """What a dynamic model's steps inferred on inputs seen before: by what the inference
-    depends on (`by_key`), and per step its last inference with the very input descriptions
-    it read (`last`: a step whose inputs are those same objects is not even keyed again)."""
+    depends on (`by_key`), per step its last inference with the very input descriptions it
+    read (`last`: a step whose inputs are those same objects is not even keyed again), and
+    the last run that inferred every step (`previous`: a step whose inputs did not change
+    since is not even looked at)."""
 
-    __slots__ = ("by_key", "last")
+    __slots__ = ("by_key", "last", "previous")
 
     def __init__(self) -> None:
         self.by_key: dict[Any, Any] = {}
         self.last: dict[int, Any] = {}
+        self.previous: Any = None
 
     def clear(self) -> None:
         self.by_key.clear()
         self.last.clear()
+        self.previous = None
 
     def __len__(self) -> int:
         return len(self.by_key)

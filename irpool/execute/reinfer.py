@@ -2,7 +2,8 @@
 the runtime does, each step checked as the CPU plugin checks it (irpool/execute/run.py runs
 the steps). A plan remembers what each step's inference gave on inputs seen before: most
 layers of an LLM's decode step see the same shapes at every token, and only those whose
-inputs change (the KV length) are inferred again."""
+inputs change (the KV length) are inferred again. A run starts from the last whole run's
+inferences and looks only at the steps whose inputs changed since."""
 
 from __future__ import annotations
 
@@ -49,39 +50,77 @@ def reinfer(
     before on the same inputs, or a step of its group (irpool/execute/inference_groups.py),
     is not again (the plan remembers: most layers of a decode step see the same shapes at
     each token)."""
-    last_of, by_key, readers = plan.inferred.last, plan.inferred.by_key, plan.input_readers
+    remembered = plan.inferred
+    last_of, by_key, readers = remembered.last, remembered.by_key, plan.input_readers
     groups = plan.inference_groups
     if len(by_key) > REMEMBERED_PER_STEP * len(plan.steps):
         by_key.clear()  # each step's last inference stays: a decode step's next token uses it
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
+    # A run from the first step starts from the last whole run's inferences: a step none of
+    # whose inputs changed since (the inputs' descriptions are those same objects) keeps its.
+    previous: _WholeRun | None = remembered.previous if start == 0 else None
+    changed = {(parameter.layer.id, 0) for parameter in plan.parameters}
+    if previous is not None:
+        infos.update(previous.infos)  # not the inputs': they are no part of it
+    done: list[_Inferred] = []
     outputs = working = 0
     for position in range(start, len(plan.steps)):
         step = plan.steps[position]
-        read = list(map(infos.get, plan.run_sources[position]))
-        variable = None
-        if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
-            variable = variables[step.op.variable_id].shape
-        last = last_of.get(position)
-        if last is not None and last[1] == variable and all(map(is_, last[0], read)):
-            inferred = last[2]
+        variable, op = None, step.op
+        if isinstance(op, ReadValueBase) and op.variable_id in variables:
+            variable = variables[op.variable_id].shape
+        sources = plan.run_sources[position]
+        # A ReadValue's value is not among its inputs: it is looked at every time.
+        if (
+            previous is not None
+            and not isinstance(op, ReadValueBase)
+            and changed.isdisjoint(sources)
+        ):
+            inferred = previous.inferred[position]  # its outputs are in `infos` already
         else:
-            key = _inference_key(groups[position], read, variable)
-            inferred = by_key.get(key) if key is not None else None
-            if inferred is None:
-                inferred = _inferred(model, plan, position, infos, variables, ignore)
-                if inferred is None:
-                    return position, outputs + working
-                if key is not None:
-                    by_key[key] = inferred
-            if position not in readers:  # an input's is new at every run
-                last_of[position] = (read, variable, inferred)
-        layer_id = step.layer.id
-        for index, info in enumerate(inferred.produced):
-            infos[(layer_id, index)] = info  # with its value: a ShapeOf's feeds a Reshape
+            read = list(map(infos.get, sources))
+            last = last_of.get(position)
+            if last is not None and last[1] == variable and all(map(is_, last[0], read)):
+                inferred = last[2]
+            else:
+                key = _inference_key(groups[position], read, variable)
+                found = by_key.get(key) if key is not None else None
+                if found is None:
+                    found = _inferred(model, plan, position, infos, variables, ignore)
+                    if found is None:
+                        return position, outputs + working
+                    if key is not None:
+                        by_key[key] = found
+                inferred = found
+                if position not in readers:  # an input's is new at every run
+                    last_of[position] = (read, variable, inferred)
+            layer_id = step.layer.id
+            for index, info in enumerate(inferred.produced):
+                ref = (layer_id, index)
+                if previous is None or previous.infos.get(ref) is not info:
+                    changed.add(ref)
+                infos[ref] = info  # with its value: a ShapeOf's feeds a Reshape
+        done.append(inferred)
         outputs += inferred.output_bytes
         if inferred.working_bytes > working:
             working = inferred.working_bytes
+    if start == 0:
+        remembered.previous = _WholeRun(_without_inputs(plan, infos, done), done)
     return len(plan.steps), outputs + working
+
+
+def _without_inputs(
+    plan: ExecutionPlan, infos: dict[Ref, TensorInfo], done: list[_Inferred]
+) -> dict[Ref, TensorInfo]:
+    """A run's inferences as the plan keeps them: none of the inputs' (their values are the
+    caller's arrays) nor of the steps that read them (new at every run)."""
+    kept = dict(infos)
+    for parameter in plan.parameters:
+        kept.pop((parameter.layer.id, 0), None)
+    for position in plan.input_readers:
+        for index in range(len(done[position].produced)):
+            kept.pop((plan.steps[position].layer.id, index), None)
+    return kept
 
 
 # How many inferred steps a plan remembers by their inputs before it forgets them: every
@@ -90,6 +129,15 @@ REMEMBERED_PER_STEP = 8
 # An input value of at most this many bytes (a shape subgraph's) is part of what a step's
 # inference is remembered by; a step that reads a larger one is inferred on every run.
 REMEMBERED_VALUE_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class _WholeRun:
+    """What a run from the first step to the last inferred: every tensor's description (but
+    the inputs' and their readers') and each step's inference, in order."""
+
+    infos: dict[Ref, TensorInfo]
+    inferred: list[_Inferred]
 
 
 @dataclass(frozen=True, slots=True)

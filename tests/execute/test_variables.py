@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.ops.variables import ReadValueBase
 from tests import ir
 
 X = np.array([[1, 1]], np.float32)
@@ -160,6 +161,34 @@ def test_remembered_inference_gives_the_same_steps() -> None:
         assert plan.inferred  # the run remembered what it inferred
         for key, value in fresh.items():
             np.testing.assert_array_equal(remembered[key], value)
+
+
+def test_requests_at_other_lengths_in_turn_give_what_each_gives_alone() -> None:
+    """A run starts from the last whole run's inferences, another request's at another
+    length (and a first run's, whose variables are not held yet) included: requests taking
+    turns give what each gives alone."""
+    model, alone = irpool.load(LLAMA / "openvino_model.xml"), {}
+    for name in "ab":
+        reference = irpool.load(LLAMA / "openvino_model.xml").create_infer_request()
+        alone[name] = [reference.infer(_decode_inputs(position)) for position in range(4)]
+    requests = {name: model.create_infer_request() for name in "ab"}
+    turns = [("a", 0), ("a", 1), ("b", 0), ("a", 2), ("b", 1), ("b", 2), ("a", 3), ("b", 3)]
+    for name, position in turns:
+        outputs = requests[name].infer(_decode_inputs(position))
+        for key, value in alone[name][position].items():
+            np.testing.assert_array_equal(outputs[key], value)
+
+
+def test_each_run_infers_a_variables_read_at_the_length_it_holds() -> None:
+    """A ReadValue's value is no input of it: a run infers it at the held value's shape
+    (the KV length before the token), though its initializer did not change."""
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    request, plan = model.create_infer_request(), model.execution_plan()
+    reads = [step.layer.id for step in plan.steps if isinstance(step.op, ReadValueBase)]
+    for position in range(3):
+        request.infer(_decode_inputs(position))
+        lengths = {plan.inferred.previous.infos[(read, 0)].shape.values()[2] for read in reads}
+        assert lengths == {position}
 
 
 def test_a_decode_step_infers_again_only_what_its_length_changes(
