@@ -20,7 +20,7 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
 A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
 the keys. Up to `EXACT_MACS` multiply-adds the products are so emulated and the output is the
 node's bits; beyond, BLAS computes a prompt's (within the op's tolerance) and the rest is the
-same, and a step runs as the op's snippet.
+same, and a step runs as the op's snippet, as does a step past `EXACT_STEP_KEYS` keys.
 Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
 """
 
@@ -38,6 +38,9 @@ from irpool.cpu.numerics import F32, F32_MAX, f32_operand
 # Cache types whose held values (a u8 cache's read back) the single-token kernel reads as f32.
 READ_AS_HELD = frozenset({"u8", "f16", "f32"})
 EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
+# A step's FMA chains take a NumPy call a key (about 5 us with its scores): beyond so many
+# keys a step runs as the snippet, so a long generation's steps do not grow by that per layer.
+EXACT_STEP_KEYS = 256
 ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
 PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
@@ -76,7 +79,7 @@ def node_attention(
     `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`. None for a step
     irpool does not emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16 or
     with two or three chunks of 16 past a multiple of 64 (their order is not known), more
-    than `EXACT_MACS`."""
+    than `EXACT_MACS` or, for a step, more than `EXACT_STEP_KEYS` keys."""
     rows, depth = query.shape[-2:]
     keys = key.shape[-2]
     prompt = 1 < rows == keys
@@ -84,7 +87,8 @@ def node_attention(
     exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
     chunks = depth // LANES
     ordered = depth % LANES == 0 and not (chunks >= 4 and chunks % 4 > 1)
-    if not prompt and not (cache_type in READ_AS_HELD and ordered and exact):
+    emulated = exact and keys <= EXACT_STEP_KEYS
+    if not prompt and not (cache_type in READ_AS_HELD and ordered and emulated):
         return None
     with np.errstate(all="ignore"):
         if not prompt:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from irpool.cpu.attention_node import EXACT_STEP_KEYS, node_attention
 from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
@@ -245,3 +246,16 @@ def test_the_attention_node_masks_by_boolean_with_flt_max() -> None:
     q, k, v = (np.random.default_rng(i).standard_normal((1, 1, 3, 8), np.float32) for i in range(3))
     result = attention(q, k, v, mask, reads_cache=True)
     np.testing.assert_allclose(result[0, 0, 0], v[0, 0].mean(axis=0), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("keys", "emulated"), [(EXACT_STEP_KEYS, True), (EXACT_STEP_KEYS + 1, False)]
+)
+def test_a_step_past_the_emulated_keys_runs_the_snippet(keys: int, emulated: bool) -> None:
+    """A step's FMA chains cost a NumPy call a key: past EXACT_STEP_KEYS the node declines
+    (None), and the kernel runs the snippet."""
+    rng = np.random.default_rng(0)
+    query = rng.standard_normal((1, 2, 1, 16), np.float32)
+    key, value = (rng.standard_normal((1, 2, keys, 16), np.float32) for _ in range(2))
+    result = node_attention(query, key, value, None, None, False, "f32", np.matmul)
+    assert (result is not None) is emulated
