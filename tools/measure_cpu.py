@@ -121,9 +121,9 @@ def moved_f64_is_held_as_f32() -> Measurement:
 @behaviour("The vectorized exp is a polynomial", "irpool.cpu.numerics.EXP_UNDERFLOW")
 def exp_underflows_to_zero() -> Measurement:
     """Sigmoid below x = -86.98997 is 0, where NumPy's exp still gives subnormals; Sigmoid
-    (-5.8433156) is 0.0028908334, 4 ulp from NumPy's (Sigmoid(0.95329744) 2 ulp)."""
-    x, values = parameter("x", [5], np.float32), [-87.0, -88.5, -100.0, -5.8433156, 0.95329744]
-    return observe([opset1.sigmoid(x)], [x], [np.array(values, np.float32)])
+    (-5.8433156) is 0.0028908334, 4 ulp from NumPy's; Swish(-71.168076) -8.7979767e-30."""
+    x, values = parameter("x", [5], np.float32), [-87.0, -88.5, -5.8433156, 0.95329744, -71.168076]
+    return observe([opset1.sigmoid(x), opset4.swish(x)], [x], [np.array(values, np.float32)])
 
 
 @behaviour("The Exp op's thresholds", "irpool.cpu.numerics.EXP_INF_FROM")

@@ -17,6 +17,8 @@ changes what the layer computes (docs/cpu.md, "Compilation"). The execution plan
 - TopK along the last axis: the CPU's heap (k above 6 or dynamic shapes), lanes (k 1) or
   bubble kernel, each with its own order of ties and NaN (`kernel_order`,
   irpool/cpu/topk_order.py, docs/ops/TopK.md).
+- Swish whose beta is no constant: the reference kernel, not the JIT one
+  (`beta_at_run_time`, irpool.cpu.scalar_exp.reference_swish).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import TypeVar
 from irpool.cpu.topk_order import cpu_kernel_order
 from irpool.element_types import F64
 from irpool.low_bit import LOW_BIT_TYPES
+from irpool.ops.activations import Swish4
 from irpool.ops.base import Op, TensorInfo
 from irpool.ops.convert import Convert1
 from irpool.ops.max_pool import MaxPoolBase
@@ -66,6 +69,9 @@ def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo], blocked: bool = Fal
         if kernel is not None:
             layer_op = _own(op, layer_op)
             layer_op.kernel_order = kernel
+    elif isinstance(layer_op, Swish4) and len(inputs) > 1 and inputs[1].value is None:
+        layer_op = _own(op, layer_op)
+        layer_op.beta_at_run_time = True
     return layer_op
 
 

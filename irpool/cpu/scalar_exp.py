@@ -4,7 +4,8 @@ docs/cpu.md#scalar-exp-is-the-c-librarys) evaluates 2**(k/32) * p(r) in double f
 table and rounds once to f32. Near the middle of two f32 values that double is on the other
 side now and then: the result is then one f32 step away from the nearest (exp(-0.019116983)
 is 0.98106462, not 0.98106456). This module computes the same steps in NumPy doubles, element
-for element.
+for element; and the reference Swish kernel, which the plugin runs where beta is known only
+when run (docs/ops/Swish.md).
 """
 
 from __future__ import annotations
@@ -56,3 +57,12 @@ def expf(x: NDArray[np.float32]) -> NDArray[np.float32]:
         result = y.astype(F32)
     outside = np.where(wide > 0, np.inf, 0.0)
     return np.where(inside, result, np.where(np.isnan(wide), wide, outside)).astype(F32)
+
+
+def reference_swish(x: NDArray[np.float32], beta: NDArray[np.float32]) -> NDArray[np.float32]:
+    """x / (1.0 + expf(-x * beta)) in double, rounded to f32: OpenVINO's reference Swish, which
+    has no exp cut-off (callers ignore float errors)."""
+    powers = expf(np.negative(x) * beta).astype(np.float64)
+    powers += 1.0
+    result: NDArray[np.float32] = np.divide(x, powers, dtype=np.float64).astype(F32)
+    return result

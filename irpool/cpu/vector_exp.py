@@ -58,9 +58,8 @@ def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     exponent = steps.astype(np.int32)
     exponent += np.int32(EXPONENT_BIAS)
     np.left_shift(exponent, MANTISSA_BITS, out=exponent)
-    out *= exponent.view(F32)
+    out *= exponent.view(F32)  # below ln FLT_MIN: clipped to it, where 2**(n - 1) is 0
     out *= F32(2)
-    out[x < LN_FLT_MIN] = 0
 
 
 def vector_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -82,5 +81,10 @@ def logistic(x: NDArray[np.float32]) -> NDArray[np.float32]:
             part, low = flat[start : start + BLOCK], result[start : start + BLOCK]
             _exp_block(-np.abs(part), low)
             low /= low + F32(1)
-            np.subtract(F32(1), low, out=low, where=~np.signbit(part))
+            # 1 minus it where the sign bit is clear, chosen by bits (a masked subtract is slow)
+            flipped = np.subtract(F32(1), low).view(np.int32)
+            bits = low.view(np.int32)
+            bits ^= flipped
+            bits &= part.view(np.int32) >> 31
+            bits ^= flipped
     return result.reshape(np.shape(x))

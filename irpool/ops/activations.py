@@ -113,6 +113,9 @@ class Swish4(Activation):
     input_names = ("data", "beta")
     optional_inputs = 1
     formula = "x * sigmoid(beta * x)"
+    # The CPU's decision (irpool.cpu.compilation): beta known only when run, which its
+    # reference kernel computes.
+    beta_at_run_time = False
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]

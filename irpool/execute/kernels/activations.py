@@ -6,9 +6,10 @@ of the i32 16777217 is 16777216, and f64 results saturate to ±FLT_MAX.
 
 The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplies by the f32
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
-0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid is the CPU's
-too (irpool.cpu.vector_exp: its polynomial exp). Swish uses NumPy's exp, within 9 ulp of the
-f32 result, measured; below `EXP_UNDERFLOW` the CPU gives 0 (Swish -0). Gelu ERF is the
+0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish
+(x * sigmoid(beta * x)) are the CPU's too (irpool.cpu.vector_exp: its polynomial exp; Swish
+of a large negative x is -0), and a Swish whose beta is known only when run its reference
+kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
 CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
 with the CPU's non-finite values.
@@ -23,8 +24,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
+from irpool.cpu.numerics import f32_operand, f32_result_buffer, stored_from_f32
 from irpool.cpu.prelu_slope import slope_layout
+from irpool.cpu.scalar_exp import reference_swish
 from irpool.cpu.vector_exp import logistic
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import SPAN_BYTES
@@ -103,19 +105,6 @@ def _clamped_bits(
     return True
 
 
-def sigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Swish's gate: 1 / (1 + exp(-x)) with NumPy's exp, 0 below `EXP_UNDERFLOW`, in one new
-    array (no temporary per pass);
-    the mask pass only where some x is below it or NaN."""
-    result = np.negative(x, out=np.empty_like(x))
-    np.exp(result, out=result)
-    np.add(result, F32(1), out=result)
-    np.divide(F32(1), result, out=result)
-    if x.size and not x.min() >= EXP_UNDERFLOW:
-        np.copyto(result, F32(0), where=x < EXP_UNDERFLOW)
-    return result
-
-
 def hswish(x: NDArray[np.float32]) -> NDArray[np.float32]:
     gate: NDArray[np.float32] = np.clip(x * SIXTH + F32(0.5), F32(0), F32(1))
     return x * gate
@@ -162,7 +151,10 @@ def run_swish(
     def block(start: int, stop: int, _: Scratch) -> None:  # elementwise: the same bits
         with np.errstate(all="ignore"):
             part = flat[start:stop]
-            gate = sigmoid(part * beta if beta is not None else part)
+            if op.beta_at_run_time and beta is not None:
+                flat_out[start:stop] = reference_swish(part, beta)
+                return
+            gate = logistic(part * beta if beta is not None else part)
             np.multiply(part, gate, out=flat_out[start:stop])
 
     # Blocks of about the L2's size, shared by the run's threads (Swish was 12% of yolov8n).
