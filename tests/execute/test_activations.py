@@ -8,7 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
+from irpool.cpu.compilation import compiled_for_layer
 from irpool.element_types import element_type
 from irpool.ops.activations import (
     Elu1,
@@ -102,6 +104,39 @@ def test_sigmoid_is_the_cpus_bit_for_bit() -> None:
     assert result is not None
     cpu = np.array([bits for _, bits in SIGMOID_BITS], np.uint32)
     np.testing.assert_array_equal(result.view(np.uint32), cpu)
+
+
+# f32 bits of x, the CPU's Swish(x) and its Swish(x) with beta 1 given at run time (the
+# reference kernel), measured 2026-12-07 (AMD EPYC family 25 model 17, OpenVINO 2026.4.1).
+SWISH_BITS = [
+    (0xC28E560E, 0x8F3271B5, 0x8F3271B3),  # -71.168076
+    (0xC1914809, 0xB47D0567, 0xB47D0568),  # -18.160173
+    (0xC20836F2, 0xA9791EA3, 0xA9791EA1),
+    (0xC114CE87, 0xBA5EC852, 0xBA5EC851),
+    (0x40F41E01, 0x40F3FFA1, 0x40F3FFA1),
+]
+
+
+@pytest.mark.parametrize("at_run_time", [False, True])
+def test_swish_is_the_cpus_bit_for_bit(at_run_time: bool) -> None:
+    """Swish(gate) * up in every LLM MLP: the JIT kernel's steps, or the reference kernel's
+    where beta is known only when run (a compilation decision)."""
+    x = np.array([row[0] for row in SWISH_BITS], np.uint32).view(F32)
+    swish = Swish4({})
+    swish.beta_at_run_time = at_run_time
+    (result,) = compute(swish, [x, np.array(1, F32)])
+    assert result is not None
+    cpu = np.array([row[2 if at_run_time else 1] for row in SWISH_BITS], np.uint32)
+    np.testing.assert_array_equal(result.view(np.uint32), cpu)
+
+
+@pytest.mark.parametrize(("beta", "at_run_time"), [(None, True), (np.array(1.5, F32), False)])
+def test_swish_beta_at_run_time_is_decided_when_compiling(
+    beta: NDArray[np.float32] | None, at_run_time: bool
+) -> None:
+    f32 = element_type("f32")
+    inputs = [TensorInfo(f32, Shape.of(4)), TensorInfo(f32, Shape.of(), beta)]
+    assert compiled_for_layer(Swish4({}), inputs).beta_at_run_time is at_run_time  # type: ignore[attr-defined]
 
 
 # op, element type, input, CPU output: integers are computed in f32 and rounded to nearest,
