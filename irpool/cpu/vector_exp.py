@@ -51,7 +51,8 @@ def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     for coefficient in POLYNOMIAL[1:-1]:
         power += coefficient
         np.copyto(rounded, power, casting="same_kind")
-        np.multiply(rounded, rest, out=power)
+        np.copyto(power, rounded)  # then f64 by f64: faster than NumPy's mixed-type loop
+        power *= rest
     power += POLYNOMIAL[-1]
     np.copyto(out, power, casting="same_kind")
     steps -= F32(1)
