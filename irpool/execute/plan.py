@@ -29,6 +29,7 @@ from irpool.cpu.compressed_weights import (
     quantizing_matmuls,
     read_only_by_their_reader,
 )
+from irpool.cpu.convolution_activations import activations_after_convolutions
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.kv_cache import cache_attentions, held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
@@ -197,6 +198,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
     computed = _replaced(computed, fused_rms_norms(computed, constants, returned))
     computed = _replaced(computed, fused_rotary_embeddings(computed, constants, returned))
+    computed = _replaced(computed, activations_after_convolutions(computed))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)

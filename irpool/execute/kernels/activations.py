@@ -8,8 +8,9 @@ The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplie
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
 0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish
 (x * sigmoid(beta * x)) are the CPU's too (irpool.cpu.vector_exp: its polynomial exp; Swish
-of a large negative x is -0), and a Swish whose beta is known only when run its reference
-kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
+of a large negative x is -0), but right after a convolution they take NumPy's exp
+(irpool.cpu.convolution_activations says why), and a Swish whose beta is known only when run
+its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
 CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
 with the CPU's non-finite values.
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import f32_operand, f32_result_buffer, stored_from_f32
+from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
 from irpool.cpu.prelu_slope import slope_layout
 from irpool.cpu.scalar_exp import reference_swish
 from irpool.cpu.vector_exp import logistic
@@ -105,6 +106,19 @@ def _clamped_bits(
     return True
 
 
+def numpy_sigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """1 / (1 + exp(-x)) by NumPy's exp (within 9 ulp of the CPU's polynomial), 0 below
+    `EXP_UNDERFLOW` as on the CPU, in one new array; the mask pass only where some x is below
+    it or NaN. For activations after a convolution (irpool.cpu.convolution_activations)."""
+    result = np.negative(x, out=np.empty_like(x))
+    np.exp(result, out=result)
+    np.add(result, F32(1), out=result)
+    np.divide(F32(1), result, out=result)
+    if x.size and not x.min() >= EXP_UNDERFLOW:
+        np.copyto(result, F32(0), where=x < EXP_UNDERFLOW)
+    return result
+
+
 def hswish(x: NDArray[np.float32]) -> NDArray[np.float32]:
     gate: NDArray[np.float32] = np.clip(x * SIXTH + F32(0.5), F32(0), F32(1))
     return x * gate
@@ -135,6 +149,8 @@ def run_activation(
         if isinstance(op, Relu1):
             out = f32_result_buffer(x, data, outputs[0].overwrites_input)
             return [stored_from_f32(relu(x, out), data.dtype)]
+        if isinstance(op, Sigmoid1) and op.after_convolution:
+            return [stored_from_f32(numpy_sigmoid(x), data.dtype)]
         return [stored_from_f32(FORMULAS[type(op)](x), data.dtype)]
 
 
@@ -154,7 +170,9 @@ def run_swish(
             if op.beta_at_run_time and beta is not None:
                 flat_out[start:stop] = reference_swish(part, beta)
                 return
-            gate = logistic(part * beta if beta is not None else part)
+            gate = (numpy_sigmoid if op.after_convolution else logistic)(
+                part * beta if beta is not None else part
+            )
             np.multiply(part, gate, out=flat_out[start:stop])
 
     # Blocks of about the L2's size, shared by the run's threads (Swish was 12% of yolov8n).
