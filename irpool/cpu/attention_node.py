@@ -12,9 +12,9 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
 - a = scores * scale + mask, each rounded: the scale input, or 1/sqrt(E) computed in double
   when there is none or it is 0; a boolean mask adds 0 or -FLT_MAX, `causal` -inf above the
   diagonal.
-- softmax along the keys: the row's max (from -FLT_MAX), e = the node's exp polynomial of
-  a - max (`node_exp`: 0 below ln FLT_MIN), summed in 16 lanes whose halves are then added
-  (`_lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
+- softmax along the keys: the row's max (from -FLT_MAX), e = the CPU's exp polynomial of
+  a - max (irpool.cpu.vector_exp: 0 below ln FLT_MIN), summed in 16 lanes whose halves are
+  then added (`_lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
 - output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
   groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
 A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
+from irpool.cpu.vector_exp import vector_exp
 
 # Cache types whose held values (a u8 cache's read back) the single-token kernel reads as f32.
 READ_AS_HELD = frozenset({"u8", "f16", "f32"})
@@ -50,18 +51,6 @@ _PRODUCTS_HELD = 2**16  # and of more K while they hold no more products (a step
 _ADDED_APART = 16  # up to so many chunks of lanes are added one call each, not accumulated
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
-
-
-def _bits(word: int) -> np.float32:
-    return np.uint32(word).view(F32)
-
-
-# exp_ps_avx512's constants: ln FLT_MIN, ln FLT_MAX, log2 e, ln 2, its polynomial p5..p1.
-EXP_LOW, EXP_HIGH = _bits(0xC2AEAC50), _bits(0x42B17218)
-LOG2_E, LN_2 = _bits(0x3FB8AA3B), _bits(0x3F317218)
-EXP_POLYNOMIAL = tuple(
-    _bits(w) for w in (0x3C07CFCE, 0x3D2B9D0D, 0x3E2AAD40, 0x3EFFFEE3, 0x3F7FFFFB)
-)
 
 
 def node_attention(
@@ -157,35 +146,12 @@ def _bias(mask: NDArray[Any] | None, causal: bool, rows: int, keys: int) -> NDAr
 def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     """Softmax along the last axis as the node's kernel computes it (a new array)."""
     top = np.maximum(np.max(scores, axis=-1, keepdims=True), F32(-F32_MAX))
-    powers = node_exp(scores - top)
+    powers = vector_exp(scores - top)
     total = _lane_sum(powers)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
     if not total.all():
         weights[np.broadcast_to(total == 0, weights.shape)] = 0
     return weights
-
-
-def node_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """exp_ps_avx512: 2 * 2^(n-1) * p(r), n = floor(x log2 e + 1/2), r = x - n ln 2 (one
-    rounding), p of degree 5 by FMAs; 0 below ln FLT_MIN (and wherever 2^(n-1) is 0). For
-    callers that ignore floating-point errors (a NaN's n is any: its p(r) is NaN)."""
-    below = x < EXP_LOW
-    clipped = np.maximum(np.minimum(x, EXP_HIGH), EXP_LOW)
-    whole = clipped * LOG2_E
-    whole += F32(0.5)
-    np.floor(whole, out=whole)
-    rest = _fma(whole, -LN_2, clipped.astype(np.float64))
-    rest_wide = rest.astype(np.float64)
-    poly = _fma(rest, EXP_POLYNOMIAL[0], EXP_POLYNOMIAL[1])
-    for coefficient in (*EXP_POLYNOMIAL[2:], F32(1)):
-        poly = _fma(poly, rest_wide, coefficient)
-    exponent = whole.astype(np.int32)
-    exponent += 126
-    power = np.left_shift(exponent, 23, out=exponent).view(F32)
-    power[below] = 0
-    poly *= power
-    poly *= F32(2)
-    return poly
 
 
 def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
