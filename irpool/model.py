@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from irpool.check.reshaping import Reshaping
-    from irpool.execute.bind import ModelInput
+    from irpool.execute.bind import Inputs, ModelInput
     from irpool.execute.plan import ExecutionPlan, ModelOutput, RunnerInput
     from irpool.execute.run import Observer
     from irpool.execute.tensors import ComputedTensor
@@ -93,7 +93,7 @@ class Model:
     @overload
     def run(
         self,
-        inputs: Mapping[str | int, Any],
+        inputs: Inputs,
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
@@ -104,7 +104,7 @@ class Model:
     @overload
     def run(
         self,
-        inputs: Mapping[str | int, Any],
+        inputs: Inputs,
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
@@ -114,7 +114,7 @@ class Model:
 
     def run(
         self,
-        inputs: Mapping[str | int, Any],
+        inputs: Inputs,
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,
@@ -123,7 +123,9 @@ class Model:
     ) -> dict[str, NDArray[Any]] | tuple[dict[str, NDArray[Any]], dict[str, NDArray[Any]]]:
         """Execute on NumPy inputs keyed by Parameter name (or a tensor name of its output),
         or by position among the Parameters (an int, as OpenVINO takes it; the only way to
-        give a Parameter named "", which OpenVINO loads and renames).
+        give a Parameter named "", which OpenVINO loads and renames). As OpenVINO's compiled
+        model, it also takes a list or tuple in the Parameters' order, and one array for a
+        model of one input.
 
         Returns {output name: array}, the name OpenVINO's `get_any_name()` gives each
         Result's tensor (its Result layer name when the tensor has none; see `outputs`).
@@ -267,7 +269,7 @@ class InferRequest:
 
     def infer(
         self,
-        inputs: Mapping[str | int, Any],
+        inputs: Inputs,
         *,
         cast: bool = False,
         on_cast: Callable[[str], None] | None = None,

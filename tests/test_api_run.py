@@ -303,3 +303,44 @@ def test_the_dtype_message_names_the_api_s_argument() -> None:
         irpool.load(POOL).run({"input": np.ones((1, 2, 5, 5))})
     assert str(raised.value).endswith("got float64 (cast=True converts within a kind, and says so)")
     assert "--cast" not in str(raised.value)
+
+
+def _two_inputs(tmp_path: Path) -> Path:
+    """a + b, each f32 [2]."""
+    ports = [ir.port(0, (2,)), ir.port(1, (2,))]
+    add = ir.layer(2, "sum", "Add", "opset1", "", ports, [ir.port(2, (2,))])
+    layers = [
+        ir.parameter(0, "a", (2,)),
+        ir.parameter(1, "b", (2,)),
+        add,
+        ir.result(3, "out", (2,)),
+    ]
+    edges = [ir.edge(0, 0, 2, 0), ir.edge(1, 0, 2, 1), ir.edge(2, 2, 3, 0)]
+    return ir.write(tmp_path, ir.net(layers, edges))
+
+
+def test_inputs_come_as_openvino_takes_them(tmp_path: Path) -> None:
+    """A list or tuple in the Parameters' order, and one array for a model of one input."""
+    a, b = np.float32([1, 2]), np.float32([10, 20])
+    model = irpool.load(_two_inputs(tmp_path))
+    for given in ([a, b], (a, b), {"a": a, 1: b}):
+        np.testing.assert_array_equal(model.run(given)["out"], [11, 22])
+    x = np.arange(50, dtype=np.float32).reshape(1, 2, 5, 5)
+    pool = irpool.load(POOL)
+    np.testing.assert_array_equal(pool.run(x)["output"], pool.run({"input": x})["output"])
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (np.float32([1, 2]), 'one array given for 2 inputs ("a" (f32 [2]), "b" (f32 [2]))'),
+        ("a", "inputs of type str: give a mapping"),
+        (3, "inputs of type int: give a mapping"),
+    ],
+)
+def test_inputs_of_another_form_are_an_input_error(
+    tmp_path: Path, given: object, message: str
+) -> None:
+    model = irpool.load(_two_inputs(tmp_path))
+    with pytest.raises(irpool.InputError, match=re.escape(message)):
+        model.run(given)  # type: ignore[arg-type]

@@ -72,10 +72,35 @@ def model_input(layer: Layer, info: TensorInfo, kept: Names, ir_version: int) ->
 # An input is given by one of its names, or by its position among the Parameters (an int,
 # as OpenVINO's compiled model takes it).
 InputKey = str | int
+# What a run takes, as OpenVINO's compiled model does: a mapping of keys to arrays, a list
+# or tuple by position, or one array for a model of one input.
+Inputs = Mapping[InputKey, Any] | list[Any] | tuple[Any, ...] | NDArray[Any]
+
+
+def keyed_inputs(inputs: Inputs, parameters: list[ModelInput]) -> Mapping[InputKey, Any]:
+    """`inputs` as a mapping: a list or tuple keyed by position, one array by position 0
+    when the model has one input; InputError for one array given to several inputs and for
+    anything else."""
+    if isinstance(inputs, Mapping):
+        return inputs
+    if isinstance(inputs, list | tuple):
+        return dict(enumerate(inputs))
+    if isinstance(inputs, np.ndarray):
+        if len(parameters) == 1:
+            return {0: inputs}
+        named = ", ".join(p.describe() for p in parameters) or "none"
+        raise InputError(
+            f"one array given for {len(parameters)} inputs ({named}): give a mapping of "
+            "names or positions to arrays, or a list in the inputs' order"
+        )
+    raise InputError(
+        f"inputs of type {type(inputs).__name__}: give a mapping of names or positions to "
+        "arrays, a list in the inputs' order, or one array for a model of one input"
+    )
 
 
 def bind(
-    inputs: Mapping[InputKey, Any],
+    inputs: Inputs,
     parameters: list[ModelInput],
     by_name: Mapping[str, ModelInput],
     cast: bool,
@@ -84,7 +109,7 @@ def bind(
     """(Parameter layer id, 0) -> array, or InputError naming the Parameter, expected and
     given. `by_name`: every name of every Parameter (built once per model)."""
     bound: dict[tuple[int, int], NDArray[Any]] = {}
-    for key, value in inputs.items():
+    for key, value in keyed_inputs(inputs, parameters).items():
         parameter = _parameter(key, parameters, by_name)
         ref = (parameter.layer.id, 0)
         if ref in bound:

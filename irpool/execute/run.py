@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.kv_cache import stored_value
 from irpool.execute import memory
-from irpool.execute.bind import InputKey, bind
+from irpool.execute.bind import Inputs, bind
 from irpool.execute.errors import ExecutionError, InputError
 from irpool.execute.kernels.convert import convert
 from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, Step
@@ -41,7 +41,7 @@ class _Variables:
 def execute(
     model: RunnerInput,
     plan: ExecutionPlan,
-    inputs: Mapping[InputKey, Any],
+    inputs: Inputs,
     cast: bool,
     on_cast: Callable[[str], None] | None,
     keep: bool = False,
