@@ -29,10 +29,10 @@ from irpool.cpu.compressed_weights import (
     quantizing_matmuls,
     read_only_by_their_reader,
 )
-from irpool.cpu.convolution_activations import activations_after_convolutions
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
 from irpool.cpu.kv_cache import cache_attentions, held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
+from irpool.cpu.product_activations import activations_after_blas_products
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
 from irpool.cpu.quantized_convolutions import mark_int8_convolutions
@@ -198,7 +198,6 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, merged_reduce_chains(computed, constants, returned))
     computed = _replaced(computed, fused_rms_norms(computed, constants, returned))
     computed = _replaced(computed, fused_rotary_embeddings(computed, constants, returned))
-    computed = _replaced(computed, activations_after_convolutions(computed))
     layer_types = {layer_id: layer.type for layer_id, layer in model.graph.layers.items()}
     fused = fused_eltwise_chains(computed, layer_types, returned, constants, shapes)
     computed = _replaced(computed, fused)
@@ -208,6 +207,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, clamps_in_products(computed, returned))
     computed = _replaced(computed, clamps_before_quantizers(computed, constants, returned))
     computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes))
+    computed = _replaced(computed, activations_after_blas_products(computed))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
     computed = _replaced(computed, cache_attentions(computed, model.runtime_options))

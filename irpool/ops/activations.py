@@ -76,8 +76,8 @@ class Relu1(Activation):
 class Sigmoid1(Activation):
     type_name = "Sigmoid"
     formula = "1 / (1 + exp(-x))"
-    # The plan's decision (irpool.cpu.convolution_activations): NumPy's exp after a convolution.
-    after_convolution = False
+    # The plan's decision (irpool.cpu.product_activations): NumPy's exp after BLAS's sums.
+    after_blas_product = False
 
 
 @register
@@ -118,8 +118,8 @@ class Swish4(Activation):
     # The CPU's decision (irpool.cpu.compilation): beta known only when run, which its
     # reference kernel computes.
     beta_at_run_time = False
-    # The plan's decision (irpool.cpu.convolution_activations): NumPy's exp after a convolution.
-    after_convolution = False
+    # The plan's decision (irpool.cpu.product_activations): NumPy's exp after BLAS's sums.
+    after_blas_product = False
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
         data = inputs[0]

@@ -8,8 +8,8 @@ The formulas are the CPU's, bit for bit where it uses no exp: HSigmoid multiplie
 just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x * (1/6) +
 0.5, 0, 1), so HSwish(-inf) is NaN. ReLU and HSigmoid of NaN are 0. Sigmoid and Swish
 (x * sigmoid(beta * x)) are the CPU's too (irpool.cpu.vector_exp: its polynomial exp; Swish
-of a large negative x is -0), but right after a convolution they take NumPy's exp
-(irpool.cpu.convolution_activations says why), and a Swish whose beta is known only when run
+of a large negative x is -0), but right after a product whose sums BLAS computes they take
+NumPy's exp (irpool.cpu.product_activations says why), and a Swish whose beta is known only when run
 its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
 CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
@@ -109,7 +109,7 @@ def _clamped_bits(
 def numpy_sigmoid(x: NDArray[np.float32]) -> NDArray[np.float32]:
     """1 / (1 + exp(-x)) by NumPy's exp (within 9 ulp of the CPU's polynomial), 0 below
     `EXP_UNDERFLOW` as on the CPU, in one new array; the mask pass only where some x is below
-    it or NaN. For activations after a convolution (irpool.cpu.convolution_activations)."""
+    it or NaN. For activations after BLAS's sums (irpool.cpu.product_activations)."""
     result = np.negative(x, out=np.empty_like(x))
     np.exp(result, out=result)
     np.add(result, F32(1), out=result)
@@ -149,7 +149,7 @@ def run_activation(
         if isinstance(op, Relu1):
             out = f32_result_buffer(x, data, outputs[0].overwrites_input)
             return [stored_from_f32(relu(x, out), data.dtype)]
-        if isinstance(op, Sigmoid1) and op.after_convolution:
+        if isinstance(op, Sigmoid1) and op.after_blas_product:
             return [stored_from_f32(numpy_sigmoid(x), data.dtype)]
         return [stored_from_f32(FORMULAS[type(op)](x), data.dtype)]
 
@@ -170,7 +170,7 @@ def run_swish(
             if op.beta_at_run_time and beta is not None:
                 flat_out[start:stop] = reference_swish(part, beta)
                 return
-            gate = (numpy_sigmoid if op.after_convolution else logistic)(
+            gate = (numpy_sigmoid if op.after_blas_product else logistic)(
                 part * beta if beta is not None else part
             )
             np.multiply(part, gate, out=flat_out[start:stop])
