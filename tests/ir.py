@@ -382,10 +382,85 @@ def cached_attention_model(
         layers += [typed_const(7, "unsqueezed", "i64", (), 44, 8),
                    typed_const(8, "group", "i64", (5,), 52, 40),
                    typed_const(9, "heads", "i64", (4,), 92, 32)]  # fmt: skip
-    inputs = _ports("f32", query, query, query)
+    constants = _attention(layers, edges, constants, query, query, (-1, 1, -1, -1), mask, scale,
+                           causal)  # fmt: skip
+    text = net(layers, edges)
+    if cache_type is not None:
+        option = f'\t\t\t<KV_CACHE_PRECISION value="{cache_type}" />\n'
+        info = f"\t<rt_info>\n\t\t<runtime_options>\n{option}\t\t</runtime_options>\n\t</rt_info>\n"
+        text = text.replace("</net>", info + "</net>")
+    return text, constants
+
+
+def concat_attention_model(
+    heads: int,
+    kv_heads: int,
+    depth: int,
+    mask: str | None = "f32",
+    scale: float | None = None,
+    causal: bool = False,
+    static: tuple[int, int, int] | None = None,
+) -> tuple[str, bytes]:
+    """A layer of a non-stateful LLM (optimum-intel's --disable-stateful), which the CPU runs
+    as its fused attention snippet: q [?,heads,?,depth]; k and v [?,kv_heads,?,depth] each
+    joined after past_key and past_value (Concat, axis 2; outputs "present_key",
+    "present_value") and reaching ScaledDotProductAttention through `_grouped` when kv_heads
+    < heads, with a `mask` [?,1,?,?] of that type (None: no mask input) and the Const `scale`
+    (None: none); output tensor "out". `static`: (batch, past, tokens) makes every shape
+    static. Returns the `.xml` and its `.bin`."""
+    batch, past, tokens = static or (-1, -1, -1)
+    total = -1 if static is None else past + tokens
+    query, step = (batch, heads, tokens, depth), (batch, kv_heads, tokens, depth)
+    before, joined = (batch, kv_heads, past, depth), (batch, kv_heads, total, depth)
+    group = heads // kv_heads
+    constants = struct.pack(
+        "<q4qfq5q4q", 0, 1, 1, 0, 1, 0.0, 2, 1, 1, group, 1, 1, 0, heads, -1, depth
+    )
+    layers = [parameter(0, "q", query), parameter(1, "k", step), parameter(2, "v", step),
+              parameter(3, "past_key", before), parameter(4, "past_value", before)]  # fmt: skip
+    edges = [edge(0, 0, 40, 0)]
+    for position, (base, name) in enumerate(((10, "key"), (20, "value")), start=1):
+        layers += [
+            layer(base, f"present_{name}", "Concat", "opset1", data([("axis", "2")]),
+                  [typed_port(0, "f32", before), typed_port(1, "f32", step)],
+                  [typed_port(2, "f32", joined, names=f"present_{name}")]),
+            result(base + 1, f"present_{name}_output", joined),
+        ]  # fmt: skip
+        edges += [edge(2 + position, 0, base, 0), edge(position, 0, base, 1),
+                  edge(base, 2, base + 1, 0)]  # fmt: skip
+        if group == 1:
+            edges.append(edge(base, 2, 40, position))
+            continue
+        grouped_layers, grouped_edges = _grouped(base + 40, base, kv_heads, group, depth)
+        layers += grouped_layers
+        edges += [*grouped_edges, edge(base + 42, 2, 40, position)]
+    if group > 1:
+        layers += [typed_const(7, "unsqueezed", "i64", (), 44, 8),
+                   typed_const(8, "group", "i64", (5,), 52, 40),
+                   typed_const(9, "heads", "i64", (4,), 92, 32)]  # fmt: skip
+    keys, mask_shape = (batch, heads, total, depth), (batch, 1, tokens, total)
+    constants = _attention(layers, edges, constants, query, keys, mask_shape, mask, scale, causal)
+    return net(layers, edges), constants
+
+
+def _attention(
+    layers: list[str],
+    edges: list[str],
+    constants: bytes,
+    query: Shape,
+    keys: Shape,
+    mask_shape: Shape,
+    mask: str | None,
+    scale: float | None,
+    causal: bool,
+) -> bytes:
+    """Adds ScaledDotProductAttention (layer 40; query from layer 0, key and value linked by
+    the caller) with a Parameter `mask` (36: None, none) and the Const `scale` (37, appended
+    to `constants`: None, none), and its Result (41; tensor "out"). Returns the constants."""
+    inputs = _ports("f32", query, keys, keys)
     if mask is not None:
-        layers.append(parameter(36, "mask", (-1, 1, -1, -1), mask))
-        inputs.append(typed_port(3, mask, (-1, 1, -1, -1)))
+        layers.append(parameter(36, "mask", mask_shape, mask))
+        inputs.append(typed_port(3, mask, mask_shape))
         edges.append(edge(36, 0, 40, 3))
     if scale is not None:
         constants += struct.pack("<f", scale)
@@ -394,15 +469,10 @@ def cached_attention_model(
         edges.append(edge(37, 0, 40, len(inputs) - 1))
     output = typed_port(len(inputs), "f32", query, names="out")
     attributes = data([("causal", "true" if causal else "false")])
-    attention = "ScaledDotProductAttention"
     layers += [
-        layer(40, "attention", attention, "opset13", attributes, inputs, [output]),
+        layer(40, "attention", "ScaledDotProductAttention", "opset13", attributes, inputs,
+              [output]),
         result(41, "output", query),
-    ]
+    ]  # fmt: skip
     edges.append(edge(40, len(inputs), 41, 0))
-    text = net(layers, edges)
-    if cache_type is not None:
-        option = f'\t\t\t<KV_CACHE_PRECISION value="{cache_type}" />\n'
-        info = f"\t<rt_info>\n\t\t<runtime_options>\n{option}\t\t</runtime_options>\n\t</rt_info>\n"
-        text = text.replace("</net>", info + "</net>")
-    return text, constants
+    return constants

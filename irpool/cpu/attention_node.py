@@ -14,7 +14,7 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
   diagonal.
 - softmax along the keys: the row's max (from -FLT_MAX), e = the CPU's exp polynomial of
   a - max (irpool.cpu.vector_exp: 0 below ln FLT_MIN), summed in 16 lanes whose halves are
-  then added (`_lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
+  then added (`lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
 - output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
   groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
 A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
@@ -92,14 +92,14 @@ def node_attention(
             scores = scores + bias
         weights = node_softmax(scores)
         if not prompt:
-            return _fma_chains(weights, value, keys)
+            return fma_chains(weights, value, keys)
         return _product(weights, value, False) if exact else blas(weights, value)
 
 
 def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray[np.float32]:
     """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in 16 lanes, the
     chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
-    accumulators added ((a0 + a1) + a2) + a3, then the lanes as `_lane_sum` adds them."""
+    accumulators added ((a0 + a1) + a2) + a3, then the lanes as `lane_sum` adds them."""
     chunks = query.shape[-1] // LANES
     wide_query = query.astype(np.float64)[..., :, None, :]  # NumPy's f64 loop, not a casting one
     products = wide_query * key.astype(np.float64)[..., None, :, :]
@@ -121,7 +121,7 @@ def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray
         summed = summed + (
             accumulators[..., other, :] if other < accumulators.shape[-2] else F32(0)
         )
-    return _lane_sum(summed)
+    return lane_sum(summed)
 
 
 def _factor(scale: NDArray[Any] | None, depth: int) -> np.float32:
@@ -147,16 +147,17 @@ def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     """Softmax along the last axis as the node's kernel computes it (a new array)."""
     top = np.maximum(np.max(scores, axis=-1, keepdims=True), F32(-F32_MAX))
     powers = vector_exp(scores - top)
-    total = _lane_sum(powers)[..., None]
+    total = lane_sum(powers)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
     if not total.all():
         weights[np.broadcast_to(total == 0, weights.shape)] = 0
     return weights
 
 
-def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Σ along the last axis: 16 lanes, each summed in order, then halves added (GCC's
-    _mm512_reduce_add_ps)."""
+def lane_sum(powers: NDArray[np.float32], tail_in_first_lane: bool = False) -> NDArray[np.float32]:
+    """Σ along the last axis: 16 lanes, each summed in order, the tail of fewer than 16 added
+    to the first lanes (`tail_in_first_lane`: all to the first, in order), then halves added
+    (GCC's _mm512_reduce_add_ps)."""
     length = powers.shape[-1]
     body = length // LANES * LANES
     lanes = np.zeros((*powers.shape[:-1], LANES), F32)
@@ -167,7 +168,10 @@ def _lane_sum(powers: NDArray[np.float32]) -> NDArray[np.float32]:
         lanes = powers[..., :LANES].copy()
         for start in range(LANES, body, LANES):
             lanes += powers[..., start : start + LANES]
-    if length > body:
+    if tail_in_first_lane:
+        for place in range(body, length):
+            lanes[..., 0] += powers[..., place]
+    elif length > body:
         lanes[..., : length - body] += powers[..., body:]
     halves = lanes[..., 8:] + lanes[..., :8]
     quarters = halves[..., 4:] + halves[..., :4]
@@ -184,7 +188,7 @@ def _product(x: NDArray[np.float32], y: NDArray[np.float32], by_keys: bool) -> N
     rows, depth = x.shape[-2:]
     alone = rows % ROW_BLOCK == 1  # the last block holds one row: MLAS's M=1 kernel
     body = rows - 1 if alone else rows
-    parts = [_fma_chains(x[..., :body, :], y, _stride_k(y.shape[-1], depth))] if body else []
+    parts = [fma_chains(x[..., :body, :], y, _stride_k(y.shape[-1], depth))] if body else []
     if alone:
         last = x[..., body:, :]
         parts.append(_one_row_by_keys(last, y) if by_keys else _one_row_by_values(last, y))
@@ -204,7 +208,7 @@ def _stride_k(columns: int, depth: int) -> int:
     return stride_k
 
 
-def _fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
+def fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
     """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added: the
     products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
     shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])

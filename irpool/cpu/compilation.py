@@ -6,7 +6,9 @@ changes what the layer computes (docs/cpu.md, "Compilation"). The execution plan
   indices pads the spatial axes the model leaves dynamic by 0 (`unpadded_axes`).
 - ScaledDotProductAttention: a scale known when compiling (a constant, or the default
   1/sqrt(E) of a static E, but not for f64 data) multiplies key before the product; any other
-  scale multiplies the product (`scales_key`).
+  scale multiplies the product (`scales_key`); with any input's shape dynamic, its fused
+  snippet is compiled for dynamic shapes, which sums the softmax's tail otherwise
+  (`dynamic_shapes`, irpool/cpu/attention_snippet.py).
 - ScaledDotProductAttention at rank 5 runs its softmax through the SoftMax node, whose exp is
   0 below `EXP_UNDERFLOW`; at other ranks the fused kernel flushes exp results below FLT_MIN
   (`attention_runs_softmax_node`).
@@ -57,6 +59,10 @@ def compiled_for_layer(op: Op, inputs: Sequence[TensorInfo], blocked: bool = Fal
         if known != layer_op.scales_key:
             layer_op = _own(op, layer_op)
             layer_op.scales_key = known
+        dynamic = not all(info.shape.is_static for info in inputs[:4])
+        if dynamic != layer_op.dynamic_shapes:
+            layer_op = _own(op, layer_op)
+            layer_op.dynamic_shapes = dynamic
     elif isinstance(layer_op, Convert1):
         if runs_dynamic_kernel(inputs[0]):
             layer_op = _own(op, layer_op)

@@ -82,6 +82,9 @@ class ScaledDotProductAttention13(Op):
     # Whether the CPU multiplies key by the scale before the product rather than the product
     # after it: set per layer by irpool.cpu.compilation.
     scales_key = False
+    # Whether the CPU compiles the layer for dynamic shapes (its fused snippet then adds the
+    # softmax sum's tail otherwise): set per layer by irpool.cpu.compilation.
+    dynamic_shapes = False
     # Whether the CPU runs the layer in its attention node, fused with the KV cache it reads:
     # set per layer by irpool.cpu.kv_cache.
     reads_cache = False

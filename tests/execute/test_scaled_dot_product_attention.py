@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irpool.cpu.attention_node import EXACT_STEP_KEYS, node_attention
+from irpool.cpu.attention_node import EXACT_STEP_KEYS, lane_sum, node_attention
+from irpool.cpu.attention_snippet import snippet_exp
 from irpool.cpu.refusals import check_refusals
+from irpool.cpu.vector_exp import vector_exp
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
@@ -259,3 +261,23 @@ def test_a_step_past_the_emulated_keys_runs_the_snippet(keys: int, emulated: boo
     key, value = (rng.standard_normal((1, 2, keys, 16), np.float32) for _ in range(2))
     result = node_attention(query, key, value, None, None, False, "f32", np.matmul)
     assert (result is not None) is emulated
+
+
+@pytest.mark.parametrize(
+    ("tail_in_first_lane", "expected"),
+    [(False, 1 + 2**-23), (True, 1.0)],  # static shapes: lanes 0 and 1; dynamic: lane 0 twice
+)
+def test_the_snippets_sum_adds_its_tail_by_shape(tail_in_first_lane: bool, expected: float) -> None:
+    """1 in lane 0, 2^-24 in lane 1, then a tail of two 2^-24 (18 keys)."""
+    powers = np.zeros(18, np.float32)
+    powers[0], powers[1], powers[16:] = 1, 2**-24, 2**-24
+    assert lane_sum(powers, tail_in_first_lane) == np.float32(expected)
+
+
+def test_the_snippets_exp_keeps_subnormal_values() -> None:
+    """Between ln FLT_MIN and about -86.99, where the attention node's exp gives 0: the bits
+    the CPU weighs the second of scores [0, x] by (exp(-1) is 0x3EBC5AB3, measured as its
+    weight 0x3E89B2B1)."""
+    x = np.array([-87.3365478515625, -87.0, -1.0], np.float32)
+    assert snippet_exp(x).view(np.uint32).tolist() == [0x7FFFE8, 0xB3368A, 0x3EBC5AB3]
+    assert vector_exp(x[:2]).tolist() == [0, 0]

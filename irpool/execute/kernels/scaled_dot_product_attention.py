@@ -3,8 +3,10 @@
 
 A layer the plugin fuses with its KV cache runs in its attention node, which
 irpool.cpu.attention_node computes to the bit on a prompt (several tokens, no past) and on
-other steps of a cache held in u8, f16 or f32. Any other layer: the plugin decomposes the op into
-MatMul, Multiply, Add, SoftMax and MatMul and runs them fused; every float type is computed in
+other steps of a cache held in u8, f16 or f32. Any other layer: the plugin decomposes the op
+into MatMul, Multiply, Add, SoftMax and MatMul and runs them fused (its snippet, which
+irpool.cpu.attention_snippet computes to the bit for f32 data of rank 3 or 4 within its
+limits: multiply-adds, keys of a one-row step); every float type is computed in
 f32 (f16 and bf16 widened, f64 saturated to the f32 range) and the result rounded to the
 input's type. Here: scores = query @ (key * scale)ᵀ in
 f32 when the scale is known at compile time (a constant, or 1/sqrt(E) of a static E), else
@@ -32,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.attention_node import node_attention
+from irpool.cpu.attention_snippet import emulates_snippet, snippet_attention
 from irpool.cpu.compilation import attention_runs_softmax_node
 from irpool.cpu.numerics import EXP_UNDERFLOW, F32, F32_MAX, f32_operand, stored_from_f32
 from irpool.execute.engine.blocks import for_each_tile, product_spans
@@ -74,8 +77,13 @@ def run_scaled_dot_product_attention(
             bias = _causal_bias(query.shape[-2], key.shape[-2], masked)
         elif len(inputs) > 3:
             bias = _bias(inputs[3], masked)
+        late_scale = None if op.scales_key else scale
+        snippet_runs = not op.reads_cache and inputs[0].dtype == np.float32
+        if snippet_runs and emulates_snippet(query, keys, value):
+            snippet = snippet_attention(query, keys, value, bias, late_scale, op.dynamic_shapes)
+            return [snippet]
         exp_floor = not attention_runs_softmax_node(max(query.ndim, key.ndim))
-        attend = partial(_attend, late_scale=None if op.scales_key else scale, exp_floor=exp_floor)
+        attend = partial(_attend, late_scale=late_scale, exp_floor=exp_floor)
         attention = _by_row_blocks(query, keys, value, bias, attend)
         if attention is None:
             attention = attend(query, keys, value, bias, f32_product)
