@@ -16,7 +16,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "measure_cpu.py"
 # The tool's modules, in the order of their sections in docs/cpu.md.
-TOOL_MODULES = (TOOL, ROOT / "tools" / "measure_cpu_math.py")
+TOOL_MODULES = (
+    TOOL,
+    ROOT / "tools" / "measure_cpu_math.py",
+    ROOT / "tools" / "measure_cpu_attention.py",
+)
 DOCS = ROOT / "docs" / "cpu.md"
 
 

@@ -1,0 +1,28 @@
+"""The CPU plugin's fused attention snippet, re-measured with the rest by tools/measure_cpu.py
+(which imports this module; its sections close docs/cpu.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+from cpu_probe import Measurement, behaviour, constant, observe, parameter
+from ov_builders import ov  # says how to install OpenVINO where it is missing
+
+
+@behaviour(
+    "A dynamic attention's snippet sums its tail in one lane", "irpool.cpu.attention_snippet"
+)
+def dynamic_attention_snippet_sums_its_tail_in_one_lane() -> Measurement:
+    """Dynamic shapes, 18 keys: the softmax's sum adds keys 16 and 17 to lane 0 in order, and
+    a score 87 below the row's maximum weighs 0x00B3368A (subnormal), not 0: the first query
+    row's outputs, -0.39225978 and 0.14673039 (an ulp from summing as static shapes do, or
+    from the attention node's exp)."""
+    q, k, v = (parameter(name, "?,1,?,?", np.float32) for name in "qkv")
+    mask, scale = constant(np.float32(0), np.float32), constant(np.float32(1), np.float32)
+    attention = ov.opset13.scaled_dot_product_attention(q, k, v, mask, scale)
+    rng = np.random.default_rng(3)
+    keys = np.clip(rng.standard_normal((1, 1, 18, 1)), -1.9, 1.9).astype(np.float32)
+    keys[0, 0, :2, 0] = 2.0, -85.0  # the row's max and, for the first query, 87 below it
+    values = rng.standard_normal((1, 1, 18, 2)).astype(np.float32)
+    values[0, 0, 1] = 1e30
+    queries = np.array([1, 1.001, 0.999, 0.7], np.float32).reshape(1, 1, 4, 1)
+    return observe([attention], [q, k, v], [queries, keys, values])
