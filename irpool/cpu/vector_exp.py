@@ -11,6 +11,8 @@ products of two f32 are exact in f64.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -63,14 +65,21 @@ def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     out *= F32(2)
 
 
-def vector_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The CPU's vectorized exp of f32 values (NaN stays NaN)."""
+def by_blocks(
+    x: NDArray[np.float32], compute: Callable[[NDArray[np.float32], NDArray[np.float32]], None]
+) -> NDArray[np.float32]:
+    """`compute(part, out)` over f32 `x` a BLOCK at a time, into a new array of its shape."""
     flat = np.ascontiguousarray(x, F32).reshape(-1)
     result = np.empty_like(flat)
     with np.errstate(all="ignore"):
         for start in range(0, flat.size, BLOCK):
-            _exp_block(flat[start : start + BLOCK], result[start : start + BLOCK])
+            compute(flat[start : start + BLOCK], result[start : start + BLOCK])
     return result.reshape(np.shape(x))
+
+
+def vector_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The CPU's vectorized exp of f32 values (NaN stays NaN)."""
+    return by_blocks(x, _exp_block)
 
 
 def logistic(x: NDArray[np.float32]) -> NDArray[np.float32]:

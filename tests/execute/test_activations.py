@@ -237,6 +237,25 @@ def test_gelu_within_the_measured_bound(
     assert np.all(gap <= bound * 2.0**-24 * np.abs(x.astype(np.float64)))
 
 
+# (x, the CPU's Gelu TANH of x) as f32 bits, where f64's tanh rounded to f32 is a last bit off
+# the CPU's tanh polynomial (OpenVINO 2026.4.1, AMD EPYC family 25 model 17, 2026-12-07).
+GELU_TANH_BITS = [
+    (0xC0814774, 0xB8736888),  # -4.0399723 -> -5.8033067e-05
+    (0x4077B0F7, 0x4077AEDC),  # 3.8701761 -> 3.8700476
+    (0x3FAB8BF6, 0x3F9C0FFD),  # 1.3402088 -> 1.2192379
+    (0xBF3E97A0, 0xBE2E1B91),  # -0.7445011 -> -0.17002703
+]
+
+
+def test_gelu_tanh_is_the_cpus_bit_for_bit() -> None:
+    """Its last bit can flip an int8 step of a compressed MatMul after it (GPT2 int8)."""
+    x = np.array([bits for bits, _ in GELU_TANH_BITS], np.uint32).view(F32)
+    (result,) = compute(Gelu7({"approximation_mode": "TANH"}), [x])
+    assert result is not None
+    cpu = np.array([bits for _, bits in GELU_TANH_BITS], np.uint32)
+    np.testing.assert_array_equal(result.view(np.uint32), cpu)
+
+
 def test_gelu_refuses_integers() -> None:
     data = TensorInfo(element_type("i32"), Shape.of(2))
     with pytest.raises(ShapeError, match="must be f16, bf16, f32, f64 or dynamic"):

@@ -12,8 +12,8 @@ of a large negative x is -0), but right after a product whose sums BLAS computes
 NumPy's exp (irpool.cpu.product_activations says why), and a Swish whose beta is known only when run
 its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
 exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
-CPU's; TANH the CPU's f32 steps around a tanh rounded from f64 (2 * 2**-24 * |x|); both
-with the CPU's non-finite values.
+CPU's; TANH the CPU's f32 steps and tanh polynomial (irpool.cpu.vector_tanh), bit for bit;
+both with the CPU's non-finite values.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, s
 from irpool.cpu.prelu_slope import slope_layout
 from irpool.cpu.scalar_exp import reference_swish
 from irpool.cpu.vector_exp import logistic
+from irpool.cpu.vector_tanh import vector_tanh
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import SPAN_BYTES
 from irpool.execute.engine.scratch import Scratch
@@ -197,15 +198,14 @@ def run_gelu(
 
 
 def gelu_tanh(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Gelu's TANH approximation in the CPU's f32 steps (measured bit for bit but the tanh):
-    g = fma(x * x, 0.044715, 1) * x * sqrt(2 / pi), then ((tanh(g) + 1) * 0.5) * x. The tanh
-    is f64's rounded to f32, where the CPU's polynomial is a last bit apart on 6% of the
-    elements (docs/ops/Gelu.md); so -inf gives NaN, and -0 from where tanh(g) is -1."""
+    """Gelu's TANH approximation in the CPU's f32 steps, bit for bit (docs/ops/Gelu.md):
+    g = fma(x * x, 0.044715, 1) * x * sqrt(2 / pi), then ((tanh(g) + 1) * 0.5) * x with the
+    CPU's tanh polynomial (`vector_tanh`); so -inf gives NaN, and -0 from where tanh(g) is -1."""
     with np.errstate(all="ignore"):
         # fma(x * x, c, 1): the product of two f32 values is exact in f64
         cubic = (np.multiply(x * x, GELU_CUBIC, dtype=np.float64) + 1).astype(F32)
         inner = cubic * x * GELU_SCALE
-        tanh = np.tanh(inner.astype(np.float64)).astype(F32)
+        tanh = vector_tanh(inner)
         result: NDArray[np.float32] = ((tanh + F32(1)) * F32(0.5)) * x
     return result
 
