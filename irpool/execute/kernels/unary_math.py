@@ -4,8 +4,9 @@
 Every type is computed in f32 (`irpool.cpu.numerics.f32_operand`: integers wrapped to int32,
 f64 saturated). Each formula is evaluated in f64 on the f32 value and rounded to f32: the
 CPU's own functions are within `ulps` of that (measured; 0 = bit for bit), Sin and Cos are
-glibc's sinf and cosf (`irpool.cpu.trigonometry`), and its non-finite
-values are kept (Exp: 0 at and below `EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on, inf for NaN).
+glibc's sinf and cosf (`irpool.cpu.trigonometry`), Tanh the CPU's JIT polynomial
+(`irpool.cpu.vector_tanh`), and its non-finite values are kept (Exp: 0 at and below
+`EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on, inf for NaN).
 SoftPlus and Mish use their own approximations, within an absolute bound instead
 (`SOFTPLUS_BOUND`, `MISH_BOUND`). Results are stored as the CPU stores them: jit ops as
 `stored_from_f32`, the Math node's ops saturated (`stored_from_f32_saturated`); Abs and
@@ -30,6 +31,7 @@ from irpool.cpu.numerics import (
     stored_from_f32_saturated,
 )
 from irpool.cpu.trigonometry import cosf, sinf
+from irpool.cpu.vector_tanh import vector_tanh
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.unary_math import UnaryMath
 
@@ -50,6 +52,10 @@ def _sin(x: Wide) -> Wide:
 
 def _cos(x: Wide) -> Wide:
     return cosf(x.astype(F32)).astype(np.float64)
+
+
+def _tanh(x: Wide) -> Wide:
+    return vector_tanh(x.astype(F32)).astype(np.float64)
 
 
 def _softplus(x: Wide) -> Wide:
@@ -79,7 +85,7 @@ NUMERICS: dict[str, Numerics] = {
     "Sin": Numerics(_sin, 0, saturated=True),
     "Cos": Numerics(_cos, 0, saturated=True),
     "Tan": Numerics(np.tan, 1, saturated=True),
-    "Tanh": Numerics(np.tanh, 1),
+    "Tanh": Numerics(_tanh, 0),
     "Asin": Numerics(np.arcsin, 1, saturated=True),
     "Acos": Numerics(np.arccos, 1, saturated=True),
     "Atan": Numerics(np.arctan, 1, saturated=True),
