@@ -22,6 +22,13 @@ Weights with one scale per row whose K is above 32 but not a multiple of it (33 
 quantized too, per 32 with a shorter last group whose ties round away from zero, and summed so
 (bit for bit as if K were padded with zeros to whole groups); K below 32 is not. A group of
 48 is not quantized. A group of activations holding inf or NaN: not modelled.
+
+u8/u4/i4 weights (i8 taken alike, not measured) in groups along K of no multiple of 32 (8, 16,
+48 measured), K at most `FMA_CHAIN_DEPTH`, times two or more activation rows: the CPU sums
+each output as one f32 FMA chain over K from its first element (`sums_in_one_chain`,
+measured 2026-12-07 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1, K 32 to
+1024, 2 to 200 rows). One row, a longer K (cut into blocks of a length of its own) and one
+scale per row sum otherwise: BLAS.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from irpool.shape import Shape
 ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
 # nf4 weights are decompressed in f32 too, but their activations are never quantized.
 QUANTIZING_TYPES = frozenset({"u8", "i8", "u4", "i4"})
+FMA_CHAIN_DEPTH = 1024  # the longest K the CPU sums in one chain (2048: two of 1024, added)
 COMPRESSED_TYPES = QUANTIZING_TYPES | {"nf4"}
 
 
@@ -204,3 +212,10 @@ def quantizes_activations(element_type: str, rows: int, depth: int, group: int) 
     whole_groups = depth % ACTIVATION_GROUP == 0 and group % ACTIVATION_GROUP == 0
     per_row = group == depth and depth > ACTIVATION_GROUP
     return (whole_groups or per_row) and rows > 1 and element_type in QUANTIZING_TYPES
+
+
+def sums_in_one_chain(element_type: str, rows: int, depth: int, group: int) -> bool:
+    """Whether the CPU sums each output of `rows` activation rows times weights grouped by
+    `group` along K (`depth`), activations not quantized, as one f32 FMA chain over K."""
+    grouped = group < depth and group % ACTIVATION_GROUP != 0
+    return grouped and rows > 1 and depth <= FMA_CHAIN_DEPTH and element_type in QUANTIZING_TYPES

@@ -6,7 +6,9 @@ group after group (docs/compressed-weights.md#the-products-sums). The models are
 the tests' IR builder: u8, u4 and i4 weights with and without zero points, one scale per row
 (K a multiple of 32 or not: then the last group is shorter) or per 32, 64 or 128 of K, on
 activations with ties, zeros and huge values. A group holding
-inf or NaN is not modelled (the CPU's signs and its maximum's NaN are its kernel's own)."""
+inf or NaN is not modelled (the CPU's signs and its maximum's NaN are its kernel's own).
+Weights grouped by 8, 16 or 48 (activations not quantized), K up to 1024: each output one f32
+FMA chain over K, bit for bit (irpool/cpu/compressed_weights.py's `sums_in_one_chain`)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ CASES = [
     ("u8", 0, True, 64), ("u8", 0, False, 96), ("u8", 32, True, 128), ("u4", 64, True, 128),
     ("u4", 128, False, 256), ("i4", 32, False, 64), ("i4", 64, False, 192), ("u4", 0, True, 160),
     ("u8", 0, True, 40), ("u4", 0, False, 72), ("i4", 0, False, 100), ("u8", 0, False, 200),
+]  # fmt: skip
+# (weight type, group along K, zero point, K): groups the CPU does not quantize activations by
+CHAINED = [
+    ("u4", 16, True, 64), ("u8", 16, False, 128), ("u4", 8, True, 256), ("u4", 48, False, 96),
+    ("i4", 16, False, 1024), ("u4", 16, True, 48),
 ]  # fmt: skip
 
 
@@ -164,6 +171,18 @@ def test_products_sum_as_on_the_cpu(
     assert model.validate() == []
     x = activations(kind, depth)
     (found,) = model.run({"x": x}).values()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+    np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize("kind", ["random", "zeros", "huge"])
+@pytest.mark.parametrize(("element_type", "group", "zero_point", "depth"), CHAINED)
+def test_grouped_products_chain_as_on_the_cpu(
+    tmp_path: Path, element_type: str, group: int, zero_point: bool, depth: int, kind: str
+) -> None:
+    path = write_model(tmp_path, element_type, group, zero_point, depth)
+    x = activations(kind, depth)
+    (found,) = irpool.load(path).run({"x": x}).values()
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
     np.testing.assert_array_equal(found, expected)
 

@@ -7,7 +7,8 @@ elementwise ops take them) by NumPy's matmul, which hands 2-D and stacked produc
 1e-6 * sum(|a * b|) of the CPU's, not bit for bit; non-finite values are IEEE's and stay in
 the outputs whose dot product holds them (0 * inf is NaN). A product by compressed weights
 whose activations the CPU quantizes is summed as the CPU sums it, bit for bit
-(`product_by_quantized`). Integers are wrapped to int32,
+(`product_by_quantized`); one whose grouped weights it sums as one FMA chain over K, so
+(`product_by_compressed`). Integers are wrapped to int32,
 multiplied in f32 as the CPU does (exact while sums stay below 2**24), saturated to
 [-2**31, 2147483520] and stored as the elementwise ops store theirs: 8-bit types saturate,
 wider ones wrap. Booleans are true where
@@ -26,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.attention_node import fma_chains
+from irpool.cpu.compressed_weights import sums_in_one_chain
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import LANE_BITS, CompressedWeights
 from irpool.execute.engine import blas
@@ -184,16 +187,20 @@ def product_by_compressed(
 ) -> NDArray[np.float32]:
     """x @ weights.T, a block of weight rows (output columns) at a time, each decompressed
     into the thread's buffer unless held so: the blocks depend on the weights' shape alone,
-    so the bits do not depend on the thread count or on how the weights are held."""
+    so the bits do not depend on the thread count or on how the weights are held. Each
+    output one FMA chain over K where the CPU sums so (`sums_in_one_chain`), else BLAS."""
     result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
     flat_x, flat = x.reshape(-1, weights.depth), result.reshape(-1, weights.rows)
+    chained = sums_in_one_chain(weights.element_type, flat_x.shape[0], weights.depth, weights.group)
     step = weights.block_rows
     blocks = [(start, min(weights.rows, start + step)) for start in range(0, weights.rows, step)]
 
     def tile(span: tuple[int, int], scratch: Scratch) -> None:
         start, stop = span
         buffer = scratch.array(Slot.WEIGHTS, (stop - start, weights.depth), np.dtype(np.float32))
-        flat[:, start:stop] = flat_x @ weights.block(start, stop, buffer).T
+        block = weights.block(start, stop, buffer).T
+        chains = fma_chains(flat_x, block, weights.depth) if chained else None
+        flat[:, start:stop] = flat_x @ block if chains is None else chains
 
     with np.errstate(all="ignore"):  # inf and NaN are values here
         for_each_tile(blocks, tile, flat_x.shape[0] * weights.rows * weights.depth)
