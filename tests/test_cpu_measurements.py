@@ -20,6 +20,7 @@ TOOL_MODULES = (
     TOOL,
     ROOT / "tools" / "measure_cpu_math.py",
     ROOT / "tools" / "measure_cpu_attention.py",
+    ROOT / "tools" / "measure_cpu_products.py",
 )
 DOCS = ROOT / "docs" / "cpu.md"
 

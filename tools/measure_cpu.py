@@ -1,19 +1,19 @@
-"""Re-measure every CPU-plugin behaviour irpool models against the installed OpenVINO:
-`python tools/measure_cpu.py`.
+"""Re-measure every CPU-plugin behaviour irpool models on the installed OpenVINO (this script).
 
-Each behaviour irpool keeps in irpool/cpu/ (docs/cpu.md) has one function here or in
-measure_cpu_math.py or measure_cpu_attention.py, which builds a tiny model with OpenVINO's op
-builders, runs it on the CPU plugin (f32 hint) and returns what it observed beside what irpool
-computes for it: what irpool assumes the CPU does. One row per behaviour, "same" or "CHANGED",
-exit 1 when any changed: an OpenVINO upgrade is a list of behaviours to measure again. It also
-judges the CPU's refusals (the IR214 family, irpool/cpu/refusals.py): each rule's fixtures in
-tests/rules/ run in a worker process that survives the plugin's crashes
-(tests/differential/openvino_worker.py); a rule is "same" while the plugin fails them as claimed."""
+Each behaviour irpool keeps in irpool/cpu/ (docs/cpu.md) has one function here or in a
+measure_cpu_*.py module beside it, which builds a tiny model with OpenVINO's op builders, runs it on
+the CPU plugin (f32 hint) and returns what it observed beside what irpool computes for it: what
+irpool assumes the CPU does. One row per behaviour, "same" or "CHANGED", exit 1 when any changed: an
+OpenVINO upgrade is a list of behaviours to measure again. It also judges the CPU's refusals (the
+IR214 family, irpool/cpu/refusals.py): each rule's fixtures in tests/rules/ run in a worker process
+that survives the plugin's crashes (tests/differential/openvino_worker.py); a rule is "same" while
+the plugin fails them as claimed."""
 
 from __future__ import annotations
 
 import measure_cpu_attention  # noqa: F401 (registers the attention snippet's behaviours)
 import measure_cpu_math  # noqa: F401 (registers the Math node's behaviours)
+import measure_cpu_products  # noqa: F401 (registers compressed products' sums)
 import numpy as np
 from cpu_probe import (
     CPU_CONFIG,
