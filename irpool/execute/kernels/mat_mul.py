@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.attention_node import fma_chains
+from irpool.cpu.attention_node import EXACT_MACS, fma_chains
 from irpool.cpu.compressed_weights import sums_in_one_chain
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import LANE_BITS, CompressedWeights
@@ -188,10 +188,14 @@ def product_by_compressed(
     """x @ weights.T, a block of weight rows (output columns) at a time, each decompressed
     into the thread's buffer unless held so: the blocks depend on the weights' shape alone,
     so the bits do not depend on the thread count or on how the weights are held. Each
-    output one FMA chain over K where the CPU sums so (`sums_in_one_chain`), else BLAS."""
+    output one FMA chain over K where the CPU sums so (`sums_in_one_chain`) and the product
+    is at most `EXACT_MACS` multiply-adds, else BLAS."""
     result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
     flat_x, flat = x.reshape(-1, weights.depth), result.reshape(-1, weights.rows)
-    chained = sums_in_one_chain(weights.element_type, flat_x.shape[0], weights.depth, weights.group)
+    macs = flat_x.shape[0] * weights.rows * weights.depth
+    chained = macs <= EXACT_MACS and sums_in_one_chain(
+        weights.element_type, flat_x.shape[0], weights.depth, weights.group
+    )  # the chains emulated up to EXACT_MACS (a call per K), BLAS beyond
     step = weights.block_rows
     blocks = [(start, min(weights.rows, start + step)) for start in range(0, weights.rows, step)]
 
@@ -203,7 +207,7 @@ def product_by_compressed(
         flat[:, start:stop] = flat_x @ block if chains is None else chains
 
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        for_each_tile(blocks, tile, flat_x.shape[0] * weights.rows * weights.depth)
+        for_each_tile(blocks, tile, macs)
     return result
 
 
