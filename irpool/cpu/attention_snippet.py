@@ -6,8 +6,8 @@ it to the bit (docs/ops/ScaledDotProductAttention.md, "The fused snippet's bits"
   product times the scale, rounded): each element one chain of FMAs over E from 0.
 - the mask added; softmax along the keys: the row's max, e = exp(score - max) by the
   polynomial of irpool.cpu.vector_exp times 2ⁿ (not 2 · 2ⁿ⁻¹, so values from ln FLT_MIN to
-  about -86.99 keep their subnormal bits: `snippet_exp`), summed in 16 lanes whose halves
-  are then added; the tail of fewer than 16 keys goes to the lanes it
+  about -86.99 keep their subnormal bits: `vector_exp`'s `whole_power`), summed in 16
+  lanes whose halves are then added; the tail of fewer than 16 keys goes to the lanes it
   falls on when the shapes are static, all to the first lane in order when they are dynamic
   (the snippet's scalar tail loop); weights e * (1/sum). The max is not clamped: a row
   masked entirely by -inf is NaN.
@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.attention_node import EXACT_MACS, EXACT_STEP_KEYS, fma_chains, lane_sum
 from irpool.cpu.numerics import F32
-from irpool.cpu.vector_exp import EXPONENT_BIAS, LN_2, LN_FLT_MAX, LN_FLT_MIN, LOG2_E, POLYNOMIAL
+from irpool.cpu.vector_exp import vector_exp
 
 SNIPPET_RANKS = (3, 4)  # rank 5 runs as separate MatMul and SoftMax nodes
 KEY_BLOCK = 512  # keys per chain of the weights-by-values product
@@ -64,27 +64,7 @@ def snippet_attention(
         scores *= late_scale
     if bias is not None:
         scores = scores + bias
-    powers = snippet_exp(scores - np.max(scores, axis=-1, keepdims=True))
+    powers = vector_exp(scores - np.max(scores, axis=-1, keepdims=True), whole_power=True)
     total = lane_sum(powers, tail_in_first_lane=dynamic)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
     return fma_chains(weights, value, KEY_BLOCK)
-
-
-def snippet_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """2ⁿ · p(r) with irpool.cpu.vector_exp's n, r and polynomial (not its 2 · 2ⁿ⁻¹); 0 below
-    ln FLT_MIN. For x at most ln FLT_MAX (n + 127 then fits the exponent) and callers that
-    ignore floating-point errors."""
-    below = x < LN_FLT_MIN
-    clipped = np.clip(x, LN_FLT_MIN, LN_FLT_MAX)
-    whole = np.floor(clipped * LOG2_E + F32(0.5))
-    rest = (clipped - whole.astype(np.float64) * LN_2).astype(F32)  # one FMA
-    wide_rest = rest.astype(np.float64)
-    poly = (wide_rest * POLYNOMIAL[0] + POLYNOMIAL[1]).astype(F32)
-    for coefficient in POLYNOMIAL[2:]:
-        poly = (poly * wide_rest + coefficient).astype(F32)
-    exponent = whole.astype(np.int32)
-    exponent += EXPONENT_BIAS
-    power = np.left_shift(exponent, 23, out=exponent).view(F32)
-    power[below] = 0
-    result: NDArray[np.float32] = poly * power
-    return result

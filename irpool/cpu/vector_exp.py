@@ -12,6 +12,7 @@ products of two f32 are exact in f64.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,8 +39,10 @@ MANTISSA_BITS = 23
 BLOCK = 16384  # elements a pass takes at a time: its f64 buffers stay in the L2 cache
 
 
-def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
-    """`out` = the CPU's exp of `x` (one block, f32, NaN stays NaN)."""
+def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32], whole_power: bool = False) -> None:
+    """`out` = the CPU's exp of `x` (one block, f32, NaN stays NaN): p(r) times 2 * 2**(n - 1),
+    or with `whole_power` times 2**n, which keeps subnormal results from ln FLT_MIN to about
+    -86.99 (the attention snippet's scaling; x at most ln FLT_MAX)."""
     clipped = np.clip(x, LN_FLT_MIN, LN_FLT_MAX)
     steps = clipped * LOG2_E
     steps += F32(0.5)
@@ -57,12 +60,16 @@ def _exp_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
         power *= rest
     power += POLYNOMIAL[-1]
     np.copyto(out, power, casting="same_kind")
-    steps -= F32(1)
+    if not whole_power:
+        steps -= F32(1)
     exponent = steps.astype(np.int32)
     exponent += np.int32(EXPONENT_BIAS)
     np.left_shift(exponent, MANTISSA_BITS, out=exponent)
     out *= exponent.view(F32)  # below ln FLT_MIN: clipped to it, where 2**(n - 1) is 0
-    out *= F32(2)
+    if whole_power:
+        out[x < LN_FLT_MIN] = 0  # 2**n is not 0 there
+    else:
+        out *= F32(2)
 
 
 def by_blocks(
@@ -77,24 +84,23 @@ def by_blocks(
     return result.reshape(np.shape(x))
 
 
-def vector_exp(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The CPU's vectorized exp of f32 values (NaN stays NaN)."""
-    return by_blocks(x, _exp_block)
+def vector_exp(x: NDArray[np.float32], whole_power: bool = False) -> NDArray[np.float32]:
+    """The CPU's vectorized exp of f32 values (NaN stays NaN); `whole_power`: the attention
+    snippet's scaling by 2**n (see `_exp_block`)."""
+    return by_blocks(x, partial(_exp_block, whole_power=whole_power))
+
+
+def _logistic_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
+    _exp_block(-np.abs(x), out)
+    out /= out + F32(1)
+    # 1 minus it where the sign bit is clear, chosen by bits (a masked subtract is slow)
+    flipped = np.subtract(F32(1), out).view(np.int32)
+    bits = out.view(np.int32)
+    bits ^= flipped
+    bits &= x.view(np.int32) >> 31
+    bits ^= flipped
 
 
 def logistic(x: NDArray[np.float32]) -> NDArray[np.float32]:
     """The CPU's Sigmoid of f32 values: NaN gives NaN, ±inf 1 and 0, ±0 0.5."""
-    flat = np.ascontiguousarray(x, F32).reshape(-1)
-    result = np.empty_like(flat)
-    with np.errstate(all="ignore"):
-        for start in range(0, flat.size, BLOCK):
-            part, low = flat[start : start + BLOCK], result[start : start + BLOCK]
-            _exp_block(-np.abs(part), low)
-            low /= low + F32(1)
-            # 1 minus it where the sign bit is clear, chosen by bits (a masked subtract is slow)
-            flipped = np.subtract(F32(1), low).view(np.int32)
-            bits = low.view(np.int32)
-            bits ^= flipped
-            bits &= part.view(np.int32) >> 31
-            bits ^= flipped
-    return result.reshape(np.shape(x))
+    return by_blocks(x, _logistic_block)
