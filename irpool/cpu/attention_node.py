@@ -33,12 +33,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
 from irpool.cpu.vector_exp import vector_exp
 
 # Cache types whose held values (a u8 cache's read back) the single-token kernel reads as f32.
 READ_AS_HELD = frozenset({"u8", "f16", "f32"})
-EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
 # A step's FMA chains take a NumPy call a key (about 5 us with its scores): beyond so many
 # keys a step runs as the snippet, so a long generation's steps do not grow by that per layer.
 EXACT_STEP_KEYS = 256
@@ -46,8 +46,6 @@ ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
 PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
 _STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
-_PRODUCT_GROUP = 16  # the products of at least so many K a chain holds at a time
-_PRODUCTS_HELD = 2**16  # and of more K while they hold no more products (a step's few)
 _ADDED_APART = 16  # up to so many chunks of lanes are added one call each, not accumulated
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
@@ -206,30 +204,6 @@ def _stride_k(columns: int, depth: int) -> int:
         while stride_n > 16 and stride_n // 2 >= columns:
             stride_n, stride_k = stride_n // 2, stride_k * 2
     return stride_k
-
-
-def fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
-    """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added: the
-    products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
-    shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
-    depth = x.shape[-1]
-    group = max(_PRODUCT_GROUP, _PRODUCTS_HELD // prod(shape))
-    result = None
-    for start in range(0, depth, stride):
-        chain = np.zeros(shape, F32)
-        stop = min(start + stride, depth)
-        for first in range(start, stop, group):
-            last = min(first + group, stop)
-            products = np.multiply(  # [K, ..., M, N]: each K's a contiguous array
-                np.moveaxis(x[..., :, first:last, None], -2, 0),
-                np.moveaxis(y[..., None, first:last, :], -2, 0),
-                dtype=np.float64,
-            )
-            for product in products:  # summed in f64, rounded to f32 as an FMA rounds
-                np.add(product, chain, out=chain, dtype=np.float64, casting="unsafe")
-        result = chain if result is None else result + chain
-    assert result is not None
-    return result
 
 
 def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:

@@ -26,7 +26,8 @@ from math import prod
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.attention_node import EXACT_MACS, EXACT_STEP_KEYS, fma_chains, lane_sum
+from irpool.cpu.attention_node import EXACT_STEP_KEYS, lane_sum
+from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
 from irpool.cpu.numerics import F32
 from irpool.cpu.vector_exp import vector_exp
 

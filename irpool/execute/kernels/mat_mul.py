@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.attention_node import EXACT_MACS, fma_chains
 from irpool.cpu.compressed_weights import sums_in_one_chain
+from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import LANE_BITS, CompressedWeights
 from irpool.execute.engine import blas

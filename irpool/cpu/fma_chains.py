@@ -1,0 +1,43 @@
+"""Matrix products summed as the CPU's FMA kernels sum them, bit for bit: each output a
+chain of f32 FMAs over K (or over blocks of K, added), as MLAS's sgemm, the attention
+snippet and the CPU's products by grouped compressed weights compute it. The chains take a
+NumPy call per K, so callers emulate them only up to `EXACT_MACS` multiply-adds a product
+and use BLAS beyond (within the op's tolerance).
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.numerics import F32
+
+EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
+_PRODUCT_GROUP = 16  # the products of at least so many K a chain holds at a time
+_PRODUCTS_HELD = 2**16  # and of more K while they hold no more products (a step's few)
+
+
+def fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
+    """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added: the
+    products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
+    shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
+    depth = x.shape[-1]
+    group = max(_PRODUCT_GROUP, _PRODUCTS_HELD // prod(shape))
+    result = None
+    for start in range(0, depth, stride):
+        chain = np.zeros(shape, F32)
+        stop = min(start + stride, depth)
+        for first in range(start, stop, group):
+            last = min(first + group, stop)
+            products = np.multiply(  # [K, ..., M, N]: each K's a contiguous array
+                np.moveaxis(x[..., :, first:last, None], -2, 0),
+                np.moveaxis(y[..., None, first:last, :], -2, 0),
+                dtype=np.float64,
+            )
+            for product in products:  # summed in f64, rounded to f32 as an FMA rounds
+                np.add(product, chain, out=chain, dtype=np.float64, casting="unsafe")
+        result = chain if result is None else result + chain
+    assert result is not None
+    return result
