@@ -45,7 +45,9 @@ def winograd() -> NDArray[Any]:
 
 @pytest.fixture
 def dealt(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many pieces each call that shares work among threads deals out."""
+    """How many pieces each call that shares work among threads deals out, from one thread
+    until a test sets IRPOOL_THREADS (a preset environment must not decide the first run)."""
+    monkeypatch.delenv("IRPOOL_THREADS", raising=False)
     counts: list[int] = []
     deal = blocks._deal
     monkeypatch.setattr(
