@@ -8,11 +8,12 @@ NaN through them and is given, at the end, what `fake_quantized` gives a NaN. Th
 fma(level, osc, ol) needs one rounding; a layer can give only the integer levels between
 those of il and ih, so each layer's steps try every one of them against the f64 formula and
 take the cheapest f32 form that equals it on all:
-`level * osc + ol` (always exact when ol is 0), or osc split into a high part whose products
-with the levels are exact and the low rest, `(level * hi + ol) + level * lo`; else the f64
-formula itself. Ranges that are not finite, that give too many levels to try, or an output_low
-of -0 (where the sign of a zero level shows; the clamp here keeps x = -0 as -0) are left to
-`fake_quantized`.
+`level * osc + ol` (always exact when ol is 0); `(level + k) * osc` with k the integer nearest
+ol / osc (NNCF's signed ranges, ol = -128 osc: the shifted level is exact and the product
+rounds once); osc split into a high part whose products with the levels are exact and the
+low rest, `(level * hi + ol) + level * lo`; else the f64 formula itself. Ranges that are not
+finite, that give too many levels to try, or an output_low of -0 (where the sign of a zero
+level shows; the clamp here keeps x = -0 as -0) are left to `fake_quantized`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ MOST_LEVELS_TRIED = 1 << 16
 # its products with levels below 2**9 are exact.
 _LOW_BITS = 9
 
-OutputForm = Literal["product", "split", "wide"]
+OutputForm = Literal["product", "shifted", "split", "wide"]
 Array = NDArray[np.float32]
 
 
@@ -46,7 +47,8 @@ class SnippetSteps:
     shift: NDArray[Any]  # the snippet's il * isc, subtracted; the node's ish in f64, added
     node: bool
     form: OutputForm
-    factors: tuple[Array, ...]  # osc ("product", "wide") or its high and low parts ("split")
+    # osc ("product", "wide"), k and osc ("shifted") or osc's high and low parts ("split")
+    factors: tuple[Array, ...]
     out_low: Array
     nan_output: Array  # what a NaN element gives
 
@@ -94,6 +96,12 @@ def _output_form(
     exact = fused_multiply_add(tried, out_scale, out_low).view(np.int32)
     if np.array_equal((tried * out_scale + out_low).view(np.int32), exact):
         return "product", (out_scale,)
+    with np.errstate(all="ignore"):
+        shift = np.rint(out_low / out_scale)
+    if np.isfinite(shift).all():
+        shifted = (tried + shift) * out_scale
+        if np.array_equal(shifted.view(np.int32), exact):
+            return "shifted", (shift, out_scale)
     high_part = (out_scale.view(np.int32) & np.int32(-(1 << _LOW_BITS))).view(F32)
     low_part = out_scale - high_part
     split = (tried * high_part + out_low) + tried * low_part
@@ -123,6 +131,9 @@ def quantize_into(
         if layer.form == "product":
             np.multiply(out, layer.factors[0], out=out)
             np.add(out, layer.out_low, out=out)
+        elif layer.form == "shifted":
+            np.add(out, layer.factors[0], out=out)
+            np.multiply(out, layer.factors[1], out=out)
         elif layer.form == "split":
             low_products = np.multiply(out, layer.factors[1])
             np.multiply(out, layer.factors[0], out=out)

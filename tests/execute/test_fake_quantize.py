@@ -152,6 +152,9 @@ def _random_snippet_layer(
     levels = int(rng.choice([256, 255, 16, 3, 257, 65536, 2**20]))
     low = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 30, 1e4])).astype(np.float32)
     high = low + (np.abs(rng.standard_normal(shape)) * rng.choice([1e-3, 1, 30])).astype(np.float32)
+    if rng.integers(5) == 0:  # NNCF's signed output range: -128 and 127 steps of a scale
+        step = (np.abs(rng.standard_normal(shape)) * rng.choice([1e-6, 1e-2, 1])).astype(np.float32)
+        return (low, high, -128 * step, 127 * step), levels
     out_low = [low, np.zeros(shape), np.negative(np.zeros(shape)), rng.standard_normal(shape)]
     chosen = out_low[rng.integers(len(out_low))].astype(np.float32)
     out_high = chosen + np.abs(rng.standard_normal(shape)).astype(np.float32)
@@ -184,7 +187,7 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None
         expected = fake_quantized(x, ranges, levels, kernel).view(np.int32)
         np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
         np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
-    assert forms == {"product", "split", "wide", None}
+    assert forms == {"product", "shifted", "split", "wide", None}
 
 
 def _quantizer_layers(layer_id: int, shape: tuple[int, ...]) -> tuple[list[str], str]:
