@@ -51,6 +51,7 @@ class SnippetSteps:
     factors: tuple[Array, ...]
     out_low: Array
     nan_output: Array  # what a NaN element gives
+    subtracts: bool  # False where the snippet's shift is +0 throughout (x - +0 is x, -0 too)
 
 
 def snippet_steps(
@@ -87,7 +88,10 @@ def snippet_steps(
     nan_output = fake_quantized(nan, ranges, levels, kernel)[0]  # never a 0-d result
     if node:  # f32 values multiply exactly in f64
         scale, shift = scale.astype(np.float64), shift.astype(np.float64)
-    return SnippetSteps(low, high, scale, shift, node, form, factors, out_low, nan_output)
+    subtracts = node or bool(np.any(shift != 0) or np.any(np.signbit(shift)))
+    return SnippetSteps(
+        low, high, scale, shift, node, form, factors, out_low, nan_output, subtracts
+    )
 
 
 def _output_form(
@@ -126,7 +130,8 @@ def quantize_into(
             np.copyto(out, wide, casting="same_kind")
         else:
             np.multiply(out, layer.scale, out=out)
-            np.subtract(out, layer.shift, out=out)
+            if layer.subtracts:
+                np.subtract(out, layer.shift, out=out)
         np.rint(out, out=out)
         if layer.form == "product":
             np.multiply(out, layer.factors[0], out=out)

@@ -151,6 +151,8 @@ def _random_snippet_layer(
     shape = (1, 3, 1, 1) if per_channel else ()
     levels = int(rng.choice([256, 255, 16, 3, 257, 65536, 2**20]))
     low = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 30, 1e4])).astype(np.float32)
+    if rng.integers(4) == 0:  # after a ReLU
+        low = np.zeros(shape, np.float32)
     high = low + (np.abs(rng.standard_normal(shape)) * rng.choice([1e-3, 1, 30])).astype(np.float32)
     if rng.integers(5) == 0:  # NNCF's signed output range: -128 and 127 steps of a scale
         step = (np.abs(rng.standard_normal(shape)) * rng.choice([1e-6, 1e-2, 1])).astype(np.float32)
@@ -171,6 +173,7 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None
 
     rng = np.random.default_rng(7)
     forms: set[str | None] = set()
+    subtracts: set[bool] = set()
     for trial in range(400):
         ranges, levels = _random_snippet_layer(rng, per_channel=trial % 3 == 0)
         low, high = ranges[:2]
@@ -184,10 +187,12 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None
         forms.add(None if layer is None else layer.form)
         if layer is None:
             continue
+        subtracts.add(layer.subtracts)
         expected = fake_quantized(x, ranges, levels, kernel).view(np.int32)
         np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
         np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
     assert forms == {"product", "shifted", "split", "wide", None}
+    assert subtracts == ({True} if kernel == "node" else {True, False})
 
 
 def _quantizer_layers(layer_id: int, shape: tuple[int, ...]) -> tuple[list[str], str]:
