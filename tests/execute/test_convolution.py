@@ -209,6 +209,24 @@ def test_f2_by_products_gives_the_values_of_f2_by_adds(
     assert np.array_equal(convolution_winograd.winograd(x, tiles, pads, out, products), by_adds)
 
 
+def test_a_large_image_laid_out_in_blocks_of_channels_keeps_every_bit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planes of 130x130 are laid out channels last 8 channels at a time (20 = 8 + 8 + 4):
+    the same bits as the whole image in one copy."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 20, 130, 130)).astype(np.float32)
+    tiles = convolution_winograd.transformed_filters(
+        rng.standard_normal((4, 20, 3, 3)).astype(np.float32)
+    )
+    pads = ((1, 1), (1, 1))
+    blocked = convolution_winograd.winograd(x, tiles, pads, (130, 130))
+    monkeypatch.setattr(convolution_winograd, "SPAN_BYTES", 1 << 40)
+    whole = convolution_winograd.winograd(x, tiles, pads, (130, 130))
+    assert blocked is not None and whole is not None
+    assert np.array_equal(blocked.view(np.int32), whole.view(np.int32))
+
+
 def winograd_calls(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Records the layers the convolution kernel hands to Winograd."""
     calls: list[object] = []

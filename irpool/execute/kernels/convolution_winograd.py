@@ -31,7 +31,7 @@ from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from irpool.execute.engine.blocks import cached_spans, channel_spans, for_each_tile
-from irpool.execute.engine.costs import WINOGRAD_SPAN_TILES
+from irpool.execute.engine.costs import SPAN_BYTES, WINOGRAD_SPAN_TILES
 from irpool.execute.engine.scratch import Scratch, Slot, thread_scratch
 from irpool.execute.kernels.depthwise import zero_borders
 
@@ -189,7 +189,12 @@ def _channels_last(
     padded = thread_scratch().array(Slot.CHANNELS_LAST, (n, *shape, channels), FLOAT)
     (top, _), (left, _) = pads
     zero_borders(padded, [(top, shape[0] - top - h), (left, shape[1] - left - w)], 1)
-    padded[:, top : top + h, left : left + w] = x.transpose(0, 2, 3, 1)
+    inner = padded[:, top : top + h, left : left + w]
+    # Channels a block whose planes fit the cache: a large image transposed whole reads each
+    # plane back from memory (32x160x160: 1.5 -> 0.5 ms; 64x80x80: 0.35 -> 0.17 ms).
+    block = max(8, SPAN_BYTES // (h * w * FLOAT.itemsize) // 8 * 8)
+    for first in range(0, channels, block):
+        inner[..., first : first + block] = x[:, first : first + block].transpose(0, 2, 3, 1)
     return padded
 
 
