@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.execute.engine import blas, blocks
+from irpool.execute.engine import blas, blocks, costs
 from irpool.execute.engine.matmul import Matmul
 from irpool.execute.engine.sliding import Sliding
 from irpool.execute.engine.whole import Whole
@@ -37,6 +37,7 @@ def split_everything(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(blocks, "TILE_MACS", 1)
     patch.setattr(blocks, "SPAN_MIN", 3)
     patch.setattr(blocks, "CHANNEL_SPAN_MIN", 3)
+    patch.setattr(costs, "THREAD_MACS", 1)
 
 
 def samples(model: Path) -> dict[str, dict[str | int, np.ndarray[Any, Any]]]:

@@ -1,7 +1,8 @@
 """Kernels shared by the run's threads give the same bits on 1 thread and on 2: a
 convolution of a small feature map (one tile of output positions an image), cut along its
 output channels; Gelu's erf and Swish, block by block; attention, by head and span of query
-rows (the CPU's attention node: its emulated products by none, BLAS's by span)."""
+rows (the CPU's attention node: its emulated products by none, BLAS's by span). A
+convolution too small to pay for a hand-off, and a depthwise one, stay on one thread."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ import pytest
 from numpy.typing import NDArray
 
 from irpool.cpu import attention_node, attention_snippet
-from irpool.execute.engine import blocks
-from irpool.execute.kernels import convolution_winograd
+from irpool.execute.engine import blocks, costs
+from irpool.execute.kernels import convolution_winograd, depthwise
 from irpool.execute.kernels.activations import run_swish
 from irpool.execute.kernels.erf import BLOCK, gelu_erf
 from irpool.execute.registry import OutputSpec
 from irpool.ops.activations import Swish4
-from irpool.ops.convolution import Convolution1
+from irpool.ops.convolution import Convolution1, GroupConvolution1
 from tests.execute.running import attention, convolution_op, convolved
 
 RNG = np.random.default_rng(5)
@@ -61,11 +62,41 @@ def test_a_small_feature_map_is_shared_along_its_output_channels(
     monkeypatch: pytest.MonkeyPatch, path: Callable[[], NDArray[Any]], dealt: list[int]
 ) -> None:
     monkeypatch.setattr(blocks, "TILE_MACS", 1 << 10)  # a product of this size is cut
+    monkeypatch.setattr(costs, "THREAD_MACS", 1 << 10)  # and shared
     one = path()
     monkeypatch.setenv("IRPOOL_THREADS", "2")
     two = path()
     assert dealt == [2]  # 300 channels: two spans of 150 (at least 128 each)
     assert one.tobytes() == two.tobytes()
+
+
+@pytest.mark.parametrize("path", [pointwise, columns], ids=lambda path: path.__name__)
+def test_a_convolution_below_the_thread_share_stays_on_one_thread(
+    monkeypatch: pytest.MonkeyPatch, path: Callable[[], NDArray[Any]], dealt: list[int]
+) -> None:
+    """The two spans above, not shared where a thread would get fewer multiply-adds than
+    THREAD_MACS."""
+    monkeypatch.setattr(blocks, "TILE_MACS", 1 << 10)
+    one = path()
+    monkeypatch.setattr(costs, "THREAD_MACS", FILTERS_3X3.size * 49 * 2)
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    two = path()
+    assert dealt == []
+    assert one.tobytes() == two.tobytes()
+
+
+def test_a_depthwise_convolution_stays_on_one_thread(
+    monkeypatch: pytest.MonkeyPatch, dealt: list[int]
+) -> None:
+    """Its blocks (here 8 of a few planes) run on the calling thread whatever their size."""
+    x = RNG.standard_normal((1, 64, 16, 16)).astype(np.float32)
+    filters = RNG.standard_normal((64, 1, 1, 3, 3)).astype(np.float32)
+    monkeypatch.setattr(blocks, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(depthwise, "CHUNK_BYTES", 1 << 14)
+    one = convolved(convolution_op(GroupConvolution1, 2), x, filters)
+    monkeypatch.setenv("IRPOOL_THREADS", "2")
+    assert convolved(convolution_op(GroupConvolution1, 2), x, filters).tobytes() == one.tobytes()
+    assert dealt == []
 
 
 def test_gelu_is_shared_block_by_block(monkeypatch: pytest.MonkeyPatch, dealt: list[int]) -> None:

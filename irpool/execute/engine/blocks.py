@@ -99,20 +99,33 @@ def cached_spans(length: int, macs: int, row_bytes: int, most_rows: int) -> list
 
 
 def for_each_tile(
-    tiles: Sequence[Piece], work: Callable[[Piece, Scratch], None], macs: int
+    tiles: Sequence[Piece],
+    work: Callable[[Piece, Scratch], None],
+    macs: int,
+    thread_macs: int = 0,
 ) -> None:
     """`work` on each tile of a product of `macs` multiply-adds in all, the tiles shared by
-    the run's threads when there are several; BLAS on one thread."""
+    the run's threads when there are several (by no more threads than get `thread_macs`
+    each, when given: the tiles stay the same, only who computes them changes); BLAS on one
+    thread."""
     threads = threads_from_environment() if len(tiles) > 1 else 1
+    if thread_macs:
+        threads = max(1, min(threads, macs // thread_macs))
     _share(tiles, work, threads, macs)
 
 
 def for_each_block(
-    planes: int, plane_bytes: int, chunk_bytes: int, work: BlockWork, blas_macs: int = 0
+    planes: int,
+    plane_bytes: int,
+    chunk_bytes: int,
+    work: BlockWork,
+    blas_macs: int = 0,
+    shared: bool = True,
 ) -> None:
     """Call `work` on blocks of at most `chunk_bytes` of planes (at least one plane each),
-    shared by the run's threads when the input is large enough to pay for them; floating
-    overflow and invalid operations are the computation's own business, not warnings.
+    shared by the run's threads when the input is large enough to pay for them (and
+    `shared`: False for a kernel that a second thread measured slower); floating overflow
+    and invalid operations are the computation's own business, not warnings.
     `blas_macs`: the multiply-adds per plane of the BLAS calls `work` makes, if any."""
     block = max(1, min(planes, chunk_bytes // plane_bytes))
     count = -(-planes // block)
@@ -120,7 +133,7 @@ def for_each_block(
         block = -(-planes // (count + 1))
     blocks = _cut(planes, block)
     threads = 1
-    if len(blocks) > 1 and planes * plane_bytes >= PARALLEL_MIN_BYTES:
+    if shared and len(blocks) > 1 and planes * plane_bytes >= PARALLEL_MIN_BYTES:
         threads = threads_from_environment()
     _share(blocks, lambda span, scratch: work(*span, scratch), threads, block * blas_macs)
 

@@ -15,6 +15,13 @@ PARALLEL_MIN_BYTES = 1 << 21
 # columns (each tile packs the other operand again: at 256, a few % of the product's time).
 TILE_MACS = 1 << 22
 SPAN_MIN = 256
+# A convolution's tiles are shared by the threads only when each thread gets at least this
+# many multiply-adds: handing a share to a worker and waking the caller when it is done cost
+# 50-150 µs on the reference machine (an idle virtual core wakes slowly). Measured on
+# mobilenet_v2's 1x1 layers: two tiles of 5.4M multiply-adds (24 -> 144 channels at 56x56,
+# 96 -> 576 at 14x14) ran 1.2x slower on 2 threads than on 1; 15M (960 -> 320 at 7x7) 1.1x
+# faster, 19-20M in 4 tiles 1.3-1.45x faster.
+THREAD_MACS = 6 << 20
 # A convolution whose output positions make one tile is cut along its output channels
 # instead, in spans of at least this many (each packs the windows again: 0-4% of the
 # product's time at 128 channels, 5-8% at 64, measured on resnet18's 7x7 to 28x28 shapes).

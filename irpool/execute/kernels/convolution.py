@@ -324,7 +324,7 @@ def _pointwise(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> ND
         out_tile = sums[image, :, o0:o1, start:stop]
         np.matmul(weights[:, o0:o1], columns[image, ..., start:stop], out=out_tile)
 
-    for_each_tile(tiles, tile, n * weights.size * points)
+    for_each_tile(tiles, tile, n * weights.size * points, costs.THREAD_MACS)
     return out
 
 
@@ -367,7 +367,7 @@ def _columns(x: NDArray[np.float32], weights: NDArray[Any], g: Geometry) -> NDAr
         out_tile = sums[image, :, o0:o1, first * row_points : last * row_points]
         np.matmul(weights[:, o0:o1], matrix, out=out_tile)
 
-    for_each_tile(tiles, tile, n * weights.size * rows * row_points)
+    for_each_tile(tiles, tile, n * weights.size * rows * row_points, costs.THREAD_MACS)
     return out
 
 
