@@ -373,9 +373,10 @@ def test_a_stride_2_axis_laid_out_by_a_cast_keeps_every_bit(
     geometry = Geometry(tuple(conv.windows(x.shape, w.shape)), 3, 1, 1, "depthwise")
     layout = PhaseLayout.of(geometry)
     planes = x.reshape(6, 5, width)
-    cast = layout.phases(planes, Scratch()).copy()
+    rows = range(len(layout.copies))
+    cast = layout.phases(planes, Scratch(), rows, 0).copy()
     monkeypatch.setattr(depthwise, "CAST_OK", False)
-    assert cast.tobytes() == layout.phases(planes, Scratch()).tobytes()
+    assert cast.tobytes() == layout.phases(planes, Scratch(), rows, 0).tobytes()
 
 
 @pytest.mark.parametrize(

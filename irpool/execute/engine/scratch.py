@@ -29,7 +29,7 @@ class Slot(Enum):
     EQUAL = "which outputs a tap equals (MaxPool's indices)"
     ZERO_PADDED = "an input with zero padding around it (Convolution)"
     COLUMNS = "the windows of an image or block of planes as a matrix (Convolution's im2col)"
-    STRIDE_PHASES = "a padded input split into its stride phases (depthwise Convolution)"
+    STRIDE_PHASES = "a padded input's stride phases and shifted runs (depthwise Convolution)"
     FLAT_SUMS = "sums over flat positions, rows included whole (depthwise Convolution)"
     ROW_PRODUCTS = "each row offset's products over flat positions (depthwise Convolution)"
     CHANNELS_LAST = "an input as [N, rows, columns, C] with zero padding (Winograd Convolution)"

@@ -63,19 +63,17 @@ def depthwise(
     sources, rows = len(grid.sources), len(grid.rows)
     # [G, O/G * row offset, source]: tap r * sources + s is row offset r's source s.
     grid_weights = weights.reshape(g.groups, g.group_out * rows, sources)
-    # Where the first sources are the phases themselves (no shift), the other sources are
-    # laid out after them in one buffer: a copy fewer (a 3x3 stride-1 layer's first shift).
-    phase_count = len(layout.copies)
-    in_phases = grid.sources[:phase_count] == tuple((p, 0) for p in range(phase_count))
-    first = phase_count if in_phases else 0
+    # The sources' rows and the phases' in one buffer: a phase that a source reads unshifted
+    # is laid out as that source's row, a copy fewer (a 3x3 layer's: stride 1 one of 3,
+    # stride 2 four of 9); the other sources are copied from the phases' rows.
+    phase_rows, shifted = _phase_rows(grid.sources, len(layout.copies))
 
     def block(start: int, stop: int, scratch: Scratch) -> None:
         count = stop - start
         flat = count * plane
-        phases = layout.phases(source[start:stop], scratch, sources - first if in_phases else 0)
-        columns = phases if in_phases else scratch.array(Slot.COLUMNS, (sources, flat), FLOAT)
-        for number, (phase, shift) in enumerate(grid.sources[first:], first):
-            np.copyto(columns[number, :flat], phases[phase, shift : shift + flat])
+        columns = layout.phases(source[start:stop], scratch, phase_rows, sources)
+        for number, row, shift in shifted:
+            np.copyto(columns[number, :flat], columns[row, shift : shift + flat])
         by_plane = _strided(columns, (count, sources, plane), (plane, columns.shape[1]))
         # Each plane takes its group's weights: one small product per plane.
         planes_weights = (
@@ -126,6 +124,23 @@ def _row_offset_sums(
     for r, at in enumerate(rows[1:], 1):
         np.add(sums, by_row[:, r, at : at + flat], out=sums)
     return sums.reshape(group_out, count, plane).transpose(1, 0, 2)
+
+
+def _phase_rows(
+    sources: Sequence[tuple[int, int]], phases: int
+) -> tuple[tuple[int, ...], list[tuple[int, int, int]]]:
+    """Each phase's row in the buffer of the sources' rows (the source that reads it
+    unshifted, else a row after the sources), and each other source's (row, phase's row,
+    shift)."""
+    unshifted = {phase: number for number, (phase, shift) in enumerate(sources) if shift == 0}
+    after = iter(range(len(sources), len(sources) + phases))
+    rows = tuple(unshifted[p] if p in unshifted else next(after) for p in range(phases))
+    shifted = [
+        (number, rows[phase], shift)
+        for number, (phase, shift) in enumerate(sources)
+        if number not in rows
+    ]
+    return rows, shifted
 
 
 def _strided(
@@ -205,25 +220,25 @@ class PhaseLayout:
         return cls(sizes, g.out, taps, Grid.of(located), prod(sizes), tail, copies)
 
     def phases(
-        self, planes: NDArray[np.float32], scratch: Scratch, rows_after: int = 0
+        self, planes: NDArray[np.float32], scratch: Scratch, rows: Sequence[int], least: int
     ) -> NDArray[np.float32]:
-        """[phase, flat position] of a block of planes, zero-padded: each phase holds the
-        planes one after another, then `tail` zeros; `rows_after` rows more, not written.
-        Each phase is copied straight from the planes (one strided copy; stride 1: the one
-        phase is the padded planes), not padded first and then split: 0.6 ms where padding
-        and splitting took 1.1 (96 planes of 112x112, stride 2, measured)."""
+        """[row, flat position] of a block of planes, zero-padded: phase p in row `rows[p]`,
+        the planes one after another, then `tail` zeros; the other rows (at least `least` in
+        all) not written. Each phase is copied straight from the planes (one strided copy;
+        stride 1: the one phase is the padded planes), not padded first and then split: 0.6
+        ms where padding and splitting took 1.1 (96 planes of 112x112, stride 2, measured)."""
         count, length = planes.shape[0], planes.shape[0] * self.plane
-        shape = (len(self.copies) + rows_after, length + self.tail)
+        shape = (max(least, max(rows) + 1), length + self.tail)
         phases = scratch.array(Slot.STRIDE_PHASES, shape, FLOAT)
-        for number, copy in enumerate(self.copies):
-            laid = phases[number, :length].reshape(count, *self.phase_sizes)
+        for row, copy in zip(rows, self.copies, strict=True):
+            laid = phases[row, :length].reshape(count, *self.phase_sizes)
+            phases[row, length:] = 0
             if copy is None:
                 laid[...] = 0
                 continue
             borders, source, inside = copy
             zero_borders(laid, borders, 1)
             _copy_phase(planes, source, laid[(slice(None), *inside)])
-        phases[: len(self.copies), length:] = 0
         return phases
 
     def outputs(self, sums: NDArray[np.float32]) -> NDArray[np.float32]:
