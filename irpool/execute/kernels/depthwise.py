@@ -91,7 +91,7 @@ def depthwise(
     plane_bytes = (sources + g.group_out * rows) * plane * FLOAT.itemsize
     # Blocks of the engine's size (columns and products together; smaller ones measured
     # slower), on the calling thread alone: the blocks' copies and short products share the
-    # memory bandwidth and Python's lock, so two threads took 1.4-1.75x the time of one, on
+    # memory bandwidth and Python's lock, so two threads took 1.1-1.75x the time of one, on
     # mobilenet_v2's layers and on 8 images of them alike (docs/threads.md).
     macs = g.group_out * rows * sources * plane
     for_each_block(planes, plane_bytes, CHUNK_BYTES, block, blas_macs=macs, shared=False)
