@@ -64,6 +64,7 @@ from irpool.graph.tensor_names import Names, output_key, renaming
 from irpool.graph.weights import WeightsProblem
 from irpool.ops.base import Op, Role, TensorInfo
 from irpool.ops.mat_mul import MatMul1
+from irpool.ops.variables import AssignBase, ReadValueBase
 from irpool.shape import Shape
 
 __all__ = ["ExecutionPlan", "ModelOutput", "Ref", "RunnerInput", "Step", "plan_execution"]
@@ -94,6 +95,10 @@ class Step:
     # The outputs with the first marked `overwrites_input`, when the first input is an
     # intermediate this step reads last (the run checks that nothing else refers to it).
     overwriting: tuple[OutputSpec, ...] | None
+    # The variable a ReadValue reads, and the op when an Assign (None: neither), which the
+    # run's loop asks without looking at the op's type.
+    reads_variable: str | None = None
+    assign: AssignBase | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +380,8 @@ def _steps(
                 rounded,
                 tuple(frees[index]),
                 overwriting,
+                candidate.op.variable_id if isinstance(candidate.op, ReadValueBase) else None,
+                candidate.op if isinstance(candidate.op, AssignBase) else None,
             )
         )
     return steps

@@ -64,20 +64,19 @@ def reinfer(
         infos.update(previous.infos)  # not the inputs': they are no part of it
     done: list[_Inferred] = []
     outputs = working = 0
-    for position in range(start, len(plan.steps)):
-        step = plan.steps[position]
-        variable, op = None, step.op
-        if isinstance(op, ReadValueBase) and op.variable_id in variables:
-            variable = variables[op.variable_id].shape
-        sources = plan.run_sources[position]
+    steps, run_sources = plan.steps, plan.run_sources
+    before = previous.infos if previous is not None else {}
+    for position in range(start, len(steps)):
+        step = steps[position]
+        sources = run_sources[position]
+        read_variable = step.reads_variable
         # A ReadValue's value is not among its inputs: it is looked at every time.
-        if (
-            previous is not None
-            and not isinstance(op, ReadValueBase)
-            and changed.isdisjoint(sources)
-        ):
+        if previous is not None and read_variable is None and changed.isdisjoint(sources):
             inferred = previous.inferred[position]  # its outputs are in `infos` already
         else:
+            variable = None
+            if read_variable is not None and read_variable in variables:
+                variable = variables[read_variable].shape
             read = list(map(infos.get, sources))
             last = last_of.get(position)
             if last is not None and last[1] == variable and all(map(is_, last[0], read)):
@@ -97,7 +96,7 @@ def reinfer(
             layer_id = step.layer.id
             for index, info in enumerate(inferred.produced):
                 ref = (layer_id, index)
-                if previous is None or previous.infos.get(ref) is not info:
+                if before.get(ref) is not info:
                     changed.add(ref)
                 infos[ref] = info  # with its value: a ShapeOf's feeds a Reshape
         done.append(inferred)

@@ -25,7 +25,7 @@ from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, St
 from irpool.execute.registry import OutputSpec
 from irpool.execute.reinfer import bound_infos, reinfer
 from irpool.ops.base import ShapeError, TensorInfo
-from irpool.ops.variables import AssignBase, ReadValueBase, first_value_shape
+from irpool.ops.variables import ReadValueBase, first_value_shape
 from irpool.shape import Shape
 
 
@@ -85,15 +85,16 @@ def _run_steps(
     observe: Observer | None,
     variables: _Variables,
 ) -> None:
+    held, assigned = variables.held, variables.assigned
     for step in steps:
         arrays = [tensors[ref] for ref in step.inputs]
         specs = step.outputs
         if step.overwriting is not None and not keep and _unshared(arrays[0]):
             specs = step.overwriting
-        if isinstance(step.op, AssignBase):  # held here: no later step overwrites it
-            variables.assigned[step.op.variable_id] = stored_value(step.op, arrays)
+        if step.assign is not None:  # held here: no later step overwrites it
+            assigned[step.assign.variable_id] = stored_value(step.assign, arrays)
         try:
-            _store(step, _computed(step, arrays, specs, variables.held), tensors)
+            _store(step, _computed(step, arrays, specs, held), tensors)
         except ShapeError as error:  # what only the values show (a Squeeze of a dim not 1)
             raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
         except ExecutionError as error:  # what a kernel cannot run: the message names the layer
@@ -101,8 +102,9 @@ def _run_steps(
         del arrays  # `tensors` alone holds them now: a later step may overwrite one
         if observe is not None:
             observe(step, tensors)
-        for ref in () if keep else step.frees:
-            del tensors[ref]
+        if not keep:
+            for ref in step.frees:
+                del tensors[ref]
 
 
 def _run_dynamic(
@@ -171,8 +173,8 @@ def _computed(
     variables: Mapping[str, NDArray[Any]],
 ) -> list[NDArray[Any] | None]:
     """A step's outputs: a ReadValue's variable, when the run holds it, or its kernel's."""
-    if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
-        return [variables[step.op.variable_id]]
+    if step.reads_variable is not None and step.reads_variable in variables:
+        return [variables[step.reads_variable]]
     return step.kernel(step.op, arrays, specs)
 
 
@@ -184,12 +186,13 @@ def _presented(output: ModelOutput, array: NDArray[Any]) -> NDArray[Any]:
 def _store(step: Step, produced: list[NDArray[Any] | None], tensors: dict[Ref, Any]) -> None:
     """A step's kept outputs into the run's tensors (in a function of its own, so that no
     variable of the run's loop still refers to them)."""
+    layer_id = step.layer.id
     for index in step.kept:
         array = produced[index]
         assert array is not None  # a kernel may skip only the outputs nothing reads
         if index in step.rounded:
             array = step.outputs[index].held(array)
-        tensors[(step.layer.id, index)] = array
+        tensors[(layer_id, index)] = array
 
 
 def _unshared(array: NDArray[Any]) -> bool:
