@@ -98,27 +98,30 @@ def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray
     """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in 16 lanes, the
     chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
     accumulators added ((a0 + a1) + a2) + a3, then the lanes as `lane_sum` adds them."""
-    chunks = query.shape[-1] // LANES
-    wide_query = query.astype(np.float64)[..., :, None, :]  # NumPy's f64 loop, not a casting one
-    products = wide_query * key.astype(np.float64)[..., None, :, :]
-    products = products.reshape(*products.shape[:-1], chunks, LANES)  # [..., L, S, chunk, lane]
+    depth = query.shape[-1]
+    chunks = depth // LANES
+    started = 4 if chunks >= 4 else 1  # the chunks of the first round, whose chains start at 0
+    split = started * LANES
+    # A chain's first FMA adds to 0: the product rounded once, as f32 by f32 gives it.
+    first = query[..., :, None, :split] * key[..., None, :, :split]
+    accumulators = first.reshape(*first.shape[:-1], started, LANES)  # [..., L, S, 4 or 1, lane]
+    # The later chunks' products, exact in f64 (NumPy's f64 loop, not a casting one).
+    later: NDArray[np.float64] = np.empty(0)
+    if depth > split:
+        wide_query = query[..., split:].astype(np.float64)[..., :, None, :]
+        products = wide_query * key[..., split:].astype(np.float64)[..., None, :, :]
+        later = products.reshape(*products.shape[:-1], chunks - started, LANES)
     whole = chunks // 4 * 4
-    rounds = [products[..., start : start + 4, :] for start in range(0, whole, 4)]
-    if not rounds:  # fewer than 4 chunks: one chain on the first accumulator
-        rounds = [products[..., :1, :]]
-        tail = range(1, chunks)
-    else:
-        tail = range(whole, chunks)
-    accumulators = rounds[0].astype(F32)  # [..., 4 or 1, lane]
-    for products_round in rounds[1:]:
-        accumulators = (products_round + accumulators).astype(F32)
+    for round_start in range(4, whole, 4):
+        round_products = later[..., round_start - started : round_start - started + 4, :]
+        accumulators = (round_products + accumulators).astype(F32)
     summed = accumulators[..., 0, :]
-    for chunk in tail:
-        summed = (products[..., chunk, :] + summed).astype(F32)
-    for other in range(1, 4):  # the accumulators a chain leaves at 0 add +0 too
-        summed = summed + (
-            accumulators[..., other, :] if other < accumulators.shape[-2] else F32(0)
-        )
+    for chunk in range(max(whole, 1), chunks):  # the rest on the first accumulator
+        summed = (later[..., chunk - started, :] + summed).astype(F32)
+    for other in range(1, started):
+        summed = summed + accumulators[..., other, :]
+    if started < 4:  # the accumulators a chain leaves at 0 add +0 (once is as thrice)
+        summed = summed + F32(0)
     return lane_sum(summed)
 
 
