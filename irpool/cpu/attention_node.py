@@ -70,7 +70,10 @@ def node_attention(
     rows, depth = query.shape[-2:]
     keys = key.shape[-2]
     prompt = 1 < rows == keys
-    macs = prod(np.broadcast_shapes(query.shape[:-2], key.shape[:-2])) * rows * keys
+    batch = query.shape[:-2]
+    if batch != key.shape[:-2]:  # np.broadcast_shapes costs microseconds
+        batch = np.broadcast_shapes(batch, key.shape[:-2])
+    macs = prod(batch) * rows * keys
     exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
     chunks = depth // LANES
     ordered = depth % LANES == 0 and not (chunks >= 4 and chunks % 4 > 1)

@@ -22,7 +22,10 @@ _PRODUCTS_HELD = 2**16  # and of more K while they hold no more products (a step
 def fma_chains(x: NDArray[np.float32], y: NDArray[np.float32], stride: int) -> NDArray[np.float32]:
     """x @ y, each element FMAs over a block of `stride` of K from 0, the blocks added: the
     products exact in f64 a group of K at a time, each sum rounded to f32 as an FMA rounds."""
-    shape = (*np.broadcast_shapes(x.shape[:-2], y.shape[:-2]), x.shape[-2], y.shape[-1])
+    batch = x.shape[:-2]
+    if batch != y.shape[:-2]:  # np.broadcast_shapes costs microseconds
+        batch = np.broadcast_shapes(batch, y.shape[:-2])
+    shape = (*batch, x.shape[-2], y.shape[-1])
     depth = x.shape[-1]
     group = max(_PRODUCT_GROUP, _PRODUCTS_HELD // prod(shape))
     result = None
