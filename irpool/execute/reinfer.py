@@ -19,7 +19,6 @@ from irpool.execute import memory
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
-from irpool.ops.variables import ReadValueBase
 from irpool.shape import Shape
 
 
@@ -187,8 +186,8 @@ def _inferred(
     step = plan.steps[position]
     try:
         produced = step.op.infer(_infer_inputs(model, plan, position, infos), ignore)
-        if isinstance(step.op, ReadValueBase) and step.op.variable_id in variables:
-            value = variables[step.op.variable_id]
+        if step.reads_variable is not None and step.reads_variable in variables:
+            value = variables[step.reads_variable]
             produced = [TensorInfo(produced[0].type, Shape.of(*value.shape))]
     except (ShapeError, NotInferable) as error:
         raise InputError(f"with these inputs, {step.layer.describe()} fails: {error}") from None
