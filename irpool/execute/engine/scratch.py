@@ -42,6 +42,7 @@ class Slot(Enum):
     GROUP_SUMS = "a product's sums per group of K (a MatMul quantizing its activations)"
     GROUP_PRODUCTS = "those sums times both scales, in f64 (a MatMul quantizing activations)"
     PACKED_SUMS = "sums of several rows' codes a word, f64; index 1: a field being split off"
+    WIDE_TOTAL = "an FMA chain's f32 total widened to f64 (a MatMul quantizing activations)"
 
 
 class Scratch:

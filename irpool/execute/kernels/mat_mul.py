@@ -154,8 +154,12 @@ def product_by_quantized(
         by_scale = products.reshape(-1, per_scale, *shape[1:])
         np.multiply(by_scale, weights.scale_by_group(start, stop)[:, None, :, :, None], by_scale)
         total = np.zeros(shape[1:], np.float32)
+        wide = scratch.array(Slot.WIDE_TOTAL, shape[1:], np.dtype(np.float64))
+        wide[...] = 0
         for addend in products:  # each sum rounded once to the f32 total: the CPU's FMA
-            np.add(addend, total, out=total, casting="unsafe")
+            np.add(addend, wide, out=wide)
+            total[...] = wide  # rounded to f32 (an assignment casts faster than a ufunc)
+            wide[...] = total
         for lane in range(lanes):
             first, last = lane * words + start, min(weights.rows, lane * words + stop)
             flat[:, first:last] = total[lane, : max(0, last - first)].T
