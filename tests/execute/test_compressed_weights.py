@@ -267,6 +267,9 @@ def test_four_bit_codes_held_three_rows_a_word_sum_exactly_at_their_extremes(
     expected = cpu_product(x.astype(np.float32), codes, scales.astype(np.float32), group)
     for way in (weights, held):
         np.testing.assert_array_equal(product_by_quantized(x.astype(np.float32), 32, way), expected)
+        for row in range(4):  # one row of activations (a decode step's): summed otherwise
+            one = product_by_quantized(x[row : row + 1].astype(np.float32), 32, way)
+            np.testing.assert_array_equal(one, expected[row : row + 1])
     picks = np.array([0, rows - 1, rows // 3, rows // 2])
     decompressed = codes.astype(np.float32) * scales.astype(np.float32).repeat(group, axis=1)
     assert np.array_equal(held.rows_at(picks), decompressed[picks])
