@@ -273,3 +273,25 @@ def test_four_bit_codes_held_three_rows_a_word_sum_exactly_at_their_extremes(
     picks = np.array([0, rows - 1, rows // 3, rows // 2])
     decompressed = codes.astype(np.float32) * scales.astype(np.float32).repeat(group, axis=1)
     assert np.array_equal(held.rows_at(picks), decompressed[picks])
+
+
+def test_products_reading_one_input_share_its_steps_only_while_it_keeps_its_bits() -> None:
+    """Consecutive products by other weights of one input (a layer's q, k and v) reuse its
+    activation steps; an input changed in place gets its own."""
+    rng = np.random.default_rng(5)
+    depth, group = 128, 64
+    parts = []
+    for rows in (6, 9):
+        quantized = rng.integers(0, 16, (rows, depth))
+        points = rng.integers(0, 16, (rows, depth // group)).astype(np.float32)
+        scales = (rng.standard_normal((rows, depth // group)) * 0.05).astype(np.float32)
+        weights = CompressedWeights("u4", memoryview(nibbles(quantized)), rows, depth, group,
+                                    points, scales)  # fmt: skip
+        codes = quantized - points.repeat(group, axis=1)
+        parts.append((weights.held(), codes, scales))
+    x = rng.standard_normal((1, depth)).astype(np.float32)
+    for values in (x, x * 2, -x, x):  # the last: changed in place, back to the first bits
+        x[...] = values
+        for weights, codes, scales in parts:
+            expected = cpu_product(x, codes, scales, group)
+            np.testing.assert_array_equal(product_by_quantized(x, 32, weights), expected)

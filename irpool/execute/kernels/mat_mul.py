@@ -21,6 +21,7 @@ the same bits whatever the thread count.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -100,6 +101,32 @@ def activation_steps(
     return steps, scale
 
 
+_SHARED_STEPS = 1 << 16  # the most activations whose steps the next product may reuse
+_last_steps = threading.local()
+
+
+def _steps_by_group(
+    flat_x: NDArray[np.float32], group: int, word_type: np.dtype[Any]
+) -> tuple[NDArray[Any], NDArray[np.float32]]:
+    """`activation_steps` of [M, K] `flat_x` as [G, 32, M] in `word_type`, and their scales
+    as [G, 1, 1, M]: the previous product's on this thread when its activations had the same
+    bits (a layer's q, k and v projections read one input, as do gate and up)."""
+    last = getattr(_last_steps, "value", None)
+    if (
+        last is not None
+        and last[0].shape == flat_x.shape
+        and last[1] == (group, word_type)
+        and np.array_equal(last[0].view(np.uint32), flat_x.view(np.uint32))
+    ):
+        return last[2], last[3]
+    steps, scale = activation_steps(flat_x, group)  # [M, G, 32], [M, G, 1]
+    by_group = np.ascontiguousarray(steps.transpose(1, 2, 0), word_type)
+    scales = scale.transpose(1, 2, 0)[:, None]
+    if flat_x.size <= _SHARED_STEPS:
+        _last_steps.value = (flat_x.copy(), (group, word_type), by_group, scales)
+    return by_group, scales
+
+
 def product_by_quantized(
     x: NDArray[np.float32], group: int, weights: CompressedWeights
 ) -> NDArray[np.float32]:
@@ -111,11 +138,9 @@ def product_by_quantized(
     spans of words of weight rows (which bound the f64 products held, and which threads
     share) do not change its bits."""
     flat_x = x.reshape(-1, weights.depth)
-    steps, scale = activation_steps(flat_x, group)  # [M, G, 32], [M, G, 1]
     lanes, words = weights.lanes, weights.words
     word_type = np.dtype(np.float64 if lanes > 1 else np.float32)
-    by_group = np.ascontiguousarray(steps.transpose(1, 2, 0), word_type)  # [G, 32, M]
-    activation_scales = scale.transpose(1, 2, 0)[:, None]  # [G, 1, 1, M]
+    by_group, activation_scales = _steps_by_group(flat_x, group, word_type)
     groups, count = by_group.shape[0], flat_x.shape[0]
     per_scale = groups * weights.group // weights.depth  # activation groups per weight scale
     result = np.zeros((*x.shape[:-1], weights.rows), np.float32)
