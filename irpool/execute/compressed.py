@@ -11,6 +11,7 @@ room to spare, else kept (docs/compressed-weights.md#memory).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,9 @@ MODES = ("auto", "keep", "decompress")
 # of its own, every partial sum (below 2**51) is an exact integer in f64 in any order, and a
 # product reads 8 bytes for three weights instead of 12 (docs/compressed-weights.md).
 LANES, LANE_BITS = 3, 17
+# MatMuls that read one input are joined into one product while its f64 products (a row of
+# activations) stay within the L2 cache: a layer's q, k and v (258 KiB), not gate and up.
+JOINED_PRODUCTS = 1 << 20
 
 
 def mode_from_environment() -> str:
@@ -66,6 +70,9 @@ class CompressedWeights:
     held_codes: NDArray[Any] | None = None
     # With them: the scales as [rows // group, lanes, words], in f64 (zero past the rows).
     held_scale_by_group: NDArray[np.float64] | None = None
+    # Or these rows are rows of weights held with those of the other MatMuls that read the
+    # same activations (a layer's q, k and v): one product computes them all.
+    fused: JoinedRows | None = None
 
     @property
     def lanes(self) -> int:
@@ -203,13 +210,68 @@ def packs_whole_rows(element_type: str, depth: int) -> bool:
     return depth * BITS.get(element_type, 8) % 8 == 0
 
 
-def held_as_chosen(weights: list[CompressedWeights], mode: str) -> list[CompressedWeights]:
-    """The weights as `mode` holds them; `auto` decompresses them when their f32 size fits
-    in the memory available with room to spare."""
+@dataclass(frozen=True, slots=True)
+class JoinedRows:
+    """Where a MatMul's weights lie in weights `joined` with those of the MatMuls that read
+    its activations: rows [first, first + its rows) of `whole`, which `sharers` MatMuls read."""
+
+    whole: CompressedWeights
+    first: int
+    sharers: int
+
+
+def held_by_mode(weights: list[CompressedWeights], mode: str) -> bool:
+    """Whether `mode` holds the weights unpacked: `decompress`, or `auto` when their f32
+    size fits in the memory available with room to spare."""
     total = sum(w.f32_bytes for w in weights)
-    if mode == "decompress" or (mode == "auto" and affordable(2 * total)):
-        return [w.held() for w in weights]
-    return weights
+    return mode == "decompress" or (mode == "auto" and affordable(2 * total))
+
+
+def joined(parts: Sequence[CompressedWeights]) -> CompressedWeights:
+    """Weights of one type, depth and group (zero points alike) as one set of rows, in order."""
+    first = parts[0]
+    quantized: memoryview | NDArray[Any]
+    if isinstance(first.quantized, np.ndarray):
+        quantized = np.concatenate([np.asarray(w.quantized).reshape(w.rows, -1) for w in parts])
+    else:
+        quantized = memoryview(b"".join(bytes(w.quantized) for w in parts))
+    points = None
+    if first.zero_point is not None:
+        points = np.concatenate([w.zero_point for w in parts if w.zero_point is not None])
+    scale = np.concatenate([w.scale for w in parts])
+    rows = sum(w.rows for w in parts)
+    return CompressedWeights(
+        first.element_type, quantized, rows, first.depth, first.group, points, scale
+    )
+
+
+def _sharing_activations(
+    found: Mapping[int, Decompression],
+    candidates: Sequence[Candidate],
+    kept: Mapping[Ref, CompressedWeights],
+) -> list[list[int]]:
+    """The MatMuls (two or more, in layer order) that read the same activations, each the
+    only reader of its weights, whose weights quantize them alike, and whose joined product
+    holds at most `JOINED_PRODUCTS` bytes of f64 products a row of activations."""
+    readers = Counter(parts.weights for parts in found.values())
+    by_input: dict[tuple[Any, ...], list[int]] = {}
+    for candidate in candidates:
+        parts = found.get(candidate.layer.id)
+        if parts is None or candidate.layer.type != "MatMul" or readers[parts.weights] != 1:
+            continue
+        weights = kept.get(parts.weights)
+        if weights is None or not weights.quantizes_activations:
+            continue
+        kind = (weights.element_type, weights.depth, weights.group, weights.zero_point is None)
+        key = (candidate.inputs[0], *kind, isinstance(weights.quantized, np.ndarray))
+        by_input.setdefault(key, []).append(candidate.layer.id)
+    joinable = []
+    for ids in by_input.values():
+        members = [kept[found[layer_id].weights] for layer_id in ids]
+        products = 8 * sum(w.rows for w in members) * members[0].code_depth // ACTIVATION_GROUP
+        if len(ids) > 1 and products <= JOINED_PRODUCTS:
+            joinable.append(sorted(ids))
+    return joinable
 
 
 def compressed_weights(
@@ -240,5 +302,21 @@ def compressed_weights(
         kept[parts.weights] = CompressedWeights(
             quantized.element_type, data, rows, depth, parts.group, points, scale
         )
-    held = dict(zip(kept, held_as_chosen(list(kept.values()), mode), strict=True))
-    return {reader: held[parts.weights] for reader, parts in found.items() if parts.weights in held}
+    if not held_by_mode(list(kept.values()), mode):
+        return {
+            reader: kept[parts.weights] for reader, parts in found.items() if parts.weights in kept
+        }
+    by_reader: dict[int, CompressedWeights] = {}
+    for readers in _sharing_activations(found, candidates, kept):
+        members = [kept[found[reader].weights] for reader in readers]
+        # held, the joined weights need their bytes no more (their codes replace them)
+        whole, first = replace(joined(members).held(), quantized=memoryview(b"")), 0
+        for reader, weights in zip(readers, members, strict=True):
+            by_reader[reader] = replace(weights, fused=JoinedRows(whole, first, len(readers)))
+            first += weights.rows
+    fused = {found[reader].weights for reader in by_reader}
+    held = {ref: weights.held() for ref, weights in kept.items() if ref not in fused}
+    for reader, parts in found.items():
+        if reader not in by_reader and parts.weights in held:
+            by_reader[reader] = held[parts.weights]
+    return by_reader

@@ -6,6 +6,7 @@ give the same bits, whatever IRPOOL_THREADS is (docs/compressed-weights.md)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from irpool.execute.compressed import CompressedWeights
+from irpool.execute.compressed import CompressedWeights, JoinedRows, joined
 from irpool.execute.kernels.mat_mul import product_by_quantized
 from tests import ir
 
@@ -295,3 +296,30 @@ def test_products_reading_one_input_share_its_steps_only_while_it_keeps_its_bits
         for weights, codes, scales in parts:
             expected = cpu_product(x, codes, scales, group)
             np.testing.assert_array_equal(product_by_quantized(x, 32, weights), expected)
+
+
+def test_weights_joined_for_one_input_give_each_matmul_its_own_rows() -> None:
+    """Weights of the MatMuls that read one input, joined (a layer's q, k and v): each
+    MatMul, in any order, gets its rows of the product computed once for all of them, as
+    the CPU computes them; an input changed in place gets a new product."""
+    rng = np.random.default_rng(6)
+    depth, group = 128, 64
+    parts, expected_parts = [], []
+    for rows in (7, 2, 2):
+        quantized = rng.integers(0, 16, (rows, depth))
+        points = rng.integers(0, 16, (rows, depth // group)).astype(np.float32)
+        scales = (rng.standard_normal((rows, depth // group)) * 0.05).astype(np.float32)
+        parts.append(CompressedWeights("u4", memoryview(nibbles(quantized)), rows, depth, group,
+                                       points, scales))  # fmt: skip
+        expected_parts.append((quantized - points.repeat(group, axis=1), scales))
+    whole, first, members = joined(parts).held(), 0, []
+    for weights in parts:
+        members.append(replace(weights, fused=JoinedRows(whole, first, len(parts))))
+        first += weights.rows
+    x = rng.standard_normal((1, depth)).astype(np.float32)
+    for values, order in ((x, [0, 1, 2]), (x * 3, [2, 0, 1]), (-x, [1, 1, 2, 0])):
+        x[...] = values
+        for index in order:
+            codes, scales = expected_parts[index]
+            got = product_by_quantized(x, 32, members[index])
+            np.testing.assert_array_equal(got, cpu_product(x, codes, scales, group))

@@ -127,6 +127,35 @@ def _steps_by_group(
     return by_group, scales
 
 
+_last_product = threading.local()
+
+
+def _rows_of_joined(
+    x: NDArray[np.float32], group: int, weights: CompressedWeights
+) -> NDArray[np.float32]:
+    """`product_by_quantized` by weights joined with others' (`CompressedWeights.fused`): its
+    rows of the joined product, which is computed once for all the MatMuls of the joined
+    weights and kept on this thread until each took its rows (or another replaced it): the
+    same bits, as each output is computed alone."""
+    assert weights.fused is not None
+    whole, first = weights.fused.whole, weights.fused.first
+    last = getattr(_last_product, "value", None)
+    if (
+        last is None
+        or last[0] is not whole
+        or last[1].shape != x.shape
+        or not np.array_equal(last[1].view(np.uint32), x.view(np.uint32))
+    ):
+        last = [whole, x.copy(), product_by_quantized(x, group, whole), set()]
+        _last_product.value = last
+    taken: set[int] = last[3]
+    taken.add(first)
+    rows: NDArray[np.float32] = np.array(last[2][..., first : first + weights.rows])
+    if len(taken) == weights.fused.sharers:
+        _last_product.value = None
+    return rows
+
+
 def product_by_quantized(
     x: NDArray[np.float32], group: int, weights: CompressedWeights
 ) -> NDArray[np.float32]:
@@ -137,6 +166,8 @@ def product_by_quantized(
     docs/compressed-weights.md#the-products-sums). Each output is so computed alone: the
     spans of words of weight rows (which bound the f64 products held, and which threads
     share) do not change its bits."""
+    if weights.fused is not None:
+        return _rows_of_joined(x, group, weights)
     flat_x = x.reshape(-1, weights.depth)
     lanes, words = weights.lanes, weights.words
     word_type = np.dtype(np.float64 if lanes > 1 else np.float32)
