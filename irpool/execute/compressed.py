@@ -177,12 +177,7 @@ class CompressedWeights:
         """These weights unpacked once, block by block: as codes by group if a product by
         them quantizes its activations (`LANES` 4-bit rows a word), else decompressed."""
         if not self.quantizes_activations:
-            every = np.empty((self.rows, self.depth), np.float32)
-            for start in range(0, self.rows, self.block_rows):
-                stop = min(self.rows, start + self.block_rows)
-                self.block(start, stop, every[start:stop])
-            every.flags.writeable = False
-            return replace(self, decompressed=every)
+            return self.decompressed_once()
         lanes = self.rows_per_word
         words = -(-self.rows // lanes)
         word_type = np.float64 if lanes > 1 else np.float32
@@ -202,6 +197,16 @@ class CompressedWeights:
         by_group[:, : self.rows] = self.scale.T
         held_scale = by_group.reshape(-1, lanes, words)
         return replace(self, held_codes=grouped, held_scale_by_group=held_scale)
+
+    def decompressed_once(self) -> CompressedWeights:
+        """These weights decompressed once, block by block, held codes too (for a product
+        that does not quantize its activations: they would be decompressed on every run)."""
+        every = np.empty((self.rows, self.depth), np.float32)
+        for start in range(0, self.rows, self.block_rows):
+            stop = min(self.rows, start + self.block_rows)
+            self.block(start, stop, every[start:stop])
+        every.flags.writeable = False
+        return replace(self, decompressed=every, held_codes=None, held_scale_by_group=None)
 
 
 def packs_whole_rows(element_type: str, depth: int) -> bool:

@@ -296,7 +296,14 @@ def by_compressed_weights(
     for candidate in computed:
         if candidate.layer.id in weights:
             op = copy(candidate.op)
-            op.compressed_weights = weights[candidate.layer.id]  # type: ignore[attr-defined]
+            held = weights[candidate.layer.id]
+            if (
+                isinstance(op, MatMul1)
+                and op.activation_group is None
+                and held.held_codes is not None
+            ):
+                held = held.decompressed_once()  # its activations come quantized (int8 models)
+            op.compressed_weights = held  # type: ignore[attr-defined]
             read = candidate.inputs[:1] if isinstance(op, MatMul1) else candidate.inputs[1:2]
             rewrites[candidate.layer.id] = Rewrite(op, read)
     return rewrites

@@ -323,3 +323,24 @@ def test_weights_joined_for_one_input_give_each_matmul_its_own_rows() -> None:
             codes, scales = expected_parts[index]
             got = product_by_quantized(x, 32, members[index])
             np.testing.assert_array_equal(got, cpu_product(x, codes, scales, group))
+
+
+def test_codes_held_for_a_product_that_does_not_quantize_are_decompressed_once() -> None:
+    """A product whose activations come quantized (an int8 model's fc after a FakeQuantize)
+    does not quantize them: weights held as codes are decompressed once for it, to the
+    values `keep` decompresses on every run."""
+    weights = CompressedWeights(
+        "u4",
+        memoryview(nibbles(QUANTIZED)),
+        ROWS,
+        DEPTH,
+        GROUP,
+        POINTS.reshape(ROWS, GROUPS).astype(np.float32),
+        SCALES.reshape(ROWS, GROUPS).astype(np.float32),
+    )
+    held = weights.held()
+    once = held.decompressed_once()
+    assert held.held_codes is not None and once.held_codes is None
+    assert once.decompressed is not None
+    every_run = weights.block(0, ROWS, np.empty((ROWS, DEPTH), np.float32))
+    assert np.array_equal(once.decompressed.view(np.int32), every_run.view(np.int32))
