@@ -118,3 +118,20 @@ def test_golden_vectors(case: dict[str, Any]) -> None:
     assert np.array_equal(np.isnan(result[clean]), np.isnan(cpu[clean]))
     found = clean & ~np.isnan(cpu)
     assert np.all(np.abs(result[found].astype(np.float64) - cpu[found]) <= BOUND)
+
+
+@pytest.mark.parametrize("scale", [1.0, 60.0, 1e38])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_finite_data_gives_the_bits_the_general_path_gives(scale: float, axis: int) -> None:
+    """Finite contiguous data takes fewer passes: its values are those of the same data
+    beside a block holding NaN and ±inf (which takes the general path), bit for bit, with
+    underflowing exps and differences beyond FLT_MAX."""
+    x = (np.random.default_rng(3).standard_normal((6, 17, 9)) * scale).astype(np.float32)
+    spoiled = x.copy()
+    spoiled[0, 0, 0], spoiled[1, 1, 1], spoiled[2, 2, 2] = np.nan, np.inf, -np.inf
+    beside = (axis + 1) % 3  # an axis SoftMax does not sum along
+    (alone,) = compute(SoftMax8({"axis": axis}), [x])
+    (both,) = compute(SoftMax8({"axis": axis}), [np.concatenate([x, spoiled], axis=beside)])
+    assert alone is not None and both is not None
+    part = both[tuple(slice(0, n) for n in x.shape)]
+    assert np.array_equal(alone.view(np.int32), part.view(np.int32))

@@ -35,6 +35,9 @@ def run_softmax(
     x = f32_operand(data)
     axis = op.axis if data.ndim else None
     with np.errstate(all="ignore"):  # inf - inf, inf / inf: values here, as on the CPU
+        finite = x.ndim and x.size and np.isfinite(x.max()) and np.isfinite(x.min())
+        if finite and x.flags.c_contiguous:
+            return [stored_from_f32(finite_softmax(x, axis), data.dtype)]
         nan = np.isnan(x)
         peak = np.max(np.where(nan, F32(-np.inf), x), axis=axis, keepdims=True, initial=-np.inf)
         shifted = x - peak
@@ -48,3 +51,17 @@ def run_softmax(
         poisoned = np.any(nan, axis=axis, keepdims=True)
         softmax = np.where(poisoned, np.where(nan | np.isposinf(x), F32(np.nan), F32(0)), softmax)
     return [stored_from_f32(softmax, data.dtype)]
+
+
+def finite_softmax(x: NDArray[np.float32], axis: int | None) -> NDArray[np.float32]:
+    """`run_softmax`'s values where contiguous `x` holds neither NaN nor inf, in fewer passes
+    (its sums in the same order: the same layout); a mask pass only where some exp
+    underflows."""
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    powers = shifted.astype(np.float64)
+    np.exp(powers, out=powers)
+    if shifted.min() < EXP_UNDERFLOW:
+        powers[shifted < EXP_UNDERFLOW] = 0
+    powers /= np.sum(powers, axis=axis, keepdims=True)
+    softmax: NDArray[np.float32] = powers.astype(F32)
+    return softmax
