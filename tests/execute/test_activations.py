@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from irpool.cpu import vector_exp
 from irpool.cpu.compilation import compiled_for_layer
 from irpool.element_types import element_type
 from irpool.ops.activations import (
@@ -319,3 +320,69 @@ def test_round_as_the_cpu(mode: str, dtype: Any, x: list[Any], expected: list[An
     np.testing.assert_array_equal(result, wanted)
     if result.dtype.kind == "f":  # -0 is not 0
         assert np.array_equal(np.signbit(result), np.signbit(wanted))
+
+
+def documented_exp(x: NDArray[np.float32], whole_power: bool) -> NDArray[np.float32]:
+    """irpool.cpu.vector_exp's steps as its docstring states them, each FMA in f64 rounded
+    once to f32, without its shortcuts (exact f32 steps for r, rounding by adding a
+    constant, the power of two by a magic add)."""
+    with np.errstate(all="ignore"):
+        clipped = np.clip(x, vector_exp.LN_FLT_MIN, vector_exp.LN_FLT_MAX)
+        steps = np.floor(clipped * vector_exp.LOG2_E + F32(0.5))
+        rest = (steps.astype(np.float64) * -vector_exp.LN_2 + clipped).astype(F32)
+        power = F32(vector_exp.POLYNOMIAL[0])
+        for coefficient in vector_exp.POLYNOMIAL[1:]:
+            power = (power * rest.astype(np.float64) + coefficient).astype(F32)
+        shift = 0 if whole_power else 1
+        bits = ((steps - shift).astype(np.int32) + 127) << 23
+        result = power * bits.view(F32) * F32(2**shift)
+        if whole_power:
+            result[x < vector_exp.LN_FLT_MIN] = 0
+    return np.asarray(result, F32)
+
+
+def exp_inputs() -> NDArray[np.float32]:
+    """Random f32 bit patterns (NaN payloads, ±inf, subnormals), values over the whole
+    range of the exp, each side of every n's tie (n + 1/2) * ln 2 and of the clip bounds,
+    more than a block of them."""
+    rng = np.random.default_rng(11)
+    patterns = rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(F32)
+    spread = rng.uniform(-110, 110, 100_000).astype(F32)
+    ties = ((np.arange(-260, 260) + F32(0.5)) * F32(np.log(2) / 2)).astype(F32)
+    bounds = np.array([vector_exp.LN_FLT_MIN, vector_exp.LN_FLT_MAX, -86.98997, 0], F32)
+    edges = np.concatenate([ties, bounds])
+    near = [np.nextafter(edges, F32(direction)) for direction in (-np.inf, np.inf)]
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 1e-45, -1e-45, 3e38], F32)
+    return np.concatenate([patterns, spread, edges, *near, specials, -specials])
+
+
+@pytest.mark.parametrize("whole_power", [False, True])
+def test_vector_exp_is_its_documented_steps(whole_power: bool) -> None:
+    x = exp_inputs()
+    if whole_power:  # the attention snippet's: x at most ln FLT_MAX
+        x = np.minimum(x, vector_exp.LN_FLT_MAX)
+    found = vector_exp.vector_exp(x, whole_power)
+    np.testing.assert_array_equal(
+        found.view(np.uint32), documented_exp(x, whole_power).view(np.uint32)
+    )
+
+
+@pytest.mark.parametrize("beta", [None, np.array(1.5, F32)])
+def test_logistic_and_swish_are_their_documented_steps_also_in_place(
+    beta: NDArray[np.float32] | None,
+) -> None:
+    """e = exp(-|x|), e / (e + 1) for x with its sign bit set, else 1 minus it; Swish x times
+    that of beta * x, written over its input too."""
+    x = exp_inputs()
+    with np.errstate(all="ignore"):
+        e = documented_exp(-np.abs(x), whole_power=False)
+        low = e / (e + F32(1))
+        expected = np.where(np.signbit(x), low, F32(1) - low)
+        np.testing.assert_array_equal(
+            vector_exp.logistic(x).view(np.uint32), expected.view(np.uint32)
+        )
+        gate = vector_exp.logistic(x if beta is None else x * beta)
+        swish = x * gate
+    in_place = x.copy()
+    vector_exp.swish_into(in_place, beta, in_place)
+    np.testing.assert_array_equal(in_place.view(np.uint32), swish.view(np.uint32))
