@@ -1,5 +1,6 @@
 """The CPU plugin's sums of products by compressed weights, re-measured with the rest by
-tools/measure_cpu.py (which imports this module; its sections close docs/cpu.md)."""
+tools/measure_cpu.py (which imports this module; its sections close docs/cpu.md), and how the
+constants of compressed weights fold."""
 
 from __future__ import annotations
 
@@ -27,3 +28,14 @@ def matmul_by_grouped_weights_sums_one_fma_chain() -> Measurement:
     row = np.zeros(depth, np.float32)
     row[:3], row[-1] = [1, 2**-24, 2**-24], -1
     return observe([product], [x], [np.stack([row, row])])
+
+
+@behaviour("f16 constant arithmetic folds in f32", "irpool.cpu.f16_constants.f16_constants_in_f32")
+def f16_constant_arithmetic_folds_in_f32() -> Measurement:
+    """x + Convert(f32)((u8 [200, 7] - u8 128) * f16 0.0123): 0.88549805 and -1.4881287, the
+    f32 products; rounded to f16 they would be 0.8857422 and -1.4882812."""
+    x = parameter("x", [2], np.float32)
+    codes = opset1.convert(constant([200, 7], np.uint8), "f16")
+    shifted = opset1.subtract(codes, opset1.convert(constant([128], np.uint8), "f16"))
+    weights = opset1.multiply(shifted, constant([0.0123], np.float16))
+    return observe([opset1.add(x, opset1.convert(weights, "f32"))], [x], [np.zeros(2, np.float32)])

@@ -30,6 +30,7 @@ from irpool.cpu.compressed_weights import (
     read_only_by_their_reader,
 )
 from irpool.cpu.eltwise_fusion import fused_eltwise_chains
+from irpool.cpu.f16_constants import f16_constants_in_f32
 from irpool.cpu.kv_cache import cache_attentions, held_caches
 from irpool.cpu.linear_fusion import folded_linear_chains, multiply_adds
 from irpool.cpu.product_activations import activations_after_blas_products
@@ -195,6 +196,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
     constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
+    constants = f16_constants_in_f32(candidates, constants)  # as the CPU folds f16
     constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
     weights = compressed_weights(skipped, candidates, constants, mode_from_environment())
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
