@@ -50,6 +50,8 @@ from irpool.shape import Shape
 ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
 # nf4 weights are decompressed in f32 too, but their activations are never quantized.
 QUANTIZING_TYPES = frozenset({"u8", "i8", "u4", "i4"})
+# What a FakeQuantize's int8 values pass through unchanged to a MatMul the CPU runs on them.
+QUANTIZATION_MOVES_THROUGH = frozenset({"Reshape", "Transpose"})
 FMA_CHAIN_DEPTH = 1024  # the longest K the CPU sums in one chain (2048: two of 1024, added)
 COMPRESSED_TYPES = QUANTIZING_TYPES | {"nf4"}
 
@@ -184,7 +186,8 @@ def quantizing_matmuls(
 ) -> dict[int, Rewrite | None]:
     """The MatMuls whose activations the CPU quantizes: their op with `activation_group`.
     Not one whose activations a FakeQuantize gives (through Reshapes): the CPU runs that on
-    its int8 kernels (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them)."""
+    its int8 kernels (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them), also through
+    the Transpose a Reshape follows in NNCF's vit_b_16 (the attention's heads merged)."""
     rewrites: dict[int, Rewrite | None] = {}
     by_id = {candidate.layer.id: candidate for candidate in computed}
     for candidate in computed:
@@ -192,7 +195,7 @@ def quantizing_matmuls(
         if parts is None or not isinstance(candidate.op, MatMul1):
             continue
         source = by_id.get(candidate.inputs[0][0])
-        while source is not None and source.layer.type == "Reshape":
+        while source is not None and source.layer.type in QUANTIZATION_MOVES_THROUGH:
             source = by_id.get(source.inputs[0][0])
         if source is not None and source.layer.type == "FakeQuantize":
             continue
