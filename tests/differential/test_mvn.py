@@ -229,3 +229,30 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     configs = runnable(outcomes, set(NUMPY) - UNCOMPARED, clean=True)
     message = run_differences(core, tmp_path, configs, write, mvn_input, agrees, BATCH_SIZE)
     assert not message, message
+
+
+@pytest.mark.parametrize(
+    ("shape", "axes"), [((2, 3, 5, 8), [-1]), ((2, 3, 5, 8), [3]), ((4, 6, 8), [-1])]
+)
+def test_squares_beyond_flt_max_as_the_cpu(
+    shape: tuple[int, ...], axes: list[int], tmp_path: Path
+) -> None:
+    """LayerNorms over the last axis whose rows hold values of 1e18 to 3e19, so that some
+    rows' squares sum beyond FLT_MAX: the CPU's variance is inf there and the row zeros of
+    the centered values' signs; every element as the CPU gives it, within BOUND."""
+    from openvino import opset13
+
+    import irpool
+
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(shape) * 10.0 ** rng.integers(17, 20, (*shape[:-1], 1))
+    x = x.astype(np.float32)
+    data = opset13.parameter(list(shape), np.float32, name="x")
+    norm = opset13.mvn(data, opset13.constant(np.array(axes)), True, 1e-5, "inside_sqrt")
+    path = tmp_path / "model.xml"
+    ov.save_model(ov.Model([norm], [data]), path, compress_to_fp16=False)
+    cpu = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})({0: x})[0]
+    (found,) = irpool.load(path).run({"x": x}).values()
+    assert bool((cpu == 0).any()) and bool((cpu != 0).any())  # rows of both kinds
+    np.testing.assert_array_equal(np.signbit(found[cpu == 0]), np.signbit(cpu[cpu == 0]))
+    assert np.abs(found - cpu).max() <= 4 * BOUND * np.abs(cpu).max()

@@ -43,6 +43,26 @@ def test_non_finite_rows_as_the_cpu(attrs: dict[str, Any], cpu: list[list[float]
     np.testing.assert_allclose(result[found], expected[found], rtol=1e-6)
 
 
+def test_squares_summing_beyond_flt_max_make_the_variance_inf_as_on_the_cpu() -> None:
+    """A LayerNorm over the last axis of a 4-D tensor (convnext's, channels last): the first
+    row's squares sum to 1.1e39, so the CPU divides by an infinite root (zeros of the
+    centered values' signs); the others as the CPU gives them (measured 2026-12-07, AMD EPYC
+    family 25 model 17, OpenVINO 2026.4.1)."""
+    x = np.array(
+        [[[[2e19, -2e19, 2e19, -1e19], [1, 2, 3, 4]], [[1e19, 5e18, -1e19, 0], [-1, 0, 0, 1]]]],
+        np.float32,
+    )  # fmt: skip
+    cpu = np.array(
+        [[[[0.0, -0.0, 0.0, -0.0], [-1.3416355, -0.44721183, 0.44721183, 1.3416355]],
+          [[1.183216, 0.5070926, -1.5212777, -0.16903083], [-1.4141994, 0, 0, 1.4141994]]]],
+        np.float32,
+    )  # fmt: skip
+    (result,) = compute(MVN6({**LAYER_NORM, "eps": 1e-5}), [x, np.array([3], np.int64)])
+    assert result is not None
+    np.testing.assert_array_equal(np.signbit(result[0, 0, 0]), np.signbit(cpu[0, 0, 0]))
+    np.testing.assert_allclose(result, cpu, rtol=1e-6)
+
+
 @pytest.mark.parametrize(
     ("dtype", "expected"),
     [(np.int32, [[-1, -1, 0, 2]]), (np.uint8, [[0, 0, 0, 2]])],  # rounded, u8 saturated

@@ -10,11 +10,12 @@ elements a step, then zero-padded tails of 8, 4, 2 and 1 into its first lanes; t
 squares by FMA), the four quarters added pairwise ((q0 + q1) + (q2 + q3)) and their four lanes
 so too; the mean that sum times the f32 1/n; the reciprocal root 1 / sqrt(variance * (1/n) +
 eps) (or 1 / (sqrt(variance * (1/n)) + eps)); so a sum that overflows in that order gives inf.
-Elsewhere the sums are exact (without overflow: [3e38, 3e38, -3e38] has mean 1e38) and the
-CPU's f32 in its own order: within 1.3 * 2**-24 * (mean|x| * sqrt(n) + |d| + |x|) /
-sqrt(variance + eps) of the CPU, then d / sqrt(variance + eps) (measured). NaN or inf in the
-reduced elements gives NaN there as on the CPU. Integers round to nearest, saturated for 8
-bits (as measured on one row; their other cases are not compared, docs/ops/MVN.md).
+Elsewhere the sums are exact (without overflow: [3e38, 3e38, -3e38] has mean 1e38; but a
+sum of squares beyond FLT_MAX makes the variance inf) and the CPU's f32 in its own order:
+within 1.3 * 2**-24 * (mean|x| * sqrt(n) + |d| + |x|) / sqrt(variance + eps) of the CPU,
+then d / sqrt(variance + eps) (measured). NaN or inf in the reduced elements gives NaN
+there as on the CPU. Integers round to nearest, saturated for 8 bits (as measured on one
+row; their other cases are not compared, docs/ops/MVN.md).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ def run_mvn(
         if op.normalize_variance:
             squares = np.square(centered.astype(np.float64))
             variance = np.mean(squares, axis=axes, keepdims=True).astype(F32)
+            # the CPU sums the squares in f32: beyond FLT_MAX the variance is inf
+            overflowed = np.sum(squares, axis=axes, keepdims=True) > np.finfo(F32).max
+            variance[overflowed] = np.inf
             eps = F32(op.eps)
             root = np.sqrt(variance + eps) if op.eps_inside else np.sqrt(variance) + eps
             centered = centered / root
