@@ -1,11 +1,11 @@
 """The CPU plugin's sums of products by compressed weights, re-measured with the rest by
-tools/measure_cpu.py (which imports this module; its sections close docs/cpu.md), and how the
-constants of compressed weights fold."""
+tools/measure_cpu.py (which imports this module; its sections close docs/cpu.md), how the
+constants of compressed weights fold, and the FakeQuantize a Convolution runs as its post-op."""
 
 from __future__ import annotations
 
 import numpy as np
-from cpu_probe import Measurement, behaviour, constant, observe, parameter
+from cpu_probe import Measurement, behaviour, constant, fake_quantize, observe, parameter
 from ov_builders import opset1  # says how to install OpenVINO where it is missing
 
 
@@ -39,3 +39,20 @@ def f16_constant_arithmetic_folds_in_f32() -> Measurement:
     shifted = opset1.subtract(codes, opset1.convert(constant([128], np.uint8), "f16"))
     weights = opset1.multiply(shifted, constant([0.0123], np.float16))
     return observe([opset1.add(x, opset1.convert(weights, "f32"))], [x], [np.zeros(2, np.float32)])
+
+
+@behaviour(
+    "A FakeQuantize fused into a Convolution rounds its level once",
+    "irpool.cpu.quantized_convolutions.mark_quantizers_after_convolutions",
+)
+def fake_quantize_fused_into_a_convolution_rounds_its_level_once() -> Measurement:
+    """Convolution (1x1, weight 1) -> FakeQuantize [-0.3, 1.7] of 256 levels: x = -0.2882353
+    and -0.272549 (ties of `x * isc - il * isc`) give levels 1 and 3, fma(x, isc, ish)'s,
+    not 2 and 4; NaN gives il. A Parameter's FakeQuantize gives 2 and 4."""
+    x = parameter("x", [1, 1, 1, 5], np.float32)
+    one = constant(np.ones((1, 1, 1, 1)), np.float32)
+    product = opset1.convolution(x, one, [1, 1], [0, 0], [0, 0], [1, 1])
+    ranges = (-0.3, 1.7, -0.3, 1.7)
+    outputs = [fake_quantize(product, ranges, 256, "numpy"), fake_quantize(x, ranges, 256, "numpy")]
+    data = np.array([[[[-0.28823530673980713, -0.272549033164978, np.nan, np.inf, 3e38]]]])
+    return observe(outputs, [x], [data.astype(np.float32)])

@@ -14,6 +14,8 @@ layer (`kernel_for_layer`):
   ish = -il * (levels - 1) / (ih - il), rounded half to even, then `r * osc + ol` fused;
 - OpenVINO's reference (a crossed or empty range the node does not take): the
   specification's formula.
+A FakeQuantize of 255 or 256 levels that the plugin fuses into the f32 Convolution before it
+(a post-op) clamps as the snippet (NaN gives il) and takes the node's level, fma(x, isc, ish).
 `levels` is an unsigned 64-bit count: 0 makes levels - 1 2**64 - 1 (so the output is the input
 clamped, at f32's resolution).
 """
@@ -49,7 +51,7 @@ def fused_multiply_add(
         return exact.astype(F32)
 
 
-Kernel = Literal["snippet", "node", "reference"]
+Kernel = Literal["snippet", "node", "reference", "post_op"]
 
 
 def kernel_for_layer(
@@ -58,6 +60,7 @@ def kernel_for_layer(
     data_rank: int,
     auto_broadcast: str,
     dynamic_data: bool = False,
+    after_product: bool = False,
 ) -> Kernel:
     """Which of its kernels the plugin runs a FakeQuantize on (docs/ops/FakeQuantize.md#values):
     the snippet (or the same arithmetic as element-wise ops) unless levels are 2, a range is
@@ -66,10 +69,14 @@ def kernel_for_layer(
     node takes the shapes (data of rank 2 to 5, numpy or none, ranges per tensor or per
     channel of axis 1 or 2); else the element-wise ops, or OpenVINO's reference where some
     input_low is at or above its input_high (the decomposition refuses those). A pdpd layer
-    of 15, 16, 255 or 256 levels is a numpy one (the low-precision pass rebuilds it)."""
+    of 15, 16, 255 or 256 levels is a numpy one (the low-precision pass rebuilds it). One of
+    255 or 256 levels, no crossed range, fused into the Convolution before it
+    (`after_product`) is that Convolution's post-op."""
     low, high = ranges[:2]
     if auto_broadcast == "pdpd" and levels in EIGHT_BIT_LEVELS:
         auto_broadcast = "numpy"  # its low-precision pass rewrites the layer so
+    if after_product and auto_broadcast in ("numpy", "none") and not np.any(low >= high):
+        return "post_op"
     snippet = levels != 2 and not np.any(low > high) and auto_broadcast in ("numpy", "none")
     if snippet and not (dynamic_data and _node_takes(ranges, data_rank, auto_broadcast)):
         return "snippet"
@@ -107,9 +114,12 @@ def fake_quantized(
             return np.where(x <= np.minimum(low, high), out_low, above).astype(F32)
         scale = count / (high - low)
         out_scale = (out_high - out_low) / count
-        if kernel == "node":
+        if kernel in ("node", "post_op"):
             shift = (-low * count) / (high - low)
-            level = np.rint(fused_multiply_add(np.fmax(np.fmin(x, high), low), scale, shift))
+            clamped = np.fmax(np.fmin(x, high), low)
+            if kernel == "post_op":  # NaN gives il
+                clamped = np.fmin(np.fmax(x, low), high)
+            level = np.rint(fused_multiply_add(clamped, scale, shift))
         else:
             level = np.fmax(x, low)
             np.fmin(level, high, out=level)

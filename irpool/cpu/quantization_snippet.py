@@ -61,7 +61,7 @@ def snippet_steps(
     output_low, output_high), or None where `fake_quantized` must compute it."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
-    node = kernel == "node"
+    node = kernel in ("node", "post_op")
     if node and np.any(low > high):
         return None  # its crossed clamp
     with np.errstate(all="ignore"):

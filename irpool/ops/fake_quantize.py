@@ -42,6 +42,9 @@ class FakeQuantize1(Op):
     # Whether the data's shape, as the model declares it, has a dynamic dim: the CPU plugin
     # then runs its FakeQuantize node, not the snippet (irpool.cpu.quantization).
     dynamic_data: bool = False
+    # Whether the CPU plugin runs it as a post-op of the Convolution before it
+    # (irpool.cpu.quantized_convolutions): its level is then the node's fma.
+    after_product: bool = False
 
     @property
     def levels(self) -> int:

@@ -393,3 +393,61 @@ def test_int8_chains_within_one_step(tmp_path: Path) -> None:
             failing.append(f"{chain.describe()}: {int(steps.max())} steps off")
     assert not failing, "\n".join(failing)
     assert off * 10_000 <= total, f"{off} of {total} elements a step off"
+
+
+# A FakeQuantize fused into the Convolution before it
+
+
+@pytest.mark.parametrize("after", ["Result", "int8 Convolution"])
+@pytest.mark.parametrize("between", ["", "Add", "Add ReLU"])
+def test_a_fake_quantize_after_a_convolution_takes_its_level(
+    after: str, between: str, tmp_path: Path
+) -> None:
+    """Parameter -> Convolution (1x1, weight 1: x exactly) -> between -> FakeQuantize (256
+    levels) -> after; on ties of the level's two forms, NaN, ±inf and huge values the level
+    (read back from the output) must be the CPU's on every element."""
+    o1 = ov.opset1
+    rng = np.random.default_rng(len(after) + len(between))
+    for trial in range(6):
+        step = F32(rng.uniform(0.001, 0.05))
+        low = F32(-int(rng.integers(1, 255)) * step) if trial % 2 else F32(-rng.uniform(0, 3))
+        if "ReLU" in between:
+            low = F32(rng.uniform(0, 0.3))
+        high = F32(low + 255 * step) if trial % 2 else F32(low + rng.uniform(0.05, 3))
+        scale = F32(255) / (high - low)
+        ties = (np.arange(-2, 258, dtype=F32) + F32(0.5)) / scale + low
+        x = np.concatenate(
+            [
+                ties,
+                np.nextafter(ties, F32(np.inf)),
+                np.nextafter(ties, F32(-np.inf)),
+                rng.uniform(low - 0.5, high + 0.5, 500),
+                [np.nan, np.inf, -np.inf, 3e38, -3e38, 0, low, high],
+            ]
+        ).astype(F32)
+        size = x.size
+        source = o1.parameter([1, 1, size, 1], ov.Type.f32, name="x")
+        one = o1.constant(np.ones((1, 1, 1, 1), F32))
+        y = o1.convolution(source, one, [1, 1], [0, 0], [0, 0], [1, 1])
+        if between:
+            y = o1.add(y, o1.constant(np.zeros((1, 1, 1, 1), F32)))
+        if "ReLU" in between:
+            y = o1.relu(y)
+        bounds = (low, high, low, high)
+        y = o1.fake_quantize(y, *(o1.constant(np.array(v, F32)) for v in bounds), 256)
+        if after != "Result":
+            weights = o1.convert(o1.constant(np.ones((1, 1, 1, 1), np.int8)), ov.Type.f32)
+            weights = o1.multiply(weights, one)
+            y = o1.convolution(y, weights, [1, 1], [0, 0], [0, 0], [1, 1])
+        path = tmp_path / f"after{trial}.xml"
+        ov.save_model(ov.Model([y], [source]), path, compress_to_fp16=False)
+        data = x.reshape(1, 1, size, 1)
+        theirs = ov.Core().compile_model(path, "CPU", CPU_CONFIG)(data)[0]
+        (ours,) = irpool.load(path).run({"x": data}).values()
+        out_step = np.float64((high - low) / F32(255))
+        levels = [np.rint((out.astype(np.float64) - low) / out_step) for out in (ours, theirs)]
+        off = np.flatnonzero(levels[0] != levels[1])
+        assert off.size == 0, (
+            f"trial {trial}: x {x[off][:5]} levels {levels[0].ravel()[off][:5]}, "
+            f"CPU {levels[1].ravel()[off][:5]}"
+        )

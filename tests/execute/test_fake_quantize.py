@@ -294,3 +294,28 @@ def test_a_dynamic_data_shape_takes_the_node(
     model = irpool.load(ir.write(tmp_path, ir.net(layers, edges), weights))
     (out,) = model.run({"x": np.array([[[[NAN, INF, -INF]]]], np.float32)}).values()
     np.testing.assert_array_equal(out.ravel(), np.array(cpu, np.float32))
+
+
+@pytest.mark.parametrize(
+    ("after_product", "cpu"),
+    [  # the CPU's outputs: Parameter -> FakeQuantize, and Convolution (1x1, weight 1) -> it
+        (False, [-0.28431373834609985, -0.26862746477127075]),
+        (True, [-0.2921568751335144, -0.2764706015586853]),
+    ],
+)
+def test_a_fake_quantize_after_a_convolution_takes_the_node_level(
+    after_product: bool, cpu: list[float]
+) -> None:
+    """Fused into the Convolution before it, x * isc + ish rounds once (the node's fma), so
+    these ties of the snippet's two roundings take the other level; NaN still gives il."""
+    ranges = (-0.3, 1.7, -0.3, 1.7)
+    op = FakeQuantize1({"levels": 256, "auto_broadcast": "numpy"})
+    op.after_product = after_product
+    x = np.array([[-0.28823530673980713, -0.272549033164978, NAN, INF, -INF, 3e38]], np.float32)
+    (result,) = compute(op, [x, *(np.array(r, np.float32) for r in ranges)])
+    assert result is not None
+    expected = np.array([*cpu, -0.3, 1.7, -0.3, 1.7], np.float32)
+    np.testing.assert_array_equal(result[0], expected)
+    plain = [np.array(r, np.float32) for r in ranges]
+    kernel = kernel_for_layer(256, plain, 2, "numpy", after_product=after_product)
+    assert kernel == ("post_op" if after_product else "snippet")

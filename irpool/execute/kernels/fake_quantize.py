@@ -64,7 +64,9 @@ def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int
     ranges = tuple(f32_operand(r) for r in given)
     if is_stripped(op.levels, given):
         return _Layer(True, "snippet", ranges, None)
-    kernel = kernel_for_layer(op.levels, ranges, len(shape), op.auto_broadcast, op.dynamic_data)
+    kernel = kernel_for_layer(
+        op.levels, ranges, len(shape), op.auto_broadcast, op.dynamic_data, op.after_product
+    )
     if op.auto_broadcast == "pdpd" and kernel == "reference":
         ranges = tuple(pdpd_aligned(r, len(shape)) for r in ranges)
     broadcast = np.broadcast_shapes(shape, *(r.shape for r in ranges))
