@@ -439,7 +439,7 @@ def greedy(request: ov.InferRequest, model: ov.Model) -> dict[str, Any]:
             **step,
             "input_ids": np.array([[tokens[-1]]]),
             "attention_mask": np.ones((1, length + 1), np.int64),
-            "position_ids": np.array([[length]]),
+            **({"position_ids": np.array([[length]])} if "position_ids" in step else {}),
             **presents,
         }
     return {"prompt": PROMPT, "tokens": tokens, "least_top_two_gap": min(gaps)}
