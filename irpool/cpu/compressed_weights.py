@@ -144,18 +144,31 @@ def rows_gathered(gather: ComputedLayer, producers: Mapping[Ref, ComputedLayer])
     return int(axis.produced[0].value.reshape(-1)[0]) in (0, -2)
 
 
+def fused_into_their_readers(
+    found: Mapping[int, Decompression], readers: Mapping[Ref, int]
+) -> dict[int, Decompression]:
+    """The decompressions the CPU fuses into the MatMuls and Gathers that read them: those
+    whose weights nothing else reads (a tied embedding and lm_head share theirs). Another
+    reader (OPT's export takes the ShapeOf of its tied table) leaves the chain a constant,
+    decompressed in f32 all the same, and the MatMul a product of f32 weights whose
+    activations are not quantized."""
+    sharing = Counter(parts.weights for parts in found.values())
+    return {
+        reader: parts
+        for reader, parts in found.items()
+        if readers.get(parts.weights, 0) == sharing[parts.weights]
+    }
+
+
 def read_only_by_their_reader(
     found: Mapping[int, Decompression], readers: Mapping[Ref, int]
 ) -> dict[int, Decompression]:
-    """The decompressions whose every layer is read by the next one alone, the last by the
-    MatMuls and Gathers that decompress it (a tied embedding and lm_head share theirs): a run
-    may skip their layers."""
-    sharing = Counter(parts.weights for parts in found.values())
+    """The decompressions fused into their readers whose every layer is read by the next one
+    alone: a run may skip their layers."""
     return {
         matmul: parts
-        for matmul, parts in found.items()
-        if readers.get(parts.weights, 0) == sharing[parts.weights]
-        and all(
+        for matmul, parts in fused_into_their_readers(found, readers).items()
+        if all(
             readers.get((layer_id, 0), 0) == 1
             for layer_id in parts.chain
             if (layer_id, 0) != parts.weights
