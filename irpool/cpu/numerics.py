@@ -45,6 +45,33 @@ WRAPPED_WHEN_HELD = (np.dtype(np.int64), np.dtype(np.uint64))
 Rounding = Callable[[NDArray[Any]], NDArray[Any]]
 
 
+def polynomial_table(bits: str, degrees: int) -> NDArray[np.float64]:
+    """A kernel's polynomial coefficients written as the hex bits of f32 values, a row per
+    degree from 0 up: [degree, interval], held in f64 (so a product by an f32 is exact)."""
+    words = np.array([int(word, 16) for word in bits.split()], np.uint32)
+    return words.view(np.float32).astype(np.float64).reshape(degrees, -1)
+
+
+def polynomial_by_fmas(
+    table: NDArray[np.float64],
+    rows: NDArray[np.intp],
+    variable: NDArray[np.float64],
+    out: NDArray[np.float32],
+) -> None:
+    """`out` = the polynomial of `table` (`polynomial_table`) picked per element by `rows`, at
+    `variable` (f32 values held in f64), by f32 FMAs from the top coefficient down: each FMA
+    computed in f64 and rounded once to f32."""
+    value = table[-1].take(rows)
+    coefficient = np.empty(variable.shape, np.float64)
+    for degree in range(len(table) - 2, -1, -1):
+        value *= variable
+        table[degree].take(rows, out=coefficient)
+        value += coefficient
+        np.copyto(out, value, casting="same_kind")
+        if degree:
+            np.copyto(value, out)
+
+
 def f32_operand(x: NDArray[Any]) -> NDArray[np.float32]:
     """An input as the CPU computes with it: integers wrapped to int32, then f32; f64
     saturated to the f32 range (as the plugin takes f64 in), then rounded to f32."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.numerics import polynomial_by_fmas, polynomial_table
 from irpool.cpu.vector_exp import by_blocks
 
 F32 = np.float32
@@ -58,12 +59,7 @@ bd310016 b961e269 3ba32495 3a7680d5 38b3173c 35a9deea 375c3f2a 00000000
 3c80225d 3b1fd1df ba36b9d1 b91de544 b71f100f b408e2ed b685fec8 00000000
 """
 # COEFFICIENTS[degree, interval], f32 values held in f64
-COEFFICIENTS = (
-    np.array([int(word, 16) for word in _COEFFICIENT_BITS.split()], np.uint32)
-    .view(F32)
-    .astype(F64)
-    .reshape(7, 32)
-)
+COEFFICIENTS = polynomial_table(_COEFFICIENT_BITS, 7)
 
 
 def _tanh_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
@@ -77,15 +73,7 @@ def _tanh_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     rows = interval.astype(np.intp)
     start = magnitude_bits & HALF_BINADE_MASK  # of the half binade
     rest = np.subtract(magnitude, start.view(F32)).astype(F64)
-    value = COEFFICIENTS[6].take(rows)
-    coefficient = np.empty(x.shape, F64)
-    for degree in range(5, -1, -1):
-        value *= rest
-        COEFFICIENTS[degree].take(rows, out=coefficient)
-        value += coefficient
-        np.copyto(out, value, casting="same_kind")
-        if degree:
-            np.copyto(value, out)
+    polynomial_by_fmas(COEFFICIENTS, rows, rest, out)
     np.copyto(out, F32(1), where=magnitude >= SATURATION_BOUND)  # NaN keeps the NaN it got
     np.copyto(out, magnitude, where=magnitude < LINEAR_BOUND)
     out.view(np.uint32)[...] ^= bits & SIGN_MASK

@@ -16,10 +16,9 @@ from numpy.typing import NDArray
 from irpool.cpu import attention_node, attention_snippet
 from irpool.execute.engine import blocks, costs
 from irpool.execute.kernels import convolution_winograd, depthwise
-from irpool.execute.kernels.activations import run_swish
-from irpool.execute.kernels.erf import BLOCK, gelu_erf
+from irpool.execute.kernels.activations import run_gelu, run_swish
 from irpool.execute.registry import OutputSpec
-from irpool.ops.activations import Swish4
+from irpool.ops.activations import Gelu7, Swish4
 from irpool.ops.convolution import Convolution1, GroupConvolution1
 from tests.execute.running import attention, convolution_op, convolved
 
@@ -99,13 +98,19 @@ def test_a_depthwise_convolution_stays_on_one_thread(
     assert dealt == []
 
 
-def test_gelu_is_shared_block_by_block(monkeypatch: pytest.MonkeyPatch, dealt: list[int]) -> None:
-    x = (RNG.standard_normal(3 * BLOCK) * 4).astype(np.float32)
+@pytest.mark.parametrize("mode", ["ERF", "TANH"])
+def test_gelu_is_shared_block_by_block(
+    monkeypatch: pytest.MonkeyPatch, dealt: list[int], mode: str
+) -> None:
+    x = (RNG.standard_normal(3 << 18) * 4).astype(np.float32)  # 3 MiB: 3 blocks, made 4
     x[:4] = [np.inf, -np.inf, np.nan, 3e38]
-    one = gelu_erf(x)
+    gelu = Gelu7({"approximation_mode": mode}).for_layer([])
+    (one,) = run_gelu(gelu, [x], [OutputSpec.of("f32")])
     monkeypatch.setenv("IRPOOL_THREADS", "2")
-    assert gelu_erf(x).tobytes() == one.tobytes()
-    assert dealt == [3]
+    (two,) = run_gelu(gelu, [x], [OutputSpec.of("f32")])
+    assert one is not None and two is not None
+    assert two.tobytes() == one.tobytes()
+    assert dealt == [4]
 
 
 @pytest.mark.parametrize(
@@ -191,8 +196,12 @@ def test_blocked_kernels_keep_the_input_s_shape_and_values_whatever_its_layout(
     base = (RNG.standard_normal((6, 10)) * 3).astype(np.float32)
     x = {"scalar": base[0, 0].reshape(()), "transposed": base.T, "strided": base[:, ::3]}[layout]
     contiguous = np.ascontiguousarray(x).reshape(x.shape)
-    assert gelu_erf(x).shape == x.shape
-    assert gelu_erf(x).tobytes() == gelu_erf(contiguous).tobytes()
+    gelu = Gelu7({"approximation_mode": "ERF"}).for_layer([])
+    (found,) = run_gelu(gelu, [x], [OutputSpec.of("f32")])
+    (expected,) = run_gelu(gelu, [contiguous], [OutputSpec.of("f32")])
+    assert found is not None and expected is not None
+    assert found.shape == x.shape
+    assert found.tobytes() == expected.tobytes()
     swish = Swish4({}).for_layer([])
     (found,) = run_swish(swish, [x], [OutputSpec.of("f32")])
     (expected,) = run_swish(swish, [contiguous], [OutputSpec.of("f32")])

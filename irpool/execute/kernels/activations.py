@@ -10,10 +10,9 @@ just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x 
 (x * sigmoid(beta * x)) are the CPU's too (irpool.cpu.vector_exp: its polynomial exp; Swish
 of a large negative x is -0), but right after a product whose sums BLAS computes they take
 NumPy's exp (irpool.cpu.product_activations says why), and a Swish whose beta is known only when run
-its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is the
-exact formula in f64 (erf: kernels/erf.py) rounded to f32, within 6 * 2**-24 * |x| of the
-CPU's; TANH the CPU's f32 steps and tanh polynomial (irpool.cpu.vector_tanh), bit for bit;
-both with the CPU's non-finite values.
+its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is
+the CPU's minimax polynomial (irpool.cpu.vector_gelu_erf), TANH its f32 steps and tanh
+polynomial (irpool.cpu.vector_tanh): both bit for bit.
 """
 
 from __future__ import annotations
@@ -29,11 +28,11 @@ from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, s
 from irpool.cpu.prelu_slope import slope_layout
 from irpool.cpu.scalar_exp import reference_swish
 from irpool.cpu.vector_exp import logistic, swish_into
+from irpool.cpu.vector_gelu_erf import vector_gelu_erf
 from irpool.cpu.vector_tanh import vector_tanh
 from irpool.execute.engine.blocks import for_each_block
 from irpool.execute.engine.costs import SPAN_BYTES
 from irpool.execute.engine.scratch import Scratch
-from irpool.execute.kernels.erf import gelu_erf
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.activations import (
     Activation,
@@ -187,15 +186,20 @@ def run_swish(
 def run_gelu(
     op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    """ERF: the formula in f64 on the f32 input, rounded to f32; the CPU's polynomials are not
-    reproduced (measured bounds in docs/ops/Gelu.md), its non-finite results are: NaN for
-    ±inf and inf from x > FLT_MAX / 2 on (it doubles x in f32). TANH: the CPU's steps in f32,
-    `gelu_tanh`."""
+    """ERF: the CPU's minimax polynomial (`vector_gelu_erf`); TANH: its steps in f32,
+    `gelu_tanh`; both bit for bit, in blocks shared by the run's threads."""
     data = inputs[0]
-    x32 = f32_operand(data)
-    if op.approximation != "TANH":
-        return [stored_from_f32(gelu_erf(x32), data.dtype)]
-    return [stored_from_f32(gelu_tanh(x32), data.dtype)]
+    x = np.require(f32_operand(data), requirements="C")  # a scalar stays 0-d
+    out = f32_result_buffer(x, data, outputs[0].overwrites_input)
+    flat, flat_out = x.reshape(-1), out.reshape(-1)
+    gelu = gelu_tanh if op.approximation == "TANH" else vector_gelu_erf
+
+    def block(start: int, stop: int, _: Scratch) -> None:  # elementwise: the same bits
+        flat_out[start:stop] = gelu(flat[start:stop])
+
+    for_each_block(flat.size, x.itemsize, SPAN_BYTES, block)
+    with np.errstate(all="ignore"):
+        return [stored_from_f32(out, data.dtype)]
 
 
 def gelu_tanh(x: NDArray[np.float32]) -> NDArray[np.float32]:
