@@ -9,7 +9,7 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
   `_stride_k`, each from 0, added); a block of one row runs MLAS's M=1 AVX kernel instead:
   products and sums rounded apart in 8 lanes over E, reduced by the key's place among groups
   of 4 (`_one_row_by_keys`).
-- a = scores * scale + mask, each rounded: the scale input, or 1/sqrt(E) computed in double
+- a = scores * scale + mask, each rounded: the scale input, or 1/sqrt(E) computed in f32
   when there is none or it is 0; a boolean mask adds 0 or -FLT_MAX, `causal` -inf above the
   diagonal.
 - softmax along the keys: the row's max (from -FLT_MAX), e = the CPU's exp polynomial of
@@ -27,7 +27,7 @@ Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 202
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import prod, sqrt
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -64,8 +64,7 @@ def node_attention(
     """The node's attention of query [B, H, L, E], key [B, H, S, E] and value [B, H, S, Ev]
     (S counts the past), with the layer's mask and scale inputs if any and its cache held in
     `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`. None for a step
-    irpool does not emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16 or
-    with two or three chunks of 16 past a multiple of 64 (their order is not known), more
+    irpool does not emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16, more
     than `EXACT_MACS` or, for a step, more than `EXACT_STEP_KEYS` keys."""
     rows, depth = query.shape[-2:]
     keys = key.shape[-2]
@@ -75,10 +74,8 @@ def node_attention(
         batch = np.broadcast_shapes(batch, key.shape[:-2])
     macs = prod(batch) * rows * keys
     exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
-    chunks = depth // LANES
-    ordered = depth % LANES == 0 and not (chunks >= 4 and chunks % 4 > 1)
     emulated = exact and keys <= EXACT_STEP_KEYS
-    if not prompt and not (cache_type in READ_AS_HELD and ordered and emulated):
+    if not prompt and not (cache_type in READ_AS_HELD and depth % LANES == 0 and emulated):
         return None
     with np.errstate(all="ignore"):
         if not prompt:
@@ -129,9 +126,10 @@ def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray
 
 
 def _factor(scale: NDArray[Any] | None, depth: int) -> np.float32:
-    """The scale input, or 1/sqrt(E) computed in double where there is none or it is 0."""
+    """The scale input, or 1/sqrt(E) computed in f32 where there is none or it is 0 (in
+    double it would be a last bit apart for E 96 and 112)."""
     given = F32(0) if scale is None else f32_operand(scale).reshape(-1)[0]
-    return given if given != 0 else F32(1.0 / sqrt(depth))
+    return given if given != 0 else F32(1) / np.sqrt(F32(depth))
 
 
 def _bias(mask: NDArray[Any] | None, causal: bool, rows: int, keys: int) -> NDArray[Any] | None:

@@ -3,11 +3,11 @@ its attention node, and irpool gives that node's bits on a prompt (several token
 and, with the cache held in f16 or f32, on every later step (irpool/cpu/attention_node.py,
 docs/ops/ScaledDotProductAttention.md#the-attention-node).
 
-Models from tests/ir.py's `cached_attention_model`: head dims 16 to 128, grouped queries, a
-batch of 2 whose first row is left-padded by 2 tokens (a float mask of -FLT_MAX or -inf, whose
-first query rows are then masked out entirely, or a boolean mask), causal without a mask,
-scales given (0 meaning the default), or not; prompts of 2 to 40 tokens, so blocks of 4
-query rows and each tail of 1 to 3 rows."""
+Models from tests/ir.py's `cached_attention_model`: head dims 16 to 128 (96 and 112 among
+them), grouped queries, a batch of 2 whose first row is left-padded by 2 tokens (a float mask
+of -FLT_MAX or -inf, whose first query rows are then masked out entirely, or a boolean mask),
+causal without a mask, scales given (0 meaning the default), or not; prompts of 2 to 40
+tokens, so blocks of 4 query rows and each tail of 1 to 3 rows."""
 
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ def _feeds(
         (2, 2, 128, "boolean", 0.0, False),  # a scale of 0: the default 1/sqrt(E)
         (4, 2, 64, None, None, True),
         (2, 2, 80, None, None, False),
+        (2, 1, 96, "-FLT_MAX", None, False),  # 1/sqrt(96) in f32, a last bit off double's
+        (4, 2, 112, None, None, True),
     ],
 )
 def test_a_prompt_gives_the_attention_nodes_bits(
@@ -111,6 +113,8 @@ def _step_mask(kind: str | None, past: int, length: int) -> np.ndarray | None:
         (4, 1, 64, "-FLT_MAX", False),
         (2, 2, 80, None, True),
         (2, 1, 128, "-FLT_MAX", False),
+        (2, 1, 96, "-FLT_MAX", False),  # two chunks of 16 past a whole 64, chained on the first
+        (4, 2, 112, None, True),  # three
     ],
 )
 def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
@@ -145,3 +149,17 @@ def test_steps_after_a_prompt_give_the_single_token_kernels_bits(
     held = request.query_state()
     for state in expected.query_state():
         np.testing.assert_array_equal(held[state.name], state.state.data, err_msg=state.name)
+
+
+def test_a_causal_step_past_the_emulated_keys_counts_from_the_pasts_end(tmp_path: Path) -> None:
+    """A step after a prompt of 300 tokens (more keys than irpool's chains emulate) runs the
+    snippet, with the node's causal mask: counted from the past's end."""
+    xml, data = cached_attention_model(2, 2, 64, None, None, True, cache_type="f32")
+    path = write(tmp_path, xml, data)
+    request = irpool.load(path).create_infer_request()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG).create_infer_request()
+    for past, length in ((0, 300), (300, 1)):
+        feeds = _feeds(2, 2, 64, None, length, past)
+        wanted = expected.infer(feeds)[0]
+        found = request.infer(feeds)["out"]
+        np.testing.assert_allclose(found, wanted, rtol=1e-5, atol=1e-6)

@@ -284,3 +284,40 @@ def test_the_snippets_exp_keeps_subnormal_values() -> None:
         0x3EBC5AB3,
     ]
     assert vector_exp(x[:2]).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    ("depth", "f32_bits", "double_bits"),
+    [(96, 0x3DD105EB, 0x3DD105EC), (112, 0x3DC18490, 0x3DC1848F)],
+)
+def test_the_attention_nodes_default_scale_is_computed_in_f32(
+    depth: int, f32_bits: int, double_bits: int
+) -> None:
+    """Measured on the CPU's attention node: with no scale (or 0), 1/sqrt(E) in f32, a last
+    bit off 1/sqrt(E) computed in double and rounded for E 96 and 112."""
+    rng = np.random.default_rng(depth)
+    q, k, v = (rng.standard_normal((1, 1, n, depth)).astype(np.float32) for n in (1, 9, 9))
+
+    def step(scale: np.ndarray | None) -> np.ndarray:
+        found = node_attention(q, k, v, None, scale, False, "f32", np.matmul)
+        assert found is not None
+        return found
+
+    default = step(None)
+    for scale, equal in ((f32_bits, True), (double_bits, False)):
+        given = np.array(scale, np.uint32).view(np.float32)
+        assert np.array_equal(step(given), default) == equal
+    assert np.array_equal(step(np.array(0, np.float32)), default)
+
+
+def test_a_causal_step_past_the_emulated_keys_counts_from_the_pasts_end() -> None:
+    """A step the node declines (more keys than EXACT_STEP_KEYS) runs the snippet with the
+    node's causal mask: the query, the last token, sees every key (counted from the top left
+    it would see the first alone)."""
+    rng = np.random.default_rng(1)
+    query = rng.standard_normal((1, 2, 1, 16), np.float32)
+    keys = EXACT_STEP_KEYS + 1
+    key, value = (rng.standard_normal((1, 2, keys, 16), np.float32) for _ in range(2))
+    causal = attention(query, key, value, causal=True, reads_cache=True, cache_type="f32")
+    plain = attention(query, key, value, reads_cache=True, cache_type="f32")
+    np.testing.assert_allclose(causal, plain, rtol=1e-5, atol=1e-6)

@@ -12,7 +12,8 @@ input's type. Here: scores = query @ (key * scale)ᵀ in
 f32 when the scale is known at compile time (a constant, or 1/sqrt(E) of a static E), else
 (query @ keyᵀ) * scale (a product beyond FLT_MAX is then inf, so NaN, even with a small
 scale: measured), the mask added (boolean: 0 where true, -inf where false; causal: -inf above the
-diagonal, counted from the top left), so +inf or NaN under a masked position still poisons its
+diagonal, counted from the top left, or for a step the attention node declines, from the
+bottom right as the node counts), so +inf or NaN under a masked position still poisons its
 row; softmax along keys as exp(score - row max) times the reciprocal of the row's sum; then
 weights @ value. The CPU's exp flushes results below FLT_MIN to 0 (at rank 5, which the
 plugin runs through its SoftMax node instead, scores more than 86.98997 below the maximum give
@@ -73,8 +74,8 @@ def run_scaled_dot_product_attention(
     with np.errstate(all="ignore"):  # inf - inf, 0 * inf: values here, as on the CPU
         keys = (key * scale if op.scales_key else key).swapaxes(-1, -2)
         bias = None
-        if op.causal:
-            bias = _causal_bias(query.shape[-2], key.shape[-2], masked)
+        if op.causal:  # the node counts from the past's end: the queries are the last tokens
+            bias = _causal_bias(query.shape[-2], key.shape[-2], masked, op.reads_cache)
         elif len(inputs) > 3:
             bias = _bias(inputs[3], masked)
         late_scale = None if op.scales_key else scale
@@ -159,8 +160,9 @@ def _bias(mask: NDArray[Any], masked: np.float32) -> NDArray[np.float32]:
     return f32_operand(mask)
 
 
-def _causal_bias(length: int, keys: int, masked: np.float32) -> NDArray[np.float32]:
-    above = np.triu(np.ones((length, keys), np.bool_), k=1)
+def _causal_bias(length: int, keys: int, masked: np.float32, from_end: bool) -> NDArray[np.float32]:
+    """`masked` above the diagonal, counted from the top left or, `from_end`, the bottom right."""
+    above = np.triu(np.ones((length, keys), np.bool_), k=1 + (keys - length if from_end else 0))
     return np.where(above, masked, F32(0))
 
 
