@@ -73,7 +73,7 @@ def write_model(directory: Path, depth: int, dynamic: bool, swapped: bool) -> Pa
 
 @pytest.mark.parametrize("swapped", [False, True])
 @pytest.mark.parametrize("dynamic", [False, True])
-@pytest.mark.parametrize("depth", [16, 64])
+@pytest.mark.parametrize("depth", [16, 64, 96, 112, 128])
 def test_the_fused_rotary_embedding_equals_the_cpu_bit_for_bit(
     tmp_path: Path, depth: int, dynamic: bool, swapped: bool
 ) -> None:
