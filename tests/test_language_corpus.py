@@ -1,5 +1,6 @@
 """Language models as optimum-intel exports them: stateful LLMs in fp16, int8 and int4 weights
-and without state, BERT, T5 and Whisper, with their tokenizer and detokenizer IR.
+and without state (OPT's int8 among them), BERT, T5 and Whisper, with their tokenizer and
+detokenizer IR.
 
 tests/models/language/<export>/ holds every IR file `optimum-cli export openvino` wrote for a
 tiny random model (tools/gen_language_corpus.py), with the CPU plugin's outputs on realistic
@@ -53,7 +54,7 @@ LLM_EXPORTS = ("fp16", "int8", "int4-g64", "int4-g16", "fp16-nonstateful")
 # others' formats each, every model in fp16, Gemma3's int8, and the exports of other configs
 # (tools/gen_language_corpus.py's COMMITTED and VARIANTS); the inventory's full part holds every
 # export.
-VARIANTS = {"llama-w45-int4-per-row", "llama-int8-nonstateful"}
+VARIANTS = {"llama-w45-int4-per-row", "llama-int8-nonstateful", "opt-int8"}
 EXPORTS = {
     *(f"llama-{suffix}" for suffix in LLM_EXPORTS), "qwen2-fp16", "qwen2-int4-g64", "gpt2-fp16",
     "gpt2-int8", "phi3-fp16", "phi3-fp16-nonstateful", "mistral-fp16", "mistral-int4-g16",
@@ -61,6 +62,7 @@ EXPORTS = {
     "gemma-fp16-nonstateful", "gemma2-fp16", "gemma3-fp16", "gemma3-int8", *VARIANTS,
 }  # fmt: skip
 LLMS = ("llama", "qwen2", "gpt2", "phi3", "mistral", "gemma", "gemma2", "gemma3")
+GENERATING = (*LLMS, "opt")  # OPT: one VARIANTS export
 FULL_EXPORTS = {f"{m}-{e}" for m in LLMS for e in LLM_EXPORTS} | {
     "bert-fp16",
     "t5-fp16",
@@ -125,7 +127,7 @@ def test_the_corpus_is_every_export_with_every_file_optimum_writes() -> None:
 
 def test_every_llm_has_its_greedy_tokens() -> None:
     assert set(GREEDY) == {
-        f"{export}/openvino_model.xml" for export in EXPORTS if export.startswith(LLMS)
+        f"{export}/openvino_model.xml" for export in EXPORTS if export.startswith(GENERATING)
     }
     for name in GREEDY:
         tokens = FILES[name]["greedy"]["tokens"]

@@ -1,10 +1,10 @@
 """Generate the language exporter corpus: transformers models as optimum-intel exports them, from
 tiny random configs and a tokenizer trained here (nothing downloaded).
 
-Each model (Llama, Qwen2, GPT2, Phi3, Mistral, Gemma, Gemma2, Gemma3; BERT, T5, Whisper) is
-built from a tiny config (width 64, one layer, 4 heads, 2 KV heads) with random weights seeded
-per model, given a byte-level BPE tokenizer trained with `tokenizers` on a few sentences,
-``save_pretrained`` to build/language-hf/<model>, then exported as a user exports it:
+Each model (Llama, Qwen2, GPT2, Phi3, Mistral, Gemma, Gemma2, Gemma3; BERT, T5, Whisper; OPT in
+VARIANTS) is built from a tiny config (width 64, one layer, 4 heads, 2 KV heads) with random
+weights seeded per model, given a byte-level BPE tokenizer trained with `tokenizers` on a few
+sentences, ``save_pretrained`` to build/language-hf/<model>, then exported as a user exports it:
 
     optimum-cli export openvino --model build/language-hf/<model> --task <task> <options> OUT
 
@@ -111,7 +111,7 @@ LLM_EXPORTS = {  # suffix -> optimum-cli options
     "fp16-nonstateful": ["--weight-format", "fp16", "--disable-stateful"],
 }
 TASKS = {
-    **dict.fromkeys(LLMS, "text-generation-with-past"),
+    **dict.fromkeys((*LLMS, "opt"), "text-generation-with-past"),
     "bert": "feature-extraction",
     "t5": "text2text-generation-with-past",
     "whisper": "automatic-speech-recognition-with-past",
@@ -122,6 +122,10 @@ TOKENIZER_FILES = ("openvino_tokenizer", "openvino_detokenizer")
 # the CPU quantizes activations per 32 with a shorter last group (K 45 and 99; the int8 lm_head
 # too), and the 4-bit rows of odd length (K 45, 99) do not start on a byte.
 # llama-int8-nonstateful: int8 weights without state, whose past and present are bf16.
+# opt-int8: OPT (learned positions, ReLU MLP, a LayerNorm with no affine left after the tiny
+# model's ones and zeros fold); its lm_head shares the embedding table, which a ShapeOf reads
+# too, so the CPU leaves that table's decompression unfused (docs/compressed-weights.md);
+# weights drawn with a deviation of 0.3 (0.02 by default: the tied head then repeats a token).
 VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "llama-w45-int4-per-row": (
         "llama",
@@ -132,6 +136,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
         ("--weight-format", "int4", "--group-size", "-1"),
     ),
     "llama-int8-nonstateful": ("llama", {}, ("--weight-format", "int8", "--disable-stateful")),
+    "opt-int8": ("opt", {"init_std": 0.3}, ("--weight-format", "int8")),
 }  # fmt: skip
 # The exports committed (about 0.27 MB each): every weight format and mode of Llama and Gemma
 # (Gemma's int4 in group 16 only), one of the others' formats each, every model in fp16, and
@@ -184,6 +189,16 @@ def config(name: str, vocab: int) -> Any:
         "gpt2": lambda: t.GPT2Config(
             vocab_size=vocab, n_embd=WIDTH, n_layer=LAYERS, n_head=HEADS, n_positions=128, **ids
         ),
+        "opt": lambda: t.OPTConfig(
+            vocab_size=vocab,
+            hidden_size=WIDTH,
+            ffn_dim=FFN,
+            num_hidden_layers=LAYERS,
+            num_attention_heads=HEADS,
+            word_embed_proj_dim=WIDTH,
+            max_position_embeddings=128,
+            **ids,
+        ),
         "bert": lambda: t.BertConfig(
             vocab_size=vocab,
             hidden_size=WIDTH,
@@ -226,7 +241,7 @@ def config(name: str, vocab: int) -> Any:
 MODEL_CLASSES = {
     "llama": "LlamaForCausalLM", "qwen2": "Qwen2ForCausalLM", "mistral": "MistralForCausalLM",
     "phi3": "Phi3ForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
-    "gemma3": "Gemma3ForCausalLM", "gpt2": "GPT2LMHeadModel",
+    "gemma3": "Gemma3ForCausalLM", "gpt2": "GPT2LMHeadModel", "opt": "OPTForCausalLM",
     "bert": "BertModel", "t5": "T5ForConditionalGeneration",
     "whisper": "WhisperForConditionalGeneration",
 }  # fmt: skip
