@@ -100,6 +100,7 @@ UNKNOWN_VALUES = Code("IR218")
 FAKE_QUANTIZE_FEW_LEVELS = Code("IR221")
 FAKE_QUANTIZE_CROSSED_RANGE = Code("IR222")
 DETECTION_OUTPUT_NO_KEEP_TOP_K = Code("IR223")
+DECLARED_DIM_FROM_SYMBOLS = Code("IR224")
 EXTENSION_OP = Code("IR229")
 OLDER_RELEASE_CANNOT_READ = Code("IR230")
 DECLARED_DIM_MISMATCH = Code("IR301")
@@ -1116,6 +1117,36 @@ _RULES = (
         """),
     ),
     Rule(
+        code=DECLARED_DIM_FROM_SYMBOLS,
+        name="declared-dim-from-symbols",
+        severity=N,
+        runtime="ignores",
+        summary=(
+            "A declared static <dim> that OpenVINO infers as dynamic when it reads the file: "
+            "the converter knew it from its dimension symbols."
+        ),
+        doc=_text("""
+            OpenVINO's converter infers shapes with dimension symbols: two dynamic dims that
+            come from the same one are known equal, so a Reshape to Concat(ShapeOf(input_ids),
+            [-1]) of a [?, ?, 4, 16] tensor gives [?, ?, 64] and the file declares 64.
+            `read_model` infers shapes without symbols and gives ? there, which irpool infers
+            too (OPT, MPT and GPT-2 style attention reshapes in optimum-intel's fp16 exports;
+            the int8 and int4 ones, saved again after compression, declare -1). The declared
+            value is one the inferred dim admits, and the CPU runs the file: not a false
+            statement, only a more precise one than read_model's. A declared value the
+            inferred dim does not admit is IR301. `--fix` writes -1.
+        """),
+        wrong=_text("""
+            <!-- Reshape [?,?,4,16] to Concat(ShapeOf(input_ids), [-1]) -->
+            <port id="2" precision="FP32"><dim>-1</dim><dim>-1</dim><dim>64</dim></port>
+        """),
+        right=_text("""
+            <!-- Reshape [?,?,4,16] to Concat(ShapeOf(input_ids), [-1]) -->
+            <port id="2" precision="FP32"><dim>-1</dim><dim>-1</dim><dim>-1</dim></port>
+        """),
+        fix="rewrites the <dim> to -1",
+    ),
+    Rule(
         code=EXTENSION_OP,
         name="extension-op",
         severity=W,
@@ -1187,7 +1218,8 @@ _RULES = (
             it infers each shape from the inputs and attributes and silently uses that. A
             declared dim that differs is a false statement about the model (the AvgPool-1
             specification's own examples declare 32x32 where the runtime gives 16x16). Write
-            the inferred value, or -1 where it is not static; `--fix` does it.
+            the inferred value, or -1 where it is not static; `--fix` does it. A static value
+            that an inferred dynamic dim admits is IR224 (the converter's dimension symbols).
 
             A dim irpool does not know is never reported: one computed from a Const whose
             bytes are unavailable, from a constant it does not fold, or from a -1 declared by

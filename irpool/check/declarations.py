@@ -12,6 +12,7 @@ from irpool.graph.graph import Port
 from irpool.ops.base import TensorInfo
 from irpool.parse.values import precision_name
 from irpool.rules import (
+    DECLARED_DIM_FROM_SYMBOLS,
     DECLARED_DIM_MISMATCH,
     DECLARED_PRECISION_MISMATCH,
     DECLARED_RANK_MISMATCH,
@@ -57,6 +58,13 @@ def compare(port: Port, info: TensorInfo, side: str, findings: list[LayerFinding
                 expected = dim.value if dim.is_static else -1
                 if value != expected and info.unknown and not dim.is_static:
                     unchecked = True  # the runtime may know this dim: it may be `value`
+                elif value != -1 and not dim.is_static and dim.admits(value):
+                    message = (
+                        f"{where} dim {index}: declared {value}, which OpenVINO infers as {dim} "
+                        f"when it reads the file (shape {inferred})"
+                    )
+                    fix = None if info.trusted else "-1"
+                    findings.append((DECLARED_DIM_FROM_SYMBOLS, message, AtDim(port, index, fix)))
                 elif value != expected:
                     hint = "" if dim.is_static else " (write -1 for a non-static dim)"
                     message = (
