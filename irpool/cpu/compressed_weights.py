@@ -196,15 +196,18 @@ def quantizing_matmuls(
     computed: Sequence[ComputedLayer],
     found: Mapping[int, Decompression],
     shapes: Mapping[Ref, Shape],
+    readers: Mapping[Ref, int],
 ) -> dict[int, Rewrite | None]:
     """The MatMuls whose activations the CPU quantizes: their op with `activation_group`.
+    Only those whose decompression the CPU fuses into them (`fused_into_their_readers`).
     Not one whose activations a FakeQuantize gives (through Reshapes): the CPU runs that on
     its int8 kernels (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them), also through
     the Transpose a Reshape follows in NNCF's vit_b_16 (the attention's heads merged)."""
     rewrites: dict[int, Rewrite | None] = {}
     by_id = {candidate.layer.id: candidate for candidate in computed}
+    fused = fused_into_their_readers(found, readers)
     for candidate in computed:
-        parts = found.get(candidate.layer.id)
+        parts = fused.get(candidate.layer.id)
         if parts is None or not isinstance(candidate.op, MatMul1):
             continue
         source = by_id.get(candidate.inputs[0][0])

@@ -26,7 +26,6 @@ from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.compressed_weights import (
     decompressed_in_f32,
     decompressions,
-    fused_into_their_readers,
     quantizing_matmuls,
     read_only_by_their_reader,
 )
@@ -218,8 +217,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, multiply_adds(computed, returned, shapes))
     computed = _replaced(computed, clamps_in_products(computed, returned))
     computed = _replaced(computed, clamps_before_quantizers(computed, constants, returned))
-    in_readers = fused_into_their_readers(compressed, read_by)
-    computed = _replaced(computed, quantizing_matmuls(computed, in_readers, shapes))
+    computed = _replaced(computed, quantizing_matmuls(computed, compressed, shapes, read_by))
     computed = _replaced(computed, activations_after_blas_products(computed))
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
