@@ -265,11 +265,13 @@ def test_the_rules_documented_as_fixable_are_exactly_those_whose_findings_carry_
     tmp_path: Path,
 ) -> None:
     """Each diagnostic carries its own fix from where it is made; one file with every
-    fixable problem (and a stale suppression, IR117) shows which rules make edits."""
+    fixable problem (and a stale suppression, IR117) shows which rules make edits, with
+    IR224's fixture (a Reshape to symbolic dims, which the template cannot hold)."""
     model = tmp_path / "model.xml"
     stale = b"<!-- irpool: ignore IR206 -->\n<net "
     model.write_bytes(render(WRONG).replace(b"<net ", stale, 1))
-    diagnostics = irpool.load(model).validate()
+    reshaped = Path(__file__).parent / "rules" / "IR224_reshape_to_symbolic_dims.xml"
+    diagnostics = irpool.load(model).validate() + irpool.load(reshaped).validate()
     assert {d.code for d in diagnostics if d.edit is not None} == {
         code for code, rule in RULES.items() if rule.fixable
     }

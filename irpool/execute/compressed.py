@@ -199,8 +199,8 @@ class CompressedWeights:
         return replace(self, held_codes=grouped, held_scale_by_group=held_scale)
 
     def decompressed_once(self) -> CompressedWeights:
-        """These weights decompressed once, block by block, held codes too (for a product
-        that does not quantize its activations: they would be decompressed on every run)."""
+        """These weights decompressed once, block by block, in place of any held codes (for
+        a product that does not quantize its activations: else decompressed every run)."""
         every = np.empty((self.rows, self.depth), np.float32)
         for start in range(0, self.rows, self.block_rows):
             stop = min(self.rows, start + self.block_rows)
