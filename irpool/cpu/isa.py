@@ -1,0 +1,60 @@
+"""The instruction set OpenVINO's CPU plugin computes with on this host
+(docs/cpu.md#instruction-sets).
+
+oneDNN, and the plugin's kernels through it, pick a path by the host's instruction set: AVX-512
+("avx512_core": avx512f, avx512bw, avx512vl and avx512dq), else AVX2, else an older one. The
+environment variable ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA), read case-insensitively as oneDNN
+reads it, caps that choice, so `ONEDNN_MAX_CPU_ISA=AVX2` makes an AVX-512 host compute as an
+AVX2 one. Read once a process, as oneDNN reads it.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+AVX512_CORE = "avx512_core"
+AVX2 = "avx2"
+OLDER = "older"
+_RANKED = (OLDER, AVX2, AVX512_CORE)
+_AVX512_CORE_FLAGS = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def host_isa(flags: frozenset[str]) -> str:
+    """The instruction set of a CPU with these /proc/cpuinfo flags."""
+    if flags >= _AVX512_CORE_FLAGS:
+        return AVX512_CORE
+    return AVX2 if "avx2" in flags else OLDER
+
+
+def capped_isa(isa: str, limit: str | None) -> str:
+    """`isa` capped by a ONEDNN_MAX_CPU_ISA value (None, empty, "all" or "default": no cap)."""
+    name = (limit or "").strip().lower()
+    if name.startswith(("avx512", "avx10")) or name in ("", "all", "default"):
+        cap = AVX512_CORE
+    elif name.startswith("avx2"):
+        cap = AVX2
+    else:  # sse41, avx
+        cap = OLDER
+    return min(isa, cap, key=_RANKED.index)
+
+
+def _cpuinfo_flags() -> frozenset[str]:
+    try:
+        text = CPUINFO.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return frozenset(value.split())
+    return frozenset()
+
+
+@cache
+def cpu_isa() -> str:
+    """The instruction set the CPU plugin uses on this host: AVX512_CORE, AVX2 or OLDER."""
+    limit = os.environ.get("ONEDNN_MAX_CPU_ISA", os.environ.get("DNNL_MAX_CPU_ISA"))
+    return capped_isa(host_isa(_cpuinfo_flags()), limit)

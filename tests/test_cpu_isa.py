@@ -1,0 +1,79 @@
+"""irpool.cpu.isa: the instruction set the CPU plugin computes with, from the host's flags and
+ONEDNN_MAX_CPU_ISA as oneDNN reads them (docs/cpu.md#instruction-sets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from irpool.cpu import isa
+from irpool.cpu.isa import AVX2, AVX512_CORE, OLDER, capped_isa, cpu_isa, host_isa
+
+ZEN4_FLAGS = ["fma", "avx", "avx2", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (ZEN4_FLAGS, AVX512_CORE),
+        (["avx", "avx2", "fma"], AVX2),  # Zen2, Zen3
+        (["avx2", "avx512f", "avx512cd"], AVX2),  # Knights Landing: no avx512bw, vl, dq
+        (["sse4_1", "avx"], OLDER),
+        ([], OLDER),
+    ],
+)
+def test_host_isa(flags: list[str], expected: str) -> None:
+    assert host_isa(frozenset(flags)) == expected
+
+
+@pytest.mark.parametrize(
+    ("host", "limit", "expected"),
+    [
+        (AVX512_CORE, None, AVX512_CORE),
+        (AVX512_CORE, "", AVX512_CORE),
+        (AVX512_CORE, "ALL", AVX512_CORE),
+        (AVX512_CORE, "default", AVX512_CORE),
+        (AVX512_CORE, "AVX2", AVX2),
+        (AVX512_CORE, "avx2_vnni", AVX2),
+        (AVX512_CORE, "AVX512_CORE_BF16", AVX512_CORE),
+        (AVX512_CORE, "AVX10_1_512", AVX512_CORE),
+        (AVX512_CORE, "SSE41", OLDER),
+        (AVX512_CORE, "AVX", OLDER),
+        (AVX2, "AVX512_CORE", AVX2),  # a cap never raises the host's set
+        (OLDER, "AVX2", OLDER),
+    ],
+)
+def test_capped_isa(host: str, limit: str | None, expected: str) -> None:
+    assert capped_isa(host, limit) == expected
+
+
+@pytest.fixture
+def uncached() -> Iterator[None]:
+    cpu_isa.cache_clear()
+    yield
+    cpu_isa.cache_clear()
+
+
+@pytest.mark.usefixtures("uncached")
+@pytest.mark.parametrize(
+    ("variable", "value"), [("ONEDNN_MAX_CPU_ISA", "avx2"), ("DNNL_MAX_CPU_ISA", "AVX2")]
+)
+def test_cpu_isa_honours_the_variable(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: frozenset(ZEN4_FLAGS))
+    assert cpu_isa() == AVX512_CORE
+    cpu_isa.cache_clear()
+    monkeypatch.setenv(variable, value)
+    assert cpu_isa() == AVX2
+
+
+@pytest.mark.usefixtures("uncached")
+def test_cpu_isa_without_cpuinfo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
+    monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
+    monkeypatch.setattr(isa, "CPUINFO", isa.Path("/nonexistent/cpuinfo"))
+    assert cpu_isa() == OLDER
