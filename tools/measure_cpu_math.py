@@ -1,11 +1,11 @@
-"""The CPU plugin's Math node functions, re-measured with the rest by tools/measure_cpu.py
-(which imports this module; its sections close docs/cpu.md)."""
+"""The CPU plugin's Math node functions and a kernel whose form the instruction set picks,
+re-measured with the rest by tools/measure_cpu.py (which imports this module)."""
 
 from __future__ import annotations
 
 import numpy as np
 from cpu_probe import Measurement, behaviour, observe, parameter
-from ov_builders import opset1  # says how to install OpenVINO where it is missing
+from ov_builders import opset1, opset7  # says how to install OpenVINO where it is missing
 
 
 @behaviour("Sin and Cos are the C library's", "irpool.cpu.trigonometry")
@@ -16,3 +16,12 @@ def sin_and_cos_are_the_c_librarys() -> Measurement:
     x = parameter("x", [9], np.float32)
     angles = [1.0668172, 1.1809167, 10.684485, 4.979885, 131.0, 193.0, 1e10, 3e38, -7.5e20]
     return observe([opset1.sin(x), opset1.cos(x)], [x], [np.array(angles, np.float32)])
+
+
+@behaviour("Gelu ERF takes the instruction set's form", "irpool.cpu.isa.cpu_isa")
+def gelu_erf_takes_the_instruction_sets_form() -> Measurement:
+    """Gelu ERF of -5 is -1.1920929e-06 on AVX-512 (the minimax form), -1.4901161e-06 with at
+    most AVX2 (Abramowitz-Stegun's); of -5.6 -0 and +0; of 0.5 0.34573123 and 0.3457312."""
+    x = parameter("x", [6], np.float32)
+    values = np.array([-5.0, -3.0, -1.0, 0.5, 2.0, -5.6], np.float32)
+    return observe([opset7.gelu(x, "erf")], [x], [values])

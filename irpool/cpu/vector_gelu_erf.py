@@ -1,23 +1,32 @@
-"""Gelu's ERF mode as the CPU plugin's vectorized kernels compute it on AVX-512 (oneDNN's JIT
-eltwise gelu_erf, its minimax form), bit for bit, the Gelu op and a Gelu fused into a MatMul
-alike (docs/ops/Gelu.md#values-the-cpus-polynomials-on-an-avx-512-epyc).
+"""Gelu's ERF mode as the CPU plugin's vectorized kernels compute it (oneDNN's JIT eltwise
+gelu_erf), bit for bit, the Gelu op and a Gelu fused into a MatMul alike, in the form the
+host's instruction set takes (irpool.cpu.isa; docs/ops/Gelu.md#values-the-cpus-polynomials).
 
-It works on a = |x|: a degree-5 polynomial p in a approximates erf(a / sqrt(2)), one of 25
-chosen by the index (bits(a) + 0xC21FFFFF) >> 21 (an i32 sum, arithmetic shift: 2 mantissa
-bits a binade), held to [1, 24], and 23 where a is above 0x1.62b9dcp2 (5.5425), whose
-polynomial is 1; it is evaluated by FMAs from the top coefficient down, given x's sign, and
-Gelu = (x * (p + 1)) * 0.5. So ±inf and NaN give NaN (a 0 coefficient times inf), and x
-below about -5.54 gives -0. An FMA is computed in f64 and rounded once to f32 here (the
-product of two f32 is exact).
+On AVX-512, the minimax form works on a = |x|: a degree-5 polynomial p in a approximates
+erf(a / sqrt(2)), one of 25 chosen by the index (bits(a) + 0xC21FFFFF) >> 21 (an i32 sum,
+arithmetic shift: 2 mantissa bits a binade), held to [1, 24], and 23 where a is above
+0x1.62b9dcp2 (5.5425), whose polynomial is 1; it is evaluated by FMAs from the top
+coefficient down, given x's sign, and Gelu = (x * (p + 1)) * 0.5. So ±inf and NaN give NaN
+(a 0 coefficient times inf), and x below about -5.54 gives -0. An FMA is computed in f64 and
+rounded once to f32 here (the product of two f32 is exact).
+
+On AVX2, the Abramowitz-Stegun 7.1.26 form (an older set, not modelled, takes it without
+FMAs; irpool gives it AVX2's bits): y = x * (1/sqrt(2)) and a = |y| in
+f32, t = 1 / fma(0.3275911, a, 1), q = -exp(-(y * y)) * t with the CPU's exp
+(irpool.cpu.vector_exp), r = a degree-4 polynomial in t by FMAs, erf = fma(q, r, 1) given x's
+sign, h = x * 0.5 and Gelu = fma(erf, h, h).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.numerics import polynomial_by_fmas, polynomial_table
-from irpool.cpu.vector_exp import by_blocks
+from irpool.cpu.vector_exp import by_blocks, vector_exp
 
 F32 = np.float32
 F64 = np.float64
@@ -50,6 +59,11 @@ bc64f5ab bb097a32 b8ebf380 00000000 00000000
 # COEFFICIENTS[degree, polynomial], f32 values held in f64
 COEFFICIENTS = polynomial_table(_COEFFICIENT_BITS, 6)
 
+# Abramowitz-Stegun 7.1.26: p, then a1 to a5 (erf ~ 1 - (a1 t + ... + a5 t**5) exp(-y * y)).
+_AS_BITS = "3ea7ba05 3e827906 be91a98e 3fb5f0e3 bfba00e3 3f87dc22"
+AS_P, *AS_COEFFICIENTS = polynomial_table(_AS_BITS, 6)[:, 0]
+ONE_OVER_SQRT_2 = np.uint32(0x3F3504F3).view(F32)
+
 
 def _gelu_erf_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     """`out` = the CPU's Gelu ERF of `x` (one block)."""
@@ -66,6 +80,28 @@ def _gelu_erf_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     out *= F32(0.5)
 
 
+def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:
+    """fma(a, b, c) of f32 values: in f64, rounded once to f32."""
+    return (a.astype(F64) * F64(b) + F64(c)).astype(F32)
+
+
+def _gelu_erf_avx2_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
+    """`out` = the CPU's Gelu ERF of `x` on AVX2 (one block)."""
+    y = x * ONE_OVER_SQRT_2
+    t = F32(1) / _fma(np.abs(y), AS_P, 1)
+    q = vector_exp(-(y * y))
+    np.negative(q, out=q)
+    q *= t
+    r = np.full(x.shape, AS_COEFFICIENTS[-1], F32)
+    for coefficient in reversed(AS_COEFFICIENTS[:-1]):
+        r = _fma(r, t, coefficient)
+    erf = _fma(q, r, 1)
+    np.negative(erf, out=erf, where=np.signbit(x))
+    half = x * F32(0.5)
+    out[:] = _fma(erf, half, half)
+
+
 def vector_gelu_erf(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The CPU's Gelu ERF of f32 values (a new array of x's shape)."""
-    return by_blocks(x, _gelu_erf_block)
+    """The CPU's Gelu ERF of f32 values (a new array of x's shape), in this host's form."""
+    block = _gelu_erf_block if cpu_isa() == AVX512_CORE else _gelu_erf_avx2_block
+    return by_blocks(x, block)

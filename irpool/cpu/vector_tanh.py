@@ -1,5 +1,5 @@
 """Tanh as the CPU plugin's vectorized kernels compute it (oneDNN's JIT eltwise tanh), bit for
-bit (docs/ops/Gelu.md#values-the-cpus-polynomials-on-an-avx-512-epyc): Gelu's TANH takes it.
+bit (docs/ops/Gelu.md#values-the-cpus-polynomials): Gelu's TANH takes it.
 
 It works on a = |x| and gives the sign back at the end. Below 0x1.bb67aep-12 tanh is a; from
 0x1.205966p3 on it is 1; between, a degree-6 polynomial in r = a - s, where s is a with all but

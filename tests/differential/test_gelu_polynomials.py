@@ -1,18 +1,25 @@
-"""Live differential test: Gelu as the CPU computes it on AVX-512, bit for bit. TANH in its f32
-steps, g = fma(x * x, 0.044715, 1) * x * sqrt(2 / pi), then ((tanh(g) + 1) * 0.5) * x
-(irpool/execute/kernels/activations.py `gelu_tanh`) with its tanh polynomial
-(irpool/cpu/vector_tanh.py); ERF by its minimax polynomials in |x| (irpool/cpu/vector_gelu_erf.py).
-f64's tanh rounded to f32 is a last bit off on about 6%, the exact ERF formula on about half
-(docs/ops/Gelu.md)."""
+"""Live differential test: Gelu as the CPU computes it, bit for bit, in the form of each
+instruction set this host can take (irpool.cpu.isa): the host's own in this process, a lesser
+one (AVX2 on an AVX-512 host) in a process of its own with ONEDNN_MAX_CPU_ISA set, which
+OpenVINO and irpool both read. TANH in its f32 steps, g = fma(x * x, 0.044715, 1) * x *
+sqrt(2 / pi), then ((tanh(g) + 1) * 0.5) * x (irpool/execute/kernels/activations.py
+`gelu_tanh`) with its tanh polynomial (irpool/cpu/vector_tanh.py), the same on both; ERF by
+its minimax polynomials in |x| on AVX-512, by Abramowitz-Stegun's form on AVX2
+(irpool/cpu/vector_gelu_erf.py). f64's tanh rounded to f32 is a last bit off on about 6%, the
+exact ERF formula on about half (docs/ops/Gelu.md)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import irpool
+from irpool.cpu.isa import AVX2, AVX512_CORE, capped_isa, cpu_isa
 from tests import ir
 from tests.differential.oracle_batch import CPU_CONFIG
 
@@ -20,12 +27,26 @@ ov = pytest.importorskip("openvino")
 
 pytestmark = pytest.mark.oracle
 
+ROOT = Path(__file__).resolve().parents[2]
+# Run in a process of its own: oneDNN and irpool read ONEDNN_MAX_CPU_ISA once a process.
+CHILD = """
+import sys
+import numpy as np
+import openvino as ov
+import irpool
+path, inputs, outputs = sys.argv[1:]
+x = np.load(inputs)
+config = {"INFERENCE_PRECISION_HINT": "f32"}
+expected = ov.Core().compile_model(path, "CPU", config)({"x": x})[0]
+(found,) = irpool.load(path).run({"x": x}).values()
+np.savez(outputs, expected=expected, found=found)
+"""
 
-@pytest.mark.parametrize("mode", ["TANH", "ERF"])
-def test_gelu_takes_the_cpus_steps(tmp_path: Path, mode: str) -> None:
+
+def _inputs() -> np.ndarray:
     rng = np.random.default_rng(7)
     patterns = rng.integers(0, 1 << 32, 40_000, dtype=np.uint64).astype(np.uint32)
-    x = np.concatenate(
+    return np.concatenate(
         [
             (rng.standard_normal(60_000) * 3).astype(np.float32),
             (rng.standard_normal(20_000) * 1e-3).astype(np.float32),  # where tanh(g) is g
@@ -34,6 +55,33 @@ def test_gelu_takes_the_cpus_steps(tmp_path: Path, mode: str) -> None:
             np.array([np.inf, -np.inf, -3e38, 3e38, 1.8e38, -0.0, 1e-45, np.nan], np.float32),
         ]
     )
+
+
+def _run_as(isa: str, path: Path, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(CPU, irpool) outputs with the plugin capped at `isa` (in a child process unless it
+    is this process's)."""
+    if isa == cpu_isa():
+        expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+        (found,) = irpool.load(path).run({"x": x}).values()
+        return expected, found
+    inputs, outputs = path.with_name("x.npy"), path.with_name("outputs.npz")
+    np.save(inputs, x)
+    env = os.environ | {"ONEDNN_MAX_CPU_ISA": isa.upper()}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-c", CHILD, str(path), str(inputs), str(outputs)]
+    subprocess.run(command, env=env, check=True, timeout=600)
+    with np.load(outputs) as arrays:
+        return arrays["expected"], arrays["found"]
+
+
+@pytest.mark.parametrize("isa", [AVX512_CORE, AVX2])
+@pytest.mark.parametrize("mode", ["TANH", "ERF"])
+def test_gelu_takes_the_cpus_steps(tmp_path: Path, mode: str, isa: str) -> None:
+    if capped_isa(cpu_isa(), isa) != isa:
+        pytest.skip(
+            f"the plugin's {isa} kernels need an {isa} host (this one computes as {cpu_isa()})"
+        )
+    x = _inputs()
     shape = (x.size,)
     layers = [
         ir.parameter(0, "x", shape),
@@ -44,8 +92,7 @@ def test_gelu_takes_the_cpus_steps(tmp_path: Path, mode: str) -> None:
         ir.result(2, "y", shape),
     ]  # fmt: skip
     path = ir.write(tmp_path, ir.net(layers, [ir.edge(0, 0, 1, 0), ir.edge(1, 1, 2, 0)]))
-    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
-    (found,) = irpool.load(path).run({"x": x}).values()
+    expected, found = _run_as(isa, path, x)
     numbers = ~np.isnan(expected)
     assert np.array_equal(np.isnan(found), ~numbers)
     assert np.array_equal(found[numbers].view(np.uint32), expected[numbers].view(np.uint32))

@@ -11,8 +11,8 @@ just below 1/6 (0x3E2AAAAA), so HSigmoid(0) is 0.49999997; HSwish is x * clip(x 
 of a large negative x is -0), but right after a product whose sums BLAS computes they take
 NumPy's exp (irpool.cpu.product_activations says why), and a Swish whose beta is known only when run
 its reference kernel's (irpool.cpu.scalar_exp.reference_swish). Gelu ERF is
-the CPU's minimax polynomial (irpool.cpu.vector_gelu_erf), TANH its f32 steps and tanh
-polynomial (irpool.cpu.vector_tanh): both bit for bit.
+the CPU's form for the host's instruction set (irpool.cpu.vector_gelu_erf), TANH its f32 steps
+and tanh polynomial (irpool.cpu.vector_tanh): both bit for bit.
 """
 
 from __future__ import annotations
@@ -186,8 +186,8 @@ def run_swish(
 def run_gelu(
     op: Gelu2, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    """ERF: the CPU's minimax polynomial (`vector_gelu_erf`); TANH: its steps in f32,
-    `gelu_tanh`; both bit for bit, in blocks shared by the run's threads."""
+    """ERF: the CPU's form for the host's instruction set (`vector_gelu_erf`); TANH: its steps
+    in f32, `gelu_tanh`; both bit for bit, in blocks shared by the run's threads."""
     data = inputs[0]
     x = np.require(f32_operand(data), requirements="C")  # a scalar stays 0-d
     out = f32_result_buffer(x, data, outputs[0].overwrites_input)
