@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.isa import AVX2, AVX512_CORE, cpu_isa
 from irpool.element_types import element_type
+from irpool.execute.kernels import comparison
 from irpool.ops.arithmetic import (
     Add1,
     Divide1,
@@ -98,6 +100,7 @@ def test_pdpd_shapes_as_openvino(first: str, second: str, expected: str | None) 
 
 
 NAN, INF = float("nan"), float("inf")
+NAN_GREATER = cpu_isa() == AVX512_CORE  # Greater and GreaterEqual of NaN (irpool.cpu.isa)
 ATTRS = {"auto_broadcast": "numpy", "m_pythondiv": True}
 
 # op, dtype, a, b, the CPU's output
@@ -118,10 +121,17 @@ CPU_VALUES: list[tuple[type[Op], Any, list[Any], list[Any], list[Any]]] = [
     (Mod1, np.int32, [-(2**31), 2**31 - 1], [3, 2], [0, 0]),  # x - trunc(x / y) * y in f32
     (Mod1, np.uint8, [3, 7], [0, 255], [0, 7]),
     (Mod1, np.float32, [7.5, -7.5, 1e30, 5.0, INF], [2, 2, 1e10, INF, 2], [1.5, -1.5, 0, NAN, NAN]),
-    (Greater1, np.float32, [NAN, 1.0, 2.0, 0.0], [1.0, NAN, 1.0, -0.0], [True, True, True, False]),
+    # NaN: Greater is not (a <= b) on AVX-512, a > b with at most AVX2 (irpool.cpu.isa)
+    (Greater1, np.float32, [NAN, 1.0, 2.0, 0.0], [1.0, NAN, 1.0, -0.0], [*[NAN_GREATER] * 2, 1, 0]),
     (Greater1, np.int32, [16777217, -5], [16777216, -4], [False, False]),  # compared in f32
-    # NaN: GreaterEqual is not (a < b), Less and LessEqual are false; -0 equals 0
-    (GreaterEqual1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [1, 1, 0, 1]),
+    # NaN: GreaterEqual as Greater, Less and LessEqual are false; -0 equals 0
+    (
+        GreaterEqual1,
+        np.float32,
+        [NAN, 1.0, 1.0, -0.0],
+        [1.0, NAN, 2.0, 0.0],
+        [*[NAN_GREATER] * 2, 0, 1],
+    ),
     (Less1, np.float32, [NAN, 1.0, 1.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 1, 0]),
     (LessEqual1, np.float32, [NAN, 1.0, 3.0, -0.0], [1.0, NAN, 2.0, 0.0], [0, 0, 0, 1]),
     (Less1, np.int64, [2**40, 16777216], [1, 16777217], [True, False]),  # wrapped, then in f32
@@ -250,6 +260,17 @@ def test_types_openvino_refuses(types: tuple[str, str], message: str) -> None:
     if types[0] == "boolean":
         (out,) = Greater1({"auto_broadcast": "numpy"}).infer(inputs, quiet_context())
         assert out.element_type == "boolean"
+
+
+@pytest.mark.parametrize(("isa", "nan_greater"), [(AVX512_CORE, True), (AVX2, False)])
+@pytest.mark.parametrize("op_class", [Greater1, GreaterEqual1])
+def test_greater_of_nan_takes_the_instruction_sets_rule(
+    monkeypatch: pytest.MonkeyPatch, op_class: type[Op], isa: str, nan_greater: bool
+) -> None:
+    monkeypatch.setattr(comparison, "cpu_isa", lambda: isa)
+    a, b = np.array([NAN, 1.0, 2.0], np.float32), np.array([1.0, NAN, 1.0], np.float32)
+    (result,) = compute(op_class({"auto_broadcast": "numpy"}), [a, b])
+    np.testing.assert_array_equal(result, [nan_greater, nan_greater, True])
 
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden_cnn_ops"
