@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from tests.exporter_corpus import (
     MET_BY_SAMPLE,
     NOT_MODELLED,
@@ -68,6 +69,10 @@ FULL_SIZE_CASES = (
     | {"yolov8n-int8", "resnet18-int8", "mobilenet_v2-int8", "yolo26n-e2e"}
     | {f"{name}-{p}" for name in SEGMENTERS for p in ("fp32", "fp16")}
 )
+# Recorded on AVX-512, whose Greater and GreaterEqual of NaN are true; with at most AVX2 they
+# are false (docs/cpu.md#instruction-sets), so NaN falls elsewhere (irpool then gives the AVX2
+# CPU's places, measured live); every other value is still compared.
+NAN_PLACES_OF_AVX512 = {("yolov8n-obb-nms", "nonfinite")}
 CLASS_AXIS = 1  # NCHW masks, YOLO's (batch, 4 + classes, anchors) and (batch, detections, 6)
 MAX_BYTES = 10 * 2**20  # with the language corpus, about 15 MB
 
@@ -154,7 +159,10 @@ def test_run_gives_the_cpu_plugins_outputs(name: str, sample: str) -> None:
     outputs = model.run(load_npz(CORPUS / name / f"inputs-{sample}.npz"))
     expected = load_npz(CORPUS / name / f"outputs-{sample}.npz")
     assert sorted(outputs) == sorted(expected)
-    assert run_differences(outputs, expected, _tolerance(name), CLASS_AXIS) == {}
+    differences = run_differences(outputs, expected, _tolerance(name), CLASS_AXIS)
+    if (name, sample) in NAN_PLACES_OF_AVX512 and cpu_isa() != AVX512_CORE:
+        differences = {k: v for k, v in differences.items() if not v.endswith("in being NaN")}
+    assert differences == {}
 
 
 @pytest.mark.parametrize(

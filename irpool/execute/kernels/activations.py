@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.numerics import EXP_UNDERFLOW, f32_operand, f32_result_buffer, stored_from_f32
 from irpool.cpu.prelu_slope import slope_layout
 from irpool.cpu.scalar_exp import reference_swish
@@ -244,8 +245,10 @@ def run_prelu(
         k = k.reshape((1, k.size, *([1] * (x.ndim - 2))))
     elif layout in ("one", "last"):
         k = k.reshape(-1)[-1]
+    # AVX-512 takes the slope where x < 0; AVX2 where not x > 0 (±0 too: 0 * NaN is NaN)
+    sloped = x < 0 if cpu_isa() == AVX512_CORE else ~(x > 0)
     with np.errstate(all="ignore"):
-        return [stored_from_f32(np.where(x < 0, x * k, x), data.dtype)]
+        return [stored_from_f32(np.where(sloped, x * k, x), data.dtype)]
 
 
 @kernel_for(Round5)
