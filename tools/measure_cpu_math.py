@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from cpu_probe import Measurement, behaviour, observe, parameter
-from ov_builders import opset1, opset7  # says how to install OpenVINO where it is missing
+from ov_builders import opset1, opset4, opset7  # says how to install OpenVINO where it is missing
 
 
 @behaviour("Sin and Cos are the C library's", "irpool.cpu.trigonometry")
@@ -25,3 +25,16 @@ def gelu_erf_takes_the_instruction_sets_form() -> Measurement:
     x = parameter("x", [6], np.float32)
     values = np.array([-5.0, -3.0, -1.0, 0.5, 2.0, -5.6], np.float32)
     return observe([opset7.gelu(x, "erf")], [x], [values])
+
+
+@behaviour(
+    "u8 stores take the instruction set's form", "irpool.cpu.numerics.stored_from_f32_eltwise"
+)
+def u8_stores_take_the_instruction_sets_form() -> Measurement:
+    """u8 Exp of 10, 11, 12 is 255, 255, 255 on AVX-512 and 255, 0, 0 with at most AVX2 (packed
+    through 16 bits); u8 Power 182**2 255 and 0, 181**2 255 on both; the Math node's u8 Acosh(0),
+    NaN, 255 and 0."""
+    x, a, b = (parameter(name, [4], np.uint8) for name in "xab")
+    outputs = [opset1.exp(x), opset1.power(a, b), opset4.acosh(x)]
+    inputs = [np.array(v, np.uint8) for v in ([10, 11, 12, 0], [181, 182, 2, 255], [2, 2, 15, 3])]
+    return observe(outputs, [x, a, b], inputs)

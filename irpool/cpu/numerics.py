@@ -17,8 +17,10 @@ path it computes integers on (docs/cpu.md, "Numerics").
   Exp op gives 0 at and below `EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on and inf for NaN.
 - Its 8-bit SquaredDifference is not a square (`squared_difference_8_bit`).
 - The ops it computes in its scalar Math node (Log, the trigonometric and hyperbolic ones)
-  store integers saturated as a oneDNN product does, NaN in 8 bits by rank
+  store integers saturated as a oneDNN product does, NaN in 8 bits by rank and instruction set
   (`stored_from_f32_saturated`).
+- Its JIT eltwise kernels (Exp, Power, ...) store u8 through 16 bits with at most AVX2, so int32
+  values from 32768 on give 0 there (`stored_from_f32_eltwise`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.element_types import F64, I64, U32, U64
 
 F32 = np.float32
@@ -117,6 +120,25 @@ def stored_from_f32(
     return as_int32.astype(dtype)
 
 
+def stored_from_f32_eltwise(
+    values: NDArray[np.float32], dtype: np.dtype[Any], rounding: Rounding = np.rint
+) -> NDArray[Any]:
+    """An f32 result of a JIT eltwise kernel (Exp, Power, ...) stored in `dtype`: as
+    `stored_from_f32`, but with at most AVX2 u8 is packed from int32 through 16 bits as
+    `u8_packed_through_16_bits` (AVX-512 saturates int32 to u8 directly)."""
+    if dtype != np.uint8 or cpu_isa() == AVX512_CORE:
+        return stored_from_f32(values, dtype, rounding)
+    return u8_packed_through_16_bits(stored_from_f32(values, np.dtype(np.int32), rounding))
+
+
+def u8_packed_through_16_bits(as_int32: NDArray[np.int32]) -> NDArray[np.uint8]:
+    """int32 values as packusdw then packuswb store them: saturated to u16, that read as i16
+    and saturated to u8, so values from 32768 on (INT32_MIN is negative: 0) give 0."""
+    as_int16 = np.clip(as_int32, 0, 65535).astype(np.uint16).view(np.int16)
+    packed: NDArray[np.uint8] = np.clip(as_int16, 0, 255).astype(np.uint8)
+    return packed
+
+
 def stored_from_f32_product(values: NDArray[np.float32], dtype: np.dtype[Any]) -> NDArray[Any]:
     """A oneDNN product (Convolution, MatMul) stored in `dtype`: integer results first
     saturated into [-2**31, 2147483520] (the largest f32 below 2**31), then as
@@ -130,10 +152,11 @@ def stored_from_f32_saturated(values: NDArray[np.float32], dtype: np.dtype[Any])
     """An f32 result of the CPU's Math node stored in `dtype`: as a oneDNN product (integers
     saturated into [-2**31, 2147483520], NaN INT32_MIN), but NaN in i8 and u8 is the
     conversion's own: -128 and 255 for a result of rank 0 to 2, 0 from rank 3 on (Acos(5) on
-    u8 [3] is 255, on u8 [1,1,3] 0; measured)."""
+    u8 [3] is 255, on u8 [1,1,3] 0; measured); with at most AVX2 u8 NaN is 0 at every rank."""
     stored = stored_from_f32_product(values, dtype)
     if dtype.kind in "iu" and dtype.itemsize == 1:
-        nan_as = 0 if values.ndim >= 3 else np.iinfo(dtype).max if dtype.kind == "u" else -128
+        u8_nan = 255 if cpu_isa() == AVX512_CORE else 0
+        nan_as = 0 if values.ndim >= 3 else u8_nan if dtype.kind == "u" else -128
         stored = np.where(np.isnan(values), dtype.type(nan_as), stored)
     return stored
 

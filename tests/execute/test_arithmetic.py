@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu import numerics
 from irpool.cpu.isa import AVX2, AVX512_CORE, cpu_isa
 from irpool.element_types import element_type
 from irpool.execute.kernels import comparison
@@ -186,7 +187,7 @@ CPU_VALUES: list[tuple[type[Op], Any, list[Any], list[Any], list[Any]]] = [
         [-1, 3, -1, 10, 100001, 31, 2],
         [0, -8, -(2**31), -(2**31), -1, -(2**31), 49],
     ),
-    (Power1, np.uint8, [200, 255, 3], [100, 3, 7], [0, 255, 255]),
+    (Power1, np.uint8, [200, 181, 3], [100, 2, 7], [0, 255, 255]),  # 2**32, 32761, 2187
     # Equal and NotEqual compare f32 values: NaN equals nothing, 16777217 equals 16777216
     (Equal1, np.float32, [NAN, 0.0, 1.0, INF], [NAN, -0.0, 2.0, INF], [False, True, False, True]),
     (Equal1, np.int32, [16777217, 5], [16777216, -5], [True, False]),
@@ -271,6 +272,21 @@ def test_greater_of_nan_takes_the_instruction_sets_rule(
     a, b = np.array([NAN, 1.0, 2.0], np.float32), np.array([1.0, NAN, 1.0], np.float32)
     (result,) = compute(op_class({"auto_broadcast": "numpy"}), [a, b])
     np.testing.assert_array_equal(result, [nan_greater, nan_greater, True])
+
+
+@pytest.mark.parametrize(
+    ("isa", "expected"),
+    [(AVX512_CORE, [255, 255, 255, 255, 0, 243]), (AVX2, [255, 0, 0, 0, 0, 243])],
+)
+def test_u8_power_is_stored_as_the_instruction_set_packs(
+    monkeypatch: pytest.MonkeyPatch, isa: str, expected: list[int]
+) -> None:
+    """181**2, 182**2, 2**15, 255**3, 2**32, 3**5: with at most AVX2 u8 is packed through 16
+    bits, so 32768 and above give 0 (measured)."""
+    monkeypatch.setattr(numerics, "cpu_isa", lambda: isa)
+    a, b = np.array([181, 182, 2, 255, 2, 3], np.uint8), np.array([2, 2, 15, 3, 32, 5], np.uint8)
+    (result,) = compute(Power1({"auto_broadcast": "numpy"}), [a, b])
+    np.testing.assert_array_equal(result, np.array(expected, np.uint8))
 
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden_cnn_ops"

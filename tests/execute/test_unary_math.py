@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu import numerics
+from irpool.cpu.isa import AVX2, AVX512_CORE
 from irpool.ops.unary_math import BY_TYPE
 from tests.execute.running import compute
 
@@ -39,12 +41,11 @@ CPU_VALUES: list[tuple[str, Any, list[Any], list[Any]]] = [
     ("Log", np.float32, [0.0, -0.0, -1.0, INF], [-INF, -INF, NAN, INF]),
     ("Sin", np.float32, [INF, -0.0, 3.4e38], [NAN, -0.0, -0.24408488]),
     ("Tanh", np.float32, [-INF, -0.0, 20.0], [-1.0, -0.0, 1.0]),
-    # the Math node's storage: +inf and overflow 2147483520, NaN INT32_MIN but 255 in u8
+    # the Math node's storage: +inf and overflow 2147483520, NaN INT32_MIN (8 bits: below)
     ("Cosh", np.int32, [100, 0], [2147483520, 1]),
     ("Cosh", np.int16, [100], [-128]),
     ("Cosh", np.uint16, [100], [65408]),
     ("Cosh", np.int8, [100], [127]),
-    ("Acosh", np.uint8, [0, 1], [255, 0]),
     ("Acosh", np.int8, [0], [-128]),
     ("Acos", np.uint8, [[[5, 1]]], [[[0, 0]]]),  # NaN in 8 bits: 0 from rank 3 on
     ("Log", np.int8, [[[-3]]], [[[0]]]),
@@ -71,3 +72,23 @@ def test_cpu_values(op: str, dtype: Any, x: list[Any], expected: list[Any]) -> N
         assert np.array_equal(np.signbit(result[found]), np.signbit(wanted[found]))
     else:
         np.testing.assert_array_equal(result, np.array(expected, result.dtype))
+
+
+@pytest.mark.parametrize(
+    ("isa", "op", "x", "expected"),
+    [
+        (AVX512_CORE, "Exp", [10, 11, 12, 22, 89], [255, 255, 255, 0, 0]),
+        (AVX2, "Exp", [10, 11, 12, 22, 89], [255, 0, 0, 0, 0]),  # through 16 bits: 32768+ is 0
+        (AVX512_CORE, "Acosh", [0, 1, 248], [255, 0, 6]),  # the Math node: NaN 255 below rank 3
+        (AVX2, "Acosh", [0, 1, 248], [0, 0, 6]),
+        (AVX2, "Sinh", [12, 23, 89], [255, 255, 255]),  # saturated to int32 first: 255
+    ],
+)
+def test_u8_is_stored_as_the_instruction_set_packs(
+    monkeypatch: pytest.MonkeyPatch, isa: str, op: str, x: list[int], expected: list[int]
+) -> None:
+    """Exp and the Math node's NaN on u8 as measured on AVX-512 and with ONEDNN_MAX_CPU_ISA=AVX2
+    (docs/cpu.md#instruction-sets)."""
+    monkeypatch.setattr(numerics, "cpu_isa", lambda: isa)
+    (result,) = compute(BY_TYPE[op]({}), [np.array(x, np.uint8)])
+    np.testing.assert_array_equal(result, np.array(expected, np.uint8))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.numerics import F32, f32_operand, stored_from_f32
+from irpool.cpu.numerics import F32, f32_operand, stored_from_f32_eltwise
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.arithmetic import (
     Add1,
@@ -59,7 +59,7 @@ def run_binary(
         if isinstance(op, Add1 | Subtract1 | Multiply1) and a.dtype.kind in "iu":
             return [_integer(op, a, b)]
         result = float_result(op, f32_operand(a), f32_operand(b), integer=a.dtype.kind in "iu")
-    return [stored_from_f32(result, a.dtype, np.trunc)]
+    return [stored_from_f32_eltwise(result, a.dtype, np.trunc)]
 
 
 def float_result(

@@ -9,7 +9,7 @@ glibc's sinf and cosf (`irpool.cpu.trigonometry`), Tanh the CPU's JIT polynomial
 `EXP_ZERO_FROM`, inf from `EXP_INF_FROM` on, inf for NaN).
 SoftPlus and Mish use their own approximations, within an absolute bound instead
 (`SOFTPLUS_BOUND`, `MISH_BOUND`). Results are stored as the CPU stores them: jit ops as
-`stored_from_f32`, the Math node's ops saturated (`stored_from_f32_saturated`); Abs and
+`stored_from_f32_eltwise`, the Math node's ops saturated (`stored_from_f32_saturated`); Abs and
 Negative of 16-bit and wider integers are integer arithmetic in int32 (i64 2**40 + 3 is 3).
 """
 
@@ -27,7 +27,7 @@ from irpool.cpu.numerics import (
     EXP_ZERO_FROM,
     F32,
     f32_operand,
-    stored_from_f32,
+    stored_from_f32_eltwise,
     stored_from_f32_saturated,
 )
 from irpool.cpu.trigonometry import cosf, sinf
@@ -124,4 +124,4 @@ def run_unary_math(
     values = f32_formula(op, f32_operand(data))
     if NUMERICS[op.type_name].saturated:
         return [stored_from_f32_saturated(values, data.dtype)]
-    return [stored_from_f32(values, data.dtype)]
+    return [stored_from_f32_eltwise(values, data.dtype)]
