@@ -17,7 +17,8 @@ f32 first, which saturates inf to ±FLT_MAX (notes.f64).
 Integer outputs are compared exactly, but only where the CPU plugin is known to round the exact
 mean half to even (index.json notes.int): for AdaptiveAvgPool-8 (but see below) and for i32/i64
 AvgPool with more than one channel. i8/u8 AvgPool, and i32/i64 AvgPool with one channel, run an
-integer kernel computing rint(f32(sum) * f32(1/count)); such a configuration is compared only
+integer kernel computing rint(f32(sum) * f32(1/count)) on AVX-512 (rint(f32(sum) / count) with
+at most AVX2, half-to-even over these ranges); such a configuration is compared only
 when no count it can divide by makes that differ from half-to-even over the input range
 (`kernel_rounds_half_even`), and `test_cpu_integer_kernel_rounds_some_halves_away_from_zero`
 records the deviation itself.
@@ -49,6 +50,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 
 ov = pytest.importorskip("openvino")
 opset1 = pytest.importorskip("openvino.opset1")
@@ -499,21 +501,29 @@ def test_irpool_matches_the_cpu_plugin(outcomes: list[Outcome]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("element_type", "channels", "cpu_value"),
+    ("element_type", "channels", "avx512_value"),
     [("i8", 1, 7), ("u8", 2, 7), ("i32", 1, 7), ("i64", 1, 7), ("i32", 2, 6), ("i64", 3, 6)],
 )
 def test_cpu_integer_kernel_rounds_some_halves_away_from_zero(
-    tmp_path: Path, element_type: str, channels: int, cpu_value: int
+    tmp_path: Path, element_type: str, channels: int, avx512_value: int
 ) -> None:
     """The recorded deviation: a mean of 91/14 = 6.5 is 6 half-to-even (irpool), but the CPU's
-    integer kernel computes rint(91 * f32(1/14)) = 7, f32(1/14) being rounded up. i32/i64 with
-    more than one channel are pooled in f32 instead and give 6."""
+    integer kernel computes rint(91 * f32(1/14)) = 7 on AVX-512, f32(1/14) being rounded up.
+    i32/i64 with more than one channel are pooled in f32 instead and give 6; with at most AVX2
+    the integer kernel divides, rint(f32(91) / 14), and gives 6 too, and refuses i32/i64 with
+    one channel (measured)."""
     config = Config(0, "AvgPool-14", element_type, (1, channels, 14), (14,), (14,), (0,), (0,))
-    assert uses_integer_kernel(config) == (cpu_value == 7)
-    assert compared_exactly(config) == (cpu_value == 6)
+    assert uses_integer_kernel(config) == (avx512_value == 7)
+    assert compared_exactly(config) == (avx512_value == 6)
+    avx512 = cpu_isa() == AVX512_CORE
+    cpu_value = avx512_value if avx512 else 6
     data = np.broadcast_to(np.array([7] * 13 + [0]), config.shape).astype(DTYPES[element_type])
     path = save_single(config, tmp_path / "model.xml")
     core = ov.Core()
+    if not avx512 and cpu_may_refuse(config):
+        with pytest.raises(RuntimeError, match="Supported primitive descriptors list is empty"):
+            core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+        return
     compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
     cpu = compiled.create_infer_request().infer({"in0": data})[compiled.output(0)]
     ours = irpool.load(path).run({"in0": data})["out0"]
