@@ -2,10 +2,14 @@
 (docs/cpu.md#instruction-sets).
 
 oneDNN, and the plugin's kernels through it, pick a path by the host's instruction set: AVX-512
-("avx512_core": avx512f, avx512bw, avx512vl and avx512dq), else AVX2, else an older one. The
-environment variable ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA), read case-insensitively as oneDNN
-reads it, caps that choice, so `ONEDNN_MAX_CPU_ISA=AVX2` makes an AVX-512 host compute as an
-AVX2 one. Read once a process, as oneDNN reads it.
+("avx512_core": avx512f, avx512bw, avx512vl and avx512dq), else AVX2, else an older one. bf16
+conversions use AVX512_BF16's instructions where the host also has the avx512_bf16 flag
+("avx512_core_bf16": AMD Zen4 and later, Intel Cooper Lake, Sapphire Rapids and later; Intel
+Skylake-SP, Cascade Lake and Ice Lake Xeons lack it). The environment variable
+ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA), read case-insensitively as oneDNN reads it, caps that
+choice, so `ONEDNN_MAX_CPU_ISA=AVX2` makes an AVX-512 host compute as an AVX2 one, and
+`AVX512_CORE` or `AVX512_CORE_VNNI` as an AVX-512 one without AVX512_BF16. Read once a process,
+as oneDNN reads it.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ import os
 from functools import cache
 from pathlib import Path
 
+AVX512_CORE_BF16 = "avx512_core_bf16"
 AVX512_CORE = "avx512_core"
 AVX2 = "avx2"
 OLDER = "older"
-_RANKED = (OLDER, AVX2, AVX512_CORE)
+_RANKED = (OLDER, AVX2, AVX512_CORE, AVX512_CORE_BF16)
 _AVX512_CORE_FLAGS = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})
 CPUINFO = Path("/proc/cpuinfo")
 
@@ -25,15 +30,17 @@ CPUINFO = Path("/proc/cpuinfo")
 def host_isa(flags: frozenset[str]) -> str:
     """The instruction set of a CPU with these /proc/cpuinfo flags."""
     if flags >= _AVX512_CORE_FLAGS:
-        return AVX512_CORE
+        return AVX512_CORE_BF16 if "avx512_bf16" in flags else AVX512_CORE
     return AVX2 if "avx2" in flags else OLDER
 
 
 def capped_isa(isa: str, limit: str | None) -> str:
     """`isa` capped by a ONEDNN_MAX_CPU_ISA value (None, empty, "all" or "default": no cap)."""
     name = (limit or "").strip().lower()
-    if name.startswith(("avx512", "avx10")) or name in ("", "all", "default"):
+    if name in ("avx512_core", "avx512_core_vnni"):  # oneDNN ranks these below avx512_core_bf16
         cap = AVX512_CORE
+    elif name.startswith(("avx512", "avx10")) or name in ("", "all", "default"):
+        cap = AVX512_CORE_BF16  # avx512_core_bf16, _fp16, _amx, _amx_fp16, avx10_*
     elif name.startswith("avx2"):
         cap = AVX2
     else:  # sse41, avx
@@ -54,7 +61,14 @@ def _cpuinfo_flags() -> frozenset[str]:
 
 
 @cache
-def cpu_isa() -> str:
-    """The instruction set the CPU plugin uses on this host: AVX512_CORE, AVX2 or OLDER."""
+def bf16_isa() -> str:
+    """The instruction set the CPU plugin converts to bf16 with on this host: AVX512_CORE_BF16,
+    AVX512_CORE, AVX2 or OLDER."""
     limit = os.environ.get("ONEDNN_MAX_CPU_ISA", os.environ.get("DNNL_MAX_CPU_ISA"))
     return capped_isa(host_isa(_cpuinfo_flags()), limit)
+
+
+def cpu_isa() -> str:
+    """The instruction set the CPU plugin's f32 kernels use on this host: AVX512_CORE, AVX2 or
+    OLDER (AVX512_BF16 changes no f32 kernel)."""
+    return min(bf16_isa(), AVX512_CORE, key=_RANKED.index)

@@ -1,18 +1,26 @@
 """Convert's kernel and folding against what OpenVINO's CPU plugin gave (tests/golden/
 convert_cpu.json, written by tools/gen_convert_golden.py with the real runtime): every source
 and destination type, on each type's edge cases, bit for bit, for a Parameter (the kernel), a
-Const (OpenVINO's folding, then the plugin's constant) and a bare Const."""
+Const (OpenVINO's folding, then the plugin's constant) and a bare Const. The golden file was
+recorded on an AVX512_BF16 host, so these tests convert as one (irpool.cpu.isa.bf16_isa)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from irpool.cpu.isa import AVX2, AVX512_CORE, AVX512_CORE_BF16
 from irpool.cpu.numerics import constant_as_held
 from irpool.element_types import element_type
+from irpool.execute.kernels import convert as convert_kernel
 from irpool.execute.kernels.convert import convert
 from irpool.ops.convert_fold import fold
 from tests.execute.convert_golden import CONSTANTS, FOLDED, PAIRS, TABLE, decoded
+
+
+@pytest.fixture(autouse=True)
+def avx512_bf16_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(convert_kernel, "bf16_isa", lambda: AVX512_CORE_BF16)
 
 
 @pytest.mark.parametrize(("source", "destination"), PAIRS, ids=[f"{s}-{d}" for s, d in PAIRS])
@@ -74,6 +82,38 @@ def test_bf16_from_f32_depends_on_whether_the_shape_is_static(
     for dynamic_kernel, expected in ((False, static), (True, dynamic)):
         got = convert(values, "bf16", dynamic_kernel).view(np.uint32)[0] >> 16
         assert got == expected, f"dynamic input {dynamic_kernel}: {got:#x}"
+
+
+@pytest.mark.parametrize(
+    ("f32_bits", "avx512_bf16", "avx512_core", "avx2"),
+    [
+        (0x3F808000, 0x3F80, 0x3F80, 0x3F80),  # a tie after an even value
+        (0x3F818000, 0x3F82, 0x3F82, 0x3F82),  # a tie after an odd value
+        (0x3F80FFFF, 0x3F81, 0x3F81, 0x3F80),  # above the tie: truncated after an even value
+        (0xC30CCCCD, 0xC30D, 0xC30D, 0xC30C),  # -140.8: -141, -141, -140
+        (0x7F7F8000, 0x7F80, 0x7F80, 0x7F80),  # overflows to inf
+        (0x7F800001, 0x7FC0, 0x7FC0, 0x7F80),  # a signalling NaN: quieted / its bits, so inf
+        (0x7FA00000, 0x7FE0, 0x7FE0, 0x7FA0),
+        (0x7FFFFFFF, 0x7FFF, 0x7FFF, 0x8000),
+        (0x00018000, 0x0000, 0x0002, 0x0002),  # subnormals: flushed only with AVX512_BF16
+        (0x0000FFFF, 0x0000, 0x0001, 0x0000),
+        (0x807FFFFF, 0x8000, 0x8080, 0x8080),
+    ],
+)
+def test_bf16_from_static_f32_takes_the_hosts_rule(
+    monkeypatch: pytest.MonkeyPatch, f32_bits: int, avx512_bf16: int, avx512_core: int, avx2: int
+) -> None:
+    """Measured with ONEDNN_MAX_CPU_ISA=AVX512_CORE, AVX512_CORE_VNNI (both as AVX512_CORE) and
+    AVX2 (docs/ops/Convert.md#the-hosts-instruction-set)."""
+    values = np.array([f32_bits], np.uint32).view(np.float32)
+    for isa, expected in (
+        (AVX512_CORE_BF16, avx512_bf16),
+        (AVX512_CORE, avx512_core),
+        (AVX2, avx2),
+    ):
+        monkeypatch.setattr(convert_kernel, "bf16_isa", lambda isa=isa: isa)
+        got = convert(values, "bf16").view(np.uint32)[0] >> 16
+        assert got == expected, f"{isa}: {got:#x}"
 
 
 def test_bf16_from_f16_quiets_nan_on_both_paths() -> None:

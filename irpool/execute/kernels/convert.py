@@ -12,9 +12,11 @@ Measured on the CPU plugin (docs/ops/Convert.md), not the C++ casts:
   give true only when positive.
 - every float result is computed in f32: f64 sources saturate to ±FLT_MAX, an f64 destination
   holds the f32 value with ±inf saturated to ±FLT_MAX.
-- to bf16, two roundings of the f32 value: the vector instruction (nearest even) for f32 and
-  f16 sources whose shape is static, OpenVINO's scalar rounding otherwise (f64 and integer
-  sources, saturated to bf16's range first; f32 and f16 sources in the dynamic kernel).
+- to bf16, two roundings of the f32 value: the vector one for f32 and f16 sources whose shape
+  is static, OpenVINO's scalar rounding otherwise (f64 and integer sources, saturated to bf16's
+  range first; f32 and f16 sources in the dynamic kernel). The vector one is the host's
+  (irpool.cpu.isa.bf16_isa): nearest even, subnormals flushed with AVX512_BF16, kept without;
+  OpenVINO's scalar rounding with at most AVX2.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, AVX512_CORE_BF16, bf16_isa
 from irpool.element_types import BOOLEAN, F16, F32, F64, element_type
 from irpool.execute.errors import ExecutionError
 from irpool.execute.registry import OutputSpec, kernel_for
@@ -116,7 +119,7 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bo
         return round_to_bf16_scalar(np.clip(values, -largest, largest))
     if dynamic_kernel:
         return round_to_bf16_scalar(_quieted(values) if source == F16 else values)
-    return _round_to_bf16_vector(values)
+    return _round_to_bf16_vector(values, bf16_isa())
 
 
 def _quieted(values: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -127,15 +130,20 @@ def _quieted(values: NDArray[np.float32]) -> NDArray[np.float32]:
     return quiet.view(np.float32)
 
 
-def _round_to_bf16_vector(values: NDArray[np.float32]) -> NDArray[np.float32]:
-    """bf16 (held as f32) as AVX512-BF16's VCVTNEPS2BF16 gives it, which the CPU plugin runs for
-    f32 and f16 sources when the input shape is static: nearest even, overflowing to ±inf;
-    subnormal inputs become zeros of their sign; NaN keeps its top bits, made quiet."""
+def _round_to_bf16_vector(values: NDArray[np.float32], isa: str) -> NDArray[np.float32]:
+    """bf16 (held as f32) as the CPU plugin's vector conversion gives it on an `isa` host, which
+    it runs for f32 and f16 sources when the input shape is static. AVX512_CORE_BF16 (its
+    VCVTNEPS2BF16) and AVX512_CORE (oneDNN's emulation of it): nearest even, overflowing to
+    ±inf, NaN keeps its top bits, made quiet; subnormal inputs become zeros of their sign with
+    AVX512_BF16 and round as any value without. At most AVX2: OpenVINO's scalar rounding."""
+    if isa not in (AVX512_CORE, AVX512_CORE_BF16):
+        return round_to_bf16_scalar(values)
     bits = bits_of(values)
     rounding = np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
     rounded = (bits + rounding) & np.uint32(0xFFFF0000)
-    subnormal = (bits & np.uint32(0x7F800000)) == 0
-    rounded = np.where(subnormal, bits & np.uint32(0x80000000), rounded)
+    if isa == AVX512_CORE_BF16:
+        subnormal = (bits & np.uint32(0x7F800000)) == 0
+        rounded = np.where(subnormal, bits & np.uint32(0x80000000), rounded)
     nan = (bits & np.uint32(0xFFFF0000)) | np.uint32(0x400000)
     return np.where(np.isnan(values), nan, rounded).view(np.float32)
 
