@@ -1,7 +1,8 @@
 """Maxima as the CPU plugin's max kernels give them (MaxPool, AdaptiveMaxPool, ReduceMax;
 docs/cpu.md, "Integer maxima through f32"): integers wrapped to int32 and rounded to f32, the
 maxima then clamped to the largest f32 below 2**31 and converted back (8- and 16-bit integers
-are exact in f32); bf16 windows starting at bf16's lowest value, subnormals flushed. Which
+are exact in f32); bf16 windows starting at bf16's lowest value, subnormals flushed on an
+AVX512_BF16 host (irpool.cpu.isa.bf16_isa). Which
 MaxPool kernel the CPU runs decides which of these apply (`max_pool_general_kernel`)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE_BF16, bf16_isa
 from irpool.cpu.numerics import F32_BELOW_2_31
 from irpool.ops.pooling_geometry import Window
 
@@ -31,8 +33,11 @@ def clamped_integers_from_f32(values: NDArray[np.float32], dtype: np.dtype[Any])
 
 
 def flushed_subnormals(values: NDArray[Any]) -> NDArray[Any]:
-    """bf16 values (held as f32) with subnormals flushed to zeros of their sign, as the CPU's
-    bf16 MaxPool and AdaptiveMaxPool give them (its ReduceMax keeps them)."""
+    """bf16 values (held as f32) as the CPU's bf16 MaxPool and AdaptiveMaxPool give them: with
+    subnormals flushed to zeros of their sign on an AVX512_BF16 host, which stores them with
+    VCVTNEPS2BF16, kept without it (its ReduceMax keeps them)."""
+    if bf16_isa() != AVX512_CORE_BF16:
+        return values
     subnormal = np.abs(values) < np.finfo(np.float32).tiny
     if subnormal.any():
         values = np.where(subnormal, np.copysign(np.float32(0), values), values)

@@ -18,7 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from irpool.cpu.maxima import BF16_LOWEST
+from irpool.cpu import maxima
+from irpool.cpu.isa import AVX2, AVX512_CORE, AVX512_CORE_BF16
+from irpool.cpu.maxima import BF16_LOWEST, flushed_subnormals
 from irpool.execute.kernels.max_pool import max_pool
 from irpool.execute.registry import OutputSpec, kernel_of
 from irpool.ops.max_pool import MaxPool1, MaxPool8, MaxPool14, MaxPoolBase
@@ -253,3 +255,22 @@ def test_bf16_empty_windows_give_bf16s_lowest() -> None:
     x = np.array([[[1.0, 2.0]]], np.float32)
     values, _ = max_pool(x, [Window(2, 2, 1, 2, 1, 0)], False, start=float(BF16_LOWEST))
     assert values[0, 0, 1].view(np.uint32) == 0xFF7F0000
+
+
+@pytest.mark.parametrize(
+    ("isa", "expected_bits"),
+    [
+        (AVX512_CORE_BF16, [0x0, 0x80000000, 0x800000, 0x3F800000]),
+        (AVX512_CORE, [0x500000, 0x80400000, 0x800000, 0x3F800000]),
+        (AVX2, [0x500000, 0x80400000, 0x800000, 0x3F800000]),
+    ],
+)
+def test_bf16_maxima_flush_subnormals_only_with_avx512_bf16(
+    monkeypatch: pytest.MonkeyPatch, isa: str, expected_bits: list[int]
+) -> None:
+    """Measured with ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI and AVX2: the bf16 MaxPool keeps the
+    subnormals the AVX512_BF16 host flushes (docs/cpu.md#bf16-maxpool-flushes-subnormals)."""
+    monkeypatch.setattr(maxima, "bf16_isa", lambda: isa)
+    words = np.array([0x500000, 0x80400000, 0x800000, 0x3F800000], np.uint32)
+    got = flushed_subnormals(words.view(np.float32)).view(np.uint32)
+    assert got.tolist() == expected_bits
