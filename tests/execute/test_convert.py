@@ -116,7 +116,29 @@ def test_bf16_from_static_f32_takes_the_hosts_rule(
         assert got == expected, f"{isa}: {got:#x}"
 
 
-def test_bf16_from_f16_quiets_nan_on_both_paths() -> None:
+@pytest.mark.parametrize(
+    ("value", "avx512", "avx2"),
+    [
+        (1e300, 0x7F7F, 0x7F80),  # saturated to bf16's largest / f32's largest, rounded to inf
+        (float("-inf"), 0xFF7F, 0xFF80),
+        (3.3895313892515355e38, 0x7F7F, 0x7F7F),  # bf16's largest
+        (3.3961775292304e38, 0x7F7F, 0x7F80),  # f32 0x7f7f8000: a tie after an odd value
+        (-140.8, 0xC30C, 0xC30C),
+    ],
+)
+def test_bf16_from_f64_saturates_only_with_avx512(
+    monkeypatch: pytest.MonkeyPatch, value: float, avx512: int, avx2: int
+) -> None:
+    """Measured with ONEDNN_MAX_CPU_ISA=AVX2: f64 is not saturated to bf16's range there."""
+    for isa, expected in ((AVX512_CORE, avx512), (AVX2, avx2)):
+        monkeypatch.setattr(convert_kernel, "bf16_isa", lambda isa=isa: isa)
+        got = convert(np.array([value]), "bf16").view(np.uint32)[0] >> 16
+        assert got == expected, f"{isa}: {got:#x}"
+
+
+@pytest.mark.parametrize("isa", [AVX512_CORE_BF16, AVX512_CORE, AVX2])
+def test_bf16_from_f16_quiets_nan_on_both_paths(monkeypatch: pytest.MonkeyPatch, isa: str) -> None:
+    monkeypatch.setattr(convert_kernel, "bf16_isa", lambda: isa)
     signalling = np.array([0x7C01], np.uint16).view(np.float16)
     for dynamic_kernel in (False, True):
         assert convert(signalling, "bf16", dynamic_kernel).view(np.uint32)[0] >> 16 == 0x7FC0

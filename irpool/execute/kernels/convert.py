@@ -14,8 +14,8 @@ Measured on the CPU plugin (docs/ops/Convert.md), not the C++ casts:
   holds the f32 value with ±inf saturated to ±FLT_MAX.
 - to bf16, two roundings of the f32 value: the vector one for f32 and f16 sources whose shape
   is static, OpenVINO's scalar rounding otherwise (f64 and integer sources, saturated to bf16's
-  range first; f32 and f16 sources in the dynamic kernel). The vector one is the host's
-  (irpool.cpu.isa.bf16_isa): nearest even, subnormals flushed with AVX512_BF16, kept without;
+  range first on AVX-512; f32 and f16 sources in the dynamic kernel). The vector one is the
+  host's (irpool.cpu.isa.bf16_isa): nearest even, subnormals flushed with AVX512_BF16, kept without;
   OpenVINO's scalar rounding with at most AVX2.
 """
 
@@ -114,11 +114,15 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bo
     target = element_type(destination)
     if not target.rounds_when_held:
         return values
-    if source not in (F32, F16):  # f64 and integers saturate to bf16's range first
-        largest = np.float32(target.largest)
-        return round_to_bf16_scalar(np.clip(values, -largest, largest))
+    if source not in (F32, F16):  # f64 and integers: to bf16's range first with AVX-512
+        if bf16_isa() in (AVX512_CORE, AVX512_CORE_BF16):
+            largest = np.float32(target.largest)
+            values = np.clip(values, -largest, largest)
+        return round_to_bf16_scalar(values)
+    if source == F16:
+        values = _quieted(values)
     if dynamic_kernel:
-        return round_to_bf16_scalar(_quieted(values) if source == F16 else values)
+        return round_to_bf16_scalar(values)
     return _round_to_bf16_vector(values, bf16_isa())
 
 
