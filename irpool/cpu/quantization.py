@@ -40,7 +40,9 @@ def steps(levels: int) -> np.float32:
 
 
 def fused_multiply_add(
-    a: NDArray[np.float32], b: NDArray[np.float32], c: NDArray[np.float32]
+    a: NDArray[np.float32],
+    b: NDArray[np.float32] | np.float32,
+    c: NDArray[np.float32] | np.float32 | float,
 ) -> NDArray[np.float32]:
     """a * b + c rounded once to f32, as the plugin's FMA instructions (computed in f64: exact
     for the products of two f32 values; the sum is rounded twice only where f64 cannot hold

@@ -19,13 +19,12 @@ sign, h = x * 0.5 and Gelu = fma(erf, h, h).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.numerics import polynomial_by_fmas, polynomial_table
+from irpool.cpu.quantization import fused_multiply_add
 from irpool.cpu.vector_exp import by_blocks, vector_exp
 
 F32 = np.float32
@@ -80,25 +79,20 @@ def _gelu_erf_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     out *= F32(0.5)
 
 
-def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:
-    """fma(a, b, c) of f32 values: in f64, rounded once to f32."""
-    return (a.astype(F64) * F64(b) + F64(c)).astype(F32)
-
-
 def _gelu_erf_avx2_block(x: NDArray[np.float32], out: NDArray[np.float32]) -> None:
     """`out` = the CPU's Gelu ERF of `x` on AVX2 (one block)."""
     y = x * ONE_OVER_SQRT_2
-    t = F32(1) / _fma(np.abs(y), AS_P, 1)
+    t = F32(1) / fused_multiply_add(np.abs(y), AS_P, 1)
     q = vector_exp(-(y * y))
     np.negative(q, out=q)
     q *= t
     r = np.full(x.shape, AS_COEFFICIENTS[-1], F32)
     for coefficient in reversed(AS_COEFFICIENTS[:-1]):
-        r = _fma(r, t, coefficient)
-    erf = _fma(q, r, 1)
+        r = fused_multiply_add(r, t, coefficient)
+    erf = fused_multiply_add(q, r, 1)
     np.negative(erf, out=erf, where=np.signbit(x))
     half = x * F32(0.5)
-    out[:] = _fma(erf, half, half)
+    out[:] = fused_multiply_add(erf, half, half)
 
 
 def vector_gelu_erf(x: NDArray[np.float32]) -> NDArray[np.float32]:
