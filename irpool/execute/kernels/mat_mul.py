@@ -7,8 +7,8 @@ elementwise ops take them) by NumPy's matmul, which hands 2-D and stacked produc
 1e-6 * sum(|a * b|) of the CPU's, not bit for bit; non-finite values are IEEE's and stay in
 the outputs whose dot product holds them (0 * inf is NaN). A product by compressed weights
 whose activations the CPU quantizes is summed as the CPU sums it, bit for bit
-(`product_by_quantized`); one whose grouped weights it sums as one FMA chain over K, so
-(`product_by_compressed`). Integers are wrapped to int32,
+(`product_by_quantized`), and one whose grouped weights it sums as one FMA chain over K
+likewise (`product_by_compressed`). Integers are wrapped to int32,
 multiplied in f32 as the CPU does (exact while sums stay below 2**24), saturated to
 [-2**31, 2147483520] and stored as the elementwise ops store theirs: 8-bit types saturate,
 wider ones wrap. Booleans are true where
