@@ -7,10 +7,11 @@ inferences and looks only at the steps whose inputs changed since."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from operator import is_
-from typing import Any
+from typing import Any, cast
 
 from numpy.typing import NDArray
 
@@ -50,61 +51,104 @@ def reinfer(
     is not again (the plan remembers: most layers of a decode step see the same shapes at
     each token)."""
     remembered = plan.inferred
-    last_of, by_key, readers = remembered.last, remembered.by_key, plan.input_readers
+    last_of, by_key, input_readers = remembered.last, remembered.by_key, plan.input_readers
     groups = plan.inference_groups
     if len(by_key) > REMEMBERED_PER_STEP * len(plan.steps):
         by_key.clear()  # each step's last inference stays: a decode step's next token uses it
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
-    # A run from the first step starts from the last whole run's inferences: a step none of
-    # whose inputs changed since (the inputs' descriptions are those same objects) keeps its.
+    steps, run_sources = plan.steps, plan.run_sources
+    done = cast(list[_Inferred], [None] * len(steps))  # each filled before it is read
+    # A run from the first step starts from the last whole run's inferences and looks only
+    # at the steps that read an input or a variable, or a tensor whose description changed
+    # since (it is not that same object): the others keep theirs.
     previous: _WholeRun | None = remembered.previous if start == 0 else None
-    changed = {(parameter.layer.id, 0) for parameter in plan.parameters}
+    positions: Iterable[int] = range(start, len(steps))
     if previous is not None:
         infos.update(previous.infos)  # not the inputs': they are no part of it
-    done: list[_Inferred] = []
-    outputs = working = 0
-    steps, run_sources = plan.steps, plan.run_sources
+        done[:] = previous.inferred
+        positions = pending = _Pending(previous.looked_at)
     before = previous.infos if previous is not None else {}
-    for position in range(start, len(steps)):
+    for position in positions:
         step = steps[position]
-        sources = run_sources[position]
         read_variable = step.reads_variable
-        # A ReadValue's value is not among its inputs: it is looked at every time.
-        if previous is not None and read_variable is None and changed.isdisjoint(sources):
-            inferred = previous.inferred[position]  # its outputs are in `infos` already
+        variable = None
+        if read_variable is not None and read_variable in variables:
+            variable = variables[read_variable].shape
+        read = list(map(infos.get, run_sources[position]))
+        last = last_of.get(position)
+        if last is not None and last[1] == variable and all(map(is_, last[0], read)):
+            inferred = last[2]
         else:
-            variable = None
-            if read_variable is not None and read_variable in variables:
-                variable = variables[read_variable].shape
-            read = list(map(infos.get, sources))
-            last = last_of.get(position)
-            if last is not None and last[1] == variable and all(map(is_, last[0], read)):
-                inferred = last[2]
-            else:
-                key = _inference_key(groups[position], read, variable)
-                found = by_key.get(key) if key is not None else None
+            key = _inference_key(groups[position], read, variable)
+            found = by_key.get(key) if key is not None else None
+            if found is None:
+                found = _inferred(model, plan, position, infos, variables, ignore)
                 if found is None:
-                    found = _inferred(model, plan, position, infos, variables, ignore)
-                    if found is None:
-                        return position, outputs + working
-                    if key is not None:
-                        by_key[key] = found
-                inferred = found
-                if position not in readers:  # an input's is new at every run
-                    last_of[position] = (read, variable, inferred)
-            layer_id = step.layer.id
-            for index, info in enumerate(inferred.produced):
-                ref = (layer_id, index)
-                if before.get(ref) is not info:
-                    changed.add(ref)
-                infos[ref] = info  # with its value: a ShapeOf's feeds a Reshape
-        done.append(inferred)
-        outputs += inferred.output_bytes
-        if inferred.working_bytes > working:
-            working = inferred.working_bytes
+                    return position, _most(done[start:position])
+                if key is not None:
+                    by_key[key] = found
+            inferred = found
+            if position not in input_readers:  # an input's is new at every run
+                last_of[position] = (read, variable, inferred)
+        layer_id = step.layer.id
+        for index, info in enumerate(inferred.produced):
+            ref = (layer_id, index)
+            if previous is not None and before.get(ref) is not info:
+                pending.extend(previous.readers.get(ref, ()))
+            infos[ref] = info  # with its value: a ShapeOf's feeds a Reshape
+        done[position] = inferred
     if start == 0:
-        remembered.previous = _WholeRun(_without_inputs(plan, infos, done), done)
-    return len(plan.steps), outputs + working
+        kept = _without_inputs(plan, infos, done)
+        remembered.previous = (
+            _WholeRun(kept, done, previous.readers, previous.looked_at)
+            if previous is not None
+            else _WholeRun(kept, done, *_readers(plan))
+        )
+    return len(plan.steps), _most(done[start:])
+
+
+def _most(inferred: list[_Inferred]) -> int:
+    """What bounds the peak memory of these steps: all their outputs and the largest working
+    memory of one."""
+    return sum(i.output_bytes for i in inferred) + max(
+        (i.working_bytes for i in inferred), default=0
+    )
+
+
+class _Pending:
+    """Step positions to look at, taken in increasing order as later ones are added."""
+
+    __slots__ = ("_heap", "_seen")
+
+    def __init__(self, first: tuple[int, ...]) -> None:
+        self._heap = list(first)  # sorted: a heap already
+        self._seen = set(first)
+
+    def extend(self, positions: tuple[int, ...]) -> None:
+        for position in positions:
+            if position not in self._seen:
+                self._seen.add(position)
+                heappush(self._heap, position)
+
+    def __iter__(self) -> _Pending:
+        return self
+
+    def __next__(self) -> int:
+        if not self._heap:
+            raise StopIteration
+        return heappop(self._heap)
+
+
+def _readers(plan: ExecutionPlan) -> tuple[dict[Ref, tuple[int, ...]], tuple[int, ...]]:
+    """Per tensor a run computes or binds, the positions of the steps that infer from it; and
+    the steps a run looks at in any case: those that read an input or a variable."""
+    found: dict[Ref, list[int]] = {}
+    for position, sources in enumerate(plan.run_sources):
+        for ref in sources:
+            found.setdefault(ref, []).append(position)
+    reading = {p for p, step in enumerate(plan.steps) if step.reads_variable is not None}
+    looked_at = tuple(sorted(reading | plan.input_readers))
+    return {ref: tuple(positions) for ref, positions in found.items()}, looked_at
 
 
 def _without_inputs(
@@ -132,10 +176,14 @@ REMEMBERED_VALUE_BYTES = 4096
 @dataclass(frozen=True, slots=True)
 class _WholeRun:
     """What a run from the first step to the last inferred: every tensor's description (but
-    the inputs' and their readers') and each step's inference, in order."""
+    the inputs' and their readers') and each step's inference, in order; and what the next
+    run looks at: per tensor the steps that infer from it, and the steps that read an input
+    or a variable."""
 
     infos: dict[Ref, TensorInfo]
     inferred: list[_Inferred]
+    readers: dict[Ref, tuple[int, ...]]
+    looked_at: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,21 +203,33 @@ def _inference_key(
     constants): each input the run computes or binds (its type, shape, bounds and value) and
     a ReadValue's variable's shape. None: not remembered (an input value that is large or of
     objects)."""
+    # One flat tuple of ints, strings and bytes (hashed without calling Python, and few
+    # objects for the collector): per input its type, rank and each dim's interval, bounds,
+    # whether unknown, and its value's type, shape and bytes (or None).
     parts: list[Any] = [group, variable]
+    append = parts.append
     for info in read:
         if info is None:
             continue
-        value: Any = info.value
-        if value is not None:
-            if value.nbytes > REMEMBERED_VALUE_BYTES or value.dtype.hasobject:
-                return None
-            value = (value.dtype.str, value.shape, value.tobytes())
-        # The shape and bounds as tuples of ints, which hash without calling Python.
+        append(info.type.name)
         dims = info.shape.dims
-        shape = None if dims is None else tuple((dim.low, dim.high) for dim in dims)
+        if dims is None:
+            append(None)
+        else:
+            append(len(dims))
+            for dim in dims:
+                append(dim.low)
+                append(dim.high)
         bounds = info.bounds
-        known = None if bounds is None else (bounds.shape, bounds.lower, bounds.upper)
-        parts.append((info.type.name, shape, known, info.unknown, value))
+        append(None if bounds is None else (bounds.shape, bounds.lower, bounds.upper))
+        append(info.unknown)
+        value = info.value
+        if value is None:
+            append(None)
+        elif value.nbytes > REMEMBERED_VALUE_BYTES or value.dtype.hasobject:
+            return None
+        else:
+            parts += (value.dtype.str, value.shape, value.tobytes())
     return tuple(parts)
 
 
