@@ -150,25 +150,25 @@ class ExecutionPlan:
 
 class RememberedInference:
     """What a dynamic model's steps inferred on inputs seen before: by what the inference
-    depends on (`by_key`), per step its last inference with the very input descriptions it
-    read (`last`: a step whose inputs are those same objects is not even keyed again), and
-    the last run that inferred every step (`previous`: a step whose inputs did not change
-    since is not even looked at)."""
+    depends on (`by_key`, this run's; `older`, the last runs', of which a run keeps what it
+    finds), per step its last inference with the very input descriptions it read
+    (`last`: a step whose inputs are those same objects is not even keyed again), and the
+    last run that inferred every step (`previous`: a step whose inputs did not change since
+    is not even looked at)."""
 
-    __slots__ = ("by_key", "last", "previous")
+    __slots__ = ("by_key", "last", "older", "previous")
 
     def __init__(self) -> None:
         self.by_key: dict[Any, Any] = {}
+        self.older: list[dict[Any, Any]] = []
         self.last: dict[int, Any] = {}
         self.previous: Any = None
 
     def clear(self) -> None:
         self.by_key.clear()
+        self.older.clear()
         self.last.clear()
         self.previous = None
-
-    def __len__(self) -> int:
-        return len(self.by_key)
 
 
 def plan_execution(model: RunnerInput) -> ExecutionPlan:

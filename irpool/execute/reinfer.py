@@ -1,9 +1,9 @@
 """Stage 4b, for dynamic models: shape inference again on a run's inputs and variables, as
 the runtime does, each step checked as the CPU plugin checks it (irpool/execute/run.py runs
-the steps). A plan remembers what each step's inference gave on inputs seen before: most
-layers of an LLM's decode step see the same shapes at every token, and only those whose
-inputs change (the KV length) are inferred again. A run starts from the last whole run's
-inferences and looks only at the steps whose inputs changed since."""
+the steps). A plan remembers what each step's inference gave on inputs seen in the last
+runs: most layers of an LLM's decode step see the same shapes at every token, and only those
+whose inputs change (the KV length) are inferred again. A run starts from the last whole
+run's inferences and looks only at the steps whose inputs changed since."""
 
 from __future__ import annotations
 
@@ -47,14 +47,18 @@ def reinfer(
     runtime does for dynamic models, up to the first step whose output size depends on
     values: its index (or the number of steps), and what bounds the peak memory of the steps
     before it: all their outputs and the largest working memory of one. A step inferred
-    before on the same inputs, or a step of its group (irpool/execute/inference_groups.py),
-    is not again (the plan remembers: most layers of a decode step see the same shapes at
-    each token)."""
+    in this run or the last `REMEMBERED_RUNS` on the same inputs, or a step of its group
+    (irpool/execute/inference_groups.py), is not again (the plan remembers: most layers of a
+    decode step see the same shapes at each token)."""
     remembered = plan.inferred
     last_of, by_key, input_readers = remembered.last, remembered.by_key, plan.input_readers
     groups = plan.inference_groups
-    if len(by_key) > REMEMBERED_PER_STEP * len(plan.steps):
-        by_key.clear()  # each step's last inference stays: a decode step's next token uses it
+    if start == 0:  # what the last runs inferred by key and this one does not find is
+        # forgotten: a decode step's inferences at its length die young (the collector need
+        # not look at them again and again as old objects)
+        remembered.older = [by_key, *remembered.older][:REMEMBERED_RUNS]
+        remembered.by_key = by_key = {}
+    older = remembered.older
     ignore = LayerContext(frozenset(), lambda report: None, model.read_weights, at_run_time=True)
     steps, run_sources = plan.steps, plan.run_sources
     done = cast(list[_Inferred], [None] * len(steps))  # each filled before it is read
@@ -80,13 +84,19 @@ def reinfer(
             inferred = last[2]
         else:
             key = _inference_key(groups[position], read, variable)
-            found = by_key.get(key) if key is not None else None
+            found = None
+            if key is not None:
+                found = by_key.get(key)
+                for table in older if found is None else ():
+                    found = table.get(key)
+                    if found is not None:
+                        break
             if found is None:
                 found = _inferred(model, plan, position, infos, variables, ignore)
                 if found is None:
                     return position, _most(done[start:position])
-                if key is not None:
-                    by_key[key] = found
+            if key is not None:
+                by_key[key] = found
             inferred = found
             if position not in input_readers:  # an input's is new at every run
                 last_of[position] = (read, variable, inferred)
@@ -165,9 +175,9 @@ def _without_inputs(
     return kept
 
 
-# How many inferred steps a plan remembers by their inputs before it forgets them: every
-# step at a few input lengths.
-REMEMBERED_PER_STEP = 8
+# How many runs before the present one a plan remembers what they inferred by key (each
+# step's last inference stays in any case).
+REMEMBERED_RUNS = 2
 # An input value of at most this many bytes (a shape subgraph's) is part of what a step's
 # inference is remembered by; a step that reads a larger one is inferred on every run.
 REMEMBERED_VALUE_BYTES = 4096

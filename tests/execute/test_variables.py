@@ -158,7 +158,7 @@ def test_remembered_inference_gives_the_same_steps() -> None:
         remembered = remembering.infer(inputs)
         plan.inferred.clear()
         fresh = forgetting.infer(inputs)
-        assert plan.inferred  # the run remembered what it inferred
+        assert plan.inferred.by_key  # the run remembered what it inferred
         for key, value in fresh.items():
             np.testing.assert_array_equal(remembered[key], value)
 
@@ -196,8 +196,8 @@ def test_a_decode_step_infers_again_only_what_its_length_changes(
 ) -> None:
     """A new length infers again the steps it reaches, not all of them, and a step of a
     group that infers alike once for the group (the decoder blocks' cache joins); inputs
-    seen before infer nothing again; what the plan remembers holds none of the caller's
-    arrays."""
+    seen in the last runs infer nothing again, those of runs before are forgotten; what the
+    plan remembers holds none of the caller's arrays."""
     from irpool.execute import reinfer
 
     model = irpool.load(LLAMA / "openvino_model.xml")
@@ -221,3 +221,11 @@ def test_a_decode_step_infers_again_only_what_its_length_changes(
     assert 0 < again < len(plan.steps) / 2
     model.create_infer_request().infer(_decode_inputs(0))
     assert len(inferred) == first + again
+    for position in range(2, 3 + reinfer.REMEMBERED_RUNS):
+        request.infer(_decode_inputs(position))
+    tables = [plan.inferred.by_key, *plan.inferred.older]
+    assert len(tables) == 1 + reinfer.REMEMBERED_RUNS
+    assert all(len(table) <= len(plan.steps) for table in tables)
+    seen = len(inferred)
+    model.create_infer_request().infer(_decode_inputs(0))
+    assert len(inferred) > seen
