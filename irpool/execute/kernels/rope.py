@@ -11,7 +11,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.rope_fusion import RotaryEmbedding
-from irpool.execute.kernels.linear_chains import fused_multiply_add
 from irpool.execute.registry import OutputSpec, kernel_for
 
 
@@ -19,14 +18,14 @@ from irpool.execute.registry import OutputSpec, kernel_for
 def run_rotary_embedding(
     op: RotaryEmbedding, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    x, cos, rotated, sin = np.broadcast_arrays(*inputs)
+    x, cos, rotated, sin = (array.astype(np.float64) for array in inputs)
     half = x.shape[-1] // 2
-    first, second = slice(None, half), slice(half, None)
     with np.errstate(all="ignore"):  # inf and NaN are values here
-        leading = fused_multiply_add(
-            x[..., first], cos[..., first], rotated[..., first] * sin[..., first]
-        )
-        trailing = fused_multiply_add(
-            rotated[..., second], sin[..., second], x[..., second] * cos[..., second]
-        )
-    return [np.concatenate([leading, trailing], axis=-1)]
+        by_cos, by_sin = x * cos, rotated * sin  # exact: f32 by f32 in f64
+        if by_cos.shape != by_sin.shape:  # np.broadcast_arrays costs microseconds
+            by_cos, by_sin = np.broadcast_arrays(by_cos, by_sin)
+        # fma(x, cos, rotated * sin) on the first half, fma(rotated, sin, x * cos) on the
+        # second: each an exact product plus the other rounded to f32, rounded once.
+        exact = np.concatenate([by_cos[..., :half], by_sin[..., half:]], axis=-1)
+        rounded = np.concatenate([by_sin[..., :half], by_cos[..., half:]], axis=-1)
+        return [(exact + rounded.astype(np.float32)).astype(np.float32)]
