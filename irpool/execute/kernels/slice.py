@@ -10,7 +10,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import moved_as_held
-from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.slice import Slice8
 
 
@@ -18,5 +18,8 @@ from irpool.ops.slice import Slice8
 def run_slice(
     op: Slice8, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    data = moved_as_held(inputs[0])
-    return [data[op.cut(data.shape, inputs[1:])].copy(order="C")]
+    data, bounds = moved_as_held(inputs[0]), inputs[1:]
+    # The index kept per shape and bounds: a decode step's slices repeat them each token.
+    key = (data.shape, *((b.dtype.char, b.shape, b.tobytes()) for b in bounds))
+    index = prepared(op, key, lambda: op.cut(data.shape, bounds))
+    return [data[index].copy(order="C")]
