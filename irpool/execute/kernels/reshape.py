@@ -13,7 +13,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import moved_as_held
-from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.reshape import Reshape1
 
 
@@ -23,8 +23,10 @@ def run_reshape(
     inputs: Sequence[NDArray[Any]],
     outputs: Sequence[OutputSpec],
 ) -> list[NDArray[Any] | None]:
-    data = inputs[0]
-    return [reshape(data, op.target_shape(data.shape, inputs[1:]))]
+    data, pattern = inputs[0], inputs[1]
+    # The shape kept per input shape and pattern: a decode step's reshapes repeat them.
+    key = (data.shape, pattern.dtype.char, pattern.shape, pattern.tobytes())
+    return [reshape(data, prepared(op, key, lambda: op.target_shape(data.shape, inputs[1:])))]
 
 
 def reshape(x: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
