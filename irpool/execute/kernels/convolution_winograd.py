@@ -27,7 +27,6 @@ from math import isfinite
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 from numpy.typing import NDArray
 
 from irpool.execute.engine.blocks import cached_spans, channel_spans, for_each_tile
@@ -262,10 +261,19 @@ def _input_by_products(
     points = m + 2
     th, tw = (rows - 2) // m, (columns - 2) // m
     row, column, item = padded.strides
-    windows = as_strided(padded, (th, points, columns * channels), (m * row, row, item))
+    windows = strided_view(padded, (th, points, columns * channels), (m * row, row, item))
     by_rows = scratch.array(Slot.WINOGRAD_ROWS, (th, points, columns, channels), FLOAT)
     np.matmul(input_matrix, windows, out=by_rows.reshape(th, points, -1))
     tile, point, column, item = by_rows.strides
     shape = (th, points, tw, points, channels)
-    tiles = as_strided(by_rows, shape, (tile, point, m * column, column, item))
+    tiles = strided_view(by_rows, shape, (tile, point, m * column, column, item))
     np.matmul(input_matrix, tiles, out=out.transpose(2, 0, 3, 1, 4))
+
+
+def strided_view(
+    base: NDArray[np.float32], shape: tuple[int, ...], strides: tuple[int, ...]
+) -> NDArray[np.float32]:
+    """A view of the C-contiguous f32 `base` with these `shape` and `strides` (NumPy checks
+    that it stays inside `base`): what `as_strided` makes, in 0.4 µs instead of 7, which a
+    layer cut into many spans pays per span."""
+    return np.ndarray(shape, FLOAT, base, 0, strides)
