@@ -8,19 +8,25 @@ polynomial, about 7 times NumPy's exp (yolov8n at 640: 229-247 ms a run with it 
 139-144 ms, 2026-12-07, AMD EPYC family 25 model 17), would buy no bits, and irpool takes
 NumPy's exp (within 9 ulp, 0 below `EXP_UNDERFLOW` as on the CPU). After a MatMul whose
 activations the CPU quantizes (`activation_group`: its sums are emulated to the bit), as in
-an int8 or int4 LLM's MLP, and after anything else (a TopK's scores), the polynomial.
+an int8 or int4 LLM's MLP, or whose grouped compressed weights it sums as one FMA chain
+(emulated too: `sums_in_one_chain`, an int4 LLM in groups of 16), and after anything else
+(a TopK's scores), the polynomial.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from copy import copy
+from typing import Any
 
+from irpool.cpu.compressed_weights import sums_in_one_chain
 from irpool.cpu.replacements import ComputedLayer, Rewrite
 from irpool.ops.activations import Sigmoid1, Swish4
 from irpool.ops.base import Op
 from irpool.ops.convolution import ConvolutionBase
 from irpool.ops.mat_mul import MatMul1
+
+_SEVERAL_ROWS = 2  # a prompt's: a single row's products are BLAS's
 
 
 def activations_after_blas_products(
@@ -42,5 +48,14 @@ def activations_after_blas_products(
 
 def _sums_by_blas(op: Op | None) -> bool:
     if isinstance(op, MatMul1):
-        return op.activation_group is None
+        return op.activation_group is None and not _chains_sums(op.compressed_weights)
     return isinstance(op, ConvolutionBase)
+
+
+def _chains_sums(weights: Any) -> bool:
+    """Whether a product by the weights a run holds (a CompressedWeights) sums several rows
+    as one FMA chain, which is emulated (on a single row, BLAS's sums cost the polynomial
+    only a row's worth)."""
+    return weights is not None and sums_in_one_chain(
+        weights.element_type, _SEVERAL_ROWS, weights.depth, weights.group
+    )

@@ -57,11 +57,13 @@ def write_model(
     zero_point: bool,
     depth: int,
     normalized: bool = False,
+    swish: bool = False,
 ) -> Path:
     """x [2, 3, K] times weights [ROWS, K] as NNCF writes them (transpose_b): Const ->
     Convert f16 [-> Subtract zero point] -> Multiply f16 scale [-> Reshape] -> Convert f32;
     `normalized`: x through a LayerNorm first, as transformers' exporters write it (MVN-6 over
-    the last axis, eps the f32 1e-5, inside the root)."""
+    the last axis, eps the f32 1e-5, inside the root); `swish`: the product through a Swish
+    (an LLM's gate_proj and its SiLU)."""
     rng = np.random.default_rng(depth + group)
     group = group or depth
     grouped, one, flat = (ROWS, depth // group, group), (ROWS, depth // group, 1), (ROWS, depth)
@@ -87,8 +89,14 @@ def write_model(
         ),
         ir.result(11, "y", (2, 3, ROWS)),
     ]  # fmt: skip
-    edges = [ir.edge(1, 0, 2, 0), ir.edge(5, 0, 6, 1)]
-    edges += [ir.edge(9, 1, 10, 1), ir.edge(10, 2, 11, 0)]
+    edges = [ir.edge(1, 0, 2, 0), ir.edge(5, 0, 6, 1), ir.edge(9, 1, 10, 1)]
+    if swish:
+        product = (2, 3, ROWS)
+        inputs, outputs = [ir.typed_port(0, "f32", product)], [ir.typed_port(1, "f32", product)]
+        layers.append(ir.layer(15, "silu", "Swish", "opset4", "", inputs, outputs))
+        edges += [ir.edge(10, 2, 15, 0), ir.edge(15, 1, 11, 0)]
+    else:
+        edges.append(ir.edge(10, 2, 11, 0))
     if normalized:
         x = (2, 3, depth)
         norm = [("eps", "9.9999997473787516e-06"), ("normalize_variance", "true")]
@@ -204,6 +212,22 @@ def test_a_layer_norm_then_products_as_on_the_cpu(
         (found,) = irpool.load(path).run({"x": x}).values()
         expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
         np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize(
+    ("element_type", "group", "zero_point", "depth"), [CHAINED[0], CHAINED[2], CHAINED[4]]
+)
+def test_a_swish_after_a_chained_product_as_on_the_cpu(
+    tmp_path: Path, element_type: str, group: int, zero_point: bool, depth: int
+) -> None:
+    """A Swish reading a product summed as one FMA chain (an int4 LLM's gate_proj in groups of
+    16): the product is the CPU's to the bit, so the Swish takes the CPU's polynomial exp,
+    not NumPy's (irpool/cpu/product_activations.py)."""
+    path = write_model(tmp_path, element_type, group, zero_point, depth, swish=True)
+    x = activations("random", depth) * np.float32(4)
+    (found,) = irpool.load(path).run({"x": x}).values()
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+    np.testing.assert_array_equal(found, expected)
 
 
 def test_a_nonfinite_group_leaves_the_other_rows_exact(tmp_path: Path) -> None:
