@@ -3,9 +3,10 @@
 `layer`, `data`, `port` (`typed_port` by element type), `edge` and `net` write any model;
 `parameter`, `avg_pool`, `const` (`typed_const` of any type), `adaptive_pool` and `result`
 the common layers, and `pool_model`, `adaptive_model` and `cached_attention_model` (a stateful
-LLM's attention with its KV cache, and its `.bin`) whole valid models. Dims are ints or
-written text ("-1"); None writes no `<dim>` (a dynamic rank). Each builder returns `.xml`
-text; models with a Const also need their `.bin` (`weights()` for `const`). Every model here
+LLM's attention with its KV cache, its output projected by int8 weights or not, and its `.bin`)
+whole valid models. Dims are ints or written text ("-1"); None writes no `<dim>` (a dynamic
+rank). Each builder returns `.xml` text; models with a Const also need their `.bin`
+(`weights()` for `const`). Every model here
 validates clean unless a test changes it. Hand-written XML is for what this cannot write:
 malformed files, source positions and formatting.
 """
@@ -16,6 +17,8 @@ import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
+
+import numpy as np
 
 from irpool.element_types import PRECISIONS as ELEMENT_TYPES
 
@@ -350,13 +353,15 @@ def cached_attention_model(
     scale: float | None = None,
     causal: bool = False,
     cache_type: str | None = None,
+    projection: int = 0,
 ) -> tuple[str, bytes]:
     """A layer of a stateful LLM as optimum-intel writes it, which the CPU runs in its
     attention node: q [?,heads,?,depth]; k and v [?,kv_heads,?,depth] each join their cache
     (`_cache`) and reach ScaledDotProductAttention (through `_grouped` when kv_heads <
     heads), with a `mask` [?,1,?,?] of that type (None: no mask input) and the Const
     `scale` (None: none); output tensor "out"; `cache_type` the rt_info KV_CACHE_PRECISION
-    (None: none, so u8). Returns the `.xml` and its `.bin`."""
+    (None: none, so u8); `projection` rows: the output projected by int8 weights
+    (`_projected`), the Result's. Returns the `.xml` and its `.bin`."""
     query, cached = (-1, heads, -1, depth), (-1, kv_heads, -1, depth)
     group = heads // kv_heads
     constants = struct.pack(
@@ -384,12 +389,72 @@ def cached_attention_model(
                    typed_const(9, "heads", "i64", (4,), 92, 32)]  # fmt: skip
     constants = _attention(layers, edges, constants, query, query, (-1, 1, -1, -1), mask, scale,
                            causal)  # fmt: skip
+    if projection:
+        port = 3 + (mask is not None) + (scale is not None)  # the attention's output
+        constants = _projected(layers, edges, constants, (heads, depth, port), projection)
     text = net(layers, edges)
     if cache_type is not None:
         option = f'\t\t\t<KV_CACHE_PRECISION value="{cache_type}" />\n'
         info = f"\t<rt_info>\n\t\t<runtime_options>\n{option}\t\t</runtime_options>\n\t</rt_info>\n"
         text = text.replace("</net>", info + "</net>")
     return text, constants
+
+
+def _projected(
+    layers: list[str],
+    edges: list[str],
+    constants: bytes,
+    attention: tuple[int, int, int],
+    rows: int,
+) -> bytes:
+    """Replaces the Result of `_attention`'s output (`attention`: its heads, depth and output
+    port) with Transpose (layer 42) -> Reshape (43)
+    -> MatMul (44) by u8 weights [rows, heads * depth] with zero points and one scale a row
+    (random, seeded), decompressed as NNCF writes them (Const 45 -> Convert f16 -> Subtract
+    -> Multiply -> Convert f32), and its Result (41; tensor "projected"): an LLM's o_proj,
+    whose activations the CPU quantizes to int8. Returns the constants."""
+    heads, depth, port = attention
+    width = heads * depth
+    rng = np.random.default_rng(width + rows)
+    blobs = [
+        np.array([0, 2, 1, 3], np.int64).tobytes(),
+        np.array([0, 0, width], np.int64).tobytes(),
+        rng.integers(0, 256, (rows, width), np.uint8).tobytes(),
+        rng.integers(120, 136, (rows, 1), np.uint8).tobytes(),
+        (rng.random((rows, 1)) * 0.01).astype(np.float16).tobytes(),
+    ]
+    offsets = [len(constants) + sum(map(len, blobs[:i])) for i in range(len(blobs))]
+    merged, weights, one = (-1, -1, heads, depth), (rows, width), (rows, 1)
+    f16, f32 = (data([("destination_type", t)]) for t in ("f16", "f32"))
+    transposes = data([("transpose_a", "false"), ("transpose_b", "true")])
+    layers.pop()  # _attention's Result
+    edges.pop()
+    layers += [
+        typed_const(45, "perm", "i64", (4,), offsets[0], 32),
+        typed_const(46, "pattern", "i64", (3,), offsets[1], 24),
+        typed_const(47, "codes", "u8", weights, offsets[2], rows * width),
+        typed_const(48, "zero_point", "u8", one, offsets[3], rows),
+        typed_const(49, "scale", "f16", one, offsets[4], rows * 2),
+        typed_layer(42, "Transpose", [("f32", (-1, heads, -1, depth)), ("i64", (4,))],
+                    ("f32", merged)),
+        layer(43, "merge", "Reshape", "opset1", data([("special_zero", "true")]),
+              [typed_port(0, "f32", merged), typed_port(1, "i64", (3,))],
+              [typed_port(2, "f32", (-1, -1, width))]),
+        typed_layer(50, "Convert", [("u8", weights)], ("f16", weights), f16),
+        typed_layer(51, "Convert", [("u8", one)], ("f16", one), f16),
+        typed_layer(52, "Subtract", [("f16", weights), ("f16", one)], ("f16", weights)),
+        typed_layer(53, "Multiply", [("f16", weights), ("f16", one)], ("f16", weights)),
+        typed_layer(54, "Convert", [("f16", weights)], ("f32", weights), f32),
+        layer(44, "o_proj", "MatMul", "opset1", transposes,
+              [typed_port(0, "f32", (-1, -1, width)), typed_port(1, "f32", weights)],
+              [typed_port(2, "f32", (-1, -1, rows), names="projected")]),
+        result(41, "output", (-1, -1, rows)),
+    ]  # fmt: skip
+    links = [(40, port, 42, 0), (45, 0, 42, 1), (42, 2, 43, 0), (46, 0, 43, 1), (47, 0, 50, 0),
+             (48, 0, 51, 0), (50, 1, 52, 0), (51, 1, 52, 1), (52, 2, 53, 0), (49, 0, 53, 1),
+             (53, 2, 54, 0), (43, 2, 44, 0), (54, 1, 44, 1), (44, 2, 41, 0)]  # fmt: skip
+    edges += [edge(*link) for link in links]
+    return constants + b"".join(blobs)
 
 
 def concat_attention_model(

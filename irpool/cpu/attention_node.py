@@ -18,9 +18,10 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
 - output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
   groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
 A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
-the keys. Up to `EXACT_MACS` multiply-adds the products are so emulated and the output is the
-node's bits; beyond, BLAS computes a prompt's (within the op's tolerance) and the rest is the
-same, and a step runs as the op's snippet, as does a step past `EXACT_STEP_KEYS` keys.
+the keys. Up to `EXACT_MACS` multiply-adds (`EXACT_MACS_QUANTIZED` where an int8 quantization
+of activations reads the output) the products are so emulated and the output is the node's
+bits; beyond, BLAS computes a prompt's (within the op's tolerance) and the rest is the same,
+and a step runs as the op's snippet, as does a step past `EXACT_STEP_KEYS` keys.
 Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
+from irpool.cpu.fma_chains import EXACT_MACS, EXACT_MACS_QUANTIZED, fma_chains
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
 from irpool.cpu.vector_exp import vector_exp
 
@@ -60,12 +61,14 @@ def node_attention(
     causal: bool,
     cache_type: str | None,
     blas: Product,
+    read_by_quantization: bool = False,
 ) -> NDArray[np.float32] | None:
     """The node's attention of query [B, H, L, E], key [B, H, S, E] and value [B, H, S, Ev]
     (S counts the past), with the layer's mask and scale inputs if any and its cache held in
-    `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`. None for a step
-    irpool does not emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16, more
-    than `EXACT_MACS` or, for a step, more than `EXACT_STEP_KEYS` keys."""
+    `cache_type`; `blas` computes a prompt's products beyond `EXACT_MACS`
+    (`EXACT_MACS_QUANTIZED` when `read_by_quantization`). None for a step irpool does not
+    emulate: a cache type not in `READ_AS_HELD`, E not a multiple of 16, more multiply-adds
+    than that or more than `EXACT_STEP_KEYS` keys."""
     rows, depth = query.shape[-2:]
     keys = key.shape[-2]
     prompt = 1 < rows == keys
@@ -73,7 +76,8 @@ def node_attention(
     if batch != key.shape[:-2]:  # np.broadcast_shapes costs microseconds
         batch = np.broadcast_shapes(batch, key.shape[:-2])
     macs = prod(batch) * rows * keys
-    exact = macs * (depth + value.shape[-1]) <= EXACT_MACS
+    budget = EXACT_MACS_QUANTIZED if read_by_quantization else EXACT_MACS
+    exact = macs * (depth + value.shape[-1]) <= budget
     emulated = exact and keys <= EXACT_STEP_KEYS
     if not prompt and not (cache_type in READ_AS_HELD and depth % LANES == 0 and emulated):
         return None

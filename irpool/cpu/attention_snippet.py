@@ -13,9 +13,10 @@ it to the bit (docs/ops/ScaledDotProductAttention.md, "The fused snippet's bits"
   masked entirely by -inf is NaN.
 - output = weights @ value: FMA chains over the keys from 0 in blocks of 512 keys, the
   blocks' sums added.
-Up to `EXACT_MACS` multiply-adds (a step of one query row: up to `EXACT_STEP_KEYS` keys)
-the products are so emulated; beyond, the caller computes the layer through BLAS (within
-the op's tolerance).
+Up to `EXACT_MACS` multiply-adds (`EXACT_MACS_QUANTIZED` where an int8 quantization of
+activations reads the output; a step of one query row: up to `EXACT_STEP_KEYS` keys) the
+products are so emulated; beyond, the caller computes the layer through BLAS (within the
+op's tolerance).
 Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
 """
 
@@ -27,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.attention_node import EXACT_STEP_KEYS, lane_sum
-from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
+from irpool.cpu.fma_chains import EXACT_MACS, EXACT_MACS_QUANTIZED, fma_chains
 from irpool.cpu.numerics import F32
 from irpool.cpu.vector_exp import vector_exp
 
@@ -36,17 +37,22 @@ KEY_BLOCK = 512  # keys per chain of the weights-by-values product
 
 
 def emulates_snippet(
-    query: NDArray[np.float32], keys: NDArray[np.float32], value: NDArray[np.float32]
+    query: NDArray[np.float32],
+    keys: NDArray[np.float32],
+    value: NDArray[np.float32],
+    read_by_quantization: bool = False,
 ) -> bool:
     """Whether `snippet_attention` computes this attention (keys transposed, [..., E, S]):
-    a rank the snippet runs, at most `EXACT_MACS` multiply-adds and, for one query row (a
-    step, whose FMA chains take a NumPy call a key), at most `EXACT_STEP_KEYS` keys."""
+    a rank the snippet runs, at most `EXACT_MACS` multiply-adds (`EXACT_MACS_QUANTIZED` when
+    `read_by_quantization`) and, for one query row (a step, whose FMA chains take a NumPy
+    call a key), at most `EXACT_STEP_KEYS` keys."""
     if query.ndim not in SNIPPET_RANKS or not query.ndim == keys.ndim == value.ndim:
         return False
     batch = np.broadcast_shapes(query.shape[:-2], keys.shape[:-2], value.shape[:-2])
     (rows, depth), count = query.shape[-2:], keys.shape[-1]
     macs = prod(batch) * rows * count * (depth + value.shape[-1])
-    return bool(macs <= EXACT_MACS and (rows > 1 or count <= EXACT_STEP_KEYS))
+    budget = EXACT_MACS_QUANTIZED if read_by_quantization else EXACT_MACS
+    return bool(macs <= budget and (rows > 1 or count <= EXACT_STEP_KEYS))
 
 
 def snippet_attention(

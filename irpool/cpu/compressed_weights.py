@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.element_types import F32
 from irpool.ops.mat_mul import MatMul1
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.shape import Shape
 
 ACTIVATION_GROUP = 32  # the CPU's DYNAMIC_QUANTIZATION_GROUP_SIZE default
@@ -198,11 +199,13 @@ def quantizing_matmuls(
     shapes: Mapping[Ref, Shape],
     readers: Mapping[Ref, int],
 ) -> dict[int, Rewrite | None]:
-    """The MatMuls whose activations the CPU quantizes: their op with `activation_group`.
-    Only those whose decompression the CPU fuses into them (`fused_into_their_readers`).
-    Not one whose activations a FakeQuantize gives (through Reshapes): the CPU runs that on
-    its int8 kernels (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them), also through
-    the Transpose a Reshape follows in NNCF's vit_b_16 (the attention's heads merged)."""
+    """The MatMuls whose activations the CPU quantizes: their op with `activation_group`,
+    and the attentions those read (through Reshapes and Transposes): their op with
+    `read_by_quantization`. Only MatMuls whose decompression the CPU fuses into them
+    (`fused_into_their_readers`). Not one whose activations a FakeQuantize gives (through
+    Reshapes): the CPU runs that on its int8 kernels
+    (docs/ops/FakeQuantize.md#int8-models-as-nncf-writes-them), also through the Transpose a
+    Reshape follows in NNCF's vit_b_16 (the attention's heads merged)."""
     rewrites: dict[int, Rewrite | None] = {}
     by_id = {candidate.layer.id: candidate for candidate in computed}
     fused = fused_into_their_readers(found, readers)
@@ -221,6 +224,10 @@ def quantizing_matmuls(
             assert isinstance(op, MatMul1)
             op.activation_group = ACTIVATION_GROUP
             rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+            if source is not None and isinstance(source.op, ScaledDotProductAttention13):
+                attention = copy(source.op)
+                attention.read_by_quantization = True
+                rewrites[source.layer.id] = Rewrite(attention, source.inputs)
     return rewrites
 
 

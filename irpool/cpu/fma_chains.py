@@ -2,7 +2,8 @@
 chain of f32 FMAs over K (or over blocks of K, added), as MLAS's sgemm, the attention
 snippet and the CPU's products by grouped compressed weights compute it. The chains take a
 few NumPy calls per K, so callers emulate them only up to `EXACT_MACS` multiply-adds a
-product and use BLAS beyond (within the op's tolerance).
+product (`EXACT_MACS_QUANTIZED` where an int8 quantization reads it) and use BLAS beyond
+(within the op's tolerance).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from numpy.typing import NDArray
 from irpool.cpu.numerics import F32
 
 EXACT_MACS = 2**24  # products emulated up to here (about a second of NumPy at most)
+# and up to here where an int8 quantization of activations reads the result (a last bit can
+# move one of its steps): 0.2 s or so
+EXACT_MACS_QUANTIZED = 2**27
 _PRODUCTS_HELD = 2**16  # the products of several K a chain holds at a time (a step's few)
 
 

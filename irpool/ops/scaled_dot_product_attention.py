@@ -89,6 +89,9 @@ class ScaledDotProductAttention13(Op):
     # set per layer by irpool.cpu.kv_cache.
     reads_cache = False
     cache_type: str | None = None  # the type that cache is held in (u8, f16, f32)
+    # Whether a MatMul that quantizes its activations to int8 reads the output, so that its
+    # products are emulated to a larger budget: set per layer by irpool.cpu.compressed_weights.
+    read_by_quantization = False
 
     @property
     def causal(self) -> bool:

@@ -91,6 +91,21 @@ def test_a_prompt_gives_the_attention_nodes_bits(
         np.testing.assert_array_equal(found, expected, err_msg=f"{length} tokens")
 
 
+def test_a_long_prompt_an_int8_quantization_reads_gives_the_nodes_bits(tmp_path: Path) -> None:
+    """2 heads of 128 and 200 tokens, a batch of 2: 41 M multiply-adds, past `EXACT_MACS`,
+    and the output projected by u8 weights whose activations the CPU quantizes to int8, where
+    a last bit of the attention moves whole steps (the width-256 LLM exports' o_proj): the
+    products are emulated up to `EXACT_MACS_QUANTIZED` and the projection is the CPU's."""
+    xml, data = cached_attention_model(2, 2, 128, "f32", projection=256)
+    path = write(tmp_path, xml, data)
+    model = irpool.load(path)
+    assert model.validate() == []
+    feeds = _feeds(2, 2, 128, "-FLT_MAX", 200)
+    expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG).create_infer_request().infer(feeds)
+    found = model.create_infer_request().infer(feeds)["projected"]
+    np.testing.assert_array_equal(found, expected[0])
+
+
 def _step_mask(kind: str | None, past: int, length: int) -> np.ndarray | None:
     """The mask of `length` tokens after `past`: row 0's first `PADDED` keys hidden, causal."""
     if kind is None:

@@ -60,7 +60,15 @@ def run_scaled_dot_product_attention(
         mask = None if op.causal or len(inputs) < 4 else inputs[3]
         scale_input = inputs[4] if len(inputs) > 4 else None
         node = node_attention(
-            query, key, value, mask, scale_input, op.causal, op.cache_type, f32_product
+            query,
+            key,
+            value,
+            mask,
+            scale_input,
+            op.causal,
+            op.cache_type,
+            f32_product,
+            op.read_by_quantization,
         )
         if node is not None:
             return [stored_from_f32(node, inputs[0].dtype)]
@@ -80,7 +88,7 @@ def run_scaled_dot_product_attention(
             bias = _bias(inputs[3], masked)
         late_scale = None if op.scales_key else scale
         snippet_runs = not op.reads_cache and inputs[0].dtype == np.float32
-        if snippet_runs and emulates_snippet(query, keys, value):
+        if snippet_runs and emulates_snippet(query, keys, value, op.read_by_quantization):
             snippet = snippet_attention(query, keys, value, bias, late_scale, op.dynamic_shapes)
             return [snippet]
         exp_floor = not attention_runs_softmax_node(max(query.ndim, key.ndim))
