@@ -15,8 +15,11 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.execute import plan
 from irpool.execute.compressed import CompressedWeights, JoinedRows, joined
 from irpool.execute.kernels.mat_mul import product_by_quantized
+from irpool.ops.mat_mul import MatMul1
+from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from tests import ir
 
 ROWS, GROUPS, GROUP = 40, 4, 32
@@ -344,3 +347,22 @@ def test_codes_held_for_a_product_that_does_not_quantize_are_decompressed_once()
     assert once.decompressed is not None
     every_run = weights.block(0, ROWS, np.empty((ROWS, DEPTH), np.float32))
     assert np.array_equal(once.decompressed.view(np.int32), every_run.view(np.int32))
+
+
+@pytest.mark.parametrize(("projection", "marked"), [(256, True), (0, False)])
+def test_an_attention_that_a_quantizing_product_reads_is_marked(
+    tmp_path: Path, projection: int, marked: bool
+) -> None:
+    """An attention whose output a MatMul that quantizes its activations reads (through a
+    Transpose and a Reshape: an LLM's o_proj) is emulated to a larger budget; one read by
+    nothing but its Result is not."""
+    xml, data = ir.cached_attention_model(2, 2, 128, "f32", projection=projection)
+    model = irpool.load(ir.write(tmp_path, xml, data))
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    steps = plan.plan_execution(runner_input).steps
+    (attention,) = [s.op for s in steps if isinstance(s.op, ScaledDotProductAttention13)]
+    assert attention.read_by_quantization is marked
+    products = [s.op for s in steps if isinstance(s.op, MatMul1)]
+    assert [p.activation_group for p in products] == ([32] if projection else [])

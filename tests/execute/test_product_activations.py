@@ -76,14 +76,21 @@ def test_the_exp_depends_on_the_producer(
     np.testing.assert_array_equal(result, expected)
 
 
-@pytest.mark.parametrize(("activation_group", "by_numpy"), [(None, True), (32, False)])
+@pytest.mark.parametrize(
+    ("activation_group", "group", "by_numpy"),
+    [(None, None, True), (32, None, False), (None, 16, False), (None, 64, True)],
+)
 def test_a_matmul_whose_sums_are_emulated_keeps_the_polynomial(
-    activation_group: int | None, by_numpy: bool
+    activation_group: int | None, group: int | None, by_numpy: bool
 ) -> None:
-    """A MatMul whose activations the CPU quantizes is summed to the CPU's bits: the Swish
-    after it keeps the CPU's exp."""
+    """A MatMul whose activations the CPU quantizes, or whose held u4 weights in groups of 16
+    it sums as one FMA chain, is summed to the CPU's bits: the Swish after it keeps the CPU's
+    exp (weights in groups of 64 quantize the activations instead, which plan_execution marks
+    by `activation_group`)."""
     product = MatMul1({})
     product.activation_group = activation_group
+    if group is not None:
+        product.compressed_weights = SimpleNamespace(element_type="u4", depth=128, group=group)
     layers = [
         SimpleNamespace(layer=SimpleNamespace(id=1, type="MatMul"), op=product, inputs=()),
         SimpleNamespace(layer=SimpleNamespace(id=2, type="Swish"), op=Swish4({}), inputs=((1, 0),)),
