@@ -395,6 +395,73 @@ def test_int8_chains_within_one_step(tmp_path: Path) -> None:
     assert off * 10_000 <= total, f"{off} of {total} elements a step off"
 
 
+def quantized(node: Any, low: float, high: float) -> Any:
+    o1 = ov.opset1
+    ranges = (o1.constant(F32(v)) for v in (low, high, low, high))
+    return o1.fake_quantize(node, *ranges, 256)
+
+
+def int8_linear(node: Any, rng: np.random.Generator, c_in: int, c_out: int) -> Any:
+    """MatMul by i8 weights through Convert and Multiply by a per-row scale, plus a bias."""
+    o1 = ov.opset1
+    stored = o1.constant(rng.integers(-127, 128, (c_out, c_in)).astype(np.int8))
+    scale = (rng.uniform(0.5, 2, (c_out, 1)) / 127 / np.sqrt(c_in)).astype(F32)
+    weights = o1.multiply(o1.convert(stored, ov.Type.f32), o1.constant(scale))
+    bias = o1.constant(rng.normal(0, 0.05, (1, 1, c_out)).astype(F32))
+    return o1.add(o1.matmul(node, weights, False, True), bias)
+
+
+def attention_block(index: int) -> tuple[list[tuple[Any, float]], NDArray[np.float32]]:
+    """An attention block as `nncf.quantize` writes vit_b_16's without `model_type`: the input
+    quantized, q, k and v by int8 MatMuls, q and k quantized, the attention quantized, an
+    int8 output projection quantized, the residual Add quantized. The models cut after the
+    attention's FakeQuantize and after the last one (reading a layer as an extra output would
+    change the CPU's fusions), each with its output step, and an input."""
+    o1, o13 = ov.opset1, ov.opset13
+    rng = np.random.default_rng(index)
+    tokens, heads, head = 10 + index, 2, 16
+    width = heads * head
+    x = o1.parameter([1, tokens, width], ov.Type.f32, name="x")
+    source = quantized(x, -3.0, 3.0 * 127 / 128)
+
+    def split(node: Any) -> Any:
+        shape = o1.constant(np.array([1, tokens, heads, head], np.int64))
+        return o1.transpose(o1.reshape(node, shape, False), o1.constant(np.array([0, 2, 1, 3])))
+
+    q, k, v = (int8_linear(source, rng, width, width) for _ in range(3))
+    attention = o13.scaled_dot_product_attention(
+        split(quantized(q, -2.0, 2.0)), split(quantized(k, -2.5, 2.5)), split(v), causal=False
+    )
+    attention = quantized(attention, -1.0, 1.0)
+    merged = o1.reshape(
+        o1.transpose(attention, o1.constant(np.array([0, 2, 1, 3]))),
+        o1.constant(np.array([1, tokens, width], np.int64)),
+        False,
+    )
+    projected = quantized(int8_linear(merged, rng, width, width), -1.5, 1.5)
+    out = quantized(o1.add(projected, source), -4.0, 4.0)
+    cuts = [(ov.Model([attention], [x]), 2 / 255), (ov.Model([out], [x]), 8 / 255)]
+    return cuts, rng.normal(0, 1, (1, tokens, width)).astype(F32)
+
+
+def test_int8_attention_blocks_within_one_step(tmp_path: Path) -> None:
+    """Each FakeQuantize of the block within one step of the CPU, at most 1 element in 1,000 a
+    step off at its end (docs/ops/FakeQuantize.md#the-bound-on-a-whole-nncf-model)."""
+    core = ov.Core()
+    off, total = 0, 0
+    for index in range(max(3, CHAINS // 5)):
+        cuts, data = attention_block(index)
+        for cut, (model, step) in enumerate(cuts):
+            path = tmp_path / f"block{index}-{cut}.xml"
+            ov.save_model(model, path, compress_to_fp16=False)
+            theirs = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)(data)[0]
+            (ours,) = irpool.load(path).run({"x": data}).values()
+            steps = np.rint(np.abs(ours.astype(np.float64) - theirs) / step)
+            assert steps.max() <= 1, f"block #{index} cut {cut}: {int(steps.max())} steps off"
+            off, total = off + int(np.count_nonzero(steps)), total + steps.size
+    assert off * 1_000 <= total, f"{off} of {total} elements a step off"
+
+
 # A FakeQuantize fused into the Convolution before it
 
 
