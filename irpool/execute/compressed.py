@@ -128,12 +128,22 @@ class CompressedWeights:
         np.multiply(out.reshape(shape), self.scale[start:stop, :, None], out=out.reshape(shape))
         return out
 
-    def grouped_codes(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
+    def grouped_codes(
+        self, start: int, stop: int, out: NDArray[np.float32], less_zero_point: bool = True
+    ) -> NDArray[np.float32]:
         """Rows [start, stop)'s codes as [code_depth // 32, stop - start, 32]: unpacked into
-        `out` ([stop - start, code_depth], zeros past K) and seen so (a view BLAS reads)."""
-        self._unpacked(start, stop, out[:, : self.depth])
+        `out` ([stop - start, code_depth], zeros past K) and seen so (a view BLAS reads);
+        the quantized values themselves when not `less_zero_point`."""
+        self._unpacked(start, stop, out[:, : self.depth], less_zero_point)
         out[:, self.depth :] = 0
         return out.reshape(stop - start, -1, ACTIVATION_GROUP).transpose(1, 0, 2)
+
+    def zero_point_by_group(self, start: int, stop: int) -> NDArray[np.float32]:
+        """Rows [start, stop)'s zero points as [code_depth // 32, stop - start]: each group of
+        32 along K takes that of the weights' group holding it."""
+        assert self.zero_point is not None
+        holding = np.arange(self.code_depth // ACTIVATION_GROUP) * ACTIVATION_GROUP // self.group
+        return self.zero_point[start:stop, holding].T
 
     def _held_rows(self, picks: NDArray[np.int64]) -> NDArray[np.float32]:
         """The held codes of the rows `picks` names, as [len(picks), depth] in f32 (the zero
@@ -146,8 +156,11 @@ class CompressedWeights:
             codes = np.rint(codes / unit) - np.rint(codes / (unit * 2**LANE_BITS)) * 2**LANE_BITS
         return codes.reshape(len(picks), -1)[:, : self.depth].astype(np.float32)
 
-    def _unpacked(self, start: int, stop: int, out: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Rows [start, stop) as quantized minus zero point, not scaled, into `out`."""
+    def _unpacked(
+        self, start: int, stop: int, out: NDArray[np.float32], less_zero_point: bool = True
+    ) -> NDArray[np.float32]:
+        """Rows [start, stop) as quantized minus zero point (or as quantized), not scaled,
+        into `out`."""
         count = (stop - start) * self.depth
         if isinstance(self.quantized, np.ndarray):
             values = self.quantized.reshape(self.rows, self.depth)[start:stop]
@@ -157,7 +170,7 @@ class CompressedWeights:
             values = unpack(self.element_type, self.quantized[first:last], count)
         groups = out.reshape(stop - start, -1, self.group)
         groups[...] = values.reshape(groups.shape)
-        if self.zero_point is not None:
+        if self.zero_point is not None and less_zero_point:
             groups -= self.zero_point[start:stop, :, None]
         return out
 

@@ -198,15 +198,7 @@ def product_by_quantized(
         elif weights.held_codes is not None:
             np.matmul(weights.held_codes[:, start:stop], by_group, out=sums[:, 0])
         else:
-            block = weights.block_rows
-            for first in range(start, stop, block):  # codes unpacked a block at a time
-                last = min(stop, first + block)
-                buffer = scratch.array(
-                    Slot.WEIGHTS, (last - first, groups * group), np.dtype(np.float32)
-                )
-                codes = weights.grouped_codes(first, last, buffer)
-                # integers below 2**24 (|steps| <= 127, |codes| <= 255, 32 terms): exact in f32
-                np.matmul(codes, by_group, out=sums[:, 0, first - start : last - start])
+            _kept_group_sums(weights, span, by_group, sums[:, 0], scratch)
         np.multiply(sums, activation_scales, out=sums)  # rounded to f32, as the CPU's
         products = scratch.array(Slot.GROUP_PRODUCTS, shape, np.dtype(np.float64))
         # times the weights' scale: exact in f64 (two f32 significands); widened first, as
@@ -228,6 +220,32 @@ def product_by_quantized(
     with np.errstate(all="ignore"):  # inf and NaN are values here
         for_each_tile(spans, tile, count * weights.rows * weights.depth)
     return result
+
+
+def _kept_group_sums(
+    weights: CompressedWeights,
+    span: tuple[int, int],
+    by_group: NDArray[np.float32],
+    out: NDArray[np.float32],
+    scratch: Scratch,
+) -> None:
+    """`product_by_quantized`'s group sums ([G, rows, M] into `out`) of rows [span) of weights
+    kept as the `.bin` holds them, unpacked a block of rows at a time: the steps times the
+    quantized values, less each zero point times the group's steps' sum (every term an
+    integer below 2**24: exact in f32, the sums of the codes; subtracting the zero points
+    from the weights instead takes a pass over every weight)."""
+    start, stop = span
+    step_sums = by_group.sum(axis=1) if weights.zero_point is not None else None  # [G, M]
+    for first in range(start, stop, weights.block_rows):
+        last = min(stop, first + weights.block_rows)
+        buffer = scratch.array(
+            Slot.WEIGHTS, (last - first, weights.code_depth), np.dtype(np.float32)
+        )
+        levels = weights.grouped_codes(first, last, buffer, less_zero_point=False)
+        sums = out[:, first - start : last - start]
+        np.matmul(levels, by_group, out=sums)  # |steps| <= 127, |levels| <= 255, 32 terms
+        if step_sums is not None:
+            sums -= weights.zero_point_by_group(first, last)[:, :, None] * step_sums[:, None, :]
 
 
 def split_fields(
