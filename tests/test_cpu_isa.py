@@ -12,11 +12,14 @@ from irpool.cpu.isa import (
     AVX2,
     AVX512_CORE,
     AVX512_CORE_BF16,
+    AVX512_CORE_VNNI,
     OLDER,
     bf16_isa,
     capped_isa,
     cpu_isa,
     host_isa,
+    instruction_set,
+    int8_isa,
 )
 
 ZEN4_FLAGS = ["fma", "avx", "avx2", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl"]
@@ -25,8 +28,9 @@ ZEN4_FLAGS = ["fma", "avx", "avx2", "avx512f", "avx512dq", "avx512cd", "avx512bw
 @pytest.mark.parametrize(
     ("flags", "expected"),
     [
-        (ZEN4_FLAGS, AVX512_CORE),  # a Skylake-SP, Cascade Lake or Ice Lake Xeon likewise
-        ([*ZEN4_FLAGS, "avx512_bf16"], AVX512_CORE_BF16),  # Zen4, Zen5, Sapphire Rapids
+        (ZEN4_FLAGS, AVX512_CORE),  # a Skylake-SP Xeon likewise
+        ([*ZEN4_FLAGS, "avx512_vnni"], AVX512_CORE_VNNI),  # Cascade Lake, Ice Lake
+        ([*ZEN4_FLAGS, "avx512_vnni", "avx512_bf16"], AVX512_CORE_BF16),  # Zen4, Sapphire Rapids
         (["avx", "avx2", "fma"], AVX2),  # Zen2, Zen3
         (["avx2", "avx512f", "avx512cd"], AVX2),  # Knights Landing: no avx512bw, vl, dq
         (["sse4_1", "avx"], OLDER),
@@ -51,8 +55,10 @@ def test_host_isa(flags: list[str], expected: str) -> None:
         (AVX512_CORE_BF16, None, AVX512_CORE_BF16),
         (AVX512_CORE_BF16, "AVX512_CORE_AMX", AVX512_CORE_BF16),
         (AVX512_CORE_BF16, "avx512_core_bf16", AVX512_CORE_BF16),
-        (AVX512_CORE_BF16, "AVX512_CORE_VNNI", AVX512_CORE),
+        (AVX512_CORE_BF16, "AVX512_CORE_VNNI", AVX512_CORE_VNNI),
+        (AVX512_CORE_VNNI, "AVX512_CORE_BF16", AVX512_CORE_VNNI),
         (AVX512_CORE_BF16, "AVX512_CORE", AVX512_CORE),
+        (AVX512_CORE_VNNI, "AVX512_CORE", AVX512_CORE),
         (AVX512_CORE_BF16, "AVX2", AVX2),
         (AVX512_CORE, "SSE41", OLDER),
         (AVX512_CORE, "AVX", OLDER),
@@ -66,9 +72,9 @@ def test_capped_isa(host: str, limit: str | None, expected: str) -> None:
 
 @pytest.fixture
 def uncached() -> Iterator[None]:
-    bf16_isa.cache_clear()
+    instruction_set.cache_clear()
     yield
-    bf16_isa.cache_clear()
+    instruction_set.cache_clear()
 
 
 @pytest.mark.usefixtures("uncached")
@@ -80,19 +86,24 @@ def test_cpu_isa_honours_the_variable(
 ) -> None:
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
     monkeypatch.delenv("DNNL_MAX_CPU_ISA", raising=False)
-    monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: frozenset([*ZEN4_FLAGS, "avx512_bf16"]))
-    assert (cpu_isa(), bf16_isa()) == (AVX512_CORE, AVX512_CORE_BF16)
-    bf16_isa.cache_clear()
+    monkeypatch.setattr(
+        isa, "_cpuinfo_flags", lambda: frozenset([*ZEN4_FLAGS, "avx512_vnni", "avx512_bf16"])
+    )
+    assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX512_CORE, AVX512_CORE_BF16, AVX512_CORE_VNNI)
+    instruction_set.cache_clear()
     monkeypatch.setenv(variable, value)
-    assert (cpu_isa(), bf16_isa()) == (AVX2, AVX2)
+    assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX2, AVX2, AVX2)
 
 
 @pytest.mark.usefixtures("uncached")
-@pytest.mark.parametrize("value", ["AVX512_CORE", "avx512_core_vnni"])
-def test_a_xeon_without_avx512_bf16(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
-    monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: frozenset([*ZEN4_FLAGS, "avx512_bf16"]))
+@pytest.mark.parametrize(
+    ("value", "int8"), [("AVX512_CORE", AVX512_CORE), ("avx512_core_vnni", AVX512_CORE_VNNI)]
+)
+def test_a_xeon_without_avx512_bf16(monkeypatch: pytest.MonkeyPatch, value: str, int8: str) -> None:
+    flags = frozenset([*ZEN4_FLAGS, "avx512_vnni", "avx512_bf16"])
+    monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: flags)
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", value)
-    assert (cpu_isa(), bf16_isa()) == (AVX512_CORE, AVX512_CORE)
+    assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX512_CORE, AVX512_CORE, int8)
 
 
 @pytest.mark.usefixtures("uncached")

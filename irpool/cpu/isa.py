@@ -5,11 +5,13 @@ oneDNN, and the plugin's kernels through it, pick a path by the host's instructi
 ("avx512_core": avx512f, avx512bw, avx512vl and avx512dq), else AVX2, else an older one. bf16
 conversions use AVX512_BF16's instructions where the host also has the avx512_bf16 flag
 ("avx512_core_bf16": AMD Zen4 and later, Intel Cooper Lake, Sapphire Rapids and later; Intel
-Skylake-SP, Cascade Lake and Ice Lake Xeons lack it). The environment variable
+Skylake-SP, Cascade Lake and Ice Lake Xeons lack it). int8 products sum u8 x i8 exactly with
+AVX512_VNNI ("avx512_core_vnni": also Cascade Lake and Ice Lake); without it (Skylake-SP) in
+16-bit pairs, which saturate. The environment variable
 ONEDNN_MAX_CPU_ISA (or DNNL_MAX_CPU_ISA), read case-insensitively as oneDNN reads it, caps that
 choice, so `ONEDNN_MAX_CPU_ISA=AVX2` makes an AVX-512 host compute as an AVX2 one, and
-`AVX512_CORE` or `AVX512_CORE_VNNI` as an AVX-512 one without AVX512_BF16. Read once a process,
-as oneDNN reads it.
+`AVX512_CORE_VNNI` as an AVX-512 one without AVX512_BF16 and `AVX512_CORE` as one without
+AVX512_VNNI either. Read once a process, as oneDNN reads it.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from functools import cache
 from pathlib import Path
 
 AVX512_CORE_BF16 = "avx512_core_bf16"
+AVX512_CORE_VNNI = "avx512_core_vnni"
 AVX512_CORE = "avx512_core"
 AVX2 = "avx2"
 OLDER = "older"
-_RANKED = (OLDER, AVX2, AVX512_CORE, AVX512_CORE_BF16)
+_RANKED = (OLDER, AVX2, AVX512_CORE, AVX512_CORE_VNNI, AVX512_CORE_BF16)
 _AVX512_CORE_FLAGS = frozenset({"avx512f", "avx512bw", "avx512vl", "avx512dq"})
 CPUINFO = Path("/proc/cpuinfo")
 
@@ -30,15 +33,19 @@ CPUINFO = Path("/proc/cpuinfo")
 def host_isa(flags: frozenset[str]) -> str:
     """The instruction set of a CPU with these /proc/cpuinfo flags."""
     if flags >= _AVX512_CORE_FLAGS:
-        return AVX512_CORE_BF16 if "avx512_bf16" in flags else AVX512_CORE
+        if "avx512_bf16" in flags:
+            return AVX512_CORE_BF16
+        return AVX512_CORE_VNNI if "avx512_vnni" in flags else AVX512_CORE
     return AVX2 if "avx2" in flags else OLDER
 
 
 def capped_isa(isa: str, limit: str | None) -> str:
     """`isa` capped by a ONEDNN_MAX_CPU_ISA value (None, empty, "all" or "default": no cap)."""
     name = (limit or "").strip().lower()
-    if name in ("avx512_core", "avx512_core_vnni"):  # oneDNN ranks these below avx512_core_bf16
+    if name == "avx512_core":  # oneDNN ranks it below avx512_core_vnni, below avx512_core_bf16
         cap = AVX512_CORE
+    elif name == "avx512_core_vnni":
+        cap = AVX512_CORE_VNNI
     elif name.startswith(("avx512", "avx10")) or name in ("", "all", "default"):
         cap = AVX512_CORE_BF16  # avx512_core_bf16, _fp16, _amx, _amx_fp16, avx10_*
     elif name.startswith("avx2"):
@@ -61,14 +68,27 @@ def _cpuinfo_flags() -> frozenset[str]:
 
 
 @cache
-def bf16_isa() -> str:
-    """The instruction set the CPU plugin converts to bf16 with on this host: AVX512_CORE_BF16,
-    AVX512_CORE, AVX2 or OLDER."""
+def instruction_set() -> str:
+    """The instruction set oneDNN computes with on this host: AVX512_CORE_BF16,
+    AVX512_CORE_VNNI, AVX512_CORE, AVX2 or OLDER."""
     limit = os.environ.get("ONEDNN_MAX_CPU_ISA", os.environ.get("DNNL_MAX_CPU_ISA"))
     return capped_isa(host_isa(_cpuinfo_flags()), limit)
+
+
+def bf16_isa() -> str:
+    """The instruction set the CPU plugin converts to bf16 with on this host: AVX512_CORE_BF16,
+    AVX512_CORE, AVX2 or OLDER (AVX512_VNNI changes no bf16 conversion)."""
+    isa = instruction_set()
+    return AVX512_CORE if isa == AVX512_CORE_VNNI else isa
+
+
+def int8_isa() -> str:
+    """The instruction set the CPU plugin's int8 products use on this host: AVX512_CORE_VNNI,
+    AVX512_CORE, AVX2 or OLDER (AVX512_BF16 changes no int8 product)."""
+    return min(instruction_set(), AVX512_CORE_VNNI, key=_RANKED.index)
 
 
 def cpu_isa() -> str:
     """The instruction set the CPU plugin's f32 kernels use on this host: AVX512_CORE, AVX2 or
     OLDER (AVX512_BF16 changes no f32 kernel)."""
-    return min(bf16_isa(), AVX512_CORE, key=_RANKED.index)
+    return min(instruction_set(), AVX512_CORE, key=_RANKED.index)
