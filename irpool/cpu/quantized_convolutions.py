@@ -17,10 +17,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.compressed_weights import QUANTIZATION_MOVES_THROUGH
+from irpool.cpu.int8_pairs import SaturatedPairs, SaturatedRows, without_vnni
 from irpool.cpu.replacements import ComputedLayer, Ref
 from irpool.ops.convolution import Convolution1
 from irpool.ops.fake_quantize import FakeQuantize1
+from irpool.ops.mat_mul import MatMul1
 
 INT8_LEVELS = frozenset({255, 256})
 INT8_TYPES = frozenset({"i8", "u8"})
@@ -28,48 +36,100 @@ INT8_TYPES = frozenset({"i8", "u8"})
 _POST_OPS = frozenset({"Add", "ReLU"})
 
 
-def mark_int8_convolutions(layers: Sequence[ComputedLayer]) -> None:
+def mark_int8_products(layers: Sequence[ComputedLayer]) -> None:
     """Set `int8_on_cpu` on the f32 Convolutions of `layers` (every layer of the model but
-    its inputs and outputs, constants included) that the CPU runs on int8 operands."""
+    its inputs and outputs, constants included) that the CPU runs on int8 operands, and
+    `int8_saturation` on those and on such MatMuls where the CPU's int8 sums saturate
+    (irpool/cpu/int8_pairs.py)."""
     by_id = {layer.layer.id: layer for layer in layers}
     for layer in layers:
         op = layer.op
-        if not isinstance(op, Convolution1) or layer.produced[0].type.name != "f32":
+        if not isinstance(op, Convolution1 | MatMul1) or layer.produced[0].type.name != "f32":
             continue
         data, filters = layer.inputs
-        if _quantized(data, by_id) and _int8_weights(filters, by_id):
+        moves = QUANTIZATION_MOVES_THROUGH if isinstance(op, MatMul1) else frozenset()
+        quantizer, weights = _quantizer(data, by_id, moves), _int8_weights(filters, by_id)
+        if quantizer is None or weights is None:
+            continue
+        if isinstance(op, Convolution1):
             op.int8_on_cpu = True
+            if without_vnni():
+                op.int8_saturation = _saturated_pairs(quantizer, weights, by_id)
+        elif without_vnni() and op.transposes == (False, True):
+            pairs = _saturated_pairs(quantizer, weights, by_id)
+            if pairs is not None and pairs.codes.ndim == 2:  # [O, K]: a 1x1 Convolution's
+                op.int8_saturation = SaturatedRows(replace(pairs, codes=pairs.codes[..., None]))
 
 
-def _quantized(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> bool:
+def _quantizer(
+    ref: Ref, by_id: Mapping[int, ComputedLayer], moves: frozenset[str]
+) -> ComputedLayer | None:
+    """The FakeQuantize of 255 or 256 levels that gives `ref`: directly, through a MaxPool or
+    through layers of `moves` (which move its levels)."""
     source = by_id.get(ref[0])
     if source is not None and source.layer.type == "MaxPool" and ref[1] == 0:
         source = by_id.get(source.inputs[0][0])
-    return (
-        source is not None
-        and isinstance(source.op, FakeQuantize1)
-        and source.op.levels in INT8_LEVELS
-    )
+    while source is not None and source.layer.type in moves:
+        source = by_id.get(source.inputs[0][0])
+    if source is None or not isinstance(source.op, FakeQuantize1):
+        return None
+    return source if source.op.levels in INT8_LEVELS else None
 
 
-def _int8_weights(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> bool:
+@dataclass(frozen=True)
+class _Weights:
+    stored: ComputedLayer  # the i8 or u8 Const
+    zero_point: bool  # a Subtract between its Convert and the Multiply
+    scale: ComputedLayer  # the Multiply's Const
+
+
+def _int8_weights(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> _Weights | None:
     """Multiply(Convert(Const i8 or u8) [- zero point], constant scale)."""
     scaled = by_id.get(ref[0])
     if scaled is None or scaled.layer.type != "Multiply":
-        return False
+        return None
     for index, part in enumerate(scaled.inputs):
         other = by_id.get(scaled.inputs[1 - index][0])
         if other is None or other.layer.type != "Const":
             continue
         source = by_id.get(part[0])
-        if source is not None and source.layer.type == "Subtract":
+        zero_point = source is not None and source.layer.type == "Subtract"
+        if source is not None and zero_point:
             source = by_id.get(source.inputs[0][0])
         if source is None or source.layer.type != "Convert":
             continue
         stored = by_id.get(source.inputs[0][0])
         if stored is not None and stored.layer.type == "Const":
-            return stored.produced[0].type.name in INT8_TYPES
-    return False
+            int8 = stored.produced[0].type.name in INT8_TYPES
+            return _Weights(stored, zero_point, other) if int8 else None
+    return None
+
+
+def _saturated_pairs(
+    quantizer: ComputedLayer, weights: _Weights, by_id: Mapping[int, ComputedLayer]
+) -> SaturatedPairs | None:
+    """The pairs of a Convolution of i8 codes (u8 ones with a zero point run in f32) on the
+    levels of a FakeQuantize of one output range."""
+    low, high = (_value(quantizer.inputs[port], by_id) for port in (3, 4))
+    codes, scale = weights.stored.produced[0].value, weights.scale.produced[0].value
+    stored_type = weights.stored.produced[0].type.name
+    if low is None or high is None or codes is None or scale is None or weights.zero_point:
+        return None
+    if stored_type != "i8" or low.size != 1 or high.size != 1:
+        return None
+    outputs = codes.shape[0]
+    if scale.size not in (1, outputs) or (scale.size > 1 and scale.shape[0] != outputs):
+        return None
+    assert isinstance(quantizer.op, FakeQuantize1)
+    levels = quantizer.op.levels
+    step = (float(high.ravel()[0]) - float(low.ravel()[0])) / (levels - 1)
+    scales = np.broadcast_to(scale.astype(np.float64).reshape(-1), (outputs,)) * step
+    return SaturatedPairs(float(low.ravel()[0]), step, levels, codes.astype(np.int32), scales)
+
+
+def _value(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> NDArray[Any] | None:
+    source = by_id.get(ref[0])
+    return None if source is None else source.produced[ref[1]].value
 
 
 def mark_quantizers_after_convolutions(

@@ -13,9 +13,12 @@ axis resolves with the pooling geometry (`irpool.ops.pooling_geometry`); the ker
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from copy import copy
 from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
@@ -35,6 +38,8 @@ from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH
 from irpool.shape import Dim, Shape
 
 SAME = ("same_upper", "same_lower")
+# What an int8 layer's saturating sums add to its f32 result, from its input and windows.
+Saturation = Callable[[NDArray[np.float32], Sequence[Window]], NDArray[np.float32]]
 ATTRIBUTES = (
     Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
     Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),
@@ -143,6 +148,9 @@ class ConvolutionBase(Op):
     # Set by the execution plan on a layer the CPU plugin runs on int8 operands
     # (irpool/cpu/quantized_convolutions.py): its kernel may round more than in f32.
     int8_on_cpu: bool = False
+    # What the CPU's int8 sums of such a layer change in its f32 result, from its input and
+    # windows, on a host whose sums saturate (irpool/cpu/int8_pairs.py); else None.
+    int8_saturation: Saturation | None = None
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> ConvolutionBase:
         """Each layer its own op: the kernel keeps the layer's prepared filters."""

@@ -20,8 +20,11 @@ error, IR205). The kernel is in irpool.execute.kernels.mat_mul.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from irpool.ops.arithmetic import common_type, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
@@ -92,6 +95,9 @@ class MatMul1(Op):
     # B as a run holds it, when the run decompresses it itself (irpool/execute/compressed.py):
     # the layer then reads `a` alone.
     compressed_weights: Any = None
+    # What the CPU's int8 sums change in its f32 result (irpool/cpu/int8_pairs.py), from `a`,
+    # on a host whose sums saturate; else None.
+    int8_saturation: Callable[[NDArray[np.float32]], NDArray[np.float32]] | None = None
 
     @property
     def transposes(self) -> tuple[bool, bool]:

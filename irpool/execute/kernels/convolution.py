@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.int8_pairs import halved_filters, without_vnni
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine import costs, tuning
 from irpool.execute.engine.blocks import (
@@ -123,6 +124,8 @@ def run_convolution(
             result = PATHS[geometry.path](x, weights.matrix, geometry)
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
+        if op.int8_saturation is not None:
+            result += op.int8_saturation(x, geometry.windows)
         return [result if data.dtype == FLOAT else stored_from_f32_product(result, data.dtype)]
 
 
@@ -172,6 +175,8 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
         prepared_weights: Weights = kept[1]
         return prepared_weights
     values = f32_operand(filters)
+    if filters.dtype == np.int8 and without_vnni():  # as the CPU's int8 kernel holds them
+        values = halved_filters(values)
     g, taps = geometry, prod(geometry.kernel)
     # [G, O/G, C/G * taps]: each group's matrix (depthwise: each channel's taps).
     weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))

@@ -57,6 +57,8 @@ def run_matmul(
         )
     else:
         product = f32_product(x, _transposed(_as_f32(inputs[1]), op.transposes[1]))
+    if op.int8_saturation is not None:
+        product += op.int8_saturation(x)
     if dtype == np.float32:
         return [product]
     if dtype == np.bool_:

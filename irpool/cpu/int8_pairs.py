@@ -1,0 +1,105 @@
+"""int8 Convolutions on an AVX-512 host without AVX512_VNNI (Skylake-SP, or
+`ONEDNN_MAX_CPU_ISA=AVX512_CORE`; docs/cpu.md#int8-products-without-vnni).
+
+VNNI's vpdpbusd sums u8 x i8 products exactly in int32. Without it oneDNN takes vpmaddubsw,
+which adds each two neighbouring products (input channels 2j and 2j + 1 at one tap) in 16 bits
+saturated to [-32768, 32767], and sums those pairs in int32. On an i8 Convolution (s8 data,
+which the kernel shifts by 128 to u8) oneDNN holds the filters halved, rounded half to even,
+and doubles the sum, so that no pair saturates; on u8 data (an NNCF Convolution's input, the
+FakeQuantize's level) the pairs saturate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from irpool.cpu.isa import AVX512_CORE, int8_isa
+from irpool.ops.pooling_geometry import Window
+
+PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
+
+
+def without_vnni() -> bool:
+    """Whether the CPU plugin's int8 Convolutions sum in vpmaddubsw's saturated pairs here."""
+    return int8_isa() == AVX512_CORE
+
+
+def halved_filters(values: NDArray[np.float32]) -> NDArray[np.float32]:
+    """An i8 Convolution's filters as the CPU multiplies them without VNNI: 2 * rne(w / 2)."""
+    halved: NDArray[np.float32] = np.rint(values * np.float32(0.5)) * np.float32(2)
+    return halved
+
+
+@dataclass(frozen=True)
+class SaturatedPairs:
+    """What the 16-bit pairs of an int8 Convolution on u8 data change in its f32 result: the
+    data's level is (x - low) / step, the filters' codes are `codes` [O, C, *kernel], and a sum
+    of levels times codes weighs `scales` [O] in the output."""
+
+    low: float
+    step: float
+    levels: int
+    codes: NDArray[np.int32]
+    scales: NDArray[np.float64]
+
+    def __call__(self, x: NDArray[np.float32], windows: Sequence[Window]) -> NDArray[np.float32]:
+        """The saturated sums less the exact ones, times the scales: [N, O, *out]."""
+        with np.errstate(invalid="ignore"):
+            level = np.rint((x.astype(np.float64) - self.low) / self.step)
+        level = np.clip(np.nan_to_num(level), 0, self.levels - 1).astype(np.int32)
+        codes = self.codes
+        if codes.shape[1] % 2:  # the odd channel's partner is the kernel's zero padding
+            level = np.concatenate([level, np.zeros_like(level[:, :1])], axis=1)
+            codes = np.concatenate([codes, np.zeros_like(codes[:, :1])], axis=1)
+        first, second = codes[:, 0::2], codes[:, 1::2]
+        reach = int(level.max(initial=0)) * (np.abs(first) + np.abs(second)) > PAIR_MAX
+        change = np.zeros((x.shape[0], codes.shape[0], *(w.out for w in windows)), np.int64)
+        if reach.any():
+            taps = _taps(level, windows)
+            for pair, *tap in zip(*np.nonzero(reach.any(axis=0)), strict=True):
+                outputs = np.flatnonzero(reach[(slice(None), pair, *tap)])
+                window = taps[tuple(tap)]
+                a = window[:, 2 * pair, None].astype(np.int64)
+                b = window[:, 2 * pair + 1, None].astype(np.int64)
+                shape = (1, outputs.size) + (1,) * len(windows)
+                exact = a * first[(outputs, pair, *tap)].reshape(shape)
+                exact += b * second[(outputs, pair, *tap)].reshape(shape)
+                change[:, outputs] += np.clip(exact, PAIR_MIN, PAIR_MAX) - exact
+        scales = self.scales.reshape((1, -1) + (1,) * len(windows))
+        return (change * scales).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class SaturatedRows:
+    """The same for an int8 MatMul (a FullyConnected) of x [..., K] by codes [O, K]: a 1x1
+    Convolution of the rows."""
+
+    pairs: SaturatedPairs
+
+    def __call__(self, x: NDArray[np.float32]) -> NDArray[np.float32]:
+        depth = x.shape[-1]
+        rows = x.reshape(-1, depth, 1)
+        change = self.pairs(rows, (Window(1, 1, 1, 1, 1, 0),))
+        return change.reshape(*x.shape[:-1], -1)
+
+
+def _taps(level: NDArray[np.int32], windows: Sequence[Window]) -> dict[tuple[int, ...], Any]:
+    """Each tap's levels [N, C, *out], 0 (no product) in the padding."""
+    pads = [(0, 0), (0, 0)] + [
+        (max(w.pad_begin, 0), max(w.tap(w.out - 1, w.kernel - 1) + 1 - w.size, 0)) for w in windows
+    ]
+    padded = np.pad(level, pads)
+    taps = {}
+    for tap in product(*(range(w.kernel) for w in windows)):
+        index: list[slice] = [slice(None), slice(None)]
+        for w, j, (before, _) in zip(windows, tap, pads[2:], strict=True):
+            start = j * w.dilation - w.pad_begin + before
+            index.append(slice(start, start + (w.out - 1) * w.stride + 1, w.stride))
+        taps[tap] = padded[tuple(index)]
+    return taps
