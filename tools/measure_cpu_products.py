@@ -56,3 +56,34 @@ def fake_quantize_fused_into_a_convolution_rounds_its_level_once() -> Measuremen
     outputs = [fake_quantize(product, ranges, 256, "numpy"), fake_quantize(x, ranges, 256, "numpy")]
     data = np.array([[[[-0.28823530673980713, -0.272549033164978, np.nan, np.inf, 3e38]]]])
     return observe(outputs, [x], [data.astype(np.float32)])
+
+
+@behaviour("int8 products without VNNI sum saturated pairs", "irpool.cpu.int8_pairs")
+def int8_products_without_vnni_sum_saturated_pairs() -> Measurement:
+    """An i8 Convolution of x = 1 by filters 1, 3, 5, -5 (1x1, one output each) is 1, 3, 5,
+    -5 with AVX512_VNNI and 0, 4, 4, -4 without (filters 2 * rne(w / 2)); a FakeQuantize of
+    levels 0..255 -> Convolution 1x1 and MatMul by i8 codes 127, 127 (times 1) of level 255
+    is 64770 with VNNI and 32767 without (the pair saturated in 16 bits)."""
+    x = parameter("x", [1, 4, 1, 1], np.int8)
+    filters = constant(np.array([1, 3, 5, -5]).reshape(4, 1, 1, 1), np.int8)
+    i8 = opset1.group_convolution(
+        x,
+        opset1.reshape(filters, constant([4, 1, 1, 1, 1], np.int64), False),
+        [1, 1],
+        [0, 0],
+        [0, 0],
+        [1, 1],
+    )
+    levels = parameter("levels", [1, 2, 1, 1], np.float32)
+    quantized = fake_quantize(levels, (0, 255, 0, 255), 256, "numpy")
+    products = []
+    for shape in ((1, 2, 1, 1), (1, 2)):
+        codes = opset1.convert(constant(np.full(shape, 127), np.int8), "f32")
+        weights = opset1.multiply(codes, constant(np.ones((1,) * len(shape)), np.float32))
+        if len(shape) == 2:
+            rows = opset1.reshape(quantized, constant([1, 2], np.int64), False)
+            products.append(opset1.matmul(rows, weights, False, True))
+        else:
+            products.append(opset1.convolution(quantized, weights, [1, 1], [0, 0], [0, 0], [1, 1]))
+    inputs = [np.ones((1, 4, 1, 1), np.int8), np.full((1, 2, 1, 1), 255, np.float32)]
+    return observe([i8, *products], [x, levels], inputs)

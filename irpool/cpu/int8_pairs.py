@@ -1,12 +1,12 @@
-"""int8 Convolutions on an AVX-512 host without AVX512_VNNI (Skylake-SP, or
-`ONEDNN_MAX_CPU_ISA=AVX512_CORE`; docs/cpu.md#int8-products-without-vnni).
+"""int8 Convolutions and MatMuls on an AVX-512 host without AVX512_VNNI (Skylake-SP, or
+`ONEDNN_MAX_CPU_ISA=AVX512_CORE`; docs/cpu.md#int8-products-without-vnni-sum-saturated-pairs).
 
 VNNI's vpdpbusd sums u8 x i8 products exactly in int32. Without it oneDNN takes vpmaddubsw,
-which adds each two neighbouring products (input channels 2j and 2j + 1 at one tap) in 16 bits
-saturated to [-32768, 32767], and sums those pairs in int32. On an i8 Convolution (s8 data,
-which the kernel shifts by 128 to u8) oneDNN holds the filters halved, rounded half to even,
-and doubles the sum, so that no pair saturates; on u8 data (an NNCF Convolution's input, the
-FakeQuantize's level) the pairs saturate.
+which adds each two neighbouring products (input channels 2j and 2j + 1 at one tap; a MatMul's
+along K) in 16 bits saturated to [-32768, 32767], and sums those pairs in int32. On an i8
+Convolution (s8 data, which the kernel shifts by 128 to u8) oneDNN holds the filters halved,
+rounded half to even, and doubles the sum, so that no pair saturates; on u8 data (an NNCF
+layer's input, the FakeQuantize's level) the pairs saturate.
 """
 
 from __future__ import annotations

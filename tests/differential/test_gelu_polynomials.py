@@ -10,9 +10,6 @@ exact ERF formula on about half (docs/ops/Gelu.md)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,26 +18,12 @@ import pytest
 import irpool
 from irpool.cpu.isa import AVX2, AVX512_CORE, capped_isa, cpu_isa
 from tests import ir
+from tests.differential.capped import run_capped
 from tests.differential.oracle_batch import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
 
 pytestmark = pytest.mark.oracle
-
-ROOT = Path(__file__).resolve().parents[2]
-# Run in a process of its own: oneDNN and irpool read ONEDNN_MAX_CPU_ISA once a process.
-CHILD = """
-import sys
-import numpy as np
-import openvino as ov
-import irpool
-path, inputs, outputs = sys.argv[1:]
-x = np.load(inputs)
-config = {"INFERENCE_PRECISION_HINT": "f32"}
-expected = ov.Core().compile_model(path, "CPU", config)({"x": x})[0]
-(found,) = irpool.load(path).run({"x": x}).values()
-np.savez(outputs, expected=expected, found=found)
-"""
 
 
 def _inputs() -> np.ndarray:
@@ -64,14 +47,7 @@ def _run_as(isa: str, path: Path, x: np.ndarray) -> tuple[np.ndarray, np.ndarray
         expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
         (found,) = irpool.load(path).run({"x": x}).values()
         return expected, found
-    inputs, outputs = path.with_name("x.npy"), path.with_name("outputs.npz")
-    np.save(inputs, x)
-    env = os.environ | {"ONEDNN_MAX_CPU_ISA": isa.upper()}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    command = [sys.executable, "-c", CHILD, str(path), str(inputs), str(outputs)]
-    subprocess.run(command, env=env, check=True, timeout=600)
-    with np.load(outputs) as arrays:
-        return arrays["expected"], arrays["found"]
+    return run_capped(isa, path, {"x": x})
 
 
 @pytest.mark.parametrize("isa", [AVX512_CORE, AVX2])

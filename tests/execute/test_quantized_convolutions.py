@@ -11,8 +11,11 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.cpu import quantized_convolutions
+from irpool.cpu.int8_pairs import SaturatedPairs, halved_filters
 from irpool.execute import plan
 from irpool.ops.convolution import Convolution1
+from irpool.ops.pooling_geometry import Window
 from tests import ir
 
 DATA, FILTERS = (1, 16, 6, 6), (16, 16, 3, 3)
@@ -93,3 +96,52 @@ def test_int8_convolutions_are_marked(
     )
     (conv,) = [s.op for s in plan.plan_execution(runner_input).steps if s.layer.name == "conv"]
     assert isinstance(conv, Convolution1) and conv.int8_on_cpu is int8
+
+
+@pytest.mark.parametrize(
+    ("source", "stored", "vnni", "saturates"),
+    [
+        ("fq", "i8", False, True),  # a Skylake-SP Xeon (irpool/cpu/int8_pairs.py)
+        ("fq+maxpool", "i8", False, True),
+        ("fq", "u8", False, False),  # u8 codes: not measured without VNNI
+        ("fq", "i8", True, False),  # VNNI sums exactly
+    ],
+)
+def test_saturating_int8_convolutions_are_marked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, stored: str, vnni: bool,
+    saturates: bool,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(quantized_convolutions, "without_vnni", lambda: not vnni)
+    model = irpool.load(_model(tmp_path, source, stored))
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    (conv,) = [s.op for s in plan.plan_execution(runner_input).steps if s.layer.name == "conv"]
+    assert isinstance(conv, Convolution1)
+    assert (conv.int8_saturation is not None) is saturates
+
+
+@pytest.mark.parametrize(
+    ("codes", "level", "change"),
+    [
+        ([127, 127], 255, 32767 - 64770),  # one pair saturated
+        ([-128, -128], 255, -32768 + 65280),
+        ([127, -128], 255, 0),
+        ([127, 127, 127], 255, 32767 - 64770),  # the third pairs with zero: 32385 fits
+        ([127, 127, 127, 127], 129, 0),  # 32766 fits
+        ([127, 127, 127, 127], 130, 2 * (32767 - 33020)),
+    ],
+)
+def test_saturated_pairs(codes: list[int], level: int, change: int) -> None:
+    """A 3x3 layer (pads 1) on a 1x1 input of one level: only the centre tap is real."""
+    weights = np.zeros((1, len(codes), 3, 3), np.int32)
+    weights[0, :, 1, 1] = codes
+    pairs = SaturatedPairs(-1.0, 0.5, 256, weights, np.array([0.25]))
+    x = np.full((1, len(codes), 1, 1), -1 + 0.5 * level, np.float32)
+    window = Window(size=1, out=1, kernel=3, stride=1, dilation=1, pad_begin=1)
+    assert pairs(x, (window, window)).tolist() == [[[[0.25 * change]]]]
+
+
+def test_halved_filters_round_half_to_even() -> None:
+    values = np.array([1, 3, 5, -5, -1, 127, -128, 2], np.float32)
+    assert halved_filters(values).tolist() == [0, 4, 4, -4, 0, 128, -128, 2]
