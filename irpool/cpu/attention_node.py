@@ -27,6 +27,7 @@ Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 202
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from math import prod
 from typing import Any
@@ -83,7 +84,7 @@ def node_attention(
         return None
     with np.errstate(all="ignore"):
         if not prompt:
-            scores = _cached_dot(query, key)
+            scores = _cached_dot(query, key, batch)
         elif exact:
             scores = _product(query, np.swapaxes(key, -1, -2), True)
         else:
@@ -94,39 +95,105 @@ def node_attention(
             scores = scores + bias
         weights = node_softmax(scores)
         if not prompt:
-            return fma_chains(weights, value, keys)
+            return _step_chains(weights, value, batch)
         return _product(weights, value, False) if exact else blas(weights, value)
 
 
-def _cached_dot(query: NDArray[np.float32], key: NDArray[np.float32]) -> NDArray[np.float32]:
+def _cached_dot(
+    query: NDArray[np.float32], key: NDArray[np.float32], batch: tuple[int, ...]
+) -> NDArray[np.float32]:
     """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in 16 lanes, the
     chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
     accumulators added ((a0 + a1) + a2) + a3, then the lanes as `lane_sum` adds them."""
-    depth = query.shape[-1]
-    chunks = depth // LANES
+    rows, depth = query.shape[-2:]
+    keys, chunks = key.shape[-2], depth // LANES
     started = 4 if chunks >= 4 else 1  # the chunks of the first round, whose chains start at 0
-    split = started * LANES
+    scores = (*batch, rows, keys)
+    # Every product exact in f64 (NumPy's f64 loop, not a casting one), into kept buffers.
+    wide_key = _buffers.array("wide key", key.shape, np.float64)
+    np.copyto(wide_key, key)
+    products = np.multiply(
+        query.astype(np.float64)[..., :, None, :],
+        wide_key[..., None, :, :],
+        out=_buffers.array("products", (*scores, depth), np.float64),
+    ).reshape(*scores, chunks, LANES)
     # A chain's first FMA adds to 0: the product rounded once, as f32 by f32 gives it.
-    first = query[..., :, None, :split] * key[..., None, :, :split]
-    accumulators = first.reshape(*first.shape[:-1], started, LANES)  # [..., L, S, 4 or 1, lane]
-    # The later chunks' products, exact in f64 (NumPy's f64 loop, not a casting one).
-    later: NDArray[np.float64] = np.empty(0)
-    if depth > split:
-        wide_query = query[..., split:].astype(np.float64)[..., :, None, :]
-        products = wide_query * key[..., split:].astype(np.float64)[..., None, :, :]
-        later = products.reshape(*products.shape[:-1], chunks - started, LANES)
+    accumulators = _buffers.array("accumulators", (*scores, started, LANES), F32)
+    np.copyto(accumulators, products[..., :started, :], casting="same_kind")
     whole = chunks // 4 * 4
-    for round_start in range(4, whole, 4):
-        round_products = later[..., round_start - started : round_start - started + 4, :]
-        accumulators = (round_products + accumulators).astype(F32)
+    if whole > 4:
+        sums = _buffers.array("round sums", accumulators.shape, np.float64)
+        for round_start in range(4, whole, 4):
+            np.add(products[..., round_start : round_start + 4, :], accumulators, out=sums)
+            np.copyto(accumulators, sums, casting="same_kind")
     summed = accumulators[..., 0, :]
-    for chunk in range(max(whole, 1), chunks):  # the rest on the first accumulator
-        summed = (later[..., chunk - started, :] + summed).astype(F32)
+    if chunks > max(whole, 1):
+        sum_of_first = _buffers.array("first sums", summed.shape, np.float64)
+        for chunk in range(max(whole, 1), chunks):  # the rest on the first accumulator
+            np.add(products[..., chunk, :], summed, out=sum_of_first)
+            np.copyto(summed, sum_of_first, casting="same_kind")
     for other in range(1, started):
-        summed = summed + accumulators[..., other, :]
-    if started < 4:  # the accumulators a chain leaves at 0 add +0 (once is as thrice)
-        summed = summed + F32(0)
-    return lane_sum(summed)
+        summed += accumulators[..., other, :]
+    # The lanes first (a copy of the fewest values), so `lane_sum`'s halves add whole rows;
+    # the accumulators a chain leaves at 0 add +0 (once is as thrice).
+    lanes = _buffers.array("lanes", (LANES, prod(scores)), F32)
+    flat = summed.reshape(-1, LANES).T
+    if started < 4:
+        np.add(flat, F32(0), out=lanes)
+    else:
+        np.copyto(lanes, flat)
+    halves = lanes[8:] + lanes[:8]
+    quarters = halves[4:] + halves[:4]
+    result = (quarters[0] + quarters[2]) + (quarters[1] + quarters[3])
+    return result.reshape(scores)  # type: ignore[no-any-return]
+
+
+def _step_chains(
+    weights: NDArray[np.float32], value: NDArray[np.float32], batch: tuple[int, ...]
+) -> NDArray[np.float32]:
+    """weights @ value as `fma_chains` sums it in one block of all the keys (up to
+    `EXACT_STEP_KEYS`), its products and chains in kept buffers."""
+    rows, keys = weights.shape[-2:]
+    shape = (*batch, rows, value.shape[-1])
+    last = weights.ndim - 1  # the keys' axis first (np.moveaxis costs microseconds)
+    products = np.multiply(  # [keys, ..., L, Ev]: each key's a contiguous array
+        weights.transpose(last, *range(last))[..., None],
+        value.transpose(last - 1, *range(last - 1), last)[..., None, :],
+        out=_buffers.array("products", (keys, *shape), np.float64),
+        dtype=np.float64,
+    )
+    chain = _buffers.array("chain", (prod(shape),), F32)
+    wide = _buffers.array("wide chain", chain.shape, np.float64)
+    wide[...] = 0
+    for product in products.reshape(keys, -1):
+        np.add(product, wide, out=wide)  # summed in f64, rounded as an FMA rounds
+        chain[...] = wide
+        wide[...] = chain
+    return chain.reshape(shape).copy()
+
+
+class _Buffers(threading.local):
+    """A thread's work buffers, kept across calls: fresh ones of a long cache's size (half a
+    MiB at 256 keys) cost page faults at every call, several times their arithmetic."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, NDArray[Any]] = {}
+        self.views: dict[str, NDArray[Any]] = {}  # the last view of each: a step's shapes
+
+    def array(self, name: str, shape: tuple[int, ...], dtype: type[Any]) -> NDArray[Any]:
+        """A buffer of this shape (one dtype per name), its values undefined."""
+        view = self.views.get(name)
+        if view is not None and view.shape == shape:
+            return view
+        size = prod(shape)
+        buffer = self.held.get(name)
+        if buffer is None or buffer.size < size:
+            buffer = self.held[name] = np.empty(size, dtype)
+        view = self.views[name] = buffer[:size].reshape(shape)
+        return view
+
+
+_buffers = _Buffers()
 
 
 def _factor(scale: NDArray[Any] | None, depth: int) -> np.float32:
