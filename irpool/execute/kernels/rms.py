@@ -48,19 +48,22 @@ def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
     grouped = vectors[..., : rounds * ACCUMULATORS, :].reshape(
         *x.shape[:-1], rounds, ACCUMULATORS, LANES
     )
-    sums = np.zeros((*x.shape[:-1], ACCUMULATORS, LANES), F32)
     # The four accumulators side by side, each round an FMA as `fused_multiply_add` rounds
-    # it, the squares (exact in f64) widened once for all rounds.
+    # it, the squares (exact in f64) widened once for all rounds; the first round's FMAs
+    # add to 0: the squares rounded once.
     with np.errstate(all="ignore"):
-        wide = grouped.astype(np.float64)
-        squares = wide * wide
-        for index in range(rounds):
-            sums = (squares[..., index, :, :] + sums).astype(F32)
+        if rounds:
+            wide = grouped.astype(np.float64)
+            squares = np.multiply(wide, wide, out=wide)
+            sums = squares[..., 0, :, :].astype(F32)
+            for index in range(1, rounds):
+                sums = (squares[..., index, :, :] + sums).astype(F32)
+        else:
+            sums = np.zeros((*x.shape[:-1], ACCUMULATORS, LANES), F32)
     first = sums[..., 0, :]
     for index in range(rounds * ACCUMULATORS, vectors.shape[-2]):  # the rest, tail included
         first = fused_multiply_add(vectors[..., index, :], vectors[..., index, :], first)
-    sums[..., 0, :] = first
-    lanes = (sums[..., 0, :] + sums[..., 1, :]) + (sums[..., 2, :] + sums[..., 3, :])
+    lanes = (first + sums[..., 1, :]) + (sums[..., 2, :] + sums[..., 3, :])
     lanes = lanes[..., :8] + lanes[..., 8:]
     lanes = lanes[..., :4] + lanes[..., 4:]
     total: NDArray[np.float32] = ((lanes[..., 0] + lanes[..., 1]) + lanes[..., 2]) + lanes[..., 3]
