@@ -182,11 +182,14 @@ class _Buffers(threading.local):
         self.views: dict[str, NDArray[Any]] = {}  # the last view of each: a step's shapes
 
     def array(self, name: str, shape: tuple[int, ...], dtype: type[Any]) -> NDArray[Any]:
-        """A buffer of this shape (one dtype per name), its values undefined."""
+        """A buffer of this shape (one dtype per name), its values undefined; beyond
+        `_KEPT_BYTES` a fresh one, so a large model's steps hold no more memory after them."""
         view = self.views.get(name)
         if view is not None and view.shape == shape:
             return view
         size = prod(shape)
+        if size * np.dtype(dtype).itemsize > _KEPT_BYTES:
+            return np.empty(shape, dtype)
         buffer = self.held.get(name)
         if buffer is None or buffer.size < size:
             buffer = self.held[name] = np.empty(size, dtype)
@@ -194,6 +197,7 @@ class _Buffers(threading.local):
         return view
 
 
+_KEPT_BYTES = 4 << 20  # a buffer's most a thread keeps (8 heads of 32 at 256 keys: 0.5 MiB)
 _buffers = _Buffers()
 
 
