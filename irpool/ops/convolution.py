@@ -15,10 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
-from typing import Any, ClassVar
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
@@ -37,9 +34,14 @@ from irpool.ops.registry import register
 from irpool.rules import ATTRIBUTE_LENGTH_MISMATCH
 from irpool.shape import Dim, Shape
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    # What an int8 layer's saturating sums add to its f32 result, from its input and windows.
+    Saturation = Callable[[NDArray[np.float32], Sequence[Window]], NDArray[np.float32]]
+
 SAME = ("same_upper", "same_lower")
-# What an int8 layer's saturating sums add to its f32 result, from its input and windows.
-Saturation = Callable[[NDArray[np.float32], Sequence[Window]], NDArray[np.float32]]
 ATTRIBUTES = (
     Attr("strides", AttrType.UINT_LIST, default=(), required=True, min_value=1),
     Attr("pads_begin", AttrType.UINT_LIST, default=(), required=True, replaced_when=COMPUTED_PADS),

@@ -21,16 +21,17 @@ error, IR205). The kernel is in irpool.execute.kernels.mat_mul.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from irpool.ops.arithmetic import common_type, numpy_dim
 from irpool.ops.base import Attr, AttrType, LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.explanation import Explanation
 from irpool.ops.registry import register
 from irpool.shape import Dim, Shape
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 ONE = Dim.static(1)
 
