@@ -42,11 +42,11 @@ def reinfer(
     infos: dict[Ref, TensorInfo],
     start: int,
     variables: Mapping[str, NDArray[Any]],
-) -> tuple[int, int]:
+) -> tuple[int, list[_Inferred]]:
     """Shape inference again from step `start` on the concrete inputs and variables, as the
     runtime does for dynamic models, up to the first step whose output size depends on
-    values: its index (or the number of steps), and what bounds the peak memory of the steps
-    before it: all their outputs and the largest working memory of one. A step inferred
+    values: its index (or the number of steps), and the inference of each step before it
+    (what it takes in memory: irpool/execute/segment_memory.py). A step inferred
     in this run or the last `REMEMBERED_RUNS` on the same inputs, or a step of its group
     (irpool/execute/inference_groups.py), is not again (the plan remembers: most layers of a
     decode step see the same shapes at each token)."""
@@ -94,7 +94,7 @@ def reinfer(
             if found is None:
                 found = _inferred(model, plan, position, infos, variables, ignore)
                 if found is None:
-                    return position, _most(done[start:position])
+                    return position, done[start:position]
             if key is not None:
                 by_key[key] = found
             inferred = found
@@ -114,15 +114,7 @@ def reinfer(
             if previous is not None
             else _WholeRun(kept, done, *_readers(plan))
         )
-    return len(plan.steps), _most(done[start:])
-
-
-def _most(inferred: list[_Inferred]) -> int:
-    """What bounds the peak memory of these steps: all their outputs and the largest working
-    memory of one."""
-    return sum(i.output_bytes for i in inferred) + max(
-        (i.working_bytes for i in inferred), default=0
-    )
+    return len(plan.steps), done[start:]
 
 
 class _Pending:
@@ -198,11 +190,12 @@ class _WholeRun:
 
 @dataclass(frozen=True, slots=True)
 class _Inferred:
-    """A step's shape inference on some inputs: its outputs, what they take, and what its
-    kernel needs besides (irpool/execute/memory.py); the same for every step of its group."""
+    """A step's shape inference on some inputs: its outputs, the bytes of each the step
+    has, and what its kernel needs besides (irpool/execute/memory.py); the same for every
+    step of its group."""
 
     produced: list[TensorInfo]
-    output_bytes: int
+    output_sizes: tuple[int, ...]
     working_bytes: int
 
 
@@ -275,11 +268,13 @@ def _inferred(
         _check_fits(model, step, index, info.shape, lengths)
         sizes.append(lengths)
     source = infos[step.inputs[0]].shape.values() if step.inputs else ()
-    output = working = 0
-    for index, lengths in enumerate(sizes[: len(step.outputs)]):
-        output += memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
-        working = max(working, memory.working_bytes(source, lengths))
-    return _Inferred(produced, output, working)
+    outputs = sizes[: len(step.outputs)]
+    working = max((memory.working_bytes(source, lengths) for lengths in outputs), default=0)
+    output_sizes = tuple(
+        memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
+        for index, lengths in enumerate(outputs)
+    )
+    return _Inferred(produced, output_sizes, working)
 
 
 def _infer_inputs(

@@ -24,6 +24,7 @@ from irpool.execute.kernels.convert import convert
 from irpool.execute.plan import ExecutionPlan, ModelOutput, Ref, RunnerInput, Step
 from irpool.execute.registry import OutputSpec
 from irpool.execute.reinfer import bound_infos, reinfer
+from irpool.execute.segment_memory import check_segment
 from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.variables import ReadValueBase, first_value_shape
 from irpool.shape import Shape
@@ -61,7 +62,7 @@ def execute(
             tensors[ref] = convert(tensors[ref], parameter.computed_as)
     tensors.update(plan.constants)
     if plan.static_shapes is not None:
-        _check_memory(plan, plan.steps, plan.static_shapes, keep, plan.static_peak)
+        _check_memory(plan, plan.static_shapes, keep, plan.static_peak)
         _run_steps(plan.steps, tensors, keep, observe, state)
     else:
         _run_dynamic(model, plan, tensors, keep, observe, state)
@@ -121,10 +122,10 @@ def _run_dynamic(
     infos = bound_infos(plan, tensors)
     start = 0
     while start < len(plan.steps):
-        end, most = reinfer(model, plan, infos, start, variables.held)
+        end, inferred = reinfer(model, plan, infos, start, variables.held)
         segment = plan.steps[start:end]
         held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
-        _check_memory(plan, segment, infos, keep, None, held, most)
+        check_segment(plan, segment, infos, inferred, keep, held)
         _run_steps(segment, tensors, keep, observe, variables)
         if end < len(plan.steps):  # the value-dependent step: its size is known once run
             step = plan.steps[end]
@@ -138,32 +139,14 @@ def _run_dynamic(
 
 
 def _check_memory(
-    plan: ExecutionPlan,
-    steps: Sequence[Step],
-    shapes: Mapping[Ref, Shape] | Mapping[Ref, TensorInfo],
-    keep: bool,
-    peak: int | None,
-    held: int = 0,
-    most: int | None = None,
+    plan: ExecutionPlan, shapes: Mapping[Ref, Shape], keep: bool, peak: int | None
 ) -> None:
-    """Refuse before allocating when the steps would not fit in the memory available.
-    `most`: when known, all the steps' outputs and the largest working memory of one, which
-    no peak exceeds (a run far below the machine's memory needs no replay)."""
-    if peak is None and most is not None:
-        peak = held + most
-        if peak * memory.CHECK_SHARE <= memory.physical_memory():
-            return
-        peak = None
+    """Refuse before allocating when a static model's run would not fit in the memory
+    available (`peak`: the plan's, when known and the run keeps nothing)."""
     if peak is None or keep:
-        shapes = {ref: _shape(item) for ref, item in shapes.items()}
-        peak = memory.replay(steps, shapes, plan.types, keep=keep, live=held)
+        peak = memory.replay(plan.steps, shapes, plan.types, keep=keep)
     if peak * memory.CHECK_SHARE > memory.physical_memory():
-        shapes = {ref: _shape(item) for ref, item in shapes.items()}
-        memory.replay(steps, shapes, plan.types, memory.available_memory(), keep, held)
-
-
-def _shape(item: Shape | TensorInfo) -> Shape:
-    return item.shape if isinstance(item, TensorInfo) else item
+        memory.replay(plan.steps, shapes, plan.types, memory.available_memory(), keep)
 
 
 def _computed(
