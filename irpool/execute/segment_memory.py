@@ -43,13 +43,15 @@ def check_segment(
     """Refuse before allocating when the steps (each with its inference) would not fit in
     the memory available, with `held` bytes of the run's tensors alive as they begin: as
     `memory.replay` on their shapes decides, which names the first step that does not fit."""
-    if (held + most_bytes(inferred)) * memory.CHECK_SHARE <= memory.physical_memory():
+    most = held + most_bytes(inferred)  # no peak exceeds it
+    if most * memory.CHECK_SHARE <= memory.physical_memory():
         return  # far below the machine's memory: no replay
-    peak = _replayed_peak(steps, inferred, keep, held)
-    if peak * memory.CHECK_SHARE <= memory.physical_memory():
-        return
     available = memory.available_memory()
-    if peak > available:  # the replay on the shapes refuses at the first step that exceeds
+    if most <= available:
+        return
+    peak = _replayed_peak(steps, inferred, keep, held)
+    if peak * memory.CHECK_SHARE > memory.physical_memory() and peak > available:
+        # the replay on the shapes refuses at the first step that exceeds
         shapes = {ref: info.shape for ref, info in infos.items()}
         memory.replay(steps, shapes, plan.types, available, keep, held)
 

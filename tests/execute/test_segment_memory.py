@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -17,6 +17,42 @@ from irpool.execute.plan import ExecutionPlan, Ref, Step
 from irpool.ops.base import TensorInfo
 
 LLAMA = Path(__file__).resolve().parent.parent / "models" / "language" / "llama-fp16"
+
+
+class _Checked(NamedTuple):
+    """One segment's check: the peak from its inferences, the replay's on its shapes, and
+    the bound of all its outputs (with what the run held)."""
+
+    peak: int
+    replayed: int
+    most: int
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch) -> list[_Checked]:
+    """Each segment's check as the runs go (the check itself made too)."""
+    checked: list[_Checked] = []
+    check = segment_memory.check_segment
+
+    def recording(
+        plan: ExecutionPlan,
+        steps: Sequence[Step],
+        infos: Mapping[Ref, TensorInfo],
+        inferred: Sequence[segment_memory.StepMemory],
+        keep: bool,
+        held: int,
+    ) -> None:
+        shapes = {ref: info.shape for ref, info in infos.items()}
+        checked.append(
+            _Checked(
+                segment_memory._replayed_peak(steps, inferred, keep, held),
+                memory.replay(steps, shapes, plan.types, keep=keep, live=held),
+                held + segment_memory.most_bytes(inferred),
+            )
+        )
+        check(plan, steps, infos, inferred, keep, held)
+
+    monkeypatch.setattr(run, "check_segment", recording)
+    return checked
 
 
 def _decode_inputs(position: int, length: int = 1) -> dict[str | int, Any]:
@@ -32,21 +68,7 @@ def _decode_inputs(position: int, length: int = 1) -> dict[str | int, Any]:
 def test_the_peak_is_the_replays_on_the_shapes(monkeypatch: pytest.MonkeyPatch, keep: bool) -> None:
     """At every token (the prompt, then steps whose inferences are remembered), and keeping
     every tensor or not."""
-    peaks: list[tuple[int, int]] = []
-
-    def compared(
-        plan: ExecutionPlan,
-        steps: Sequence[Step],
-        infos: Mapping[Ref, TensorInfo],
-        inferred: Sequence[segment_memory.StepMemory],
-        keep: bool,
-        held: int,
-    ) -> None:
-        shapes = {ref: info.shape for ref, info in infos.items()}
-        replayed = memory.replay(steps, shapes, plan.types, keep=keep, live=held)
-        peaks.append((segment_memory._replayed_peak(steps, inferred, keep, held), replayed))
-
-    monkeypatch.setattr(run, "check_segment", compared)
+    checked = _recorded(monkeypatch)
     model = irpool.load(LLAMA / "openvino_model.xml")
     if keep:
         for length in (4, 1):
@@ -55,18 +77,23 @@ def test_the_peak_is_the_replays_on_the_shapes(monkeypatch: pytest.MonkeyPatch, 
         request = model.create_infer_request()
         for position, length in ((0, 4), (4, 1), (5, 1), (6, 1)):
             request.infer(_decode_inputs(position, length))
-    assert len(peaks) >= 2 and all(found == replayed for found, replayed in peaks)
+    assert len(checked) >= 2 and all(c.peak == c.replayed for c in checked)
 
 
-def test_a_run_beyond_the_memory_available_is_refused_at_its_first_layer_that_does_not_fit(
+def test_a_run_fits_up_to_its_peak_and_is_refused_past_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Refused as the replay on the shapes refuses (naming the layer), only when the peak,
+    not the bound of all the outputs, exceeds the memory available."""
     model = irpool.load(LLAMA / "openvino_model.xml")
-    request = model.create_infer_request()
-    request.infer(_decode_inputs(0, 4))
-    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 20)
-    monkeypatch.setattr(memory, "available_memory", lambda: 1 << 10)
-    with pytest.raises(irpool.ExecutionError, match=r"of memory is available"):
-        request.infer(_decode_inputs(4))
-    monkeypatch.setattr(memory, "available_memory", lambda: 1 << 30)
-    request.infer(_decode_inputs(4))  # the same run fits when the memory is there
+    inputs = _decode_inputs(0, 4)
+    checked = _recorded(monkeypatch)
+    monkeypatch.setattr(memory, "physical_memory", lambda: 1 << 20)  # every run is checked
+    model.run(inputs)
+    ((peak, _, most),) = checked
+    assert 0 < peak < most
+    monkeypatch.setattr(memory, "available_memory", lambda: peak)
+    model.run(inputs)
+    monkeypatch.setattr(memory, "available_memory", lambda: peak - 1)
+    with pytest.raises(irpool.ExecutionError, match=r"layer .* of memory is available"):
+        model.run(inputs)
