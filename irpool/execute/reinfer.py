@@ -191,11 +191,12 @@ class _WholeRun:
 @dataclass(frozen=True, slots=True)
 class _Inferred:
     """A step's shape inference on some inputs: its outputs, the bytes of each the step
-    has, and what its kernel needs besides (irpool/execute/memory.py); the same for every
-    step of its group."""
+    has and their sum, and what its kernel needs besides (irpool/execute/memory.py); the
+    same for every step of its group."""
 
     produced: list[TensorInfo]
     output_sizes: tuple[int, ...]
+    output_bytes: int
     working_bytes: int
 
 
@@ -268,13 +269,12 @@ def _inferred(
         _check_fits(model, step, index, info.shape, lengths)
         sizes.append(lengths)
     source = infos[step.inputs[0]].shape.values() if step.inputs else ()
-    outputs = sizes[: len(step.outputs)]
-    working = max((memory.working_bytes(source, lengths) for lengths in outputs), default=0)
-    output_sizes = tuple(
-        memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)])
-        for index, lengths in enumerate(outputs)
-    )
-    return _Inferred(produced, output_sizes, working)
+    output_sizes = []
+    working = 0
+    for index, lengths in enumerate(sizes[: len(step.outputs)]):
+        output_sizes.append(memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)]))
+        working = max(working, memory.working_bytes(source, lengths))
+    return _Inferred(produced, tuple(output_sizes), sum(output_sizes), working)
 
 
 def _infer_inputs(

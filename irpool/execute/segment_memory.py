@@ -15,10 +15,13 @@ from irpool.ops.base import TensorInfo
 
 class StepMemory(Protocol):
     """What a step's inference found it takes: each output's bytes (in the held type) and
-    what its kernel needs besides (irpool/execute/memory.py)."""
+    their sum, and what its kernel needs besides (irpool/execute/memory.py)."""
 
     @property
     def output_sizes(self) -> tuple[int, ...]: ...
+
+    @property
+    def output_bytes(self) -> int: ...
 
     @property
     def working_bytes(self) -> int: ...
@@ -27,7 +30,7 @@ class StepMemory(Protocol):
 def most_bytes(inferred: Sequence[StepMemory]) -> int:
     """What bounds the peak memory of these steps: all their outputs and the largest working
     memory of one."""
-    return sum(sum(i.output_sizes) for i in inferred) + max(
+    return sum(i.output_bytes for i in inferred) + max(
         (i.working_bytes for i in inferred), default=0
     )
 
@@ -64,7 +67,7 @@ def _replayed_peak(
     peak = 0
     for step, found in zip(steps, inferred, strict=True):
         sizes = found.output_sizes
-        peak = max(peak, live + sum(sizes) + found.working_bytes)
+        peak = max(peak, live + found.output_bytes + found.working_bytes)
         layer_id = step.layer.id
         for index in step.kept:
             held[(layer_id, index)] = sizes[index]
