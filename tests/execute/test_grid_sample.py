@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.isa import AVX2, AVX512_CORE
+from irpool.execute.kernels import grid_sample
 from irpool.ops.grid_sample import GridSample9
 from tests.execute.running import compute
 
@@ -152,3 +154,18 @@ def test_nan_and_inf_in_data_reach_only_their_taps() -> None:
     grid = np.array([[[[1.0, -1.0], [1.0, 1.0], [-1.0, -1.0]]]], np.float32)
     result = sample(data, grid, "bilinear", "border", True)
     np.testing.assert_array_equal(result[0, 0, 0], [1.0, 2.0, np.nan])
+
+
+def test_bicubic_weights_take_the_instruction_sets_rounding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """AVX-512 fuses 1.25t - 2.25 and 1.5 - 1.25t; the AVX2 kernel rounds 1.25t first
+    (docs/ops/GridSample.md#values): the second weight of t = 0x3f1d89e1 and the third of
+    0x3f50327a differ (by 2 ulp), the first and the last never."""
+    t = np.array([0x3F1D89E1, 0x3F50327A], np.uint32).view(np.float32)
+    weights = {}
+    for isa in (AVX512_CORE, AVX2):
+        monkeypatch.setattr(grid_sample, "cpu_isa", lambda isa=isa: isa)
+        weights[isa] = [w.view(np.int32) for w in grid_sample.cubic_weights(t)]
+    steps = [weights[AVX2][i] - weights[AVX512_CORE][i] for i in range(4)]
+    assert [np.abs(step).tolist() for step in steps] == [[0, 0], [2, 0], [0, 2], [0, 0]]

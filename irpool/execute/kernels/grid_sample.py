@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.numerics import f32_operand, stored_from_f32, stored_from_f32_saturated
 from irpool.execute.kernels.linear_chains import fused_multiply_add as fma
 from irpool.execute.registry import OutputSpec, kernel_for
@@ -106,13 +107,18 @@ class Sampler:
 def cubic_weights(t: Floats) -> list[Floats]:
     """The kernel's four cubic weights (A = -0.75) for a fraction t, in its operation order:
     -0.75 (t^2 - 2t + 1) t, (1.25t - 2.25) t^2 + 1, ((1.5 - 1.25t) t + 0.75) t and
-    -0.75 t^2 (1 - t), fused where it fuses."""
+    -0.75 t^2 (1 - t), fused where it fuses: AVX-512 fuses 1.25t - 2.25 and 1.5 - 1.25t, the
+    AVX2 kernel rounds 1.25t first (irpool.cpu.isa.cpu_isa)."""
     f = F32
     with np.errstate(all="ignore"):
         ones = np.ones_like(t)
         first = fma(t, t, fma(-t, np.full_like(t, 2), ones)) * t * f(-0.75)
-        second = fma(fma(t, np.full_like(t, 1.25), np.full_like(t, -2.25)) * t, t, ones)
-        slope = fma(-t, np.full_like(t, 1.25), np.full_like(t, 1.5))
+        if cpu_isa() == AVX512_CORE:
+            linear = fma(t, np.full_like(t, 1.25), np.full_like(t, -2.25))
+            slope = fma(-t, np.full_like(t, 1.25), np.full_like(t, 1.5))
+        else:
+            linear, slope = t * f(1.25) - f(2.25), f(1.5) - t * f(1.25)
+        second = fma(linear * t, t, ones)
         third = fma(slope, t, np.full_like(t, 0.75)) * t
         squared = f(-0.75) * t * t
         fourth = fma(-squared, t, squared)
