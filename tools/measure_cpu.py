@@ -226,12 +226,12 @@ def bf16_windows_start_at_the_lowest() -> Measurement:
 
 @behaviour("One-channel integer MaxPool is exact", "irpool.cpu.maxima.max_pool_values_in_f32")
 def one_channel_integer_max_pool_is_exact() -> Measurement:
-    """An i32 MaxPool of one channel without dilation or empty windows runs an exact integer
-    kernel: the maximum of 2147483647 and 0 stays 2147483647."""
-    x = parameter("x", [1, 1, 1, 4], np.int32)
-    pooled = opset1.max_pool(x, [1, 2], [0, 0], [0, 0], [1, 2])
+    """An i32 MaxPool of one channel without dilation or empty windows is exact (2147483647 and
+    0 give 2147483647); with at most AVX2 only from 4 outputs (batch x spatial) on."""
+    x, y = parameter("x", [1, 1, 1, 4], np.int32), parameter("y", [1, 1, 1, 8], np.int32)
+    pooled = [opset1.max_pool(p, [1, 2], [0, 0], [0, 0], [1, 2]) for p in (x, y)]
     values = np.array([[[[2**31 - 1, 0, 16777219, 16777218]]]], np.int32)
-    return observe([pooled], [x], [values])
+    return observe(pooled, [x, y], [values, np.tile(values, 2)])
 
 
 @behaviour("Reductions fold runs of 16 in lanes", "irpool.execute.kernels.reduce_order.lane_fold")

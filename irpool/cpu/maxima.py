@@ -7,17 +7,20 @@ MaxPool kernel the CPU runs decides which of these apply (`max_pool_general_kern
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.isa import AVX512_CORE_BF16, bf16_isa
+from irpool.cpu.isa import AVX512_CORE, AVX512_CORE_BF16, bf16_isa, cpu_isa
 from irpool.cpu.numerics import F32_BELOW_2_31
 from irpool.ops.pooling_geometry import Window
 
 BF16_LOWEST = np.float32(-3.3895313892515355e38)  # bits 0xff7f0000
+# Fewer one-channel outputs (batch x spatial) make oneDNN's AVX2 pick its f32 reference pooling.
+AVX2_JIT_OUTPUTS = 4
 
 
 def compared_in_f32(values: NDArray[Any]) -> NDArray[np.float32]:
@@ -46,9 +49,13 @@ def flushed_subnormals(values: NDArray[Any]) -> NDArray[Any]:
 
 def max_pool_values_in_f32(shape: tuple[int, ...], windows: Sequence[Window]) -> bool:
     """Whether the CPU's MaxPool kernel for integer values without indices computes in f32:
-    with more than one channel, or on the windows of `max_pool_general_kernel`; one channel
-    otherwise runs an exact integer kernel."""
-    return (len(shape) > 1 and shape[1] > 1) or max_pool_general_kernel(windows)
+    with more than one channel, or on the windows of `max_pool_general_kernel`, or with at
+    most AVX2 when the batch times the output's spatial size is below `AVX2_JIT_OUTPUTS`;
+    one channel otherwise runs an exact integer kernel."""
+    if (len(shape) > 1 and shape[1] > 1) or max_pool_general_kernel(windows):
+        return True
+    outputs = shape[0] * math.prod(w.out for w in windows)
+    return cpu_isa() != AVX512_CORE and outputs < AVX2_JIT_OUTPUTS
 
 
 def max_pool_general_kernel(windows: Sequence[Window]) -> bool:

@@ -274,3 +274,24 @@ def test_bf16_maxima_flush_subnormals_only_with_avx512_bf16(
     words = np.array([0x500000, 0x80400000, 0x800000, 0x3F800000], np.uint32)
     got = flushed_subnormals(words.view(np.float32)).view(np.uint32)
     assert got.tolist() == expected_bits
+
+
+@pytest.mark.parametrize(
+    ("shape", "out", "avx2_in_f32"),
+    [
+        ((1, 1, 1, 4), (1, 2), True),  # 2 outputs: oneDNN's f32 reference kernel on AVX2
+        ((1, 1, 1, 3), (1, 3), True),
+        ((1, 1, 1, 8), (1, 4), False),  # 4 outputs: the exact integer kernel
+        ((2, 1, 1, 4), (1, 2), False),  # the batch counts
+        ((1, 1, 4), (2,), True),
+    ],
+)
+def test_one_channel_integer_max_pool_goes_through_f32_below_4_outputs_with_avx2(
+    monkeypatch: pytest.MonkeyPatch, shape: tuple[int, ...], out: tuple[int, ...], avx2_in_f32: bool
+) -> None:
+    """Measured with ONEDNN_MAX_CPU_ISA=AVX2 (docs/cpu.md#one-channel-integer-maxpool-is-exact):
+    AVX-512 runs any size exactly."""
+    windows = [Window(size, o, 1, 1, 1, 0) for size, o in zip(shape[2:], out, strict=True)]
+    for isa, expected in ((AVX512_CORE, False), (AVX2, avx2_in_f32)):
+        monkeypatch.setattr(maxima, "cpu_isa", lambda isa=isa: isa)
+        assert maxima.max_pool_values_in_f32(shape, windows) == expected, isa
