@@ -38,3 +38,19 @@ def u8_stores_take_the_instruction_sets_form() -> Measurement:
     outputs = [opset1.exp(x), opset1.power(a, b), opset4.acosh(x)]
     inputs = [np.array(v, np.uint8) for v in ([10, 11, 12, 0], [181, 182, 2, 255], [2, 2, 15, 3])]
     return observe(outputs, [x, a, b], inputs)
+
+
+@behaviour("bf16 layers compute in f32 with at most AVX2", "irpool.cpu.bf16_in_f32")
+def bf16_layers_compute_in_f32_with_at_most_avx2() -> Measurement:
+    """x -> Convert(bf16) -> MaxPool, read back through a Convert to f32 and as a bf16 output:
+    with at most AVX2 the f32 values unrounded (0.3, -140.8, 1e-39; -inf and NaN give
+    -3.4028235e38) and the bf16 output by OpenVINO's scalar rounding (-140.8 -> -140, 1e-39 ->
+    0x000a); on AVX-512 rounded to nearest even (0.30078125, -141), subnormals flushed; a bf16
+    constant's inf read by an Add is 3.4028235e38 with at most AVX2."""
+    x = parameter("x", [1, 1, 8], np.float32)
+    pooled = opset1.max_pool(opset1.convert(x, "bf16"), [1], [0], [0], [1])
+    infinite = opset1.convert(opset1.constant(np.full([1, 1, 8], np.inf, np.float32)), "bf16")
+    shifted = opset1.add(opset1.convert(x, "bf16"), infinite)
+    values = [0.3, -140.8, 1e-39, -1e-39, -np.inf, np.nan, 1.01171875, 3.4e38]
+    outputs = [opset1.convert(pooled, "f32"), pooled, opset1.convert(shifted, "f32")]
+    return observe(outputs, [x], [np.array([[values]], np.float32)])

@@ -17,8 +17,10 @@ from numpy.typing import NDArray
 
 from irpool.compare.differences import Difference, difference
 from irpool.compare.openvino_runs import F32, OpenVINORun, Ref, run_openvino
+from irpool.element_types import BF16
 from irpool.execute.bind import ModelInput, bind, model_input
 from irpool.execute.errors import ExecutionError
+from irpool.execute.kernels.convert import convert
 from irpool.execute.tensors import ComputedTensor, computed_tensors
 from irpool.graph.graph import Layer
 from irpool.graph.tensor_names import output_key, renaming
@@ -102,7 +104,9 @@ def compare_model(
     if problem is None:
         try:
             returned, computed = model.run(inputs, cast=cast, intermediates=True)
-            tensors["irpool"] = {t.ref: computed[t.name] for t in parts.tensors}
+            tensors["irpool"] = {
+                t.ref: _as_probed(model, t, computed[t.name]) for t in parts.tensors
+            }
             outputs["irpool"] = returned
         except ExecutionError as error:
             problem = str(error)
@@ -127,6 +131,13 @@ def compare_model(
     return Comparison(
         model.document.display_path, version, tolerance, precisions, problem, layers, returned_rows
     )
+
+
+def _as_probed(model: Model, tensor: ComputedTensor, value: NDArray[Any]) -> NDArray[Any]:
+    """irpool's tensor as OpenVINO returns it made an output: a bf16 tensor computed in f32
+    (irpool.cpu.bf16_in_f32) is rounded as a bf16 output is."""
+    declared = model.checked.outputs[tensor.layer.id][tensor.index].type.name
+    return convert(value, BF16) if declared == BF16 != tensor.type.name else value
 
 
 def _by_key(run: OpenVINORun, results: list[tuple[str, Layer]]) -> dict[str, NDArray[Any]]:

@@ -22,6 +22,7 @@ from typing import Any
 from numpy.typing import NDArray
 
 from irpool.check.checked import CheckedLayers
+from irpool.cpu.bf16_in_f32 import bf16_constants_in_f32, computed_type
 from irpool.cpu.compilation import compiled_for_layer
 from irpool.cpu.compressed_weights import (
     decompressed_in_f32,
@@ -113,8 +114,7 @@ class ModelOutput:
     name: str
     layer: Layer  # the Result
     ref: Ref
-    # The type OpenVINO presents it in, when not the computed one (an IR v10 f16 Result is
-    # an f32 output: graph/io_types.py); the run converts it.
+    # The type OpenVINO presents it in, if not as computed (io_types.py, cpu/bf16_in_f32.py).
     converted_to: str | None = None
 
 
@@ -177,7 +177,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     tuning.enabled()
     checked = model.checked
     types = {
-        (layer_id, index): info.type
+        (layer_id, index): computed_type(info.type)
         for layer_id, infos in checked.outputs.items()
         for index, info in enumerate(infos)
     }
@@ -201,6 +201,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
     constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
     constants = f16_constants_in_f32(candidates, constants)  # as the CPU folds f16
+    constants = bf16_constants_in_f32(candidates, computed, constants)  # as it holds bf16
     constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
     weights = compressed_weights(skipped, candidates, constants, mode_from_environment())
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
@@ -285,9 +286,8 @@ def _layers(
     for layer, source in sorted(results, key=lambda item: item[0].position):
         key = output_key(graph, model.ir_version, layer, source, taken, kept)
         taken.add(key)
-        computed = types[source].name
-        presented = output_type(model.ir_version, computed)
-        converted_to = presented if presented != computed else None
+        presented = output_type(model.ir_version, checked.outputs[source[0]][source[1]].type.name)
+        converted_to = presented if presented != types[source].name else None
         outputs.append(ModelOutput(key, layer, source, converted_to))
     parameters.sort(key=lambda parameter: parameter.layer.position)
     return parameters, candidates, outputs

@@ -13,6 +13,10 @@ from click.testing import CliRunner
 
 import irpool
 from irpool.cli import cli
+from irpool.cpu import bf16_in_f32
+from irpool.cpu.bf16_in_f32 import computes_bf16
+from irpool.cpu.isa import AVX2, AVX512_CORE_BF16
+from irpool.execute.kernels import convert as convert_kernel
 from tests.execute.bf16_models import DEPTH, PAST, kv_model
 
 
@@ -39,7 +43,9 @@ def test_present_fed_back_as_past_is_taken_as_it_is(model: irpool.Model) -> None
         np.testing.assert_array_equal(present[:, :, :-1], past)
         past = present
     assert told == []
-    np.testing.assert_array_equal(past[0, 0, :, 0], [0.10009765625, 1.703125, -3.296875])
+    # Without bf16 instructions the output takes OpenVINO's scalar rounding: 0.1 -> 0.0996.
+    first = 0.10009765625 if computes_bf16() else 0.099609375
+    np.testing.assert_array_equal(past[0, 0, :, 0], [first, 1.703125, -3.296875])
 
 
 @pytest.mark.parametrize(
@@ -134,3 +140,20 @@ def test_the_command_line_takes_and_refuses_the_same(
     assert "Traceback" not in result.output
     assert result.exit_code == code, result.output
     assert message in result.output
+
+
+@pytest.mark.parametrize(
+    ("isa", "logit", "present"),
+    [(AVX512_CORE_BF16, 0.10009765625, 0.10009765625), (AVX2, 0.10000000149011612, 0.099609375)],
+)
+def test_bf16_layers_compute_in_f32_with_at_most_avx2(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, isa: str, logit: float, present: float
+) -> None:
+    """x = 0.1 through Convert(bf16) -> Concat: with AVX-512 rounded to nearest even for both
+    outputs; with at most AVX2 (measured, docs/cpu.md#bf16-layers-compute-in-f32-with-at-most-avx2)
+    the logits read the f32 value, the bf16 output is OpenVINO's scalar rounding of it."""
+    for module in (bf16_in_f32, convert_kernel):  # the plan's, and the output's rounding
+        monkeypatch.setattr(module, "bf16_isa", lambda: isa)
+    outputs = irpool.load(kv_model(tmp_path)).run({PAST: _empty(), "x": _step(0.1)})
+    assert outputs["logits"].ravel().tolist() == [logit] * DEPTH
+    assert outputs["present.0.key"].ravel().tolist() == [present] * DEPTH

@@ -55,7 +55,11 @@ def run_convert(
         )
     if op.low_bit_source is not None:
         return [fold_low_bit(inputs[0], op.low_bit_source, op.destination)]
-    return [convert(inputs[0], op.destination, op.dynamic_kernel)]
+    destination = outputs[0].element_type  # f32 where bf16 is computed in f32 (cpu/bf16_in_f32)
+    values = convert(inputs[0], destination, op.dynamic_kernel)
+    if destination != op.destination and inputs[0].dtype == np.float16:
+        values = quieted(values)  # as the CPU's f16 conversion leaves NaNs
+    return [values]
 
 
 def convert(x: NDArray[Any], destination: str, dynamic_kernel: bool = False) -> NDArray[Any]:
@@ -120,13 +124,13 @@ def _to_float(x: NDArray[Any], source: str, destination: str, dynamic_kernel: bo
             values = np.clip(values, -largest, largest)
         return round_to_bf16_scalar(values)
     if source == F16:
-        values = _quieted(values)
+        values = quieted(values)
     if dynamic_kernel:
         return round_to_bf16_scalar(values)
     return _round_to_bf16_vector(values, bf16_isa())
 
 
-def _quieted(values: NDArray[np.float32]) -> NDArray[np.float32]:
+def quieted(values: NDArray[np.float32]) -> NDArray[np.float32]:
     """NaNs with the quiet bit set, as the CPU's f16 to f32 conversion leaves them (NumPy's
     keeps a signalling f16 NaN signalling)."""
     bits = bits_of(values)
