@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.isa import AVX512_CORE, AVX512_CORE_BF16, bf16_isa
 from irpool.cpu.replacements import ComputedLayer, Ref
+from irpool.cpu.subnormal_constants import flush_constant_subnormals
 from irpool.element_types import BF16, F32, ElementType, element_type
 
 F32_MAX = np.float32(np.finfo(np.float32).max)
@@ -41,16 +42,25 @@ def bf16_constants_in_f32(
     layers: Sequence[ComputedLayer],
     computed: Sequence[ComputedLayer],
     constants: Mapping[Ref, NDArray[Any]],
-) -> dict[Ref, NDArray[Any]]:
-    """`constants` (of `layers`) with each bf16 one a `computed` layer reads saturated to the
-    f32 range, as a host without bf16 instructions holds it (a Result returns its bits)."""
-    held = dict(constants)
+    types: Mapping[Ref, ElementType],
+) -> tuple[dict[Ref, NDArray[Any]], dict[Ref, ElementType]]:
+    """`constants` (of `layers`) with each bf16 one a `computed` layer reads held as a host
+    without bf16 instructions holds it: saturated to the f32 range, then as an f32 constant
+    (`flush_constant_subnormals`); and `types` with these constants bf16 again, so that
+    nothing holds them further (a Result reading one alone returns its bits)."""
     if computes_bf16():
-        return held
-    read = {ref for layer in computed for ref in layer.inputs}
-    for layer in layers:
-        for index, info in enumerate(layer.produced):
-            ref = (layer.layer.id, index)
-            if info.element_type == BF16 and ref in read and ref in held:
-                held[ref] = np.clip(held[ref], -F32_MAX, F32_MAX)  # NaN stays NaN
-    return held
+        return dict(constants), dict(types)
+    bf16 = {
+        (layer.layer.id, index)
+        for layer in layers
+        for index, info in enumerate(layer.produced)
+        if info.element_type == BF16 and (layer.layer.id, index) in constants
+    }
+    readers = [
+        (layer.layer.type, [ref for ref in layer.inputs if ref in bf16]) for layer in computed
+    ]
+    read = {ref for _, refs in readers for ref in refs}
+    saturated = {ref: np.clip(constants[ref], -F32_MAX, F32_MAX) for ref in read}  # NaN stays
+    f32 = dict.fromkeys(read, element_type(F32))
+    held = {**constants, **flush_constant_subnormals(saturated, readers, f32)}
+    return held, {**types, **dict.fromkeys(bf16, element_type(BF16))}

@@ -201,7 +201,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     dropped = {layer_id for parts in skipped.values() for layer_id in parts.chain}
     constants, computed = fold_constants([c for c in candidates if c.layer.id not in dropped])
     constants = f16_constants_in_f32(candidates, constants)  # as the CPU folds f16
-    constants = bf16_constants_in_f32(candidates, computed, constants)  # as it holds bf16
+    constants, types = bf16_constants_in_f32(candidates, computed, constants, types)
     constants = decompressed_in_f32(compressed, constants)  # as the CPU decompresses
     weights = compressed_weights(skipped, candidates, constants, mode_from_environment())
     readers = [(c.layer.type, c.inputs) for c in computed] + [("Result", [o.ref]) for o in outputs]
