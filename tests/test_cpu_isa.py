@@ -15,6 +15,7 @@ from irpool.cpu.isa import (
     AVX512_CORE_VNNI,
     OLDER,
     bf16_isa,
+    capped_below_host,
     capped_isa,
     cpu_isa,
     host_isa,
@@ -90,9 +91,11 @@ def test_cpu_isa_honours_the_variable(
         isa, "_cpuinfo_flags", lambda: frozenset([*ZEN4_FLAGS, "avx512_vnni", "avx512_bf16"])
     )
     assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX512_CORE, AVX512_CORE_BF16, AVX512_CORE_VNNI)
+    assert not capped_below_host()
     instruction_set.cache_clear()
     monkeypatch.setenv(variable, value)
     assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX2, AVX2, AVX2)
+    assert capped_below_host()  # an AVX2 host emulated on an AVX-512 one
 
 
 @pytest.mark.usefixtures("uncached")

@@ -92,3 +92,9 @@ def cpu_isa() -> str:
     """The instruction set the CPU plugin's f32 kernels use on this host: AVX512_CORE, AVX2 or
     OLDER (AVX512_BF16 changes no f32 kernel)."""
     return min(instruction_set(), AVX512_CORE, key=_RANKED.index)
+
+
+def capped_below_host() -> bool:
+    """Whether ONEDNN_MAX_CPU_ISA makes this host compute as an older one (an emulation, which
+    some plugin nodes ignore: docs/cpu.md#instruction-sets)."""
+    return instruction_set() != host_isa(_cpuinfo_flags())

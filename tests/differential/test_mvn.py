@@ -33,6 +33,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, capped_below_host, cpu_isa
 from tests import ir
 from tests.differential.harness import NUMPY, PER_OP, const, declared, parameter
 from tests.differential.harness import write as write_ir
@@ -48,7 +49,16 @@ from tests.differential.single_input import (
 
 ov = pytest.importorskip("openvino")
 
-pytestmark = [pytest.mark.oracle, pytest.mark.slow]
+pytestmark = [
+    pytest.mark.oracle,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        capped_below_host() and cpu_isa() != AVX512_CORE,
+        reason="ONEDNN_MAX_CPU_ISA below AVX-512 on an AVX-512 host: the plugin's MVN node "
+        "still runs jit_avx512_f32 and crashes on rows not a multiple of 16, so no AVX2 host "
+        "is emulated (docs/ops/MVN.md)",
+    ),
+]
 
 SEED = "irpool-differential-mvn-1"
 TYPES = ("f32", "f32", "f32", "f32", "f32", "f16", "f16", "f64", "i32", "u8")
