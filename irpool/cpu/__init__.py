@@ -6,6 +6,8 @@ computes it; what the CPU plugin 2026.4 adds lives here, each behaviour once:
 - `numerics`: how the CPU holds, rounds and saturates each element type, and its f32 path for
   integers (what a kernel computes in, and how its result is stored);
 - `maxima`: how its max kernels (MaxPool, AdaptiveMaxPool, ReduceMax) compare and store;
+- `isa`: the instruction set it computes with here, which some kernels' forms follow;
+  `bf16_in_f32`: bf16 layers computed in f32 on a host without AVX-512;
 - `compilation`: what it decides per layer when it compiles a model, where that changes the
   results (which dims a MaxPool pads, whether attention scales the key, which Convert kernel);
 - `subnormal_constants`: how it holds f32 constants that hold subnormals;
