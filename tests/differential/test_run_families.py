@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.cpu.bf16_in_f32 import computes_bf16
-from irpool.cpu.isa import AVX512_CORE_BF16, bf16_isa
+from irpool.cpu.isa import AVX512_CORE, AVX512_CORE_BF16, bf16_isa, cpu_isa
 from irpool.execute.kernels.reduce import integers_in_f32
 from irpool.execute.kernels.reduce_order import scan_run
 from tests.differential.oracle_batch import (
@@ -714,5 +714,8 @@ def test_maxpool_kernel_choice_on_a_dynamic_axis(tmp_path: Path) -> None:
         node = opset1.max_pool(data, [2], [0], [3], [3])
         x = np.full((1, 1, 3), 2**31 - 1, np.int32)
         ours, theirs = run_pair(tmp_path, [_named(node, "out0")], [data], {"in0": x})
-        assert ours["out0"].ravel().tolist() == [2**31 - 1] * 2
-        assert theirs["out0"].ravel().tolist() == [2**31 - 1 if dims[-1] == 3 else 2147483520] * 2
+        # With at most AVX2 two outputs take the f32 reference kernel on every shape.
+        exact = cpu_isa() == AVX512_CORE
+        assert ours["out0"].ravel().tolist() == [2**31 - 1 if exact else 2147483520] * 2
+        static_exact = exact and dims[-1] == 3
+        assert theirs["out0"].ravel().tolist() == [2**31 - 1 if static_exact else 2147483520] * 2
