@@ -1974,9 +1974,10 @@ _RULES = (
             default), unless it is a global pooling (output_size all ones) whose indices
             nothing reads, which it compiles as a ReduceMax. It computes MaxPool-8/14
             indices only in its reference code, which has no bf16: a MaxPool-8/14 on bf16
-            data whose indices output is read does not compile. Write
-            `index_element_type="i32"` (a Convert to i64 after it if i64 is needed), or pool
-            f32 data.
+            data whose indices output is read does not compile on a host with AVX-512 (an
+            AVX2-only host computes bf16 layers in f32 and compiles it; the file still fails
+            wherever it is deployed on AVX-512). Write `index_element_type="i32"` (a Convert
+            to i64 after it if i64 is needed), or pool f32 data.
         """),
         wrong=_text("""
             <layer id="1" name="pool" type="AdaptiveMaxPool" version="opset8">
