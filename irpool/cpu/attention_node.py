@@ -232,30 +232,32 @@ def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     return weights
 
 
-def lane_sum(powers: NDArray[np.float32], tail_in_first_lane: bool = False) -> NDArray[np.float32]:
-    """Σ along the last axis: 16 lanes, each summed in order, the tail of fewer than 16 added
-    to the first lanes (`tail_in_first_lane`: all to the first, in order), then halves added
-    (GCC's _mm512_reduce_add_ps)."""
+def lane_sum(
+    powers: NDArray[np.float32], tail_in_first_lane: bool = False, lanes_count: int = LANES
+) -> NDArray[np.float32]:
+    """Σ along the last axis: `lanes_count` lanes (16, or AVX2's 8), each summed in order, the
+    tail of fewer than that added to the first lanes (`tail_in_first_lane`: all to the first,
+    in order), then halves added down to 4 lanes, those as (0 + 2) + (1 + 3) (GCC's
+    _mm512_reduce_add_ps, the snippet's horizontal sum)."""
     length = powers.shape[-1]
-    body = length // LANES * LANES
-    lanes = np.zeros((*powers.shape[:-1], LANES), F32)
-    if body > LANES * _ADDED_APART:
-        chunks = powers[..., :body].reshape(*powers.shape[:-1], body // LANES, LANES)
+    body = length // lanes_count * lanes_count
+    lanes = np.zeros((*powers.shape[:-1], lanes_count), F32)
+    if body > lanes_count * _ADDED_APART:
+        chunks = powers[..., :body].reshape(*powers.shape[:-1], body // lanes_count, lanes_count)
         lanes = np.add.accumulate(chunks, axis=-2)[..., -1, :]
     elif body:  # the same sums in fewer NumPy calls
-        lanes = powers[..., :LANES].copy()
-        for start in range(LANES, body, LANES):
-            lanes += powers[..., start : start + LANES]
+        lanes = powers[..., :lanes_count].copy()
+        for start in range(lanes_count, body, lanes_count):
+            lanes += powers[..., start : start + lanes_count]
     if tail_in_first_lane:
         for place in range(body, length):
             lanes[..., 0] += powers[..., place]
     elif length > body:
         lanes[..., : length - body] += powers[..., body:]
-    halves = lanes[..., 8:] + lanes[..., :8]
-    quarters = halves[..., 4:] + halves[..., :4]
-    result: NDArray[np.float32] = (quarters[..., 0] + quarters[..., 2]) + (
-        quarters[..., 1] + quarters[..., 3]
-    )
+    while lanes.shape[-1] > 4:
+        half = lanes.shape[-1] // 2
+        lanes = lanes[..., half:] + lanes[..., :half]
+    result: NDArray[np.float32] = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
     return result
 
 

@@ -7,17 +7,18 @@ it to the bit (docs/ops/ScaledDotProductAttention.md, "The fused snippet's bits"
 - the mask added; softmax along the keys: the row's max, e = exp(score - max) by the
   polynomial of irpool.cpu.vector_exp times 2ⁿ (not 2 · 2ⁿ⁻¹, so values from ln FLT_MIN to
   about -86.99 keep their subnormal bits: `vector_exp`'s `whole_power`), summed in 16
-  lanes whose halves are then added; the tail of fewer than 16 keys goes to the lanes it
-  falls on when the shapes are static, all to the first lane in order when they are dynamic
-  (the snippet's scalar tail loop); weights e * (1/sum). The max is not clamped: a row
-  masked entirely by -inf is NaN.
+  lanes (8 with at most AVX2: a ymm register) whose halves are then added; the tail of
+  fewer keys goes to the lanes it falls on when the shapes are static, all to the first
+  lane in order when they are dynamic (the snippet's scalar tail loop); weights
+  e * (1/sum). The max is not clamped: a row masked entirely by -inf is NaN.
 - output = weights @ value: FMA chains over the keys from 0 in blocks of 512 keys, the
   blocks' sums added.
 Up to `EXACT_MACS` multiply-adds (`EXACT_MACS_QUANTIZED` where an int8 quantization of
 activations reads the output; a step of one query row: up to `EXACT_STEP_KEYS` keys) the
 products are so emulated; beyond, the caller computes the layer through BLAS (within the
 op's tolerance).
-Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
+Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1), and
+under ONEDNN_MAX_CPU_ISA=AVX2 (docs/cpu.md#an-avx2-hosts-snippet-sums-in-8-lanes).
 """
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ from math import prod
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.attention_node import EXACT_STEP_KEYS, lane_sum
+from irpool.cpu.attention_node import EXACT_STEP_KEYS, LANES, lane_sum
 from irpool.cpu.fma_chains import EXACT_MACS, EXACT_MACS_QUANTIZED, fma_chains
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.numerics import F32
 from irpool.cpu.vector_exp import vector_exp
 
 SNIPPET_RANKS = (3, 4)  # rank 5 runs as separate MatMul and SoftMax nodes
 KEY_BLOCK = 512  # keys per chain of the weights-by-values product
+AVX2_LANES = 8  # the exp-sum's lanes with at most AVX2 (a ymm register)
 
 
 def emulates_snippet(
@@ -72,6 +75,7 @@ def snippet_attention(
     if bias is not None:
         scores = scores + bias
     powers = vector_exp(scores - np.max(scores, axis=-1, keepdims=True), whole_power=True)
-    total = lane_sum(powers, tail_in_first_lane=dynamic)[..., None]
+    lanes = LANES if cpu_isa() == AVX512_CORE else AVX2_LANES
+    total = lane_sum(powers, tail_in_first_lane=dynamic, lanes_count=lanes)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
     return fma_chains(weights, value, KEY_BLOCK)
