@@ -16,6 +16,9 @@ from collections.abc import Iterator
 import pytest
 from click.testing import CliRunner
 
+from irpool.cpu import compressed_weights
+from irpool.cpu.isa import AVX512_CORE
+
 sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
 
 
@@ -34,3 +37,10 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
+
+
+@pytest.fixture
+def vnni_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compressed products as an AVX-512 (VNNI) host runs them, whatever this host is: unit
+    tests of that path; an AVX2 host's are tests/differential/test_compressed_products.py's."""
+    monkeypatch.setattr(compressed_weights, "cpu_isa", lambda: AVX512_CORE)

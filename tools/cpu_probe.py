@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from ov_builders import opset1, ov  # says how to install OpenVINO where it is missing
 
 import irpool
+from irpool.cpu.compressed_weights import quantizes_any_activations
 from irpool.rules import CPU_FAILURE_STAGES, FAMILIES, RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,9 @@ sys.path.insert(0, str(ROOT))  # the suite's OpenVINO worker and rule fixtures
 from tests.differential.openvino_worker import Oracle  # noqa: E402
 from tests.rule_fixtures import FIXTURES, fixture_code  # noqa: E402
 
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
+CPU_CONFIG: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32"}
+if not quantizes_any_activations():  # as an AVX2 host, also under ONEDNN_MAX_CPU_ISA=AVX2
+    CPU_CONFIG["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = 0
 
 
 @dataclass(frozen=True, slots=True)

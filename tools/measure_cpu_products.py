@@ -87,3 +87,24 @@ def int8_products_without_vnni_sum_saturated_pairs() -> Measurement:
             products.append(opset1.convolution(quantized, weights, [1, 1], [0, 0], [0, 0], [1, 1]))
     inputs = [np.ones((1, 4, 1, 1), np.int8), np.full((1, 2, 1, 1), 255, np.float32)]
     return observe([i8, *products], [x, levels], inputs)
+
+
+@behaviour(
+    "An AVX2 host quantizes no activations",
+    "irpool.cpu.compressed_weights.quantizes_activations",
+)
+def avx2_host_quantizes_no_activations() -> Measurement:
+    """x @ w.T, w = (Convert(u8 Const [3, 100]) - zero point) * scale (f16, one per row), two
+    rows of randn: on AVX-512 the activations are quantized per 32 (K above 32, one scale per
+    row); with at most AVX2 (no VNNI) not: each output one FMA chain over K's first 96 and one
+    over its last 4, added. The first output is 1.1836369 on AVX-512 and 1.1755291 with
+    `ONEDNN_MAX_CPU_ISA=AVX2` (and DYNAMIC_QUANTIZATION_GROUP_SIZE 0, as an AVX2 host)."""
+    rows, depth = 3, 100
+    rng = np.random.default_rng(0)
+    x = parameter("x", [2, depth], np.float32)
+    codes = opset1.convert(constant(rng.integers(0, 256, (rows, depth)), np.uint8), "f16")
+    points = opset1.convert(constant(rng.integers(100, 156, (rows, 1)), np.uint8), "f16")
+    scales = constant(rng.uniform(0.001, 0.01, (rows, 1)), np.float16)
+    weights = opset1.multiply(opset1.subtract(codes, points), scales)
+    product = opset1.matmul(x, opset1.convert(weights, "f32"), False, True)
+    return observe([product], [x], [rng.standard_normal((2, depth)).astype(np.float32)])

@@ -29,6 +29,10 @@ each output as one f32 FMA chain over K from its first element (`sums_in_one_cha
 measured 2026-12-07 on AMD EPYC family 25 model 17, 2 cores, OpenVINO 2026.4.1, K 32 to
 1024, 2 to 200 rows). One row, a longer K (cut into blocks of a length of its own) and one
 scale per row sum otherwise: BLAS.
+
+An AVX2 host (no VNNI) quantizes no activations (`quantizes_any_activations`): each output is
+one FMA chain over K's whole 8s and one over the tail of K mod 8, added (`chain_block`), for
+every group and one scale per row (docs/cpu.md#an-avx2-host-quantizes-no-activations).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.element_types import F32
 from irpool.ops.mat_mul import MatMul1
@@ -55,6 +60,7 @@ QUANTIZING_TYPES = frozenset({"u8", "i8", "u4", "i4"})
 QUANTIZATION_MOVES_THROUGH = frozenset({"Reshape", "Transpose"})
 FMA_CHAIN_DEPTH = 1024  # the longest K the CPU sums in one chain (2048: two of 1024, added)
 COMPRESSED_TYPES = QUANTIZING_TYPES | {"nf4"}
+AVX2_K_BLOCK = 8  # with at most AVX2, K's tail beyond whole 8s is a chain of its own
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,17 +237,39 @@ def quantizing_matmuls(
     return rewrites
 
 
+def quantizes_any_activations() -> bool:
+    """Whether the plugin quantizes activations of compressed products on this host: with
+    AVX-512 (VNNI); not with at most AVX2 (AMD Zen2, Zen3: no VNNI). Under
+    ONEDNN_MAX_CPU_ISA=AVX2 a VNNI host still asks oneDNN to, which refuses to compile the
+    product: an oracle is then told DYNAMIC_QUANTIZATION_GROUP_SIZE 0, as an AVX2 host runs."""
+    return cpu_isa() == AVX512_CORE
+
+
 def quantizes_activations(element_type: str, rows: int, depth: int, group: int) -> bool:
     """Whether the CPU quantizes the activations of a product by [rows, depth] weights with one
     scale per `group` of a row: per ACTIVATION_GROUP of K when K and the group are multiples
     of it, or with one scale per row when K is above it (the last group shorter)."""
+    if not quantizes_any_activations():
+        return False
     whole_groups = depth % ACTIVATION_GROUP == 0 and group % ACTIVATION_GROUP == 0
     per_row = group == depth and depth > ACTIVATION_GROUP
     return (whole_groups or per_row) and rows > 1 and element_type in QUANTIZING_TYPES
+
+
+def chain_block(depth: int) -> int:
+    """The K each FMA chain of `sums_in_one_chain` sums from 0, the chains' sums added: all of
+    K on AVX-512; with at most AVX2 its whole 8s, the tail of K mod 8 a chain of its own."""
+    whole = depth - depth % AVX2_K_BLOCK
+    return depth if cpu_isa() == AVX512_CORE or not whole else whole
 
 
 def sums_in_one_chain(element_type: str, rows: int, depth: int, group: int) -> bool:
     """Whether the CPU sums each output of `rows` activation rows times weights grouped by
     `group` along K (`depth`), activations not quantized, as one f32 FMA chain over K."""
     grouped = group < depth and group % ACTIVATION_GROUP != 0
-    return grouped and rows > 1 and depth <= FMA_CHAIN_DEPTH and element_type in QUANTIZING_TYPES
+    return (
+        (grouped or not quantizes_any_activations())
+        and rows > 1
+        and depth <= FMA_CHAIN_DEPTH
+        and element_type in QUANTIZING_TYPES
+    )

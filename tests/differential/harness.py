@@ -18,13 +18,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 import irpool
+from irpool.cpu.compressed_weights import quantizes_any_activations
 from irpool.rules import RULES
 from tests import ir
 from tests.scale import examples
 
 PER_OP = examples(300)
 MAX_REPORTED = 12
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+CPU_CONFIG: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
+if not quantizes_any_activations():  # as an AVX2 host, also under ONEDNN_MAX_CPU_ISA=AVX2
+    CPU_CONFIG["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = 0
 NUMPY = {
     "f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
     "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,

@@ -17,9 +17,8 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
-from tests.differential.harness import NUMPY
+from tests.differential.harness import CPU_CONFIG, NUMPY
 
-CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
 INDEX = json.loads((Path(__file__).resolve().parents[1] / "conformance" / "index.json").read_text())
 TOLERANCES: dict[str, dict[str, float]] = INDEX["tolerances"]
 NUMPY_TYPES: dict[str, type[np.generic]] = {

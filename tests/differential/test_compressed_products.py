@@ -19,6 +19,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from tests import ir
 from tests.differential.oracle_batch import CPU_CONFIG
 
@@ -234,11 +235,15 @@ def test_a_nonfinite_group_leaves_the_other_rows_exact(tmp_path: Path) -> None:
     """A group holding inf or NaN is not modelled: the CPU gives +-inf or NaN on every output
     of a row whose group holds an inf (signs that are not those of its steps times the codes)
     and drops or keeps a NaN as its maximum's order has it; irpool gives NaN on those rows.
-    The rows without one stay bit for bit."""
+    The rows without one stay bit for bit. An AVX2 host quantizes no activations: its FMA
+    chains carry inf and NaN as IEEE arithmetic does, and every output is its bits."""
     path = write_model(tmp_path, "u4", 64, True, 128)
     x = activations("nonfinite", 128)
     (found,) = irpool.load(path).run({"x": x}).values()
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({"x": x})[0]
+    if cpu_isa() != AVX512_CORE:
+        np.testing.assert_array_equal(found, expected)
+        return
     found, expected = found.reshape(6, ROWS), expected.reshape(6, ROWS)
     np.testing.assert_array_equal(found[[1, 3, 5]], expected[[1, 3, 5]])
     assert not np.isfinite(expected[[0, 2]]).any()

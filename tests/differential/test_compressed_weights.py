@@ -12,6 +12,7 @@ import pytest
 from numpy.typing import NDArray
 
 import irpool
+from irpool.cpu.isa import AVX2, cpu_isa
 from irpool.low_bit import NF4_VALUES
 from tests.differential.oracle_batch import CPU_CONFIG
 
@@ -103,6 +104,10 @@ def test_compressed_weights(
     (found,) = model.run({name: x}).values()
     expected = ov.Core().compile_model(path, "CPU", CPU_CONFIG)({name: x})[0]
     bound = 0 if reader == "Gather" else 1e-6 * (np.abs(x) @ np.abs(weights).T)
+    if reader == "MatMul" and weight_type in ("u4", "i4") and depth % 2 and cpu_isa() == AVX2:
+        # 4-bit rows of odd length: an AVX2 host's products are wrong, irpool's the product's
+        assert not np.all(np.abs(found - expected) <= bound)
+        expected = (x.astype(np.float64) @ weights.T.astype(np.float64)).astype(np.float32)
     assert np.all(np.abs(found - expected) <= bound)
 
 

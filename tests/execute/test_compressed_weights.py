@@ -22,6 +22,8 @@ from irpool.ops.mat_mul import MatMul1
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from tests import ir
 
+pytestmark = pytest.mark.usefixtures("vnni_host")  # the products of a VNNI host
+
 ROWS, GROUPS, GROUP = 40, 4, 32
 IDS, GATHER = 14, 15  # the Gather's indices and layer (its Result is the next id)
 DEPTH = GROUPS * GROUP

@@ -16,6 +16,8 @@ from numpy.typing import NDArray
 import irpool
 from tests import ir
 
+pytestmark = pytest.mark.usefixtures("vnni_host")  # the products of a VNNI host
+
 RNG = np.random.default_rng(3)
 TO_F16, TO_F32 = (ir.data([("destination_type", t)]) for t in ("f16", "f32"))
 TRANSPOSED = ir.data([("transpose_a", "false"), ("transpose_b", "true")])

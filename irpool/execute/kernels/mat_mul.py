@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.compressed_weights import sums_in_one_chain
+from irpool.cpu.compressed_weights import chain_block, sums_in_one_chain
 from irpool.cpu.fma_chains import EXACT_MACS, fma_chains
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.compressed import LANE_BITS, CompressedWeights
@@ -288,7 +288,7 @@ def product_by_compressed(
         start, stop = span
         buffer = scratch.array(Slot.WEIGHTS, (stop - start, weights.depth), np.dtype(np.float32))
         block = weights.block(start, stop, buffer).T
-        chains = fma_chains(flat_x, block, weights.depth) if chained else None
+        chains = fma_chains(flat_x, block, chain_block(weights.depth)) if chained else None
         flat[:, start:stop] = flat_x @ block if chains is None else chains
 
     with np.errstate(all="ignore"):  # inf and NaN are values here
