@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from tests.exporter_corpus import (
     EXTENSION,
     MET_BY_SAMPLE,
@@ -77,7 +78,10 @@ MODEL_FILES = {
 }
 GREEDY = sorted(name for name, entry in FILES.items() if "greedy" in entry)
 PAST = "past_key_values"
-MAX_BYTES = 9 * 2**20  # with the vision corpus, about 17.8 MB
+MAX_BYTES = 10 * 2**20  # with the vision corpus, about 18.4 MB; 0.6 MB of AVX2 outputs
+# Files whose 4-bit weight rows have an odd length: an AVX2 host's products by them are wrong
+# (docs/cpu.md#an-avx2-host-quantizes-no-activations), irpool's are the products.
+ODD_NIBBLE_ROWS = frozenset({"llama-w45-int4-per-row/openvino_model.xml"})
 LAST_AXIS = -1  # logits (batch, tokens, vocabulary), hidden states
 
 
@@ -87,7 +91,10 @@ def _tokenizer(name: str) -> bool:
 
 def _missing(name: str, sample: str = "") -> list[str]:
     met = MET_BY_SAMPLE.get((name, sample))
-    return pending(KINDS[name], [met] if met else [])
+    missing = pending(KINDS[name], [met] if met else [])
+    if sample and name in ODD_NIBBLE_ROWS and cpu_isa() != AVX512_CORE:
+        missing.append("an AVX2 host's wrong products by 4-bit rows of odd length")
+    return missing
 
 
 def _samples(name: str) -> list[str]:
@@ -97,7 +104,9 @@ def _samples(name: str) -> list[str]:
 def _recorded(name: str, kind: str, sample: str) -> dict[str, Any]:
     """A recorded sample as irpool takes and gives it: bf16 arrays as float32 values."""
     folder, file = name.rsplit("/", 1)
-    arrays = load_npz(CORPUS / folder / f"{kind}-{file.removesuffix('.xml')}-{sample}.npz")
+    path = CORPUS / folder / f"{kind}-{file.removesuffix('.xml')}-{sample}.npz"
+    avx2 = path.with_name(f"{path.stem}-avx2.npz")  # an AVX2 host's, where they differ
+    arrays = load_npz(avx2 if cpu_isa() != AVX512_CORE and avx2.exists() else path)
     bf16 = _bf16_tensors(name)
     return {key: irpool.bf16_from_bits(a) if key in bf16 else a for key, a in arrays.items()}
 
@@ -222,6 +231,10 @@ def _greedy_prompt(name: str) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("name", [expect_failure(n, missing=_missing(n)) for n in GREEDY])
 def test_greedy_decoding_gives_openvinos_tokens_and_reset_state_restarts(name: str) -> None:
     recorded = FILES[name]["greedy"]["tokens"]
+    folder, file = name.rsplit("/", 1)
+    avx2 = CORPUS / folder / f"greedy-{file.removesuffix('.xml')}-avx2.json"
+    if cpu_isa() != AVX512_CORE and avx2.exists():  # an AVX2 host's, where they differ
+        recorded = json.loads(avx2.read_text())["tokens"]
     prompt = _greedy_prompt(name)
     request = irpool.load(CORPUS / name).create_infer_request()
     request.reset_state()
