@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.isa import AVX512_CORE, int8_isa
+from irpool.cpu.isa import AVX2, AVX512_CORE, int8_isa
 from irpool.ops.pooling_geometry import Window
 
 PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
 
 
 def without_vnni() -> bool:
-    """Whether the CPU plugin's int8 Convolutions sum in vpmaddubsw's saturated pairs here."""
-    return int8_isa() == AVX512_CORE
+    """Whether the CPU plugin's int8 Convolutions sum in vpmaddubsw's saturated pairs here:
+    AVX-512 without AVX512_VNNI, and AVX2 (AMD Zen2, Zen3), measured alike."""
+    return int8_isa() in (AVX512_CORE, AVX2)
 
 
 def halved_filters(values: NDArray[np.float32]) -> NDArray[np.float32]:

@@ -38,6 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.int8_pairs import halved_filters, without_vnni
+from irpool.cpu.isa import AVX2, int8_isa
 from irpool.cpu.numerics import f32_operand, stored_from_f32_product
 from irpool.execute.engine import costs, tuning
 from irpool.execute.engine.blocks import (
@@ -175,9 +176,11 @@ def _weights(op: ConvolutionBase, filters: NDArray[Any], geometry: Geometry) -> 
         prepared_weights: Weights = kept[1]
         return prepared_weights
     values = f32_operand(filters)
-    if filters.dtype == np.int8 and without_vnni():  # as the CPU's int8 kernel holds them
-        values = halved_filters(values)
     g, taps = geometry, prod(geometry.kernel)
+    # AVX2's 1x1 kernel without pads keeps them (docs/cpu.md, "int8 products without VNNI")
+    one_by_one = int8_isa() == AVX2 and taps == 1 and g.groups == 1 and not any(sum(g.pads, ()))
+    if filters.dtype == np.int8 and without_vnni() and not one_by_one:  # as the kernel holds them
+        values = halved_filters(values)
     # [G, O/G, C/G * taps]: each group's matrix (depthwise: each channel's taps).
     weights = np.ascontiguousarray(values.reshape(g.groups, g.group_out, g.group_in * taps))
     by_output = values.reshape(g.groups * g.group_out, g.group_in, *g.kernel)
