@@ -1,5 +1,6 @@
-"""int8 Convolutions and MatMuls on an AVX-512 host without AVX512_VNNI (Skylake-SP, or
-`ONEDNN_MAX_CPU_ISA=AVX512_CORE`; docs/cpu.md#int8-products-without-vnni-sum-saturated-pairs).
+"""int8 Convolutions and MatMuls on a host without VNNI: AVX-512 without AVX512_VNNI (Skylake-SP,
+or `ONEDNN_MAX_CPU_ISA=AVX512_CORE`) and AVX2 (AMD Zen2, Zen3, or `ONEDNN_MAX_CPU_ISA=AVX2`;
+docs/cpu.md#int8-products-without-vnni-sum-saturated-pairs).
 
 VNNI's vpdpbusd sums u8 x i8 products exactly in int32. Without it oneDNN takes vpmaddubsw,
 which adds each two neighbouring products (input channels 2j and 2j + 1 at one tap; a MatMul's
