@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from numpy.typing import NDArray
 
 from irpool.cpu.compressed_weights import QUANTIZATION_MOVES_THROUGH
 from irpool.cpu.int8_pairs import SaturatedPairs, SaturatedRows, without_vnni
-from irpool.cpu.replacements import ComputedLayer, Ref
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
 from irpool.ops.convolution import Convolution1
 from irpool.ops.fake_quantize import FakeQuantize1
 from irpool.ops.mat_mul import MatMul1
@@ -36,21 +37,22 @@ INT8_TYPES = frozenset({"i8", "u8"})
 _POST_OPS = frozenset({"Add", "ReLU"})
 
 
-def mark_int8_products(layers: Sequence[ComputedLayer]) -> None:
-    """Set `int8_on_cpu` on the f32 Convolutions of `layers` (every layer of the model but
-    its inputs and outputs, constants included) that the CPU runs on int8 operands, and
-    `int8_saturation` on those and on such MatMuls where the CPU's int8 sums saturate
-    (irpool/cpu/int8_pairs.py)."""
+def marked_int8_products(layers: Sequence[ComputedLayer]) -> dict[int, Rewrite | None]:
+    """The f32 Convolutions of `layers` (every layer of the model but its inputs and outputs,
+    constants included) that the CPU runs on int8 operands, each with its own op (layers of
+    equal attributes share one) marked `int8_on_cpu`, and `int8_saturation` on those and on
+    such MatMuls where the CPU's int8 sums saturate (irpool/cpu/int8_pairs.py)."""
     by_id = {layer.layer.id: layer for layer in layers}
+    rewrites: dict[int, Rewrite | None] = {}
     for layer in layers:
-        op = layer.op
-        if not isinstance(op, Convolution1 | MatMul1) or layer.produced[0].type.name != "f32":
+        if not isinstance(layer.op, Convolution1 | MatMul1) or layer.produced[0].type.name != "f32":
             continue
         data, filters = layer.inputs
-        moves = QUANTIZATION_MOVES_THROUGH if isinstance(op, MatMul1) else frozenset()
+        moves = QUANTIZATION_MOVES_THROUGH if isinstance(layer.op, MatMul1) else frozenset()
         quantizer, weights = _quantizer(data, by_id, moves), _int8_weights(filters, by_id)
         if quantizer is None or weights is None:
             continue
+        op = copy(layer.op)
         if isinstance(op, Convolution1):
             op.int8_on_cpu = True
             if without_vnni():
@@ -59,6 +61,8 @@ def mark_int8_products(layers: Sequence[ComputedLayer]) -> None:
             pairs = _saturated_pairs(quantizer, weights, by_id)
             if pairs is not None and pairs.codes.ndim == 2:  # [O, K]: a 1x1 Convolution's
                 op.int8_saturation = SaturatedRows(replace(pairs, codes=pairs.codes[..., None]))
+        rewrites[layer.layer.id] = Rewrite(op, layer.inputs)
+    return rewrites
 
 
 def _quantizer(

@@ -38,8 +38,8 @@ from irpool.cpu.product_activations import activations_after_blas_products
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
 from irpool.cpu.quantized_convolutions import (
-    mark_int8_products,
     mark_quantizers_after_convolutions,
+    marked_int8_products,
 )
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
@@ -188,7 +188,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     }
     kept = renaming(model.graph, model.ir_version)
     parameters, candidates, outputs = _layers(model, types, kept)
-    mark_int8_products(candidates)  # where the CPU's results leave the f32 formula
+    candidates = _replaced(candidates, marked_int8_products(candidates))  # leave the f32 formula
     compressed = decompressions(candidates, types)
     read_by = Counter(ref for c in candidates for ref in c.inputs)
     read_by.update(output.ref for output in outputs)
