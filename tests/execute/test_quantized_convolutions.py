@@ -12,9 +12,10 @@ import pytest
 
 import irpool
 from irpool.cpu import quantized_convolutions
-from irpool.cpu.int8_pairs import SaturatedPairs, halved_filters
+from irpool.cpu.int8_pairs import SaturatedPairs, SaturatedRows, halved_filters
 from irpool.execute import plan
 from irpool.ops.convolution import Convolution1
+from irpool.ops.mat_mul import MatMul1
 from irpool.ops.pooling_geometry import Window
 from tests import ir
 
@@ -145,3 +146,62 @@ def test_saturated_pairs(codes: list[int], level: int, change: int) -> None:
 def test_halved_filters_round_half_to_even() -> None:
     values = np.array([1, 3, 5, -5, -1, 127, -128, 2], np.float32)
     assert halved_filters(values).tolist() == [0, 4, 4, -4, 0, 128, -128, 2]
+
+
+ROWS, DEPTH, OUTPUTS = (2, 15), 15, 8
+
+
+def _twin_matmuls(tmp_path: Path) -> Path:
+    """x -> FakeQuantize -> two MatMuls (transposed B, written alike) by i8 codes and by their
+    negation, each through Convert and Multiply by a scale, as NNCF writes q and k."""
+    codes = (np.arange(OUTPUTS * DEPTH) % 11 - 5).astype(np.int8).reshape(OUTPUTS, DEPTH)
+    blob = np.array([0.0, 3.0, 0.0, 3.0], np.float32).tobytes()
+    layers = [ir.parameter(0, "x", ROWS), *(
+        ir.typed_const(10 + i, f"r{i}", "f32", (), 4 * i, 4) for i in range(4)
+    )]  # fmt: skip
+    fq_inputs = [ir.port(0, ROWS), *(ir.port(i, []) for i in range(1, 5))]
+    levels = ir.data([("levels", "256")])
+    layers.append(
+        ir.layer(1, "fq", "FakeQuantize", "opset1", levels, fq_inputs, [ir.port(5, ROWS)])
+    )
+    edges = [ir.edge(0, 0, 1, 0), *(ir.edge(10 + i, 0, 1, i + 1) for i in range(4))]
+    layers.append(ir.typed_const(21, "scale", "f32", (OUTPUTS, 1), len(blob), 4 * OUTPUTS))
+    blob += np.full(OUTPUTS, 0.01, np.float32).tobytes()
+    shape = (OUTPUTS, DEPTH)
+    transposed = ir.data([("transpose_a", "false"), ("transpose_b", "true")])
+    for base, name, stored in ((30, "first", codes), (40, "second", -codes)):
+        layers += [
+            ir.typed_const(base, f"{name}_codes", "i8", shape, len(blob), stored.nbytes),
+            ir.layer(base + 1, f"{name}_convert", "Convert", "opset1",
+                     ir.data([("destination_type", "f32")]), [ir.typed_port(0, "i8", shape)],
+                     [ir.port(1, shape)]),
+            ir.layer(base + 2, f"{name}_scaled", "Multiply", "opset1", "",
+                     [ir.port(0, shape), ir.port(1, (OUTPUTS, 1))], [ir.port(2, shape)]),
+            ir.layer(base + 3, name, "MatMul", "opset1", transposed,
+                     [ir.port(0, ROWS), ir.port(1, shape)], [ir.port(2, (2, OUTPUTS))]),
+            ir.result(base + 4, f"{name}_out", (2, OUTPUTS)),
+        ]  # fmt: skip
+        blob += stored.tobytes()
+        edges += [ir.edge(base, 0, base + 1, 0), ir.edge(base + 1, 1, base + 2, 0)]
+        edges += [ir.edge(21, 0, base + 2, 1), ir.edge(1, 5, base + 3, 0)]
+        edges += [ir.edge(base + 2, 2, base + 3, 1), ir.edge(base + 3, 2, base + 4, 0)]
+    return ir.write(tmp_path, ir.net(layers, edges), blob)
+
+
+def test_int8_matmuls_written_alike_take_their_own_pairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Layers written alike share an op: each int8 MatMul's pairs must be of its own codes."""
+    monkeypatch.setattr(quantized_convolutions, "without_vnni", lambda: True)
+    model = irpool.load(_twin_matmuls(tmp_path))
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    ops = {s.layer.name: s.op for s in plan.plan_execution(runner_input).steps}
+    first, second = ops["first"], ops["second"]
+    assert isinstance(first, MatMul1) and isinstance(second, MatMul1)
+    assert isinstance(first.int8_saturation, SaturatedRows)
+    assert isinstance(second.int8_saturation, SaturatedRows)
+    codes = first.int8_saturation.pairs.codes
+    np.testing.assert_array_equal(codes, -second.int8_saturation.pairs.codes)
+    assert np.any(codes)
