@@ -7,7 +7,8 @@ which adds each two neighbouring products (input channels 2j and 2j + 1 at one t
 along K) in 16 bits saturated to [-32768, 32767], and sums those pairs in int32. On an i8
 Convolution (s8 data, which the kernel shifts by 128 to u8) oneDNN holds the filters halved,
 rounded half to even, and doubles the sum, so that no pair saturates; on u8 data (an NNCF
-layer's input, the FakeQuantize's level) the pairs saturate.
+layer's input, the FakeQuantize's level) the pairs saturate, and so do an i8 MatMul's by i8
+weights, which are kept, on its data shifted by 128.
 """
 
 from __future__ import annotations

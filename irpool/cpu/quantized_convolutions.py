@@ -40,11 +40,18 @@ _POST_OPS = frozenset({"Add", "ReLU"})
 def marked_int8_products(layers: Sequence[ComputedLayer]) -> dict[int, Rewrite | None]:
     """The f32 Convolutions of `layers` (every layer of the model but its inputs and outputs,
     constants included) that the CPU runs on int8 operands, each with its own op (layers of
-    equal attributes share one) marked `int8_on_cpu`, and `int8_saturation` on those and on
-    such MatMuls where the CPU's int8 sums saturate (irpool/cpu/int8_pairs.py)."""
+    equal attributes share one) marked `int8_on_cpu`, and `int8_saturation` on those, on such
+    MatMuls and on i8 MatMuls by i8 weights where the CPU's int8 sums saturate
+    (irpool/cpu/int8_pairs.py)."""
     by_id = {layer.layer.id: layer for layer in layers}
     rewrites: dict[int, Rewrite | None] = {}
     for layer in layers:
+        if isinstance(layer.op, MatMul1) and without_vnni():
+            rows = _i8_rows(layer, by_id)
+            if rows is not None:
+                matmul = copy(layer.op)
+                matmul.int8_saturation = rows
+                rewrites[layer.layer.id] = Rewrite(matmul, layer.inputs)
         if not isinstance(layer.op, Convolution1 | MatMul1) or layer.produced[0].type.name != "f32":
             continue
         data, filters = layer.inputs
@@ -63,6 +70,21 @@ def marked_int8_products(layers: Sequence[ComputedLayer]) -> dict[int, Rewrite |
                 op.int8_saturation = SaturatedRows(replace(pairs, codes=pairs.codes[..., None]))
         rewrites[layer.layer.id] = Rewrite(op, layer.inputs)
     return rewrites
+
+
+def _i8_rows(layer: ComputedLayer, by_id: Mapping[int, ComputedLayer]) -> SaturatedRows | None:
+    """The pairs of an i8 MatMul of i8 data by an i8 Const [O, K] (or [K, O] not transposed):
+    the CPU shifts the data by 128 to u8, so its levels are x + 128, and the sum weighs 1."""
+    stored = by_id.get(layer.inputs[1][0])
+    if layer.produced[0].type.name != "i8" or stored is None or stored.layer.type != "Const":
+        return None
+    codes = stored.produced[0].value
+    if stored.produced[0].type.name != "i8" or codes is None or codes.ndim != 2:
+        return None
+    assert isinstance(layer.op, MatMul1)
+    codes = codes if layer.op.transposes[1] else codes.T
+    ones = np.ones(codes.shape[0])
+    return SaturatedRows(SaturatedPairs(-128.0, 1.0, 256, codes.astype(np.int32)[..., None], ones))
 
 
 def _quantizer(

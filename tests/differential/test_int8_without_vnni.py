@@ -1,8 +1,9 @@
 """Live differential test: int8 Convolutions and MatMuls as the CPU computes them with and
-without AVX512_VNNI (irpool/cpu/int8_pairs.py), each instruction set in a process of its own
-with ONEDNN_MAX_CPU_ISA set (tests/differential/capped.py). An i8 Convolution (s8 data, whose
-filters the CPU halves without VNNI), and NNCF's FakeQuantize -> Convolution or MatMul by i8
-codes (whose u8 x i8 pairs saturate without VNNI) on large levels and codes. Levels, codes
+without AVX512_VNNI, and on AVX2 (irpool/cpu/int8_pairs.py), each instruction set in a
+process of its own with ONEDNN_MAX_CPU_ISA set (tests/differential/capped.py). An i8
+Convolution (s8 data, whose filters the CPU halves without VNNI), NNCF's FakeQuantize ->
+Convolution or MatMul by i8 codes (whose u8 x i8 pairs saturate without VNNI) on large levels
+and codes, and an i8 MatMul by i8 weights (pairs of the data shifted by 128). Levels, codes
 and scales are whole numbers, so every sum is exact in f32: irpool's outputs must equal the
 CPU's."""
 
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from irpool.cpu.isa import AVX512_CORE, AVX512_CORE_VNNI
+from irpool.cpu.isa import AVX2, AVX512_CORE, AVX512_CORE_VNNI
 from tests.differential.capped import host_can_take, run_capped
 
 ov = pytest.importorskip("openvino")
@@ -23,7 +24,7 @@ ov = pytest.importorskip("openvino")
 pytestmark = pytest.mark.oracle
 
 o1 = ov.opset1
-ISAS = [AVX512_CORE_VNNI, AVX512_CORE]
+ISAS = [AVX512_CORE_VNNI, AVX512_CORE, AVX2]
 CHANNELS = 5  # odd: the last channel's partner in a pair is the kernel's zero padding
 
 
@@ -65,6 +66,20 @@ def _quantized(product: str, signed: bool) -> tuple[Any, NDArray[Any]]:
     return ov.Model([y], [x]), (levels + low).astype(np.float32)
 
 
+def _i8_matmul() -> tuple[Any, NDArray[Any]]:
+    """i8 [2, 7, 15] by i8 weights [8, 15] (transposed B): the CPU shifts the data by 128;
+    weights in fours a, b, -a, -b of large codes on data mostly 127, whose exact sums are
+    small (the i8 output rarely saturates) but whose pairs saturate."""
+    rng = np.random.default_rng(7)
+    large = rng.choice([-1, 1], (8, 3, 2)) * rng.integers(100, 128, (8, 3, 2))
+    codes = np.concatenate([large, -large], axis=2).reshape(8, 12)
+    codes = np.concatenate([codes, rng.integers(-5, 6, (8, 3))], axis=1).astype(np.int8)
+    x = o1.parameter([2, 7, 3 * CHANNELS], ov.Type.i8, name="x")
+    model = ov.Model([o1.matmul(x, o1.constant(codes), False, True)], [x])
+    data = np.where(rng.random((2, 7, 15)) < 2 / 3, 127, rng.integers(-128, 128, (2, 7, 15)))
+    return model, data.astype(np.int8)
+
+
 CASES = {
     "i8 Convolution": lambda: _i8_convolution(False),
     "i8 depthwise GroupConvolution": lambda: _i8_convolution(True),
@@ -72,6 +87,7 @@ CASES = {
     "FakeQuantize around 0 -> Convolution": lambda: _quantized("Convolution", True),
     "FakeQuantize u8 -> MatMul": lambda: _quantized("MatMul", False),
     "FakeQuantize around 0 -> MatMul": lambda: _quantized("MatMul", True),
+    "i8 MatMul": _i8_matmul,
 }
 
 
