@@ -18,12 +18,21 @@ import irpool
 from irpool.cli import cli
 from irpool.compare import tensor_table
 from irpool.compare.openvino_runs import OpenVINOError, OpenVINORun
+from irpool.cpu.isa import capped_below_host
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAIN = ROOT / "examples" / "valid" / "chain_avgpool_adaptive.xml"  # f32 [1,3,32,32]
 INDICES = ROOT / "tests" / "family_corpus" / "torch_adaptive_max1d_indices" / "model.xml"
 DYNAMIC = ROOT / "tests" / "family_corpus" / "torch_maxpool2d_dynamic" / "model.xml"
 RESNET = ROOT / "tests" / "models" / "torchvision" / "resnet18-default-fp32"
+
+# Under ONEDNN_MAX_CPU_ISA below the host, the plugin still picks its default precision (bf16)
+# from the host's own flags, and the capped oneDNN has no bf16 Convolution to compile it with:
+# an artefact of the emulation (a real AVX2 host defaults to f32), measured 2026-12-07.
+DEFAULT_PRECISION_EMULATED = pytest.mark.skipif(
+    capped_below_host(), reason="the default precision comes from the uncapped host"
+)
+
 SCHEMA = ROOT / "schemas" / "compare.schema.json"
 
 
@@ -99,6 +108,7 @@ def test_the_table_names_each_tensor_and_the_first_outside(
     assert any(line.endswith("output (Result)") for line in lines)  # the unprobed outputs
 
 
+@DEFAULT_PRECISION_EMULATED
 @pytest.mark.oracle
 def test_a_model_irpool_cannot_run_still_compares_openvino_s_precisions(
     runner: CliRunner, tmp_path: Path
@@ -213,6 +223,7 @@ def test_the_tolerance_must_be_above_zero(runner: CliRunner, value: str) -> None
     assert code == 2 and "--tolerance" in output
 
 
+@DEFAULT_PRECISION_EMULATED
 @pytest.mark.oracle
 def test_a_larger_tolerance_moves_the_first_tensor_outside(
     runner: CliRunner, tmp_path: Path
