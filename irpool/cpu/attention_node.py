@@ -142,10 +142,7 @@ def _cached_dot(
         np.add(flat, F32(0), out=lanes)
     else:
         np.copyto(lanes, flat)
-    halves = lanes[8:] + lanes[:8]
-    quarters = halves[4:] + halves[:4]
-    result = (quarters[0] + quarters[2]) + (quarters[1] + quarters[3])
-    return result.reshape(scores)  # type: ignore[no-any-return]
+    return _lanes_added(lanes).reshape(scores)
 
 
 def _step_chains(
@@ -254,10 +251,16 @@ def lane_sum(
             lanes[..., 0] += powers[..., place]
     elif length > body:
         lanes[..., : length - body] += powers[..., body:]
-    while lanes.shape[-1] > 4:
-        half = lanes.shape[-1] // 2
-        lanes = lanes[..., half:] + lanes[..., :half]
-    result: NDArray[np.float32] = (lanes[..., 0] + lanes[..., 2]) + (lanes[..., 1] + lanes[..., 3])
+    return _lanes_added(np.moveaxis(lanes, -1, 0))
+
+
+def _lanes_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The lanes (the first axis) added as a horizontal sum adds them: halves down to 4
+    lanes, those as (0 + 2) + (1 + 3)."""
+    while lanes.shape[0] > 4:
+        half = lanes.shape[0] // 2
+        lanes = lanes[half:] + lanes[:half]
+    result: NDArray[np.float32] = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
     return result
 
 
