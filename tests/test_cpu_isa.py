@@ -18,6 +18,7 @@ from irpool.cpu.isa import (
     capped_below_host,
     capped_isa,
     cpu_isa,
+    host_cpu_isa,
     host_isa,
     instruction_set,
     int8_isa,
@@ -96,6 +97,9 @@ def test_cpu_isa_honours_the_variable(
     monkeypatch.setenv(variable, value)
     assert (cpu_isa(), bf16_isa(), int8_isa()) == (AVX2, AVX2, AVX2)
     assert capped_below_host()  # an AVX2 host emulated on an AVX-512 one
+    assert host_cpu_isa() == AVX512_CORE  # as the MVN and RMS nodes pick their kernels
+    monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: frozenset(["fma", "avx", "avx2"]))
+    assert host_cpu_isa() == AVX2  # a Zen3's
 
 
 @pytest.mark.usefixtures("uncached")

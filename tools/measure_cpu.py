@@ -509,17 +509,17 @@ def multiply_read_by_an_add_is_one_fma() -> Measurement:
 
 @behaviour("An RMSNorm runs as one kernel", "irpool.cpu.rms_fusion.fused_rms_norms")
 def rms_norm_runs_as_one_kernel() -> Measurement:
-    """x * 1/Sqrt(ReduceMean(x^2, -1) + 1e-6) for x = [4096, 1, ..., 1] (64): the squares sum
-    to 2**24 + 62 in the RMS kernel's lanes (in order 2**24, pairwise 2**24 + 56), so each 1
-    gives 0.0019531215, not 0.001953125 or 0.0019531217."""
-    x = parameter("x", [1, 64], np.float32)
+    """x * 1/Sqrt(ReduceMean(x^2, -1) + 1e-6) on rows of 64: [4096, 1, ..., 1] sums to 2**24
+    + 62 in 16 lanes or 8 (in order 2**24, pairwise + 56), each 1 giving 0.0019531215; with
+    8192 and a 2 at 32, 2**26 + 72 in 16 (0.00097656203), + 56 in 8 (0.00097656215)."""
+    x = parameter("x", [2, 64], np.float32)
     squares = opset1.power(x, constant(np.float32(2), np.float32))
     mean = opset1.reduce_mean(squares, constant([-1], np.int64), True)
     root = opset1.sqrt(opset1.add(mean, constant(np.float32(1e-6), np.float32)))
     normalised = opset1.multiply(x, opset1.divide(constant(np.float32(1), np.float32), root))
-    row = np.ones((1, 64), np.float32)
-    row[0, 0] = 4096
-    return observe([normalised], [x], [row])
+    rows = np.ones((2, 64), np.float32)
+    rows[:, 0], rows[1, 32] = [4096, 8192], 2
+    return observe([normalised], [x], [rows])
 
 
 @behaviour("RoPE runs as one kernel", "irpool.cpu.rope_fusion.fused_rotary_embeddings")

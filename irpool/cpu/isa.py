@@ -94,6 +94,12 @@ def cpu_isa() -> str:
     return min(instruction_set(), AVX512_CORE, key=_RANKED.index)
 
 
+def host_cpu_isa() -> str:
+    """The instruction set of this host's f32 kernels without ONEDNN_MAX_CPU_ISA's cap, for the
+    plugin nodes that pick their kernel so (the MVN node: docs/cpu.md#instruction-sets)."""
+    return min(host_isa(_cpuinfo_flags()), AVX512_CORE, key=_RANKED.index)
+
+
 def capped_below_host() -> bool:
     """Whether ONEDNN_MAX_CPU_ISA makes this host compute as an older one (an emulation, which
     some plugin nodes ignore: docs/cpu.md#instruction-sets)."""

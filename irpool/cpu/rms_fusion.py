@@ -5,12 +5,13 @@ exporters write it,
       -> Add(constant eps) -> Sqrt -> Divide(1, .) -> Multiply(x, .) [-> Multiply(constant gamma)]
 
 all f32, runs as one RMS kernel, which sums the squares otherwise than ReduceMean does
-(`irpool/execute/kernels/rms.py`: the AVX-512 kernel's FMA lanes). The normalised values
-then differ in their last bits, which decides the int8 step of an activation on a rounding tie
-where a MatMul by compressed weights quantizes it (an LLM's int8 embedding rows, whose values
-are integer multiples of one scale, normalised: an element half the row's largest gives 63.5
-steps). Measured 2026-12-06 on AMD EPYC family 25 model 17 (AVX-512), OpenVINO 2026.4.1,
-docs/cpu.md "RMSNorm runs as one kernel".
+(`irpool/execute/kernels/rms.py`: the kernel's FMA lanes, 16 on AVX-512, 8 on AVX2). The
+normalised values then differ in their last bits, which decides the int8 step of an
+activation on a rounding tie where a MatMul by compressed weights quantizes it (an LLM's int8
+embedding rows, whose values are integer multiples of one scale, normalised: an element half
+the row's largest gives 63.5 steps). Measured 2026-12-06 on AMD EPYC family 25 model 17
+(AVX-512) and 2026-12-07 on AMD EPYC family 25 model 1 (AVX2), OpenVINO 2026.4.1, docs/cpu.md
+"RMSNorm runs as one kernel".
 """
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.isa import AVX2, AVX512_CORE
 from irpool.cpu.refusals import check_refusals
 from irpool.element_types import element_type
+from irpool.execute.kernels import mvn as mvn_kernel
 from irpool.ops.base import LayerContext, OpReport, ShapeError, TensorInfo
 from irpool.ops.mvn import MVN1, MVN6
 from irpool.rules import CPU_MVN_AXES_OUT_OF_RANK
@@ -61,6 +63,25 @@ def test_squares_summing_beyond_flt_max_make_the_variance_inf_as_on_the_cpu() ->
     assert result is not None
     np.testing.assert_array_equal(np.signbit(result[0, 0, 0]), np.signbit(cpu[0, 0, 0]))
     np.testing.assert_allclose(result, cpu, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("isa", "mean"),
+    [(AVX512_CORE, 2**20 + 0.75), (AVX2, 2**20 + 0.875)],  # 2**24 + 12 and + 14, over 16
+)
+def test_a_row_is_summed_in_the_hosts_lanes(
+    isa: str, mean: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[2**24, 1, ..., 1] (16) with a 0 at 8, over axis 1 of a 2-D input: the 1s round away
+    or not by where the lanes meet, 16 lanes on an AVX-512 host, 8 on an AVX2 one (AVX2
+    measured 2026-12-07, AMD EPYC family 25 model 1 (Zen3): the 0 gives -1048576.875)."""
+    monkeypatch.setattr(mvn_kernel, "host_cpu_isa", lambda: isa)
+    row = np.ones((1, 16), np.float32)
+    row[0, 0], row[0, 8] = 2**24, 0
+    attrs = {**LAYER_NORM, "normalize_variance": False}
+    (result,) = compute(MVN6(attrs), [row, np.array([1], np.int64)])
+    assert result is not None
+    assert result[0, 8] == np.float32(-mean)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.cpu.isa import AVX2, AVX512_CORE
 from irpool.cpu.rms_fusion import RMSNorm
+from irpool.execute.kernels import rms as rms_kernel
 from tests.ir import data, edge, layer, net, parameter, port, result, typed_const, write
 
 F32 = np.float32
@@ -86,12 +88,27 @@ def test_a_layer_read_elsewhere_still_runs(tmp_path: Path) -> None:
     assert steps.count(RMSNorm.__name__) == 1 and len(steps) == 6
 
 
-def test_the_squares_are_summed_in_the_kernels_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("isa", [AVX512_CORE, AVX2])
+def test_the_squares_are_summed_in_the_kernels_order(
+    tmp_path: Path, isa: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """4096 then 63 ones: the squares' exact sum 2**24 + 63 is no f32; summed in order it is
-    2**24 (each 1 rounds away), pairwise (NumPy) 2**24 + 56; the CPU's 16 lanes in four accumulators
-    give 2**24 + 62 (measured 2026-12-06, OpenVINO 2026.4.1, AMD EPYC family 25 model 17)."""
+    2**24 (each 1 rounds away), pairwise (NumPy) 2**24 + 56; the CPU's four accumulators give
+    2**24 + 62, of 16 lanes on AVX-512 and of 8 on AVX2 (measured 2026-12-06, OpenVINO
+    2026.4.1, AMD EPYC family 25 model 17; 2026-12-07, AMD EPYC family 25 model 1, AVX2)."""
+    monkeypatch.setattr(rms_kernel, "host_cpu_isa", lambda: isa)
     x = np.ones((1, 2, WIDTH), F32)
     x[..., 0] = 4096
     (out,) = irpool.load(rms_model(tmp_path)).run({"x": x}).values()
     expected = F32(1) / np.sqrt(F32(2**24 + 62) * F32(1 / WIDTH) + F32(1e-6))
     np.testing.assert_array_equal(out[..., 1], np.full((1, 2), expected, F32))
+
+
+@pytest.mark.parametrize(("isa", "ones"), [(AVX512_CORE, 72), (AVX2, 56)])
+def test_the_lanes_are_the_hosts(isa: str, ones: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """8192, 31 ones, a 2, 31 ones (exactly 2**26 + 66): 2**26 + 72 in 16 lanes, 2**26 + 56 in
+    8, as an AVX2 host's CPU sums it (measured 2026-12-07, AMD EPYC family 25 model 1)."""
+    monkeypatch.setattr(rms_kernel, "host_cpu_isa", lambda: isa)
+    x = np.ones((3, WIDTH), F32)
+    x[:, 0], x[:, 32] = 8192, 2
+    assert (rms_kernel.sum_of_squares(x) == F32(2**26 + ones)).all()

@@ -5,10 +5,11 @@ f64 saturated), two passes held in f32 at each step: the mean, d = x - mean in f
 
 Where the CPU reduces each channel apart (the axes after axis 1, or axis 1 of a 2-D input: a
 LayerNorm over a transformer's last axis) and the data is f32, f16 or bf16, its kernel is
-reproduced bit for bit: each reduced row summed in f32 into one vector of 16 lanes (16
-elements a step, then zero-padded tails of 8, 4, 2 and 1 into its first lanes; the variance's
-squares by FMA), the four quarters added pairwise ((q0 + q1) + (q2 + q3)) and their four lanes
-so too; the mean that sum times the f32 1/n; the reciprocal root 1 / sqrt(variance * (1/n) +
+reproduced bit for bit: each reduced row summed in f32 into one vector of 16 lanes on an
+AVX-512 host, 8 on an AVX2 one (a vector a step, then zero-padded tails of 8 (AVX-512 only), 4,
+2 and 1 into its first lanes; the variance's squares by FMA), the four quarters added pairwise
+((q0 + q1) + (q2 + q3)), or the two halves, and their four lanes so too; the mean that sum
+times the f32 1/n; the reciprocal root 1 / sqrt(variance * (1/n) +
 eps) (or 1 / (sqrt(variance * (1/n)) + eps)); so a sum that overflows in that order gives inf.
 Elsewhere the sums are exact (without overflow: [3e38, 3e38, -3e38] has mean 1e38; but a
 sum of squares beyond FLT_MAX makes the variance inf) and the CPU's f32 in its own order:
@@ -26,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
 from irpool.cpu.numerics import F32, f32_operand, stored_from_f32
 from irpool.execute.registry import OutputSpec, kernel_for
 from irpool.ops.mvn import MVN1, MVN6
@@ -61,8 +63,8 @@ def run_mvn(
     return [stored_from_f32(centered, data.dtype)]
 
 
-LANES = 16  # the AVX-512 kernel's f32 lanes
-TAILS = (8, 4, 2, 1)
+LANES, AVX2_LANES = 16, 8  # the AVX-512 and AVX2 kernels' f32 lanes
+TAILS = (8, 4, 2, 1)  # zero-padded; a row's rest is shorter than a vector, so 8 on AVX-512 only
 
 
 def _per_channel(axes: Sequence[int], shape: tuple[int, ...]) -> bool:
@@ -88,20 +90,25 @@ def _per_channel_mvn(op: MVN6, x: NDArray[np.float32], reduced: int) -> NDArray[
 
 
 def lane_sum(rows: NDArray[np.float32], squares: bool) -> NDArray[np.float32]:
-    """The CPU's MVN sum of each row (last axis), or of its squares (by FMA)."""
-    lanes = np.zeros((*rows.shape[:-1], LANES), F32)
+    """The CPU's MVN sum of each row (last axis), or of its squares (by FMA), in the lanes of
+    the host's kernel: the node picks it by the host, not by ONEDNN_MAX_CPU_ISA."""
+    count = LANES if host_cpu_isa() == AVX512_CORE else AVX2_LANES
+    lanes = np.zeros((*rows.shape[:-1], count), F32)
     # a square of an f32 is exact in f64: the sum rounded there, then to f32, is the FMA's
     values = np.square(rows, dtype=np.float64) if squares else rows
     width = rows.shape[-1]
     start = 0
-    while width - start >= LANES:
-        lanes[...] = values[..., start : start + LANES] + lanes
-        start += LANES
+    while width - start >= count:
+        lanes[...] = values[..., start : start + count] + lanes
+        start += count
     for tail in TAILS:
         if width - start >= tail:
             lanes[..., :tail] = values[..., start : start + tail] + lanes[..., :tail]
             start += tail
-    quarters = (lanes[..., 0:4] + lanes[..., 4:8]) + (lanes[..., 8:12] + lanes[..., 12:16])
+    if count == LANES:
+        quarters = (lanes[..., 0:4] + lanes[..., 4:8]) + (lanes[..., 8:12] + lanes[..., 12:16])
+    else:  # the ymm's halves
+        quarters = lanes[..., 0:4] + lanes[..., 4:8]
     total: NDArray[np.float32] = (quarters[..., 0] + quarters[..., 1]) + (
         quarters[..., 2] + quarters[..., 3]
     )

@@ -1,9 +1,10 @@
-"""The CPU plugin's RMS kernel (irpool/cpu/rms_fusion.py) as its AVX-512 JIT computes it: the
-squares summed by FMA into four accumulators of 16 lanes (each 64 elements of a row a round,
-the remaining whole vectors and a zero-padded tail into the first), the accumulators added
-pairwise, the 16 lanes halved to 8 and to 4 and those 4 added in order; the sum times 1/N
-plus eps, its square root, 1 divided by it; x times that, then times gamma (a single gamma
-multiplies the reciprocal root instead)."""
+"""The CPU plugin's RMS kernel (irpool/cpu/rms_fusion.py) as its JIT computes it: the squares
+summed by FMA into four accumulators of a vector's lanes, 16 on an AVX-512 host and 8 on an
+AVX2 one, whatever ONEDNN_MAX_CPU_ISA says (each round four vectors of a row, the remaining
+whole vectors and a zero-padded tail into the first), the accumulators added pairwise, the
+lanes halved down to 4 and those 4 added in order; the sum times 1/N plus eps, its square
+root, 1 divided by it; x times that, then times gamma (a single gamma multiplies the
+reciprocal root instead)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
 from irpool.cpu.rms_fusion import RMSNorm
 from irpool.execute.kernels.linear_chains import fused_multiply_add
 from irpool.execute.registry import OutputSpec, kernel_for
 
 F32 = np.float32
-LANES, ACCUMULATORS = 16, 4
+LANES, AVX2_LANES, ACCUMULATORS = 16, 8, 4
 
 
 @kernel_for(RMSNorm)
@@ -37,16 +39,18 @@ def run_rms(
 
 
 def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The squares of each row (last axis) of `x` summed in the kernel's order."""
+    """The squares of each row (last axis) of `x` summed in the host's kernel's order (the
+    plugin picks it by the host's flags: ONEDNN_MAX_CPU_ISA does not cap it)."""
+    lanes = LANES if host_cpu_isa() == AVX512_CORE else AVX2_LANES
     length = x.shape[-1]
-    padded = x  # whole vectors (a hidden size of LANES' multiple): no tail to pad
-    if length % LANES:
-        padded = np.zeros((*x.shape[:-1], -(-length // LANES) * LANES), F32)
+    padded = x  # whole vectors (a hidden size of lanes' multiple): no tail to pad
+    if length % lanes:
+        padded = np.zeros((*x.shape[:-1], -(-length // lanes) * lanes), F32)
         padded[..., :length] = x
-    vectors = padded.reshape(*x.shape[:-1], -1, LANES)
-    rounds = length // (LANES * ACCUMULATORS)
+    vectors = padded.reshape(*x.shape[:-1], -1, lanes)
+    rounds = length // (lanes * ACCUMULATORS)
     grouped = vectors[..., : rounds * ACCUMULATORS, :].reshape(
-        *x.shape[:-1], rounds, ACCUMULATORS, LANES
+        *x.shape[:-1], rounds, ACCUMULATORS, lanes
     )
     # The four accumulators side by side, each round an FMA as `fused_multiply_add` rounds
     # it, the squares (exact in f64) widened once for all rounds; the first round's FMAs
@@ -59,12 +63,14 @@ def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
             for index in range(1, rounds):
                 sums = (squares[..., index, :, :] + sums).astype(F32)
         else:
-            sums = np.zeros((*x.shape[:-1], ACCUMULATORS, LANES), F32)
+            sums = np.zeros((*x.shape[:-1], ACCUMULATORS, lanes), F32)
     first = sums[..., 0, :]
     for index in range(rounds * ACCUMULATORS, vectors.shape[-2]):  # the rest, tail included
         first = fused_multiply_add(vectors[..., index, :], vectors[..., index, :], first)
-    lanes = (first + sums[..., 1, :]) + (sums[..., 2, :] + sums[..., 3, :])
-    lanes = lanes[..., :8] + lanes[..., 8:]
-    lanes = lanes[..., :4] + lanes[..., 4:]
-    total: NDArray[np.float32] = ((lanes[..., 0] + lanes[..., 1]) + lanes[..., 2]) + lanes[..., 3]
+    summed = (first + sums[..., 1, :]) + (sums[..., 2, :] + sums[..., 3, :])
+    while summed.shape[-1] > 4:  # zmm to ymm (AVX-512 only), ymm to xmm
+        half = summed.shape[-1] // 2
+        summed = summed[..., :half] + summed[..., half:]
+    first_lane, second, third, fourth = (summed[..., lane] for lane in range(4))
+    total: NDArray[np.float32] = ((first_lane + second) + third) + fourth
     return total
