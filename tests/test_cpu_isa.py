@@ -75,8 +75,10 @@ def test_capped_isa(host: str, limit: str | None, expected: str) -> None:
 @pytest.fixture
 def uncached() -> Iterator[None]:
     instruction_set.cache_clear()
+    host_cpu_isa.cache_clear()
     yield
     instruction_set.cache_clear()
+    host_cpu_isa.cache_clear()
 
 
 @pytest.mark.usefixtures("uncached")
@@ -99,6 +101,7 @@ def test_cpu_isa_honours_the_variable(
     assert capped_below_host()  # an AVX2 host emulated on an AVX-512 one
     assert host_cpu_isa() == AVX512_CORE  # as the MVN and RMS nodes pick their kernels
     monkeypatch.setattr(isa, "_cpuinfo_flags", lambda: frozenset(["fma", "avx", "avx2"]))
+    host_cpu_isa.cache_clear()
     assert host_cpu_isa() == AVX2  # a Zen3's
 
 

@@ -136,20 +136,21 @@ def fake_quantize(x: ov.Node, ranges: Sequence[float], levels: int, mode: str) -
     return opset1.fake_quantize(x, *bounds, levels, mode)
 
 
-def kv_cache_model(depth: int) -> ov.Model:
-    """A KV cache as optimum-intel writes it, one head of `depth`: for K and V, ReadValue ->
-    Gather(beam_idx) -> Concat(past, this step's) -> Assign, and -> ScaledDotProductAttention
-    of the parameter q; inputs q, k, v [1, 1, tokens, depth] and beam_idx [1]."""
+def kv_cache_model(depth: int, heads: int = 1) -> ov.Model:
+    """A KV cache as optimum-intel writes it, `heads` heads of `depth`: for K and V, ReadValue
+    -> Gather(beam_idx) -> Concat(past, this step's) -> Assign, and ->
+    ScaledDotProductAttention of the parameter q; inputs q, k, v [1, heads, tokens, depth] and
+    beam_idx [1]."""
     o6, o13 = ov.opset6, ov.opset13
     caches, assigns = [], []
-    q, k, v = (o13.parameter([1, 1, -1, depth], np.float32, name=n) for n in "qkv")
+    q, k, v = (o13.parameter([1, heads, -1, depth], np.float32, name=n) for n in "qkv")
     beams = o13.parameter([1], np.int32, name="beam_idx")
     for name, step in (("key", k), ("value", v)):
         info = ov.op.util.VariableInfo()
-        info.data_shape, info.data_type = ov.PartialShape([-1, 1, -1, depth]), ov.Type.f32
+        info.data_shape, info.data_type = ov.PartialShape([-1, heads, -1, depth]), ov.Type.f32
         info.variable_id = name
         variable = ov.op.util.Variable(info)
-        shape = o13.constant(np.array([1, 1, 0, depth]))
+        shape = o13.constant(np.array([1, heads, 0, depth]))
         empty = o13.broadcast(o13.constant(np.float32(0)), shape)
         past = o13.gather(o6.read_value(empty, variable), beams, o13.constant(np.array(0)))
         caches.append(o13.concat([past, step], -2))

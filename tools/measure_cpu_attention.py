@@ -1,10 +1,19 @@
-"""The CPU plugin's fused attention snippet, re-measured with the rest by tools/measure_cpu.py
-(which imports this module; its sections close docs/cpu.md)."""
+"""The CPU plugin's fused attention snippet, and its attention node's sums on an AVX2 host,
+re-measured with the rest by tools/measure_cpu.py (which imports this module; its sections
+close docs/cpu.md)."""
 
 from __future__ import annotations
 
 import numpy as np
-from cpu_probe import Measurement, behaviour, constant, observe, parameter
+from cpu_probe import (
+    Measurement,
+    behaviour,
+    constant,
+    kv_cache_model,
+    observe,
+    observe_steps,
+    parameter,
+)
 from ov_builders import ov  # says how to install OpenVINO where it is missing
 
 
@@ -42,3 +51,20 @@ def avx2_snippet_sums_in_eight_lanes() -> Measurement:
     values = rng.standard_normal((1, 1, 24, 1)).astype(np.float32)
     queries = np.ones((1, 1, 1, 1), np.float32)
     return observe([attention], [q, k, v], [queries, keys, values])
+
+
+@behaviour("An AVX2 host's attention node sums in 8 lanes", "irpool.cpu.attention_node")
+def avx2_attention_node_sums_in_eight_lanes() -> Measurement:
+    """A u8 cache of 2 heads of 64: a prompt of 3 tokens, then a step (randn, seed 0). The
+    node's kernels take AVX-512 or AVX2 by the CPU's flags, whatever ONEDNN_MAX_CPU_ISA says;
+    on AVX2 the softmax sums in 8 lanes added in neighbouring pairs, a step's dot products
+    chain in 8 lanes added by halves then pairs, and a u8 key's scores are scale · (the
+    codes' dot − zero point · Σ q), not the held values' dot: the step's first output is
+    -0.5526178 on an AVX2 host, where the AVX-512 forms give -0.55261785."""
+    rng, beams = np.random.default_rng(0), np.zeros(1, np.int32)
+    steps = [
+        {name: rng.standard_normal((1, 2, tokens, 64), np.float32) for name in "qkv"}
+        | {"beam_idx": beams}
+        for tokens in (3, 1)
+    ]
+    return observe_steps(kv_cache_model(64, heads=2), steps)

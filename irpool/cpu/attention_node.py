@@ -4,11 +4,11 @@ past empty) through its MLAS kernel, any other step through its single-token ker
 reads a cache held in u8, f16 or f32 as its values read back in f32
 (docs/ops/ScaledDotProductAttention.md, "The attention node").
 
-On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice:
-- scores = query @ keyᵀ: each element a chain of FMAs over E from 0 (MLAS's K blocks of
-  `_stride_k`, each from 0, added); a block of one row runs MLAS's M=1 AVX kernel instead:
-  products and sums rounded apart in 8 lanes over E, reduced by the key's place among groups
-  of 4 (`_one_row_by_keys`).
+On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
+(irpool.cpu.attention_mlas):
+- scores = query @ keyᵀ: each element a chain of FMAs over E from 0 (MLAS's K blocks, each
+  from 0, added); a block of one row runs MLAS's M=1 AVX kernel instead: products and sums
+  rounded apart in 8 lanes over E, reduced by the key's place among groups of 4.
 - a = scores * scale + mask, each rounded: the scale input, or 1/sqrt(E) computed in f32
   when there is none or it is 0; a boolean mask adds 0 or -FLT_MAX, `causal` -inf above the
   diagonal.
@@ -16,13 +16,18 @@ On a prompt, each head's query rows go in blocks of 4 through MLAS's sgemm twice
   a - max (irpool.cpu.vector_exp: 0 below ln FLT_MIN), summed in 16 lanes whose halves are
   then added (`lane_sum`); weights e * (1/sum), all 0 where the sum is 0 (a row masked by -inf).
 - output = weights @ value: FMA chains over the keys as above; one row by MLAS's M=1 kernel,
-  groups of 4 keys summed, then added to the running sum (`_one_row_by_values`).
+  groups of 4 keys summed, then added to the running sum.
 A step: the same scale, mask and softmax between `_cached_dot`'s scores and FMA chains over
 the keys. Up to `EXACT_MACS` multiply-adds (`EXACT_MACS_QUANTIZED` where an int8 quantization
 of activations reads the output) the products are so emulated and the output is the node's
 bits; beyond, BLAS computes a prompt's (within the op's tolerance) and the rest is the same,
 and a step runs as the op's snippet, as does a step past `EXACT_STEP_KEYS` keys.
 Measured 2026-12-07 (AMD EPYC family 25 model 17, 2 cores, AVX-512, OpenVINO 2026.4.1).
+The node's kernels follow the CPU's flags, not ONEDNN_MAX_CPU_ISA (irpool.cpu.isa.
+host_cpu_isa); on an AVX2 host (AMD EPYC family 25 model 1, measured 2026-12-07) the
+softmax sums in 8 lanes added in neighbouring pairs (`_pairs_added`), a step's dot chains in
+8 lanes added by halves then pairs (`_halves_added`), and a u8 key's scores come from its
+codes (`_u8_dot`).
 """
 
 from __future__ import annotations
@@ -35,7 +40,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.fma_chains import EXACT_MACS, EXACT_MACS_QUANTIZED, fma_chains
+from irpool.cpu.attention_mlas import mlas_product
+from irpool.cpu.fma_chains import EXACT_MACS, EXACT_MACS_QUANTIZED
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
+from irpool.cpu.kv_cache import held_u8_parameters
 from irpool.cpu.numerics import F32, F32_MAX, f32_operand
 from irpool.cpu.vector_exp import vector_exp
 
@@ -44,10 +52,8 @@ READ_AS_HELD = frozenset({"u8", "f16", "f32"})
 # A step's FMA chains take a NumPy call a key (about 5 us with its scores): beyond so many
 # keys a step runs as the snippet, so a long generation's steps do not grow by that per layer.
 EXACT_STEP_KEYS = 256
-ROW_BLOCK = 4  # query rows per MLAS call
 LANES = 16  # the AVX-512 exp-sum's lanes
-PRODUCT_LANES = 8  # the M=1 kernel's AVX lanes
-_STRIDE = 128  # MLAS_SGEMM_STRIDEN and MLAS_SGEMM_STRIDEK
+AVX2_LANES = 8  # an AVX2 host's (a ymm register)
 _ADDED_APART = 16  # up to so many chunks of lanes are added one call each, not accumulated
 # A matrix product x @ y in f32 (the run's BLAS).
 Product = Callable[[NDArray[np.float32], NDArray[np.float32]], NDArray[np.float32]]
@@ -80,13 +86,16 @@ def node_attention(
     budget = EXACT_MACS_QUANTIZED if read_by_quantization else EXACT_MACS
     exact = macs * (depth + value.shape[-1]) <= budget
     emulated = exact and keys <= EXACT_STEP_KEYS
-    if not prompt and not (cache_type in READ_AS_HELD and depth % LANES == 0 and emulated):
+    if not prompt and not (cache_type in READ_AS_HELD and depth % node_lanes() == 0 and emulated):
         return None
     with np.errstate(all="ignore"):
         if not prompt:
-            scores = _cached_dot(query, key, batch)
+            stepped = _step_scores(query, key, cache_type, batch)
+            if stepped is None:
+                return None
+            scores = stepped
         elif exact:
-            scores = _product(query, np.swapaxes(key, -1, -2), True)
+            scores = mlas_product(query, np.swapaxes(key, -1, -2), True)
         else:
             scores = blas(query, np.swapaxes(key, -1, -2))
         scores = scores * _factor(scale, depth)
@@ -96,17 +105,57 @@ def node_attention(
         weights = node_softmax(scores)
         if not prompt:
             return _step_chains(weights, value, batch)
-        return _product(weights, value, False) if exact else blas(weights, value)
+        return mlas_product(weights, value, False) if exact else blas(weights, value)
+
+
+def _step_scores(
+    query: NDArray[np.float32], key: NDArray[np.float32], cache_type: str | None, batch: Any
+) -> NDArray[np.float32] | None:
+    """A step's query @ keyᵀ: `_cached_dot`, or on an AVX2 host a u8 key's codes, zero points
+    and scales as its kernel reads them (`_u8_dot`; None where irpool does not know them)."""
+    if cache_type != "u8" or node_lanes() != AVX2_LANES:
+        return _cached_dot(query, key, batch)
+    parameters = held_u8_parameters(key)
+    if parameters is None:
+        return None
+    return _u8_dot(query, key, *parameters, batch)
+
+
+def _u8_dot(
+    query: NDArray[np.float32],
+    key: NDArray[np.float32],
+    zero_point: NDArray[np.float32],
+    scale: NDArray[np.float32],
+    batch: tuple[int, ...],
+) -> NDArray[np.float32] | None:
+    """query @ keyᵀ of a u8-held key ([..., keys, E], its zero points and scales [..., keys])
+    as an AVX2 host's single-token kernel computes it: the codes' `_cached_dot`, less the zero
+    point times the query's sum (8 lanes, E's chunks added in order, `_halves_added`) in one
+    rounding (an FMA), times the scale. None where the codes are not the held values' own."""
+    zero, step = zero_point[..., None], scale[..., None]
+    codes = np.rint(key.astype(np.float64) / step + zero).astype(F32)
+    if not np.array_equal(((codes - zero) * step).astype(F32), key):
+        return None
+    chunks = query.reshape(*query.shape[:-1], -1, AVX2_LANES)
+    lanes = chunks[..., 0, :].copy()
+    for chunk in range(1, chunks.shape[-2]):
+        lanes += chunks[..., chunk, :]
+    total = _halves_added(np.moveaxis(lanes, -1, 0)).astype(np.float64)[..., None]
+    inner = _cached_dot(query, codes, batch) - zero_point[..., None, :].astype(np.float64) * total
+    scores: NDArray[np.float32] = scale[..., None, :] * inner.astype(F32)
+    return scores
 
 
 def _cached_dot(
     query: NDArray[np.float32], key: NDArray[np.float32], batch: tuple[int, ...]
 ) -> NDArray[np.float32]:
-    """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in 16 lanes, the
-    chunks of 16 of each whole 64 to 4 accumulators in turn and the rest to the first, the
-    accumulators added ((a0 + a1) + a2) + a3, then the lanes as `lane_sum` adds them."""
+    """query @ keyᵀ as the single-token kernel's dot_product: FMA chains in `node_lanes` lanes,
+    the chunks of each whole 4 chunks to 4 accumulators in turn and the rest to the first, the
+    accumulators added ((a0 + a1) + a2) + a3, then the lanes as `lane_sum` adds them (AVX2:
+    `_halves_added`)."""
     rows, depth = query.shape[-2:]
-    keys, chunks = key.shape[-2], depth // LANES
+    width = node_lanes()
+    keys, chunks = key.shape[-2], depth // width
     started = 4 if chunks >= 4 else 1  # the chunks of the first round, whose chains start at 0
     scores = (*batch, rows, keys)
     # Every product exact in f64 (NumPy's f64 loop, not a casting one), into kept buffers.
@@ -116,9 +165,9 @@ def _cached_dot(
         query.astype(np.float64)[..., :, None, :],
         wide_key[..., None, :, :],
         out=_buffers.array("products", (*scores, depth), np.float64),
-    ).reshape(*scores, chunks, LANES)
+    ).reshape(*scores, chunks, width)
     # A chain's first FMA adds to 0: the product rounded once, as f32 by f32 gives it.
-    accumulators = _buffers.array("accumulators", (*scores, started, LANES), F32)
+    accumulators = _buffers.array("accumulators", (*scores, started, width), F32)
     np.copyto(accumulators, products[..., :started, :], casting="same_kind")
     whole = chunks // 4 * 4
     if whole > 4:
@@ -134,14 +183,16 @@ def _cached_dot(
             np.copyto(summed, sum_of_first, casting="same_kind")
     for other in range(1, started):
         summed += accumulators[..., other, :]
-    # The lanes first (a copy of the fewest values), so `lane_sum`'s halves add whole rows;
-    # the accumulators a chain leaves at 0 add +0 (once is as thrice).
-    lanes = _buffers.array("lanes", (LANES, prod(scores)), F32)
-    flat = summed.reshape(-1, LANES).T
+    # The lanes first (a copy of the fewest values), so the halves add whole rows; the
+    # accumulators a chain leaves at 0 add +0 (once is as thrice).
+    lanes = _buffers.array("lanes", (width, prod(scores)), F32)
+    flat = summed.reshape(-1, width).T
     if started < 4:
         np.add(flat, F32(0), out=lanes)
     else:
         np.copyto(lanes, flat)
+    if width == AVX2_LANES:
+        return _halves_added(lanes).reshape(scores)
     return _lanes_added(lanes).reshape(scores)
 
 
@@ -218,11 +269,18 @@ def _bias(mask: NDArray[Any] | None, causal: bool, rows: int, keys: int) -> NDAr
     return f32_operand(mask)
 
 
+def node_lanes() -> int:
+    """The lanes of the node's vector sums: 16 on an AVX-512 host, 8 on an AVX2 one (by the
+    CPU's flags, not ONEDNN_MAX_CPU_ISA: irpool.cpu.isa.host_cpu_isa)."""
+    return LANES if host_cpu_isa() == AVX512_CORE else AVX2_LANES
+
+
 def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
     """Softmax along the last axis as the node's kernel computes it (a new array)."""
     top = np.maximum(np.max(scores, axis=-1, keepdims=True), F32(-F32_MAX))
     powers = vector_exp(scores - top)
-    total = lane_sum(powers)[..., None]
+    lanes = node_lanes()
+    total = lane_sum(powers, lanes_count=lanes, pairs=lanes == AVX2_LANES)[..., None]
     weights: NDArray[np.float32] = powers * (F32(1) / total)
     if not total.all():
         weights[np.broadcast_to(total == 0, weights.shape)] = 0
@@ -230,12 +288,16 @@ def node_softmax(scores: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def lane_sum(
-    powers: NDArray[np.float32], tail_in_first_lane: bool = False, lanes_count: int = LANES
+    powers: NDArray[np.float32],
+    tail_in_first_lane: bool = False,
+    lanes_count: int = LANES,
+    pairs: bool = False,
 ) -> NDArray[np.float32]:
     """Σ along the last axis: `lanes_count` lanes (16, or AVX2's 8), each summed in order, the
     tail of fewer than that added to the first lanes (`tail_in_first_lane`: all to the first,
     in order), then halves added down to 4 lanes, those as (0 + 2) + (1 + 3) (GCC's
-    _mm512_reduce_add_ps, the snippet's horizontal sum)."""
+    _mm512_reduce_add_ps, the snippet's horizontal sum); `pairs`: 8 lanes as the node's AVX2
+    `hsum` adds them (`_pairs_added`)."""
     length = powers.shape[-1]
     body = length // lanes_count * lanes_count
     lanes = np.zeros((*powers.shape[:-1], lanes_count), F32)
@@ -251,6 +313,8 @@ def lane_sum(
             lanes[..., 0] += powers[..., place]
     elif length > body:
         lanes[..., : length - body] += powers[..., body:]
+    if pairs:
+        return _pairs_added(np.moveaxis(lanes, -1, 0))
     return _lanes_added(np.moveaxis(lanes, -1, 0))
 
 
@@ -264,85 +328,18 @@ def _lanes_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
     return result
 
 
-def _product(x: NDArray[np.float32], y: NDArray[np.float32], by_keys: bool) -> NDArray[np.float32]:
-    """x @ y as the node's MLAS calls compute it, a call per block of 4 rows of x (the same
-    chains in every block of several rows, so those go in one); `by_keys`: y is keyᵀ (MLAS
-    reads it transposed)."""
-    rows, depth = x.shape[-2:]
-    alone = rows % ROW_BLOCK == 1  # the last block holds one row: MLAS's M=1 kernel
-    body = rows - 1 if alone else rows
-    parts = [fma_chains(x[..., :body, :], y, _stride_k(y.shape[-1], depth))] if body else []
-    if alone:
-        last = x[..., body:, :]
-        parts.append(_one_row_by_keys(last, y) if by_keys else _one_row_by_values(last, y))
-    return np.concatenate(parts, axis=-2) if len(parts) > 1 else parts[0]
-
-
-def _stride_k(columns: int, depth: int) -> int:
-    """MLAS's K stride: 128, halved while half still covers K when N >= K, else doubled
-    while N leaves half of a (halved) N stride of at least 16."""
-    stride_n, stride_k = _STRIDE, _STRIDE
-    if columns >= depth:
-        while stride_k // 2 >= depth:
-            stride_n, stride_k = stride_n * 2, stride_k // 2
-    else:
-        while stride_n > 16 and stride_n // 2 >= columns:
-            stride_n, stride_k = stride_n // 2, stride_k * 2
-    return stride_k
-
-
-def _fma(a: NDArray[np.float32], b: Any, c: Any) -> NDArray[np.float32]:
-    """a * b + c rounded once to f32 (irpool.cpu.quantization.fused_multiply_add's
-    arithmetic), b and c scalars or f64 arrays (NumPy's own loops, not its casting ones,
-    which cost several times more on a step's small arrays)."""
-    exact = a.astype(np.float64)
-    exact *= b
-    exact += c
-    rounded: NDArray[np.float32] = exact.astype(F32)
-    return rounded
-
-
-def _one_row_by_keys(x: NDArray[np.float32], keys: NDArray[np.float32]) -> NDArray[np.float32]:
-    """MlasSgemmKernelM1TransposeBAvx: one query row by every key, products rounded, summed
-    in 8 lanes over E, the lanes reduced as the key's group (4, then 2, then 1 keys) does."""
-    depth, count = x.shape[-1], keys.shape[-1]
-    padded = -(-depth // PRODUCT_LANES) * PRODUCT_LANES
-    products = np.swapaxes(keys, -1, -2) * x  # [..., keys, E]
-    products = np.concatenate(
-        [products, np.zeros((*products.shape[:-1], padded - depth), F32)], axis=-1
+def _pairs_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
+    """8 lanes (the first axis) added as the node's AVX2 `hsum` adds them: neighbours within
+    each 128-bit half, ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7))."""
+    result: NDArray[np.float32] = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + (
+        (lanes[4] + lanes[5]) + (lanes[6] + lanes[7])
     )
-    chunks = products.reshape(*products.shape[:-1], padded // PRODUCT_LANES, PRODUCT_LANES)
-    s = np.add.accumulate(chunks, axis=-2)[..., -1, :]
-    by_four = (((s[..., 0] + s[..., 1]) + s[..., 2]) + s[..., 3]) + (
-        ((s[..., 4] + s[..., 5]) + s[..., 6]) + s[..., 7]
-    )
-    by_two = ((s[..., 0] + s[..., 2]) + (s[..., 4] + s[..., 6])) + (
-        (s[..., 1] + s[..., 3]) + (s[..., 5] + s[..., 7])
-    )
-    alone = ((s[..., 0] + s[..., 1]) + (s[..., 2] + s[..., 3])) + (
-        (s[..., 4] + s[..., 5]) + (s[..., 6] + s[..., 7])
-    )
-    fours = count // 4 * 4
-    pairs = fours + (2 if count % 4 >= 2 else 0)
-    place = np.arange(count)
-    result = np.where(place < fours, by_four, np.where(place < pairs, by_two, alone))
-    return (result + F32(0))[..., None, :]  # type: ignore[no-any-return]
+    return result
 
 
-def _one_row_by_values(x: NDArray[np.float32], y: NDArray[np.float32]) -> NDArray[np.float32]:
-    """MlasSgemmKernelM1Avx: one row of weights by the values, products rounded, each group
-    of 4 keys (then 2, then 1) summed in order and added to the running sum."""
-    count = x.shape[-1]
-    products = x[..., 0, :, None] * y  # [..., keys, Ev]
-    fours = count // 4 * 4
-    groups = products[..., :fours, :].reshape(*products.shape[:-2], fours // 4, 4, -1)
-    sums = ((groups[..., 0, :] + groups[..., 1, :]) + groups[..., 2, :]) + groups[..., 3, :]
-    if count % 4 >= 2:
-        pair = products[..., fours, :] + products[..., fours + 1, :]
-        sums = np.concatenate([sums, pair[..., None, :]], axis=-2)
-    if count % 2:
-        sums = np.concatenate([sums, products[..., -1:, :]], axis=-2)
-    start = np.zeros((*sums.shape[:-2], 1, sums.shape[-1]), F32)
-    running = np.add.accumulate(np.concatenate([start, sums], axis=-2), axis=-2)
-    last: NDArray[np.float32] = running[..., -1:, :]
-    return last
+def _halves_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
+    """8 lanes (the first axis) added as the AVX2 single-token dot product adds them: lane
+    i + 4 to lane i, then those 4 as (0 + 1) + (2 + 3) (two horizontal adds)."""
+    half = lanes[4:] + lanes[:4]
+    result: NDArray[np.float32] = (half[0] + half[1]) + (half[2] + half[3])
+    return result

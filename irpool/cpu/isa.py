@@ -94,9 +94,11 @@ def cpu_isa() -> str:
     return min(instruction_set(), AVX512_CORE, key=_RANKED.index)
 
 
+@cache
 def host_cpu_isa() -> str:
     """The instruction set of this host's f32 kernels without ONEDNN_MAX_CPU_ISA's cap, for the
-    plugin nodes that pick their kernel so (the MVN node: docs/cpu.md#instruction-sets)."""
+    plugin nodes that pick their kernel so (the MVN node, the attention node's intrinsics:
+    docs/cpu.md#instruction-sets). Read once a process."""
     return min(host_isa(_cpuinfo_flags()), AVX512_CORE, key=_RANKED.index)
 
 

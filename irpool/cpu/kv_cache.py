@@ -25,13 +25,16 @@ OpenVINO 2026.4.1).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from copy import copy
+from itertools import islice
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
 from irpool.cpu.replacements import ComputedLayer, Rewrite
 from irpool.ops.concat import Concat1
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
@@ -41,6 +44,12 @@ DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
 HELD = frozenset({"u8", "f16"})  # what is modelled; f32 is the cache as computed
 # What the plugin's attention fusion looks through between the cache and the attention.
 _BETWEEN = frozenset({"Unsqueeze", "Broadcast", "Reshape"})
+# An AVX2 host's single-token kernel reads a u8 key's codes, zero point and scale, which the
+# held values alone do not give back: each u8-held token's (zero point, scale) by its held
+# values' bytes (`held_u8_parameters`), the oldest dropped past so many tokens.
+_U8_KEPT = 1 << 16
+_u8_held: dict[bytes, tuple[np.float32, np.float32]] = {}
+_u8_lock = threading.Lock()
 
 
 def held_caches(
@@ -164,4 +173,31 @@ def cache_values(cache: NDArray[np.float32], cache_type: str) -> NDArray[np.floa
     scaled += zero_point
     steps = np.clip(np.rint(scaled.astype(np.float32)), np.float32(0), np.float32(255))
     values: NDArray[np.float32] = ((steps - zero_point) * scale).astype(np.float32)
+    if host_cpu_isa() != AVX512_CORE:
+        _remember_u8(values, zero_point, scale)
     return values
+
+
+def _remember_u8(
+    values: NDArray[np.float32], zero_point: NDArray[np.float32], scale: NDArray[np.float32]
+) -> None:
+    rows = values.reshape(-1, values.shape[-1])
+    pairs = zip(zero_point.reshape(-1).tolist(), scale.reshape(-1).tolist(), strict=True)
+    with _u8_lock:
+        for row, (zero, step) in zip(rows, pairs, strict=True):
+            _u8_held[row.tobytes()] = (np.float32(zero), np.float32(step))
+        excess = len(_u8_held) - _U8_KEPT
+        for oldest in list(islice(_u8_held, max(excess, 0))):
+            del _u8_held[oldest]
+
+
+def held_u8_parameters(
+    values: NDArray[np.float32],
+) -> tuple[NDArray[np.float32], NDArray[np.float32]] | None:
+    """The zero points and scales ([..., tokens]) of u8-held tokens `values` ([..., tokens,
+    elements]) as `cache_values` held them on an AVX2 host; None if one is not known."""
+    found = [_u8_held.get(row.tobytes()) for row in values.reshape(-1, values.shape[-1])]
+    if any(pair is None for pair in found):
+        return None
+    pairs = np.array(found, np.float32).reshape(*values.shape[:-1], 2)
+    return pairs[..., 0], pairs[..., 1]

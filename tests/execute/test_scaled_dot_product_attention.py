@@ -5,10 +5,15 @@ tests/differential/test_scaled_dot_product_attention.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
+from irpool.cpu import attention_node, kv_cache
 from irpool.cpu.attention_node import EXACT_STEP_KEYS, lane_sum, node_attention
+from irpool.cpu.isa import AVX2, AVX512_CORE
+from irpool.cpu.kv_cache import cache_values
 from irpool.cpu.refusals import check_refusals
 from irpool.cpu.vector_exp import vector_exp
 from irpool.element_types import element_type
@@ -219,11 +224,56 @@ def _prompt(scores: list[float], mask: np.ndarray | None = None) -> np.ndarray:
     return result[0, 0, :, :3]
 
 
-def test_the_attention_node_gives_the_cpus_weights() -> None:
-    """Measured 2026-12-07 on the CPU's attention node (tests/ir.py cached_attention_model):
-    its exp polynomial and lane sums, not NumPy's exp (0.2961387, 0.23063305)."""
+@pytest.fixture
+def host(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """Makes the attention node compute as on a host of the instruction set given."""
+
+    def set_isa(isa: str) -> None:
+        for module in (attention_node, kv_cache):
+            monkeypatch.setattr(module, "host_cpu_isa", lambda: isa)
+
+    return set_isa
+
+
+@pytest.mark.parametrize(
+    ("isa", "expected"),
+    [  # the sum of 3 exps: (e0 + e2) + e1 in 16 lanes, (e0 + e1) + e2 in AVX2's 8
+        (AVX512_CORE, [0x3EF24AFA, 0x3E979F7D, 0x3E6C2B11]),
+        (AVX2, [0x3EF24AFC, 0x3E979F7E, 0x3E6C2B13]),
+    ],
+)
+def test_the_attention_node_gives_the_cpus_weights(
+    host: Callable[[str], None], isa: str, expected: list[int]
+) -> None:
+    """Measured 2026-12-07 on the CPU's attention node (tests/ir.py cached_attention_model;
+    AVX-512: AMD EPYC family 25 model 17, AVX2: family 25 model 1): its exp polynomial and
+    lane sums, not NumPy's exp (0.2961387, 0.23063305)."""
+    host(isa)
     weights = _prompt([0.3125, -0.15625, -0.40625])[0]
-    assert weights.view(np.uint32).tolist() == [0x3EF24AFA, 0x3E979F7D, 0x3E6C2B11]
+    assert weights.view(np.uint32).tolist() == expected
+
+
+def _u8_step(depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A step's query [1, 2, 1, depth] and its keys and values [1, 2, 4, depth] held in u8:
+    tools/measure_cpu_attention.py's `avx2_attention_node_sums_in_eight_lanes`."""
+    rng = np.random.default_rng(0)
+    prompt, step = (
+        {n: rng.standard_normal((1, 2, t, depth), np.float32) for n in "qkv"} for t in (3, 1)
+    )
+    key, value = (cache_values(np.concatenate([prompt[n], step[n]], 2), "u8") for n in "kv")
+    return step["q"], key, value
+
+
+def test_an_avx2_hosts_step_reads_the_u8_codes(host: Callable[[str], None]) -> None:
+    """Measured 2026-12-07 (AMD EPYC family 25 model 1, AVX2): the step's first output,
+    scores scale · (the codes' dot − zero point · Σ q) in 8 lanes; irpool declines a u8 key
+    it did not hold (its zero points and scales unknown)."""
+    host(AVX2)
+    query, key, value = _u8_step(64)
+    found = node_attention(query, key, value, None, None, False, "u8", np.matmul)
+    assert found is not None and found[0, 0, 0, 0] == np.float32(-0.5526178)
+    unknown = np.nextafter(key, np.float32(1))
+    assert node_attention(query, unknown, value, None, None, False, "u8", np.matmul) is None
 
 
 @pytest.mark.parametrize(
