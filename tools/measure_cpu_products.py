@@ -58,6 +58,29 @@ def fake_quantize_fused_into_a_convolution_rounds_its_level_once() -> Measuremen
     return observe(outputs, [x], [data.astype(np.float32)])
 
 
+@behaviour(
+    "A FakeQuantize before a residual sum is not rounded",
+    "irpool.cpu.quantized_convolutions.mark_quantizers_after_convolutions",
+)
+def fake_quantize_before_a_residual_sum_is_not_rounded() -> Measurement:
+    """FakeQuantize [0, 2.55] -> Convolution (1x1) by i8 code 1 times 0.45 (an int8 one) ->
+    FakeQuantize A [-1.28, 1.27] -> Add of r -> ReLU -> FakeQuantize B [0, 2.55], each of
+    256 levels (steps 0.01): x = 0.03 and 0.05 (products 0.0135 and 0.0225) with r = 0.004
+    give B's 0.02 and 0.03, A unrounded; A rounded to 0.01 and 0.02 would give 0.01, 0.02."""
+    x = parameter("x", [1, 1, 1, 4], np.float32)
+    r = parameter("r", [1, 1, 1, 4], np.float32)
+    levels = fake_quantize(x, (0, 2.55, 0, 2.55), 256, "numpy")
+    code = opset1.convert(constant(np.ones((1, 1, 1, 1)), np.int8), "f32")
+    weight = opset1.multiply(code, constant(np.full((1, 1, 1, 1), 0.45), np.float32))
+    product = opset1.convolution(levels, weight, [1, 1], [0, 0], [0, 0], [1, 1])
+    first = fake_quantize(product, (-1.28, 1.27, -1.28, 1.27), 256, "numpy")
+    summed = opset1.relu(opset1.add(first, r))
+    out = fake_quantize(summed, (0, 2.55, 0, 2.55), 256, "numpy")
+    data = np.array([0.03, 0.05, 0.5, np.nan], np.float32).reshape(1, 1, 1, 4)
+    residual = np.array([0.004, 0.004, 0, 0], np.float32).reshape(1, 1, 1, 4)
+    return observe([out], [x, r], [data, residual])
+
+
 @behaviour("int8 products without VNNI sum saturated pairs", "irpool.cpu.int8_pairs")
 def int8_products_without_vnni_sum_saturated_pairs() -> Measurement:
     """An i8 Convolution of x = 1 by filters 1, 3, 5, -5 (1x1, one output each) is 1, 3, 5,

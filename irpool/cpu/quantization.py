@@ -103,9 +103,11 @@ def fake_quantized(
     ranges: tuple[NDArray[np.float32], ...],
     levels: int,
     kernel: Kernel = "snippet",
+    rounds: bool = True,
 ) -> NDArray[np.float32]:
     """FakeQuantize of f32 `x` by f32 `ranges` (input_low, input_high, output_low,
-    output_high, each broadcast against `x`) as the plugin's `kernel` computes it."""
+    output_high, each broadcast against `x`) as the plugin's `kernel` computes it; a post-op
+    that does not round (`rounds`) keeps fma(x, isc, ish) as its level."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
     with np.errstate(all="ignore"):
@@ -121,7 +123,9 @@ def fake_quantized(
             clamped = np.fmax(np.fmin(x, high), low)
             if kernel == "post_op":  # NaN gives il
                 clamped = np.fmin(np.fmax(x, low), high)
-            level = np.rint(fused_multiply_add(clamped, scale, shift))
+            level = fused_multiply_add(clamped, scale, shift)
+            if rounds or kernel != "post_op":
+                level = np.rint(level)
         else:
             level = np.fmax(x, low)
             np.fmin(level, high, out=level)

@@ -11,6 +11,9 @@ docs/ops/Convolution.md#winograd).
 A FakeQuantize of 255 or 256 levels after an f32 Convolution (through an Add of a constant
 and a ReLU, each read by nothing else) runs as the Convolution's post-op, whose level is the
 FakeQuantize node's fma (docs/ops/FakeQuantize.md#a-fakequantize-fused-into-a-convolution).
+Where the Convolution also takes a residual Add (its sum post-op) and a FakeQuantize after
+it, the plugin drops the first FakeQuantize's rounding
+(docs/cpu.md#a-fakequantize-before-a-residual-sum-is-not-rounded).
 """
 
 from __future__ import annotations
@@ -181,6 +184,68 @@ def mark_quantizers_after_convolutions(
             and source.produced[0].type.name == "f32"
         ):
             layer.op.after_product = True
+    _mark_unrounded(layers, by_id, read_by)
+
+
+def _mark_unrounded(
+    layers: Sequence[ComputedLayer], by_id: Mapping[int, ComputedLayer], read_by: Counter[Ref]
+) -> None:
+    """Clear `rounds` on the FakeQuantize directly after a Convolution that the plugin fuses
+    with a residual Add (two operands of one shape) and a FakeQuantize after it (through a
+    ReLU): its Add's first such operand, as the plugin merges the sum into the first branch
+    when both are quantized."""
+    readers: dict[Ref, list[ComputedLayer]] = {}
+    for layer in layers:
+        for ref in layer.inputs:
+            readers.setdefault(ref, []).append(layer)
+    for add in layers:
+        if add.layer.type != "Add" or len(add.inputs) != 2:
+            continue
+        if not _quantized(add, readers, read_by):
+            continue
+        operands = [by_id.get(ref[0]) for ref in add.inputs]  # None: a Parameter
+        known = [(o, ref) for o, ref in zip(operands, add.inputs, strict=True) if o is not None]
+        if any(
+            o.layer.type == "Const" or o.produced[ref[1]].shape != add.produced[0].shape
+            for o, ref in known
+        ):
+            continue
+        for ref, operand in zip(add.inputs, operands, strict=True):
+            if operand is not None and read_by[ref] == 1 and _first_post_op(operand, by_id):
+                assert isinstance(operand.op, FakeQuantize1)
+                operand.op.rounds = False
+                break
+
+
+def _quantized(
+    layer: ComputedLayer, readers: Mapping[Ref, list[ComputedLayer]], read_by: Counter[Ref]
+) -> bool:
+    """Whether `layer`'s output goes to a FakeQuantize of 255 or 256 levels, directly or
+    through a ReLU, each read by nothing else (`read_by` counts the model's outputs too)."""
+    for _ in range(2):
+        reader = readers.get((layer.layer.id, 0), [None])[0]
+        if reader is None or read_by[(layer.layer.id, 0)] != 1:
+            return False
+        if isinstance(reader.op, FakeQuantize1):
+            return reader.op.levels in INT8_LEVELS
+        if reader.layer.type != "ReLU":
+            return False
+        layer = reader
+    return False
+
+
+def _first_post_op(layer: ComputedLayer, by_id: Mapping[int, ComputedLayer]) -> bool:
+    """A FakeQuantize run as the post-op of the int8 Convolution (i8 filters without a zero
+    point) it reads directly; an f32 one takes no sum post-op there."""
+    source = by_id.get(layer.inputs[0][0])
+    if not isinstance(layer.op, FakeQuantize1) or not layer.op.after_product or source is None:
+        return False
+    if not isinstance(source.op, Convolution1) or not source.op.int8_on_cpu:
+        return False
+    weights = _int8_weights(source.inputs[1], by_id)
+    if weights is None or weights.zero_point:
+        return False
+    return weights.stored.produced[0].type.name == "i8"
 
 
 def _post_op(layer: ComputedLayer, by_id: Mapping[int, ComputedLayer]) -> bool:

@@ -45,6 +45,9 @@ class FakeQuantize1(Op):
     # Whether the CPU plugin runs it as a post-op of the Convolution before it
     # (irpool.cpu.quantized_convolutions): its level is then the node's fma.
     after_product: bool = False
+    # Whether that post-op keeps its level unrounded: the first of a Convolution that also
+    # sums a residual Add and quantizes again (irpool.cpu.quantized_convolutions).
+    rounds: bool = True
 
     @property
     def levels(self) -> int:

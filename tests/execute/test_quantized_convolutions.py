@@ -15,6 +15,7 @@ from irpool.cpu import quantized_convolutions
 from irpool.cpu.int8_pairs import SaturatedPairs, SaturatedRows, halved_filters
 from irpool.execute import plan
 from irpool.ops.convolution import Convolution1
+from irpool.ops.fake_quantize import FakeQuantize1
 from irpool.ops.mat_mul import MatMul1
 from irpool.ops.pooling_geometry import Window
 from tests import ir
@@ -205,3 +206,19 @@ def test_int8_matmuls_written_alike_take_their_own_pairs(
     codes = first.int8_saturation.pairs.codes
     np.testing.assert_array_equal(codes, -second.int8_saturation.pairs.codes)
     assert np.any(codes)
+
+
+def test_the_quantizer_before_each_residual_sum_is_not_rounded() -> None:
+    """resnet18-int8 (tests/models/vision): the CPU fuses each residual Add into one int8
+    Convolution with the FakeQuantize after it (its runtime model, measured 2026-12-07) and
+    drops the rounding of that Convolution's own FakeQuantize; the Add's first operand where
+    both are such (layer2.0, layer3.0, layer4.0: the 3x3 one, not the 1x1 downsample)."""
+    path = Path(__file__).resolve().parents[1] / "models" / "vision" / "resnet18-int8" / "model.xml"
+    model = irpool.load(path)
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    steps = plan.plan_execution(runner_input).steps
+    unrounded = {s.layer.name for s in steps if isinstance(s.op, FakeQuantize1) and not s.op.rounds}
+    products = (427887, 427901, 427915, 427936, 427950, 427971, 427985, 428006)
+    assert unrounded == {f"Multiply_{n}/fq_output_0" for n in products}

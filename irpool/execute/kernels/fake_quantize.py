@@ -56,7 +56,7 @@ def run_fake_quantize(
         if layer.snippet.node:
             wide = thread_scratch().array(Slot.WIDENED, x.shape, np.dtype(np.float64))
         return [stored_from_f32(quantize_into(x, out, layer.snippet, wide), data.dtype)]
-    quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel)
+    quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel, op.rounds)
     return [stored_from_f32(quantized, data.dtype)]
 
 
@@ -75,5 +75,6 @@ def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int
             f"irpool does not run a FakeQuantize whose ranges broadcast {list(shape)} "
             f"to {list(broadcast)}"
         )
-    snippet = snippet_steps(ranges, op.levels, kernel) if kernel != "reference" else None
+    passes = kernel != "reference" and (op.rounds or kernel != "post_op")  # whole levels
+    snippet = snippet_steps(ranges, op.levels, kernel) if passes else None
     return _Layer(False, kernel, ranges, snippet)
