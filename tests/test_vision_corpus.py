@@ -80,6 +80,12 @@ NAN_PLACES_OF_AVX512 = {("yolov8n-obb-nms", "nonfinite")}
 # yolov8n-int8's output moves by 0.33 of its scale. There these are compared with the host's
 # CPU plugin, run live.
 INT8_SUMS_OF_VNNI = ("mobilenet_v2-int8", "resnet18-int8", "yolov8n-int8")
+# On an AVX2 host the CPU's strided 1x1 int8 Convolution (`jit_avx2_1x1_I8`) now and then
+# computes one output pixel of one 8-channel block from another input pixel, a race
+# (docs/cpu.md#int8-products-without-vnni-sum-saturated-pairs): resnet18-int8's output then
+# moves by up to 0.3 of its scale on about one run in 100 to 10,000. irpool gives the output
+# the CPU gives on most of CPU_RUNS runs.
+CPU_RUNS = 5
 CLASS_AXIS = 1  # NCHW masks, YOLO's (batch, 4 + classes, anchors) and (batch, detections, 6)
 MAX_BYTES = 10 * 2**20  # with the language corpus, about 15 MB
 
@@ -184,9 +190,12 @@ def test_int8_models_give_the_hosts_outputs_without_vnni(name: str, sample: str)
     path = CORPUS / name / "model.xml"
     inputs = load_npz(CORPUS / name / f"inputs-{sample}.npz")
     outputs = irpool.load(path).run(inputs)
-    config = {"INFERENCE_PRECISION_HINT": "f32"}
-    live = ov.Core().compile_model(path, "CPU", config)(inputs).values()
-    expected = dict(zip(outputs, live, strict=True))
+    compiled = ov.Core().compile_model(path, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    runs = [[np.array(v) for v in compiled(inputs).values()] for _ in range(CPU_RUNS)]
+    bits = [b"".join(array.tobytes() for array in run) for run in runs]
+    usual = max(bits, key=bits.count)
+    assert bits.count(usual) > CPU_RUNS // 2, "the CPU gives no output on most runs"
+    expected = dict(zip(outputs, runs[bits.index(usual)], strict=True))
     assert run_differences(outputs, expected, _tolerance(name), CLASS_AXIS) == {}
 
 
