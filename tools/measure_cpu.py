@@ -236,13 +236,13 @@ def one_channel_integer_max_pool_is_exact() -> Measurement:
 
 @behaviour("Reductions fold runs of 16 in lanes", "irpool.execute.kernels.reduce_order.lane_fold")
 def reductions_fold_runs_of_16_in_lanes() -> Measurement:
-    """ReduceSum of [2**24, 0, 1, 1, 0 x 12] is 16777218 (lanes 2 and 3 are added first, in
-    ((l0+l4)+(l8+l12)) + ... order), of its first four elements 16777216 (one by one)."""
-    row = [2.0**24, 0.0, 1.0, 1.0] + [0.0] * 12
-    x, y = parameter("x", [1, 16], np.float32), parameter("y", [1, 4], np.float32)
-    axis = constant([1], np.int64)
-    outputs = [opset1.reduce_sum(x, axis, False), opset1.reduce_sum(y, axis, False)]
-    return observe(outputs, [x, y], [np.array([row], np.float32), np.array([row[:4]], np.float32)])
+    """ReduceSum of [2**24, 0, 1, 1, 0 x 12] is 16777218 (((l0+l4)+(l8+l12)) + ...), of its
+    first four 16777216 (one by one); of [2**24, 1, 0, 0, 0, 1, 0, 0] 16777218 with AVX2's 8
+    lanes ((l0+l4) + (l1+l5)), 16777216 on AVX-512 (one by one under 16)."""
+    rows = [[2**24, 0, 1, 1] + [0] * 12, [2**24, 0, 1, 1], [2**24, 1, 0, 0, 0, 1, 0, 0]]
+    inputs = [parameter(f"x{i}", [1, len(row)], np.float32) for i, row in enumerate(rows)]
+    outputs = [opset1.reduce_sum(p, constant([1], np.int64), False) for p in inputs]
+    return observe(outputs, inputs, [np.array([row], np.float32) for row in rows])
 
 
 @behaviour("u8 sums are stored through i16", "irpool.execute.kernels.reduce_sums.held_sum")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
 from irpool.ops.base import TensorInfo
 from irpool.ops.folding import integer_values
 
@@ -36,7 +37,8 @@ LAYOUT_KEEPING = frozenset({
     "Multiply", "Divide", "Maximum", "Minimum", "Power", "FakeQuantize", "Convert",
 })  # fmt: skip
 BUBBLE_MAX_K = 6  # a static TopK with k up to this sorts in registers (its bubble kernels)
-LANES = 16  # the AVX-512 vector the k-1 kernel compares in (8 with AVX2 or SSE4.1)
+LANES = 16  # the AVX-512 vector the k-1 kernel compares in
+AVX2_LANES = 8  # its ymm vector with at most AVX2
 HEAP, FIRST_OF_LANES, BUBBLE = "heap", "lanes", "bubble"
 
 
@@ -70,11 +72,12 @@ def cpu_kernel_order(
 
 
 def lanes_first(row: list[Any], largest: bool) -> int:
-    """The index the CPU's k-1 kernel gives for one row: each of 16 lanes keeps its best of the
-    elements at its place in each whole vector, the lanes are reduced pairwise (0-3 against
-    4-7, 8-11 against 12-15, the two, then lanes 0 against 1 and 2 against 3, then those), and
-    the elements past the last whole vector are compared one by one; a later element replaces
-    the kept one only when it ranks strictly before it (min: ``not kept <= new``, so NaN)."""
+    """The index the CPU's k-1 kernel gives for one row: each of 16 lanes (8 with at most
+    AVX2) keeps its best of the elements at its place in each whole vector, the lanes are
+    reduced pairwise (0-3 against 4-7, on AVX-512 8-11 against 12-15 and the two, then lanes 0
+    against 1 and 2 against 3, then those), and the elements past the last whole vector are
+    compared one by one; a later element replaces the kept one only when it ranks strictly
+    before it (min: ``not kept <= new``, so NaN)."""
     replaces: Callable[[Any, Any], bool] = (
         (lambda kept, new: bool(kept < new)) if largest else (lambda kept, new: not kept <= new)
     )
@@ -82,18 +85,21 @@ def lanes_first(row: list[Any], largest: bool) -> int:
     def better(a: int, b: int) -> int:
         return b if replaces(row[a], row[b]) else a
 
-    size = len(row)
-    if size < LANES:
+    def paired(first: list[int], second: list[int]) -> list[int]:
+        return [better(a, b) for a, b in zip(first, second, strict=True)]
+
+    size, width = len(row), LANES if cpu_isa() == AVX512_CORE else AVX2_LANES
+    if size < width:
         best, start = 0, 1
     else:
-        lanes = list(range(LANES))
-        start = LANES
-        while start <= size - LANES:
+        lanes = list(range(width))
+        start = width
+        while start <= size - width:
             lanes = [better(kept, start + lane) for lane, kept in enumerate(lanes)]
-            start += LANES
-        halves = [better(a, b) for a, b in zip(lanes[0:4], lanes[4:8], strict=True)]
-        others = [better(a, b) for a, b in zip(lanes[8:12], lanes[12:16], strict=True)]
-        quarter = [better(a, b) for a, b in zip(halves, others, strict=True)]
+            start += width
+        quarter = paired(lanes[0:4], lanes[4:8])
+        if width == LANES:
+            quarter = paired(quarter, paired(lanes[8:12], lanes[12:16]))
         best = better(better(quarter[0], quarter[1]), better(quarter[2], quarter[3]))
     for place in range(start, size):
         best = better(best, place)

@@ -18,7 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.differential.harness import PER_OP
+import irpool
+from irpool.execute.kernels.reduce_order import AVX2_LANES, lanes
+from tests.differential.harness import CPU_CONFIG, PER_OP
 from tests.differential.single_layer import (
     DATA_TYPES,
     Config,
@@ -104,3 +106,21 @@ def test_shapes_match_openvino(outcomes: list[Outcome]) -> None:
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     assert_runs_agree(outcomes, tmp_path)
+
+
+def test_a_row_of_8_is_multiplied_in_the_lanes_of_an_avx2_vector(tmp_path: Path) -> None:
+    """[0, NaN, 0, 0, inf, 0, 0, 0]: with AVX2 lanes 0 and 4 give 0 x inf, the default NaN
+    (sign set), which MULPS keeps as its first operand against lanes 1 and 5's NaN; on AVX-512
+    one by one, so the NaN fed comes first and stays positive."""
+    parameter = ov.opset1.parameter([1, 8], np.float32, name="in0")
+    axes = ov.opset1.constant(np.array([1], np.int64))
+    product = ov.opset1.reduce_prod(parameter, axes, False)
+    product.output(0).get_tensor().set_names({"out0"})
+    path = tmp_path / "reduce_prod.xml"
+    ov.save_model(ov.Model([product], [parameter]), path, compress_to_fp16=False)
+    data = np.array([[0, np.nan, 0, 0, np.inf, 0, 0, 0]], np.float32)
+    compiled = ov.Core().compile_model(path, "CPU", CPU_CONFIG)
+    theirs = compiled.create_infer_request().infer({0: data})[compiled.output(0)]
+    assert np.signbit(theirs).tolist() == [lanes() == AVX2_LANES]
+    ours = irpool.load(path).run({"in0": data})["out0"]
+    assert ours.tobytes() == theirs.tobytes()

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from irpool.execute.kernels.reduce_order import scan_run
+from irpool.execute.kernels.reduce_order import LANES, lanes, scan_run
 from tests.differential.oracle_batch import (
     NUMPY_TYPES,
     Arrays,
@@ -186,7 +186,9 @@ def test_generator_covers_the_space(outcomes: list[Outcome[Config]]) -> None:
         counts["order unknown"] += not config.order_known
         counts["integer extremes"] += config.specials and config.element_type in EXTREMES
     assert all(counts[op] >= 80 for op in BUILDERS), counts
-    assert counts["lanes"] >= 70 and counts["order unknown"] >= 50, counts
+    # With AVX2 only a kept innermost axis of 1 leaves the order unknown (scan_run)
+    unknown = 50 if lanes() == LANES else 3
+    assert counts["lanes"] >= 70 and counts["order unknown"] >= unknown, counts
     assert counts["integer extremes"] >= 30, counts
 
 

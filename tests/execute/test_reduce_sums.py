@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu.isa import AVX2, AVX512_CORE
 from irpool.element_types import element_type
+from irpool.execute.kernels import reduce_order
 from irpool.ops.base import ShapeError, TensorInfo
 from irpool.ops.reduce import (
     ReduceL1_4,
@@ -39,12 +41,10 @@ def reduce_row(op: str, dtype: Any, row: list[Any]) -> Any:
         ("sum", np.int32, [2**24, 1], 2**24),
         ("sum", np.int32, [2**30] * 4, -(2**31)),  # 2**32 out of int32: INT32_MIN
         ("sum", np.int32, [2**31 - 1, 1], -(2**31)),
-        ("sum", np.int32, [2**26 + 1] * 40, -1610612736),  # the lanes' 2**31 held, then the tail
         ("sum", np.int64, [2**40, 1], 1),  # wrapped to int32 first
         ("sum", np.int64, [5, 2**32 + 3], 8),
         ("sum", np.int8, [100, 100, -1], 127),
         ("sum", np.int8, [-100, -100, 1], -128),
-        ("sum", np.int8, [100] * 20 + [-100] * 20, -128),  # the lanes' 800 held as 127
         ("sum", np.int16, [30000, 30000], -5536),
         ("sum", np.uint8, [200, 100], 255),
         ("sum", np.uint32, [2**32 - 1, 1], 0),
@@ -66,6 +66,34 @@ def reduce_row(op: str, dtype: Any, row: list[Any]) -> Any:
 )
 def test_integers_as_the_cpu_holds_them(op: str, dtype: Any, row: list[int], cpu: int) -> None:
     assert reduce_row(op, dtype, row) == cpu
+
+
+@pytest.mark.parametrize(
+    ("isa", "dtype", "row", "cpu"),
+    [  # sums held in the type after the lanes of each whole vector (16 or 8 lanes)
+        (AVX512_CORE, np.int32, [2**26 + 1] * 40, -1610612736),  # 2**31 held, then the tail
+        (AVX2, np.int32, [2**26 + 1] * 40, -(2**31)),  # 5 whole vectors, no tail
+        (AVX2, np.int32, [2**26 + 1] * 36, -1879048192),  # 2**31 held, then the tail
+        (AVX512_CORE, np.int8, [100] * 20 + [-100] * 20, -128),  # the lanes' 800 held as 127
+        (AVX2, np.int8, [100] * 20 + [-100] * 20, 0),  # lanes of 100 and -100
+    ],
+)
+def test_integer_sums_held_after_the_hosts_lanes(
+    monkeypatch: pytest.MonkeyPatch, isa: str, dtype: Any, row: list[int], cpu: int
+) -> None:
+    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: isa)
+    assert reduce_row("sum", dtype, row) == cpu
+
+
+def test_avx2_stores_an_integer_sum_after_each_run_of_the_last_axes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every axis of [3, 1, 3] with AVX2: the runs of 3 are summed one by one and each stored
+    held (2**31 as INT32_MIN, then 0, then 5; measured), not 2**32 + 5 at once."""
+    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: AVX2)
+    data = np.array([2**30, 2**30, 0, 2**30, 2**30, 0, 5, 0, 0], np.int32).reshape(3, 1, 3)
+    (result,) = compute(ReduceSum1({"keep_dims": False}), [data, np.arange(3)])
+    assert result is not None and result.tolist() == 5
 
 
 @pytest.mark.parametrize(
@@ -112,6 +140,16 @@ def test_float_sums_take_the_cpu_order() -> None:
     assert reduce_row("sum", np.float32, row) == 2.0**24 + 2
     assert reduce_row("sum", np.float32, row[:4]) == 2.0**24  # one by one: both ones lost
     assert reduce_row("l2", np.float64, [1e300, 1.0]) == F32_MAX  # f64 held as f32
+
+
+@pytest.mark.parametrize(("isa", "cpu"), [(AVX2, 2.0**24 + 2), (AVX512_CORE, 2.0**24)])
+def test_eight_floats_are_summed_in_the_lanes_of_an_avx2_vector(
+    monkeypatch: pytest.MonkeyPatch, isa: str, cpu: float
+) -> None:
+    """With AVX2 8 elements fill the 8 lanes, (l0 + l4) + (l1 + l5) keeps both ones; on
+    AVX-512 they are added one by one and both are lost."""
+    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: isa)
+    assert reduce_row("sum", np.float32, [2.0**24, 1, 0, 0, 0, 1, 0, 0]) == cpu
 
 
 @pytest.mark.parametrize(

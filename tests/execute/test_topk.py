@@ -9,7 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from irpool.cpu import topk_order
 from irpool.cpu.compilation import compiled_for_layer
+from irpool.cpu.isa import AVX2, AVX512_CORE
 from irpool.cpu.refusals import check_refusals
 from irpool.cpu.topk_order import held_blocked
 from irpool.element_types import element_type
@@ -144,20 +146,32 @@ TWO_MAXIMA = [[1.0 if place in (2, 32) else 0.0 for place in range(80)]]
 
 
 @pytest.mark.parametrize(
-    ("rows", "k", "mode", "sort", "dynamic", "indices"),
+    ("rows", "k", "mode", "sort", "dynamic", "indices", "isa"),
     [  # the CPU plugin's indices (measured, docs/ops/TopK.md#the-cpus-kernels)
-        (TIED, 8, "max", "value", False, [9, 2, 3, 0, 5, 6, 7, 10]),  # heap
-        (TIED, 8, "min", "index", False, [1, 2, 4, 5, 6, 7, 8, 11]),  # heap, then by index
-        (TIED, 3, "max", "value", True, [0, 2, 3]),  # dynamic shapes: heap
-        (WITH_NAN, 8, "max", "value", False, [7, 8, 9, 5, 0, 2, 3, 6]),  # heap: NaN first
-        (WITH_NAN, 4, "min", "value", False, [9, 1, 7, 4]),  # bubble: NaN displaces
-        (TWO_MAXIMA, 1, "max", "none", False, [32]),  # lanes: 32 in lane 0 beats 2 in lane 2
-        ([TWO_MAXIMA[0][:40]], 1, "max", "none", False, [2]),  # 32 past the whole vectors
+        (TIED, 8, "max", "value", False, [9, 2, 3, 0, 5, 6, 7, 10], AVX512_CORE),  # heap
+        (TIED, 8, "min", "index", False, [1, 2, 4, 5, 6, 7, 8, 11], AVX512_CORE),  # heap, by index
+        (TIED, 3, "max", "value", True, [0, 2, 3], AVX512_CORE),  # dynamic shapes: heap
+        (WITH_NAN, 8, "max", "value", False, [7, 8, 9, 5, 0, 2, 3, 6], AVX512_CORE),  # NaN first
+        (WITH_NAN, 4, "min", "value", False, [9, 1, 7, 4], AVX512_CORE),  # bubble: NaN displaces
+        (TWO_MAXIMA, 1, "max", "none", False, [32], AVX512_CORE),  # lanes: 32 in lane 0 beats
+        # 2 in lane 2
+        ([TWO_MAXIMA[0][:40]], 1, "max", "none", False, [2], AVX512_CORE),  # 32 past the whole
+        # vectors of 16
+        ([TWO_MAXIMA[0][:40]], 1, "max", "none", False, [32], AVX2),  # 5 whole vectors of 8
+        ([TWO_MAXIMA[0][:36]], 1, "max", "none", False, [2], AVX2),  # 32 past them
     ],
 )
 def test_the_cpus_kernels_tie_and_nan_order(
-    rows: list[list[float]], k: int, mode: str, sort: str, dynamic: bool, indices: list[int]
+    monkeypatch: pytest.MonkeyPatch,
+    rows: list[list[float]],
+    k: int,
+    mode: str,
+    sort: str,
+    dynamic: bool,
+    indices: list[int],
+    isa: str,
 ) -> None:
+    monkeypatch.setattr(topk_order, "cpu_isa", lambda: isa)
     x = np.array(rows, np.float32)
     op = TopK11({"axis": -1, "mode": mode, "sort": sort, "index_element_type": "i32"})
     shape = Shape((Dim.dynamic(), Dim.dynamic())) if dynamic else Shape.of(*x.shape)

@@ -1,9 +1,9 @@
 """The order in which OpenVINO's CPU plugin folds the reduced elements of each output, shared
 by its ReduceMax, ReduceMin, ReduceSum, ReduceL1 and ReduceL2 (measured,
 docs/ops/ReduceMax.md#the-cpus-scan and docs/ops/ReduceSum.md#summation-order): one element
-after another, or, for contiguous runs of 16 or more, in 16 SIMD lanes combined as a fixed
-tree. The same order decides where a NaN wins a maximum or a minimum and how an f32 sum
-rounds.
+after another, or, for contiguous runs of a vector or more, in the vector's SIMD lanes (16 on
+AVX-512, 8 with at most AVX2: `lanes`) combined as a fixed tree. The same order decides where
+a NaN wins a maximum or a minimum and how an f32 sum rounds.
 """
 
 from __future__ import annotations
@@ -16,9 +16,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-# The CPU's f32 vector width on AVX-512: its reduce kernels scan runs in this many lanes.
+from irpool.cpu.isa import AVX512_CORE, cpu_isa
+
+# The CPU's f32 vector width: its reduce kernels scan runs in this many lanes (a zmm register
+# on AVX-512, a ymm one with at most AVX2).
 LANES = 16
+AVX2_LANES = 8
 SEQUENTIAL = 0
+
+
+def lanes() -> int:
+    """The f32 lanes of the CPU's reduce kernel on this host (docs/reductions.md)."""
+    return LANES if cpu_isa() == AVX512_CORE else AVX2_LANES
+
 
 Fold = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
 Hold = Callable[[NDArray[Any]], NDArray[Any]]
@@ -28,19 +38,40 @@ def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:
     """How the CPU scans the reduced elements of each output, measured with NaN at every
     position (ReduceMax) and on sums that round: `SEQUENTIAL` (one by one), the length of the
     contiguous innermost runs it scans in SIMD lanes, or None where its kernel takes another
-    order irpool does not reproduce: 16 or more reduced elements with rank 5, every axis
-    reduced, rank 4 reduced over axes 1-3, or a kept innermost axis of 1."""
-    rank = len(shape)
-    if prod(shape[axis] for axis in axes) < LANES or rank == 1:
+    order irpool does not reproduce: a kept innermost axis of 1, and on AVX-512 a vector or
+    more of reduced elements with rank 5, every axis reduced, or rank 4 reduced over axes 1-3.
+    With at most AVX2 those scan runs of the last two axes at most (measured,
+    docs/reductions.md)."""
+    rank, width = len(shape), lanes()
+    if prod(shape[axis] for axis in axes) < width or rank == 1:
         return SEQUENTIAL
-    if rank == 5 or len(axes) == rank or (rank == 4 and sorted(axes) == [1, 2, 3]):
+    avx512 = width == LANES
+    if avx512 and (rank == 5 or len(axes) == rank or (rank == 4 and sorted(axes) == [1, 2, 3])):
         return None
     if shape[-1] == 1 and rank - 1 not in axes:
         return None
-    run, axis = 1, rank - 1
-    while axis in axes:
+    run = _innermost_run(shape, axes, 0 if avx512 else rank - 2)
+    return run if run >= width else SEQUENTIAL
+
+
+def stored_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    """With at most AVX2, the run of reduced elements (of the last two axes at most) after
+    which the CPU stores each output, where a shorter one than a vector is scanned one by one
+    (measured on integer sums held in their type: docs/ops/ReduceSum.md); SEQUENTIAL where no
+    such run is measured: on AVX-512, or with the innermost axis kept."""
+    if lanes() == LANES or len(shape) < 2:
+        return SEQUENTIAL
+    run = _innermost_run(shape, axes, len(shape) - 2)
+    return run if run > 1 else SEQUENTIAL
+
+
+def _innermost_run(shape: tuple[int, ...], axes: tuple[int, ...], last: int) -> int:
+    """The elements of the reduced axes from the innermost one down to `last` (or the first
+    kept one): a contiguous run."""
+    run, axis = 1, len(shape) - 1
+    while axis in axes and axis >= last:
         run, axis = run * shape[axis], axis - 1
-    return run if run >= LANES else SEQUENTIAL
+    return run
 
 
 @dataclass(frozen=True)
@@ -92,25 +123,26 @@ def lane_fold(
     scan: Callable[[NDArray[Any], Any], NDArray[Any]],
     hold: Hold | None = None,
 ) -> NDArray[Any]:
-    """The CPU's reduction over runs of `run` (16 or more) contiguous elements (rows hold
-    whole runs, one after the other), measured on NaN at every position and on sums: each
-    vector of 16 elements is folded into 16 lanes (lane j scans elements j, j+16, ... from
-    `start`); the lanes are combined as ((l0,l4),(l8,l12)) for each of the four lane groups,
-    then ((g0,g1),(g2,g3)), each pair by `combine` with the later lanes second; the run's
-    result r then updates the output as combine(r, output); the run's last `run % 16`
-    elements continue the scan from there. `hold`: how the output is stored between those
-    steps (an integer sum in its type)."""
-    count = len(rows)
-    vectors = run // LANES * LANES
+    """The CPU's reduction over runs of `run` (a vector or more) contiguous elements (rows
+    hold whole runs, one after the other), measured on NaN at every position and on sums: each
+    vector of `lanes()` elements (16 on AVX-512, 8 with AVX2) is folded into its lanes (lane j
+    scans elements j, j + lanes(), ... from `start`); 16 lanes are combined as
+    ((l0,l4),(l8,l12)) for each of the four lane groups, 8 as (l0,l4); then ((g0,g1),(g2,g3)),
+    each pair by `combine` with the later lanes second; the run's result r then updates the
+    output as combine(r, output); the run's last `run % lanes()` elements continue the scan
+    from there. A shorter run (`stored_run`) is scanned one by one and stored. `hold`: how the
+    output is stored between those steps (an integer sum in its type)."""
+    count, width = len(rows), lanes()
+    vectors = run // width * width
     output = np.full(count, start, rows.dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         for begin in range(0, rows.shape[1], run):
-            body = rows[:, begin : begin + vectors].reshape(count, -1, LANES)
-            lanes = scan(body.transpose(0, 2, 1).reshape(count * LANES, -1), start)
-            lanes = lanes.reshape(count, LANES)
-            groups = combine(
-                combine(lanes[:, 0:4], lanes[:, 4:8]), combine(lanes[:, 8:12], lanes[:, 12:16])
-            )
+            body = rows[:, begin : begin + vectors].reshape(count, -1, width)
+            folded = scan(body.transpose(0, 2, 1).reshape(count * width, -1), start)
+            folded = folded.reshape(count, width)
+            groups = combine(folded[:, 0:4], folded[:, 4:8])
+            if width == LANES:  # the upper 256 bits' groups, then the two halves
+                groups = combine(groups, combine(folded[:, 8:12], folded[:, 12:16]))
             result = combine(
                 combine(groups[:, 0], groups[:, 1]), combine(groups[:, 2], groups[:, 3])
             )

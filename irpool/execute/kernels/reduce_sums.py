@@ -2,10 +2,11 @@
 plugin computes them (measured, docs/ops/ReduceSum.md).
 
 Every type is summed in f32 (integers wrapped to int32 first, f64 saturated to ±FLT_MAX) in
-the CPU's order (`reduce_order`: one element after another, runs of 16 or more in 16 SIMD
-lanes), so an f32 sum is bit for bit the CPU's where that order is known. ReduceL1 sums |x|,
-ReduceL2 takes the square root of the sum of x*x. An integer sum is stored in its type after
-each run's lanes and at the end (`held_sum`), and ReduceL2's integer root is truncated.
+the CPU's order (`reduce_order`: one element after another, runs of a vector or more in its
+SIMD lanes, 16 on AVX-512 and 8 with AVX2), so an f32 sum is bit for bit the CPU's where that
+order is known. ReduceL1 sums |x|, ReduceL2 takes the square root of the sum of x*x. An
+integer sum is stored in its type after each run's lanes and at the end (`held_sum`), with
+AVX2 also after each shorter run (`stored_run`), and ReduceL2's integer root is truncated.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from numpy.typing import NDArray
 
 from irpool.cpu.numerics import f32_operand, stored_from_f32
 from irpool.execute.kernels.reduce_order import (
+    SEQUENTIAL,
     lane_fold,
     reduced_rows,
     scan_run,
     sequential_sum,
     shaped,
+    stored_run,
 )
 
 # An u8 sum is stored through u16 saturation read as i16, then u8 saturation (measured):
@@ -43,6 +46,8 @@ def reduce_sum(x: NDArray[Any], axes: tuple[int, ...], keep_dims: bool, norm: st
             values = values * values
     run = scan_run(x.shape, axes)  # None: not reproduced, the sequential order comes closest
     integers = x.dtype.kind in "iu"
+    if integers and run == SEQUENTIAL:  # runs shorter than a vector, each stored held
+        run = stored_run(x.shape, axes)
 
     def hold(sums: NDArray[Any]) -> NDArray[Any]:
         return f32_operand(held_sum(sums, x.dtype))
