@@ -1,6 +1,6 @@
 """Live differential property: ReduceMax with NaN, irpool against the CPU plugin, wherever irpool
-knows the CPU's scan order (`scan_run` is not None: sequential, or runs of 16 or more scanned
-in SIMD lanes; docs/ops/ReduceMax.md#the-cpus-scan).
+knows the CPU's scan order (`scan_run` is not None: sequential, or runs of a vector or more
+scanned in SIMD lanes, 16 on AVX-512 and 8 with AVX2; docs/ops/ReduceMax.md#the-cpus-scan).
 
 Hypothesis draws the shape (ranks 2 to 4, dims around the lane width), the reduced axes and
 where NaN and -inf sit; each example is one model compiled on the CPU (f32 inference

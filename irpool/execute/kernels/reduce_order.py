@@ -38,38 +38,42 @@ def scan_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int | None:
     """How the CPU scans the reduced elements of each output, measured with NaN at every
     position (ReduceMax) and on sums that round: `SEQUENTIAL` (one by one), the length of the
     contiguous innermost runs it scans in SIMD lanes, or None where its kernel takes another
-    order irpool does not reproduce: a kept innermost axis of 1, and on AVX-512 a vector or
-    more of reduced elements with rank 5, every axis reduced, or rank 4 reduced over axes 1-3.
-    With at most AVX2 those scan runs of the last two axes at most (measured,
+    order irpool does not reproduce: on AVX-512, a vector or more of reduced elements with
+    rank 5, every axis reduced, rank 4 reduced over axes 1-3, or a kept innermost axis of 1.
+    With at most AVX2 each of those scans the runs of its last two axes (measured,
     docs/reductions.md)."""
     rank, width = len(shape), lanes()
     if prod(shape[axis] for axis in axes) < width or rank == 1:
         return SEQUENTIAL
-    avx512 = width == LANES
-    if avx512 and (rank == 5 or len(axes) == rank or (rank == 4 and sorted(axes) == [1, 2, 3])):
+    if width == AVX2_LANES:
+        run = _last_two_axes_run(shape, axes)
+        return run if run >= width else SEQUENTIAL
+    if rank == 5 or len(axes) == rank or (rank == 4 and sorted(axes) == [1, 2, 3]):
         return None
     if shape[-1] == 1 and rank - 1 not in axes:
         return None
-    run = _innermost_run(shape, axes, 0 if avx512 else rank - 2)
+    run, axis = 1, rank - 1
+    while axis in axes:
+        run, axis = run * shape[axis], axis - 1
     return run if run >= width else SEQUENTIAL
 
 
 def stored_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
-    """With at most AVX2, the run of reduced elements (of the last two axes at most) after
-    which the CPU stores each output, where a shorter one than a vector is scanned one by one
-    (measured on integer sums held in their type: docs/ops/ReduceSum.md); SEQUENTIAL where no
-    such run is measured: on AVX-512, or with the innermost axis kept."""
+    """With at most AVX2, the run of reduced elements of the last two axes after which the
+    CPU stores each output, where a shorter one than a vector is scanned one by one (measured
+    on integer sums held in their type: docs/ops/ReduceSum.md); SEQUENTIAL on AVX-512 (not
+    measured) or where that run is a single element."""
     if lanes() == LANES or len(shape) < 2:
         return SEQUENTIAL
-    run = _innermost_run(shape, axes, len(shape) - 2)
+    run = _last_two_axes_run(shape, axes)
     return run if run > 1 else SEQUENTIAL
 
 
-def _innermost_run(shape: tuple[int, ...], axes: tuple[int, ...], last: int) -> int:
-    """The elements of the reduced axes from the innermost one down to `last` (or the first
-    kept one): a contiguous run."""
+def _last_two_axes_run(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    """The elements of the reduced axes among the last two, from the innermost one on: a kept
+    axis of 1 (an innermost one included) does not end the run, another kept axis does."""
     run, axis = 1, len(shape) - 1
-    while axis in axes and axis >= last:
+    while axis >= len(shape) - 2 and (axis in axes or shape[axis] == 1):
         run, axis = run * shape[axis], axis - 1
     return run
 
