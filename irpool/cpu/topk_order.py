@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.isa import AVX512_CORE, cpu_isa
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
 from irpool.ops.base import TensorInfo
 from irpool.ops.folding import integer_values
 
@@ -88,7 +88,7 @@ def lanes_first(row: list[Any], largest: bool) -> int:
     def paired(first: list[int], second: list[int]) -> list[int]:
         return [better(a, b) for a, b in zip(first, second, strict=True)]
 
-    size, width = len(row), LANES if cpu_isa() == AVX512_CORE else AVX2_LANES
+    size, width = len(row), LANES if host_cpu_isa() == AVX512_CORE else AVX2_LANES
     if size < width:
         best, start = 0, 1
     else:

@@ -81,7 +81,7 @@ def test_integers_as_the_cpu_holds_them(op: str, dtype: Any, row: list[int], cpu
 def test_integer_sums_held_after_the_hosts_lanes(
     monkeypatch: pytest.MonkeyPatch, isa: str, dtype: Any, row: list[int], cpu: int
 ) -> None:
-    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: isa)
+    monkeypatch.setattr(reduce_order, "host_cpu_isa", lambda: isa)
     assert reduce_row("sum", dtype, row) == cpu
 
 
@@ -90,7 +90,7 @@ def test_avx2_stores_an_integer_sum_after_each_run_of_the_last_axes(
 ) -> None:
     """Every axis of [3, 1, 3] with AVX2: the runs of 3 are summed one by one and each stored
     held (2**31 as INT32_MIN, then 0, then 5; measured), not 2**32 + 5 at once."""
-    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: AVX2)
+    monkeypatch.setattr(reduce_order, "host_cpu_isa", lambda: AVX2)
     data = np.array([2**30, 2**30, 0, 2**30, 2**30, 0, 5, 0, 0], np.int32).reshape(3, 1, 3)
     (result,) = compute(ReduceSum1({"keep_dims": False}), [data, np.arange(3)])
     assert result is not None and result.tolist() == 5
@@ -148,7 +148,7 @@ def test_eight_floats_are_summed_in_the_lanes_of_an_avx2_vector(
 ) -> None:
     """With AVX2 8 elements fill the 8 lanes, (l0 + l4) + (l1 + l5) keeps both ones; on
     AVX-512 they are added one by one and both are lost."""
-    monkeypatch.setattr(reduce_order, "cpu_isa", lambda: isa)
+    monkeypatch.setattr(reduce_order, "host_cpu_isa", lambda: isa)
     assert reduce_row("sum", np.float32, [2.0**24, 1, 0, 0, 0, 1, 0, 0]) == cpu
 
 

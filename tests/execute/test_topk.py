@@ -171,7 +171,7 @@ def test_the_cpus_kernels_tie_and_nan_order(
     indices: list[int],
     isa: str,
 ) -> None:
-    monkeypatch.setattr(topk_order, "cpu_isa", lambda: isa)
+    monkeypatch.setattr(topk_order, "host_cpu_isa", lambda: isa)
     x = np.array(rows, np.float32)
     op = TopK11({"axis": -1, "mode": mode, "sort": sort, "index_element_type": "i32"})
     shape = Shape((Dim.dynamic(), Dim.dynamic())) if dynamic else Shape.of(*x.shape)

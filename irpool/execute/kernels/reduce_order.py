@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.isa import AVX512_CORE, cpu_isa
+from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
 
 # The CPU's f32 vector width: its reduce kernels scan runs in this many lanes (a zmm register
 # on AVX-512, a ymm one with at most AVX2).
@@ -27,7 +27,7 @@ SEQUENTIAL = 0
 
 def lanes() -> int:
     """The f32 lanes of the CPU's reduce kernel on this host (docs/reductions.md)."""
-    return LANES if cpu_isa() == AVX512_CORE else AVX2_LANES
+    return LANES if host_cpu_isa() == AVX512_CORE else AVX2_LANES
 
 
 Fold = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
