@@ -143,6 +143,16 @@ def test_every_llm_has_its_greedy_tokens() -> None:
         assert len(tokens) == 16 and len(set(tokens)) > 1, name
 
 
+def test_every_weight_compressed_sample_has_an_avx2_hosts_outputs() -> None:
+    """Their AVX2 outputs leave the AVX-512 ones beyond the tolerance (docs/corpus.md)."""
+    for name in RUNNABLE:
+        folder, file = name.rsplit("/", 1)
+        if "-int8" in folder or "-int4" in folder:
+            for sample in _samples(name):
+                stem = f"outputs-{file.removesuffix('.xml')}-{sample}-avx2.npz"
+                assert (CORPUS / folder / stem).is_file(), f"{folder}/{stem}"
+
+
 def test_the_committed_corpus_stays_small() -> None:
     size = sum(path.stat().st_size for path in CORPUS.rglob("*") if path.is_file())
     assert size <= MAX_BYTES, f"{size / 2**20:.1f} MB"
