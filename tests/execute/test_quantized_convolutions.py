@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -142,6 +143,39 @@ def test_saturated_pairs(codes: list[int], level: int, change: int) -> None:
     x = np.full((1, len(codes), 1, 1), -1 + 0.5 * level, np.float32)
     window = Window(size=1, out=1, kernel=3, stride=1, dilation=1, pad_begin=1)
     assert pairs(x, (window, window)).tolist() == [[[[0.25 * change]]]]
+
+
+def _saturated_by_hand(
+    level: np.ndarray, codes: np.ndarray, stride: int, pad: int
+) -> np.ndarray:
+    """Each output's pairs of a 2-D convolution summed saturated less summed exactly, element
+    by element ([N, O, out, out]); `codes` has an even number of channels."""
+    padded = np.pad(level, [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    kernel = codes.shape[2]
+    out = (padded.shape[2] - kernel) // stride + 1
+    change = np.zeros((level.shape[0], codes.shape[0], out, out), np.int64)
+    for n, o, y, x, j, dy, dx in product(
+        range(level.shape[0]), range(codes.shape[0]), range(out), range(out),
+        range(0, codes.shape[1], 2), range(kernel), range(kernel),
+    ):  # fmt: skip
+        a, b = padded[n, j : j + 2, y * stride + dy, x * stride + dx]
+        exact = int(a) * int(codes[o, j, dy, dx]) + int(b) * int(codes[o, j + 1, dy, dx])
+        change[n, o, y, x] += min(max(exact, -32768), 32767) - exact
+    return change
+
+
+@pytest.mark.parametrize("high", [40, 160, 255])  # few candidates, some, most
+@pytest.mark.parametrize("spread", [20, 127])  # codes mostly small, codes of any size
+def test_saturated_pairs_equal_a_sum_by_hand(high: int, spread: int) -> None:
+    rng = np.random.default_rng(high * 1000 + spread)
+    level = rng.integers(0, high, (2, 6, 7, 7))
+    level.flat[rng.integers(0, level.size, 20)] = 255  # a few high levels among them
+    codes = np.clip(rng.normal(0, spread, (5, 6, 3, 3)), -128, 127).astype(np.int32)
+    codes[:, :, 1, 1] = 127  # every output can saturate at the centre tap
+    pairs = SaturatedPairs(0.0, 1.0, 256, codes, np.ones(5))
+    window = Window(size=7, out=4, kernel=3, stride=2, dilation=1, pad_begin=1)
+    found = pairs(level.astype(np.float32), (window, window))
+    assert found.tolist() == _saturated_by_hand(level, codes, 2, 1).astype(np.float32).tolist()
 
 
 def test_halved_filters_round_half_to_even() -> None:
