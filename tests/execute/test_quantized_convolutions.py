@@ -145,9 +145,7 @@ def test_saturated_pairs(codes: list[int], level: int, change: int) -> None:
     assert pairs(x, (window, window)).tolist() == [[[[0.25 * change]]]]
 
 
-def _saturated_by_hand(
-    level: np.ndarray, codes: np.ndarray, stride: int, pad: int
-) -> np.ndarray:
+def _saturated_by_hand(level: np.ndarray, codes: np.ndarray, stride: int, pad: int) -> np.ndarray:
     """Each output's pairs of a 2-D convolution summed saturated less summed exactly, element
     by element ([N, O, out, out]); `codes` has an even number of channels."""
     padded = np.pad(level, [(0, 0), (0, 0), (pad, pad), (pad, pad)])
