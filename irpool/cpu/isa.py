@@ -97,8 +97,8 @@ def cpu_isa() -> str:
 @cache
 def host_cpu_isa() -> str:
     """The instruction set of this host's f32 kernels without ONEDNN_MAX_CPU_ISA's cap, for the
-    plugin nodes that pick their kernel so (the MVN node, the attention node's intrinsics:
-    docs/cpu.md#instruction-sets). Read once a process."""
+    plugin nodes that pick their kernel so (MVN, RMS, Reduce, TopK and the attention node's
+    intrinsics: docs/cpu.md#instruction-sets). Read once a process."""
     return min(host_isa(_cpuinfo_flags()), AVX512_CORE, key=_RANKED.index)
 
 
