@@ -43,7 +43,7 @@ def f16_constant_arithmetic_folds_in_f32() -> Measurement:
 
 @behaviour(
     "A FakeQuantize fused into a Convolution rounds its level once",
-    "irpool.cpu.quantized_convolutions.mark_quantizers_after_convolutions",
+    "irpool.cpu.quantized_convolutions.quantizers_after_convolutions",
 )
 def fake_quantize_fused_into_a_convolution_rounds_its_level_once() -> Measurement:
     """Convolution (1x1, weight 1) -> FakeQuantize [-0.3, 1.7] of 256 levels: x = -0.2882353
@@ -60,7 +60,7 @@ def fake_quantize_fused_into_a_convolution_rounds_its_level_once() -> Measuremen
 
 @behaviour(
     "A FakeQuantize before a residual sum is not rounded",
-    "irpool.cpu.quantized_convolutions.mark_quantizers_after_convolutions",
+    "irpool.cpu.quantized_convolutions.quantizers_after_convolutions",
 )
 def fake_quantize_before_a_residual_sum_is_not_rounded() -> Measurement:
     """FakeQuantize [0, 2.55] -> Convolution (1x1) by i8 code 1 times 0.45 (an int8 one) ->

@@ -161,14 +161,16 @@ def _value(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> NDArray[Any] | None:
     return None if source is None else source.produced[ref[1]].value
 
 
-def mark_quantizers_after_convolutions(
+def quantizers_after_convolutions(
     layers: Sequence[ComputedLayer], read_by: Counter[Ref]
-) -> None:
-    """Set `after_product` on the FakeQuantizes of `layers` that the CPU runs as a post-op of
-    the f32 Convolution before them: each layer between read by nothing else (`read_by`
-    counts every reader, the model's outputs included), an Add with a Const operand or a
-    ReLU."""
+) -> dict[int, Rewrite | None]:
+    """The FakeQuantizes of `layers` that the CPU runs as a post-op of the f32 Convolution
+    before them, each with its own op (layers alike share one) marked `after_product`: each
+    layer between read by nothing else (`read_by` counts every reader, the model's outputs
+    included), an Add with a Const operand or a ReLU; and those whose rounding the CPU drops
+    (`_mark_unrounded`)."""
     by_id = {layer.layer.id: layer for layer in layers}
+    marked: dict[int, FakeQuantize1] = {}
     for layer in layers:
         if not isinstance(layer.op, FakeQuantize1) or layer.op.levels not in INT8_LEVELS:
             continue
@@ -183,12 +185,24 @@ def mark_quantizers_after_convolutions(
             and isinstance(source.op, Convolution1)
             and source.produced[0].type.name == "f32"
         ):
-            layer.op.after_product = True
-    _mark_unrounded(layers, by_id, read_by)
+            _own_op(layer, marked).after_product = True
+    _mark_unrounded(layers, by_id, read_by, marked)
+    return {i: Rewrite(op, by_id[i].inputs) for i, op in marked.items()}
+
+
+def _own_op(layer: ComputedLayer, marked: dict[int, FakeQuantize1]) -> FakeQuantize1:
+    """`layer`'s FakeQuantize op, copied once to be marked: layers alike share one object."""
+    if layer.layer.id not in marked:
+        assert isinstance(layer.op, FakeQuantize1)
+        marked[layer.layer.id] = copy(layer.op)
+    return marked[layer.layer.id]
 
 
 def _mark_unrounded(
-    layers: Sequence[ComputedLayer], by_id: Mapping[int, ComputedLayer], read_by: Counter[Ref]
+    layers: Sequence[ComputedLayer],
+    by_id: Mapping[int, ComputedLayer],
+    read_by: Counter[Ref],
+    marked: dict[int, FakeQuantize1],
 ) -> None:
     """Clear `rounds` on the FakeQuantize directly after a Convolution that the plugin fuses
     with a residual Add (two operands of one shape) and a FakeQuantize after it (through a
@@ -211,9 +225,8 @@ def _mark_unrounded(
         ):
             continue
         for ref, operand in zip(add.inputs, operands, strict=True):
-            if operand is not None and read_by[ref] == 1 and _first_post_op(operand, by_id):
-                assert isinstance(operand.op, FakeQuantize1)
-                operand.op.rounds = False
+            if operand is not None and read_by[ref] == 1 and _first_post_op(operand, by_id, marked):
+                _own_op(operand, marked).rounds = False
                 break
 
 
@@ -234,11 +247,14 @@ def _quantized(
     return False
 
 
-def _first_post_op(layer: ComputedLayer, by_id: Mapping[int, ComputedLayer]) -> bool:
-    """A FakeQuantize run as the post-op of the int8 Convolution (i8 filters without a zero
-    point) it reads directly; an f32 one takes no sum post-op there."""
+def _first_post_op(
+    layer: ComputedLayer, by_id: Mapping[int, ComputedLayer], marked: Mapping[int, FakeQuantize1]
+) -> bool:
+    """A FakeQuantize run as the post-op (`marked` after_product) of the int8 Convolution (i8
+    filters without a zero point) it reads directly; an f32 one takes no sum post-op there."""
     source = by_id.get(layer.inputs[0][0])
-    if not isinstance(layer.op, FakeQuantize1) or not layer.op.after_product or source is None:
+    quantizer = marked.get(layer.layer.id)
+    if quantizer is None or not quantizer.after_product or source is None:
         return False
     if not isinstance(source.op, Convolution1) or not source.op.int8_on_cpu:
         return False

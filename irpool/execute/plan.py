@@ -38,8 +38,8 @@ from irpool.cpu.product_activations import activations_after_blas_products
 from irpool.cpu.product_fusion import clamps_in_products, scaled_matmuls
 from irpool.cpu.quantization_clamps import clamps_before_quantizers
 from irpool.cpu.quantized_convolutions import (
-    mark_quantizers_after_convolutions,
     marked_int8_products,
+    quantizers_after_convolutions,
 )
 from irpool.cpu.reduce_merge import merged_reduce_chains
 from irpool.cpu.replacements import Rewrite
@@ -192,7 +192,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     compressed = decompressions(candidates, types)
     read_by = Counter(ref for c in candidates for ref in c.inputs)
     read_by.update(output.ref for output in outputs)
-    mark_quantizers_after_convolutions(candidates, read_by)  # the CPU's post-op level
+    candidates = _replaced(candidates, quantizers_after_convolutions(candidates, read_by))
     skipped = {  # decompressed by the run; a 4-bit row of odd length is folded instead
         reader: parts
         for reader, parts in read_only_by_their_reader(compressed, read_by).items()

@@ -254,3 +254,21 @@ def test_the_quantizer_before_each_residual_sum_is_not_rounded() -> None:
     unrounded = {s.layer.name for s in steps if isinstance(s.op, FakeQuantize1) and not s.op.rounds}
     products = (427887, 427901, 427915, 427936, 427950, 427971, 427985, 428006)
     assert unrounded == {f"Multiply_{n}/fq_output_0" for n in products}
+
+
+def test_marking_a_quantizer_leaves_the_layers_that_share_its_op_alone() -> None:
+    """Layers written alike share one op: resnet18-int8 with every FakeQuantize of 256 levels
+    given one object still has exactly the eight unrounded, and the shared op unchanged."""
+    path = Path(__file__).resolve().parents[1] / "models" / "vision" / "resnet18-int8" / "model.xml"
+    model = irpool.load(path)
+    shared = next(op for op in model.checked.ops.values() if isinstance(op, FakeQuantize1))
+    for layer_id, op in model.checked.ops.items():
+        if isinstance(op, FakeQuantize1) and op.levels == shared.levels:
+            model.checked.ops[layer_id] = shared
+    runner_input = plan.RunnerInput(
+        model.graph, model.checked, model.document.ir_version, model.weights.read
+    )
+    steps = plan.plan_execution(runner_input).steps
+    unrounded = [s for s in steps if isinstance(s.op, FakeQuantize1) and not s.op.rounds]
+    assert len(unrounded) == 8
+    assert shared.rounds and not shared.after_product
