@@ -72,6 +72,10 @@ def reinfer(
         done[:] = previous.inferred
         positions = pending = _Pending(previous.looked_at)
     before = previous.infos if previous is not None else {}
+    # Per group, the last step's inference in this run and what it read: a step of the
+    # group that reads the very same descriptions (a decoder block's step after the first
+    # block's, fed by the inferences they share) infers alike without a key.
+    group_last: dict[int, tuple[list[TensorInfo | None], Any, _Inferred]] = {}
     for position in positions:
         step = steps[position]
         read_variable = step.reads_variable
@@ -80,10 +84,21 @@ def reinfer(
             variable = variables[read_variable].shape
         read = list(map(infos.get, run_sources[position]))
         last = last_of.get(position)
+        group = groups[position]
+        sibling = group_last.get(group)
         if last is not None and last[1] == variable and all(map(is_, last[0], read)):
             inferred = last[2]
+        elif (
+            sibling is not None
+            and sibling[1] == variable
+            and len(sibling[0]) == len(read)
+            and all(map(is_, sibling[0], read))
+        ):
+            inferred = sibling[2]
+            if position not in input_readers:
+                last_of[position] = (read, variable, inferred)
         else:
-            key = _inference_key(groups[position], read, variable)
+            key = _inference_key(group, read, variable)
             found = None
             if key is not None:
                 found = by_key.get(key)
@@ -100,6 +115,7 @@ def reinfer(
             inferred = found
             if position not in input_readers:  # an input's is new at every run
                 last_of[position] = (read, variable, inferred)
+        group_last[group] = (read, variable, inferred)
         layer_id = step.layer.id
         for index, info in enumerate(inferred.produced):
             ref = (layer_id, index)
