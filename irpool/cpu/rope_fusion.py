@@ -32,17 +32,26 @@ from irpool.ops.slice import Slice8
 
 
 class RotaryEmbedding(Op):
-    """The fused rotary embedding. Inputs: x, cos, the rotated x (the Concat), sin; `infer`
-    runs the replaced Multiplies' and Add's inference."""
+    """The fused rotary embedding. Inputs: x, cos, the rotated x (the Concat), sin; or, where
+    `rotates` (the rotate-half layers read by nothing else), x, cos and sin, the kernel then
+    rotating x as those layers did: Concat(Slice(x, half..) * -1, Slice(x, ..half)), the -1
+    the product's first operand where `minus_one_first`. `infer` runs the replaced
+    Multiplies' and Add's inference (the rotated x described as x, without its value)."""
 
     type_name = "RoPE"
 
     def __init__(self, by_cos: Multiply1, by_sin: Multiply1, add: Add1) -> None:
         super().__init__(add.attrs)
         self.ops = (by_cos, by_sin, add)
+        self.rotates = False
+        self.minus_one_first = False
 
     def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
-        x, cos, rotated, sin = inputs
+        if self.rotates:
+            x, cos, sin = inputs
+            rotated = TensorInfo(x.type, x.shape, unknown=x.unknown)
+        else:
+            x, cos, rotated, sin = inputs
         by_cos, by_sin, add = self.ops
         return add.infer([*by_cos.infer([x, cos], ctx), *by_sin.infer([rotated, sin], ctx)], ctx)
 
@@ -68,12 +77,40 @@ def fused_rotary_embeddings(
             by_cos, by_sin, inputs = found
             assert isinstance(add.op, Add1)
             assert isinstance(by_cos.op, Multiply1) and isinstance(by_sin.op, Multiply1)
-            rewrites[add.layer.id] = Rewrite(RotaryEmbedding(by_cos.op, by_sin.op, add.op), inputs)
+            op = RotaryEmbedding(by_cos.op, by_sin.op, add.op)
             for product in (by_cos, by_sin):
                 if readers[(product.layer.id, 0)] == 1:
                     rewrites[product.layer.id] = None
+            rotating = _rotating_layers(inputs[2], by_id, constants, readers)
+            if by_sin.layer.id in rewrites and rotating is not None:
+                # no step rotates x: the kernel does (4 steps fewer, each a NumPy call)
+                op.rotates, op.minus_one_first = True, rotating[1]
+                rewrites.update(dict.fromkeys(rotating[0]))
+                inputs = (inputs[0], inputs[1], inputs[3])
+            rewrites[add.layer.id] = Rewrite(op, inputs)
             break
     return rewrites
+
+
+def _rotating_layers(
+    rotated: Ref,
+    by_id: Mapping[int, ComputedLayer],
+    constants: Mapping[Ref, NDArray[Any]],
+    readers: Counter[Ref],
+) -> tuple[list[int], bool] | None:
+    """The Concat, the Multiply by -1 and the two Slices that rotate x (`_rotated_half_of`
+    found them) when each is read once and the product keeps the half's rank; and whether
+    the -1 is the product's first operand. None otherwise."""
+    concat = by_id[rotated[0]]
+    negated, first = (by_id[ref[0]] for ref in concat.inputs)
+    minus_one = next(ref for ref in negated.inputs if _is(constants, ref, -1.0))
+    second = by_id[negated.inputs[1 - negated.inputs.index(minus_one)][0]]
+    layers = (concat, negated, first, second)
+    if any(readers[(layer.layer.id, 0)] != 1 for layer in layers):
+        return None
+    if negated.produced[0].shape.rank != second.produced[0].shape.rank:
+        return None
+    return [layer.layer.id for layer in layers], negated.inputs[0] == minus_one
 
 
 def _embedding(

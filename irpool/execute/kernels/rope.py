@@ -18,6 +18,8 @@ from irpool.execute.registry import OutputSpec, kernel_for
 def run_rotary_embedding(
     op: RotaryEmbedding, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
+    if op.rotates:
+        inputs = (inputs[0], inputs[1], _rotated(inputs[0], op.minus_one_first), inputs[2])
     x, cos, rotated, sin = (array.astype(np.float64) for array in inputs)
     half = x.shape[-1] // 2
     with np.errstate(all="ignore"):  # inf and NaN are values here
@@ -29,3 +31,16 @@ def run_rotary_embedding(
         exact = np.concatenate([by_cos[..., :half], by_sin[..., half:]], axis=-1)
         rounded = np.concatenate([by_sin[..., :half], by_cos[..., half:]], axis=-1)
         return [(exact + rounded.astype(np.float32)).astype(np.float32)]
+
+
+def _rotated(x: NDArray[np.float32], minus_one_first: bool) -> NDArray[np.float32]:
+    """Concat(Slice(x, half..) * -1, Slice(x, ..half)) on the last axis, as those layers
+    compute it (an f32 product by -1: a NaN keeps its bits, as the product gives them)."""
+    half = x.shape[-1] // 2
+    minus_one = np.float32(-1)
+    with np.errstate(all="ignore"):
+        upper = x[..., half:]
+        negated = (
+            np.multiply(minus_one, upper) if minus_one_first else np.multiply(upper, minus_one)
+        )
+    return np.concatenate([negated, x[..., :half]], axis=-1)
