@@ -35,10 +35,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.isa import AVX512_CORE, host_cpu_isa
-from irpool.cpu.replacements import ComputedLayer, Rewrite
+from irpool.cpu.replacements import ComputedLayer, Ref, Rewrite
+from irpool.ops.base import LayerContext, TensorInfo
 from irpool.ops.concat import Concat1
 from irpool.ops.scaled_dot_product_attention import ScaledDotProductAttention13
 from irpool.ops.variables import AssignBase
+from irpool.shape import Dim, Shape
 
 DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
 HELD = frozenset({"u8", "f16"})  # what is modelled; f32 is the cache as computed
@@ -94,8 +96,37 @@ def cache_attentions(
             op = copy(candidate.op)
             op.reads_cache = True
             op.cache_type = runtime_options.get("KV_CACHE_PRECISION", DEFAULT_CACHE_TYPE)
-            rewrites[candidate.layer.id] = Rewrite(op, candidate.inputs)
+            inputs = candidate.inputs
+            repeats = [graph.repeated_heads(inputs[port], joins) for port in (1, 2)]
+            if repeats[0] is not None and repeats[1] is not None and repeats[0][1] == repeats[1][1]:
+                # the heads repeated by the kernel, not by three steps each for K and V
+                grouped = GroupedAttention(op.attrs)
+                vars(grouped).update(vars(op))
+                op, grouped.kv_groups = grouped, repeats[0][1]
+                inputs = (inputs[0], repeats[0][0], repeats[1][0], *inputs[3:])
+                rewrites.update(dict.fromkeys(repeats[0][2] + repeats[1][2]))
+            rewrites[candidate.layer.id] = Rewrite(op, inputs)
     return rewrites
+
+
+class GroupedAttention(ScaledDotProductAttention13):
+    """A cache attention that reads its key and value as the cache holds them, [..., KV
+    heads, tokens, E], each head the key and value of `kv_groups` query heads in turn (as
+    Unsqueeze, Broadcast and Reshape repeat them; the kernel repeats them instead): inferred
+    as on the repeated key and value."""
+
+    kv_groups = 1
+
+    def infer(self, inputs: Sequence[TensorInfo], ctx: LayerContext) -> list[TensorInfo]:
+        repeated = list(inputs)
+        for port in (1, 2):
+            dims = inputs[port].shape.dims
+            if dims is not None and len(dims) >= 3:
+                heads = dims[-3]
+                high = None if heads.high is None else heads.high * self.kv_groups
+                shape = Shape((*dims[:-3], Dim(heads.low * self.kv_groups, high), *dims[-2:]))
+                repeated[port] = TensorInfo(inputs[port].type, shape, unknown=inputs[port].unknown)
+        return super().infer(repeated, ctx)
 
 
 class _CacheGraph:
@@ -134,6 +165,45 @@ class _CacheGraph:
             if reader.layer.type in _BETWEEN and port == 0 and self.attended(reader.layer.id):
                 return True
         return False
+
+    def repeated_heads(self, ref: Ref, joins: set[int]) -> tuple[Ref, int, list[int]] | None:
+        """Where an attention's key or value `ref` is a join's output [..., H, S, E] through
+        Unsqueeze (a 1 after H), Broadcast (that 1 to a static G) and Reshape (to [..., H * G,
+        S, E]), each read once: the join's output, G and the three layers."""
+        reshape = self.by_id.get(ref[0])
+        if reshape is None or reshape.layer.type != "Reshape" or ref[1]:
+            return None
+        broadcast = self.by_id.get(reshape.inputs[0][0])
+        if broadcast is None or broadcast.layer.type != "Broadcast":
+            return None
+        unsqueeze = self.by_id.get(broadcast.inputs[0][0])
+        if unsqueeze is None or unsqueeze.layer.type != "Unsqueeze":
+            return None
+        join = unsqueeze.inputs[0]
+        chain = (join, (unsqueeze.layer.id, 0), (broadcast.layer.id, 0), ref)
+        shapes = [self.by_id[layer_id].produced[index].shape.dims for layer_id, index in chain]
+        if join[0] not in joins or any(dims is None for dims in shapes):
+            return None
+        if self.by_id[join[0]].produced[join[1]].element_type != "f32":
+            return None
+        held, inserted, broadcast_dims, reshaped = (dims or () for dims in shapes)
+        if len(held) < 3 or not len(inserted) == len(broadcast_dims) == len(held) + 1:
+            return None
+        groups = broadcast_dims[-3]
+        heads = held[-3]
+        if not (groups.is_static and heads.is_static and inserted[-3] == Dim.static(1)):
+            return None
+        expected = (
+            *held[:-3], Dim.static(heads.low * groups.low), *held[-2:]
+        )  # fmt: skip
+        if (
+            inserted[:-3] + inserted[-2:] != held
+            or broadcast_dims[:-3] + broadcast_dims[-2:] != held
+            or tuple(reshaped) != expected
+            or any(len(self.readers.get(i, [])) != 1 for i, _ in chain[1:])
+        ):
+            return None
+        return join, groups.low, [unsqueeze.layer.id, broadcast.layer.id, reshape.layer.id]
 
     def source(self, layer_id: int) -> int:
         """The layer `layer_id` reads through `_BETWEEN` (itself when it is none of them)."""

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from irpool.cpu.attention_node import node_attention
 from irpool.cpu.attention_snippet import emulates_snippet, snippet_attention
 from irpool.cpu.compilation import attention_runs_softmax_node
+from irpool.cpu.kv_cache import GroupedAttention
 from irpool.cpu.numerics import EXP_UNDERFLOW, F32, F32_MAX, f32_operand, stored_from_f32
 from irpool.execute.engine.blocks import for_each_tile, product_spans
 from irpool.execute.engine.scratch import Scratch
@@ -55,6 +56,9 @@ def run_scaled_dot_product_attention(
     inputs: Sequence[NDArray[Any]],
     outputs: Sequence[OutputSpec],
 ) -> list[NDArray[Any] | None]:
+    if isinstance(op, GroupedAttention):  # each cached head read by kv_groups query heads
+        repeated = (np.repeat(x, op.kv_groups, axis=-3) for x in inputs[1:3])
+        inputs = [inputs[0], *repeated, *inputs[3:]]
     query, key, value = (f32_operand(x) for x in inputs[:3])
     if op.reads_cache and query.ndim == key.ndim == 4:
         mask = None if op.causal or len(inputs) < 4 else inputs[3]
