@@ -20,7 +20,8 @@ works per element or per token, so each token is held here once, as it joins: a 
 its Assign (`AssignBase.cache_type`, which stores the cache), any other step's by the Concat
 (`Concat1.cache_type`); the variables keep the cache as held (holding held values again
 would move their last bits). Measured 2026-12-06 (AMD EPYC family 25 model 17, 2 cores,
-OpenVINO 2026.4.1).
+OpenVINO 2026.4.1). Where Unsqueeze, Broadcast and Reshape only repeat a grouped cache's
+heads for the attention, its kernel repeats them instead (`GroupedAttention`).
 """
 
 from __future__ import annotations
