@@ -75,7 +75,7 @@ def reinfer(
     # Per group, the last step's inference in this run and what it read: a step of the
     # group that reads the very same descriptions (a decoder block's step after the first
     # block's, fed by the inferences they share) infers alike without a key.
-    group_last: dict[int, tuple[list[TensorInfo | None], Any, _Inferred]] = {}
+    group_last: dict[int, _Read] = {}
     for position in positions:
         step = steps[position]
         read_variable = step.reads_variable
@@ -86,26 +86,15 @@ def reinfer(
         last = last_of.get(position)
         group = groups[position]
         sibling = group_last.get(group)
-        if last is not None and last[1] == variable and all(map(is_, last[0], read)):
+        if last is not None and _reads_alike(last, read, variable):
             inferred = last[2]
-        elif (
-            sibling is not None
-            and sibling[1] == variable
-            and len(sibling[0]) == len(read)
-            and all(map(is_, sibling[0], read))
-        ):
+        elif sibling is not None and _reads_alike(sibling, read, variable):
             inferred = sibling[2]
             if position not in input_readers:
                 last_of[position] = (read, variable, inferred)
         else:
             key = _inference_key(group, read, variable)
-            found = None
-            if key is not None:
-                found = by_key.get(key)
-                for table in older if found is None else ():
-                    found = table.get(key)
-                    if found is not None:
-                        break
+            found = None if key is None else _remembered(key, by_key, older)
             if found is None:
                 found = _inferred(model, plan, position, infos, variables, ignore)
                 if found is None:
@@ -124,13 +113,41 @@ def reinfer(
             infos[ref] = info  # with its value: a ShapeOf's feeds a Reshape
         done[position] = inferred
     if start == 0:
-        kept = _without_inputs(plan, infos, done)
-        remembered.previous = (
-            _WholeRun(kept, done, previous.readers, previous.looked_at)
-            if previous is not None
-            else _WholeRun(kept, done, *_readers(plan))
-        )
+        remembered.previous = _whole_run(plan, infos, done, previous)
     return len(plan.steps), done[start:]
+
+
+# What a step read and its variable's shape when it was inferred, and the inference.
+_Read = tuple[list[TensorInfo | None], Any, "_Inferred"]
+
+
+def _reads_alike(memo: _Read, read: list[TensorInfo | None], variable: Any) -> bool:
+    """Whether a step reads the very descriptions (the same objects) and variable shape
+    another inference was made on."""
+    return memo[1] == variable and len(memo[0]) == len(read) and all(map(is_, memo[0], read))
+
+
+def _remembered(key: tuple[Any, ...], by_key: dict[Any, Any], older: list[dict[Any, Any]]) -> Any:
+    """The inference remembered by `key` in this run's table or an older run's; None."""
+    found = by_key.get(key)
+    for table in older if found is None else ():
+        found = table.get(key)
+        if found is not None:
+            break
+    return found
+
+
+def _whole_run(
+    plan: ExecutionPlan,
+    infos: dict[Ref, TensorInfo],
+    done: list[_Inferred],
+    previous: _WholeRun | None,
+) -> _WholeRun:
+    """What the plan keeps of a run from the first step to the last."""
+    kept = _without_inputs(plan, infos, done)
+    if previous is not None:
+        return _WholeRun(kept, done, previous.readers, previous.looked_at)
+    return _WholeRun(kept, done, *_readers(plan))
 
 
 class _Pending:
