@@ -27,7 +27,7 @@ heads for the attention, its kernel repeats them instead (`GroupedAttention`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from copy import copy
 from itertools import islice
 from typing import Any
@@ -47,6 +47,7 @@ DEFAULT_CACHE_TYPE = "u8"  # the plugin's KV_CACHE_PRECISION on this machine
 HELD = frozenset({"u8", "f16"})  # what is modelled; f32 is the cache as computed
 # What the plugin's attention fusion looks through between the cache and the attention.
 _BETWEEN = frozenset({"Unsqueeze", "Broadcast", "Reshape"})
+_STATEFUL = frozenset({"ReadValue", "Assign"})  # never dropped as unread
 # An AVX2 host's single-token kernel reads a u8 key's codes, zero point and scale, which the
 # held values alone do not give back: each u8-held token's (zero point, scale) by its held
 # values' bytes (`held_u8_parameters`), the oldest dropped past so many tokens.
@@ -82,11 +83,15 @@ def held_caches(
 
 
 def cache_attentions(
-    computed: Sequence[ComputedLayer], runtime_options: Mapping[str, str]
+    computed: Sequence[ComputedLayer],
+    runtime_options: Mapping[str, str],
+    returned: Collection[Ref] = (),
 ) -> dict[int, Rewrite | None]:
     """The ScaledDotProductAttention layers the plugin runs in its attention node, fused with
     their KV cache: key and value each read, through `_BETWEEN`, from a cache's Concat. Their
-    op with `reads_cache` and the `cache_type` that holds the cache."""
+    op with `reads_cache` and the `cache_type` that holds the cache; None for the layers that
+    repeat a grouped cache's heads for them, and for those only such layers read (the
+    shapes they repeat to), where no Result (`returned`) reads them."""
     graph = _CacheGraph(computed)
     joins = {candidate.layer.id for candidate, _ in graph.joins()}
     rewrites: dict[int, Rewrite | None] = {}
@@ -107,6 +112,10 @@ def cache_attentions(
                 inputs = (inputs[0], repeats[0][0], repeats[1][0], *inputs[3:])
                 rewrites.update(dict.fromkeys(repeats[0][2] + repeats[1][2]))
             rewrites[candidate.layer.id] = Rewrite(op, inputs)
+    dropped = {layer_id for layer_id, rewrite in rewrites.items() if rewrite is None}
+    kept = {ref[0] for ref in returned}  # and what the attentions now read
+    kept.update(ref[0] for rewrite in rewrites.values() if rewrite for ref in rewrite.inputs)
+    rewrites.update(dict.fromkeys(graph.read_only_by(dropped, kept)))
     return rewrites
 
 
@@ -205,6 +214,19 @@ class _CacheGraph:
         ):
             return None
         return join, groups.low, [unsqueeze.layer.id, broadcast.layer.id, reshape.layer.id]
+
+    def read_only_by(self, dropped: set[int], kept: set[int]) -> set[int]:
+        """The layers, but `kept` and variables' reads and writes, that `dropped` layers
+        alone read, directly or through each other."""
+        found = set(dropped)
+        for candidate in reversed(self.computed):  # a layer's readers come after it
+            layer_id = candidate.layer.id
+            if layer_id in found or layer_id in kept or candidate.layer.type in _STATEFUL:
+                continue
+            readers = self.readers.get(layer_id)
+            if readers and all(reader.layer.id in found for reader, _ in readers):
+                found.add(layer_id)
+        return found - dropped
 
     def source(self, layer_id: int) -> int:
         """The layer `layer_id` reads through `_BETWEEN` (itself when it is none of them)."""

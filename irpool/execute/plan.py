@@ -222,7 +222,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, by_compressed_weights(computed, weights))
     computed = _replaced(computed, activations_after_blas_products(computed))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
-    computed = _replaced(computed, cache_attentions(computed, model.runtime_options))
+    computed = _replaced(computed, cache_attentions(computed, model.runtime_options, returned))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     in_product_order(steps, constants)
     constants = _read_constants(steps, constants, outputs)
