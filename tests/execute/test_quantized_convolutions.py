@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import irpool
-from irpool.cpu import quantized_convolutions
+from irpool.cpu import int8_pairs, quantized_convolutions
 from irpool.cpu.int8_pairs import SaturatedPairs, SaturatedRows, halved_filters
 from irpool.execute import plan
 from irpool.ops.convolution import Convolution1
@@ -164,7 +164,13 @@ def _saturated_by_hand(level: np.ndarray, codes: np.ndarray, stride: int, pad: i
 
 @pytest.mark.parametrize("high", [40, 160, 255])  # few candidates, some, most
 @pytest.mark.parametrize("spread", [20, 127])  # codes mostly small, codes of any size
-def test_saturated_pairs_equal_a_sum_by_hand(high: int, spread: int) -> None:
+@pytest.mark.parametrize("dense", [False, True])  # (candidate, tap)s, or pairs everywhere
+def test_saturated_pairs_equal_a_sum_by_hand(
+    monkeypatch: pytest.MonkeyPatch, high: int, spread: int, dense: bool
+) -> None:
+    if dense:
+        monkeypatch.setattr(int8_pairs, "_SPARSE_SHARE", -1.0)
+        monkeypatch.setattr(int8_pairs, "_SMALL", -1)
     rng = np.random.default_rng(high * 1000 + spread)
     level = rng.integers(0, high, (2, 6, 7, 7))
     level.flat[rng.integers(0, level.size, 20)] = 255  # a few high levels among them
