@@ -44,13 +44,13 @@ def halved_filters(values: NDArray[np.float32]) -> NDArray[np.float32]:
 @dataclass(frozen=True)
 class SaturatedPairs:
     """What the 16-bit pairs of an int8 Convolution on u8 data change in its f32 result: the
-    data's level is (x - low) / step, the filters' codes are `codes` [O, C, *kernel], and a sum
+    data's level is (x - low) / step, the filters' i8 codes are `codes` [O, C, *kernel], and a sum
     of levels times codes weighs `scales` [O] in the output."""
 
     low: float
     step: float
     levels: int
-    codes: NDArray[np.int32]
+    codes: NDArray[np.int8]
     scales: NDArray[np.float64]
     plan: _Plan = field(init=False, repr=False, compare=False)
 
@@ -60,7 +60,7 @@ class SaturatedPairs:
     def __call__(self, x: NDArray[np.float32], windows: Sequence[Window]) -> NDArray[np.float32]:
         """The saturated sums less the exact ones, times the scales: [N, O, *out]."""
         plan, out = self.plan, tuple(w.out for w in windows)
-        result = np.zeros((x.shape[0], self.codes.shape[0], *out), np.float32)
+        result = np.zeros((x.shape[0], plan.outputs, *out), np.float32)
         result[:, np.signbit(self.scales)] = -0.0  # the zero change times its scale
         flat_x = x.reshape(*x.shape[:2], -1)
         found = self._candidates(flat_x)
@@ -71,7 +71,7 @@ class SaturatedPairs:
         # (candidate, tap) summed again with every output; many (levels about the middle):
         # pair by pair over every position (`_add_saturated`), 2-3 times faster there.
         share = image.size / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
-        if share > _SPARSE_SHARE and image.size * plan.codes.shape[0] > _SMALL:
+        if share > _SPARSE_SHARE and image.size * plan.outputs > _SMALL:
             change = np.zeros(result.shape, np.int64)
             used = np.flatnonzero(np.bincount(pair, minlength=plan.pairs.size))
             self._add_dense(change, x, windows, used, peak[used])
@@ -84,7 +84,7 @@ class SaturatedPairs:
         flat, taken = _sparse_changes(plan, (image, pair, position), fit, windows)
         at, where = np.unique(flat, return_inverse=True)
         sums = np.bincount(where, taken)
-        output = at // int(np.prod(out)) % plan.codes.shape[0]
+        output = at // int(np.prod(out)) % plan.outputs
         result.reshape(-1)[at] = (sums * self.scales[output]).astype(np.float32)
         return result
 
@@ -92,9 +92,8 @@ class SaturatedPairs:
         """The data's levels: NaN gives 0, values past the range its ends."""
         with np.errstate(invalid="ignore"):
             level = np.rint((x.astype(np.float64) - self.low) / self.step)
-        clipped: NDArray[np.int32] = np.clip(np.nan_to_num(level), 0, self.levels - 1).astype(
-            np.int32
-        )
+        # fmax and fmin take the number over NaN: NaN gives 0, -inf 0 and inf the top level
+        clipped: NDArray[np.int32] = np.fmin(np.fmax(level, 0), self.levels - 1).astype(np.int32)
         return clipped
 
     def _candidates(self, x: NDArray[np.float32]) -> tuple[NDArray[Any], ...] | None:
@@ -134,11 +133,11 @@ class SaturatedPairs:
         channels = (2 * plan.pairs[pairs][:, None] + np.arange(2)).reshape(-1)
         level = self.level(x[:, channels])
         taps = _taps(level, windows)
-        codes = plan.codes[:, pairs]  # [O, P, 2, taps]
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
-            first, second = codes[:, :, 0, index], codes[:, :, 1, index]
+            codes = plan.by_tap[pairs, index].astype(np.int32)  # [P, 2, O]
+            first, second = codes[:, 0].T, codes[:, 1].T
             reach = np.abs(first) * peak[:, 0] + np.abs(second) * peak[:, 1] > PAIR_MAX
-            reach &= plan.hot[:, pairs, index]
+            reach &= (first > 0) == (second > 0)  # codes of two signs stay within 16 bits
             if reach.any():
                 _add_saturated(change, taps[tap], (first, second), reach)
 
@@ -147,32 +146,31 @@ class SaturatedPairs:
 class _Plan:
     """What a layer's codes allow, once: the pairs of channels (2j, 2j + 1) some output's codes
     of one sign can saturate at all (a level is at most `top_level`; codes of two signs, or one
-    product alone, stay within 16 bits), `pairs` [P], their codes [O, P, 2, taps], `hot` [O, P,
-    taps] where they can, and the largest |code| of those: `tap_top` [P, 2, taps], `top` [P, 2].
-    An odd last channel pairs with zero and never saturates."""
+    product alone, stay within 16 bits), `pairs` [P], their codes `by_tap` [P, taps, 2, O], and
+    the largest |code| of the outputs that can: `tap_top` [P, 2, taps], `top` [P, 2]. An odd last
+    channel pairs with zero and never saturates."""
 
     channel_pairs: int
+    outputs: int
     pairs: NDArray[np.intp]
-    codes: NDArray[np.int32]
-    hot: NDArray[np.bool_]
+    by_tap: NDArray[np.int8]
     tap_top: NDArray[np.int64]
     top: NDArray[np.int64]
-    by_tap: NDArray[np.int32]  # [P, taps, 2, O], for a (pair, tap)'s codes of every output
 
     @staticmethod
-    def of(codes: NDArray[np.int32], top_level: int) -> _Plan:
+    def of(codes: NDArray[np.integer[Any]], top_level: int) -> _Plan:
         outputs, channels = codes.shape[:2]
         taps = int(np.prod(codes.shape[2:]))
         pairs = codes[:, : channels - channels % 2].reshape(outputs, channels // 2, 2, taps)
         same = (pairs[:, :, 0] > 0) == (pairs[:, :, 1] > 0)
         same &= (pairs[:, :, 0] != 0) & (pairs[:, :, 1] != 0)
-        hot = same & (top_level * np.abs(pairs).sum(axis=2) > PAIR_MAX)
+        size = np.abs(pairs.astype(np.int32))
+        hot = same & (top_level * size.sum(axis=2) > PAIR_MAX)
         some = np.flatnonzero(hot.any(axis=(0, 2)))
-        pairs, hot = pairs[:, some], hot[:, some]
-        tap_top = np.where(hot[:, :, None], np.abs(pairs), 0).max(axis=0, initial=0)
-        by_tap = np.ascontiguousarray(pairs.transpose(1, 3, 2, 0))
+        tap_top = np.where(hot[:, some, None], size[:, some], 0).max(axis=0, initial=0)
+        by_tap = np.ascontiguousarray(pairs[:, some].transpose(1, 3, 2, 0).astype(np.int8))
         top = tap_top.max(axis=2, initial=0).astype(np.int64)
-        return _Plan(channels // 2, some, pairs, hot, tap_top.astype(np.int64), top, by_tap)
+        return _Plan(channels // 2, outputs, some, by_tap, tap_top.astype(np.int64), top)
 
     def prefilter(self, low: float, step: float) -> tuple[NDArray[np.float32], NDArray[Any]]:
         """f32 weights [P, 2] and thresholds [P] such that every pair of levels a, b whose
@@ -219,13 +217,13 @@ def _sparse_changes(
         real &= (o % w.stride == 0) & (o >= 0) & (o < w.out * w.stride)
         out = out * w.out + o // w.stride
     candidate, tap, out = candidate[real], tap[real], out[real]
-    outputs, positions = plan.codes.shape[0], int(np.prod([w.out for w in windows]))
+    outputs, positions = plan.outputs, int(np.prod([w.out for w in windows]))
     flats, takens = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     block = max(1, (1 << 20) // outputs)
     for lo in range(0, candidate.size, block):
         part = slice(lo, lo + block)
         k = candidate[part]
-        codes = plan.by_tap[pair[k], tap[part]]  # [K, 2, O]
+        codes = plan.by_tap[pair[k], tap[part]]  # [K, 2, O] int8: the products int32
         exact = fit.first[k, None] * codes[:, 0] + fit.second[k, None] * codes[:, 1]
         row, output = np.nonzero((exact > PAIR_MAX) | (exact < PAIR_MIN))
         value = exact[row, output].astype(np.int64)

@@ -87,7 +87,9 @@ def _i8_rows(layer: ComputedLayer, by_id: Mapping[int, ComputedLayer]) -> Satura
     assert isinstance(layer.op, MatMul1)
     codes = codes if layer.op.transposes[1] else codes.T
     ones = np.ones(codes.shape[0])
-    return SaturatedRows(SaturatedPairs(-128.0, 1.0, 256, codes.astype(np.int32)[..., None], ones))
+    return SaturatedRows(
+        SaturatedPairs(-128.0, 1.0, 256, codes.astype(np.int8, copy=False)[..., None], ones)
+    )
 
 
 def _quantizer(
@@ -153,7 +155,9 @@ def _saturated_pairs(
     levels = quantizer.op.levels
     step = (float(high.ravel()[0]) - float(low.ravel()[0])) / (levels - 1)
     scales = np.broadcast_to(scale.astype(np.float64).reshape(-1), (outputs,)) * step
-    return SaturatedPairs(float(low.ravel()[0]), step, levels, codes.astype(np.int32), scales)
+    return SaturatedPairs(
+        float(low.ravel()[0]), step, levels, codes.astype(np.int8, copy=False), scales
+    )
 
 
 def _value(ref: Ref, by_id: Mapping[int, ComputedLayer]) -> NDArray[Any] | None:
