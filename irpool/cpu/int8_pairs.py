@@ -80,7 +80,7 @@ class SaturatedPairs:
         channel = 2 * plan.pairs[pair]
         first = self.level(flat_x[image, channel, position])
         second = self.level(flat_x[image, channel + 1, position])
-        fit = _Tap(first, second, plan.tap_top[pair])
+        fit = _Tap(first, second, plan.tap_top[pair], plan.tap_sum[pair])
         flat, taken = _sparse_changes(plan, (image, pair, position), fit, windows)
         at, where = np.unique(flat, return_inverse=True)
         sums = np.bincount(where, taken)
@@ -147,8 +147,9 @@ class _Plan:
     """What a layer's codes allow, once: the pairs of channels (2j, 2j + 1) some output's codes
     of one sign can saturate at all (a level is at most `top_level`; codes of two signs, or one
     product alone, stay within 16 bits), `pairs` [P], their codes `by_tap` [P, taps, 2, O], and
-    the largest |code| of the outputs that can: `tap_top` [P, 2, taps], `top` [P, 2]. An odd last
-    channel pairs with zero and never saturates."""
+    the largest |code| of the outputs that can: `tap_top` [P, 2, taps], `top` [P, 2], and their
+    largest |first| + |second| by tap, `tap_sum` [P, taps]. An odd last channel pairs with zero
+    and never saturates."""
 
     channel_pairs: int
     outputs: int
@@ -156,6 +157,7 @@ class _Plan:
     by_tap: NDArray[np.int8]
     tap_top: NDArray[np.int64]
     top: NDArray[np.int64]
+    tap_sum: NDArray[np.int64]
 
     @staticmethod
     def of(codes: NDArray[np.integer[Any]], top_level: int) -> _Plan:
@@ -167,10 +169,12 @@ class _Plan:
         size = np.abs(pairs.astype(np.int32))
         hot = same & (top_level * size.sum(axis=2) > PAIR_MAX)
         some = np.flatnonzero(hot.any(axis=(0, 2)))
-        tap_top = np.where(hot[:, some, None], size[:, some], 0).max(axis=0, initial=0)
+        size, hot = size[:, some], hot[:, some]
+        tap_top = np.where(hot[:, :, None], size, 0).max(axis=0, initial=0).astype(np.int64)
+        tap_sum = np.where(hot, size.sum(axis=2), 0).max(axis=0, initial=0).astype(np.int64)
         by_tap = np.ascontiguousarray(pairs[:, some].transpose(1, 3, 2, 0).astype(np.int8))
-        top = tap_top.max(axis=2, initial=0).astype(np.int64)
-        return _Plan(channels // 2, outputs, some, by_tap, tap_top.astype(np.int64), top)
+        top = tap_top.max(axis=2, initial=0)
+        return _Plan(channels // 2, outputs, some, by_tap, tap_top, top, tap_sum)
 
     def prefilter(self, low: float, step: float) -> tuple[NDArray[np.float32], NDArray[Any]]:
         """f32 weights [P, 2] and thresholds [P] such that every pair of levels a, b whose
@@ -186,15 +190,23 @@ class _Plan:
 
 @dataclass(frozen=True)
 class _Tap:
-    """The (candidate, tap)s whose levels `first`, `second` [K] times the largest codes of the
-    pair's outputs at the tap (`tap_top` [K, 2, taps]) can pass 16 bits."""
+    """The (candidate, tap)s whose levels `first`, `second` [K] can pass 16 bits with the codes
+    of the pair's outputs at the tap: their largest |code|s `tap_top` [K, 2, taps] and largest
+    sums of both `tap_sum` [K, taps]."""
 
     first: NDArray[np.int32]
     second: NDArray[np.int32]
     tap_top: NDArray[np.int64]
+    tap_sum: NDArray[np.int64]
 
     def reach(self) -> NDArray[np.bool_]:
-        bound = self.first[:, None] * self.tap_top[:, 0] + self.second[:, None] * self.tap_top[:, 1]
+        # (a, b) = (a - m, 0) + (0, b - m) + m (1, 1) with m = min(a, b): the largest a |c| +
+        # b |d| of the outputs is at most the sum of each part's largest (8 times fewer than
+        # by the largest |code|s alone on resnet18_int8).
+        both = np.minimum(self.first, self.second)[:, None]
+        bound = (self.first[:, None] - both) * self.tap_top[:, 0]
+        bound += (self.second[:, None] - both) * self.tap_top[:, 1]
+        bound += both * self.tap_sum
         return bound > PAIR_MAX
 
 
