@@ -263,13 +263,15 @@ def _add_saturated(
     spread = (1, -1) + (1,) * (a.ndim - 2)
     bound = a * np.where(reach, np.abs(first), 0).max(axis=0).reshape(spread)
     bound += b * np.where(reach, np.abs(second), 0).max(axis=0).reshape(spread)
-    image, pair, *position = np.nonzero(bound > PAIR_MAX)
+    mask = bound > PAIR_MAX
     # Few candidates (image, pair, position): each summed again with every output; many: the
     # pairs summed at every position, each with the outputs that reach (about 8x cheaper an
     # element, as broadcast products).
-    if 8 * image.size * change.shape[1] > int(reach.sum()) * (bound.size // bound.shape[1]):
+    count = np.count_nonzero(mask)
+    if 8 * count * change.shape[1] > int(reach.sum()) * (bound.size // bound.shape[1]):
         _add_saturated_pairs(change, (a, b), codes, reach)
         return
+    image, pair, *position = _nonzero(mask)
     positions = int(np.prod(a.shape[2:], dtype=np.int64))
     at = np.ravel_multi_index(tuple(position), a.shape[2:]) if position else np.zeros_like(image)
     index = (image, pair, *position)
