@@ -72,11 +72,15 @@ class SaturatedPairs:
         # pair by pair over every position (`_add_saturated`), 2-3 times faster there.
         share = image.size / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
         if share > _SPARSE_SHARE and image.size * plan.outputs > _SMALL:
-            change = np.zeros(result.shape, np.int64)
+            # each element sums at most a pair a tap of at most 32768 each
+            wide = (plan.channel_pairs * plan.by_tap.shape[1] + 1) << 15 >= 1 << 31
+            kind: type[np.signedinteger[Any]] = np.int64 if wide else np.int32
+            change: NDArray[np.signedinteger[Any]] = np.zeros(result.shape, kind)
             used = np.flatnonzero(np.bincount(pair, minlength=plan.pairs.size))
             self._add_dense(change, x, windows, used, peak[used])
             scales = self.scales.reshape((1, -1) + (1,) * len(windows))
-            return (change * scales).astype(np.float32)
+            changed: NDArray[np.float32] = (change * scales).astype(np.float32)
+            return changed
         channel = 2 * plan.pairs[pair]
         first = self.level(flat_x[image, channel, position])
         second = self.level(flat_x[image, channel + 1, position])
@@ -121,7 +125,7 @@ class SaturatedPairs:
 
     def _add_dense(
         self,
-        change: NDArray[np.int64],
+        change: NDArray[np.signedinteger[Any]],
         x: NDArray[np.float32],
         windows: Sequence[Window],
         pairs: NDArray[np.intp],
@@ -250,7 +254,7 @@ def _sparse_changes(
 
 
 def _add_saturated(
-    change: NDArray[np.int64],
+    change: NDArray[np.signedinteger[Any]],
     window: NDArray[np.int32],
     codes: tuple[NDArray[np.int32], NDArray[np.int32]],
     reach: NDArray[np.bool_],
@@ -285,11 +289,11 @@ def _add_saturated(
         # [N, O, positions] flat; integers well below 2^53, so the f64 sums are exact
         flat = (image[part][candidate] * change.shape[1] + output) * positions
         flat += at[part][candidate]
-        change.reshape(-1)[:] += np.bincount(flat, taken, change.size).astype(np.int64)
+        change.reshape(-1)[:] += np.bincount(flat, taken, change.size).astype(change.dtype)
 
 
 def _add_saturated_pairs(
-    change: NDArray[np.int64],
+    change: NDArray[np.signedinteger[Any]],
     levels: tuple[NDArray[np.int32], NDArray[np.int32]],
     codes: tuple[NDArray[np.int32], NDArray[np.int32]],
     reach: NDArray[np.bool_],
