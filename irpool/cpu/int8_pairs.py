@@ -66,21 +66,24 @@ class SaturatedPairs:
         found = self._candidates(flat_x)
         if found is None:
             return result
-        image, pair, position, peak = found
+        mask, hot, peak = found
         # Few candidates (post-ReLU data: under 2% of the pairs' positions measured): each
         # (candidate, tap) summed again with every output; many (levels about the middle):
         # pair by pair over every position (`_add_saturated`), 2-3 times faster there.
-        share = image.size / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
-        if share > _SPARSE_SHARE and image.size * plan.outputs > _SMALL:
+        count = np.count_nonzero(mask)
+        share = count / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
+        if share > _SPARSE_SHARE and count * plan.outputs > _SMALL:
             # each element sums at most a pair a tap of at most 32768 each
             wide = (plan.channel_pairs * plan.by_tap.shape[1] + 1) << 15 >= 1 << 31
             kind: type[np.signedinteger[Any]] = np.int64 if wide else np.int32
             change: NDArray[np.signedinteger[Any]] = np.zeros(result.shape, kind)
-            used = np.flatnonzero(np.bincount(pair, minlength=plan.pairs.size))
+            used = hot[mask.any(axis=(0, 2))]
             self._add_dense(change, x, windows, used, peak[used])
             scales = self.scales.reshape((1, -1) + (1,) * len(windows))
             changed: NDArray[np.float32] = (change * scales).astype(np.float32)
             return changed
+        image, pair, position = _nonzero(mask)
+        pair = hot[pair]
         channel = 2 * plan.pairs[pair]
         first = self.level(flat_x[image, channel, position])
         second = self.level(flat_x[image, channel + 1, position])
@@ -101,9 +104,10 @@ class SaturatedPairs:
         return clipped
 
     def _candidates(self, x: NDArray[np.float32]) -> tuple[NDArray[Any], ...] | None:
-        """The (image, pair, position)s of x [N, C, positions] whose two levels times the
-        largest codes of the pair's outputs that can saturate may pass 16 bits (pair: an index
-        into `plan.pairs`), and each pair's highest levels [P, 2]; None if there are none."""
+        """Where in x [N, C, positions] a pair's two levels times the largest codes of its
+        outputs that can saturate may pass 16 bits: a mask [N, H, positions] of the pairs `hot`
+        [H] (indices into `plan.pairs`), with each pair's highest levels [P, 2]; None if
+        nowhere."""
         plan = self.plan
         if plan.pairs.size == 0:
             return None
@@ -120,8 +124,8 @@ class SaturatedPairs:
         weight, threshold = plan.prefilter(self.low, self.step)
         bound = planes[:, :, 0] * weight[hot, 0, None]
         bound += planes[:, :, 1] * weight[hot, 1, None]
-        image, pair, position = _nonzero(bound > threshold[hot, None])
-        return (image, hot[pair], position, peak_level) if image.size else None
+        mask = bound > threshold[hot, None]
+        return (mask, hot, peak_level) if mask.any() else None
 
     def _add_dense(
         self,
