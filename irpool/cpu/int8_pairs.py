@@ -53,15 +53,24 @@ class SaturatedPairs:
     codes: NDArray[np.int8]
     scales: NDArray[np.float64]
     plan: _Plan = field(init=False, repr=False, compare=False)
+    # the pairs' f32 bound (`_Plan.prefilter`) and the outputs whose zero change is -0
+    prefilter: tuple[NDArray[np.float32], NDArray[np.float32]] = field(
+        init=False, repr=False, compare=False
+    )
+    negative: NDArray[np.intp] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "plan", _Plan.of(self.codes, self.levels - 1))
+        plan = _Plan.of(self.codes, self.levels - 1)
+        object.__setattr__(self, "plan", plan)
+        object.__setattr__(self, "prefilter", plan.prefilter(self.low, self.step))
+        object.__setattr__(self, "negative", np.flatnonzero(np.signbit(self.scales)))
 
     def __call__(self, x: NDArray[np.float32], windows: Sequence[Window]) -> NDArray[np.float32]:
         """The saturated sums less the exact ones, times the scales: [N, O, *out]."""
         plan, out = self.plan, tuple(w.out for w in windows)
         result = np.zeros((x.shape[0], plan.outputs, *out), np.float32)
-        result[:, np.signbit(self.scales)] = -0.0  # the zero change times its scale
+        if self.negative.size:
+            result[:, self.negative] = -0.0  # the zero change times its scale
         flat_x = x.reshape(*x.shape[:2], -1)
         found = self._candidates(flat_x)
         if found is None:
@@ -97,8 +106,7 @@ class SaturatedPairs:
 
     def level(self, x: NDArray[np.float32]) -> NDArray[np.int32]:
         """The data's levels: NaN gives 0, values past the range its ends."""
-        with np.errstate(invalid="ignore"):
-            level = np.rint((x.astype(np.float64) - self.low) / self.step)
+        level = np.rint((x.astype(np.float64) - self.low) / self.step)  # NaN: quiet
         # fmax and fmin take the number over NaN: NaN gives 0, -inf 0 and inf the top level
         clipped: NDArray[np.int32] = np.fmin(np.fmax(level, 0), self.levels - 1).astype(np.int32)
         return clipped
@@ -121,9 +129,10 @@ class SaturatedPairs:
         if hot.size == 0:
             return None
         planes = both[:, hot] if hot.size < both.shape[1] else both
-        weight, threshold = plan.prefilter(self.low, self.step)
-        bound = planes[:, :, 0] * weight[hot, 0, None]
-        bound += planes[:, :, 1] * weight[hot, 1, None]
+        weight, threshold = self.prefilter
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, a level of 0 in one
+            bound = planes[:, :, 0] * weight[hot, 0, None]
+            bound += planes[:, :, 1] * weight[hot, 1, None]
         mask = bound > threshold[hot, None]
         return (mask, hot, peak_level) if mask.any() else None
 
@@ -184,7 +193,7 @@ class _Plan:
         top = tap_top.max(axis=2, initial=0)
         return _Plan(channels // 2, outputs, some, by_tap, tap_top, top, tap_sum)
 
-    def prefilter(self, low: float, step: float) -> tuple[NDArray[np.float32], NDArray[Any]]:
+    def prefilter(self, low: float, step: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """f32 weights [P, 2] and thresholds [P] such that every pair of levels a, b whose
         a * top + b * top passes 16 bits has x_a * weight + x_b * weight above the threshold:
         a level is at most (x - low) / step + 0.5, a level of 0 saturates nothing, and a margin
