@@ -149,12 +149,18 @@ class SaturatedPairs:
         plan = self.plan
         channels = (2 * plan.pairs[pairs][:, None] + np.arange(2)).reshape(-1)
         level = self.level(x[:, channels])
+        by_pair = level.reshape(level.shape[0], -1, 2, int(np.prod(level.shape[2:])))
+        peak_sum = (by_pair[:, :, 0] + by_pair[:, :, 1]).max(axis=(0, 2))
         taps = _taps(level, windows)
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
             codes = plan.by_tap[pairs, index].astype(np.int32)  # [P, 2, O]
             first, second = codes[:, 0].T, codes[:, 1].T
-            reach = np.abs(first) * peak[:, 0] + np.abs(second) * peak[:, 1] > PAIR_MAX
-            reach &= (first > 0) == (second > 0)  # codes of two signs stay within 16 bits
+            # as `_Tap.reach`, the codes split: (c, d) = (c - m, 0) + (0, d - m) + m (1, 1)
+            size, other = np.abs(first), np.abs(second)
+            both = np.minimum(size, other)
+            reach = (size - both) * peak[:, 0] + (other - both) * peak[:, 1]
+            reach += both * peak_sum
+            reach = (reach > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
             if reach.any():
                 _add_saturated(change, taps[tap], (first, second), reach)
 
