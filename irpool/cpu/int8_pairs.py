@@ -26,6 +26,7 @@ from irpool.ops.pooling_geometry import Window
 
 PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
 _SPARSE_SHARE = 0.05  # candidates of the pairs' positions the sparse way takes, measured
+_F32_LEVELS = 1 << 14  # inputs from which levels take f32 first
 _SMALL = 1 << 16  # products of (candidate, tap)s by outputs that take the sparse way anyway
 
 
@@ -53,17 +54,26 @@ class SaturatedPairs:
     codes: NDArray[np.int8]
     scales: NDArray[np.float64]
     plan: _Plan = field(init=False, repr=False, compare=False)
-    # the pairs' f32 bound (`_Plan.prefilter`) and the outputs whose zero change is -0
-    prefilter: tuple[NDArray[np.float32], NDArray[np.float32]] = field(
+    # the pairs' f32 bound (`_Plan.prefilter`; None where step is not a positive number: levels
+    # then) and the outputs whose zero change is -0
+    prefilter: tuple[NDArray[np.float32], NDArray[np.float32]] | None = field(
         init=False, repr=False, compare=False
     )
     negative: NDArray[np.intp] = field(init=False, repr=False, compare=False)
+    # 1 / step in f32 where levels may take f32 (`level`): low an f32, 1 / step finite in f32
+    inverse_step: np.float32 | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         plan = _Plan.of(self.codes, self.levels - 1)
         object.__setattr__(self, "plan", plan)
-        object.__setattr__(self, "prefilter", plan.prefilter(self.low, self.step))
+        usual = 0 < self.step < np.inf and np.isfinite(self.low)
+        object.__setattr__(
+            self, "prefilter", plan.prefilter(self.low, self.step) if usual else None
+        )
         object.__setattr__(self, "negative", np.flatnonzero(np.signbit(self.scales)))
+        inverse = np.float32(1 / self.step if usual else np.inf)
+        f32 = np.float32(self.low) == self.low and np.isfinite(inverse)
+        object.__setattr__(self, "inverse_step", inverse if f32 else None)
 
     def __call__(self, x: NDArray[np.float32], windows: Sequence[Window]) -> NDArray[np.float32]:
         """The saturated sums less the exact ones, times the scales: [N, O, *out]."""
@@ -105,8 +115,26 @@ class SaturatedPairs:
         return result
 
     def level(self, x: NDArray[np.float32]) -> NDArray[np.int32]:
-        """The data's levels: NaN gives 0, values past the range its ends."""
-        level = np.rint((x.astype(np.float64) - self.low) / self.step)  # NaN: quiet
+        """The data's levels rint((x - low) / step) in f64: NaN gives 0, values past the
+        range its ends. Large inputs take f32 where it is sure to give the same: x - low
+        rounds once (low is an f32), and times 1 / step the quotient is off by under 4 units
+        in its last place, far from a half where it lies 0.49 from a whole number."""
+        inverse = self.inverse_step
+        if self.prefilter is None:  # step 0 or not a number: inf and NaN quotients
+            with np.errstate(all="ignore"):
+                level = np.rint((x.astype(np.float64) - self.low) / self.step)
+        elif x.size < _F32_LEVELS or inverse is None:
+            level = np.rint((x.astype(np.float64) - self.low) / self.step)  # NaN: quiet
+        else:
+            quotient = np.subtract(x, np.float32(self.low))
+            quotient *= inverse
+            level = np.rint(quotient)
+            with np.errstate(invalid="ignore"):  # inf - inf: NaN, which takes no fix
+                near_half = np.abs(quotient - level) > 0.49
+            fix = np.flatnonzero(near_half)
+            if fix.size:
+                exact = (x.reshape(-1)[fix].astype(np.float64) - self.low) / self.step
+                level.reshape(-1)[fix] = np.rint(exact)
         # fmax and fmin take the number over NaN: NaN gives 0, -inf 0 and inf the top level
         clipped: NDArray[np.int32] = np.fmin(np.fmax(level, 0), self.levels - 1).astype(np.int32)
         return clipped
@@ -122,6 +150,13 @@ class SaturatedPairs:
         both = x[:, : 2 * plan.channel_pairs].reshape(x.shape[0], -1, 2, x.shape[2])
         if plan.pairs.size < plan.channel_pairs:
             both = both[:, plan.pairs]
+        if self.prefilter is None:  # step 0, negative or not a number: the levels first
+            level = self.level(both)
+            peak_level = level.max(axis=(0, 3))
+            hot = np.flatnonzero((peak_level * plan.top).sum(axis=1) > PAIR_MAX)
+            top = plan.top[hot, :, None]
+            mask = level[:, hot, 0] * top[:, 0] + level[:, hot, 1] * top[:, 1] > PAIR_MAX
+            return (mask, hot, peak_level) if mask.any() else None
         # A pair of planes whose largest levels cannot saturate takes nothing (NaN: maybe).
         peak = both.max(axis=(0, 3))
         peak_level = np.where(np.isnan(peak), self.levels - 1, self.level(peak))

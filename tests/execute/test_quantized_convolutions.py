@@ -182,6 +182,22 @@ def test_saturated_pairs_equal_a_sum_by_hand(
     assert found.tolist() == _saturated_by_hand(level, codes, 2, 1).astype(np.float32).tolist()
 
 
+@pytest.mark.parametrize("step", [-1.0, 0.0])  # output_high below output_low, or equal
+def test_saturated_pairs_of_a_reversed_or_empty_range(step: float) -> None:
+    """With step 0 the level of data above low is the top one (x / 0 = inf) and of low 0."""
+    rng = np.random.default_rng(5)
+    level = rng.integers(0, 256, (1, 6, 7, 7))
+    if step == 0:
+        level = np.where(level > 128, 255, 0)
+    codes = np.clip(rng.normal(0, 127, (5, 6, 3, 3)), -128, 127).astype(np.int8)
+    pairs = SaturatedPairs(2.0, step, 256, codes, np.ones(5))
+    x = (2.0 + level * (step or 1.0)).astype(np.float32)
+    window = Window(size=7, out=4, kernel=3, stride=2, dilation=1, pad_begin=1)
+    found = pairs(x, (window, window))
+    expected = _saturated_by_hand(level, codes.astype(np.int32), 2, 1)
+    assert found.tolist() == expected.astype(np.float32).tolist()
+
+
 def test_halved_filters_round_half_to_even() -> None:
     values = np.array([1, 3, 5, -5, -1, 127, -128, 2], np.float32)
     assert halved_filters(values).tolist() == [0, 4, 4, -4, 0, 128, -128, 2]
