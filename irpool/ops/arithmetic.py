@@ -51,6 +51,8 @@ def _overlap(a: Dim, b: Dim) -> Dim:
 
 def numpy_dim(a: Dim, b: Dim) -> Dim:
     """Two dims broadcast as OpenVINO's Dimension::broadcast_merge."""
+    if a is b:  # the static dims are made once (`Dim.static`)
+        return a
     a_one, b_one = a.admits(1), b.admits(1)
     if a_one and b_one:
         high = None if a.high is None or b.high is None else max(a.high, b.high)
