@@ -107,9 +107,11 @@ def stored_from_f32(
         return nonzero
     if dtype == np.float64:
         return np.clip(values, -F32_MAX, F32_MAX).astype(dtype)
+    if dtype == values.dtype == F32:  # already held as it is
+        return values
     if dtype.kind == "f":
         with np.errstate(over="ignore"):  # beyond f16's range: inf, as on the CPU
-            return values.astype(dtype, copy=False)  # an f32 result is already held as it is
+            return values.astype(dtype, copy=False)
     rounded = rounding(values.astype(np.float64))
     inside = (rounded >= INT32_MIN) & (rounded < 2**31)
     as_int32 = np.where(inside, np.nan_to_num(rounded), INT32_MIN).astype(np.int32)

@@ -54,16 +54,15 @@ def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
     )
     # The four accumulators side by side, each round an FMA as `fused_multiply_add` rounds
     # it, the squares (exact in f64) widened once for all rounds; the first round's FMAs
-    # add to 0: the squares rounded once.
-    with np.errstate(all="ignore"):
-        if rounds:
-            wide = grouped.astype(np.float64)
-            squares = np.multiply(wide, wide, out=wide)
-            sums = squares[..., 0, :, :].astype(F32)
-            for index in range(1, rounds):
-                sums = (squares[..., index, :, :] + sums).astype(F32)
-        else:
-            sums = np.zeros((*x.shape[:-1], ACCUMULATORS, lanes), F32)
+    # add to 0: the squares rounded once. Run under `run_rms`'s np.errstate.
+    if rounds:
+        wide = grouped.astype(np.float64)
+        squares = np.multiply(wide, wide, out=wide)
+        sums = squares[..., 0, :, :].astype(F32)
+        for index in range(1, rounds):
+            sums = (squares[..., index, :, :] + sums).astype(F32)
+    else:
+        sums = np.zeros((*x.shape[:-1], ACCUMULATORS, lanes), F32)
     first = sums[..., 0, :]
     for index in range(rounds * ACCUMULATORS, vectors.shape[-2]):  # the rest, tail included
         first = fused_multiply_add(vectors[..., index, :], vectors[..., index, :], first)

@@ -18,11 +18,11 @@ from irpool.execute.registry import OutputSpec, kernel_for
 def run_rotary_embedding(
     op: RotaryEmbedding, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
-    if op.rotates:
-        inputs = (inputs[0], inputs[1], _rotated(inputs[0], op.minus_one_first), inputs[2])
-    x, cos, rotated, sin = (array.astype(np.float64) for array in inputs)
-    half = x.shape[-1] // 2
     with np.errstate(all="ignore"):  # inf and NaN are values here
+        if op.rotates:
+            inputs = (inputs[0], inputs[1], _rotated(inputs[0], op.minus_one_first), inputs[2])
+        x, cos, rotated, sin = (array.astype(np.float64) for array in inputs)
+        half = x.shape[-1] // 2
         by_cos, by_sin = x * cos, rotated * sin  # exact: f32 by f32 in f64
         if by_cos.shape != by_sin.shape:  # np.broadcast_arrays costs microseconds
             by_cos, by_sin = np.broadcast_arrays(by_cos, by_sin)
@@ -35,12 +35,10 @@ def run_rotary_embedding(
 
 def _rotated(x: NDArray[np.float32], minus_one_first: bool) -> NDArray[np.float32]:
     """Concat(Slice(x, half..) * -1, Slice(x, ..half)) on the last axis, as those layers
-    compute it (an f32 product by -1: a NaN keeps its bits, as the product gives them)."""
+    compute it (an f32 product by -1: a NaN keeps its bits, as the product gives them). Run
+    under `run_rotary_embedding`'s np.errstate."""
     half = x.shape[-1] // 2
     minus_one = np.float32(-1)
-    with np.errstate(all="ignore"):
-        upper = x[..., half:]
-        negated = (
-            np.multiply(minus_one, upper) if minus_one_first else np.multiply(upper, minus_one)
-        )
+    upper = x[..., half:]
+    negated = np.multiply(minus_one, upper) if minus_one_first else np.multiply(upper, minus_one)
     return np.concatenate([negated, x[..., :half]], axis=-1)
