@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from math import prod
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,6 +78,11 @@ def working_bytes(input_shape: Sequence[int], output_shape: Sequence[int]) -> in
     one input and one output plane, never on N x C (the driver processes blocks of planes).
     A run-time output size makes the per-axis geometry as large as the output or larger, so
     it is counted before anything is allocated."""
+    return _working_bytes(tuple(input_shape), tuple(output_shape))
+
+
+@lru_cache(maxsize=4096)  # a run asks it of every step it infers again, on the same shapes
+def _working_bytes(input_shape: tuple[int, ...], output_shape: tuple[int, ...]) -> int:
     estimate = BLOCK_ALLOWANCE + prod(output_shape[2:]) * GEOMETRY_BYTES_PER_OUTPUT
     if len(input_shape) == len(output_shape):
         for size, out in zip(input_shape[2:], output_shape[2:], strict=True):
