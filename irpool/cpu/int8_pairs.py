@@ -13,7 +13,7 @@ weights, which are kept, on its data shifted by 128.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
@@ -28,6 +28,7 @@ PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
 _SPARSE_SHARE = 0.05  # candidates of the pairs' positions the sparse way takes, measured
 _F32_LEVELS = 1 << 14  # inputs from which levels take f32 first
 _SMALL = 1 << 16  # products of (candidate, tap)s by outputs that take the sparse way anyway
+_HELD = 1  # the dense way sums its changes when it holds this times 2^20 (or its outputs)
 
 
 def without_vnni() -> bool:
@@ -88,16 +89,12 @@ class SaturatedPairs:
         mask, hot, peak = found
         # Few candidates (post-ReLU data: under 2% of the pairs' positions measured): each
         # (candidate, tap) summed again with every output; many (levels about the middle):
-        # pair by pair over every position (`_add_saturated`), 2-3 times faster there.
+        # tap by tap over every position (`_dense`), 2-3 times faster there.
         count = np.count_nonzero(mask)
         share = count / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
         if share > _SPARSE_SHARE and count * plan.outputs > _SMALL:
-            # each element sums at most a pair a tap of at most 32768 each
-            wide = (plan.channel_pairs * plan.by_tap.shape[1] + 1) << 15 >= 1 << 31
-            kind: type[np.signedinteger[Any]] = np.int64 if wide else np.int32
-            change: NDArray[np.signedinteger[Any]] = np.zeros(result.shape, kind)
             used = hot[mask.any(axis=(0, 2))]
-            self._add_dense(change, x, windows, used, peak[used])
+            change = self._dense(x, windows, used, peak[used]).reshape(result.shape)
             scales = self.scales.reshape((1, -1) + (1,) * len(windows))
             changed: NDArray[np.float32] = (change * scales).astype(np.float32)
             return changed
@@ -114,11 +111,11 @@ class SaturatedPairs:
         result.reshape(-1)[at] = (sums * self.scales[output]).astype(np.float32)
         return result
 
-    def level(self, x: NDArray[np.float32]) -> NDArray[np.int32]:
-        """The data's levels rint((x - low) / step) in f64: NaN gives 0, values past the
-        range its ends. Large inputs take f32 where it is sure to give the same: x - low
-        rounds once (low is an f32), and times 1 / step the quotient is off by under 4 units
-        in its last place, far from a half where it lies 0.49 from a whole number."""
+    def level(self, x: NDArray[np.float32], kind: type[Any] = np.int32) -> NDArray[Any]:
+        """The data's levels rint((x - low) / step) in f64, as `kind`: NaN gives 0, values
+        past the range its ends. Large inputs take f32 where it is sure to give the same:
+        x - low rounds once (low is an f32), and times 1 / step the quotient is off by under
+        4 units in its last place, far from a half where it lies 0.49 from a whole number."""
         inverse = self.inverse_step
         if self.prefilter is None:  # step 0 or not a number: inf and NaN quotients
             with np.errstate(all="ignore"):
@@ -130,13 +127,16 @@ class SaturatedPairs:
             quotient *= inverse
             level = np.rint(quotient)
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, which takes no fix
-                near_half = np.abs(quotient - level) > 0.49
+                quotient -= level  # in place: fresh temporaries of large inputs cost more
+                near_half = np.abs(quotient, out=quotient) > 0.49
             fix = np.flatnonzero(near_half)
             if fix.size:
                 exact = (x.reshape(-1)[fix].astype(np.float64) - self.low) / self.step
                 level.reshape(-1)[fix] = np.rint(exact)
         # fmax and fmin take the number over NaN: NaN gives 0, -inf 0 and inf the top level
-        clipped: NDArray[np.int32] = np.fmin(np.fmax(level, 0), self.levels - 1).astype(np.int32)
+        np.fmax(level, 0, out=level)
+        np.fmin(level, self.levels - 1, out=level)
+        clipped: NDArray[Any] = level.astype(kind)
         return clipped
 
     def _candidates(self, x: NDArray[np.float32]) -> tuple[NDArray[Any], ...] | None:
@@ -171,22 +171,24 @@ class SaturatedPairs:
         mask = bound > threshold[hot, None]
         return (mask, hot, peak_level) if mask.any() else None
 
-    def _add_dense(
+    def _dense(
         self,
-        change: NDArray[np.signedinteger[Any]],
         x: NDArray[np.float32],
         windows: Sequence[Window],
         pairs: NDArray[np.intp],
         peak: NDArray[np.int64],
-    ) -> None:
-        """`change` of `pairs` (indices into `plan.pairs`) whose highest levels are `peak`
-        [P, 2], pair by pair over every position."""
+    ) -> NDArray[Any]:
+        """The change [N * O * out] (f64) of `pairs` (indices into `plan.pairs`) whose highest
+        levels are `peak` [P, 2], tap by tap over every position."""
         plan = self.plan
         channels = (2 * plan.pairs[pairs][:, None] + np.arange(2)).reshape(-1)
-        level = self.level(x[:, channels])
+        # i16 levels where a |c| + b |d| - 32767 fits (`_saturated`)
+        level = self.level(x[:, channels], np.int16 if self.levels <= 256 else np.int32)
         by_pair = level.reshape(level.shape[0], -1, 2, int(np.prod(level.shape[2:])))
         peak_sum = (by_pair[:, :, 0] + by_pair[:, :, 1]).max(axis=(0, 2))
         taps = _taps(level, windows)
+        total = x.shape[0] * plan.outputs * int(np.prod([w.out for w in windows]))
+        sums, found, count = np.zeros(0), [], 0
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
             codes = plan.by_tap[pairs, index].astype(np.int32)  # [P, 2, O]
             first, second = codes[:, 0].T, codes[:, 1].T
@@ -197,7 +199,12 @@ class SaturatedPairs:
             reach += both * peak_sum
             reach = (reach > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
             if reach.any():
-                _add_saturated(change, taps[tap], (first, second), reach)
+                for part in _saturated(taps[tap], (first, second), reach, plan.outputs):
+                    found.append(part)
+                    count += part[0].size
+                    if count > _HELD * max(total, 1 << 20):  # memory: sum those so far
+                        sums, found, count = _summed(sums, found, total), [], 0
+        return _summed(sums, found, total)
 
 
 @dataclass(frozen=True)
@@ -307,59 +314,60 @@ def _sparse_changes(
     return np.concatenate(flats), np.concatenate(takens)
 
 
-def _add_saturated(
-    change: NDArray[np.signedinteger[Any]],
-    window: NDArray[np.int32],
-    codes: tuple[NDArray[np.int32], NDArray[np.int32]],
-    reach: NDArray[np.bool_],
-) -> None:
-    """Add to `change` [N, O, *out] what saturating the pairs of one tap takes off: the tap's
-    levels `window` [N, 2J, *out], the pairs' codes (first, second) [O, J], and `reach`
-    [O, J], the outputs whose codes of a pair can pass 16 bits at the highest level."""
-    first, second = codes
-    a, b = window[:, 0::2], window[:, 1::2]
-    spread = (1, -1) + (1,) * (a.ndim - 2)
-    bound = a * np.where(reach, np.abs(first), 0).max(axis=0).reshape(spread)
-    bound += b * np.where(reach, np.abs(second), 0).max(axis=0).reshape(spread)
-    mask = bound > PAIR_MAX
-    # Few candidates (image, pair, position): each summed again with every output; many: the
-    # pairs summed at every position, each with the outputs that reach (about 8x cheaper an
-    # element, as broadcast products).
-    count = np.count_nonzero(mask)
-    if 8 * count * change.shape[1] > int(reach.sum()) * (bound.size // bound.shape[1]):
-        _add_saturated_pairs(change, (a, b), codes, reach)
-        return
-    image, pair, *position = _nonzero(mask)
-    positions = int(np.prod(a.shape[2:], dtype=np.int64))
-    at = np.ravel_multi_index(tuple(position), a.shape[2:]) if position else np.zeros_like(image)
-    index = (image, pair, *position)
-    block = max(1, (1 << 22) // change.shape[1])
-    for lo in range(0, image.size, block):
-        part = slice(lo, lo + block)
-        exact = a[index][part, None] * first[:, pair[part]].T
-        exact += b[index][part, None] * second[:, pair[part]].T
-        candidate, output = np.nonzero((exact > PAIR_MAX) | (exact < PAIR_MIN))
-        taken = np.clip(exact[candidate, output], PAIR_MIN, PAIR_MAX) - exact[candidate, output]
-        # [N, O, positions] flat; integers well below 2^53, so the f64 sums are exact
-        flat = (image[part][candidate] * change.shape[1] + output) * positions
-        flat += at[part][candidate]
-        change.reshape(-1)[:] += np.bincount(flat, taken, change.size).astype(change.dtype)
+def _summed(
+    sums: NDArray[np.float64], found: list[tuple[NDArray[np.intp], NDArray[Any]]], total: int
+) -> NDArray[np.float64]:
+    """`sums` [total] (size 0: none yet) plus the changes `found` (flat index, change), in
+    f64 (bincount's with weights): integers well below 2^53, so the sums are exact."""
+    at, taken = zip((np.zeros(0, np.intp), np.zeros(0)), *found, strict=True)
+    added: NDArray[Any] = np.bincount(np.concatenate(at), np.concatenate(taken), total)
+    return added + sums if sums.size else added
 
 
-def _add_saturated_pairs(
-    change: NDArray[np.signedinteger[Any]],
-    levels: tuple[NDArray[np.int32], NDArray[np.int32]],
+def _saturated(
+    window: NDArray[np.signedinteger[Any]],
     codes: tuple[NDArray[np.int32], NDArray[np.int32]],
     reach: NDArray[np.bool_],
-) -> None:
-    """`_add_saturated` pair by pair, each over every position."""
-    (a, b), (first, second) = levels, codes
-    shape = (1, -1) + (1,) * (a.ndim - 2)
-    for pair in np.flatnonzero(reach.any(axis=0)):
-        outputs = np.flatnonzero(reach[:, pair])
-        exact = a[:, pair, None] * first[outputs, pair].reshape(shape)
-        exact += b[:, pair, None] * second[outputs, pair].reshape(shape)
-        change[:, outputs] += np.clip(exact, PAIR_MIN, PAIR_MAX) - exact
+    outputs: int,
+) -> Iterator[tuple[NDArray[np.intp], NDArray[Any]]]:
+    """What saturating one tap's pairs takes off, by blocks of pairs: flat indices into
+    [N, O, *out] and changes (unique in a block), of the tap's levels `window` [N, 2J, *out],
+    codes (first, second) [O, J] and `reach` [O, J], the outputs whose codes of a pair (one
+    sign) can pass 16 bits. What passes, a |c| + b |d| - 32767 (codes above 0: taken off) or
+    - 32768 (below 0: added), lies in i16 for levels up to 255: i16 sums that wrap give it.
+    About 3% of the sums saturate on yolov8n_int8: only those are added at their indices."""
+    kind, images, used = window.dtype.type, window.shape[0], np.flatnonzero(reach.any(axis=0))
+    positions = int(np.prod(window.shape[2:]))
+    spots = images * positions  # the flat (image, position)s
+    # each pair's planes [J, N, *out]: a copy if strided (products 7 times slower), or a view
+    planes = [np.moveaxis(window[:, j::2], 1, 0) for j in (0, 1)]
+    if used.size < reach.shape[1] or window.strides[-1] != window.itemsize:
+        planes = [np.ascontiguousarray(plane[used]) for plane in planes]
+    a, b, spread = *planes, (1,) * (window.ndim - 1)
+    # each pair's outputs that reach [J, W], padded with outputs of codes 0 (no change)
+    reached = reach[:, used].T
+    order = np.argsort(~reached, axis=1, kind="stable")[:, : int(reached.sum(axis=1).max())]
+    valid = np.take_along_axis(reached, order, axis=1)
+    first, second = (np.where(valid, np.take_along_axis(c[:, used].T, order, 1), 0) for c in codes)
+    negative = (first < 0) | (second < 0)  # one sign where reached: both below 0, or one 0
+    size, other = (np.abs(c).astype(kind).reshape(*c.shape, *spread) for c in (first, second))
+    shift = np.where(negative, PAIR_MIN, -PAIR_MAX).astype(kind).reshape(*first.shape, *spread)
+    sign = np.where(negative, 1, -1).reshape(-1)
+    base = order.reshape(-1) * positions  # each (pair, output)'s start in [O, positions]
+    width, low = order.shape[1], kind(0)
+    step = max(1, (1 << 18) // (width * spots))  # pairs a block: about L2's size
+    for lo in range(0, used.size, step):
+        part = slice(lo, lo + step)
+        past = a[part, None] * size[part]  # [B, W, N, *out]; i16 sums wrap into range
+        past += b[part, None] * other[part]
+        past += shift[part]
+        taken = np.flatnonzero(past > low)  # nonzero of a bool mask: 5 times faster
+        entry, spot = np.divmod(taken, spots)
+        entry += lo * width
+        index = base[entry] + spot
+        if images > 1:  # spot = image * positions + at
+            index += spot // positions * (outputs - 1) * positions
+        yield index, past.reshape(-1)[taken] * sign[entry]
 
 
 @dataclass(frozen=True)

@@ -164,13 +164,16 @@ def _saturated_by_hand(level: np.ndarray, codes: np.ndarray, stride: int, pad: i
 
 @pytest.mark.parametrize("high", [40, 160, 255])  # few candidates, some, most
 @pytest.mark.parametrize("spread", [20, 127])  # codes mostly small, codes of any size
-@pytest.mark.parametrize("dense", [False, True])  # (candidate, tap)s, or pairs everywhere
+# (candidate, tap)s, or pairs everywhere, their changes summed at the end or block by block
+@pytest.mark.parametrize("way", ["sparse", "dense", "dense summed by block"])
 def test_saturated_pairs_equal_a_sum_by_hand(
-    monkeypatch: pytest.MonkeyPatch, high: int, spread: int, dense: bool
+    monkeypatch: pytest.MonkeyPatch, high: int, spread: int, way: str
 ) -> None:
-    if dense:
+    if way != "sparse":
         monkeypatch.setattr(int8_pairs, "_SPARSE_SHARE", -1.0)
         monkeypatch.setattr(int8_pairs, "_SMALL", -1)
+    if way == "dense summed by block":
+        monkeypatch.setattr(int8_pairs, "_HELD", 0)
     rng = np.random.default_rng(high * 1000 + spread)
     level = rng.integers(0, high, (2, 6, 7, 7))
     level.flat[rng.integers(0, level.size, 20)] = 255  # a few high levels among them
