@@ -44,14 +44,3 @@ def vnni_host(monkeypatch: pytest.MonkeyPatch) -> None:
     """Compressed products as an AVX-512 (VNNI) host runs them, whatever this host is: unit
     tests of that path; an AVX2 host's are tests/differential/test_compressed_products.py's."""
     monkeypatch.setattr(compressed_weights, "cpu_isa", lambda: AVX512_CORE)
-
-
-# The files that take a minute or more on one worker and are collected last (tests/test_*):
-# run first, so that xdist's whole-file units (`--dist loadfile`) do not end the run on one
-# worker while the other waits (each measured 55-90 s on a 2-core AMD EPYC, 2026-12-07).
-FIRST_FILES = ("tests/test_threads.py", "tests/test_thread_bits.py", "tests/test_static_checks.py")
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    order = {path: rank for rank, path in enumerate(FIRST_FILES)}
-    items.sort(key=lambda item: order.get(item.nodeid.partition("::")[0], len(order)))
