@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -74,43 +74,39 @@ def fused_rotary_embeddings(
             found = _embedding(add.inputs[port], add.inputs[1 - port], by_id, constants)
             if found is None:
                 continue
-            by_cos, by_sin, inputs = found
+            by_cos, by_sin, inputs, rotation = found
             assert isinstance(add.op, Add1)
             assert isinstance(by_cos.op, Multiply1) and isinstance(by_sin.op, Multiply1)
             op = RotaryEmbedding(by_cos.op, by_sin.op, add.op)
             for product in (by_cos, by_sin):
                 if readers[(product.layer.id, 0)] == 1:
                     rewrites[product.layer.id] = None
-            rotating = _rotating_layers(inputs[2], by_id, constants, readers)
-            if by_sin.layer.id in rewrites and rotating is not None:
+            if by_sin.layer.id in rewrites and rotation.read_only_here(readers):
                 # no step rotates x: the kernel does (4 steps fewer, each a NumPy call)
-                op.rotates, op.minus_one_first = True, rotating[1]
-                rewrites.update(dict.fromkeys(rotating[0]))
+                op.rotates, op.minus_one_first = True, rotation.minus_one_first
+                rewrites.update(dict.fromkeys(layer.layer.id for layer in rotation.layers))
                 inputs = (inputs[0], inputs[1], inputs[3])
             rewrites[add.layer.id] = Rewrite(op, inputs)
             break
     return rewrites
 
 
-def _rotating_layers(
-    rotated: Ref,
-    by_id: Mapping[int, ComputedLayer],
-    constants: Mapping[Ref, NDArray[Any]],
-    readers: Counter[Ref],
-) -> tuple[list[int], bool] | None:
-    """The Concat, the Multiply by -1 and the two Slices that rotate x (`_rotated_half_of`
-    found them) when each is read once and the product keeps the half's rank; and whether
-    the -1 is the product's first operand. None otherwise."""
-    concat = by_id[rotated[0]]
-    negated, first = (by_id[ref[0]] for ref in concat.inputs)
-    minus_one = next(ref for ref in negated.inputs if _is(constants, ref, -1.0))
-    second = by_id[negated.inputs[1 - negated.inputs.index(minus_one)][0]]
-    layers = (concat, negated, first, second)
-    if any(readers[(layer.layer.id, 0)] != 1 for layer in layers):
-        return None
-    if negated.produced[0].shape.rank != second.produced[0].shape.rank:
-        return None
-    return [layer.layer.id for layer in layers], negated.inputs[0] == minus_one
+class _RotateHalf(NamedTuple):
+    """Concat(Slice(x, half..) * -1, Slice(x, ..half)) as `_rotated_half_of` found it: x, the
+    Concat, the Multiply by -1 and the two Slices, and whether the -1 is the product's first
+    operand."""
+
+    x: Ref
+    layers: tuple[ComputedLayer, ComputedLayer, ComputedLayer, ComputedLayer]
+    minus_one_first: bool
+
+    def read_only_here(self, readers: Counter[Ref]) -> bool:
+        """Whether each of the layers is read once (by the next of them, or the Concat by the
+        product by sin) and the product keeps the half's rank: the kernel may rotate x."""
+        _, negated, _, second = self.layers
+        if any(readers[(layer.layer.id, 0)] != 1 for layer in self.layers):
+            return False
+        return negated.produced[0].shape.rank == second.produced[0].shape.rank
 
 
 def _embedding(
@@ -118,9 +114,9 @@ def _embedding(
     sin_ref: Ref,
     by_id: Mapping[int, ComputedLayer],
     constants: Mapping[Ref, NDArray[Any]],
-) -> tuple[ComputedLayer, ComputedLayer, tuple[Ref, ...]] | None:
-    """The Multiplies by cos and sin and the RoPE's inputs (x, cos, rotated, sin) when the
-    Add's inputs are x * cos and rotate_half(x) * sin; else None."""
+) -> tuple[ComputedLayer, ComputedLayer, tuple[Ref, ...], _RotateHalf] | None:
+    """The Multiplies by cos and sin, the RoPE's inputs (x, cos, rotated, sin) and the
+    rotate-half layers when the Add's inputs are x * cos and rotate_half(x) * sin; else None."""
     by_cos, by_sin = by_id.get(cos_ref[0]), by_id.get(sin_ref[0])
     if by_cos is None or by_sin is None or cos_ref[1] or sin_ref[1]:
         return None
@@ -128,19 +124,20 @@ def _embedding(
         return None
     for rotated_port in (0, 1):
         rotated = by_sin.inputs[rotated_port]
-        x = _rotated_half_of(rotated, by_id, constants)
-        if x is None or x not in by_cos.inputs:
+        rotation = _rotated_half_of(rotated, by_id, constants)
+        if rotation is None or rotation.x not in by_cos.inputs:
             continue
+        x = rotation.x
         cos = by_cos.inputs[1 - by_cos.inputs.index(x)]
-        return by_cos, by_sin, (x, cos, rotated, by_sin.inputs[1 - rotated_port])
+        return by_cos, by_sin, (x, cos, rotated, by_sin.inputs[1 - rotated_port]), rotation
     return None
 
 
 def _rotated_half_of(
     rotated: Ref, by_id: Mapping[int, ComputedLayer], constants: Mapping[Ref, NDArray[Any]]
-) -> Ref | None:
-    """x when `rotated` is Concat(Slice(x, half..) * -1, Slice(x, ..half)) on the last axis
-    of an x whose last dim is static and even; else None."""
+) -> _RotateHalf | None:
+    """The layers when `rotated` is Concat(Slice(x, half..) * -1, Slice(x, ..half)) on the
+    last axis of an x whose last dim is static and even; else None."""
     concat = by_id.get(rotated[0])
     if concat is None or not isinstance(concat.op, Concat1) or len(concat.inputs) != 2:
         return None
@@ -166,7 +163,8 @@ def _rotated_half_of(
     bounds = _slice_of_last_axis(second, rank, constants)
     if bounds is None or bounds[0] != half or bounds[1] < last:
         return None
-    return first.inputs[0]
+    layers = (concat, negated, first, second)
+    return _RotateHalf(first.inputs[0], layers, negated.inputs[0] == minus_one[0])
 
 
 def _slice_of_last_axis(
