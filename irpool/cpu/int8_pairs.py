@@ -28,6 +28,7 @@ PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
 _SPARSE_SHARE = 0.05  # candidates of the pairs' positions the sparse way takes, measured
 _F32_LEVELS = 1 << 14  # inputs from which levels take f32 first
 _SMALL = 1 << 16  # products of (candidate, tap)s by outputs that take the sparse way anyway
+_Ints = NDArray[Any]  # levels, codes and their bounds
 _HELD = 1  # the dense way sums its changes when it holds this times 2^20 (or its outputs)
 
 
@@ -117,11 +118,9 @@ class SaturatedPairs:
         x - low rounds once (low is an f32), and times 1 / step the quotient is off by under
         4 units in its last place, far from a half where it lies 0.49 from a whole number."""
         inverse = self.inverse_step
-        if self.prefilter is None:  # step 0 or not a number: inf and NaN quotients
-            with np.errstate(all="ignore"):
+        if x.size < _F32_LEVELS or inverse is None:  # None where step is 0 or not a number
+            with np.errstate(divide="ignore", invalid="ignore"):  # inf and NaN quotients
                 level = np.rint((x.astype(np.float64) - self.low) / self.step)
-        elif x.size < _F32_LEVELS or inverse is None:
-            level = np.rint((x.astype(np.float64) - self.low) / self.step)  # NaN: quiet
         else:
             quotient = np.subtract(x, np.float32(self.low))
             quotient *= inverse
@@ -192,12 +191,8 @@ class SaturatedPairs:
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
             codes = plan.by_tap[pairs, index].astype(np.int32)  # [P, 2, O]
             first, second = codes[:, 0].T, codes[:, 1].T
-            # as `_Tap.reach`, the codes split: (c, d) = (c - m, 0) + (0, d - m) + m (1, 1)
-            size, other = np.abs(first), np.abs(second)
-            both = np.minimum(size, other)
-            reach = (size - both) * peak[:, 0] + (other - both) * peak[:, 1]
-            reach += both * peak_sum
-            reach = (reach > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
+            bound = _split_bound(np.abs(first), np.abs(second), peak[:, 0], peak[:, 1], peak_sum)
+            reach = (bound > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
             if reach.any():
                 for part in _saturated(taps[tap], (first, second), reach, plan.outputs):
                     found.append(part)
@@ -265,14 +260,19 @@ class _Tap:
     tap_sum: NDArray[np.int64]
 
     def reach(self) -> NDArray[np.bool_]:
-        # (a, b) = (a - m, 0) + (0, b - m) + m (1, 1) with m = min(a, b): the largest a |c| +
-        # b |d| of the outputs is at most the sum of each part's largest (8 times fewer than
-        # by the largest |code|s alone on resnet18_int8).
-        both = np.minimum(self.first, self.second)[:, None]
-        bound = (self.first[:, None] - both) * self.tap_top[:, 0]
-        bound += (self.second[:, None] - both) * self.tap_top[:, 1]
-        bound += both * self.tap_sum
-        return bound > PAIR_MAX
+        # 8 times fewer than by the largest |code|s alone on resnet18_int8
+        top, first, second = self.tap_top, self.first[:, None], self.second[:, None]
+        return _split_bound(first, second, top[:, 0], top[:, 1], self.tap_sum) > PAIR_MAX
+
+
+def _split_bound(a: _Ints, b: _Ints, top_a: _Ints, top_b: _Ints, top_sum: _Ints) -> _Ints:
+    """A bound on a c + b d (all ≥ 0) with c ≤ `top_a`, d ≤ `top_b`, c + d ≤ `top_sum`: each
+    part of (a, b) = (a - m, 0) + (0, b - m) + m (1, 1), m = min(a, b), at most its largest."""
+    both = np.minimum(a, b)
+    bound: _Ints = (a - both) * top_a
+    bound += (b - both) * top_b
+    bound += both * top_sum
+    return bound
 
 
 def _nonzero(mask: NDArray[np.bool_]) -> tuple[NDArray[np.intp], ...]:
