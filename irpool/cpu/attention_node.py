@@ -140,7 +140,7 @@ def _u8_dot(
     lanes = chunks[..., 0, :].copy()
     for chunk in range(1, chunks.shape[-2]):
         lanes += chunks[..., chunk, :]
-    total = _halves_added(np.moveaxis(lanes, -1, 0)).astype(np.float64)[..., None]
+    total = _halves_added(lanes, axis=-1).astype(np.float64)[..., None]
     inner = _cached_dot(query, codes, batch) - zero_point[..., None, :].astype(np.float64) * total
     scores: NDArray[np.float32] = scale[..., None, :] * inner.astype(F32)
     return scores
@@ -214,15 +214,9 @@ def _first_round_dot(
     )
     summed += products[..., 2, :]
     summed += products[..., 3, :]
-    if width == AVX2_LANES:  # `_halves_added` along the last axis
-        half = summed[..., 4:] + summed[..., :4]
-        pairs = half[..., 0::2] + half[..., 1::2]  # (0 + 1), (2 + 3)
-    else:  # `_lanes_added` along the last axis
-        half = summed[..., 8:] + summed[..., :8]
-        half = half[..., 4:] + half[..., :4]
-        pairs = half[..., 0:2] + half[..., 2:4]  # (0 + 2), (1 + 3)
-    result: NDArray[np.float32] = pairs[..., 0] + pairs[..., 1]
-    return result
+    if width == AVX2_LANES:
+        return _halves_added(summed, axis=-1)
+    return _lanes_added(summed, axis=-1)
 
 
 def _step_chains(
@@ -344,17 +338,23 @@ def lane_sum(
         lanes[..., : length - body] += powers[..., body:]
     if pairs:
         return _pairs_added(lanes)
-    return _lanes_added(np.moveaxis(lanes, -1, 0))
+    return _lanes_added(lanes, axis=-1)
 
 
-def _lanes_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
-    """The lanes (the first axis) added as a horizontal sum adds them: halves down to 4
+def _lanes_added(lanes: NDArray[np.float32], axis: int = 0) -> NDArray[np.float32]:
+    """The lanes (`axis`: 0 or -1) added as a horizontal sum adds them: halves down to 4
     lanes, those as (0 + 2) + (1 + 3)."""
-    while lanes.shape[0] > 4:
-        half = lanes.shape[0] // 2
-        lanes = lanes[half:] + lanes[:half]
-    result: NDArray[np.float32] = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3])
+    while lanes.shape[axis] > 4:
+        half = lanes.shape[axis] // 2
+        lanes = lanes[_along(axis, slice(half, None))] + lanes[_along(axis, slice(None, half))]
+    pairs = lanes[_along(axis, slice(0, 2))] + lanes[_along(axis, slice(2, 4))]
+    result: NDArray[np.float32] = pairs[_along(axis, 0)] + pairs[_along(axis, 1)]
     return result
+
+
+def _along(axis: int, index: int | slice) -> tuple[Any, ...]:
+    """The index `index` along the first (`axis` 0) or the last (-1) axis."""
+    return (index,) if axis == 0 else (..., index)
 
 
 def _pairs_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -366,9 +366,10 @@ def _pairs_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
     return result
 
 
-def _halves_added(lanes: NDArray[np.float32]) -> NDArray[np.float32]:
-    """8 lanes (the first axis) added as the AVX2 single-token dot product adds them: lane
+def _halves_added(lanes: NDArray[np.float32], axis: int = 0) -> NDArray[np.float32]:
+    """8 lanes (`axis`: 0 or -1) added as the AVX2 single-token dot product adds them: lane
     i + 4 to lane i, then those 4 as (0 + 1) + (2 + 3) (two horizontal adds)."""
-    half = lanes[4:] + lanes[:4]
-    result: NDArray[np.float32] = (half[0] + half[1]) + (half[2] + half[3])
+    half = lanes[_along(axis, slice(4, None))] + lanes[_along(axis, slice(None, 4))]
+    pairs = half[_along(axis, slice(0, None, 2))] + half[_along(axis, slice(1, None, 2))]
+    result: NDArray[np.float32] = pairs[_along(axis, 0)] + pairs[_along(axis, 1)]
     return result
