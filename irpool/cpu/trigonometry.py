@@ -46,12 +46,12 @@ _INFINITE = 0x7F8
 
 def sinf(values: NDArray[np.float32]) -> NDArray[np.float32]:
     """glibc's sinf of each f32 value."""
-    return _sines_and_cosines(values)[0].copy()
+    return _sine_or_cosine(values, cosine=False)
 
 
 def cosf(values: NDArray[np.float32]) -> NDArray[np.float32]:
     """glibc's cosf of each f32 value."""
-    return _sines_and_cosines(values)[1].copy()
+    return _sine_or_cosine(values, cosine=True)
 
 
 # The sines and cosines of the last small input, by its shape and bytes: a rotary embedding's
@@ -60,16 +60,25 @@ _REMEMBERED_VALUES = 4096
 _last: tuple[tuple[int, ...], bytes, NDArray[np.float32], NDArray[np.float32]] | None = None
 
 
-def _sines_and_cosines(
-    values: NDArray[np.float32],
-) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def _sine_or_cosine(values: NDArray[np.float32], *, cosine: bool) -> NDArray[np.float32]:
+    """A new array: computed alone for a large input; for a small one both, remembered."""
     global _last
     shape = np.shape(values)
     flat = np.ascontiguousarray(values, np.float32).reshape(-1)
-    content = flat.tobytes() if flat.size <= _REMEMBERED_VALUES else None
+    if flat.size > _REMEMBERED_VALUES:
+        return _computed(flat, shape, (cosine,))[0]
+    content = flat.tobytes()
     last = _last  # one read: another thread may replace it
-    if content is not None and last is not None and last[0] == shape and last[1] == content:
-        return last[2], last[3]
+    if last is None or last[0] != shape or last[1] != content:
+        sine, cosine_values = _computed(flat, shape, (False, True))
+        last = _last = (shape, content, sine, cosine_values)
+    return (last[3] if cosine else last[2]).copy()  # the remembered arrays stay unchanged
+
+
+def _computed(
+    flat: NDArray[np.float32], shape: tuple[int, ...], cosines: tuple[bool, ...]
+) -> list[NDArray[np.float32]]:
+    """The sines (False) or cosines (True) of `flat`, shaped `shape`, in the order asked."""
     bits = flat.view(np.uint32)
     top = (bits >> 20) & 0x7FF
     with np.errstate(all="ignore"):  # inf and NaN are values here
@@ -87,13 +96,12 @@ def _sines_and_cosines(
         tiny = top < _TINY
         infinite = top >= _INFINITE
         results = []
-        for odd, at_tiny in ((~even, x), (even, 1.0)):  # sin, then cos
+        for wanted in cosines:
+            odd, at_tiny = (even, 1.0) if wanted else (~even, x)
             result = np.where(tiny, at_tiny, np.where(odd, cosine, sine))
             result = np.where(infinite, np.nan, result)
             results.append(result.astype(np.float32).reshape(shape))
-    if content is not None:
-        _last = (shape, content, results[0], results[1])
-    return results[0], results[1]
+    return results
 
 
 def _reduced(
