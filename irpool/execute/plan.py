@@ -58,6 +58,7 @@ from irpool.execute.compressed import (
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
+from irpool.execute.held_variables import HeldSteps, steps_when_held
 from irpool.execute.inference_groups import inference_groups
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
@@ -146,6 +147,8 @@ class ExecutionPlan:
     inferred: RememberedInference = field(
         default_factory=lambda: RememberedInference(), compare=False, repr=False
     )
+    # The steps of a run that holds every variable a ReadValue initializes (None: as many).
+    held_steps: HeldSteps | None = field(default=None, repr=False)
 
 
 class RememberedInference:
@@ -226,7 +229,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     in_product_order(steps, constants)
     constants = _read_constants(steps, constants, outputs)
-    static = all(shapes[ref].is_static for s in steps for ref in _refs(s))
+    static = all(shapes[(s.layer.id, i)].is_static for s in steps for i in range(len(s.outputs)))
     static = static and all(p.shape.is_static for p in parameters)
     by_name = {name: p for p in parameters for name in p.names}
     produced = [(step.layer, index) for step in steps for index in step.kept]
@@ -243,6 +246,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     plan = ExecutionPlan(
         parameters, by_name, constants, steps, outputs, tensors, types, None, None,
         sources, in_run, reading, groups, constant_infos,
+        held_steps=steps_when_held(steps, [*constants, *(output.ref for output in outputs)]),
     )  # fmt: skip
     if static:
         plan = replace(plan, static_shapes=shapes, static_peak=replay(steps, shapes, types))
@@ -340,10 +344,6 @@ def _read_constants(
     for value in kept.values():
         value.flags.writeable = False
     return kept
-
-
-def _refs(step: Step) -> list[Ref]:
-    return [(step.layer.id, index) for index in range(len(step.outputs))]
 
 
 def _inference_sources(model: RunnerInput, step: Step) -> tuple[Ref, ...]:

@@ -63,7 +63,7 @@ def execute(
     tensors.update(plan.constants)
     if plan.static_shapes is not None:
         _check_memory(plan, plan.static_shapes, keep, plan.static_peak)
-        _run_steps(plan.steps, tensors, keep, observe, state)
+        _run_steps(_steps_run(plan, keep, observe, state), tensors, keep, observe, state)
     else:
         _run_dynamic(model, plan, tensors, keep, observe, state)
     outputs = {output.name: _presented(output, tensors[output.ref]) for output in plan.outputs}
@@ -123,9 +123,11 @@ def _run_dynamic(
     start = 0
     while start < len(plan.steps):
         end, inferred = reinfer(model, plan, infos, start, variables.held)
-        segment = plan.steps[start:end]
+        segment: Sequence[Step] = plan.steps[start:end]
         held = sum(array.nbytes for ref, array in tensors.items() if ref not in plan.constants)
         check_segment(plan, segment, infos, inferred, keep, held)
+        if start == 0 and end == len(plan.steps):  # one segment: the run's steps
+            segment = _steps_run(plan, keep, observe, variables)
         _run_steps(segment, tensors, keep, observe, variables)
         if end < len(plan.steps):  # the value-dependent step: its size is known once run
             step = plan.steps[end]
@@ -136,6 +138,18 @@ def _run_dynamic(
                 infos[(step.layer.id, index)] = TensorInfo(kind, Shape.of(*array.shape), array)
             end += 1
         start = end
+
+
+def _steps_run(
+    plan: ExecutionPlan, keep: bool, observe: Observer | None, variables: _Variables
+) -> Sequence[Step]:
+    """The steps of a whole run: without those that only initializers read when the run
+    holds every variable they initialize and no one sees its tensors
+    (irpool/execute/held_variables.py)."""
+    held = plan.held_steps
+    if held is None or keep or observe is not None or not held.variables <= variables.held.keys():
+        return plan.steps
+    return held.steps
 
 
 def _check_memory(

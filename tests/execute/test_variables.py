@@ -229,3 +229,31 @@ def test_a_decode_step_infers_again_only_what_its_length_changes(
     seen = len(inferred)
     model.create_infer_request().infer(_decode_inputs(0))
     assert len(inferred) > seen
+
+
+def test_runs_holding_every_variable_skip_what_only_initializers_read() -> None:
+    """Once a request holds every variable a ReadValue initializes, the steps that compute
+    only initializers (the KV caches' first zeros and their shapes) are not run: the same
+    outputs and states as with every step run, and a first run after `reset_state` runs
+    them again."""
+    model, every = (irpool.load(LLAMA / "openvino_model.xml") for _ in range(2))
+    plan, everything = model.execution_plan(), every.execution_plan()
+    held = plan.held_steps
+    assert held is not None
+    left = {step.layer.id for step in held.steps}
+    skipped = [step for step in plan.steps if step.layer.id not in left]
+    assert skipped and all(s.reads_variable is None and s.assign is None for s in skipped)
+    assert held.variables == {s.reads_variable for s in plan.steps if s.reads_variable}
+    object.__setattr__(everything, "held_steps", None)
+    request, reference = model.create_infer_request(), every.create_infer_request()
+    for position in [0, 1, 2, 3, 0, 1]:
+        if position == 0:
+            request.reset_state()
+            reference.reset_state()
+        inputs = _decode_inputs(position)
+        outputs, expected = request.infer(inputs), reference.infer(inputs)
+        for key, value in expected.items():
+            np.testing.assert_array_equal(outputs[key], value)
+        states = request.query_state()
+        for name, value in reference.query_state().items():
+            np.testing.assert_array_equal(states[name], value)
