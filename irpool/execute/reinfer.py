@@ -93,7 +93,7 @@ def reinfer(
             if position not in input_readers:
                 last_of[position] = (read, variable, inferred)
         else:
-            key = _inference_key(group, read, variable)
+            key = _inference_key(group, read, variable, step.op.infers_from_shapes)
             found = None if key is None else _remembered(key, by_key, older)
             if found is None:
                 found = _inferred(model, plan, position, infos, variables, ignore)
@@ -234,11 +234,15 @@ class _Inferred:
 
 
 def _inference_key(
-    group: int, read: list[TensorInfo | None], variable: tuple[int, ...] | None
+    group: int,
+    read: list[TensorInfo | None],
+    variable: tuple[int, ...] | None,
+    shapes_only: bool = False,
 ) -> tuple[Any, ...] | None:
     """What a step's inference depends on, beyond what its group holds (the op, the
-    constants): each input the run computes or binds (its type, shape, bounds and value) and
-    a ReadValue's variable's shape. None: not remembered (an input value that is large or of
+    constants): each input the run computes or binds (its type, shape, bounds and value, or
+    its shape alone for an op that reads no more: a ShapeOf of the token ids) and a
+    ReadValue's variable's shape. None: not remembered (an input value that is large or of
     objects)."""
     # One flat tuple of ints, strings and bytes (hashed without calling Python, and few
     # objects for the collector): per input its type, rank and each dim's interval, bounds,
@@ -257,6 +261,8 @@ def _inference_key(
             for dim in dims:
                 append(dim.low)
                 append(dim.high)
+        if shapes_only:
+            continue
         bounds = info.bounds
         append(None if bounds is None else (bounds.shape, bounds.lower, bounds.upper))
         append(info.unknown)

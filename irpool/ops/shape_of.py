@@ -21,6 +21,7 @@ from irpool.shape import Dim, Shape
 
 class _ShapeOf(Op):
     takes_strings = True
+    infers_from_shapes = True
     type_name = "ShapeOf"
     input_names = ("data",)
 

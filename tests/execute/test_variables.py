@@ -191,6 +191,21 @@ def test_each_run_infers_a_variables_read_at_the_length_it_holds() -> None:
         assert lengths == {position}
 
 
+def _counted_inferences(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The positions of the steps each run infers from here on, in order."""
+    from irpool.execute import reinfer
+
+    inferred: list[int] = []
+    real = reinfer._inferred
+
+    def counted(runner: Any, planned: Any, position: int, *rest: Any) -> Any:
+        inferred.append(position)
+        return real(runner, planned, position, *rest)
+
+    monkeypatch.setattr(reinfer, "_inferred", counted)
+    return inferred
+
+
 def test_a_decode_step_infers_again_only_what_its_length_changes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -202,14 +217,7 @@ def test_a_decode_step_infers_again_only_what_its_length_changes(
 
     model = irpool.load(LLAMA / "openvino_model.xml")
     request, plan = model.create_infer_request(), model.execution_plan()
-    inferred: list[int] = []
-    real = reinfer._inferred
-
-    def counted(runner: Any, planned: Any, position: int, *rest: Any) -> Any:
-        inferred.append(position)
-        return real(runner, planned, position, *rest)
-
-    monkeypatch.setattr(reinfer, "_inferred", counted)
+    inferred = _counted_inferences(monkeypatch)
     request.infer(_decode_inputs(0))
     first = len(inferred)
     assert len(set(plan.inference_groups)) <= first < len(plan.steps)
@@ -257,3 +265,24 @@ def test_runs_holding_every_variable_skip_what_only_initializers_read() -> None:
         states = request.query_state()
         for name, value in reference.query_state().items():
             np.testing.assert_array_equal(states[name], value)
+
+
+def test_a_shape_of_the_token_ids_is_not_inferred_again_at_each_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ShapeOf reads its input's shape alone: it is remembered by it, not by the token's
+    value, while the token's other readers are inferred again."""
+
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    request, plan = model.create_infer_request(), model.execution_plan()
+    inferred = _counted_inferences(monkeypatch)
+    for position in range(3):
+        request.infer(_decode_inputs(position))
+    inferred.clear()
+    inputs = _decode_inputs(3)
+    request.infer({**inputs, "attention_mask": inputs["attention_mask"][:, 1:]})  # same shape
+    ids = next(p for p in plan.parameters if "input_ids" in p.names).layer.id
+    readers = [i for i, step in enumerate(plan.steps) if (ids, 0) in step.inputs]
+    shapes = [i for i in readers if plan.steps[i].op.infers_from_shapes]
+    assert shapes and set(readers) - set(shapes)
+    assert not set(shapes) & set(inferred) and set(readers) - set(shapes) <= set(inferred)
