@@ -240,8 +240,8 @@ class Op:
     # Whether an output's size depends on the input values, not only on their shapes
     # (NonZero): a run learns it only by computing the layer.
     sized_by_values: ClassVar[bool] = False
-    # Whether `infer` reads nothing of its inputs but their shapes (ShapeOf): a run's shape
-    # inference remembers it by them alone (irpool/execute/reinfer.py).
+    # Whether `infer` reads nothing of its inputs but their types and shapes (ShapeOf,
+    # MatMul): a run's shape inference remembers it by them alone (irpool/execute/reinfer.py).
     infers_from_shapes: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:

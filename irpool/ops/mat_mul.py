@@ -90,6 +90,7 @@ class MatMul1(Op):
         Attr("transpose_b", AttrType.BOOL, default=False),
     )
     input_names = ("a", "b")
+    infers_from_shapes = True  # `infer` reads its inputs' types and shapes only
     # The group along K in which the CPU quantizes `a` to int8 (weights a decompression
     # subgraph): set per layer by irpool.cpu.compressed_weights; None: not quantized.
     activation_group: int | None = None

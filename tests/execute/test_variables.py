@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.ops.mat_mul import MatMul1
 from irpool.ops.variables import ReadValueBase
 from tests import ir
 
@@ -267,11 +268,12 @@ def test_runs_holding_every_variable_skip_what_only_initializers_read() -> None:
             np.testing.assert_array_equal(states[name], value)
 
 
-def test_a_shape_of_the_token_ids_is_not_inferred_again_at_each_token(
+def test_a_shape_of_the_token_ids_and_a_product_are_not_inferred_again_at_each_token(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A ShapeOf reads its input's shape alone: it is remembered by it, not by the token's
-    value, while the token's other readers are inferred again."""
+    value, while the token's other readers are inferred again; a MatMul (the rotary angles'
+    product by the positions) reads the types and shapes alone."""
 
     model = irpool.load(LLAMA / "openvino_model.xml")
     request, plan = model.create_infer_request(), model.execution_plan()
@@ -286,3 +288,5 @@ def test_a_shape_of_the_token_ids_is_not_inferred_again_at_each_token(
     shapes = [i for i in readers if plan.steps[i].op.infers_from_shapes]
     assert shapes and set(readers) - set(shapes)
     assert not set(shapes) & set(inferred) and set(readers) - set(shapes) <= set(inferred)
+    products = [i for i, step in enumerate(plan.steps) if isinstance(step.op, MatMul1)]
+    assert products and not set(products) & set(inferred)
