@@ -13,7 +13,7 @@ weights, which are kept, on its data shifted by 128.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from irpool.cpu.int8_pairs_dense import PAIR_MAX, PAIR_MIN, saturated, summed, taps_of
 from irpool.cpu.isa import AVX2, AVX512_CORE, int8_isa
 from irpool.ops.pooling_geometry import Window
 
-PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
 _SPARSE_SHARE = 0.05  # candidates of the pairs' positions the sparse way takes, measured
 _F32_LEVELS = 1 << 14  # inputs from which levels take f32 first
 _SMALL = 1 << 16  # products of (candidate, tap)s by outputs that take the sparse way anyway
@@ -181,11 +181,14 @@ class SaturatedPairs:
         levels are `peak` [P, 2], tap by tap over every position."""
         plan = self.plan
         channels = (2 * plan.pairs[pairs][:, None] + np.arange(2)).reshape(-1)
-        # i16 levels where a |c| + b |d| - 32767 fits (`_saturated`)
-        level = self.level(x[:, channels], np.int16 if self.levels <= 256 else np.int32)
+        first_ones = channels.size > 0 and channels[-1] == channels.size - 1
+        # the first channels (yolov8n_int8's large layers): a view, not a copy
+        data = x[:, : channels.size] if first_ones else x[:, channels]
+        # i16 levels where a |c| + b |d| fits in u16 (int8_pairs_dense.saturated)
+        level = self.level(data, np.int16 if self.levels <= 256 else np.int32)
         by_pair = level.reshape(level.shape[0], -1, 2, int(np.prod(level.shape[2:])))
         peak_sum = (by_pair[:, :, 0] + by_pair[:, :, 1]).max(axis=(0, 2))
-        taps = _taps(level, windows)
+        taps = taps_of(level, windows)
         total = x.shape[0] * plan.outputs * int(np.prod([w.out for w in windows]))
         sums, found, count = np.zeros(0), [], 0
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
@@ -194,12 +197,12 @@ class SaturatedPairs:
             bound = _split_bound(np.abs(first), np.abs(second), peak[:, 0], peak[:, 1], peak_sum)
             reach = (bound > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
             if reach.any():
-                for part in _saturated(taps[tap], (first, second), reach, plan.outputs):
+                for part in saturated(taps[tap], (first, second), reach, plan.outputs):
                     found.append(part)
                     count += part[0].size
                     if count > _HELD * max(total, 1 << 20):  # memory: sum those so far
-                        sums, found, count = _summed(sums, found, total), [], 0
-        return _summed(sums, found, total)
+                        sums, found, count = summed(sums, found, total), [], 0
+        return summed(sums, found, total)
 
 
 @dataclass(frozen=True)
@@ -314,62 +317,6 @@ def _sparse_changes(
     return np.concatenate(flats), np.concatenate(takens)
 
 
-def _summed(
-    sums: NDArray[np.float64], found: list[tuple[NDArray[np.intp], NDArray[Any]]], total: int
-) -> NDArray[np.float64]:
-    """`sums` [total] (size 0: none yet) plus the changes `found` (flat index, change), in
-    f64 (bincount's with weights): integers well below 2^53, so the sums are exact."""
-    at, taken = zip((np.zeros(0, np.intp), np.zeros(0)), *found, strict=True)
-    added: NDArray[Any] = np.bincount(np.concatenate(at), np.concatenate(taken), total)
-    return added + sums if sums.size else added
-
-
-def _saturated(
-    window: NDArray[np.signedinteger[Any]],
-    codes: tuple[NDArray[np.int32], NDArray[np.int32]],
-    reach: NDArray[np.bool_],
-    outputs: int,
-) -> Iterator[tuple[NDArray[np.intp], NDArray[Any]]]:
-    """What saturating one tap's pairs takes off, by blocks of pairs: flat indices into
-    [N, O, *out] and changes (unique in a block), of the tap's levels `window` [N, 2J, *out],
-    codes (first, second) [O, J] and `reach` [O, J], the outputs whose codes of a pair (one
-    sign) can pass 16 bits. What passes, a |c| + b |d| - 32767 (codes above 0: taken off) or
-    - 32768 (below 0: added), lies in i16 for levels up to 255: i16 sums that wrap give it.
-    About 3% of the sums saturate on yolov8n_int8: only those are added at their indices."""
-    kind, images, used = window.dtype.type, window.shape[0], np.flatnonzero(reach.any(axis=0))
-    positions = int(np.prod(window.shape[2:]))
-    spots = images * positions  # the flat (image, position)s
-    # each pair's planes [J, N, *out]: a copy if strided (products 7 times slower), or a view
-    planes = [np.moveaxis(window[:, j::2], 1, 0) for j in (0, 1)]
-    if used.size < reach.shape[1] or window.strides[-1] != window.itemsize:
-        planes = [np.ascontiguousarray(plane[used]) for plane in planes]
-    a, b, spread = *planes, (1,) * (window.ndim - 1)
-    # each pair's outputs that reach [J, W], padded with outputs of codes 0 (no change)
-    reached = reach[:, used].T
-    order = np.argsort(~reached, axis=1, kind="stable")[:, : int(reached.sum(axis=1).max())]
-    valid = np.take_along_axis(reached, order, axis=1)
-    first, second = (np.where(valid, np.take_along_axis(c[:, used].T, order, 1), 0) for c in codes)
-    negative = (first < 0) | (second < 0)  # one sign where reached: both below 0, or one 0
-    size, other = (np.abs(c).astype(kind).reshape(*c.shape, *spread) for c in (first, second))
-    shift = np.where(negative, PAIR_MIN, -PAIR_MAX).astype(kind).reshape(*first.shape, *spread)
-    sign = np.where(negative, 1, -1).reshape(-1)
-    base = order.reshape(-1) * positions  # each (pair, output)'s start in [O, positions]
-    width, low = order.shape[1], kind(0)
-    step = max(1, (1 << 18) // (width * spots))  # pairs a block: about L2's size
-    for lo in range(0, used.size, step):
-        part = slice(lo, lo + step)
-        past = a[part, None] * size[part]  # [B, W, N, *out]; i16 sums wrap into range
-        past += b[part, None] * other[part]
-        past += shift[part]
-        taken = np.flatnonzero(past > low)  # nonzero of a bool mask: 5 times faster
-        entry, spot = np.divmod(taken, spots)
-        entry += lo * width
-        index = base[entry] + spot
-        if images > 1:  # spot = image * positions + at
-            index += spot // positions * (outputs - 1) * positions
-        yield index, past.reshape(-1)[taken] * sign[entry]
-
-
 @dataclass(frozen=True)
 class SaturatedRows:
     """The same for an int8 MatMul (a FullyConnected) of x [..., K] by codes [O, K]: a 1x1
@@ -382,19 +329,3 @@ class SaturatedRows:
         rows = x.reshape(-1, depth, 1)
         change = self.pairs(rows, (Window(1, 1, 1, 1, 1, 0),))
         return change.reshape(*x.shape[:-1], -1)
-
-
-def _taps(level: NDArray[np.int32], windows: Sequence[Window]) -> dict[tuple[int, ...], Any]:
-    """Each tap's levels [N, C, *out], 0 (no product) in the padding."""
-    pads = [(0, 0), (0, 0)] + [
-        (max(w.pad_begin, 0), max(w.tap(w.out - 1, w.kernel - 1) + 1 - w.size, 0)) for w in windows
-    ]
-    padded = np.pad(level, pads)
-    taps = {}
-    for tap in product(*(range(w.kernel) for w in windows)):
-        index: list[slice] = [slice(None), slice(None)]
-        for w, j, (before, _) in zip(windows, tap, pads[2:], strict=True):
-            start = j * w.dilation - w.pad_begin + before
-            index.append(slice(start, start + (w.out - 1) * w.stride + 1, w.stride))
-        taps[tap] = padded[tuple(index)]
-    return taps
