@@ -122,7 +122,8 @@ class SaturatedPairs:
             with np.errstate(divide="ignore", invalid="ignore"):  # inf and NaN quotients
                 level = np.rint((x.astype(np.float64) - self.low) / self.step)
         else:
-            quotient = np.subtract(x, np.float32(self.low))
+            # C order: the fixes below write into `level` by flat index
+            quotient = np.subtract(x, np.float32(self.low), order="C")
             quotient *= inverse
             level = np.rint(quotient)
             with np.errstate(invalid="ignore"):  # inf - inf: NaN, which takes no fix

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from irpool.ops.pooling_geometry import Window
 
 PAIR_MIN, PAIR_MAX = -32768, 32767  # vpmaddubsw's 16-bit saturation
+_ROW = 64  # rows of views shorter than this are copied whole first
 
 
 def summed(
@@ -45,9 +46,11 @@ def saturated(
     kind = np.uint16 if window.dtype == np.int16 else window.dtype.type  # levels are ≥ 0
     positions = int(np.prod(window.shape[2:]))
     spots = images * positions  # the flat (image, position)s
-    # each pair's planes [J, N, *out]: a copy if strided (products 7 times slower), or a view
+    # each pair's planes [J, N, *out]: a copy if strided (products 7 times slower) or of short
+    # rows, or a view
     planes = [np.moveaxis(window[:, j::2].view(kind), 1, 0) for j in (0, 1)]
-    if used.size < reach.shape[1] or window.strides[-1] != window.itemsize:
+    short = window.shape[-1] < _ROW
+    if used.size < reach.shape[1] or window.strides[-1] != window.itemsize or short:
         planes = [np.ascontiguousarray(plane[used]) for plane in planes]
     a, b, spread = *planes, (1,) * (window.ndim - 1)
     # each pair's outputs that reach [J, W], padded with outputs of codes 0 (no change)
@@ -79,16 +82,29 @@ def saturated(
 
 
 def taps_of(level: NDArray[np.int32], windows: Sequence[Window]) -> dict[tuple[int, ...], Any]:
-    """Each tap's levels [N, C, *out], 0 (no product) in the padding."""
+    """Each tap's levels [N, C, *out], 0 (no product) in the padding: views whose last axis
+    is contiguous, of the padded levels split by the strides' phases (one copy of each phase
+    instead of a strided copy of each tap)."""
     pads = [(0, 0), (0, 0)] + [
         (max(w.pad_begin, 0), max(w.tap(w.out - 1, w.kernel - 1) + 1 - w.size, 0)) for w in windows
     ]
     padded = np.pad(level, pads)
+    phases: dict[tuple[int, ...], NDArray[Any]] = {}
     taps = {}
     for tap in product(*(range(w.kernel) for w in windows)):
-        index: list[slice] = [slice(None), slice(None)]
-        for w, j, (before, _) in zip(windows, tap, pads[2:], strict=True):
-            start = j * w.dilation - w.pad_begin + before
-            index.append(slice(start, start + (w.out - 1) * w.stride + 1, w.stride))
-        taps[tap] = padded[tuple(index)]
+        starts = [
+            j * w.dilation - w.pad_begin + before
+            for w, j, (before, _) in zip(windows, tap, pads[2:], strict=True)
+        ]
+        phase = tuple(start % w.stride for w, start in zip(windows, starts, strict=True))
+        if phase not in phases:
+            split = [slice(p, None, w.stride) for w, p in zip(windows, phase, strict=True)]
+            strided = padded[(slice(None), slice(None), *split)]
+            unit = all(w.stride == 1 for w in windows)  # the padded levels themselves
+            phases[phase] = strided if unit else np.ascontiguousarray(strided)
+        index = [
+            slice(start // w.stride, start // w.stride + w.out)
+            for w, start in zip(windows, starts, strict=True)
+        ]
+        taps[tap] = phases[phase][(slice(None), slice(None), *index)]
     return taps

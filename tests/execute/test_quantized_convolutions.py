@@ -297,3 +297,18 @@ def test_marking_a_quantizer_leaves_the_layers_that_share_its_op_alone() -> None
     unrounded = [s for s in steps if isinstance(s.op, FakeQuantize1) and not s.op.rounds]
     assert len(unrounded) == 8
     assert shared.rounds and not shared.after_product
+
+
+def test_levels_of_data_in_any_order_take_the_f64_formula() -> None:
+    """A large input (levels in f32 first) laid out other than in C order (two images of a
+    channels-first copy): each level is the f64 formula's, those the f32 pass puts on a half
+    and fixes included (55.54 - -2.96 rounds to 58.5 in f32, is 58.5000009 in f64)."""
+    low = float(np.float32(-2.96))
+    pairs = SaturatedPairs(low, 1.0, 256, np.zeros((1, 8, 1, 1), np.int8), np.ones(1))
+    rng = np.random.default_rng(3)
+    data = rng.uniform(-5, 300, (8, 2, 40, 40)).astype(np.float32)
+    data[:, :, ::3] = 55.54
+    data = data.transpose(1, 0, 2, 3)
+    expected = np.clip(np.rint((data.astype(np.float64) - low) / 1.0), 0, 255)
+    assert not data.flags.c_contiguous and data.size >= 1 << 14
+    assert pairs.level(data).tolist() == expected.tolist()
