@@ -9,16 +9,14 @@ its bounds pin) and what only the run knows (a Parameter, a Convert of one, a dy
 interval dim less itself). The model is built with OpenVINO's op
 builders and saved as IR. Verdict: irpool reports IR614 exactly where the CPU plugin cannot
 compile or run the model (Gather-1 with static shapes may kill the process: those are
-compiled in a child process). Runs: every model the CPU runs, on seeded data holding NaN, ±inf
-and extremes, equal bit for bit. IRPOOL_TEST_SCALE scales the number of configurations
-(default 300).
+compiled first in a worker process, restarted after a crash). Runs: every model the CPU
+runs, on seeded data holding NaN, ±inf and extremes, equal bit for bit. IRPOOL_TEST_SCALE
+scales the number of configurations (default 300).
 """
 
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +28,7 @@ from numpy.typing import NDArray
 
 import irpool
 from tests.differential.harness import NUMPY, PER_OP, random_input
+from tests.differential.openvino_worker import Oracle
 from tests.differential.single_layer import CPU_CONFIG, same
 
 ov = pytest.importorskip("openvino")
@@ -45,14 +44,23 @@ FOLDED += ("interval pinned by bounds",)  # (2..5 mod 1) + axis
 RUN_TIME = ("parameter", "convert parameter", "dynamic dim", "interval less itself")
 AXES = FOLDED + RUN_TIME
 TYPES = ("f32", "f32", "f16", "i32", "i64", "u8")
-CHILD = """
-import sys
+# The crash guard for Gather-1 with static shapes: one worker process for the sweep
+# (tests/differential/openvino_worker.py restarts it after a crash and confirms the crash in a
+# fresh one), instead of a process per model.
+GUARD = """
+import json, sys
 sys.modules.setdefault("openvino_telemetry", None)
 import numpy as np, openvino as ov
 core = ov.Core()
-compiled = core.compile_model(core.read_model(sys.argv[1]), "CPU", {config!r})
-inputs = dict(np.load(sys.argv[2]))
-compiled.create_infer_request().infer(inputs)
+for line in sys.stdin:
+    request = json.loads(line)
+    answer = {{"stage": None, "message": ""}}
+    try:
+        compiled = core.compile_model(core.read_model(request["path"]), "CPU", {config!r})
+        compiled.create_infer_request().infer(dict(np.load(request["run"])))
+    except Exception as error:
+        answer = {{"stage": "compile", "message": str(error)}}
+    print(json.dumps(answer), flush=True)
 """
 
 
@@ -172,16 +180,17 @@ def build(config: Config) -> tuple[Any, dict[str, NDArray[Any]]]:
     return ov.Model([gather], parameters), feeds
 
 
-def _cpu_runs(config: Config, path: Path, feeds: dict[str, NDArray[Any]]) -> NDArray[Any] | None:
+def _cpu_runs(
+    config: Config, path: Path, feeds: dict[str, NDArray[Any]], core: Any, guard: Oracle
+) -> NDArray[Any] | None:
     """The CPU plugin's output, None when it cannot compile or run the model (Gather-1 with
-    static shapes in a child process: it may kill the process)."""
+    static shapes first in the guard's worker process: it may kill the process)."""
     if config.version == 1 and config.static:
         np.savez(path.with_suffix(".npz"), **feeds)
-        child = CHILD.format(config=CPU_CONFIG)
-        command = [sys.executable, "-c", child, str(path), str(path.with_suffix(".npz"))]
-        if subprocess.run(command, capture_output=True, timeout=120).returncode != 0:
+        verdict = guard.judge(path, run=path.with_suffix(".npz"))
+        assert verdict.stage != "timeout", f"{config.describe()}: {verdict.message}"
+        if verdict.rejected:
             return None
-    core = ov.Core()
     try:
         compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
         result = compiled.create_infer_request().infer(feeds)
@@ -198,11 +207,11 @@ class Outcome:
     problem: str | None
 
 
-def check(config: Config, directory: Path) -> Outcome:
+def check(config: Config, directory: Path, core: Any, guard: Oracle) -> Outcome:
     model, feeds = build(config)
     path = directory / f"gather{config.index}.xml"
     ov.save_model(model, path, compress_to_fp16=False)
-    theirs = _cpu_runs(config, path, feeds)
+    theirs = _cpu_runs(config, path, feeds, core, guard)
     loaded = irpool.load(path)
     errors = [d.code for d in loaded.validate() if d.severity.value == "error"]
     refuses = errors == ["IR614"]
@@ -221,7 +230,11 @@ def check(config: Config, directory: Path) -> Outcome:
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     directory = tmp_path_factory.mktemp("gather_axis")
-    return [check(random_config(i), directory) for i in range(PER_OP)]
+    core, guard = ov.Core(), Oracle(GUARD.format(config=CPU_CONFIG))
+    try:
+        return [check(random_config(i), directory, core, guard) for i in range(PER_OP)]
+    finally:
+        guard.close()
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
