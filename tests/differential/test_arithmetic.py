@@ -188,8 +188,8 @@ def power_problems(config: Config, ours: NDArray[Any], theirs: NDArray[Any]) -> 
 def run_batch(
     core: Any, path: Path, batch: list[tuple[Config, Any]]
 ) -> tuple[list[str], list[Config]]:
-    """Problems of a batch, and the configurations the CPU plugin cannot compile (each
-    then run alone)."""
+    """Problems of a batch, and the configurations the CPU plugin cannot compile alone
+    (a batch it cannot compile is split in halves, each run as a batch, down to one)."""
     inputs: dict[str, NDArray[Any]] = {}
     for config, _ in batch:
         shape = tuple(int(d) for d in config.shapes[0].split(",") if d)
@@ -202,9 +202,9 @@ def run_batch(
         if len(batch) == 1:
             return [], [batch[0][0]]
         failing, uncompiled = [], []
-        for position, item in enumerate(batch):
-            alone = write(path.parent, f"{path.stem}_{position}", [item])
-            more, refused = run_batch(core, alone, [item])
+        middle = len(batch) // 2
+        for half, part in enumerate((batch[:middle], batch[middle:])):
+            more, refused = run_batch(core, write(path.parent, f"{path.stem}_{half}", part), part)
             failing += more
             uncompiled += refused
         return failing, uncompiled
