@@ -97,10 +97,48 @@ def write(
     return path
 
 
-def shape_problems(path: Path, model: Any) -> list[str]:
-    """How irpool's findings on `path` (op layer id 2) disagree with OpenVINO's `model`
-    (None: `read_model` refused the file)."""
-    loaded = irpool.load(path)
+def cpu_refusals(
+    core: Any,
+    directory: Path,
+    items: list[tuple[Any, tuple[str, Any]]],
+    write: Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path],
+    batch_size: int = 16,
+) -> set[int]:
+    """The indices of the configurations (with their outputs, as `write` takes them) the CPU
+    plugin cannot compile alone. They are compiled `batch_size` to a model: they share no
+    node, so a model that compiles compiles each; a model that does not is split in halves,
+    down to one configuration compiled alone. (16: the compile of a model grows faster than
+    its size for some ops, and a refused configuration costs a split.)"""
+    refused: set[int] = set()
+    for start in range(0, len(items), batch_size):
+        refused |= _refused(
+            core, directory, f"compile{start}_", items[start : start + batch_size], write
+        )
+    return refused
+
+
+def _refused(
+    core: Any,
+    directory: Path,
+    name: str,
+    items: list[tuple[Any, tuple[str, Any]]],
+    write: Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path],
+) -> set[int]:
+    try:
+        core.compile_model(core.read_model(write(directory, name, items)), "CPU", CPU_CONFIG)
+    except RuntimeError:
+        if len(items) == 1:
+            return {items[0][0].index}
+        middle = len(items) // 2
+        first = _refused(core, directory, f"{name}a", items[:middle], write)
+        return first | _refused(core, directory, f"{name}b", items[middle:], write)
+    return set()
+
+
+def shape_problems(path: Path, model: Any, loaded: irpool.Model | None = None) -> list[str]:
+    """How irpool's findings on `path` (op layer id 2; `loaded`: the file, when already
+    loaded) disagree with OpenVINO's `model` (None: `read_model` refused the file)."""
+    loaded = loaded or irpool.load(path)
     errors = [d for d in loaded.validate() if d.severity.value == "error"]
     if model is None:
         if any(RULES[d.code].runtime == "rejects" for d in errors):

@@ -22,6 +22,7 @@ from tests.differential.arithmetic_cases import same
 from tests.differential.harness import (
     CPU_CONFIG,
     MAX_REPORTED,
+    cpu_refusals,
     declared,
     parameter,
     random_input,
@@ -91,45 +92,70 @@ def read_model_verdict(
 ) -> tuple[Path, Any, Outcome]:
     """The configuration alone in a file, OpenVINO's model of it (None: refused) and how
     irpool's findings disagree with it."""
+    path, model, outcome, _ = _read_and_load(core, directory, config, write)
+    return path, model, outcome
+
+
+def _read_and_load(
+    core: Any, directory: Path, config: SingleInput, write: Write
+) -> tuple[Path, Any, Outcome, irpool.Model]:
     naive = (config.element_type, declared(config.shape))
     path = write(directory, f"shape{config.index}", [(config, naive)])
     try:
         model = core.read_model(path)
     except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
         model = None
-    return path, model, Outcome(config, model is not None, shape_problems(path, model))
+    loaded = irpool.load(path)
+    return (
+        path,
+        model,
+        Outcome(config, model is not None, shape_problems(path, model, loaded)),
+        loaded,
+    )
 
 
-def compile_verdict(
-    core: Any, directory: Path, config: SingleInput, write: Write, runnable_types: set[str]
-) -> Outcome:
-    """read_model's verdict, and the CPU's compile where read_model accepts a static model
-    of a runnable type: if compiling fails, irpool must report a CPU refusal (the IR214
-    family) and no other error but strictness ones; `clean`: irpool reports no error at all."""
-    path, model, outcome = read_model_verdict(core, directory, config, write)
-    errors = {d.code for d in irpool.load(path).validate() if d.severity.value == "error"}
-    outcome.clean = not errors
-    if model is None or not has_static_shape(config) or config.element_type not in runnable_types:
-        return outcome
-    try:
-        core.compile_model(model, "CPU", CPU_CONFIG)
-    except RuntimeError:
-        refusals = FAMILIES["IR214"]
-        problems = [
-            p
-            for p in outcome.problems
-            if not (p.startswith("rejects") and any(c in p for c in refusals))
-        ]
-        if not errors & refusals or any(not RULES[c].is_strictness for c in errors - refusals):
-            problems.append(f"compile fails, irpool reports {errors}")
-        return Outcome(config, False, problems, clean=False)
-    return outcome
+def compile_verdicts_of(
+    core: Any, directory: Path, configs: Sequence[SingleInput], write: Write, types: set[str]
+) -> list[Outcome]:
+    """read_model's verdict on each configuration, and the CPU's compile where read_model
+    accepts a static model of a runnable type (one of `types`): if compiling fails, irpool
+    must report a CPU refusal (the IR214 family) and no other error but strictness ones;
+    `clean`: irpool reports no error at all. The compiles are batched (`cpu_refusals`)."""
+    outcomes, errors, compiled = [], {}, []
+    for config in configs:
+        _, model, outcome, loaded = _read_and_load(core, directory, config, write)
+        errors[config.index] = {d.code for d in loaded.validate() if d.severity.value == "error"}
+        outcome.clean = not errors[config.index]
+        outcomes.append(outcome)
+        if model is not None and has_static_shape(config) and config.element_type in types:
+            compiled.append(config)
+    naive = [(c, (c.element_type, declared(c.shape))) for c in compiled]
+    refused = cpu_refusals(core, directory, naive, write)
+    return [
+        _refusal(outcome, errors[outcome.config.index])
+        if outcome.config.index in refused
+        else outcome
+        for outcome in outcomes
+    ]
+
+
+def _refusal(outcome: Outcome, errors: set[str]) -> Outcome:
+    """The outcome of a configuration the CPU cannot compile."""
+    refusals = FAMILIES["IR214"]
+    problems = [
+        p
+        for p in outcome.problems
+        if not (p.startswith("rejects") and any(c in p for c in refusals))
+    ]
+    if not errors & refusals or any(not RULES[c].is_strictness for c in errors - refusals):
+        problems.append(f"compile fails, irpool reports {errors}")
+    return Outcome(outcome.config, False, problems, clean=False)
 
 
 def compile_verdicts(
     random_config: Callable[[int], SingleInput], count: int, write: Write, types: set[str]
 ) -> Any:
-    """A module's `outcomes` fixture: `compile_verdict` of configurations 0 to `count - 1`
+    """A module's `outcomes` fixture: `compile_verdicts_of` configurations 0 to `count - 1`
     (OpenVINO imported only when it runs: modules skip without it first)."""
 
     @pytest.fixture(scope="module")
@@ -138,9 +164,8 @@ def compile_verdicts(
 
         core = openvino.Core()
         directory = tmp_path_factory.mktemp(random_config.__module__.rpartition(".")[2])
-        return [
-            compile_verdict(core, directory, random_config(i), write, types) for i in range(count)
-        ]
+        configs = [random_config(i) for i in range(count)]
+        return compile_verdicts_of(core, directory, configs, write, types)
 
     return outcomes
 
