@@ -38,7 +38,7 @@ from tests.differential.harness import CPU_CONFIG, NUMPY, PER_OP, parameter, ran
 from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     assert_shapes_agree,
-    compile_verdict,
+    compile_verdicts_of,
     render_op,
     run_differences,
     runnable,
@@ -108,7 +108,7 @@ def elu_input(config: EluConfig) -> NDArray[Any]:
 def test_elu_matches_openvino(tmp_path: Path) -> None:
     core = ov.Core()
     configs = [elu_config(i) for i in range(PER_OP)]
-    verdicts = [compile_verdict(core, tmp_path, c, write_elu, set(NUMPY)) for c in configs]
+    verdicts = compile_verdicts_of(core, tmp_path, configs, write_elu, set(NUMPY))
     assert_shapes_agree(verdicts)
     chosen = runnable(verdicts, NUMPY)
     assert len(chosen) >= PER_OP // 4
@@ -172,7 +172,7 @@ def write_prelu(directory: Path, name: str, configs: list[tuple[Any, tuple[str, 
 def test_prelu_matches_openvino(tmp_path: Path) -> None:
     core = ov.Core()
     configs = [prelu_config(i) for i in range(PER_OP)]
-    verdicts = [compile_verdict(core, tmp_path, c, write_prelu, set(NUMPY)) for c in configs]
+    verdicts = compile_verdicts_of(core, tmp_path, configs, write_prelu, set(NUMPY))
     assert_shapes_agree(verdicts)
     counts = Counter("runs" if v.accepted else "refused" for v in verdicts)
     assert counts["runs"] >= PER_OP // 2 and counts["refused"] >= PER_OP // 30, counts
@@ -251,7 +251,7 @@ def round_input(config: RoundConfig) -> NDArray[Any]:
 def test_round_matches_openvino(tmp_path: Path) -> None:
     core = ov.Core()
     configs = [round_config(i) for i in range(PER_OP)]
-    verdicts = [compile_verdict(core, tmp_path, c, write_round, set(NUMPY)) for c in configs]
+    verdicts = compile_verdicts_of(core, tmp_path, configs, write_round, set(NUMPY))
     assert_shapes_agree(verdicts)
     assert sum(not v.accepted for v in verdicts) >= PER_OP // 20
     chosen = runnable(verdicts, NUMPY, clean=True)
