@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 from lxml import etree
+from numpy.typing import NDArray
 
 import irpool
 from irpool.rules import RULES
+from tests.differential.harness import CPU_CONFIG
 
 ov = pytest.importorskip("openvino")
 from openvino import opset1, opset3, opset8  # noqa: E402
@@ -199,3 +201,29 @@ def assert_shapes_match(cases: list[Case]) -> None:
                 failing.append(f"{describe(case)}: {problems[:3]}")
     shown = "\n".join(failing[:12])
     assert not failing, f"{len(failing)} of {len(cases)} graphs disagree:\n{shown}"
+
+
+def cpu_runs(core: Any, batch: list[tuple[Case, NDArray[Any]]]) -> list[tuple[Any, set[str]]]:
+    """For each graph of `batch` (with its input), the CPU's outputs and the layers (named as
+    in the graph's file) its compiled model holds as constants: the graphs compiled and run
+    as one model (they share no node), each layer renamed `name@index` there."""
+    parameters, results = [], []
+    for case, _ in batch:
+        assert case.path is not None
+        model = core.read_model(case.path)
+        for op in model.get_ordered_ops():
+            op.set_friendly_name(f"{op.get_friendly_name()}@{case.index}")
+        parameters += model.get_parameters()
+        results += model.get_results()
+    compiled = core.compile_model(ov.Model(results, parameters), "CPU", CPU_CONFIG)
+    theirs = compiled([x for _, x in batch])
+    constants = [
+        name
+        for op in compiled.get_runtime_model().get_ordered_ops()
+        if op.get_rt_info()["layerType"].astype(str) == "Const"
+        for name in op.get_rt_info()["originalLayersNames"].astype(str).split(",")
+    ]
+    return [
+        (theirs, {n.rpartition("@")[0] for n in constants if n.endswith(f"@{case.index}")})
+        for case, _ in batch
+    ]

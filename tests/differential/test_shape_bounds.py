@@ -26,17 +26,16 @@ from typing import Any
 import numpy as np
 import pytest
 from lxml import etree
-from numpy.typing import NDArray
 
 import irpool
 from tests.differential.shape_graphs import (
     Case,
     Dim,
     assert_shapes_match,
+    cpu_runs,
     describe,
     random_dim,
 )
-from tests.differential.single_layer import CPU_CONFIG
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
@@ -167,32 +166,6 @@ def divisors(path: Path) -> list[str]:
 
 
 BATCH_SIZE = 16  # the CPU compiles these dynamic graphs fastest some 16 to a model
-
-
-def cpu_runs(core: Any, batch: list[tuple[Case, NDArray[Any]]]) -> list[tuple[Any, set[str]]]:
-    """For each graph of `batch` (with its input), the CPU's outputs and the layers (named as
-    in the graph's file) its compiled model holds as constants: the graphs compiled and run
-    as one model (they share no node), each layer renamed `name@index` there."""
-    parameters, results = [], []
-    for case, _ in batch:
-        assert case.path is not None
-        model = core.read_model(case.path)
-        for op in model.get_ordered_ops():
-            op.set_friendly_name(f"{op.get_friendly_name()}@{case.index}")
-        parameters += model.get_parameters()
-        results += model.get_results()
-    compiled = core.compile_model(ov.Model(results, parameters), "CPU", CPU_CONFIG)
-    theirs = compiled([x for _, x in batch])
-    constants = [
-        name
-        for op in compiled.get_runtime_model().get_ordered_ops()
-        if op.get_rt_info()["layerType"].astype(str) == "Const"
-        for name in op.get_rt_info()["originalLayersNames"].astype(str).split(",")
-    ]
-    return [
-        (theirs, {n.rpartition("@")[0] for n in constants if n.endswith(f"@{case.index}")})
-        for case, _ in batch
-    ]
 
 
 def test_runs_match_openvino(cases: list[Case]) -> None:
