@@ -19,7 +19,7 @@ from irpool.element_types import element_type
 from irpool.execute import memory
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
-from irpool.ops.base import LayerContext, NotInferable, ShapeError, TensorInfo
+from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
 from irpool.shape import Shape
 
 
@@ -93,7 +93,7 @@ def reinfer(
             if position not in input_readers:
                 last_of[position] = (read, variable, inferred)
         else:
-            key = _inference_key(group, read, variable, step.op.infers_from_shapes)
+            key = _inference_key(group, read, variable, _by_shapes(step.op, read))
             found = None if key is None else _remembered(key, by_key, older)
             if found is None:
                 found = _inferred(model, plan, position, infos, variables, ignore)
@@ -125,6 +125,17 @@ def _reads_alike(memo: _Read, read: list[TensorInfo | None], variable: Any) -> b
     """Whether a step reads the very descriptions (the same objects) and variable shape
     another inference was made on."""
     return memo[1] == variable and len(memo[0]) == len(read) and all(map(is_, memo[0], read))
+
+
+def _by_shapes(op: Op, read: list[TensorInfo | None]) -> bool:
+    """Whether the op's inference on these inputs reads their types and shapes alone: it
+    reads no more, or it reads values only where every input has one and an input the run
+    computes has neither a value nor bounds."""
+    if op.infers_from_shapes:
+        return True
+    return op.reads_values_of_all and any(
+        info is not None and info.value is None and info.bounds is None for info in read
+    )
 
 
 def _remembered(key: tuple[Any, ...], by_key: dict[Any, Any], older: list[dict[Any, Any]]) -> Any:
@@ -241,13 +252,14 @@ def _inference_key(
 ) -> tuple[Any, ...] | None:
     """What a step's inference depends on, beyond what its group holds (the op, the
     constants): each input the run computes or binds (its type, shape, bounds and value, or
-    its shape alone for an op that reads no more: a ShapeOf of the token ids) and a
+    its shape alone for an op that reads no more: a ShapeOf of the token ids, a binary op
+    one of whose inputs has neither value nor bounds) and a
     ReadValue's variable's shape. None: not remembered (an input value that is large or of
     objects)."""
     # One flat tuple of ints, strings and bytes (hashed without calling Python, and few
     # objects for the collector): per input its type, rank and each dim's interval, bounds,
     # whether unknown, and its value's type, shape and bytes (or None).
-    parts: list[Any] = [group, variable]
+    parts: list[Any] = [group, variable, shapes_only]  # an op keyed both ways keeps them apart
     append = parts.append
     for info in read:
         if info is None:

@@ -127,6 +127,7 @@ class Binary(Op):
     # OpenVINO bounds the op through its interval_bound_evaluator (corner_bounds), not by
     # element_bounds' own rule.
     bounds_at_corners: ClassVar[bool] = False
+    reads_values_of_all = True  # `infer` folds both values or combines both bounds
 
     @property
     def auto_broadcast(self) -> str:

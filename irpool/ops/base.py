@@ -243,6 +243,10 @@ class Op:
     # Whether `infer` reads nothing of its inputs but their types and shapes (ShapeOf,
     # MatMul): a run's shape inference remembers it by them alone (irpool/execute/reinfer.py).
     infers_from_shapes: ClassVar[bool] = False
+    # Whether `infer` reads its inputs' values and bounds only when every input has one (the
+    # binary ops: folding and bound arithmetic need both): where an input has neither, it is
+    # remembered by the types and shapes alone, as `infers_from_shapes` says.
+    reads_values_of_all: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)

@@ -14,8 +14,13 @@ import numpy as np
 import pytest
 
 import irpool
+from irpool.element_types import element_type
+from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
+from irpool.ops.bounds import Bounds
 from irpool.ops.mat_mul import MatMul1
+from irpool.ops.registry import registered_ops
 from irpool.ops.variables import ReadValueBase
+from irpool.shape import Shape
 from tests import ir
 
 X = np.array([[1, 1]], np.float32)
@@ -290,3 +295,54 @@ def test_a_shape_of_the_token_ids_and_a_product_are_not_inferred_again_at_each_t
     assert not set(shapes) & set(inferred) and set(readers) - set(shapes) <= set(inferred)
     products = [i for i, step in enumerate(plan.steps) if isinstance(step.op, MatMul1)]
     assert products and not set(products) & set(inferred)
+
+
+def _described(infos: list[TensorInfo]) -> list[tuple[Any, ...]]:
+    return [
+        (i.type.name, str(i.shape), None if i.value is None else i.value.tobytes(), i.bounds)
+        for i in infos
+    ]
+
+
+@pytest.mark.parametrize(
+    "cls", [cls for cls in registered_ops() if cls.reads_values_of_all], ids=lambda c: c.__name__
+)
+def test_an_op_reading_values_of_all_infers_alike_beside_an_input_of_no_value(
+    cls: type[Op],
+) -> None:
+    """Where one input has neither value nor bounds, a flagged op infers the same whatever the
+    other's value or bounds (re-inference keys it by the shapes alone): a wrong flag differs."""
+    ctx = LayerContext(frozenset(), lambda report: None, lambda offset, size: memoryview(b""))
+    op = cls({"auto_broadcast": "numpy"})
+    inferred = 0
+    for name in ("i64", "i32", "boolean"):
+        kind = element_type(name)
+        unknown = TensorInfo(kind, Shape.of(2, 3))
+        others = [TensorInfo(kind, Shape.of(3), np.array(v).astype(kind.held_dtype)) for v in
+                  ([1, 2, 3], [0, 5, 7], [4, 4, 4])]  # fmt: skip
+        if kind.is_integer:
+            others.append(TensorInfo(kind, Shape.of(3), bounds=Bounds((3,), (0, 1, 2), (5, 6, 7))))
+        for order in (1, -1):
+            try:
+                found = {repr(_described(op.infer([unknown, o][::order], ctx))) for o in others}
+            except ShapeError:
+                continue
+            inferred += 1
+            assert len(found) == 1, (name, found)
+    assert inferred
+
+
+def test_a_binary_op_beside_an_input_of_no_value_is_not_inferred_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mask's index Multiply reads the length's value and a tensor of none: the same
+    shapes at the next token find its inference, the length's other readers do not."""
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    request, plan = model.create_infer_request(), model.execution_plan()
+    inferred = _counted_inferences(monkeypatch)
+    for position in range(4):
+        inferred.clear()
+        request.infer(_decode_inputs(position))
+    names = [plan.steps[i].layer.name for i in inferred]
+    assert "__module.model/aten::index/Multiply" not in names
+    assert "__module.model/aten::index/Add" in names
