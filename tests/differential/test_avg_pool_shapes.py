@@ -399,9 +399,12 @@ def refuses_degenerate_window(errors: Sequence[irpool.Diagnostic]) -> bool:
 
 
 def check_config(core: Any, directory: Path, config: Config) -> Outcome:
-    verdict = run_openvino(core, write_ir(directory, config, naive_claims(config)))
-    claims = verdict.claims or naive_claims(config)
-    path = write_ir(directory, config, claims)
+    naive = naive_claims(config)
+    path = write_ir(directory, config, naive)
+    verdict = run_openvino(core, path)
+    claims = verdict.claims or naive
+    if claims != naive:  # else the file written holds these claims already
+        path = write_ir(directory, config, claims)
     try:
         model = irpool.load(path)
     except Exception as error:
