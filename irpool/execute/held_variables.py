@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from irpool.execute.frees import frees_by_step
+
 if TYPE_CHECKING:
     from irpool.execute.fold import Ref
     from irpool.execute.plan import Step
@@ -65,18 +67,10 @@ def steps_when_held(steps: Sequence[Step], never_freed: Iterable[Ref]) -> HeldSt
 def _freed_again(steps: list[Step], returned: set[Ref]) -> list[Step]:
     """The steps, each freeing the tensors it reads last, and those it makes that no step
     reads (a skipped step did), but never a constant or a Result's source."""
-    last_reader = {ref: index for index, step in enumerate(steps) for ref in step.inputs}
-    frees: list[list[Ref]] = [[] for _ in steps]
-    for ref, index in last_reader.items():
-        if ref not in returned:
-            frees[index].append(ref)
-    for index, step in enumerate(steps):
-        for output in step.kept:
-            ref = (step.layer.id, output)
-            if ref not in last_reader and ref not in returned:
-                frees[index].append(ref)
+    makes = [[(step.layer.id, output) for output in step.kept] for step in steps]
+    frees = frees_by_step([step.inputs for step in steps], makes, returned)
     return [
-        step if tuple(frees[index]) == step.frees else replace(step, frees=tuple(frees[index]))
+        step if frees[index] == step.frees else replace(step, frees=frees[index])
         for index, step in enumerate(steps)
     ]
 

@@ -58,6 +58,7 @@ from irpool.execute.compressed import (
 from irpool.execute.engine import tuning
 from irpool.execute.engine.blocks import threads_from_environment
 from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
+from irpool.execute.frees import frees_by_step
 from irpool.execute.held_variables import HeldSteps, steps_when_held
 from irpool.execute.inference_groups import inference_groups
 from irpool.execute.memory import replay
@@ -364,19 +365,18 @@ def _steps(
     inputs: set[Ref],
 ) -> list[Step]:
     """Each step with the outputs to keep (those something reads) and the intermediates to
-    free after it: those it reads last, never a constant or a tensor a Result returns; its
+    free after it: those it reads last and those it makes that a rewrite left unread, never a
+    constant or a tensor a Result returns; its
     first input may be overwritten if freed then and not the caller's (an `inputs` one)."""
     never_freed = set(constants) | {output.ref for output in outputs}
-    last_reader = {ref: index for index, c in enumerate(computed) for ref in c.inputs}
-    frees: list[list[Ref]] = [[] for _ in computed]
-    for ref, index in last_reader.items():
-        if ref not in never_freed:
-            frees[index].append(ref)
+    kept_outputs = [tuple(i for i, s in enumerate(c.outputs) if s.used) for c in computed]
+    made = [[(c.layer.id, i) for i in kept] for c, kept in zip(computed, kept_outputs, strict=True)]
+    frees = frees_by_step([c.inputs for c in computed], made, never_freed)
     steps = []
     for index, candidate in enumerate(computed):
         assert candidate.kernel is not None, "a layer without a kernel is folded or refused"
         specs = candidate.outputs
-        kept = tuple(i for i, spec in enumerate(specs) if spec.used)
+        kept = kept_outputs[index]
         rounded = tuple(i for i in kept if specs[i].type.rounds_when_held)
         first = candidate.inputs[:1]
         overwriting = None
@@ -391,7 +391,7 @@ def _steps(
                 specs,
                 kept,
                 rounded,
-                tuple(frees[index]),
+                frees[index],
                 overwriting,
                 candidate.op.variable_id if isinstance(candidate.op, ReadValueBase) else None,
                 candidate.op if isinstance(candidate.op, AssignBase) else None,
