@@ -242,11 +242,12 @@ class Outcome:
     output: list[str] | None  # OpenVINO's output dims ("-1" where not static), if it accepts
     problems: list[str]
     compiles: bool  # static, accepted, and the CPU compiles it
+    errors: set[str]  # irpool's error codes
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> tuple[Outcome, Path]:
+def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
     """OpenVINO's verdict on the shapes and irpool's agreement; `compiles` is left to
-    `check_compiles` (it says whether the CPU is to try). The path: the file irpool read."""
+    `check_compiles` (it says whether the CPU is to try)."""
     path = write(directory, f"shape{config.index}", [(config, (config.element_type, None))])
     try:
         model = core.read_model(path)
@@ -259,42 +260,37 @@ def check_shapes(core: Any, directory: Path, config: Config) -> tuple[Outcome, P
         if shape.rank.is_dynamic:
             output = None
         path = write(directory, f"shape{config.index}", [(config, (config.element_type, output))])
-    problems = shape_problems(path, model)
+    loaded = irpool.load(path)
+    problems = shape_problems(path, model, loaded)
+    errors = {d.code for d in loaded.validate() if d.severity.value == "error"}
     # OpenVINO's dims are dynamic, the run's static
     run_time = config.shape_input or config.batch_dynamic
     if model is None or not config.static or ("-1" in (output or ["-1"]) and not run_time):
-        return Outcome(config, output, problems, compiles=False), path
-    return Outcome(config, output, problems, compiles=True), path
+        return Outcome(config, output, problems, compiles=False, errors=errors)
+    return Outcome(config, output, problems, compiles=True, errors=errors)
 
 
-def check_compiles(core: Any, directory: Path, checked: list[tuple[Outcome, Path]]) -> None:
+def check_compiles(core: Any, directory: Path, checked: list[Outcome]) -> None:
     """Whether the CPU compiles each configuration `check_shapes` left to it; where it does
     not, irpool must report a CPU refusal (IR214). Those irpool says the CPU refuses are
     compiled alone, the others 16 to a model (`cpu_refusals`: split down to one on failure),
     so each verdict is still a compile of that configuration alone."""
-    tried = [(o, path) for o, path in checked if o.compiles]
-    errors = {
-        o.config.index: {
-            d.code for d in irpool.load(path).validate() if d.severity.value == "error"
-        }
-        for o, path in tried
-    }
+    tried = [o for o in checked if o.compiles]
 
     def items(predicted: bool) -> list[tuple[Config, tuple[str, list[str] | None]]]:
         return [
             (o.config, (o.config.element_type, o.output))
-            for o, _ in tried
-            if bool(errors[o.config.index] & FAMILIES["IR214"]) == predicted
+            for o in tried
+            if bool(o.errors & FAMILIES["IR214"]) == predicted
         ]
 
     refused = cpu_refusals(core, directory, items(True), write, batch_size=1)
     refused |= cpu_refusals(core, directory, items(False), write)
-    for outcome, _ in tried:
-        found = errors[outcome.config.index]
+    for outcome in tried:
         if outcome.config.index in refused:
             outcome.compiles = False
-            if not found & FAMILIES["IR214"]:
-                outcome.problems.append(f"compile fails, irpool reports {found}")
+            if not outcome.errors & FAMILIES["IR214"]:
+                outcome.problems.append(f"compile fails, irpool reports {outcome.errors}")
 
 
 @pytest.fixture(scope="module")
@@ -303,7 +299,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     directory = tmp_path_factory.mktemp("convolution_backprop")
     checked = [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
     check_compiles(core, directory, checked)
-    return [outcome for outcome, _ in checked]
+    return checked
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
