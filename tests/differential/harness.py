@@ -10,9 +10,9 @@ default (tests/scale.py scales it).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,8 @@ MAX_REPORTED = 12
 CPU_CONFIG: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": 1}
 if not quantizes_any_activations():  # as an AVX2 host, also under ONEDNN_MAX_CPU_ISA=AVX2
     CPU_CONFIG["DYNAMIC_QUANTIZATION_GROUP_SIZE"] = 0
+Item = TypeVar("Item")
+Compiled = TypeVar("Compiled")
 NUMPY = {
     "f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8, "i16": np.int16,
     "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
@@ -97,6 +99,26 @@ def write(
     return path
 
 
+def split_compiles(
+    items: list[Item], compile_batch: Callable[[list[Item]], Compiled]
+) -> Iterator[tuple[list[Item], Compiled | RuntimeError]]:
+    """`compile_batch(items)` (items that share no node, compiled as one model); where the CPU
+    plugin refuses (a RuntimeError), each half in turn, down to one item: each batch with what
+    compiled, or a single item with the CPU's error. A batch that compiles compiles each of its
+    items, so each refusal is a compile of that item alone."""
+    try:
+        compiled = compile_batch(items)
+    except RuntimeError as error:
+        if len(items) == 1:
+            yield items, error
+            return
+        middle = len(items) // 2
+        yield from split_compiles(items[:middle], compile_batch)
+        yield from split_compiles(items[middle:], compile_batch)
+        return
+    yield items, compiled
+
+
 def cpu_refusals(
     core: Any,
     directory: Path,
@@ -105,34 +127,20 @@ def cpu_refusals(
     batch_size: int = 16,
 ) -> set[int]:
     """The indices of the configurations (with their outputs, as `write` takes them) the CPU
-    plugin cannot compile alone. They are compiled `batch_size` to a model: they share no
-    node, so a model that compiles compiles each; a model that does not is split in halves,
-    down to one configuration compiled alone. (16: the compile of a model grows faster than
-    its size for some ops, and a refused configuration costs a split.)"""
-    refused: set[int] = set()
-    for start in range(0, len(items), batch_size):
-        refused |= _refused(
-            core, directory, f"compile{start}_", items[start : start + batch_size], write
-        )
-    return refused
+    plugin cannot compile alone, compiled `batch_size` to a model and split on a refusal
+    (`split_compiles`). (16: the compile of a model grows faster than its size for some ops,
+    and a refused configuration costs a split.)"""
 
+    def compile_batch(batch: list[tuple[Any, tuple[str, Any]]]) -> object:
+        path = write(directory, f"compile{batch[0][0].index}_{len(batch)}", batch)
+        return core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
 
-def _refused(
-    core: Any,
-    directory: Path,
-    name: str,
-    items: list[tuple[Any, tuple[str, Any]]],
-    write: Callable[[Path, str, list[tuple[Any, tuple[str, Any]]]], Path],
-) -> set[int]:
-    try:
-        core.compile_model(core.read_model(write(directory, name, items)), "CPU", CPU_CONFIG)
-    except RuntimeError:
-        if len(items) == 1:
-            return {items[0][0].index}
-        middle = len(items) // 2
-        first = _refused(core, directory, f"{name}a", items[:middle], write)
-        return first | _refused(core, directory, f"{name}b", items[middle:], write)
-    return set()
+    return {
+        batch[0][0].index
+        for start in range(0, len(items), batch_size)
+        for batch, compiled in split_compiles(items[start : start + batch_size], compile_batch)
+        if isinstance(compiled, RuntimeError)
+    }
 
 
 def shape_problems(path: Path, model: Any, loaded: irpool.Model | None = None) -> list[str]:

@@ -50,6 +50,7 @@ from tests.differential.harness import (
     NUMPY,
     PER_OP,
     random_input,
+    split_compiles,
 )
 
 ov = pytest.importorskip("openvino")
@@ -186,28 +187,33 @@ def power_problems(config: Config, ours: NDArray[Any], theirs: NDArray[Any]) -> 
 
 
 def run_batch(
-    core: Any, path: Path, batch: list[tuple[Config, Any]]
+    core: Any, directory: Path, name: str, batch: list[tuple[Config, Any]]
 ) -> tuple[list[str], list[Config]]:
     """Problems of a batch, and the configurations the CPU plugin cannot compile alone
-    (a batch it cannot compile is split in halves, each run as a batch, down to one)."""
+    (`split_compiles`: a batch it cannot compile is split in halves, each run as a batch)."""
+
+    def compile_batch(part: list[tuple[Config, Any]]) -> tuple[Path, Any]:
+        path = write(directory, f"{name}_{part[0][0].index}_{len(part)}", part)
+        return path, core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
+
+    failing: list[str] = []
+    uncompiled: list[Config] = []
+    for part, compiled in split_compiles(batch, compile_batch):
+        if isinstance(compiled, RuntimeError):
+            uncompiled.append(part[0][0])
+        else:
+            failing += batch_problems(*compiled, part)
+    return failing, uncompiled
+
+
+def batch_problems(path: Path, compiled: Any, batch: list[tuple[Config, Any]]) -> list[str]:
+    """How irpool's run of the batch in `path` differs from the CPU's `compiled` one."""
     inputs: dict[str, NDArray[Any]] = {}
     for config, _ in batch:
         shape = tuple(int(d) for d in config.shapes[0].split(",") if d)
         inputs[f"in0_{config.index}"] = random_input(config.index, config.types[0], shape)
         if not config.constant:
             inputs[f"in1_{config.index}"] = second_input(config)
-    try:
-        compiled = core.compile_model(core.read_model(path), "CPU", CPU_CONFIG)
-    except RuntimeError:
-        if len(batch) == 1:
-            return [], [batch[0][0]]
-        failing, uncompiled = [], []
-        middle = len(batch) // 2
-        for half, part in enumerate((batch[:middle], batch[middle:])):
-            more, refused = run_batch(core, write(path.parent, f"{path.stem}_{half}", part), part)
-            failing += more
-            uncompiled += refused
-        return failing, uncompiled
     ours = irpool.load(path).run(dict(inputs))
     results = compiled.create_infer_request().infer(inputs)
     theirs = {port.get_any_name(): value for port, value in results.items()}
@@ -229,7 +235,7 @@ def run_batch(
                 f"{config.describe()}: irpool {ours[name][wrong][:4]}, "
                 f"CPU {theirs[name][wrong][:4]} for a = {a}"
             )
-    return failing, []
+    return failing
 
 
 def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
@@ -251,7 +257,7 @@ def test_runs_match_openvino(outcomes: list[Outcome], tmp_path: Path) -> None:
     rest = [item for item in runnable if not known_uncompiled(item[0])]
     batches += [rest[start : start + BATCH_SIZE] for start in range(0, len(rest), BATCH_SIZE)]
     for number, batch in enumerate(batches):
-        more, refused = run_batch(core, write(tmp_path, f"run{number}", batch), batch)
+        more, refused = run_batch(core, tmp_path, f"run{number}", batch)
         failing += more
         uncompiled += refused
     shown = "\n".join(failing[:MAX_REPORTED])

@@ -20,11 +20,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 import irpool
+from tests.differential.harness import split_compiles
 from tests.differential.shape_graphs import (
     Case,
     assert_shapes_match,
@@ -67,15 +70,17 @@ def test_shapes_match_openvino(cases: list[Case]) -> None:
 
 
 BATCH_SIZE = 16
+Asked = tuple[Case, NDArray[np.float32], str, NDArray[Any]]  # a graph, its input, irpool's output
 
 
 def test_runs_match_openvino(cases: list[Case]) -> None:
     """irpool first: where it refuses the shape (a pattern that does not hold the input,
     which the CPU plugin runs reading past it, or dies of), the CPU is not asked. The CPU
-    runs the others `BATCH_SIZE` graphs to a model (`cpu_runs`); a model it refuses, one
-    graph to a model."""
+    runs the others `BATCH_SIZE` graphs to a model (`cpu_runs`), split on a refusal
+    (`split_compiles`)."""
     core = ov.Core()
-    failing, asked = [], []
+    failing: list[str] = []
+    asked: list[Asked] = []
     for case in cases:
         if case.path is None:
             continue
@@ -87,23 +92,21 @@ def test_runs_match_openvino(cases: list[Case]) -> None:
         except irpool.IRError:
             continue
         asked.append((case, x, name, ours))
-    batches = [asked[start : start + BATCH_SIZE] for start in range(0, len(asked), BATCH_SIZE)]
-    while batches:
-        batch = batches.pop()
-        try:
-            runs = cpu_runs(core, [(case, x) for case, x, _, _ in batch])
-        except RuntimeError as error:
-            if len(batch) > 1:
-                batches += [[item] for item in batch]
-            else:
-                failing.append(f"{describe(batch[0][0])}: the CPU refuses: {error}")
-            continue
-        for (case, x, name, ours), (outputs, _) in zip(batch, runs, strict=True):
-            theirs = outputs[name]
-            if ours.shape != theirs.shape or ours.tobytes() != theirs.tobytes():
-                failing.append(
-                    f"{describe(case)} at {list(x.shape)}: {ours.shape}, CPU {theirs.shape}"
-                )
+
+    def run_on_cpu(batch: list[Asked]) -> list[tuple[Any, set[str]]]:
+        return cpu_runs(core, [(case, x) for case, x, _, _ in batch])
+
+    for start in range(0, len(asked), BATCH_SIZE):
+        for batch, runs in split_compiles(asked[start : start + BATCH_SIZE], run_on_cpu):
+            if isinstance(runs, RuntimeError):
+                failing.append(f"{describe(batch[0][0])}: the CPU refuses: {runs}")
+                continue
+            for (case, x, name, ours), (outputs, _) in zip(batch, runs, strict=True):
+                theirs = outputs[name]
+                if ours.shape != theirs.shape or ours.tobytes() != theirs.tobytes():
+                    failing.append(
+                        f"{describe(case)} at {list(x.shape)}: {ours.shape}, CPU {theirs.shape}"
+                    )
     assert len(asked) >= COUNT // 3, len(asked)
     assert not failing, f"{len(failing)} of {len(asked)} runs differ:\n" + "\n".join(failing[:12])
 
