@@ -36,6 +36,7 @@ from irpool.execute.kernels.depthwise import zero_borders
 
 FLOAT = np.dtype(np.float32)
 Transform = Callable[[list[NDArray[Any]], NDArray[np.float32]], None]
+_TRANSFORM_CHUNK = 1 << 18  # f64 values of transformed filters computed at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +115,17 @@ F4 = Variant(
 def transformed_filters(filters: NDArray[np.float32], variant: Variant = F2) -> NDArray[np.float32]:
     """[O, C, 3, 3] filters as the (m + 2)² matrices [C, O] the products take, G g Gᵀ in f64
     rounded once to f32."""
-    g = variant.filter_transform
-    wide = np.einsum("ai,ocij,bj->abco", g, filters.astype(np.float64), g)
-    return np.ascontiguousarray(wide.astype(FLOAT).reshape(-1, *filters.shape[1::-1]))
+    g, points = variant.filter_transform, variant.points
+    outputs, channels = filters.shape[:2]
+    result = np.empty((points**2, channels, outputs), FLOAT)
+    by_point = result.reshape(points, points, channels, outputs)
+    # A few output channels at a time: the f64 copy and sums of a 512-channel layer whole
+    # were 50 MB beside the result (resnet18_int8's peak memory); each value is the same.
+    step = max(1, _TRANSFORM_CHUNK // (channels * points**2))
+    for first in range(0, outputs, step):
+        part = filters[first : first + step].astype(np.float64)
+        by_point[..., first : first + step] = np.einsum("ai,ocij,bj->abco", g, part, g)
+    return result
 
 
 # F(2x2, 3x3) with its transforms as matrix products: the same filters and, but for the
