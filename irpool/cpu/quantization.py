@@ -120,9 +120,10 @@ def fake_quantized(
         out_scale = (out_high - out_low) / count
         if kernel in ("node", "post_op"):
             shift = (-low * count) / (high - low)
-            clamped = np.fmax(np.fmin(x, high), low)
             if kernel == "post_op":  # NaN gives il
                 clamped = np.fmin(np.fmax(x, low), high)
+            else:
+                clamped = np.fmax(np.fmin(x, high), low)
             level = fused_multiply_add(clamped, scale, shift)
             if rounds or kernel != "post_op":
                 level = np.rint(level)
