@@ -61,6 +61,7 @@ from irpool.execute.fold import Candidate, Ref, cannot_run, fold_constants
 from irpool.execute.frees import frees_by_step
 from irpool.execute.held_variables import HeldSteps, steps_when_held
 from irpool.execute.inference_groups import inference_groups
+from irpool.execute.mask_chain import causal_masks
 from irpool.execute.memory import replay
 from irpool.execute.registry import Kernel, OutputSpec, kernel_of
 from irpool.execute.tensors import ComputedTensor, computed_tensors
@@ -227,6 +228,7 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     computed = _replaced(computed, activations_after_blas_products(computed))
     computed = _replaced(computed, held_caches(computed, model.runtime_options))
     computed = _replaced(computed, cache_attentions(computed, model.runtime_options, returned))
+    computed = _replaced(computed, causal_masks(computed, constants, checked.outputs, returned))
     steps = _steps(computed, constants, outputs, {(p.layer.id, 0) for p in parameters})
     in_product_order(steps, constants)
     constants = _read_constants(steps, constants, outputs)
@@ -236,10 +238,8 @@ def plan_execution(model: RunnerInput) -> ExecutionPlan:
     produced = [(step.layer, index) for step in steps for index in step.kept]
     tensors = computed_tensors(produced, [(o.ref, o.name) for o in outputs], types, kept)
     sources = [_inference_sources(model, step) for step in steps]
-    run_layers = {p.layer.id for p in parameters} | {step.layer.id for step in steps}
-    in_run = [
-        tuple(r for r in refs if r[0] in run_layers and r not in constants) for refs in sources
-    ]
+    run = {p.layer.id for p in parameters} | {step.layer.id for step in steps}  # its layers
+    in_run = [tuple(r for r in refs if r[0] in run and r not in constants) for refs in sources]
     bound = {(p.layer.id, 0) for p in parameters}
     reading = frozenset(i for i, refs in enumerate(in_run) if not bound.isdisjoint(refs))
     constant_infos = {ref: checked.outputs[ref[0]][ref[1]] for ref in constants}
