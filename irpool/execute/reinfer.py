@@ -20,6 +20,8 @@ from irpool.execute import memory
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
+from irpool.ops.convert import Convert1
+from irpool.ops.squeeze import Unsqueeze1
 from irpool.shape import Shape
 
 
@@ -71,7 +73,7 @@ def reinfer(
         infos.update(previous.infos)  # not the inputs': they are no part of it
         done[:] = previous.inferred
         positions = pending = _Pending(previous.looked_at)
-    before = previous.infos if previous is not None else {}
+    before, unread = (previous.infos, previous.unread) if previous else ({}, frozenset())
     # Per group, the last step's inference in this run and what it read: a step of the
     # group that reads the very same descriptions (a decoder block's step after the first
     # block's, fed by the inferences they share) infers alike without a key.
@@ -93,10 +95,11 @@ def reinfer(
             if position not in input_readers:
                 last_of[position] = (read, variable, inferred)
         else:
-            key = _inference_key(group, read, variable, _by_shapes(step.op, read))
+            valueless = position in unread  # no value of another token is kept
+            key = _inference_key(group, read, variable, valueless or _by_shapes(step.op, read))
             found = None if key is None else _remembered(key, by_key, older)
             if found is None:
-                found = _inferred(model, plan, position, infos, variables, ignore)
+                found = _inferred(model, plan, position, infos, variables, ignore, valueless)
                 if found is None:
                     return position, done[start:position]
             if key is not None:
@@ -157,8 +160,9 @@ def _whole_run(
     """What the plan keeps of a run from the first step to the last."""
     kept = _without_inputs(plan, infos, done)
     if previous is not None:
-        return _WholeRun(kept, done, previous.readers, previous.looked_at)
-    return _WholeRun(kept, done, *_readers(plan))
+        return _WholeRun(kept, done, previous.readers, previous.looked_at, previous.unread)
+    readers, looked_at = _readers(plan)
+    return _WholeRun(kept, done, readers, looked_at, _values_unread(plan, readers))
 
 
 class _Pending:
@@ -197,6 +201,33 @@ def _readers(plan: ExecutionPlan) -> tuple[dict[Ref, tuple[int, ...]], tuple[int
     return {ref: tuple(positions) for ref, positions in found.items()}, looked_at
 
 
+# Ops whose outputs' types and shapes follow from their data input's type and shape alone
+# (and their constants).
+_SHAPED_BY_SHAPES = (Convert1, Unsqueeze1)
+
+
+def _values_unread(plan: ExecutionPlan, readers: dict[Ref, tuple[int, ...]]) -> frozenset[int]:
+    """The steps of `_SHAPED_BY_SHAPES` that read one tensor the run computes or binds, whose
+    outputs only steps that infer from types and shapes read, or other such steps (the
+    positions' Unsqueeze and Convert before the rotary product): their inference is
+    remembered by their input's type and shape, without the values no one reads."""
+    unread: set[int] = set()
+    for position in reversed(range(len(plan.steps))):
+        step = plan.steps[position]
+        if type(step.op) not in _SHAPED_BY_SHAPES or plan.run_sources[position] != step.inputs[:1]:
+            continue
+        refs = [(step.layer.id, index) for index in range(len(step.outputs))]
+        users = [user for ref in refs for user in readers.get(ref, ())]
+        if users and all(u in unread or plan.steps[u].op.infers_from_shapes for u in users):
+            unread.add(position)
+    return frozenset(unread)
+
+
+def _shape_of(info: TensorInfo) -> TensorInfo:
+    """A description without its value."""
+    return TensorInfo(info.type, info.shape, unknown=info.unknown, bounds=info.bounds)
+
+
 def _without_inputs(
     plan: ExecutionPlan, infos: dict[Ref, TensorInfo], done: list[_Inferred]
 ) -> dict[Ref, TensorInfo]:
@@ -230,6 +261,7 @@ class _WholeRun:
     inferred: list[_Inferred]
     readers: dict[Ref, tuple[int, ...]]
     looked_at: tuple[int, ...]
+    unread: frozenset[int]  # steps remembered by shapes: `_values_unread`
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,9 +327,11 @@ def _inferred(
     infos: Mapping[Ref, TensorInfo],
     variables: Mapping[str, NDArray[Any]],
     ignore: LayerContext,
+    valueless: bool = False,
 ) -> _Inferred | None:
     """A step's outputs inferred and checked as the runtime checks them (None: their size
-    depends on values); `ignore`: a context that drops what the inference reports."""
+    depends on values), without their values when `valueless`; `ignore`: a context that drops
+    what the inference reports."""
     step = plan.steps[position]
     try:
         produced = step.op.infer(_infer_inputs(model, plan, position, infos), ignore)
@@ -325,6 +359,8 @@ def _inferred(
     for index, lengths in enumerate(sizes[: len(step.outputs)]):
         output_sizes.append(memory.tensor_bytes(lengths, plan.types[(step.layer.id, index)]))
         working = max(working, memory.working_bytes(source, lengths))
+    if valueless:
+        produced = [_shape_of(info) for info in produced]
     return _Inferred(produced, tuple(output_sizes), sum(output_sizes), working)
 
 

@@ -17,8 +17,10 @@ import irpool
 from irpool.element_types import element_type
 from irpool.ops.base import LayerContext, Op, ShapeError, TensorInfo
 from irpool.ops.bounds import Bounds
+from irpool.ops.convert import Convert1
 from irpool.ops.mat_mul import MatMul1
 from irpool.ops.registry import registered_ops
+from irpool.ops.squeeze import Unsqueeze1
 from irpool.ops.variables import ReadValueBase
 from irpool.shape import Shape
 from tests import ir
@@ -332,6 +334,17 @@ def test_an_op_reading_values_of_all_infers_alike_beside_an_input_of_no_value(
     assert inferred
 
 
+def _inferred_at_the_fourth_token(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[int]]:
+    """The plan of four decode steps in turn and the positions of the steps the fourth infers."""
+    model = irpool.load(LLAMA / "openvino_model.xml")
+    request, plan = model.create_infer_request(), model.execution_plan()
+    inferred = _counted_inferences(monkeypatch)
+    for position in range(4):
+        inferred.clear()
+        request.infer(_decode_inputs(position))
+    return plan, inferred
+
+
 def test_a_binary_op_beside_an_input_of_no_value_is_not_inferred_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -341,12 +354,30 @@ def test_a_binary_op_beside_an_input_of_no_value_is_not_inferred_again(
     from irpool.execute import plan as planning
 
     monkeypatch.setattr(planning, "causal_masks", lambda *args: {})
-    model = irpool.load(LLAMA / "openvino_model.xml")
-    request, plan = model.create_infer_request(), model.execution_plan()
-    inferred = _counted_inferences(monkeypatch)
-    for position in range(4):
-        inferred.clear()
-        request.infer(_decode_inputs(position))
+    plan, inferred = _inferred_at_the_fourth_token(monkeypatch)
     names = [plan.steps[i].layer.name for i in inferred]
     assert "__module.model/aten::index/Multiply" not in names
     assert "__module.model/aten::index/Add" in names
+
+
+def test_what_only_a_product_reads_of_the_positions_is_remembered_by_shapes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the rotary product (a MatMul: it infers from types and shapes) reads what the
+    positions' Unsqueeze and Convert infer: they are remembered by their input's type and
+    shape, kept without its value, and not inferred again at each token; the token ids'
+    Convert, whose value the embedding's Gather reads, is."""
+    plan, inferred = _inferred_at_the_fourth_token(monkeypatch)
+
+    def reader(ref: tuple[int, int], kind: type[Op]) -> int:
+        steps = enumerate(plan.steps)
+        return next(i for i, s in steps if s.inputs[:1] == (ref,) and isinstance(s.op, kind))
+
+    def parameter(name: str) -> tuple[int, int]:
+        return next(p for p in plan.parameters if name in p.names).layer.id, 0
+
+    unsqueeze = reader(parameter("position_ids"), Unsqueeze1)
+    convert = reader((plan.steps[unsqueeze].layer.id, 0), Convert1)
+    assert not {unsqueeze, convert} & set(inferred)
+    assert plan.inferred.previous.infos[(plan.steps[convert].layer.id, 0)].value is None
+    assert reader(parameter("input_ids"), Convert1) in inferred
