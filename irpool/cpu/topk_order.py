@@ -7,9 +7,9 @@ dynamic input or a k known only at run time), for a static k of 1 its lanes kern
 (`lanes_first`), and for a static k of 2 to 6 or a stable sort its bubble kernels
 (`bubble_order`: index order but for NaN). The heap: a heap of the first k elements
 (smallest on top for max), each later element replacing the top when it ranks strictly before
-it, then the heap extracted. Ties are therefore not in index order; `heap_order` replays the
-kernel on a row, comparisons included (max: ``not a <= b``, so NaN ranks before everything; min:
-``a < b``), and measured equal on every tie-heavy and NaN case (docs/ops/TopK.md).
+it, then the heap extracted. Ties are therefore not in index order; `heap_orders` replays the
+kernel on every row, comparisons included (max: ``not a <= b``, so NaN ranks before everything;
+min: ``a < b``), and measured equal on every tie-heavy and NaN case (docs/ops/TopK.md).
 """
 
 from __future__ import annotations
@@ -106,48 +106,59 @@ def lanes_first(row: list[Any], largest: bool) -> int:
     return best
 
 
-def heap_order(row: list[Any], k: int, largest: bool, by_index: bool) -> list[int]:
-    """The indices the CPU's heap TopK gives for one row (Python floats or ints), in order."""
-    before: Callable[[Any, Any], bool] = (
-        (lambda a, b: not a <= b) if largest else (lambda a, b: bool(a < b))
+def heap_orders(rows: NDArray[Any], k: int, largest: bool, by_index: bool) -> NDArray[np.int64]:
+    """The indices the CPU's heap TopK gives for each row of `rows` (2-D), in order: the
+    kernel's steps replayed on all rows at once, each row's sift ending where its own does."""
+    before: Callable[[Any, Any], Any] = (
+        (lambda a, b: ~(a <= b)) if largest else (lambda a, b: a < b)
     )
-    values, indices = row[:k], list(range(k))
+    count = len(rows)
+    # Place-major (place p of row r at p * count + r): the rows a step moves at one depth
+    # read a few runs of memory, not one cache line each.
+    values = rows[:, :k].T.copy()
+    indices = np.repeat(np.arange(k, dtype=np.int64), count).reshape(k, count)
+    flat_values, flat_indices = values.reshape(-1), indices.reshape(-1)  # views
+    every = np.arange(count)
 
-    def sift(node: int, last: int, by_value: bool = True) -> None:
-        """Sift `node` down the heap of places 0..last (the kernel's heapify_sub_tree)."""
-        while last and node <= (last - 1) >> 1:
-            child = 2 * node + 1
-            if node != last >> 1:  # both children in the heap: the one that ranks first
-                right = child + 1
-                if by_value:
-                    child = right if before(values[child], values[right]) else child
-                else:
-                    child = right if indices[child] < indices[right] else child
-            if by_value:
-                swap = before(values[node], values[child])
-            else:
-                swap = indices[node] < indices[child]
-            if not swap:
-                return
-            values[node], values[child] = values[child], values[node]
-            indices[node], indices[child] = indices[child], indices[node]
-            node = child
+    def sift(chosen: NDArray[np.intp], node: int, last: int, by_value: bool = True) -> None:
+        """Sift `node` down the heaps of places 0..last of the `chosen` rows (the kernel's
+        heapify_sub_tree), each row as far as its own comparisons take it."""
+        flat_keys, ranks = (flat_values, before) if by_value else (flat_indices, np.less)
+        at = chosen + node * count  # where each row's sifted element is held
+        value, index = flat_values[at], flat_indices[at]
+        nodes = np.full(len(chosen), node)
+        while len(chosen):
+            child = np.minimum(2 * nodes + 1, last)
+            right = np.minimum(child + 1, last)
+            both = nodes != last >> 1  # both children in the heap: the one that ranks first
+            rightward = ranks(flat_keys[chosen + child * count], flat_keys[chosen + right * count])
+            child = np.where(both & rightward, right, child)
+            below = chosen + child * count
+            key = value if by_value else index
+            swap = (nodes <= (last - 1) >> 1) & ranks(key, flat_keys[below])
+            if not swap.all():  # the rows whose element settles here
+                flat_values[at[~swap]], flat_indices[at[~swap]] = value[~swap], index[~swap]
+                chosen, nodes, child, below = chosen[swap], nodes[swap], child[swap], below[swap]
+                value, index, at = value[swap], index[swap], at[swap]
+            flat_values[at], flat_indices[at] = flat_values[below], flat_indices[below]
+            nodes, at = child, below
 
     last_parent = (k - 2) >> 1 if k > 1 else 0
     for node in range(last_parent, -1, -1):
-        sift(node, k - 1)
-    for place in range(k, len(row)):
-        if before(row[place], values[0]):
-            values[0], indices[0] = row[place], place
-            sift(0, k - 1)
+        sift(every, node, k - 1)
+    for place in range(k, rows.shape[1]):
+        column = rows[:, place]
+        chosen = np.flatnonzero(before(column, values[0]))
+        values[0, chosen], indices[0, chosen] = column[chosen], place
+        sift(chosen, 0, k - 1)
     if by_index:
         for node in range(last_parent, -1, -1):
-            sift(node, k - 1, by_value=False)
+            sift(every, node, k - 1, by_value=False)
     for end in range(k - 1, 0, -1):
-        values[0], values[end] = values[end], values[0]
-        indices[0], indices[end] = indices[end], indices[0]
-        sift(0, end - 1, by_value=not by_index)
-    return indices
+        for held in (values, indices):
+            held[[0, end]] = held[[end, 0]]
+        sift(every, 0, end - 1, by_value=not by_index)
+    return np.ascontiguousarray(indices.T)
 
 
 def bubble_order(row: list[Any], k: int, largest: bool, by_index: bool) -> list[int]:
@@ -188,11 +199,12 @@ def kernel_top_k(
     replayed = _nan_rows(flat_rows)
     if kernel != BUBBLE:  # the bubble keeps ties in index order, as `order` does
         replayed |= _tied_rows(flat_rows, picked)
+    if kernel == HEAP:
+        flat_order[replayed] = heap_orders(flat_rows[replayed], k, largest, by_index)
+        return flat_order.reshape(order.shape)
     for row in np.flatnonzero(replayed):
         values = flat_rows[row].tolist()
-        if kernel == HEAP:
-            flat_order[row] = heap_order(values, k, largest, by_index)
-        elif kernel == BUBBLE:
+        if kernel == BUBBLE:
             flat_order[row] = bubble_order(values, k, largest, by_index)
         else:
             flat_order[row] = lanes_first(values, largest)
