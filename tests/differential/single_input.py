@@ -120,7 +120,9 @@ def compile_verdicts_of(
     """read_model's verdict on each configuration, and the CPU's compile where read_model
     accepts a static model of a runnable type (one of `types`): if compiling fails, irpool
     must report a CPU refusal (the IR214 family) and no other error but strictness ones;
-    `clean`: irpool reports no error at all. The compiles are batched (`cpu_refusals`)."""
+    `clean`: irpool reports no error at all. The compiles are batched (`cpu_refusals`: split
+    down to one configuration on failure), but for those irpool says the CPU refuses (IR214),
+    compiled alone: each verdict is still a compile of that configuration alone."""
     outcomes, errors, compiled = [], {}, []
     for config in configs:
         _, model, outcome, loaded = _read_and_load(core, directory, config, write)
@@ -129,8 +131,12 @@ def compile_verdicts_of(
         outcomes.append(outcome)
         if model is not None and has_static_shape(config) and config.element_type in types:
             compiled.append(config)
+    predicted = [bool(errors[c.index] & FAMILIES["IR214"]) for c in compiled]
     naive = [(c, (c.element_type, declared(c.shape))) for c in compiled]
-    refused = cpu_refusals(core, directory, naive, write)
+    alone = [item for item, refuses in zip(naive, predicted, strict=True) if refuses]
+    refused = cpu_refusals(core, directory, alone, write, batch_size=1)
+    batched = [item for item, refuses in zip(naive, predicted, strict=True) if not refuses]
+    refused |= cpu_refusals(core, directory, batched, write)
     return [
         _refusal(outcome, errors[outcome.config.index])
         if outcome.config.index in refused
