@@ -52,13 +52,15 @@ class SnippetSteps:
     out_low: Array
     nan_output: Array  # what a NaN element gives
     subtracts: bool  # False where the snippet's shift is +0 throughout (x - +0 is x, -0 too)
+    rounds: bool  # False for a post-op that keeps its level unrounded
 
 
 def snippet_steps(
-    ranges: tuple[Array, ...], levels: int, kernel: Kernel = "snippet"
+    ranges: tuple[Array, ...], levels: int, kernel: Kernel = "snippet", rounds: bool = True
 ) -> SnippetSteps | None:
     """The steps of a snippet (or node) layer with these f32 `ranges` (input_low, input_high,
-    output_low, output_high), or None where `fake_quantized` must compute it."""
+    output_low, output_high), or None where `fake_quantized` must compute it; a post-op that
+    does not round (`rounds`) takes the f64 output formula on its unrounded level."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
     node = kernel in ("node", "post_op")
@@ -83,14 +85,18 @@ def snippet_steps(
         return None
     tried = np.arange(float(first.min()), float(last.max()) + 1, dtype=F32)
     tried = np.append(tried, F32(-0.0)).reshape((-1,) + (1,) * max(out_scale.ndim, out_low.ndim))
-    form, factors = _output_form(tried, out_scale, out_low)
+    rounds = rounds or kernel != "post_op"
+    if rounds:
+        form, factors = _output_form(tried, out_scale, out_low)
+    else:
+        form, factors = "wide", (out_scale.astype(np.float64),)
     nan = np.full((1, *np.broadcast_shapes(*(r.shape for r in ranges))), np.nan, F32)
-    nan_output = fake_quantized(nan, ranges, levels, kernel)[0]  # never a 0-d result
+    nan_output = fake_quantized(nan, ranges, levels, kernel, rounds)[0]  # never a 0-d result
     if node:  # f32 values multiply exactly in f64
         scale, shift = scale.astype(np.float64), shift.astype(np.float64)
     subtracts = node or bool(np.any(shift != 0) or np.any(np.signbit(shift)))
     return SnippetSteps(
-        low, high, scale, shift, node, form, factors, out_low, nan_output, subtracts
+        low, high, scale, shift, node, form, factors, out_low, nan_output, subtracts, rounds
     )
 
 
@@ -132,7 +138,8 @@ def quantize_into(
             np.multiply(out, layer.scale, out=out)
             if layer.subtracts:
                 np.subtract(out, layer.shift, out=out)
-        np.rint(out, out=out)
+        if layer.rounds:
+            np.rint(out, out=out)
         if layer.form == "product":
             np.multiply(out, layer.factors[0], out=out)
             np.add(out, layer.out_low, out=out)
@@ -144,9 +151,12 @@ def quantize_into(
             np.multiply(out, layer.factors[0], out=out)
             np.add(out, layer.out_low, out=out)
             np.add(out, low_products, out=out)
-        else:
-            products = np.multiply(out, layer.factors[0], dtype=np.float64)
-            np.add(products, layer.out_low.astype(np.float64), out=out, casting="unsafe")
+        else:  # fma(level, osc, ol) in f64, in `wide` where given
+            products = np.empty(out.shape, np.float64) if wide is None else wide
+            np.copyto(products, out)
+            np.multiply(products, layer.factors[0], out=products)
+            np.add(products, layer.out_low.astype(np.float64), out=products)
+            np.copyto(out, products, casting="same_kind")
         if out.size and np.isnan(out.min()):
             np.copyto(out, np.broadcast_to(layer.nan_output, out.shape), where=np.isnan(out))
     return out

@@ -163,12 +163,15 @@ def _random_snippet_layer(
     return (low, high, chosen, out_high), levels
 
 
-@pytest.mark.parametrize("kernel", ["snippet", "node"])
-def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None:
-    """The snippet's (and the node's) passes over one buffer (irpool.cpu.quantization_snippet)
-    give `fake_quantized`'s bits on NaN, ±inf, ±0, the ends and the midpoints between levels,
-    in each of its output forms; the ranges it leaves to `fake_quantized` (too many levels, an
-    output_low of -0) are among the configurations."""
+@pytest.mark.parametrize(
+    ("kernel", "rounds"),
+    [("snippet", True), ("node", True), ("post_op", True), ("post_op", False)],
+)
+def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel, rounds: bool) -> None:
+    """The snippet's (and the node's, and a post-op's, rounded or not) passes over one buffer
+    (irpool.cpu.quantization_snippet) give `fake_quantized`'s bits on NaN, ±inf, ±0, the ends
+    and the midpoints between levels, in each of its output forms; the ranges it leaves to
+    `fake_quantized` (too many levels, an output_low of -0) are among the configurations."""
     from irpool.cpu.quantization_snippet import quantize_into, snippet_steps
 
     rng = np.random.default_rng(7)
@@ -183,16 +186,17 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel) -> None
         width = float(high.flat[0]) - float(low.flat[0])
         midpoints = (rng.integers(0, levels - 1, 30) + 0.5) * width / (levels - 1) + low.flat[0]
         x.flat[len(edges) : len(edges) + 30] = midpoints
-        layer = snippet_steps(ranges, levels, kernel)
+        layer = snippet_steps(ranges, levels, kernel, rounds)
         forms.add(None if layer is None else layer.form)
         if layer is None:
             continue
         subtracts.add(layer.subtracts)
-        expected = fake_quantized(x, ranges, levels, kernel).view(np.int32)
+        expected = fake_quantized(x, ranges, levels, kernel, rounds).view(np.int32)
         np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
         np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
-    assert forms == {"product", "shifted", "split", "wide", None}
-    assert subtracts == ({True} if kernel == "node" else {True, False})
+    every = {"product", "shifted", "split", "wide"} if rounds else {"wide"}
+    assert forms == every | {None}
+    assert subtracts == ({True, False} if kernel == "snippet" else {True})
 
 
 def _quantizer_layers(layer_id: int, shape: tuple[int, ...]) -> tuple[list[str], str]:

@@ -75,6 +75,5 @@ def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int
             f"irpool does not run a FakeQuantize whose ranges broadcast {list(shape)} "
             f"to {list(broadcast)}"
         )
-    passes = kernel != "reference" and (op.rounds or kernel != "post_op")  # whole levels
-    snippet = snippet_steps(ranges, op.levels, kernel) if passes else None
+    snippet = None if kernel == "reference" else snippet_steps(ranges, op.levels, kernel, op.rounds)
     return _Layer(False, kernel, ranges, snippet)
