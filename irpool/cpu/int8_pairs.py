@@ -33,6 +33,8 @@ _Ints = NDArray[Any]  # levels, codes and their bounds
 _HELD = 1  # the dense way sums its changes when it holds this times 2^20 (or its outputs)
 _BOTH = np.arange(2)  # a pair's two channels
 _Axes = tuple[tuple[Window, NDArray[np.int64]], ...]  # windows with their `_axis_outputs`
+# a layer's change: the whole array, its flat indices and values, or None (zero throughout)
+_Change = NDArray[np.float32] | tuple[NDArray[np.intp], NDArray[np.float32]] | None
 
 
 def without_vnni() -> bool:
@@ -86,28 +88,64 @@ class SaturatedPairs:
 
     def __call__(self, x: NDArray[np.float32], windows: Sequence[Window]) -> NDArray[np.float32]:
         """The saturated sums less the exact ones, times the scales: [N, O, *out]."""
+        return self._array(self._change(x, windows), x.shape[0], windows)
+
+    def add_into(
+        self, result: NDArray[np.float32], x: NDArray[np.float32], windows: Sequence[Window]
+    ) -> None:
+        """`result += self(x, windows)`, the same bits, without the array of zeros: the zero
+        change added by channel, then each changed place set to its value before plus its change."""
+        change = self._change(x, windows)
+        if isinstance(change, np.ndarray) or not result.flags.c_contiguous:
+            result += self._array(change, x.shape[0], windows)
+            return
+        flat = result.reshape(-1)
+        summed = None if change is None else flat[change[0]] + change[1]
+        result += self.zero_change(len(windows))
+        if change is not None and summed is not None:
+            flat[change[0]] = summed
+
+    def _array(
+        self, change: _Change, images: int, windows: Sequence[Window]
+    ) -> NDArray[np.float32]:
+        if isinstance(change, np.ndarray):
+            return change
+        result = np.zeros((images, self.plan.outputs, *(w.out for w in windows)), np.float32)
+        result[:] = self.zero_change(len(windows))
+        if change is not None:
+            result.reshape(-1)[change[0]] = change[1]
+        return result
+
+    def zero_change(self, rank: int) -> NDArray[np.float32]:
+        """The change where no pair saturates, by output channel: 0 times each scale (-0 where
+        the scale is negative), shaped [1, O, 1, ...] against `rank` spatial axes."""
+        zero = np.zeros(self.plan.outputs, np.float32)
+        zero[self.negative] = -0.0
+        return zero.reshape((1, -1) + (1,) * rank)
+
+    def _change(self, x: NDArray[np.float32], windows: Sequence[Window]) -> _Change:
+        """The change [N, O, *out] (the dense way), or where it is not zero: flat indices and
+        values (the sparse way), or None where no pair saturates."""
         plan, out = self.plan, tuple(w.out for w in windows)
-        result = np.zeros((x.shape[0], plan.outputs, *out), np.float32)
-        if self.negative.size:
-            result[:, self.negative] = -0.0  # the zero change times its scale
         flat_x = x.reshape(*x.shape[:2], -1)
         found = self._candidates(flat_x)
         if found is None:
-            return result
+            return None
         mask, hot, peak = found
         flat_candidates = np.flatnonzero(mask)
         count = flat_candidates.size
         if count == 0:
-            return result
+            return None
         # Few candidates (post-ReLU data: under 2% of the pairs' positions measured): each
         # (candidate, tap) summed again with every output; many (levels about the middle):
         # tap by tap over every position (`_dense`), 2-3 times faster there.
         share = count / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
         if share > _SPARSE_SHARE and count * plan.outputs > _SMALL:
             used = hot[mask.any(axis=(0, 2))]
-            change = self._dense(x, windows, used, peak[used]).reshape(result.shape)
+            change = self._dense(x, windows, used, peak[used])
             scales = self.scales.reshape((1, -1) + (1,) * len(windows))
-            changed: NDArray[np.float32] = (change * scales).astype(np.float32)
+            shape = (x.shape[0], plan.outputs, *out)
+            changed: NDArray[np.float32] = (change.reshape(shape) * scales).astype(np.float32)
             return changed
         image, pair, position = np.unravel_index(flat_candidates, mask.shape)
         pair = hot[pair]
@@ -120,8 +158,7 @@ class SaturatedPairs:
         at, where = np.unique(flat, return_inverse=True)
         sums = np.bincount(where, taken)
         output = at // prod(out) % plan.outputs
-        result.reshape(-1)[at] = (sums * self.scales[output]).astype(np.float32)
-        return result
+        return at, (sums * self.scales[output]).astype(np.float32)
 
     def _axes(self, windows: Sequence[Window]) -> _Axes:
         key = tuple(windows)

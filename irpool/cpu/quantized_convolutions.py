@@ -65,8 +65,8 @@ def marked_int8_products(layers: Sequence[ComputedLayer]) -> dict[int, Rewrite |
         op = copy(layer.op)
         if isinstance(op, Convolution1):
             op.int8_on_cpu = True
-            if without_vnni():
-                op.int8_saturation = _saturated_pairs(quantizer, weights, by_id)
+            pairs = _saturated_pairs(quantizer, weights, by_id) if without_vnni() else None
+            op.int8_saturation = None if pairs is None else pairs.add_into
         elif without_vnni() and op.transposes == (False, True):
             pairs = _saturated_pairs(quantizer, weights, by_id)
             if pairs is not None and pairs.codes.ndim == 2:  # [O, K]: a 1x1 Convolution's

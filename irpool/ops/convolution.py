@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    # What an int8 layer's saturating sums add to its f32 result, from its input and windows.
-    Saturation = Callable[[NDArray[np.float32], Sequence[Window]], NDArray[np.float32]]
+    # Adds to an int8 layer's f32 result (the first argument) what its saturating sums
+    # change, from its input and windows.
+    Saturation = Callable[[NDArray[np.float32], NDArray[np.float32], Sequence[Window]], None]
 
 SAME = ("same_upper", "same_lower")
 ATTRIBUTES = (
@@ -150,8 +151,8 @@ class ConvolutionBase(Op):
     # Set by the execution plan on a layer the CPU plugin runs on int8 operands
     # (irpool/cpu/quantized_convolutions.py): its kernel may round more than in f32.
     int8_on_cpu: bool = False
-    # What the CPU's int8 sums of such a layer change in its f32 result, from its input and
-    # windows, on a host whose sums saturate (irpool/cpu/int8_pairs.py); else None.
+    # Adds what the CPU's int8 sums of such a layer change to its f32 result, from its input
+    # and windows, on a host whose sums saturate (irpool/cpu/int8_pairs.py); else None.
     int8_saturation: Saturation | None = None
 
     def for_layer(self, inputs: Sequence[TensorInfo]) -> ConvolutionBase:

@@ -312,3 +312,32 @@ def test_levels_of_data_in_any_order_take_the_f64_formula() -> None:
     expected = np.clip(np.rint((data.astype(np.float64) - low) / 1.0), 0, 255)
     assert not data.flags.c_contiguous and data.size >= 1 << 14
     assert pairs.level(data).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    ("high", "way"), [(0, "sparse"), (160, "sparse"), (255, "sparse"), (255, "dense")]
+)  # no candidates, some, most
+def test_saturated_pairs_added_in_place_are_the_array_added(
+    monkeypatch: pytest.MonkeyPatch, high: int, way: str
+) -> None:
+    """`add_into` gives `result + pairs(x, windows)` bit for bit: the zero change by channel
+    (-0 where the scale is negative) turns a -0 sum to +0 or keeps it, and a sum's change adds
+    to whatever the result holds there (±0, NaN, inf); a result not in C order too."""
+    if way == "dense":
+        monkeypatch.setattr(int8_pairs, "_SPARSE_SHARE", -1.0)
+        monkeypatch.setattr(int8_pairs, "_SMALL", -1)
+    rng = np.random.default_rng(high)
+    level = rng.integers(0, high + 1, (2, 6, 7, 7))
+    level.flat[rng.integers(0, level.size, 20)] = high
+    codes = np.clip(rng.normal(0, 127, (5, 6, 3, 3)), -128, 127).astype(np.int8)
+    codes[:, :, 1, 1] = 127
+    scales = np.array([0.5, -0.25, 1.0, -2.0, 0.0])
+    pairs = SaturatedPairs(0.0, 1.0, 256, codes, scales)
+    window = Window(size=7, out=4, kernel=3, stride=2, dilation=1, pad_begin=1)
+    x = level.astype(np.float32)
+    values = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 1.5, -1e30], np.float32)
+    for order in ("C", "F"):
+        result = np.asarray(rng.choice(values, (2, 5, 4, 4)), np.float32, order=order)
+        expected = (result + pairs(x, (window, window))).view(np.int32)
+        pairs.add_into(result, x, (window, window))
+        np.testing.assert_array_equal(result.view(np.int32), expected)

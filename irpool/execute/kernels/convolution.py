@@ -126,7 +126,7 @@ def run_convolution(
         if weights.nonfinite:
             _real_taps_only(x, weights, geometry, result)
         if op.int8_saturation is not None:
-            result += op.int8_saturation(x, geometry.windows)
+            op.int8_saturation(result, x, geometry.windows)
         return [result if data.dtype == FLOAT else stored_from_f32_product(result, data.dtype)]
 
 
