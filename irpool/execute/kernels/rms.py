@@ -58,9 +58,12 @@ def sum_of_squares(x: NDArray[np.float32]) -> NDArray[np.float32]:
     if rounds:
         wide = grouped.astype(np.float64)
         squares = np.multiply(wide, wide, out=wide)
-        sums = squares[..., 0, :, :].astype(F32)
+        # The f32 sums held in f64: each round f64 by f64 (NumPy's mixed-type add costs more).
+        held = squares[..., 0, :, :].astype(F32).astype(np.float64)
         for index in range(1, rounds):
-            sums = (squares[..., index, :, :] + sums).astype(F32)
+            held += squares[..., index, :, :]
+            held[...] = held.astype(F32)
+        sums = held.astype(F32)
     else:
         sums = np.zeros((*x.shape[:-1], ACCUMULATORS, lanes), F32)
     first = sums[..., 0, :]
