@@ -99,11 +99,15 @@ class SaturatedPairs:
         if isinstance(change, np.ndarray) or not result.flags.c_contiguous:
             result += self._array(change, x.shape[0], windows)
             return
-        flat = result.reshape(-1)
-        summed = None if change is None else flat[change[0]] + change[1]
-        result += self.zero_change(len(windows))
-        if change is not None and summed is not None:
-            flat[change[0]] = summed
+        zero = self.zero_change(len(windows))
+        if change is None:
+            result += zero
+            return
+        at, values = change
+        # Summed before the zero change: a changed place gets its value plus its change alone.
+        summed = result.reshape(-1)[at] + values
+        result += zero
+        result.reshape(-1)[at] = summed
 
     def _array(
         self, change: _Change, images: int, windows: Sequence[Window]
