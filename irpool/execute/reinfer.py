@@ -20,8 +20,6 @@ from irpool.execute import memory
 from irpool.execute.errors import InputError
 from irpool.execute.plan import ExecutionPlan, Ref, RunnerInput, Step
 from irpool.ops.base import LayerContext, NotInferable, Op, ShapeError, TensorInfo
-from irpool.ops.convert import Convert1
-from irpool.ops.squeeze import Unsqueeze1
 from irpool.shape import Shape
 
 
@@ -201,20 +199,15 @@ def _readers(plan: ExecutionPlan) -> tuple[dict[Ref, tuple[int, ...]], tuple[int
     return {ref: tuple(positions) for ref, positions in found.items()}, looked_at
 
 
-# Ops whose outputs' types and shapes follow from their data input's type and shape alone
-# (and their constants).
-_SHAPED_BY_SHAPES = (Convert1, Unsqueeze1)
-
-
 def _values_unread(plan: ExecutionPlan, readers: dict[Ref, tuple[int, ...]]) -> frozenset[int]:
-    """The steps of `_SHAPED_BY_SHAPES` that read one tensor the run computes or binds, whose
+    """The steps of ops `shaped_by_data_shape` that read one tensor the run computes or binds, whose
     outputs only steps that infer from types and shapes read, or other such steps (the
     positions' Unsqueeze and Convert before the rotary product): their inference is
     remembered by their input's type and shape, without the values no one reads."""
     unread: set[int] = set()
     for position in reversed(range(len(plan.steps))):
         step = plan.steps[position]
-        if type(step.op) not in _SHAPED_BY_SHAPES or plan.run_sources[position] != step.inputs[:1]:
+        if not step.op.shaped_by_data_shape or plan.run_sources[position] != step.inputs[:1]:
             continue
         refs = [(step.layer.id, index) for index in range(len(step.outputs))]
         users = [user for ref in refs for user in readers.get(ref, ())]

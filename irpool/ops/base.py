@@ -247,6 +247,10 @@ class Op:
     # binary ops: folding and bound arithmetic need both): where an input has neither, it is
     # remembered by the types and shapes alone, as `infers_from_shapes` says.
     reads_values_of_all: ClassVar[bool] = False
+    # Whether its outputs' types and shapes follow from its first input's type and shape (and
+    # its constants) whatever that input's values (Convert, Unsqueeze): where only steps that
+    # infer from shapes read its outputs, a run remembers it by them (irpool/execute/reinfer.py).
+    shaped_by_data_shape: ClassVar[bool] = False
 
     def __init__(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)

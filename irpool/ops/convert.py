@@ -25,6 +25,7 @@ class Convert1(Op):
     """Convert-1: one input, `destination_type` (an element type name)."""
 
     takes_strings = True
+    shaped_by_data_shape = True
     type_name = "Convert"
     version = 1
     opsets = range(1, 17)

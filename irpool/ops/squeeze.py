@@ -154,6 +154,7 @@ def _unknown_axes_squeeze(data: Shape, axes: Shape) -> Shape:
 class Unsqueeze1(_AxesOp):
     """Unsqueeze-1: inserts dims of length 1 at `axes` (of the output)."""
 
+    shaped_by_data_shape = True
     type_name = "Unsqueeze"
     version = 1
     opsets = range(1, 17)
