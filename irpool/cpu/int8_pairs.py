@@ -99,14 +99,12 @@ class SaturatedPairs:
         if isinstance(change, np.ndarray) or not result.flags.c_contiguous:
             result += self._array(change, x.shape[0], windows)
             return
-        zero = self.zero_change(len(windows))
         if change is None:
-            result += zero
+            result += self.zero_change(len(windows))
             return
         at, values = change
-        # Summed before the zero change: a changed place gets its value plus its change alone.
         summed = result.reshape(-1)[at] + values
-        result += zero
+        result += self.zero_change(len(windows))
         result.reshape(-1)[at] = summed
 
     def _array(
