@@ -107,7 +107,8 @@ def fake_quantized(
 ) -> NDArray[np.float32]:
     """FakeQuantize of f32 `x` by f32 `ranges` (input_low, input_high, output_low,
     output_high, each broadcast against `x`) as the plugin's `kernel` computes it; a post-op
-    that does not round (`rounds`) keeps fma(x, isc, ish) as its level."""
+    that does not round (`rounds` False, given only with the post_op kernel) keeps
+    fma(x, isc, ish) as its level."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
     with np.errstate(all="ignore"):
@@ -125,7 +126,7 @@ def fake_quantized(
             else:
                 clamped = np.fmax(np.fmin(x, high), low)
             level = fused_multiply_add(clamped, scale, shift)
-            if rounds or kernel != "post_op":
+            if rounds:
                 level = np.rint(level)
         else:
             level = np.fmax(x, low)

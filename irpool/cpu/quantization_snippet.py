@@ -60,7 +60,8 @@ def snippet_steps(
 ) -> SnippetSteps | None:
     """The steps of a snippet (or node) layer with these f32 `ranges` (input_low, input_high,
     output_low, output_high), or None where `fake_quantized` must compute it; a post-op that
-    does not round (`rounds`) takes the f64 output formula on its unrounded level."""
+    does not round (`rounds` False, given only with the post_op kernel) takes the f64 output
+    formula on its unrounded level."""
     low, high, out_low, out_high = ranges
     count = steps(levels)
     node = kernel in ("node", "post_op")
@@ -85,7 +86,6 @@ def snippet_steps(
         return None
     tried = np.arange(float(first.min()), float(last.max()) + 1, dtype=F32)
     tried = np.append(tried, F32(-0.0)).reshape((-1,) + (1,) * max(out_scale.ndim, out_low.ndim))
-    rounds = rounds or kernel != "post_op"
     if rounds:
         form, factors = _output_form(tried, out_scale, out_low)
     else:

@@ -38,6 +38,7 @@ class _Layer:
     kernel: Kernel
     ranges: tuple[NDArray[np.float32], ...]  # f32, aligned as the kernel broadcasts them
     snippet: SnippetSteps | None  # the snippet's passes, where they apply
+    rounds: bool  # False: a post-op kernel's level kept unrounded (quantized_convolutions)
 
 
 @kernel_for(FakeQuantize1)
@@ -56,14 +57,14 @@ def run_fake_quantize(
         if layer.snippet.node:
             wide = thread_scratch().array(Slot.WIDENED, x.shape, np.dtype(np.float64))
         return [stored_from_f32(quantize_into(x, out, layer.snippet, wide), data.dtype)]
-    quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel, op.rounds)
+    quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel, layer.rounds)
     return [stored_from_f32(quantized, data.dtype)]
 
 
 def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int, ...]) -> _Layer:
     ranges = tuple(f32_operand(r) for r in given)
     if is_stripped(op.levels, given):
-        return _Layer(True, "snippet", ranges, None)
+        return _Layer(True, "snippet", ranges, None, True)
     kernel = kernel_for_layer(
         op.levels, ranges, len(shape), op.auto_broadcast, op.dynamic_data, op.after_product
     )
@@ -75,5 +76,6 @@ def _prepared(op: FakeQuantize1, given: Sequence[NDArray[Any]], shape: tuple[int
             f"irpool does not run a FakeQuantize whose ranges broadcast {list(shape)} "
             f"to {list(broadcast)}"
         )
-    snippet = None if kernel == "reference" else snippet_steps(ranges, op.levels, kernel, op.rounds)
-    return _Layer(False, kernel, ranges, snippet)
+    rounds = op.rounds or kernel != "post_op"  # only the post-op kernel keeps a level unrounded
+    snippet = None if kernel == "reference" else snippet_steps(ranges, op.levels, kernel, rounds)
+    return _Layer(False, kernel, ranges, snippet, rounds)
