@@ -21,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, f32_operand, f32_result_buffer, stored_from_f32
-from irpool.execute.kernels.activations import clamped
-from irpool.execute.registry import OutputSpec, kernel_for
+from irpool.execute.kernels.activations import clamped, clamped_bits
+from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.clamp import Clamp1
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -33,8 +33,14 @@ def run_clamp(
     op: Clamp1, inputs: Sequence[NDArray[Any]], outputs: Sequence[OutputSpec]
 ) -> list[NDArray[Any] | None]:
     data = inputs[0]
-    with np.errstate(over="ignore"):  # a bound beyond f32 is ±inf there, as on CPU
-        low, high = F32(op.low), F32(op.high)
+    bits = prepared(op, "bound bits", lambda: _bound_bits(op))
+    if bits and data.dtype == F32 and data.size:
+        # `clamped`'s int32 path with its checks of the bounds made once per op, outside
+        # np.errstate (integers raise no float errors): 13-28 µs a small Clamp, not 39-54.
+        out = data if outputs[0].overwrites_input else np.empty_like(data)
+        if clamped_bits(data, *bits, out):
+            return [out]
+    low, high = _bounds(op)
     if data.dtype.kind in "iu":
         return [_integers(data, low, high, truncates=data.itemsize == 1 and not op.after_product)]
     with np.errstate(all="ignore"):  # inf and NaN are values here
@@ -44,6 +50,20 @@ def run_clamp(
             return [stored_from_f32(clamped(x, low, high, out), data.dtype)]
         raised = np.where(x > low, x, low)
         return [stored_from_f32(np.where(raised < high, raised, high), data.dtype)]
+
+
+def _bounds(op: Clamp1) -> tuple[np.float32, np.float32]:
+    with np.errstate(over="ignore"):  # a bound beyond f32 is ±inf there, as on CPU
+        return F32(op.low), F32(op.high)
+
+
+def _bound_bits(op: Clamp1) -> tuple[np.int32, np.int32] | tuple[()]:
+    """The f32 bounds' bits where an f32 Clamp may clip its bits as int32 (a low of +0 or
+    more, a high neither NaN nor -0: `clamped`), else nothing."""
+    low, high = _bounds(op)
+    if _signless(low) and _signless(high) and low >= 0 and not np.signbit(low):
+        return low.view(np.int32), high.view(np.int32)
+    return ()
 
 
 def _signless(bound: np.float32) -> bool:
