@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 from math import prod
 from typing import TYPE_CHECKING, Any
@@ -126,20 +127,21 @@ def _row_offset_sums(
     return sums.reshape(group_out, count, plane).transpose(1, 0, 2)
 
 
+@lru_cache(maxsize=256)
 def _phase_rows(
-    sources: Sequence[tuple[int, int]], phases: int
-) -> tuple[tuple[int, ...], list[tuple[int, int, int]]]:
+    sources: tuple[tuple[int, int], ...], phases: int
+) -> tuple[tuple[int, ...], tuple[tuple[int, int, int], ...]]:
     """Each phase's row in the buffer of the sources' rows (the source that reads it
     unshifted, else a row after the sources), and each other source's (row, phase's row,
-    shift)."""
+    shift). Kept: a run asks for the same few layouts again."""
     unshifted = {phase: number for number, (phase, shift) in enumerate(sources) if shift == 0}
     after = iter(range(len(sources), len(sources) + phases))
     rows = tuple(unshifted[p] if p in unshifted else next(after) for p in range(phases))
-    shifted = [
+    shifted = tuple(
         (number, rows[phase], shift)
         for number, (phase, shift) in enumerate(sources)
         if number not in rows
-    ]
+    )
     return rows, shifted
 
 
