@@ -22,17 +22,25 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from irpool.cpu.int8_pairs_dense import PAIR_MAX, PAIR_MIN, saturated, summed, taps_of
+from irpool.cpu.int8_pairs_dense import PAIR_MAX, saturated, summed, taps_of
+from irpool.cpu.int8_pairs_sparse import (
+    Axes,
+    Tap,
+    axis_outputs,
+    nonzero_of,
+    sparse_changes,
+    split_bound,
+)
 from irpool.cpu.isa import AVX2, AVX512_CORE, int8_isa
 from irpool.ops.pooling_geometry import Window
 
 _SPARSE_SHARE = 0.05  # candidates of the pairs' positions the sparse way takes, measured
 _F32_LEVELS = 1 << 14  # inputs from which levels take f32 first
+_SAMPLE, _SAMPLED = 16, 1 << 12  # the way by every 16th position, from 4096 positions
+_CHUNK = 1 << 16  # values of the input whose levels are taken at once (`level`)
 _SMALL = 1 << 16  # products of (candidate, tap)s by outputs that take the sparse way anyway
-_Ints = NDArray[Any]  # levels, codes and their bounds
 _HELD = 1  # the dense way sums its changes when it holds this times 2^20 (or its outputs)
 _BOTH = np.arange(2)  # a pair's two channels
-_Axes = tuple[tuple[Window, NDArray[np.int64]], ...]  # windows with their `_axis_outputs`
 # a layer's change: the whole array, its flat indices and values, or None (zero throughout)
 _Change = NDArray[np.float32] | tuple[NDArray[np.intp], NDArray[np.float32]] | None
 
@@ -69,8 +77,8 @@ class SaturatedPairs:
     negative: NDArray[np.intp] = field(init=False, repr=False, compare=False)
     # 1 / step in f32 where levels may take f32 (`level`): low an f32, 1 / step finite in f32
     inverse_step: np.float32 | None = field(init=False, repr=False, compare=False)
-    # `_axis_outputs` of each window, by windows (a layer sees one or a few input shapes)
-    axis_outputs: dict[tuple[Window, ...], _Axes] = field(
+    # `axis_outputs` of each window, by windows (a layer sees one or a few input shapes)
+    axis_outputs: dict[tuple[Window, ...], Axes] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
 
@@ -130,43 +138,54 @@ class SaturatedPairs:
         values (the sparse way), or None where no pair saturates."""
         plan, out = self.plan, tuple(w.out for w in windows)
         flat_x = x.reshape(*x.shape[:2], -1)
-        found = self._candidates(flat_x)
+        # large inputs: the way chosen by every _SAMPLE-th position first
+        sample = _SAMPLE if flat_x.shape[2] >= _SAMPLED else 1
+        found = self._candidates(flat_x, sample)
         if found is None:
             return None
         mask, hot, peak = found
-        flat_candidates = np.flatnonzero(mask)
-        count = flat_candidates.size
-        if count == 0:
+        count = int(np.count_nonzero(mask)) * sample  # the dense way takes no indices
+        if count == 0 and sample == 1:
             return None
         # Few candidates (post-ReLU data: under 2% of the pairs' positions measured): each
         # (candidate, tap) summed again with every output; many (levels about the middle):
         # tap by tap over every position (`_dense`), 2-3 times faster there.
         share = count / (x.shape[0] * plan.pairs.size * flat_x.shape[2])
         if share > _SPARSE_SHARE and count * plan.outputs > _SMALL:
-            used = hot[mask.any(axis=(0, 2))]
+            # every pair whose highest levels can saturate when sampled
+            used = hot if sample > 1 else hot[mask.any(axis=(0, 2))]
             change = self._dense(x, windows, used, peak[used])
             scales = self.scales.reshape((1, -1) + (1,) * len(windows))
             shape = (x.shape[0], plan.outputs, *out)
-            changed: NDArray[np.float32] = (change.reshape(shape) * scales).astype(np.float32)
+            # f64 products rounded to f32 as they are stored: astype's bits, one pass fewer
+            changed = np.empty(shape, np.float32)
+            np.multiply(change.reshape(shape), scales, out=changed, casting="same_kind")
             return changed
-        image, pair, position = np.unravel_index(flat_candidates, mask.shape)
+        if sample > 1:
+            found = self._candidates(flat_x)
+            assert found is not None  # the same highest levels
+            mask = found[0]
+        image, pair, position = nonzero_of(mask)
+        if image.size == 0:
+            return None
         pair = hot[pair]
         channel = 2 * plan.pairs[pair]
         # both levels of each candidate in one gather and one `level` (fewer NumPy calls:
         # their overhead is most of a layer's time on resnet18_int8)
         both = self.level(flat_x[image[:, None], channel[:, None] + _BOTH, position[:, None]])
-        fit = _Tap(both[:, 0], both[:, 1], plan.tap_top[pair], plan.tap_sum[pair])
-        flat, taken = _sparse_changes(plan, (image, pair, position), fit, self._axes(windows))
+        fit = Tap(both[:, 0], both[:, 1], plan.tap_top[pair], plan.tap_sum[pair])
+        candidates = (image, pair, position)
+        flat, taken = sparse_changes(plan.by_tap, candidates, fit, self._axes(windows))
         at, where = np.unique(flat, return_inverse=True)
         sums = np.bincount(where, taken)
         output = at // prod(out) % plan.outputs
         return at, (sums * self.scales[output]).astype(np.float32)
 
-    def _axes(self, windows: Sequence[Window]) -> _Axes:
+    def _axes(self, windows: Sequence[Window]) -> Axes:
         key = tuple(windows)
         axes = self.axis_outputs.get(key)
         if axes is None:
-            axes = tuple((w, _axis_outputs(w)) for w in key)
+            axes = tuple((w, axis_outputs(w)) for w in key)
             self.axis_outputs[key] = axes
         return axes
 
@@ -174,7 +193,17 @@ class SaturatedPairs:
         """The data's levels rint((x - low) / step) in f64, as `kind`: NaN gives 0, values
         past the range its ends. Large inputs take f32 where it is sure to give the same:
         x - low rounds once (low is an f32), and times 1 / step the quotient is off by under
-        4 units in its last place, far from a half where it lies 0.49 from a whole number."""
+        4 units in its last place, far from a half where it lies 0.49 from a whole number.
+        Large C-order inputs go by chunks whose temporaries stay in the caches (yolov8n_int8's
+        16x320x320 input 3-4 times faster than whole, its fresh pages and passes from memory)."""
+        if x.size <= _CHUNK or not x.flags.c_contiguous:
+            return self._level(x, kind)
+        flat, level = x.reshape(-1), np.empty(x.size, kind)
+        for start in range(0, x.size, _CHUNK):
+            level[start : start + _CHUNK] = self._level(flat[start : start + _CHUNK], kind)
+        return level.reshape(x.shape)
+
+    def _level(self, x: NDArray[np.float32], kind: type[Any]) -> NDArray[Any]:
         inverse = self.inverse_step
         if x.size < _F32_LEVELS or inverse is None:  # None where step is 0 or not a number
             with np.errstate(divide="ignore", invalid="ignore"):  # inf and NaN quotients
@@ -197,11 +226,14 @@ class SaturatedPairs:
         clipped: NDArray[Any] = level.astype(kind)
         return clipped
 
-    def _candidates(self, x: NDArray[np.float32]) -> tuple[NDArray[Any], ...] | None:
+    def _candidates(
+        self, x: NDArray[np.float32], sample: int = 1
+    ) -> tuple[NDArray[Any], ...] | None:
         """Where in x [N, C, positions] a pair's two levels times the largest codes of its
         outputs that can saturate may pass 16 bits: a mask [N, H, positions] of the pairs `hot`
-        [H] (indices into `plan.pairs`), with each pair's highest levels [P, 2]; None if no
-        pair's highest levels can."""
+        [H] (indices into `plan.pairs`), with each pair's highest levels [P, 2] (of every
+        position); None if no pair's highest levels can. The mask of every `sample`-th position
+        only (the way's choice)."""
         plan = self.plan
         if plan.pairs.size == 0:
             return None
@@ -212,8 +244,8 @@ class SaturatedPairs:
             level = self.level(both)
             peak_level = level.max(axis=(0, 3))
             hot = np.flatnonzero((peak_level * plan.top).sum(axis=1) > PAIR_MAX)
-            top = plan.top[hot, :, None]
-            mask = level[:, hot, 0] * top[:, 0] + level[:, hot, 1] * top[:, 1] > PAIR_MAX
+            top, planes = plan.top[hot, :, None], level[:, hot, :, ::sample]
+            mask = planes[:, :, 0] * top[:, 0] + planes[:, :, 1] * top[:, 1] > PAIR_MAX
             return mask, hot, peak_level
         # A pair of planes whose largest levels cannot saturate takes nothing (NaN: maybe).
         peak = both.max(axis=(0, 3))
@@ -222,6 +254,7 @@ class SaturatedPairs:
         if hot.size == 0:
             return None
         planes = both[:, hot] if hot.size < both.shape[1] else both
+        planes = planes[..., ::sample]
         weight, threshold = self.prefilter
         with np.errstate(invalid="ignore"):  # inf - inf: NaN, a level of 0 in one
             bound = planes[:, :, 0] * weight[hot, 0, None]
@@ -252,7 +285,7 @@ class SaturatedPairs:
         for index, tap in enumerate(product(*(range(w.kernel) for w in windows))):
             codes = plan.by_tap[pairs, index].astype(np.int32)  # [P, 2, O]
             first, second = codes[:, 0].T, codes[:, 1].T
-            bound = _split_bound(np.abs(first), np.abs(second), peak[:, 0], peak[:, 1], peak_sum)
+            bound = split_bound(np.abs(first), np.abs(second), peak[:, 0], peak[:, 1], peak_sum)
             reach = (bound > PAIR_MAX) & ((first > 0) == (second > 0))  # one sign only
             if reach.any():
                 for part in saturated(taps[tap], (first, second), reach, plan.outputs):
@@ -307,83 +340,6 @@ class _Plan:
         threshold = PAIR_MAX - 0.5 * span + low * span / step
         margin = 1 + 1e-5 * span * (256 + abs(low) / step)
         return (top / step).astype(np.float32), (threshold - margin).astype(np.float32)
-
-
-@dataclass(frozen=True)
-class _Tap:
-    """The (candidate, tap)s whose levels `first`, `second` [K] can pass 16 bits with the codes
-    of the pair's outputs at the tap: their largest |code|s `tap_top` [K, 2, taps] and largest
-    sums of both `tap_sum` [K, taps]."""
-
-    first: NDArray[np.int32]
-    second: NDArray[np.int32]
-    tap_top: NDArray[np.int64]
-    tap_sum: NDArray[np.int64]
-
-    def reach(self) -> NDArray[np.bool_]:
-        # 8 times fewer than by the largest |code|s alone on resnet18_int8
-        top, first, second = self.tap_top, self.first[:, None], self.second[:, None]
-        return _split_bound(first, second, top[:, 0], top[:, 1], self.tap_sum) > PAIR_MAX
-
-
-def _split_bound(a: _Ints, b: _Ints, top_a: _Ints, top_b: _Ints, top_sum: _Ints) -> _Ints:
-    """A bound on a c + b d (all ≥ 0) with c ≤ `top_a`, d ≤ `top_b`, c + d ≤ `top_sum`: each
-    part of (a, b) = (a - m, 0) + (0, b - m) + m (1, 1), m = min(a, b), at most its largest."""
-    both = np.minimum(a, b)
-    bound: _Ints = (a - both) * top_a
-    bound += (b - both) * top_b
-    bound += both * top_sum
-    return bound
-
-
-def _nonzero(mask: NDArray[np.bool_]) -> tuple[NDArray[np.intp], ...]:
-    """np.nonzero of a C-contiguous mask by its flat indices: 10 times faster on 3 axes."""
-    return np.unravel_index(np.flatnonzero(mask), mask.shape)
-
-
-def _axis_outputs(w: Window) -> NDArray[np.int64]:
-    """[size, kernel]: the output o of axis `w` whose tap j reads input p, or -1 where none
-    (input p = o * stride - pad_begin + j * dilation)."""
-    o = np.arange(w.size)[:, None] + w.pad_begin - np.arange(w.kernel) * w.dilation
-    real = (o % w.stride == 0) & (o >= 0) & (o < w.out * w.stride)
-    table: NDArray[np.int64] = np.where(real, o // w.stride, -1).astype(np.int64)
-    return table
-
-
-def _sparse_changes(
-    plan: _Plan,
-    candidates: tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]],
-    fit: _Tap,
-    axes: _Axes,
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """What saturating takes off at each (candidate, tap) that reaches an output, summed with
-    every output's codes: flat indices into [N, O, *out] and the changes (repeated indices).
-    `axes`: each window with its `_axis_outputs`."""
-    image, pair, position = candidates
-    candidate, tap = _nonzero(fit.reach())
-    out = np.zeros(candidate.shape, np.int64)
-    real = np.ones(candidate.shape, np.bool_)
-    at = np.unravel_index(position[candidate], tuple(w.size for w, _ in axes))
-    taps = np.unravel_index(tap, tuple(w.kernel for w, _ in axes))
-    for (w, table), p, j in zip(axes, at, taps, strict=True):
-        o = table[p, j]
-        real &= o >= 0
-        out = out * w.out + o
-    candidate, tap, out = candidate[real], tap[real], out[real]
-    outputs, positions = plan.outputs, prod(w.out for w, _ in axes)
-    flats, takens = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    block = max(1, (1 << 20) // outputs)
-    for lo in range(0, candidate.size, block):
-        part = slice(lo, lo + block)
-        k = candidate[part]
-        codes = plan.by_tap[pair[k], tap[part]]  # [K, 2, O] int8: the products int32
-        exact = fit.first[k, None] * codes[:, 0] + fit.second[k, None] * codes[:, 1]
-        row, output = _nonzero((exact > PAIR_MAX) | (exact < PAIR_MIN))
-        value = exact[row, output].astype(np.int64)
-        # each saturated (np.clip's Python bounds cost more than its work here)
-        takens.append(np.where(value > 0, PAIR_MAX, PAIR_MIN) - value)
-        flats.append((image[k[row]] * outputs + output) * positions + out[part][row])
-    return np.concatenate(flats), np.concatenate(takens)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import product
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,8 @@ def saturated(
     a, b, spread = *planes, (1,) * (window.ndim - 1)
     # each pair's outputs that reach [J, W], padded with outputs of codes 0 (no change)
     reached = reach[:, used].T
-    order = np.argsort(~reached, axis=1, kind="stable")[:, : int(reached.sum(axis=1).max())]
+    counts = reached.sum(axis=1)
+    order = np.argsort(~reached, axis=1, kind="stable")[:, : int(counts.max())]
     valid = np.take_along_axis(reached, order, axis=1)
     first, second = (np.where(valid, np.take_along_axis(c[:, used].T, order, 1), 0) for c in codes)
     negative = (first < 0) | (second < 0)  # one sign where reached: both below 0, or one 0
@@ -66,14 +68,23 @@ def saturated(
     base = order.reshape(-1) * positions  # each (pair, output)'s start in [O, positions]
     width = order.shape[1]
     step = max(1, (1 << 18) // (width * spots))  # pairs a block: about L2's size
-    # the second products' buffer, written again by each block: fresh pages cost
-    buffer = np.empty((min(step, used.size), width, *a.shape[1:]), kind)
+    # the sums', second products' and mask's buffers, written again by each block: fresh
+    # pages cost
+    held = min(step, used.size) * width * spots
+    buffers = np.empty(held, kind), np.empty(held, kind), np.empty(held, np.bool_)
     for lo in range(0, used.size, step):
         part = slice(lo, lo + step)
-        past = a[part, None] * size[part]  # [B, W, N, *out]
-        past += np.multiply(b[part, None], other[part], out=buffer[: past.shape[0]])
-        taken = np.flatnonzero(past > top[part])  # nonzero of a bool mask: 5 times faster
+        wide = int(counts[part].max())  # the block's own width: half the sums on yolov8n_int8
+        shape = (min(step, used.size - lo), wide, *a.shape[1:])
+        past, second, over = (buffer[: prod(shape)].reshape(shape) for buffer in buffers)
+        np.multiply(a[part, None], size[part, :wide], out=past)  # [B, wide, N, *out]
+        past += np.multiply(b[part, None], other[part, :wide], out=second)
+        # nonzero of a bool mask: 5 times faster
+        taken = np.flatnonzero(np.greater(past, top[part, :wide], out=over))
         entry, spot = np.divmod(taken, spots)
+        if wide < width:  # the block's (pair, output) to the padded ones'
+            pair, slot = np.divmod(entry, wide)
+            entry = pair * width + slot
         entry += lo * width
         index = base[entry] + spot
         if images > 1:  # spot = image * positions + at
