@@ -210,10 +210,10 @@ class SaturatedPairs:
                 level = np.rint((x.astype(np.float64) - self.low) / self.step)
         else:
             # C order: the fixes below write into `level` by flat index
-            quotient = np.subtract(x, np.float32(self.low), order="C")
-            quotient *= inverse
-            level = np.rint(quotient)
-            with np.errstate(invalid="ignore"):  # inf - inf: NaN, which takes no fix
+            with np.errstate(over="ignore", invalid="ignore"):  # inf: the top level; NaN: 0
+                quotient = np.subtract(x, np.float32(self.low), order="C")
+                quotient *= inverse
+                level = np.rint(quotient)
                 quotient -= level  # in place: fresh temporaries of large inputs cost more
                 near_half = np.abs(quotient, out=quotient) > 0.49
             fix = np.flatnonzero(near_half)
@@ -256,7 +256,8 @@ class SaturatedPairs:
         planes = both[:, hot] if hot.size < both.shape[1] else both
         planes = planes[..., ::sample]
         weight, threshold = self.prefilter
-        with np.errstate(invalid="ignore"):  # inf - inf: NaN, a level of 0 in one
+        # An overflow to inf is a candidate; inf - inf is NaN, a level of 0 in one: no candidate.
+        with np.errstate(over="ignore", invalid="ignore"):
             bound = planes[:, :, 0] * weight[hot, 0, None]
             bound += planes[:, :, 1] * weight[hot, 1, None]
         return bound > threshold[hot, None], hot, peak_level
