@@ -3,7 +3,8 @@
 where the run lets a kernel overwrite it.
 
 The level is computed by the same operations as `fake_quantized` (clamp; the snippet's f32
-`x * isc - il * isc` or the node's fma(x, isc, ish) in f64; round half to even); a NaN stays
+`x * isc - il * isc` or the node's fma(x, isc, ish) in f64, the f32 product where every il is
+±0; round half to even); a NaN stays
 NaN through them and is given, at the end, what `fake_quantized` gives a NaN. The output
 fma(level, osc, ol) needs one rounding; a layer can give only the integer levels between
 those of il and ih, so each layer's steps try every one of them against the f64 formula and
@@ -45,7 +46,8 @@ class SnippetSteps:
     high: Array
     scale: NDArray[Any]  # isc (the node's in f64)
     shift: NDArray[Any]  # the snippet's il * isc, subtracted; the node's ish in f64, added
-    node: bool
+    node: bool  # the CPU's node or a post-op: the kernel gives it an f64 buffer
+    fma: bool  # the node's level fma(x, isc, ish) computed in f64; False where every il is ±0
     form: OutputForm
     # osc ("product", "wide"), k and osc ("shifted") or osc's high and low parts ("split")
     factors: tuple[Array, ...]
@@ -92,11 +94,17 @@ def snippet_steps(
         form, factors = "wide", (out_scale.astype(np.float64),)
     nan = np.full((1, *np.broadcast_shapes(*(r.shape for r in ranges))), np.nan, F32)
     nan_output = fake_quantized(nan, ranges, levels, kernel, rounds)[0]  # never a 0-d result
-    if node:  # f32 values multiply exactly in f64
+    # Where every il is ±0 (after a ReLU), ish is ∓0 and fma(x, isc, ish) is the f32 product
+    # x * isc (rounded once, as from f64) plus ish: the clamp leaves x at -0 or above, so no
+    # product is a negative that rounds to -0 in f32 alone; the snippet's pass subtracts -ish.
+    fma = node and not bool(np.all(low == 0))
+    if fma:  # f32 values multiply exactly in f64
         scale, shift = scale.astype(np.float64), shift.astype(np.float64)
-    subtracts = node or bool(np.any(shift != 0) or np.any(np.signbit(shift)))
+    elif node:
+        shift = np.negative(shift)
+    subtracts = fma or bool(np.any(shift != 0) or np.any(np.signbit(shift)))
     return SnippetSteps(
-        low, high, scale, shift, node, form, factors, out_low, nan_output, subtracts, rounds
+        low, high, scale, shift, node, fma, form, factors, out_low, nan_output, subtracts, rounds
     )
 
 
@@ -128,7 +136,7 @@ def quantize_into(
     (a fresh one of megabytes costs its page faults on every call)."""
     with np.errstate(all="ignore"):
         np.clip(x, layer.low, layer.high, out=out)  # NaN stays NaN, unlike fmax
-        if layer.node:  # fma(x, isc, ish) as `fused_multiply_add` computes it
+        if layer.fma:  # fma(x, isc, ish) as `fused_multiply_add` computes it
             wide = out.astype(np.float64) if wide is None else wide
             np.copyto(wide, out)
             np.multiply(wide, layer.scale, out=wide)

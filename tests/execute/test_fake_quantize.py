@@ -151,8 +151,8 @@ def _random_snippet_layer(
     shape = (1, 3, 1, 1) if per_channel else ()
     levels = int(rng.choice([256, 255, 16, 3, 257, 65536, 2**20]))
     low = (rng.standard_normal(shape) * rng.choice([1e-3, 1, 30, 1e4])).astype(np.float32)
-    if rng.integers(4) == 0:  # after a ReLU
-        low = np.zeros(shape, np.float32)
+    if rng.integers(4) == 0:  # after a ReLU (-0 too: the node's ish is then +0)
+        low = np.zeros(shape, np.float32) * np.float32(rng.choice([1, -1]))
     high = low + (np.abs(rng.standard_normal(shape)) * rng.choice([1e-3, 1, 30])).astype(np.float32)
     if rng.integers(5) == 0:  # NNCF's signed output range: -128 and 127 steps of a scale
         step = (np.abs(rng.standard_normal(shape)) * rng.choice([1e-6, 1e-2, 1])).astype(np.float32)
@@ -177,11 +177,12 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel, rounds:
     rng = np.random.default_rng(7)
     forms: set[str | None] = set()
     subtracts: set[bool] = set()
+    fma: set[bool] = set()
     for trial in range(400):
         ranges, levels = _random_snippet_layer(rng, per_channel=trial % 3 == 0)
         low, high = ranges[:2]
         x = (rng.standard_normal((2, 3, 4, 5)) * (np.abs(high).max() + 1) * 1.3).astype(np.float32)
-        edges = [NAN, INF, -INF, -0.0, 0.0, low.flat[0], high.flat[0], 1e30]
+        edges = [NAN, INF, -INF, -0.0, 0.0, low.flat[0], high.flat[0], 1e30, 1e-45, -1e-45]
         x.flat[: len(edges)] = edges
         width = float(high.flat[0]) - float(low.flat[0])
         midpoints = (rng.integers(0, levels - 1, 30) + 0.5) * width / (levels - 1) + low.flat[0]
@@ -191,12 +192,14 @@ def test_the_snippet_in_place_is_the_formula_bit_for_bit(kernel: Kernel, rounds:
         if layer is None:
             continue
         subtracts.add(layer.subtracts)
+        fma.add(layer.fma)
         expected = fake_quantized(x, ranges, levels, kernel, rounds).view(np.int32)
         np.testing.assert_array_equal(quantize_into(x, x.copy(), layer).view(np.int32), expected)
         np.testing.assert_array_equal(quantize_into(x, x, layer).view(np.int32), expected)
     every = {"product", "shifted", "split", "wide"} if rounds else {"wide"}
     assert forms == every | {None}
-    assert subtracts == ({True, False} if kernel == "snippet" else {True})
+    assert subtracts == {True, False}
+    assert fma == ({False} if kernel == "snippet" else {True, False})  # il ±0: the f32 product
 
 
 def _quantizer_layers(layer_id: int, shape: tuple[int, ...]) -> tuple[list[str], str]:
