@@ -46,7 +46,6 @@ class SnippetSteps:
     high: Array
     scale: NDArray[Any]  # isc (the node's in f64)
     shift: NDArray[Any]  # the snippet's il * isc, subtracted; the node's ish in f64, added
-    node: bool  # the CPU's node or a post-op: the kernel gives it an f64 buffer
     fma: bool  # the node's level fma(x, isc, ish) computed in f64; False where every il is ±0
     form: OutputForm
     # osc ("product", "wide"), k and osc ("shifted") or osc's high and low parts ("split")
@@ -55,6 +54,11 @@ class SnippetSteps:
     nan_output: Array  # what a NaN element gives
     subtracts: bool  # False where the snippet's shift is +0 throughout (x - +0 is x, -0 too)
     rounds: bool  # False for a post-op that keeps its level unrounded
+
+    @property
+    def widens(self) -> bool:
+        """Whether `quantize_into` takes an f64 buffer."""
+        return self.fma or self.form == "wide"
 
 
 def snippet_steps(
@@ -104,7 +108,7 @@ def snippet_steps(
         shift = np.negative(shift)
     subtracts = fma or bool(np.any(shift != 0) or np.any(np.signbit(shift)))
     return SnippetSteps(
-        low, high, scale, shift, node, fma, form, factors, out_low, nan_output, subtracts, rounds
+        low, high, scale, shift, fma, form, factors, out_low, nan_output, subtracts, rounds
     )
 
 
@@ -132,8 +136,9 @@ def quantize_into(
     x: Array, out: Array, layer: SnippetSteps, wide: NDArray[np.float64] | None = None
 ) -> Array:
     """`fake_quantized(x, ranges, levels, kernel)` of the layer, written into `out` (`x`
-    itself may be `out`); a node's fma takes `wide`, an f64 buffer of x's shape, where given
-    (a fresh one of megabytes costs its page faults on every call)."""
+    itself may be `out`); the node's fma and the f64 output form take `wide`, an f64 buffer
+    of x's shape, where given (`SnippetSteps.widens`: a fresh one of megabytes costs its page
+    faults on every call)."""
     with np.errstate(all="ignore"):
         np.clip(x, layer.low, layer.high, out=out)  # NaN stays NaN, unlike fmax
         if layer.fma:  # fma(x, isc, ish) as `fused_multiply_add` computes it

@@ -54,7 +54,7 @@ def run_fake_quantize(
     if layer.snippet is not None:
         out = f32_result_buffer(x, data, outputs[0].overwrites_input)
         wide = None
-        if layer.snippet.node:
+        if layer.snippet.widens:
             wide = thread_scratch().array(Slot.WIDENED, x.shape, np.dtype(np.float64))
         return [stored_from_f32(quantize_into(x, out, layer.snippet, wide), data.dtype)]
     quantized = fake_quantized(x, layer.ranges, op.levels, layer.kernel, layer.rounds)
