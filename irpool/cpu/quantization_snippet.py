@@ -3,9 +3,9 @@
 where the run lets a kernel overwrite it.
 
 The level is computed by the same operations as `fake_quantized` (clamp; the snippet's f32
-`x * isc - il * isc` or the node's fma(x, isc, ish) in f64, the f32 product where every il is
-±0; round half to even); a NaN stays
-NaN through them and is given, at the end, what `fake_quantized` gives a NaN. The output
+`x * isc - il * isc` or the node's fma(x, isc, ish) in f64, the f32 product where every il
+is ±0; round half to even); a NaN stays NaN through them and is given, at the end, what
+`fake_quantized` gives a NaN. The output
 fma(level, osc, ol) needs one rounding; a layer can give only the integer levels between
 those of il and ih, so each layer's steps try every one of them against the f64 formula and
 take the cheapest f32 form that equals it on all:
