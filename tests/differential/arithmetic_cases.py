@@ -20,9 +20,9 @@ from tests.differential.harness import (
     parameter,
     random_dim,
     random_input,
-    shape_problems,
 )
 from tests.differential.harness import write as write_ir
+from tests.differential.shape_batches import Batches
 
 SEED = "irpool-differential-arithmetic-1"
 
@@ -159,8 +159,9 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-def openvino_output(model: Any) -> tuple[str, list[str] | None]:
-    output = model.output(0)
+def openvino_output(config: Any, output: Any) -> tuple[str, list[str] | None]:
+    """The element type and dims of OpenVINO's `output` (of `config`), as `write` takes an
+    output."""
     shape = output.get_partial_shape()
     dims = (
         None
@@ -177,17 +178,19 @@ class Outcome:
     problems: list[str]
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    naive = ("boolean" if config.op in COMPARISONS + BOOLEAN_OUTPUTS else config.types[0], None)
-    path = write(directory, f"shape{config.index}", [(config, naive)])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    output = None if model is None else openvino_output(model)
-    if output is not None:
-        path = write(directory, f"shape{config.index}", [(config, output)])
-    return Outcome(config, output, shape_problems(path, model))
+def check_shapes(core: Any, directory: Path, configs: list[Config]) -> list[Outcome]:
+    """OpenVINO's output of each configuration (read with a naive output, which irpool then
+    loads rewritten to OpenVINO's) and how irpool's findings disagree, batched (`Batches`)."""
+    items = [(config, naive_output(config)) for config in configs]
+    verdicts = Batches(core, directory, write, openvino_output).verdicts(items)
+    return [
+        Outcome(config, verdict.claim, verdict.problems)
+        for config, verdict in zip(configs, verdicts, strict=True)
+    ]
+
+
+def naive_output(config: Config) -> tuple[str, None]:
+    return ("boolean" if config.op in COMPARISONS + BOOLEAN_OUTPUTS else config.types[0], None)
 
 
 def same(actual: NDArray[Any], expected: NDArray[Any]) -> bool:

@@ -2,7 +2,8 @@
 
 A differential draws configurations (one op, its attributes, input types and dims), renders
 each as layers with ids from a base (`Render`), and `write`s many into one IR. `read_model`
-is the shape oracle (`shape_problems` says how irpool disagrees with it); the CPU plugin, with
+is the shape oracle (`shape_problems` says how irpool disagrees with it; tests/differential/
+shape_batches.py reads and loads many configurations a file); the CPU plugin, with
 `CPU_CONFIG`, is the run oracle, fed `random_input`. `PER_OP` configurations per op by
 default (tests/scale.py scales it).
 """
@@ -143,19 +144,20 @@ def cpu_refusals(
     }
 
 
-def shape_problems(path: Path, model: Any, loaded: irpool.Model | None = None) -> list[str]:
-    """How irpool's findings on `path` (op layer id 2; `loaded`: the file, when already
-    loaded) disagree with OpenVINO's `model` (None: `read_model` refused the file)."""
-    loaded = loaded or irpool.load(path)
-    errors = [d for d in loaded.validate() if d.severity.value == "error"]
-    if model is None:
+def inferred_shape(loaded: irpool.Model, layer_id: int) -> str:
+    """irpool's shape of the layer's first output ("nothing": not inferred)."""
+    inferred = loaded.checked.outputs.get(layer_id)
+    return str(inferred[0].shape) if inferred else "nothing"
+
+
+def shape_problems(errors: list[irpool.Diagnostic], theirs: str | None, ours: str) -> list[str]:
+    """How irpool's `errors` and inferred shape (`ours`) disagree with OpenVINO's output
+    shape (`theirs`; None: `read_model` refused the file)."""
+    if theirs is None:
         if any(RULES[d.code].runtime == "rejects" for d in errors):
             return []
         return [f"accepts what OpenVINO rejects: {[d.code for d in errors]}"]
     problems = []
-    theirs = str(model.output(0).get_partial_shape())
-    inferred = loaded.checked.outputs.get(2)
-    ours = str(inferred[0].shape) if inferred else "nothing"
     if ours != theirs:
         problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
     problems += [

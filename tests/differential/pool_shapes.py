@@ -1,11 +1,15 @@
 """The pooling shape differentials' configurations (tests/differential/test_avg_pool_shapes.py,
 test_reduce_shapes.py): Parameter shapes as converters and people write them, AdaptiveAvgPool's
-output_size, and the ports' claims, rendered with tests/ir.py."""
+output_size, and the ports' claims, rendered with tests/ir.py: a configuration alone
+(`write_ir`), or several side by side in one file (`write_batch`)."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -101,20 +105,115 @@ def port(port_id: int, claim: PortClaim, *, output: bool, names: str = "") -> st
     return ir.port(port_id, claim.dims, claim.precision if output else None, names)
 
 
-def output_size_layer(size: OutputSize, claim: PortClaim) -> tuple[str, bytes | None]:
-    """Layer 1: output_size as a Parameter, or as a Const and its .bin bytes."""
+def output_size_layer(
+    size: OutputSize, claim: PortClaim, layer_id: int = 1, suffix: str = "", offset: int = 0
+) -> tuple[str, bytes | None]:
+    """Layer 1 (`layer_id`): output_size (named with `suffix`) as a Parameter, or as a Const
+    (its bytes at `offset`) and its .bin bytes."""
     shape = ",".join(str(d) for d in size.shape)
     outputs = [port(0, claim, output=True)]
+    name = f"output_size{suffix}"
     if size.values is None:
         data = ir.data([("shape", shape), ("element_type", size.element_type)])
-        return ir.layer(1, "output_size", "Parameter", "opset1", data, outputs=outputs), None
+        return ir.layer(layer_id, name, "Parameter", "opset1", data, outputs=outputs), None
     weights = np.array(size.values).astype(NUMPY_TYPES[size.element_type]).tobytes()
     data = ir.data(
         [
             ("element_type", size.element_type),
             ("shape", shape),
-            ("offset", "0"),
+            ("offset", str(offset)),
             ("size", str(len(weights))),
         ]
     )
-    return ir.layer(1, "output_size", "Const", "opset1", data, outputs=outputs), weights
+    return ir.layer(layer_id, name, "Const", "opset1", data, outputs=outputs), weights
+
+
+class PoolConfig(Protocol):
+    """A pooling configuration, as tests/differential/test_avg_pool_shapes.py draws it."""
+
+    index: int
+    op_type: str
+    opset: str
+    shape: str  # the data Parameter's `shape` attribute, verbatim
+    element_type: str
+    attrs: tuple[tuple[str, str], ...]  # the pool's <data> attributes, verbatim, in order
+    output_size: OutputSize | None
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What the ports declare: the data input, output_size (AdaptiveAvgPool), the pool output."""
+
+    data: PortClaim
+    size: PortClaim | None
+    out: PortClaim
+
+
+def naive_claims(config: PoolConfig) -> Claims:
+    """Claims good enough for a first read by OpenVINO, which never checks them."""
+    precision = ir.PRECISIONS.get(config.element_type, "FP32")
+    data = PortClaim(naive_dims(config.shape), precision)
+    size = None
+    if config.output_size is not None:
+        size = PortClaim(config.output_size.shape, ir.PRECISIONS[config.output_size.element_type])
+    return Claims(data, size, data)
+
+
+def render_layers(
+    config: PoolConfig, claims: Claims, position: int | None = None, offset: int = 0
+) -> tuple[list[str], list[str], bytes | None]:
+    """The layers and edges (and .bin bytes, at `offset`, if any) of Parameter
+    [+ output_size] -> pool -> Result: ids 0 to 3, or from 4 * `position` in a batch, where
+    each layer's name ends with the position (tests/differential/shape_batches.py)."""
+    base, suffix = (0, "") if position is None else (4 * position, str(position))
+    parameter_data = ir.data([("shape", config.shape), ("element_type", config.element_type)])
+    layers = [
+        ir.layer(base, f"in{suffix}", "Parameter", "opset1", parameter_data,
+              outputs=[port(0, claims.data, output=True, names=f"in{suffix}")]),
+    ]  # fmt: skip
+    pool_inputs = [port(0, claims.data, output=False)]
+    edges = [(0, 0, 2, 0), (2, 9, 3, 0)]  # (from-layer, from-port, to-layer, to-port)
+    weights = None
+    if config.output_size is not None and claims.size is not None:
+        size = output_size_layer(config.output_size, claims.size, base + 1, suffix, offset)
+        layers.append(size[0])
+        weights = size[1]
+        pool_inputs.append(port(1, claims.size, output=False))
+        edges.append((1, 0, 2, 1))
+    layers += [
+        ir.layer(base + 2, f"pool{suffix}", config.op_type, config.opset, ir.data(config.attrs),
+              inputs=pool_inputs, outputs=[port(9, claims.out, output=True, names=f"out{suffix}")]),
+        ir.layer(base + 3, f"out{suffix}", "Result", "opset1",
+              inputs=[port(0, claims.out, output=False)]),
+    ]  # fmt: skip
+    return layers, [ir.edge(a + base, b, c + base, d) for a, b, c, d in edges], weights
+
+
+def render_ir(config: PoolConfig, claims: Claims) -> tuple[str, bytes | None]:
+    """The .xml text (and .bin bytes, if any) of the configuration alone."""
+    layers, edges, weights = render_layers(config, claims)
+    return ir.net(layers, edges, f"config{config.index}"), weights
+
+
+def write_ir(directory: Path, config: PoolConfig, claims: Claims) -> Path:
+    xml, weights = render_ir(config, claims)
+    path = directory / f"config{config.index}.xml"
+    path.write_text(xml)
+    if weights is not None:
+        path.with_suffix(".bin").write_bytes(weights)
+    return path
+
+
+def write_batch(directory: Path, batch: Sequence[tuple[PoolConfig, Claims]]) -> Path:
+    """The configurations side by side in one file, each at its position."""
+    layers, edges, blob = [], [], b""
+    for position, (config, claims) in enumerate(batch):
+        more, joins, weights = render_layers(config, claims, position, len(blob))
+        layers += more
+        edges += joins
+        blob += weights or b""
+    path = directory / f"batch{batch[0][0].index}_{len(batch)}.xml"
+    path.write_text(ir.net(layers, edges, path.stem))
+    if blob:
+        path.with_suffix(".bin").write_bytes(blob)
+    return path

@@ -26,8 +26,8 @@ from tests.differential.harness import (
     declared,
     parameter,
     random_input,
-    shape_problems,
 )
+from tests.differential.shape_batches import Batches, one_kind
 
 
 class SingleInput(Protocol):
@@ -87,49 +87,46 @@ class Outcome:
     clean: bool = True  # irpool reports no error (a strictness one stops a run)
 
 
-def read_model_verdict(
-    core: Any, directory: Path, config: SingleInput, write: Write
-) -> tuple[Path, Any, Outcome]:
-    """The configuration alone in a file, OpenVINO's model of it (None: refused) and how
-    irpool's findings disagree with it."""
-    path, model, outcome, _ = _read_and_load(core, directory, config, write)
-    return path, model, outcome
-
-
-def _read_and_load(
-    core: Any, directory: Path, config: SingleInput, write: Write
-) -> tuple[Path, Any, Outcome, irpool.Model]:
-    naive = (config.element_type, declared(config.shape))
-    path = write(directory, f"shape{config.index}", [(config, naive)])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    loaded = irpool.load(path)
-    return (
-        path,
-        model,
-        Outcome(config, model is not None, shape_problems(path, model, loaded)),
-        loaded,
-    )
+def read_model_verdicts(
+    core: Any, directory: Path, configs: Sequence[SingleInput], write: Write
+) -> list[Outcome]:
+    """OpenVINO's verdict on each configuration alone in a file, and how irpool's findings
+    disagree with it (read and loaded in batches: `Batches`)."""
+    items = [(c, (c.element_type, declared(c.shape))) for c in configs]
+    verdicts = Batches(core, directory, write).verdicts(items)
+    return [
+        Outcome(config, verdict.output is not None, verdict.problems)
+        for config, verdict in zip(configs, verdicts, strict=True)
+    ]
 
 
 def compile_verdicts_of(
-    core: Any, directory: Path, configs: Sequence[SingleInput], write: Write, types: set[str]
+    core: Any,
+    directory: Path,
+    configs: Sequence[SingleInput],
+    write: Write,
+    types: set[str],
+    ids_each: int = 4,
+    kind: Callable[[Any], object] = one_kind,
 ) -> list[Outcome]:
-    """read_model's verdict on each configuration, and the CPU's compile where read_model
+    """read_model's verdict on each configuration (`Batches`: `write` gives each
+    `ids_each` layer ids, batched by `kind`), and the CPU's compile where read_model
     accepts a static model of a runnable type (one of `types`): if compiling fails, irpool
     must report a CPU refusal (the IR214 family) and no other error but strictness ones;
     `clean`: irpool reports no error at all. The compiles are batched (`cpu_refusals`: split
     down to one configuration on failure), but for those irpool says the CPU refuses (IR214),
     compiled alone: each verdict is still a compile of that configuration alone."""
     outcomes, errors, compiled = [], {}, []
-    for config in configs:
-        _, model, outcome, loaded = _read_and_load(core, directory, config, write)
-        errors[config.index] = {d.code for d in loaded.validate() if d.severity.value == "error"}
-        outcome.clean = not errors[config.index]
-        outcomes.append(outcome)
-        if model is not None and has_static_shape(config) and config.element_type in types:
+    items = [(c, (c.element_type, declared(c.shape))) for c in configs]
+    for config, verdict in zip(
+        configs,
+        Batches(core, directory, write, ids_each=ids_each, kind=kind).verdicts(items),
+        strict=True,
+    ):
+        errors[config.index] = {d.code for d in verdict.errors}
+        accepted = verdict.output is not None
+        outcomes.append(Outcome(config, accepted, verdict.problems, clean=not verdict.errors))
+        if accepted and has_static_shape(config) and config.element_type in types:
             compiled.append(config)
     predicted = [bool(errors[c.index] & FAMILIES["IR214"]) for c in compiled]
     naive = [(c, (c.element_type, declared(c.shape))) for c in compiled]
@@ -159,7 +156,12 @@ def _refusal(outcome: Outcome, errors: set[str]) -> Outcome:
 
 
 def compile_verdicts(
-    random_config: Callable[[int], SingleInput], count: int, write: Write, types: set[str]
+    random_config: Callable[[int], SingleInput],
+    count: int,
+    write: Write,
+    types: set[str],
+    ids_each: int = 4,
+    kind: Callable[[Any], object] = one_kind,
 ) -> Any:
     """A module's `outcomes` fixture: `compile_verdicts_of` configurations 0 to `count - 1`
     (OpenVINO imported only when it runs: modules skip without it first)."""
@@ -171,7 +173,7 @@ def compile_verdicts(
         core = openvino.Core()
         directory = tmp_path_factory.mktemp(random_config.__module__.rpartition(".")[2])
         configs = [random_config(i) for i in range(count)]
-        return compile_verdicts_of(core, directory, configs, write, types)
+        return compile_verdicts_of(core, directory, configs, write, types, ids_each, kind)
 
     return outcomes
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +52,9 @@ from tests.differential.harness import (
     parameter,
     random_dim,
     random_input,
-    shape_problems,
     write,
 )
+from tests.differential.shape_batches import Batches
 
 ov = pytest.importorskip("openvino")
 
@@ -198,14 +199,15 @@ class Outcome:
     problems: list[str]
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    naive = (config.element_type, declared(config.shape))
-    path = write(directory, f"shape{config.index}", [(config, naive)], render_layers)
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    return Outcome(config, model is not None, shape_problems(path, model))
+def check_shapes(core: Any, directory: Path, configs: list[Config]) -> list[Outcome]:
+    """read_model's verdict on each configuration and how irpool's findings disagree,
+    batched (`Batches`)."""
+    items = [(config, (config.element_type, declared(config.shape))) for config in configs]
+    verdicts = Batches(core, directory, partial(write, render=render_layers)).verdicts(items)
+    return [
+        Outcome(config, verdict.output is not None, verdict.problems)
+        for config, verdict in zip(configs, verdicts, strict=True)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +215,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("elementwise")
     indices = [*range(PER_OP * len(OPS)), *range(CLAMP_BASE, CLAMP_BASE + PER_OP)]
-    return [check_shapes(core, directory, random_config(i)) for i in indices]
+    return check_shapes(core, directory, [random_config(i) for i in indices])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

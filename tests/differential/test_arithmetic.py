@@ -74,7 +74,7 @@ BATCH_SIZE = 60
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("arithmetic")
-    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
+    return check_shapes(core, directory, [random_config(i) for i in range(PER_OP * len(OPS))])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

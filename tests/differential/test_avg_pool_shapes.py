@@ -1,10 +1,11 @@
 """Differential test: irpool's shape inference and verdicts against the real OpenVINO runtime.
 
-Every configuration is one small IR written as XML text (Parameter -> AvgPool or AdaptiveAvgPool
+Every configuration is a small IR written as XML text (Parameter -> AvgPool or AdaptiveAvgPool
 -> Result), with attributes drawn from a seeded random generator, so runs are deterministic and
 configuration #n can be rebuilt alone with `random_config(n)`. About a third are invalid on
 purpose. OpenVINO's `read_model` is the oracle: a file it reads is accepted, and its inferred
-shapes are the truth. Checked for every configuration:
+shapes are the truth. Each verdict is the one of the configuration's file alone, though most
+are read and loaded `BATCH_SIZE` to a file (`check_batch`). Checked for every configuration:
 
 1. OpenVINO accepts: irpool infers the same output shape for every layer it infers, and reports
    no IR301/IR302 (the declared dims are rewritten to OpenVINO's inferred ones before irpool runs,
@@ -29,6 +30,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,22 +41,31 @@ from irpool.rules import RULES, Severity
 from tests import ir
 from tests.differential.pool_shapes import (
     CLAIM_RULES,
+    Claims,
     Dims,
     OutputSize,
     PortClaim,
-    naive_dims,
-    output_size_layer,
+    naive_claims,
     pick,
-    port,
     random_output_size,
     random_shape,
+    write_batch,
+    write_ir,
+)
+from tests.differential.shape_batches import (
+    BATCH_SIZE,
+    errors_by_position,
+    positioned,
+    predicts_rejection,
+    read_in_batches,
+    shapes_by_position,
 )
 
 ov = pytest.importorskip("openvino")
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
-CONFIG_COUNT = 5000  # about 12 s in all (read_model and irpool.load take < 1 ms each)
+CONFIG_COUNT = 5000
 SEED = "irpool-differential-shapes-1"
 MAX_REPORTED = 20
 
@@ -227,62 +238,6 @@ def random_config(index: int) -> Config:
 
 
 # --------------------------------------------------------------------------------------------
-# IR text
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Claims:
-    """What the ports declare: the data input, output_size (AdaptiveAvgPool), the pool output."""
-
-    data: PortClaim
-    size: PortClaim | None
-    out: PortClaim
-
-
-def naive_claims(config: Config) -> Claims:
-    """Claims good enough for a first read by OpenVINO, which never checks them."""
-    precision = ir.PRECISIONS.get(config.element_type, "FP32")
-    data = PortClaim(naive_dims(config.shape), precision)
-    size = None
-    if config.output_size is not None:
-        size = PortClaim(config.output_size.shape, ir.PRECISIONS[config.output_size.element_type])
-    return Claims(data, size, data)
-
-
-def render_ir(config: Config, claims: Claims) -> tuple[str, bytes | None]:
-    """The .xml text (and .bin bytes, if any) of Parameter [+ output_size] -> pool -> Result."""
-    parameter_data = ir.data([("shape", config.shape), ("element_type", config.element_type)])
-    layers = [
-        ir.layer(0, "in", "Parameter", "opset1", parameter_data,
-              outputs=[port(0, claims.data, output=True, names="in")]),
-    ]  # fmt: skip
-    pool_inputs = [port(0, claims.data, output=False)]
-    edges = [(0, 0, 2, 0), (2, 9, 3, 0)]  # (from-layer, from-port, to-layer, to-port)
-    weights = None
-    if config.output_size is not None and claims.size is not None:
-        size_layer, weights = output_size_layer(config.output_size, claims.size)
-        layers.append(size_layer)
-        pool_inputs.append(port(1, claims.size, output=False))
-        edges.append((1, 0, 2, 1))
-    layers += [
-        ir.layer(2, "pool", config.op_type, config.opset, ir.data(config.attrs),
-              inputs=pool_inputs, outputs=[port(9, claims.out, output=True, names="out")]),
-        ir.layer(3, "out", "Result", "opset1", inputs=[port(0, claims.out, output=False)]),
-    ]  # fmt: skip
-    return ir.net(layers, [ir.edge(*e) for e in edges], f"config{config.index}"), weights
-
-
-def write_ir(directory: Path, config: Config, claims: Claims) -> Path:
-    xml, weights = render_ir(config, claims)
-    path = directory / f"config{config.index}.xml"
-    path.write_text(xml)
-    if weights is not None:
-        path.with_suffix(".bin").write_bytes(weights)
-    return path
-
-
-# --------------------------------------------------------------------------------------------
 # Running both sides
 # --------------------------------------------------------------------------------------------
 
@@ -311,7 +266,11 @@ def run_openvino(core: Any, path: Path) -> OpenVinoVerdict:
     except Exception as error:  # the runtime's verdict, whatever its exception type
         lines = [line for line in str(error).splitlines() if line.strip()]
         return OpenVinoVerdict(" | ".join(lines[-2:])[:300], {}, None)
-    nodes = {node.get_friendly_name(): node for node in model.get_ordered_ops()}
+    return verdict_of({node.get_friendly_name(): node for node in model.get_ordered_ops()})
+
+
+def verdict_of(nodes: dict[str, Any]) -> OpenVinoVerdict:
+    """OpenVINO's verdict on an accepted configuration from its nodes, by name."""
     shapes = {
         name: str(node.get_output_partial_shape(0))
         for name, node in nodes.items()
@@ -350,11 +309,14 @@ class Outcome:
         return "\n".join(lines)
 
 
-def compare(config: Config, verdict: OpenVinoVerdict, model: irpool.Model) -> Outcome:
-    shapes = {
-        name: str(found[0]) for name, found in model.output_shapes().items() if len(found) == 1
-    }
-    errors = [d for d in model.validate() if d.severity is Severity.ERROR]
+def compare(
+    config: Config,
+    verdict: OpenVinoVerdict,
+    shapes: dict[str, str],
+    errors: Sequence[irpool.Diagnostic],
+) -> Outcome:
+    """The outcome of a configuration: irpool's `shapes` (one output's, by layer name) and
+    `errors` against OpenVINO's `verdict`."""
     codes = {d.code for d in errors}
     problems: list[tuple[str, str]] = []
     if verdict.error is None and refuses_degenerate_window(errors):
@@ -410,14 +372,98 @@ def check_config(core: Any, directory: Path, config: Config) -> Outcome:
     except Exception as error:
         crash = (("irpool raised", f"{type(error).__name__}: {error}"),)
         return Outcome(config, verdict, {}, (), crash)
-    return compare(config, verdict, model)
+    shapes = {
+        name: str(found[0]) for name, found in model.output_shapes().items() if len(found) == 1
+    }
+    errors = [d for d in model.validate() if d.severity is Severity.ERROR]
+    return compare(config, verdict, shapes, errors)
+
+
+Found = tuple[list[dict[str, str]], list[list[irpool.Diagnostic]]]
+
+
+def load_batch(path: Path, count: int) -> Found | None:
+    """irpool's shapes and errors of each configuration in a batch file; None when irpool
+    raises or a finding cannot be told to one configuration."""
+    try:
+        model = irpool.load(path)
+    except Exception:
+        return None
+    shapes = shapes_by_position(model, count)
+    errors = errors_by_position(model, count, 4)
+    return None if shapes is None or errors is None else (shapes, errors)
+
+
+def read_batch(core: Any, directory: Path, batch: list[tuple[Config, Claims]]) -> Any:
+    """OpenVINO's model of the configurations in one file (raises where it refuses)."""
+    return core.read_model(write_batch(directory, batch))
+
+
+def batch_verdicts(model: Any, count: int) -> list[OpenVinoVerdict] | None:
+    """OpenVINO's verdict on each configuration of an accepted batch, by its nodes' names."""
+    nodes: list[dict[str, Any]] = [{} for _ in range(count)]
+    for node in model.get_ordered_ops():
+        place = positioned(node.get_friendly_name())
+        if place is None:
+            return None
+        nodes[place[1]][place[0]] = node
+    return [verdict_of(mine) for mine in nodes]
+
+
+def empty_const(config: Config) -> bool:
+    return config.output_size is not None and config.output_size.values == ()
+
+
+def check_batch(core: Any, directory: Path, configs: list[Config]) -> dict[int, Outcome]:
+    """`check_config` of each configuration, from batch files: irpool's findings on one file
+    of them all predict which OpenVINO refuses; those are read alone (their irpool findings
+    are the batch's: a refused file keeps its naive claims), the rest in batches, whose
+    OpenVINO claims are written to one more batch for irpool. A configuration a batch cannot
+    judge is checked alone, as is an output_size Const of no values (its own file has an
+    empty .bin, which OpenVINO refuses)."""
+    outcomes = {c.index: check_config(core, directory, c) for c in configs if empty_const(c)}
+    naive = [(config, naive_claims(config)) for config in configs if not empty_const(config)]
+    found = load_batch(write_batch(directory, naive), len(naive)) if naive else None
+    if found is None:
+        return outcomes | {c.index: check_config(core, directory, c) for c, _ in naive}
+    batched = []
+    for position, (config, claims) in enumerate(naive):
+        shapes, errors = found[0][position], found[1][position]
+        if not predicts_rejection(errors):
+            batched.append((config, claims))
+            continue
+        verdict = run_openvino(core, write_ir(directory, config, claims))
+        outcomes[config.index] = (
+            check_config(core, directory, config)  # irpool was wrong: as it always is alone
+            if verdict.error is None
+            else compare(config, verdict, shapes, errors)
+        )
+    for batch, model in read_in_batches(batched, partial(read_batch, core, directory)):
+        verdicts = None if model is None else batch_verdicts(model, len(batch))
+        claimed = None
+        if verdicts is not None:
+            claimed = [
+                (c, v.claims or naive) for (c, naive), v in zip(batch, verdicts, strict=True)
+            ]
+        found = None if claimed is None else load_batch(write_batch(directory, claimed), len(batch))
+        if verdicts is None or found is None:
+            outcomes |= {c.index: check_config(core, directory, c) for c, _ in batch}
+            continue
+        for position, (config, _) in enumerate(batch):
+            shapes, errors = found[0][position], found[1][position]
+            outcomes[config.index] = compare(config, verdicts[position], shapes, errors)
+    return outcomes
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("differential")
-    return [check_config(core, directory, random_config(i)) for i in range(CONFIG_COUNT)]
+    configs = [random_config(i) for i in range(CONFIG_COUNT)]
+    outcomes: dict[int, Outcome] = {}
+    for start in range(0, CONFIG_COUNT, BATCH_SIZE):
+        outcomes |= check_batch(core, directory, configs[start : start + BATCH_SIZE])
+    return [outcomes[config.index] for config in configs]
 
 
 # --------------------------------------------------------------------------------------------

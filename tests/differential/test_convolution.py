@@ -54,9 +54,9 @@ from tests.differential.harness import (
     const,
     declared,
     parameter,
-    shape_problems,
 )
 from tests.differential.harness import write as write_ir
+from tests.differential.shape_batches import Batches, openvino_dims
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
@@ -193,28 +193,22 @@ class Outcome:
     problems: list[str]
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    path = write(directory, f"shape{config.index}", [(config, (config.element_type, None))])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    output = None
-    if model is not None:
-        shape = model.output(0).get_partial_shape()
-        output = [str(d.get_length()) if d.is_static else "-1" for d in shape]
-        if shape.rank.is_dynamic:
-            output = None
-        path = write(directory, f"shape{config.index}", [(config, (config.element_type, output))])
-    accepted = model is not None
-    return Outcome(config, output if accepted else None, shape_problems(path, model))
+def check_shapes(core: Any, directory: Path, configs: list[Config]) -> list[Outcome]:
+    """OpenVINO's dims of each configuration's output (read with none declared, which irpool
+    then loads with OpenVINO's) and how irpool's findings disagree, batched (`Batches`)."""
+    items = [(config, (config.element_type, None)) for config in configs]
+    verdicts = Batches(core, directory, write, openvino_dims).verdicts(items)
+    return [
+        Outcome(config, None if verdict.claim is None else verdict.claim[1], verdict.problems)
+        for config, verdict in zip(configs, verdicts, strict=True)
+    ]
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("convolution")
-    return [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
+    return check_shapes(core, directory, [random_config(i) for i in range(PER_OP * len(OPS))])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
@@ -428,7 +422,7 @@ def test_winograd_matches_openvino(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     core = ov.Core()
     outputs = []
     for index in range(PER_OP // 10):
-        outcome = check_shapes(core, tmp_path, winograd_config(index))
+        outcome = check_shapes(core, tmp_path, [winograd_config(index)])[0]
         assert not outcome.problems, outcome.config.describe()
         if outcome.output is not None:  # else a kernel larger than the padded input
             outputs.append((outcome.config, (outcome.config.element_type, outcome.output)))

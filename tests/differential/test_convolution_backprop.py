@@ -34,7 +34,6 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-import irpool
 from irpool.rules import FAMILIES
 from tests import ir
 from tests.differential.convolution_values import (
@@ -50,9 +49,9 @@ from tests.differential.harness import (
     cpu_refusals,
     declared,
     parameter,
-    shape_problems,
 )
 from tests.differential.harness import write as write_ir
+from tests.differential.shape_batches import Batches, Verdict, openvino_dims
 from tests.scale import examples
 
 ov = pytest.importorskip("openvino")
@@ -245,27 +244,24 @@ class Outcome:
     errors: set[str]  # irpool's error codes
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
+def check_shapes(core: Any, directory: Path, configs: list[Config]) -> list[Outcome]:
     """OpenVINO's verdict on the shapes and irpool's agreement; `compiles` is left to
     `check_compiles` (it says whether the CPU is to try)."""
-    path = write(directory, f"shape{config.index}", [(config, (config.element_type, None))])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    output = None
-    if model is not None:
-        shape = model.output(0).get_partial_shape()
-        output = [str(d.get_length()) if d.is_static else "-1" for d in shape]
-        if shape.rank.is_dynamic:
-            output = None
-        path = write(directory, f"shape{config.index}", [(config, (config.element_type, output))])
-    loaded = irpool.load(path)
-    problems = shape_problems(path, model, loaded)
-    errors = {d.code for d in loaded.validate() if d.severity.value == "error"}
+    items = [(config, (config.element_type, None)) for config in configs]
+    batches = Batches(core, directory, write, openvino_dims, ids_each=8)
+    return [
+        outcome_of(config, verdict)
+        for config, verdict in zip(configs, batches.verdicts(items), strict=True)
+    ]
+
+
+def outcome_of(config: Config, verdict: Verdict) -> Outcome:
+    problems = verdict.problems
+    errors = {d.code for d in verdict.errors}
+    output = None if verdict.claim is None else verdict.claim[1]
     # OpenVINO's dims are dynamic, the run's static
     run_time = config.shape_input or config.batch_dynamic
-    if model is None or not config.static or ("-1" in (output or ["-1"]) and not run_time):
+    if verdict.output is None or not config.static or ("-1" in (output or ["-1"]) and not run_time):
         return Outcome(config, output, problems, compiles=False, errors=errors)
     return Outcome(config, output, problems, compiles=True, errors=errors)
 
@@ -297,7 +293,7 @@ def check_compiles(core: Any, directory: Path, checked: list[Outcome]) -> None:
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("convolution_backprop")
-    checked = [check_shapes(core, directory, random_config(i)) for i in range(PER_OP * len(OPS))]
+    checked = check_shapes(core, directory, [random_config(i) for i in range(PER_OP * len(OPS))])
     check_compiles(core, directory, checked)
     return checked
 

@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 
 import irpool
 from irpool.cpu.quantization import kernel_for_layer
+from irpool.cpu.quantization_refusals import EIGHT_BIT_LEVELS
 from tests import ir
 from tests.differential.harness import (
     CPU_CONFIG,
@@ -210,7 +211,15 @@ def pdpd(array: NDArray[Any], shape: tuple[int, ...]) -> NDArray[Any]:
     return np.broadcast_to(array.reshape(array.shape + (1,) * (len(shape) - array.ndim)), shape)
 
 
-outcomes = compile_verdicts(random_config, PER_OP, write, set(TYPES))
+# The low-precision pass's levels turn it on for the whole model: batched apart.
+outcomes = compile_verdicts(
+    random_config,
+    PER_OP,
+    write,
+    set(TYPES),
+    ids_each=8,
+    kind=lambda c: c.levels in EIGHT_BIT_LEVELS,
+)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

@@ -35,7 +35,7 @@ from tests.differential.single_input import (
     Outcome,
     assert_covers,
     assert_shapes_agree,
-    read_model_verdict,
+    read_model_verdicts,
     render_op,
     run_differences,
     runnable,
@@ -93,7 +93,7 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("gelu")
-    return [read_model_verdict(core, directory, random_config(i), write)[2] for i in range(PER_OP)]
+    return read_model_verdicts(core, directory, [random_config(i) for i in range(PER_OP)], write)
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

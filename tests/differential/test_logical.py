@@ -49,7 +49,7 @@ from tests.differential.harness import (
 from tests.differential.harness import write as write_ir
 from tests.differential.single_input import (
     assert_shapes_agree,
-    read_model_verdict,
+    read_model_verdicts,
     render_op,
     run_differences,
     runnable,
@@ -100,7 +100,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("logical")
     count = PER_LOGICAL_OP * len(BINARY)
-    return [check_shapes(core, directory, random_config(i)) for i in range(count)]
+    return check_shapes(core, directory, [random_config(i) for i in range(count)])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:
@@ -192,7 +192,7 @@ def write_unary(directory: Path, name: str, configs: list[tuple[Any, tuple[str, 
 def test_unary_ops_match_openvino(tmp_path: Path) -> None:
     core = ov.Core()
     configs = [unary_config(i) for i in range(PER_LOGICAL_OP * len(UNARY))]
-    verdicts = [read_model_verdict(core, tmp_path, c, write_unary)[2] for c in configs]
+    verdicts = read_model_verdicts(core, tmp_path, configs, write_unary)
     assert_shapes_agree(verdicts)
     assert sum(not v.accepted for v in verdicts) >= 1  # BitwiseNot of floats
     chosen = runnable(verdicts, NUMPY)

@@ -97,7 +97,7 @@ def random_config(index: int) -> Config:
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("matmul")
-    return [check_shapes(core, directory, random_config(i)) for i in range(EXAMPLES)]
+    return check_shapes(core, directory, [random_config(i) for i in range(EXAMPLES)])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

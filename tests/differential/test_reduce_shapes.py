@@ -6,7 +6,9 @@ second input -> Result), drawn from a seeded generator, so configuration #n can 
 with `random_config(n)`: data shapes with dynamic dims, intervals, dynamic rank and scalars;
 axes of every integer type and of a float type, scalar, 1-D, 2-D or empty, with negative,
 repeated and out-of-range values; keep_dims in every spelling; output_size and
-index_element_type as AdaptiveMaxPool takes them. Checked for every configuration, as in
+index_element_type as AdaptiveMaxPool takes them. Each verdict is the one of the
+configuration's file alone, though most are read and loaded `BATCH_SIZE` to a file
+(`check_batch`). Checked for every configuration, as in
 tests/differential/test_avg_pool_shapes.py:
 1. OpenVINO accepts: irpool infers the same shape for every output, and its errors are
    strictness rules only (OpenVINO never checks the declared dims, so IR301/IR302/IR305 are
@@ -37,6 +39,13 @@ from tests.differential.pool_shapes import (
     port,
     random_output_size,
     random_shape,
+)
+from tests.differential.shape_batches import (
+    BATCH_SIZE,
+    errors_by_position,
+    positioned,
+    predicts_rejection,
+    read_in_batches,
 )
 
 ov = pytest.importorskip("openvino")
@@ -116,25 +125,50 @@ def random_config(index: int) -> Config:
     return Config(index, op_type, opset, shape, element_type, tuple(attrs.items()), second)
 
 
-def render_ir(config: Config) -> tuple[str, bytes | None]:
+def render_layers(
+    config: Config, position: int | None = None, offset: int = 0
+) -> tuple[list[str], list[str], bytes | None]:
+    """Parameter -> op -> Result, with the second input (its bytes at `offset`): ids 0 to 3,
+    or from 4 * `position` in a batch, where each layer's name ends with the position."""
+    base, suffix = (0, "") if position is None else (4 * position, str(position))
     precision = ir.PRECISIONS.get(config.element_type, "FP32")
     data = PortClaim(naive_dims(config.shape), precision)
     second = PortClaim(config.second.shape, ir.PRECISIONS[config.second.element_type])
-    second_layer, weights = output_size_layer(config.second, second)
-    outputs = [port(9, data, output=True, names="out")]
+    second_layer, weights = output_size_layer(config.second, second, base + 1, suffix, offset)
+    outputs = [port(9, data, output=True, names=f"out{suffix}")]
     if config.op_type == "AdaptiveMaxPool":
         outputs.append(port(10, data, output=True))
     parameter = ir.data([("shape", config.shape), ("element_type", config.element_type)])
     layers = [
-        ir.layer(0, "in", "Parameter", "opset1", parameter, outputs=[port(0, data, output=True)]),
+        ir.layer(base, f"in{suffix}", "Parameter", "opset1", parameter,
+              outputs=[port(0, data, output=True)]),
         second_layer,
-        ir.layer(2, "pool", config.op_type, config.opset, ir.data(config.attrs),
+        ir.layer(base + 2, f"pool{suffix}", config.op_type, config.opset, ir.data(config.attrs),
               inputs=[port(0, data, output=False), port(1, second, output=False)],
               outputs=outputs),
-        ir.layer(3, "out", "Result", "opset1", inputs=[port(0, data, output=False)]),
+        ir.layer(base + 3, f"out{suffix}", "Result", "opset1",
+              inputs=[port(0, data, output=False)]),
     ]  # fmt: skip
     edges = [(0, 0, 2, 0), (1, 0, 2, 1), (2, 9, 3, 0)]
-    return ir.net(layers, [ir.edge(*e) for e in edges], f"config{config.index}"), weights
+    return layers, [ir.edge(a + base, b, c + base, d) for a, b, c, d in edges], weights
+
+
+def write_ir(directory: Path, name: str, configs: list[Config]) -> Path:
+    """The configurations in one file (one alone: as `render_layers` writes it alone), their
+    .bin never empty: OpenVINO cannot map an empty .bin ("ptr is Null")."""
+    layers, edges, blob, weighs = [], [], b"", False
+    for position, config in enumerate(configs):
+        place = None if len(configs) == 1 else position
+        more, joins, weights = render_layers(config, place, len(blob))
+        layers += more
+        edges += joins
+        blob += weights or b""
+        weighs |= weights is not None
+    path = directory / f"{name}.xml"
+    path.write_text(ir.net(layers, edges, name))
+    if weighs:
+        path.with_suffix(".bin").write_bytes(blob + bytes(8))
+    return path
 
 
 @dataclass(frozen=True)
@@ -145,26 +179,41 @@ class Outcome:
     problem: str  # empty: agrees
 
 
-def check_config(core: Any, directory: Path, config: Config) -> Outcome:
-    xml, weights = render_ir(config)
-    path = directory / f"config{config.index}.xml"
-    path.write_text(xml)
-    if weights is not None:  # never empty: OpenVINO cannot map an empty .bin ("ptr is Null")
-        path.with_suffix(".bin").write_bytes(weights + bytes(8))
+def read_alone(core: Any, path: Path) -> tuple[list[str] | None, str]:
+    """OpenVINO's shapes of the op's outputs (None: it refuses the file), and its verdict."""
     try:
         node = next(
             n for n in core.read_model(path).get_ordered_ops() if n.get_friendly_name() == "pool"
         )
-        expected: list[str] | None = [
-            str(node.get_output_partial_shape(i)) for i in range(node.get_output_size())
-        ]
-        seen = f"accepts: {expected}"
     except Exception as error:  # the runtime's verdict, whatever its exception type
-        expected = None
-        seen = "rejects: " + " | ".join(str(error).strip().splitlines()[-1:])[:200]
+        return None, "rejects: " + " | ".join(str(error).strip().splitlines()[-1:])[:200]
+    return accepted(node)
+
+
+def accepted(node: Any) -> tuple[list[str], str]:
+    expected = [str(node.get_output_partial_shape(i)) for i in range(node.get_output_size())]
+    return expected, f"accepts: {expected}"
+
+
+def check_config(core: Any, directory: Path, config: Config) -> Outcome:
+    path = write_ir(directory, f"config{config.index}", [config])
+    expected, seen = read_alone(core, path)
     model = irpool.load(path)
-    errors = {d.code for d in model.validate() if d.severity is Severity.ERROR} - CLAIM_RULES
+    errors = [d for d in model.validate() if d.severity is Severity.ERROR]
     inferred = [str(shape) for shape in model.output_shapes().get("pool", [])]
+    return judge(config, expected, seen, errors, inferred)
+
+
+def judge(
+    config: Config,
+    expected: list[str] | None,
+    seen: str,
+    found: list[irpool.Diagnostic],
+    inferred: list[str],
+) -> Outcome:
+    """The outcome of a configuration: irpool's errors (`found`) and shapes of the op's
+    outputs (`inferred`) against OpenVINO's (`expected`, None: refused; `seen`: its verdict)."""
+    errors = {d.code for d in found} - CLAIM_RULES
     ours = f"{inferred or 'not inferred'}, errors {sorted(errors)}"
     problem = ""
     if expected is not None:
@@ -183,7 +232,58 @@ def check_config(core: Any, directory: Path, config: Config) -> Outcome:
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("differential_shapes_reductions")
-    return [check_config(core, directory, random_config(i)) for i in range(CONFIG_COUNT)]
+    configs = [random_config(i) for i in range(CONFIG_COUNT)]
+    outcomes: dict[int, Outcome] = {}
+    for start in range(0, CONFIG_COUNT, BATCH_SIZE):
+        outcomes |= check_batch(core, directory, configs[start : start + BATCH_SIZE])
+    return [outcomes[config.index] for config in configs]
+
+
+def check_batch(core: Any, directory: Path, configs: list[Config]) -> dict[int, Outcome]:
+    """`check_config` of each configuration, from batch files (tests/differential/
+    shape_batches.py): irpool loads them all once, and its findings predict which OpenVINO
+    refuses; those are read alone, the rest in batches, split where OpenVINO refuses one.
+    A configuration a batch cannot judge is checked alone."""
+    if len(configs) == 1:
+        return {configs[0].index: check_config(core, directory, configs[0])}
+    try:
+        model = irpool.load(write_ir(directory, f"batch{configs[0].index}", configs))
+    except Exception:  # the configuration that makes irpool raise, raises alone
+        model = None
+    found = None if model is None else errors_by_position(model, len(configs), 4)
+    if model is None or found is None:
+        return {c.index: check_config(core, directory, c) for c in configs}
+    inferred: list[list[str]] = [[] for _ in configs]
+    for name, shapes in model.output_shapes().items():
+        place = positioned(name)
+        if place is not None and place[0] == "pool":
+            inferred[place[1]] = [str(shape) for shape in shapes]
+    outcomes, batched = {}, []
+    for position, config in enumerate(configs):
+        if not predicts_rejection(found[position]):
+            batched.append(position)
+            continue
+        expected, seen = read_alone(core, write_ir(directory, f"config{config.index}", [config]))
+        outcomes[config.index] = (
+            check_config(core, directory, config)  # irpool was wrong: as it always is alone
+            if expected is not None
+            else judge(config, None, seen, found[position], inferred[position])
+        )
+
+    def read_batch(positions: list[int]) -> Any:
+        name = f"read{configs[positions[0]].index}_{len(positions)}"
+        return core.read_model(write_ir(directory, name, [configs[p] for p in positions]))
+
+    for positions, read in read_in_batches(batched, read_batch):
+        nodes = {} if read is None else {n.get_friendly_name(): n for n in read.get_ordered_ops()}
+        for number, position in enumerate(positions):
+            config, node = configs[position], nodes.get(f"pool{number}")
+            outcomes[config.index] = (
+                check_config(core, directory, config)
+                if node is None or len(positions) == 1
+                else judge(config, *accepted(node), found[position], inferred[position])
+            )
+    return outcomes
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

@@ -34,6 +34,7 @@ import irpool
 from irpool.rules import RULES
 from tests import ir
 from tests.differential.harness import NUMPY
+from tests.differential.shape_batches import Batches, Verdict
 
 ov = pytest.importorskip("openvino")
 
@@ -272,7 +273,8 @@ def naive_claim(config: Config) -> Claim:
     return Claim(parameter_claim(config).dims, destination)
 
 
-def openvino_claim(output: Any) -> Claim:
+def openvino_claim(config: Config, output: Any) -> Claim:
+    """What OpenVINO infers of the configuration's output."""
     shape = output.get_partial_shape()
     dims = (
         None
@@ -303,25 +305,20 @@ class Outcome:
     irpool_errors: int
 
 
-def check_shapes(core: Any, directory: Path, config: Config) -> Outcome:
-    path = write(directory, f"shape{config.index}", [(config, naive_claim(config))])
-    try:
-        model = core.read_model(path)
-    except Exception:  # read_model raises plain RuntimeErrors: any failure is a rejection
-        model = None
-    claim = None if model is None else openvino_claim(model.output(0))
-    if claim is not None:
-        path = write(directory, f"shape{config.index}", [(config, claim)])
-    loaded = irpool.load(path)
-    diagnostics = loaded.validate()
-    errors = [d for d in diagnostics if d.severity.value == "error"]
+def check_shapes(core: Any, directory: Path, configs: list[Config]) -> list[Outcome]:
+    """OpenVINO's claim of each configuration's output (read with a naive one, which irpool
+    then loads rewritten to OpenVINO's) and how irpool's findings disagree, batched."""
+    items = [(config, naive_claim(config)) for config in configs]
+    verdicts = Batches(core, directory, write, openvino_claim).verdicts(items)
+    return [outcome_of(config, verdict) for config, verdict in zip(configs, verdicts, strict=True)]
+
+
+def outcome_of(config: Config, verdict: Verdict) -> Outcome:
+    claim, diagnostics, errors = verdict.claim, verdict.diagnostics, verdict.errors
     problems = []
-    if model is not None and 2 in loaded.checked.outputs:
+    if verdict.output is not None and verdict.ours != "nothing":
         # Declared dims say only "not static"; the inferred intervals must be OpenVINO's.
-        ours, theirs = (
-            str(loaded.checked.outputs[2][0].shape),
-            str(model.output(0).get_partial_shape()),
-        )
+        ours, theirs = verdict.ours, str(verdict.output.get_partial_shape())
         if ours != theirs:
             problems.append(f"disagrees: irpool infers {ours}, OpenVINO {theirs}")
     if claim is not None:
@@ -341,7 +338,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[Outcome]:
     core = ov.Core()
     directory = tmp_path_factory.mktemp("reshape_family")
     indices = [*range(sum(COUNTS.values())), *range(RUN_BASE, RUN_BASE + sum(RUN_COUNTS.values()))]
-    return [check_shapes(core, directory, random_config(i)) for i in indices]
+    return check_shapes(core, directory, [random_config(i) for i in indices])
 
 
 def test_generator_covers_the_space(outcomes: list[Outcome]) -> None:

@@ -154,7 +154,7 @@ def write(directory: Path, name: str, configs: list[tuple[Config, tuple[str, Any
     return write_ir(directory, name, configs, render_layers)
 
 
-outcomes = compile_verdicts(random_config, PER_OP, write, {*NUMPY, "boolean"})
+outcomes = compile_verdicts(random_config, PER_OP, write, {*NUMPY, "boolean"}, ids_each=8)
 
 
 def huge(config: Config) -> bool:
