@@ -34,20 +34,6 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files with a `slow` test first, then by test count: pytest-xdist hands out whole files
-    in this order (`--dist loadfile`, its own reorder by count off), so no long file of a few
-    tests (thread bits, mypy, the sweeps) starts last and keeps one worker busy alone."""
-    by_file: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        by_file.setdefault(item.nodeid.split("::")[0], []).append(item)
-
-    def order(tests: list[pytest.Item]) -> tuple[bool, int]:
-        return not any(test.get_closest_marker("slow") for test in tests), -len(tests)
-
-    items[:] = [item for tests in sorted(by_file.values(), key=order) for item in tests]
-
-
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
