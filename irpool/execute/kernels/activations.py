@@ -75,8 +75,8 @@ def clamped(
     low), high) and vectorized, then +0 where a bound is 0 (adding +0 makes -0 +0): 0.26 ms
     on 4.8 MB where fmax, +0 and fmin took 0.87 (measured); with NaN, fmax and fmin, which
     give the bound for NaN."""
-    bits_able = x.size and low >= 0 and not np.signbit(low)
-    if bits_able and clamped_bits(x, low.view(np.int32), high.view(np.int32), out):
+    bits = bound_bits(low, high) if x.size else None
+    if bits is not None and clamped_bits(x, *bits, out):
         return out
     if x.size and not np.isnan(x.max()):
         result = np.clip(x, low, high, out=out)
@@ -90,6 +90,13 @@ def clamped(
     if high == 0:
         np.add(result, high, out=result)
     return result
+
+
+def bound_bits(low: np.float32, high: np.float32) -> tuple[np.int32, np.int32] | None:
+    """The bounds' f32 bits where `clamped_bits` may clamp by them: a low of +0 or more."""
+    if low >= 0 and not np.signbit(low):
+        return low.view(np.int32), high.view(np.int32)
+    return None
 
 
 def clamped_bits(

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from irpool.cpu.numerics import F32, f32_operand, f32_result_buffer, stored_from_f32
-from irpool.execute.kernels.activations import clamped, clamped_bits
+from irpool.execute.kernels.activations import bound_bits, clamped, clamped_bits
 from irpool.execute.registry import OutputSpec, kernel_for, prepared
 from irpool.ops.clamp import Clamp1
 
@@ -58,12 +58,11 @@ def _bounds(op: Clamp1) -> tuple[np.float32, np.float32]:
 
 
 def _bound_bits(op: Clamp1) -> tuple[np.int32, np.int32] | tuple[()]:
-    """The f32 bounds' bits where an f32 Clamp may clip its bits as int32 (a low of +0 or
-    more, a high neither NaN nor -0: `clamped`), else nothing."""
+    """The f32 bounds' bits where an f32 Clamp may clip its bits as int32 (bounds `clamped`
+    takes: neither NaN nor -0), else nothing (kept by `prepared`, which keeps no None)."""
     low, high = _bounds(op)
-    if _signless(low) and _signless(high) and low >= 0 and not np.signbit(low):
-        return low.view(np.int32), high.view(np.int32)
-    return ()
+    bits = bound_bits(low, high) if _signless(low) and _signless(high) else None
+    return bits or ()
 
 
 def _signless(bound: np.float32) -> bool:
